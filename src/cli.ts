@@ -1,0 +1,95 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config/config';
+import { openDatabase } from './kernel/db/database';
+import { AppError } from './kernel/errors/app-error';
+import { createApiKeyForEmail, createOrganization } from './modules/identity/identity.service';
+
+const USAGE = `Usage: npm run gather -- <command> [options]
+
+Commands:
+  org create --name NAME --admin-email EMAIL [--admin-first-name NAME] [--admin-last-name NAME]
+      Creates an organization with an ADMIN user; prints {"organization_id", "user_id", "api_key"}.
+  key create --email EMAIL [--name LABEL]
+      Adds an API key for an existing user; prints {"user_id", "api_key"}.
+  migrate
+      Applies pending database migrations; prints {"applied": [...]}.
+
+Works on DATABASE_URL, or on the embedded PostgreSQL under DATA_DIR (whether or not the service is running).
+Results are JSON on stdout; progress goes to stderr.`;
+
+type Options = Record<string, string | boolean | undefined>;
+
+function need(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+async function run(argv: string[]): Promise<unknown> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'admin-email': { type: 'string' },
+      'admin-first-name': { type: 'string' },
+      'admin-last-name': { type: 'string' },
+      email: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const command = positionals.join(' ');
+  if (values.help || !command) throw new UsageError('');
+  if (!['org create', 'key create', 'migrate'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (command === 'org create') {
+    need(values, 'name');
+    need(values, 'admin-email');
+  }
+  if (command === 'key create') need(values, 'email');
+
+  const config = loadConfig();
+  process.stderr.write(config.databaseUrl ? 'connecting to PostgreSQL…\n' : `opening the embedded PostgreSQL in ${config.dataDir}…\n`);
+  const database = await openDatabase(config, () => undefined);
+  try {
+    if (database.migrations.length) process.stderr.write(`applied migrations: ${database.migrations.join(', ')}\n`);
+    const em = database.orm.em.fork();
+    switch (command) {
+      case 'migrate':
+        return { applied: database.migrations };
+      case 'org create': {
+        const { organization, user, apiKey } = await createOrganization(em, {
+          name: values.name as string,
+          adminEmail: values['admin-email'] as string,
+          adminFirstName: values['admin-first-name'] as string | undefined,
+          adminLastName: values['admin-last-name'] as string | undefined,
+        });
+        return { organization_id: organization.id, user_id: user.id, api_key: apiKey };
+      }
+      default: {
+        const { user, apiKey } = await createApiKeyForEmail(em, values.email as string, values.name as string | undefined);
+        return { user_id: user.id, api_key: apiKey };
+      }
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+run(process.argv.slice(2))
+  .then((result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  })
+  .catch((err) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message ? `${err.message}\n\n` : ''}${USAGE}\n`);
+      process.exit(2);
+    }
+    if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+    else if (err instanceof AppError) {
+      const details = err.userErrors.map((e) => `  - ${e.field.join('.')}: ${e.message}`).join('\n');
+      process.stderr.write(`${err.message}${details ? `\n${details}` : ''}\n`);
+    } else process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import envSchema from 'env-schema';
+
+// The one place that reads process.env. Every variable has a type, a default where one is safe,
+// and a description; the README's configuration table mirrors this schema.
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const ENV_SCHEMA = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port of the service' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'interface to listen on (0.0.0.0 for all)' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL URL; unset starts an embedded PostgreSQL under DATA_DIR' }),
+  ),
+  DATA_DIR: Type.String({ minLength: 1, default: '.data', description: 'directory for the embedded database, files and the generated secret' }),
+  EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 5433, description: 'port of the embedded PostgreSQL (loopback only)' }),
+  PUBLIC_URL: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s]+$', description: 'base URL used to build recipient links; default http://localhost:PORT' }),
+  ),
+  LOG_LEVEL: Type.Union(
+    LOG_LEVELS.map((level) => Type.Literal(level)),
+    { default: 'info', description: 'pino log level' },
+  ),
+  NODE_ENV: Type.String({ default: 'development', description: '"production" turns GraphiQL off' }),
+  GATHER_ADMIN_API_KEY: Type.Optional(
+    Type.String({ minLength: 32, description: 'API key of the first admin, used verbatim on a fresh database' }),
+  ),
+  GATHER_SECRET: Type.Optional(
+    Type.String({ minLength: 32, description: 'server secret for recipient links; default generated into DATA_DIR/secret.key' }),
+  ),
+  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'largest JSON body in bytes (413 above)' }),
+  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'PostgreSQL connections per instance' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 10000, description: 'time allowed for in-flight requests on shutdown' }),
+});
+
+type Env = Static<typeof ENV_SCHEMA>;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export type Config = {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  embeddedPgPort: number;
+  publicUrl: string;
+  logLevel: LogLevel;
+  production: boolean;
+  adminApiKey?: string;
+  secret: string;
+  bodyLimit: number;
+  dbPoolMax: number;
+  shutdownTimeoutMs: number;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+function describeProblem(error: { instancePath: string; params: Record<string, unknown>; message?: string }, env: NodeJS.ProcessEnv): string {
+  const name = error.instancePath.replace(/^\//, '') || String(error.params.missingProperty ?? '');
+  const schema = (ENV_SCHEMA.properties as Record<string, { description?: string }>)[name];
+  const got = env[name] === undefined ? '' : ` (got ${JSON.stringify(env[name])})`;
+  return `${name} ${error.message ?? 'is invalid'}${got}${schema?.description ? `: ${schema.description}` : ''}`;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  let parsed: Env;
+  try {
+    parsed = envSchema<Env>({ schema: ENV_SCHEMA, data: env, env: false, dotenv: false });
+  } catch (err) {
+    const errors = (err as { errors?: Array<{ instancePath: string; params: Record<string, unknown>; message?: string }> }).errors;
+    if (!errors) throw err;
+    // Unions report one error per branch; keep one line per variable.
+    const lines = [...new Set(errors.filter((e) => e.instancePath !== '' || e.params.missingProperty).map((e) => describeProblem(e, env)))];
+    throw new ConfigError(lines);
+  }
+  const dataDir = resolve(parsed.DATA_DIR);
+  return {
+    port: parsed.PORT,
+    host: parsed.HOST,
+    databaseUrl: parsed.DATABASE_URL,
+    dataDir,
+    embeddedPgPort: parsed.EMBEDDED_PG_PORT,
+    publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
+    logLevel: parsed.LOG_LEVEL as LogLevel,
+    production: parsed.NODE_ENV === 'production',
+    adminApiKey: parsed.GATHER_ADMIN_API_KEY,
+    secret: parsed.GATHER_SECRET ?? readOrCreateSecret(dataDir),
+    bodyLimit: parsed.BODY_LIMIT,
+    dbPoolMax: parsed.DB_POOL_MAX,
+    shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+// A single instance on the embedded default needs no set-up, so the secret is generated once and kept
+// beside the data; several instances behind a load balancer must share GATHER_SECRET instead.
+function readOrCreateSecret(dataDir: string): string {
+  const path = join(dataDir, 'secret.key');
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(32).toString('base64url');
+    writeFileSync(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    return secret;
+  }
+}

@@ -1,0 +1,46 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../../config/config';
+import { ENTITIES } from '../../modules/entities';
+import { startEmbeddedPostgres } from './embedded';
+import { createOrm, migrate } from './orm';
+import { join } from 'node:path';
+
+export type Database = {
+  orm: MikroORM;
+  /** Where the data lives, for the start-up log (no password). */
+  description: string;
+  /** Names of the migrations this start applied. */
+  migrations: string[];
+  close(): Promise<void>;
+};
+
+/**
+ * Opens DATABASE_URL, or the embedded PostgreSQL under DATA_DIR when it is unset (started here, or
+ * joined when another process already runs it), and applies pending migrations.
+ */
+export async function openDatabase(config: Config, log: (message: string) => void): Promise<Database> {
+  const embedded = config.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres'), port: config.embeddedPgPort, log });
+  const url = config.databaseUrl ?? embedded!.url;
+  const orm = await createOrm({ url, entities: ENTITIES, poolMax: config.dbPoolMax });
+  try {
+    const migrations = await migrate(orm);
+    const where = new URL(url);
+    return {
+      orm,
+      migrations,
+      description: embedded
+        ? `embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort}, data in ${join(config.dataDir, 'postgres')}`
+        : `PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname}`,
+      async close() {
+        await orm.close();
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await orm.close();
+    await embedded?.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,44 @@
+import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
+
+type WithId = { id: string };
+
+/** Batches lookups by id within one operation: one statement per batch. */
+export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, T | null> {
+  return new DataLoader(async (ids) => {
+    const rows = await em.find(entity, { id: { $in: [...ids] } } as unknown as FilterQuery<T>);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+}
+
+/** Batches "children of these parents" within one operation: one statement per batch, in `orderBy` order. */
+export function createChildrenLoader<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  parentProperty: keyof T & string,
+  orderBy: Record<string, 'asc' | 'desc'>,
+  where: Record<string, unknown> = {},
+): DataLoader<string, T[]> {
+  return new DataLoader(async (parentIds) => {
+    const rows = await em.find(entity, { ...where, [parentProperty]: { $in: [...parentIds] } } as FilterQuery<T>, {
+      orderBy: orderBy as never,
+    });
+    const groups = new Map<string, T[]>(parentIds.map((id) => [id, []]));
+    for (const row of rows) {
+      const parent = (row as Record<string, unknown>)[parentProperty] as WithId;
+      groups.get(parent.id)?.push(row);
+    }
+    return parentIds.map((id) => groups.get(id) ?? []);
+  });
+}
+
+type Ref<T> = { id: string; isInitialized(): boolean; getEntity(): T };
+
+/**
+ * The entity behind a reference: taken from the identity map when this operation already loaded it
+ * (a request's items point at the request just listed), otherwise through the batching loader.
+ */
+export async function loadRef<T>(ref: Ref<T>, loader: DataLoader<string, T | null>): Promise<T | null> {
+  return ref.isInitialized() ? ref.getEntity() : loader.load(ref.id);
+}

@@ -1,0 +1,102 @@
+/**
+ * Error codes a service may throw. Each maps to one GraphQL `extensions.code` and one HTTP status
+ * in the tables below; an unmapped code does not compile.
+ */
+export type AppErrorCode =
+  /** Missing, or outside what the caller may see (another organization's record included). */
+  | 'NOT_FOUND'
+  /** User-fixable input problems; mutations return them as `userErrors`, REST as 422. */
+  | 'VALIDATION'
+  /** Input that cannot be coerced or breaks a limit before any rule runs. */
+  | 'BAD_USER_INPUT'
+  | 'UNAUTHENTICATED'
+  /** Visible to the caller, but its role may not do this. */
+  | 'FORBIDDEN'
+  | 'CONFLICT'
+  | 'RATE_LIMITED';
+
+export type UserErrorCode =
+  | 'REQUIRED'
+  | 'INVALID'
+  | 'TOO_LONG'
+  | 'TOO_SHORT'
+  | 'TOO_MANY'
+  | 'OUT_OF_RANGE'
+  | 'NOT_FOUND'
+  | 'TAKEN'
+  | 'INVALID_STATE';
+
+export type UserError = {
+  /** Path of the offending input field, relative to the mutation's input (`['items', '0', 'name']`). */
+  field: string[];
+  message: string;
+  code: UserErrorCode;
+};
+
+export class AppError extends Error {
+  readonly code: AppErrorCode;
+  readonly userErrors: UserError[];
+
+  constructor(code: AppErrorCode, message: string, options: { userErrors?: UserError[]; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.userErrors = options.userErrors ?? [];
+  }
+
+  static notFound(resource: string): AppError {
+    return new AppError('NOT_FOUND', `${resource} not found`);
+  }
+
+  static validation(userErrors: UserError[]): AppError {
+    return new AppError('VALIDATION', userErrors.map((e) => e.message).join('; '), { userErrors });
+  }
+
+  static forbidden(message = 'Your role may not do this'): AppError {
+    return new AppError('FORBIDDEN', message);
+  }
+}
+
+export function assertUnreachable(value: never): never {
+  throw new Error(`unhandled case ${String(value)}`);
+}
+
+export function graphqlCode(code: AppErrorCode): string {
+  switch (code) {
+    case 'NOT_FOUND':
+      return 'NOT_FOUND';
+    case 'VALIDATION':
+    case 'BAD_USER_INPUT':
+      return 'BAD_USER_INPUT';
+    case 'UNAUTHENTICATED':
+      return 'UNAUTHENTICATED';
+    case 'FORBIDDEN':
+      return 'FORBIDDEN';
+    case 'CONFLICT':
+      return 'CONFLICT';
+    case 'RATE_LIMITED':
+      return 'RATE_LIMITED';
+    default:
+      return assertUnreachable(code);
+  }
+}
+
+export function httpStatus(code: AppErrorCode): number {
+  switch (code) {
+    case 'NOT_FOUND':
+      return 404;
+    case 'VALIDATION':
+    case 'BAD_USER_INPUT':
+      return 422;
+    case 'UNAUTHENTICATED':
+      return 401;
+    case 'FORBIDDEN':
+      return 403;
+    case 'CONFLICT':
+      return 409;
+    case 'RATE_LIMITED':
+      return 429;
+    default:
+      return assertUnreachable(code);
+  }
+}

@@ -1,0 +1,132 @@
+import type { QueryBuilder } from '@mikro-orm/postgresql';
+import { AppError } from '../errors/app-error';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export type PageArgs = {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+};
+
+export type Edge<T = any> = { cursor: string; node: T };
+
+export type PageInfo = {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+};
+
+/** A page of a list; `totalCount` runs its query only when a client selects the field. */
+export type Connection<T = any> = {
+  edges: Edge<T>[];
+  nodes: T[];
+  pageInfo: PageInfo;
+  totalCount: () => Promise<number>;
+};
+
+export type SortDirection = 'ASC' | 'DESC';
+
+/** A keyset ordering: a column of the root alias, then `id` in the same direction as tie-breaker. */
+export type KeysetOrder = {
+  /** Entity property, for `orderBy`. */
+  property: string;
+  /** SQL column, for the keyset comparison. */
+  column: string;
+  direction: SortDirection;
+};
+
+type CursorValue = string | number;
+
+function encodeCursor(value: unknown, id: string): string {
+  const key = value instanceof Date ? value.toISOString() : (value as CursorValue);
+  return Buffer.from(JSON.stringify([key, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, argument: string): [CursorValue, string] {
+  try {
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (
+      Array.isArray(decoded) &&
+      decoded.length === 2 &&
+      (typeof decoded[0] === 'string' || typeof decoded[0] === 'number') &&
+      typeof decoded[1] === 'string' &&
+      /^[0-9a-f-]{36}$/i.test(decoded[1])
+    ) {
+      return decoded as [CursorValue, string];
+    }
+  } catch {
+    // reported below
+  }
+  throw AppError.validation([{ field: [argument], message: `${argument} is not a cursor this list gave out`, code: 'INVALID' }]);
+}
+
+export function checkPageArgs(args: PageArgs): void {
+  for (const name of ['first', 'last'] as const) {
+    const value = args[name];
+    if (value !== undefined && value !== null && (value < 1 || value > MAX_PAGE_SIZE)) {
+      throw AppError.validation([
+        { field: [name], message: `${name} must be between 1 and ${MAX_PAGE_SIZE}`, code: 'OUT_OF_RANGE' },
+      ]);
+    }
+  }
+  if (args.first != null && args.last != null) {
+    throw AppError.validation([{ field: ['last'], message: 'give first or last, not both', code: 'INVALID' }]);
+  }
+}
+
+/**
+ * Runs one page of a keyset-paginated query. `qb` holds the filter; ordering, the keyset condition
+ * and the limit are added here. One statement per page, plus one for `totalCount` if selected.
+ */
+export async function paginate<T extends object>(
+  qb: QueryBuilder<T>,
+  args: PageArgs,
+  order: KeysetOrder,
+): Promise<Connection<T>> {
+  checkPageArgs(args);
+  const countQb = qb.clone();
+  const backward = args.last != null || (args.before != null && args.first == null);
+  const size = (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
+  const naturalAscending = order.direction === 'ASC';
+  // Walking backward reads in the opposite direction and reverses the page afterwards.
+  const ascending = naturalAscending !== backward;
+  const alias = qb.alias;
+
+  for (const [argument, comparison] of [
+    ['after', naturalAscending ? '>' : '<'],
+    ['before', naturalAscending ? '<' : '>'],
+  ] as const) {
+    const cursor = args[argument];
+    if (cursor == null) continue;
+    const [value, id] = decodeCursor(cursor, argument);
+    // A row comparison keeps the keyset condition one index range scan.
+    qb.andWhere(`(${alias}.${order.column}, ${alias}.id) ${comparison} (?, ?)`, [value, id]);
+  }
+  const direction = ascending ? 'asc' : 'desc';
+  qb.orderBy({ [order.property]: direction, id: direction } as never).limit(size + 1);
+
+  const rows = (await qb.getResultList()) as T[];
+  const more = rows.length > size;
+  const page = more ? rows.slice(0, size) : rows;
+  if (backward) page.reverse();
+
+  const edges = page.map((node) => ({
+    cursor: encodeCursor((node as Record<string, unknown>)[order.property], (node as { id: string }).id),
+    node,
+  }));
+  return {
+    edges,
+    nodes: page,
+    pageInfo: {
+      hasNextPage: backward ? args.before != null : more,
+      hasPreviousPage: backward ? more : args.after != null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+    totalCount: () => countQb.getCount(),
+  };
+}

@@ -1,0 +1,156 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, httpStatus, type UserError } from '../errors/app-error';
+import type { GraphQLContext } from '../graphql/context';
+import type { ValidationEntry } from './validation';
+
+export type RestInput = {
+  params: Record<string, any>;
+  query: Record<string, any>;
+  body: any;
+  /** The API revision the client asked for (header `API-Revision`), 2 unless it sent 1. */
+  revision: 1 | 2;
+};
+
+export type RestResponse = { status?: number; body?: unknown };
+
+/**
+ * One documented path. Rows that move JSON run `operation` (a GraphQL document) in-process with the
+ * variables `variables` builds, and map the result with `result`. Rows that move bytes give `handle`
+ * and call the domain services directly.
+ */
+export type RestRow = {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  url: string;
+  summary: string;
+  tags: string[];
+  schema: {
+    params?: TSchema;
+    querystring?: TSchema;
+    body?: TSchema;
+    response: Record<number, TSchema>;
+  };
+} & (
+  | {
+      operation: string;
+      variables: (input: RestInput) => Record<string, unknown>;
+      result: (data: any, input: RestInput) => RestResponse;
+    }
+  | {
+      handle: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest, reply: FastifyReply) => Promise<RestResponse | void>;
+    }
+);
+
+/** A failure already in the REST contract's terms (status and `detail`). */
+export class RestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string | ValidationEntry[],
+  ) {
+    super(typeof detail === 'string' ? detail : 'Validation error');
+  }
+}
+
+const snake = (segment: string): string => segment.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** A GraphQL user-error path (`["input", "dueDate"]`) as a 422 `loc` (`["body", "due_date"]`). */
+export function userErrorsToEntries(userErrors: Pick<UserError, 'field' | 'message' | 'code'>[]): ValidationEntry[] {
+  return userErrors.map((e) => {
+    const field = e.field ?? [];
+    const path = field[0] === 'input' ? field.slice(1) : field;
+    return {
+      loc: ['body', ...path.map((s) => (/^\d+$/.test(s) ? Number(s) : snake(s)))],
+      msg: e.message,
+      type: e.code.toLowerCase(),
+    };
+  });
+}
+
+/** The record of a mutation payload, or a 422 carrying its user errors. */
+export function fromPayload<T>(payload: { userErrors: UserError[] } & Record<string, any>, key: string): T {
+  if (payload.userErrors.length > 0) throw new RestError(422, userErrorsToEntries(payload.userErrors));
+  return payload[key] as T;
+}
+
+/** The record, or the 404 the spec names for it (`"Request not found"`). */
+export function found<T>(value: T | null | undefined, resource: string): T {
+  if (value === null || value === undefined) throw new RestError(404, `${resource} not found`);
+  return value;
+}
+
+type GraphQLErrorJson = { message: string; extensions?: { code?: string; userErrors?: UserError[]; requestId?: string } };
+
+const STATUS_BY_CODE: Record<string, number> = {
+  NOT_FOUND: 404,
+  BAD_USER_INPUT: 422,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+};
+
+function restErrorFromGraphQL(error: GraphQLErrorJson): RestError {
+  const code = error.extensions?.code ?? 'INTERNAL_SERVER_ERROR';
+  const status = STATUS_BY_CODE[code] ?? 500;
+  if (status === 422) {
+    const userErrors = error.extensions?.userErrors;
+    return new RestError(422, userErrors?.length ? userErrorsToEntries(userErrors) : [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
+  }
+  return new RestError(status, error.message);
+}
+
+function parseRevision(header: string | string[] | undefined): 1 | 2 {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value === '' || value === '2') return 2;
+  if (value === '1') return 1;
+  throw new RestError(422, [{ loc: ['header', 'API-Revision'], msg: "Input should be '1' or '2'", type: 'enum' }]);
+}
+
+export type RestEngineOptions = {
+  buildContext: (request: FastifyRequest) => GraphQLContext;
+};
+
+/** Registers each row as a Fastify route whose schemas validate its input and serialise its output. */
+export function registerRestRows(app: FastifyInstance, rows: RestRow[], options: RestEngineOptions): void {
+  for (const row of rows) {
+    app.route({
+      method: row.method,
+      url: row.url,
+      schema: { summary: row.summary, tags: row.tags, ...row.schema },
+      handler: async (request, reply) => {
+        const revision = parseRevision(request.headers['api-revision']);
+        reply.header('API-Revision', String(revision));
+        const input: RestInput = {
+          params: (request.params ?? {}) as Record<string, any>,
+          query: (request.query ?? {}) as Record<string, any>,
+          body: request.body,
+          revision,
+        };
+        const ctx = options.buildContext(request);
+        let response: RestResponse | void;
+        if ('handle' in row) {
+          response = await row.handle(ctx, input, request, reply);
+          if (reply.sent) return reply;
+        } else {
+          const execution = (await app.graphql(row.operation, ctx as never, row.variables(input))) as {
+            data?: any;
+            errors?: GraphQLErrorJson[];
+          };
+          if (execution.errors?.length) throw restErrorFromGraphQL(execution.errors[0]);
+          response = row.result(execution.data, input);
+        }
+        const status = response?.status ?? 200;
+        reply.code(status);
+        return status === 204 ? reply.send() : reply.send(response?.body);
+      },
+    });
+  }
+}
+
+/** The transport-neutral error of a service, in REST terms. */
+export function restErrorFromAppError(error: AppError): RestError {
+  if (error.code === 'VALIDATION' || error.code === 'BAD_USER_INPUT') {
+    return new RestError(422, error.userErrors.length ? userErrorsToEntries(error.userErrors) : [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
+  }
+  return new RestError(httpStatus(error.code), error.message);
+}

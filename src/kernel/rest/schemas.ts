@@ -1,0 +1,52 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../graphql/pagination';
+
+// Building blocks of the REST rows' JSON Schemas. The same schemas validate requests (422 bodies),
+// serialise responses, and will generate the OpenAPI document.
+
+export const Uuid = (description = 'a UUID') => Type.String({ format: 'uuid', description });
+
+/** Text PostgreSQL accepts: at most `max` characters, no NUL. */
+export const Text = (max: number, options: { minLength?: number; description?: string } = {}) =>
+  Type.String({ maxLength: max, pattern: '^[^\\u0000]*$', description: options.description ?? 'text without NUL characters', ...options });
+
+export const DateTime = (description = 'an ISO 8601 date-time') => Type.String({ format: 'date-time', description });
+
+/** `schema` or null, as one JSON Schema `type` list so errors stay about the value, not a union. */
+export const Nullable = <T extends TSchema>(schema: T) => {
+  const { type, ...rest } = schema as TSchema & { type?: string };
+  return Type.Unsafe<T['static'] | null>(type ? { ...rest, type: [type, 'null'] } : { anyOf: [schema, { type: 'null' }] });
+};
+
+export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+export const DetailBody = Type.Object({ detail: Type.String() }, { description: 'what went wrong' });
+
+export const ValidationBody = Type.Object(
+  {
+    detail: Type.Array(
+      Type.Object({
+        loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+        msg: Type.String(),
+        type: Type.String(),
+      }),
+    ),
+  },
+  { description: 'one entry per problem; loc starts with body, query, path or header' },
+);
+
+export const NoContent = Type.Null({ description: 'no body' });
+
+/** `limit` and `order` (by creation date) of a REST list. */
+export const listQuery = (defaultOrder: 'asc' | 'desc') =>
+  Type.Object({
+    limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `page size, 1 to ${MAX_PAGE_SIZE}` }),
+    order: Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: defaultOrder, description: `by creation date, ${defaultOrder} by default` }),
+  });
+
+/** The standard error responses of a row, merged with its success responses. */
+export const withErrors = (responses: Record<number, TSchema>, errors: number[] = [404, 422]) => ({
+  ...responses,
+  ...Object.fromEntries(errors.map((status) => [status, status === 422 ? ValidationBody : DetailBody])),
+});

@@ -1,0 +1,20 @@
+import type { EntitySchema } from '@mikro-orm/core';
+import { ApiKey, Organization, Team, User } from './identity/identity.entities';
+import { RequestItem } from './items/item.entities';
+import { Contact, Recipient } from './recipients/recipient.entities';
+import { Collaborator, Request } from './requests/request.entities';
+import { Template, TemplateItem } from './templates/template.entities';
+
+export const ENTITIES: EntitySchema<any, any>[] = [
+  Organization,
+  Team,
+  User,
+  ApiKey,
+  Contact,
+  Template,
+  TemplateItem,
+  Request,
+  Collaborator,
+  Recipient,
+  RequestItem,
+];

@@ -1,0 +1,29 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hashApiKey } from './api-key';
+import type { UserRole } from './identity.entities';
+
+/** The caller of an operation, resolved from its API key. Every read and write is scoped by it. */
+export type Viewer = {
+  userId: string;
+  organizationId: string;
+  teamId: string | null;
+  role: UserRole;
+  apiKeyId: string;
+};
+
+export const isAdmin = (viewer: Viewer): boolean => viewer.role === 'ADMIN';
+
+type ViewerRow = { user_id: string; organization_id: string; team_id: string | null; role: UserRole; api_key_id: string };
+
+/** One statement: the key, its user and the user's organization. */
+export async function findViewerByApiKey(em: EntityManager, key: string): Promise<Viewer | null> {
+  const rows = await em.getConnection().execute<ViewerRow[]>(
+    `select u.id as user_id, u.organization_id, u.team_id, u.role, k.id as api_key_id
+       from api_key k join app_user u on u.id = k.user_id
+      where k.key_hash = ? and k.revoked_at is null`,
+    [hashApiKey(key)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { userId: row.user_id, organizationId: row.organization_id, teamId: row.team_id, role: row.role, apiKeyId: row.api_key_id };
+}

@@ -1,0 +1,51 @@
+import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { FieldPath, InputCheck } from '../../kernel/validation/input-check';
+import type { ItemType, QuestionType } from '../requests/request.enums';
+
+/** An item as requests and templates both hold it, before it is stored. */
+export type ItemDraft = {
+  type: ItemType;
+  name: string;
+  description: string | null;
+  required: boolean;
+  questionType: QuestionType | null;
+  answer: string | null;
+  contractId: string | null;
+};
+
+export const MAX_ITEM_NAME = 1000;
+export const MAX_ITEM_DESCRIPTION = 5000;
+export const MAX_ANSWER = 10000;
+
+export function checkItemText(check: InputCheck, path: FieldPath, item: { name?: string | null; description?: string | null; answer?: string | null }, nameRequired: boolean) {
+  check
+    .text([...path, 'name'], item.name, { max: MAX_ITEM_NAME, min: 1, required: nameRequired })
+    .text([...path, 'description'], item.description, { max: MAX_ITEM_DESCRIPTION })
+    .text([...path, 'answer'], item.answer, { max: MAX_ANSWER });
+}
+
+/**
+ * Reads a `RequestItemInput` (one of upload, eSignature, question). The one-of rule is checked here
+ * too: GraphQL enforces it on most executions, but every door must end in the same rules.
+ */
+export function draftFromInput(check: InputCheck, path: FieldPath, input: RequestItemInput): ItemDraft | null {
+  const given = (['upload', 'eSignature', 'question'] as const).filter((key) => input[key] != null);
+  if (given.length !== 1) {
+    check.add(path, 'an item must be exactly one of upload, eSignature or question', 'INVALID');
+    return null;
+  }
+  const kind = given[0];
+  const { upload, eSignature, question } = input;
+  const body = (upload ?? eSignature ?? question)!;
+  checkItemText(check, path, { ...body, answer: question?.answer }, true);
+  check.uuid([...path, 'contractId'], eSignature?.contractId);
+  return {
+    type: kind === 'upload' ? 'UPLOAD' : kind === 'eSignature' ? 'E_SIGNATURE' : 'QUESTION',
+    name: body.name?.trim() ?? '',
+    description: body.description ?? null,
+    required: body.required ?? false,
+    questionType: question ? (question.questionType ?? 'TEXT') : null,
+    answer: question?.answer ?? null,
+    contractId: eSignature?.contractId ?? null,
+  };
+}

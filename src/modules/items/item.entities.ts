@@ -1,0 +1,28 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
+import { Recipient } from '../recipients/recipient.entities';
+import { ITEM_STATUSES, ITEM_TYPES, QUESTION_TYPES } from '../requests/request.enums';
+import { Request } from '../requests/request.entities';
+
+export const RequestItem = defineEntity({
+  name: 'RequestItem',
+  tableName: 'request_item',
+  properties: {
+    id: uuidPrimaryKey(),
+    request: () => p.manyToOne(Request).ref(),
+    position: p.integer(),
+    type: p.enum([...ITEM_TYPES]),
+    name: p.string().length(1000),
+    description: p.text().nullable(),
+    required: p.boolean(),
+    status: p.enum([...ITEM_STATUSES]),
+    isNa: p.boolean(),
+    questionType: p.enum([...QUESTION_TYPES]).nullable(),
+    answer: p.text().nullable(),
+    contractId: p.uuid().nullable(),
+    assignee: () => p.manyToOne(Recipient).ref().nullable(),
+    verifiedAt: p.datetime().nullable(),
+    ...timestamps(),
+  },
+});
+export type RequestItem = InferEntity<typeof RequestItem>;

@@ -1,0 +1,32 @@
+import { loadRef } from '../../kernel/db/loaders';
+import type { Resolvers, UploadItemResolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { payload } from '../../kernel/graphql/payload';
+import type { RequestItem } from './item.entities';
+import { createItem, deleteItem, updateItem, verifyItem } from './item.service';
+
+const ITEM_TYPE_NAMES = { UPLOAD: 'UploadItem', E_SIGNATURE: 'ESignatureItem', QUESTION: 'QuestionItem' } as const;
+
+export const itemTypeName = (item: RequestItem) => ITEM_TYPE_NAMES[item.type];
+
+// Fields every item type resolves the same way.
+const itemFields: UploadItemResolvers = {
+  kind: (item) => item.type,
+  verified: (item) => item.status === 'VERIFIED',
+  request: async (item, _args, ctx) => (await loadRef(item.request, ctx.loaders.requestById))!,
+  assignedTo: (item, _args, ctx) => (item.assignee ? loadRef(item.assignee, ctx.loaders.recipientById) : null),
+};
+
+export const itemResolvers: Resolvers = {
+  Mutation: {
+    itemCreate: (_root, { requestId, input }, ctx) => payload(async () => ({ item: await createItem(ctx, requestId, input) })),
+    itemUpdate: (_root, { id, requestId, input }, ctx) => payload(async () => ({ item: await updateItem(ctx, id, requestId, input) })),
+    itemDelete: (_root, { id, requestId }, ctx) => payload(async () => ({ deletedItemId: await deleteItem(ctx, id, requestId) })),
+    itemVerify: (_root, { id, requestId }, ctx) => payload(async () => ({ item: await verifyItem(ctx, id, requestId) })),
+  },
+  RequestItem: {
+    __resolveType: itemTypeName,
+  },
+  UploadItem: itemFields,
+  ESignatureItem: itemFields,
+  QuestionItem: { ...itemFields, questionType: (item) => item.questionType ?? 'TEXT' },
+};

@@ -1,0 +1,94 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../kernel/errors/app-error';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import { InputCheck, isUuid } from '../../kernel/validation/input-check';
+import { Recipient } from '../recipients/recipient.entities';
+import { requireVisibleRequest } from '../requests/request.access';
+import type { Request } from '../requests/request.entities';
+import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
+import { RequestItem } from './item.entities';
+
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+
+export const MAX_ITEMS = 100;
+
+/** Stores items at the end of a request, assigned to `assignee` (its first recipient). */
+export function createItems(em: EntityManager, request: Request, drafts: (ItemDraft & { received?: boolean })[], assignee: Recipient | null, firstPosition: number): RequestItem[] {
+  return drafts.map(({ received, ...draft }, index) =>
+    em.create(RequestItem, {
+      ...draft,
+      request,
+      position: firstPosition + index,
+      status: received ? 'COMPLETE' : 'INCOMPLETE',
+      isNa: false,
+      assignee,
+      verifiedAt: null,
+    }),
+  );
+}
+
+/** The item, if its request is visible to the viewer (and is `requestId` when given). */
+async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
+  const item = isUuid(id) ? await em.findOne(RequestItem, { id }) : null;
+  if (!item || (requestId != null && item.request.id !== requestId)) throw AppError.notFound('Item');
+  // Visibility of the item is the visibility of its request; a hidden request hides its items.
+  try {
+    await requireVisibleRequest(em, ctx.viewer, item.request.id, { lock: true });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') throw AppError.notFound('Item');
+    throw err;
+  }
+  return item;
+}
+
+export async function createItem(ctx: Ctx, requestId: string, input: RequestItemInput): Promise<RequestItem> {
+  const check = new InputCheck();
+  const draft = draftFromInput(check, [], input);
+  return ctx.em.transactional(async (tx) => {
+    const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
+    const count = await tx.count(RequestItem, { request: request.id });
+    if (count >= MAX_ITEMS) check.add([], `a request may hold at most ${MAX_ITEMS} items`, 'TOO_MANY');
+    check.done();
+    const last = await tx.findOne(RequestItem, { request: request.id }, { orderBy: { position: 'desc' } });
+    const assignee = await tx.findOne(Recipient, { request: request.id }, { orderBy: { position: 'asc' } });
+    const [item] = createItems(tx, request, [draft!], assignee, (last?.position ?? -1) + 1);
+    request.updatedAt = new Date();
+    return item;
+  });
+}
+
+export async function updateItem(ctx: Ctx, id: string, requestId: string | null | undefined, input: ItemUpdateInput): Promise<RequestItem> {
+  const check = new InputCheck();
+  checkItemText(check, [], { name: input.name, description: input.description }, false);
+  if (input.name === null) check.add(['name'], 'name cannot be null', 'INVALID');
+  if (input.required === null) check.add(['required'], 'required cannot be null', 'INVALID');
+  check.done();
+  return ctx.em.transactional(async (tx) => {
+    const item = await requireItem(tx, ctx, id, requestId);
+    if (input.name != null) item.name = input.name.trim();
+    if (input.description !== undefined) item.description = input.description;
+    if (input.required != null) item.required = input.required;
+    return item;
+  });
+}
+
+export async function deleteItem(ctx: Ctx, id: string, requestId?: string | null): Promise<string> {
+  return ctx.em.transactional(async (tx) => {
+    const item = await requireItem(tx, ctx, id, requestId);
+    tx.remove(item);
+    return id;
+  });
+}
+
+/** Marks an item valid and approved; verifying a verified item changes nothing. */
+export async function verifyItem(ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
+  return ctx.em.transactional(async (tx) => {
+    const item = await requireItem(tx, ctx, id, requestId);
+    if (item.status !== 'VERIFIED') {
+      item.status = 'VERIFIED';
+      item.verifiedAt = new Date();
+    }
+    return item;
+  });
+}

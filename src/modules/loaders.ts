@@ -1,0 +1,19 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createIdentityLoaders } from './identity/identity.loaders';
+import { createItemLoaders } from './items/item.loaders';
+import { createRecipientLoaders } from './recipients/recipient.loaders';
+import { createRequestLoaders } from './requests/request.loaders';
+import { createTemplateLoaders } from './templates/template.loaders';
+
+/** The per-operation DataLoaders of every module, made fresh for each operation. */
+export function createLoaders(em: EntityManager) {
+  return {
+    ...createIdentityLoaders(em),
+    ...createRequestLoaders(em),
+    ...createItemLoaders(em),
+    ...createRecipientLoaders(em),
+    ...createTemplateLoaders(em),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

@@ -1,0 +1,71 @@
+import { wrap } from '@mikro-orm/postgresql';
+import type { GraphQLContext } from '../kernel/graphql/context';
+import type { Resolvers } from '../kernel/graphql/__generated__/resolvers-types';
+import { isUuid } from '../kernel/validation/input-check';
+import { ApiKey } from './identity/identity.entities';
+import { getOrganization, getTeam, getUser } from './identity/identity.service';
+import { isAdmin } from './identity/viewer';
+import { RequestItem } from './items/item.entities';
+import { itemTypeName } from './items/item.resolvers';
+import { Contact, Recipient } from './recipients/recipient.entities';
+import { findVisibleRequest } from './requests/request.access';
+import { getRequest } from './requests/request.service';
+import { getTemplate } from './templates/template.service';
+
+type NodeKind = 'User' | 'Team' | 'Request' | 'Template' | 'Contact' | 'RequestItem' | 'Recipient' | 'ApiKey';
+
+// Which table holds the id, limited to the caller's organization; the module's own lookup then
+// applies its visibility rules.
+const KIND_SQL = `
+  select 'User' as kind from app_user where id = ? and organization_id = ?
+  union all select 'Team' from team where id = ? and organization_id = ?
+  union all select 'Request' from request where id = ? and organization_id = ?
+  union all select 'Template' from template where id = ? and organization_id = ?
+  union all select 'Contact' from contact where id = ? and organization_id = ?
+  union all select 'RequestItem' from request_item i join request r on r.id = i.request_id where i.id = ? and r.organization_id = ?
+  union all select 'Recipient' from recipient p join request r on r.id = p.request_id where p.id = ? and r.organization_id = ?
+  union all select 'ApiKey' from api_key k join app_user u on u.id = k.user_id where k.id = ? and u.organization_id = ?
+  limit 1`;
+
+async function findNode(ctx: GraphQLContext, id: string): Promise<object | null> {
+  if (!isUuid(id)) return null;
+  if (id === ctx.viewer.organizationId) return getOrganization(ctx);
+  const rows = await ctx.em.getConnection().execute<{ kind: NodeKind }[]>(KIND_SQL, Array.from({ length: 8 }).flatMap(() => [id, ctx.viewer.organizationId]));
+  switch (rows[0]?.kind) {
+    case 'User':
+      return getUser(ctx, id);
+    case 'Team':
+      return getTeam(ctx, id);
+    case 'Request':
+      return getRequest(ctx, id);
+    case 'Template':
+      return getTemplate(ctx, id);
+    case 'Contact': {
+      const contact = await ctx.em.findOne(Contact, id);
+      return contact && (isAdmin(ctx.viewer) || contact.owner.id === ctx.viewer.userId) ? contact : null;
+    }
+    case 'RequestItem':
+    case 'Recipient': {
+      const child = rows[0].kind === 'RequestItem' ? await ctx.em.findOne(RequestItem, id) : await ctx.em.findOne(Recipient, id);
+      return child && (await findVisibleRequest(ctx.em, ctx.viewer, child.request.id)) ? child : null;
+    }
+    case 'ApiKey': {
+      const apiKey = await ctx.em.findOne(ApiKey, id);
+      return apiKey && (isAdmin(ctx.viewer) || apiKey.user.id === ctx.viewer.userId) ? apiKey : null;
+    }
+    default:
+      return null;
+  }
+}
+
+export const nodeResolvers: Resolvers = {
+  Query: {
+    node: (_root, { id }, ctx) => findNode(ctx, id) as never,
+  },
+  Node: {
+    __resolveType: (node) => {
+      const className = wrap(node as object, true).__meta.className;
+      return className === 'RequestItem' ? itemTypeName(node as RequestItem) : (className as never);
+    },
+  },
+};

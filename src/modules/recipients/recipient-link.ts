@@ -1,0 +1,47 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { AuthMethod } from '../requests/request.enums';
+
+// A recipient's link token and password are derived from the server secret and a random nonce kept
+// on the recipient, so they can be shown again on every read while the database holds only their
+// hashes: a copy of the database alone opens no request.
+
+const PASSWORD_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+const PASSWORD_LENGTH = 14;
+
+const derive = (secret: string, purpose: string, recipientId: string, nonce: string): Buffer =>
+  createHmac('sha256', secret).update(`${purpose}:${recipientId}:${nonce}`).digest();
+
+export const sha256Hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
+
+export const newLinkNonce = (): string => randomBytes(16).toString('base64url');
+
+export function linkToken(secret: string, recipientId: string, nonce: string): string {
+  return derive(secret, 'link', recipientId, nonce).toString('base64url');
+}
+
+export function recipientPassword(secret: string, recipientId: string, nonce: string): string {
+  const bytes = derive(secret, 'password', recipientId, nonce);
+  // 14 characters from a 57-letter alphabet without look-alikes: about 81 bits.
+  return Array.from(bytes.subarray(0, PASSWORD_LENGTH), (byte) => PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length]).join('');
+}
+
+/** Security answers are compared without case or surrounding space. */
+export function answerHash(secret: string, recipientId: string, answer: string): string {
+  return createHmac('sha256', secret).update(`answer:${recipientId}:${answer.trim().toLowerCase()}`).digest('hex');
+}
+
+export function requestLink(publicUrl: string, token: string): string {
+  return `${publicUrl}/r/${token}`;
+}
+
+/** Where a recipient enters its one-time code; only for methods that send one. */
+export function mfaLink(publicUrl: string, token: string, auth: AuthMethod): string | null {
+  return auth === 'EMAIL' || auth === 'SMS' ? `${publicUrl}/r/${token}/verify` : null;
+}
+
+/** UNSET resolves against the request: with MFA on, a code by email (by SMS when there is no email). */
+export function effectiveAuth(authMethod: AuthMethod, mfaEnabled: boolean, email: string | null): AuthMethod {
+  if (authMethod !== 'UNSET') return authMethod;
+  if (!mfaEnabled) return 'NONE';
+  return email ? 'EMAIL' : 'SMS';
+}

@@ -1,0 +1,38 @@
+import { loadRef } from '../../kernel/db/loaders';
+import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { payload } from '../../kernel/graphql/payload';
+import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
+import { listContacts, upsertContact } from './recipient.service';
+
+export const recipientResolvers: Resolvers = {
+  Query: {
+    contacts: (_root, args, ctx) => listContacts(ctx, args, 'own'),
+  },
+  Mutation: {
+    contactUpsert: (_root, { input }, ctx) => payload(async () => ({ contact: await upsertContact(ctx, input) })),
+  },
+  Organization: {
+    contacts: (_org, args, ctx) => listContacts(ctx, args, 'organization'),
+  },
+  Contact: {
+    owner: async (contact, _args, ctx) => (await loadRef(contact.owner, ctx.loaders.userById))!,
+    team: (contact, _args, ctx) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById) : null),
+  },
+  Recipient: {
+    contact: async (recipient, _args, ctx) => (await loadRef(recipient.contact, ctx.loaders.contactById))!,
+    auth: async (recipient, _args, ctx) => {
+      const request = (await loadRef(recipient.request, ctx.loaders.requestById))!;
+      return effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);
+    },
+    requestLink: (recipient, _args, ctx) => requestLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce)),
+    mfaLink: async (recipient, _args, ctx) => {
+      const request = (await loadRef(recipient.request, ctx.loaders.requestById))!;
+      const auth = effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);
+      return mfaLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce), auth);
+    },
+    password: (recipient, _args, ctx) => recipientPassword(ctx.settings.secret, recipient.id, recipient.linkNonce),
+  },
+  ContactConnection: {
+    totalCount: (connection) => connection.totalCount(),
+  },
+};

@@ -1,0 +1,179 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/context';
+import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
+import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
+import { User } from '../identity/identity.entities';
+import { isAdmin } from '../identity/viewer';
+import type { AuthMethod, Language, SendMethod } from '../requests/request.enums';
+import type { Request } from '../requests/request.entities';
+import { Contact, Recipient } from './recipient.entities';
+import { answerHash, linkToken, newLinkNonce, recipientPassword, sha256Hex } from './recipient-link';
+
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+
+export const MAX_RECIPIENTS = 20;
+const MAX_NAME = 100;
+const MAX_QUESTION = 1000;
+
+/** A recipient ready to store: its person (an existing contact, or details to upsert as one). */
+export type RecipientDraft = {
+  contactId: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  phone: string | null;
+  language: Language | null;
+  authMethod: AuthMethod;
+  sendMethod: SendMethod;
+  questionText: string | null;
+  questionAnswer: string | null;
+};
+
+function checkPersonFields(check: InputCheck, path: FieldPath, input: { firstName?: string | null; lastName?: string | null; email?: string | null; phone?: string | null }) {
+  check
+    .text([...path, 'firstName'], input.firstName, { max: MAX_NAME })
+    .text([...path, 'lastName'], input.lastName, { max: MAX_NAME })
+    .email([...path, 'email'], input.email)
+    .phone([...path, 'phone'], input.phone);
+}
+
+const normaliseEmail = (email: string | null | undefined) => (email ? email.trim().toLowerCase() : null);
+
+/**
+ * Checks the recipients of a new request and resolves the contacts they name. Problems are added to
+ * `check`; the drafts are only meaningful when it ends without any.
+ */
+export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: RecipientInput[]): Promise<RecipientDraft[]> {
+  check.count(['recipients'], inputs, { min: 1, max: MAX_RECIPIENTS });
+  const ids = inputs.map((r) => r.id).filter((id): id is string => !!id && isUuid(id));
+  const contacts = ids.length
+    ? await ctx.em.find(Contact, { id: { $in: ids }, organization: ctx.viewer.organizationId })
+    : [];
+  const byId = new Map(contacts.map((c) => [c.id, c]));
+  const seen = new Set<string>();
+
+  return inputs.map((input, index) => {
+    const path = ['recipients', index];
+    checkPersonFields(check, path, input);
+    check.uuid([...path, 'id'], input.id);
+    check.text([...path, 'questionText'], input.questionText, { max: MAX_QUESTION }).text([...path, 'questionAnswer'], input.questionAnswer, { max: MAX_QUESTION });
+    const contact = input.id ? byId.get(input.id) : undefined;
+    if (input.id && isUuid(input.id) && !contact) check.add([...path, 'id'], 'id names no contact of your organization', 'NOT_FOUND');
+    const draft: RecipientDraft = {
+      contactId: contact?.id ?? null,
+      firstName: input.firstName ?? contact?.firstName ?? null,
+      lastName: input.lastName ?? contact?.lastName ?? null,
+      email: input.email?.trim() || contact?.email || null,
+      phone: input.phone?.trim() || contact?.phone || null,
+      language: input.language ?? contact?.language ?? null,
+      authMethod: input.authMethod ?? 'UNSET',
+      sendMethod: input.sendMethod ?? 'DEFAULT',
+      questionText: input.questionText ?? null,
+      questionAnswer: input.questionAnswer ?? null,
+    };
+    if (!input.id && !draft.email && !draft.phone) check.add([...path, 'email'], 'a recipient needs an email or a phone', 'REQUIRED');
+    if (draft.authMethod === 'SECURITY_QUESTION') {
+      if (!draft.questionText?.trim()) check.add([...path, 'questionText'], 'questionText is required with SECURITY_QUESTION', 'REQUIRED');
+      if (!draft.questionAnswer?.trim()) check.add([...path, 'questionAnswer'], 'questionAnswer is required with SECURITY_QUESTION', 'REQUIRED');
+    }
+    if (draft.authMethod === 'EMAIL' && !draft.email) check.add([...path, 'email'], 'email is required with auth method EMAIL', 'REQUIRED');
+    if (draft.authMethod === 'SMS' && !draft.phone) check.add([...path, 'phone'], 'phone is required with auth method SMS', 'REQUIRED');
+    const identity = draft.contactId ?? `${normaliseEmail(draft.email)}|${draft.phone ?? ''}`;
+    if (seen.has(identity)) check.add(path, 'the same recipient appears twice', 'INVALID');
+    seen.add(identity);
+    return draft;
+  });
+}
+
+type ContactRow = { id: string; email_key: string; phone_key: string };
+
+/**
+ * Upserts the owner's contacts for recipients given by their details, in one statement keyed like
+ * the unique index (owner, lower(email), phone); given details refresh the stored ones.
+ */
+async function upsertContacts(em: EntityManager, owner: User, drafts: RecipientDraft[]): Promise<Map<string, string>> {
+  const fresh = drafts.filter((d) => !d.contactId);
+  const ids = new Map<string, string>();
+  if (fresh.length === 0) return ids;
+  const now = new Date();
+  const values: unknown[] = [];
+  const rows = fresh.map((d) => {
+    values.push(owner.organization.id, owner.id, owner.team?.id ?? null, d.firstName, d.lastName, d.email, d.phone, d.language, now, now);
+    return '(gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  });
+  const result = await em.getConnection().execute<ContactRow[]>(
+    `insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)
+     values ${rows.join(', ')}
+     on conflict (owner_id, (lower(coalesce(email, ''))), (coalesce(phone, ''))) do update set
+       first_name = coalesce(excluded.first_name, contact.first_name),
+       last_name = coalesce(excluded.last_name, contact.last_name),
+       language = coalesce(excluded.language, contact.language),
+       updated_at = excluded.updated_at
+     returning id, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key`,
+    values,
+  );
+  for (const row of result) ids.set(`${row.email_key}|${row.phone_key}`, row.id);
+  return ids;
+}
+
+/** Stores the recipients of a new request (contacts first), each with its link secrets. */
+export async function createRecipients(em: EntityManager, settings: ServiceSettings, request: Request, owner: User, drafts: RecipientDraft[]): Promise<Recipient[]> {
+  const contactIds = await upsertContacts(em, owner, drafts);
+  return drafts.map((draft, position) => {
+    const contactId = draft.contactId ?? contactIds.get(`${normaliseEmail(draft.email) ?? ''}|${draft.phone ?? ''}`)!;
+    const recipient = em.create(Recipient, {
+      request,
+      contact: em.getReference(Contact, contactId, { wrapped: true }),
+      position,
+      firstName: draft.firstName,
+      lastName: draft.lastName,
+      email: draft.email,
+      phone: draft.phone,
+      language: draft.language,
+      authMethod: draft.authMethod,
+      sendMethod: draft.sendMethod,
+      questionText: draft.questionText,
+      questionAnswerHash: null,
+      linkNonce: newLinkNonce(),
+      tokenHash: '',
+      passwordHash: '',
+    });
+    recipient.tokenHash = sha256Hex(linkToken(settings.secret, recipient.id, recipient.linkNonce));
+    recipient.passwordHash = sha256Hex(recipientPassword(settings.secret, recipient.id, recipient.linkNonce));
+    if (draft.questionAnswer) recipient.questionAnswerHash = answerHash(settings.secret, recipient.id, draft.questionAnswer);
+    return recipient;
+  });
+}
+
+/** The caller's own contacts (GET /contacts), or every contact of the organization for ADMIN's organization list. */
+export async function listContacts(ctx: Ctx, args: PageArgs, scope: 'own' | 'organization'): Promise<Connection<Contact>> {
+  const where: Record<string, unknown> = { organization: ctx.viewer.organizationId };
+  if (scope === 'own' || !isAdmin(ctx.viewer)) where.owner = ctx.viewer.userId;
+  const qb = ctx.em.createQueryBuilder(Contact, 'c').where(where);
+  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
+}
+
+/** POST /contacts: creates a contact of the caller or updates the one with the same email and phone. */
+export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promise<Contact> {
+  const check = new InputCheck();
+  checkPersonFields(check, [], input);
+  if (!input.email?.trim() && !input.phone?.trim()) check.add(['email'], 'a contact needs an email or a phone', 'REQUIRED');
+  check.done();
+  const owner = await ctx.em.findOneOrFail(User, ctx.viewer.userId);
+  const draft: RecipientDraft = {
+    contactId: null,
+    firstName: input.firstName ?? null,
+    lastName: input.lastName ?? null,
+    email: input.email?.trim() || null,
+    phone: input.phone?.trim() || null,
+    language: input.language ?? null,
+    authMethod: 'UNSET',
+    sendMethod: 'DEFAULT',
+    questionText: null,
+    questionAnswer: null,
+  };
+  const ids = await upsertContacts(ctx.em, owner, [draft]);
+  const [id] = [...ids.values()];
+  return ctx.em.findOneOrFail(Contact, id, { refresh: true });
+}

@@ -1,0 +1,48 @@
+import { LockMode, type EntityManager, type QueryBuilder } from '@mikro-orm/postgresql';
+import { AppError } from '../../kernel/errors/app-error';
+import { isUuid } from '../../kernel/validation/input-check';
+import { isAdmin, type Viewer } from '../identity/viewer';
+import { Request } from './request.entities';
+
+// Who sees a request: ADMIN everything of its organization; USER what it owns, its team's, and
+// where it collaborates. Whoever sees a request may update it; deleting it (and changing its
+// collaborators) is for ADMIN, the owner and the owner's team.
+
+/** Narrows a query on `request` (alias `r` by default) to what the viewer may see. */
+export function scopeRequests<T extends object>(qb: QueryBuilder<T>, viewer: Viewer): QueryBuilder<T> {
+  const alias = qb.alias;
+  qb.andWhere({ organization: viewer.organizationId, deletedAt: null } as never);
+  if (isAdmin(viewer)) return qb;
+  const collaborates = `exists (select 1 from collaborator c where c.request_id = ${alias}.id and c.user_id = ?)`;
+  if (viewer.teamId) {
+    qb.andWhere(`(${alias}.owner_id = ? or ${alias}.team_id = ? or ${collaborates})`, [viewer.userId, viewer.teamId, viewer.userId]);
+  } else {
+    qb.andWhere(`(${alias}.owner_id = ? or ${collaborates})`, [viewer.userId, viewer.userId]);
+  }
+  return qb;
+}
+
+/** The request, if the viewer may see it; null otherwise (missing, deleted, another organization's). */
+export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean } = {}): Promise<Request | null> {
+  if (!isUuid(id)) return null;
+  const qb = scopeRequests(em.createQueryBuilder(Request, 'r').select('*').where({ id }), viewer);
+  // Writers lock the row so concurrent changes to one request apply one after the other.
+  if (options.lock) qb.setLockMode(LockMode.PESSIMISTIC_WRITE);
+  return qb.getSingleResult();
+}
+
+export async function requireVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean } = {}): Promise<Request> {
+  const request = await findVisibleRequest(em, viewer, id, options);
+  if (!request) throw AppError.notFound('Request');
+  return request;
+}
+
+export function canDeleteRequest(viewer: Viewer, request: Request): boolean {
+  return isAdmin(viewer) || request.owner.id === viewer.userId || (viewer.teamId !== null && request.team?.id === viewer.teamId);
+}
+
+export function requireDeleteRight(viewer: Viewer, request: Request, what = 'delete this request'): void {
+  if (!canDeleteRequest(viewer, request)) {
+    throw AppError.forbidden(`Only the owner, the owner's team or an ADMIN may ${what}`);
+  }
+}

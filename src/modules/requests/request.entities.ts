@@ -1,0 +1,60 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
+import { Organization, Team, User, USER_ROLES } from '../identity/identity.entities';
+import { Template } from '../templates/template.entities';
+import { CONNECTION_PROVIDERS, LANGUAGES, REQUEST_STATES } from './request.enums';
+
+/** One entry of a request's reminder schedule: a reminder sent at a fixed time. */
+export type ReminderScheduleEntry = { sendAt: string; message?: string | null };
+
+export const Request = defineEntity({
+  name: 'Request',
+  tableName: 'request',
+  properties: {
+    id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
+    owner: () => p.manyToOne(User).ref(),
+    team: () => p.manyToOne(Team).ref().nullable(),
+    template: () => p.manyToOne(Template).ref().nullable(),
+    name: p.string().length(255),
+    state: p.enum([...REQUEST_STATES]),
+    ownerOpened: p.boolean(),
+    userOpened: p.boolean(),
+    verified: p.boolean(),
+    rejected: p.boolean(),
+    dueDate: p.datetime().nullable(),
+    expirationDate: p.datetime().nullable(),
+    autoCloseAt: p.datetime().nullable(),
+    firstReminderDate: p.datetime().nullable(),
+    personalMessage: p.text().nullable(),
+    notes: p.text().nullable(),
+    userMetadata: p.json<Record<string, string>>(),
+    language: p.enum([...LANGUAGES]),
+    reminders: p.integer(),
+    reminderSchedule: p.json<ReminderScheduleEntry[]>(),
+    cloudStorageFolder: p.text().nullable(),
+    cloudStorageProvider: p.enum([...CONNECTION_PROVIDERS]),
+    requireCompleteSubmission: p.boolean(),
+    disableSubmissionComments: p.boolean(),
+    mfaEnabled: p.boolean(),
+    skipInitialNotification: p.boolean(),
+    closedAt: p.datetime().nullable(),
+    deletedAt: p.datetime().nullable(),
+    ...timestamps(),
+  },
+});
+export type Request = InferEntity<typeof Request>;
+
+export const Collaborator = defineEntity({
+  name: 'Collaborator',
+  tableName: 'collaborator',
+  properties: {
+    id: uuidPrimaryKey(),
+    request: () => p.manyToOne(Request).ref(),
+    user: () => p.manyToOne(User).ref(),
+    role: p.enum([...USER_ROLES]),
+    position: p.integer(),
+    createdAt: createdAt(),
+  },
+});
+export type Collaborator = InferEntity<typeof Collaborator>;

@@ -1,0 +1,11 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createByIdLoader, createChildrenLoader } from '../../kernel/db/loaders';
+import { Collaborator, Request } from './request.entities';
+
+// One statement per relation per operation, whatever the number of requests listed.
+export function createRequestLoaders(em: EntityManager) {
+  return {
+    requestById: createByIdLoader(em, Request),
+    collaboratorsByRequest: createChildrenLoader(em, Collaborator, 'request', { position: 'asc' }),
+  };
+}

@@ -1,0 +1,43 @@
+import { loadRef } from '../../kernel/db/loaders';
+import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { payload } from '../../kernel/graphql/payload';
+import { canDeleteRequest } from './request.access';
+import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, updateRequest } from './request.service';
+import { percentComplete } from './request.progress';
+
+export const requestResolvers: Resolvers = {
+  Query: {
+    request: (_root, { id }, ctx) => getRequest(ctx, id),
+    requests: (_root, args, ctx) => listRequests(ctx, args),
+  },
+  Mutation: {
+    requestCreate: (_root, { input }, ctx) => payload(async () => ({ request: await createRequest(ctx, input) })),
+    requestUpdate: (_root, { id, input }, ctx) => payload(async () => ({ request: (await updateRequest(ctx, id, input)).request })),
+    requestDelete: (_root, { id }, ctx) => payload(async () => ({ deletedRequestId: await deleteRequest(ctx, id) })),
+    requestClose: (_root, { id }, ctx) => payload(async () => ({ request: await closeRequest(ctx, id) })),
+  },
+  Organization: {
+    requests: (_org, args, ctx) => listRequests(ctx, args),
+  },
+  Request: {
+    owner: async (request, _args, ctx) => (await loadRef(request.owner, ctx.loaders.userById))!,
+    team: (request, _args, ctx) => (request.team ? loadRef(request.team, ctx.loaders.teamById) : null),
+    template: (request, _args, ctx) => (request.template ? loadRef(request.template, ctx.loaders.templateById) : null),
+    userMetadata: (request) => request.userMetadata,
+    percentComplete: async (request, _args, ctx) => percentComplete(await ctx.loaders.itemsByRequest.load(request.id)),
+    items: (request, _args, ctx) => ctx.loaders.itemsByRequest.load(request.id),
+    item: async (request, { id }, ctx) => (await ctx.loaders.itemsByRequest.load(request.id)).find((item) => item.id === id) ?? null,
+    recipients: (request, _args, ctx) => ctx.loaders.recipientsByRequest.load(request.id),
+    collaborators: (request, _args, ctx) => ctx.loaders.collaboratorsByRequest.load(request.id),
+    // Whoever sees a request may update it (see request.access.ts).
+    viewerCanUpdate: () => true,
+    viewerCanDelete: (request, _args, ctx) => canDeleteRequest(ctx.viewer, request),
+  },
+  Collaborator: {
+    id: (collaborator) => collaborator.user.id,
+    user: async (collaborator, _args, ctx) => (await loadRef(collaborator.user, ctx.loaders.userById))!,
+  },
+  RequestConnection: {
+    totalCount: (connection) => connection.totalCount(),
+  },
+};

@@ -1,0 +1,267 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../kernel/errors/app-error';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import type {
+  CollaboratorInput,
+  RequestCreateInput,
+  RequestFilter,
+  RequestOrder,
+  RequestUpdateInput,
+} from '../../kernel/graphql/__generated__/resolvers-types';
+import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
+import { InputCheck, isUuid } from '../../kernel/validation/input-check';
+import { Team, User } from '../identity/identity.entities';
+import { isAdmin } from '../identity/viewer';
+import { draftFromInput, type ItemDraft } from '../items/item.drafts';
+import { createItems, MAX_ITEMS } from '../items/item.service';
+import { createRecipients, prepareRecipients } from '../recipients/recipient.service';
+import { DEFAULT_REMINDERS, REMINDERS_RANGE, replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from '../templates/template.service';
+import { requireDeleteRight, requireVisibleRequest, scopeRequests } from './request.access';
+import { Collaborator, Request, type ReminderScheduleEntry } from './request.entities';
+import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
+
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
+
+export const LIMITS = {
+  name: 255,
+  personalMessage: 5000,
+  notes: 10000,
+  cloudStorageFolder: 1000,
+  metadataKeys: 50,
+  metadataKey: 100,
+  metadataValue: 1000,
+  reminderSchedule: 20,
+  reminderMessage: 2000,
+  collaborators: 20,
+} as const;
+
+type CommonFields = Omit<RequestUpdateInput, 'collaborators'>;
+
+/** Checks the fields creation and update share; `current` holds the stored dates on update. */
+function checkCommonFields(check: InputCheck, input: CommonFields, current?: { dueDate?: Date | null; expirationDate?: Date | null }) {
+  check
+    .text(['name'], input.name, { max: LIMITS.name, min: 1 })
+    .text(['personalMessage'], input.personalMessage, { max: LIMITS.personalMessage })
+    .text(['notes'], input.notes, { max: LIMITS.notes })
+    .text(['cloudStorageFolder'], input.cloudStorageFolder, { max: LIMITS.cloudStorageFolder })
+    .int(['reminders'], input.reminders, REMINDERS_RANGE)
+    .date(['dueDate'], input.dueDate)
+    .date(['expirationDate'], input.expirationDate)
+    .date(['autoCloseAt'], input.autoCloseAt)
+    .date(['firstReminderDate'], input.firstReminderDate)
+    .stringMap(['userMetadata'], input.userMetadata, { maxKeys: LIMITS.metadataKeys, maxKey: LIMITS.metadataKey, maxValue: LIMITS.metadataValue })
+    .count(['reminderSchedule'], input.reminderSchedule, { max: LIMITS.reminderSchedule });
+  input.reminderSchedule?.forEach((entry, index) => {
+    check.date(['reminderSchedule', index, 'sendAt'], entry.sendAt).text(['reminderSchedule', index, 'message'], entry.message, { max: LIMITS.reminderMessage });
+  });
+  const due = input.dueDate !== undefined ? input.dueDate : current?.dueDate;
+  const expiration = input.expirationDate !== undefined ? input.expirationDate : current?.expirationDate;
+  if (due && expiration && expiration.getTime() <= due.getTime()) {
+    check.add(['expirationDate'], 'expirationDate must be later than dueDate', 'INVALID');
+  }
+  for (const key of ['name', 'language', 'reminders', 'userMetadata', 'reminderSchedule', 'cloudStorageProvider', 'requireCompleteSubmission', 'disableSubmissionComments'] as const) {
+    if (input[key] === null) check.add([key], `${key} cannot be null`, 'INVALID');
+  }
+}
+
+const schedule = (entries: RequestCreateInput['reminderSchedule']): ReminderScheduleEntry[] =>
+  (entries ?? []).map((entry) => ({ sendAt: entry.sendAt.toISOString(), message: entry.message ?? null }));
+
+/** Resolves collaborator inputs to users of the organization (problems go to `check`). */
+async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: CollaboratorInput[] | null | undefined) {
+  if (!inputs) return [];
+  check.count(['collaborators'], inputs, { max: LIMITS.collaborators });
+  const ids = inputs.map((c) => c.id).filter(isUuid);
+  const users = ids.length ? await ctx.em.find(User, { id: { $in: ids }, organization: ctx.viewer.organizationId }) : [];
+  const byId = new Map(users.map((u) => [u.id, u]));
+  const seen = new Set<string>();
+  return inputs.flatMap((input, index) => {
+    check.uuid(['collaborators', index, 'id'], input.id);
+    const user = byId.get(input.id);
+    if (isUuid(input.id) && !user) check.add(['collaborators', index, 'id'], 'id names no user of your organization', 'NOT_FOUND');
+    if (seen.has(input.id)) check.add(['collaborators', index, 'id'], 'the same collaborator appears twice', 'INVALID');
+    seen.add(input.id);
+    return user ? [{ user, role: input.role ?? 'USER' }] : [];
+  });
+}
+
+function storeCollaborators(em: EntityManager, request: Request, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]) {
+  collaborators.forEach(({ user, role }, position) => em.create(Collaborator, { request, user, role, position }));
+}
+
+export async function getRequest(ctx: Ctx, id: string): Promise<Request | null> {
+  try {
+    return await requireVisibleRequest(ctx.em, ctx.viewer, id);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
+    throw err;
+  }
+}
+
+export async function listRequests(ctx: Ctx, args: PageArgs & { filter?: RequestFilter | null; orderBy?: RequestOrder | null }): Promise<Connection<Request>> {
+  const qb = scopeRequests(ctx.em.createQueryBuilder(Request, 'r'), ctx.viewer);
+  const filter = args.filter ?? {};
+  const ids = (list: readonly string[] | null | undefined, field: string) => {
+    if (!list) return;
+    const valid = list.filter(isUuid);
+    qb.andWhere({ [field]: { $in: valid } } as never);
+  };
+  if (filter.states) qb.andWhere({ state: { $in: filter.states } } as never);
+  ids(filter.ownerIds, 'owner');
+  ids(filter.teamIds, 'team');
+  ids(filter.templateIds, 'template');
+  if (filter.createdAfter) qb.andWhere({ createdAt: { $gte: filter.createdAfter } } as never);
+  if (filter.createdBefore) qb.andWhere({ createdAt: { $lt: filter.createdBefore } } as never);
+  const field = args.orderBy?.field === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
+  return paginate(qb, args, {
+    property: field,
+    column: field === 'updatedAt' ? 'updated_at' : 'created_at',
+    direction: args.orderBy?.direction ?? 'DESC',
+  });
+}
+
+export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<Request> {
+  const { em, viewer } = ctx;
+  const check = new InputCheck();
+  checkCommonFields(check, input);
+  check.uuid(['ownerId'], input.ownerId).uuid(['teamId'], input.teamId).uuid(['templateId'], input.templateId);
+  check.count(['items'], input.items, { max: MAX_ITEMS });
+
+  // Tenancy first: a template the caller cannot see is a 404, an owner outside its reach a 403.
+  const template = input.templateId && isUuid(input.templateId) ? await requireTemplate(ctx, input.templateId) : null;
+  if (input.ownerId && input.ownerId !== viewer.userId && !isAdmin(viewer)) {
+    throw AppError.forbidden('Only an ADMIN may create requests for another owner');
+  }
+  const owner = await em.findOne(User, { id: isUuid(input.ownerId ?? '') ? input.ownerId! : viewer.userId, organization: viewer.organizationId });
+  if (!owner) check.add(['ownerId'], 'ownerId names no user of your organization', 'NOT_FOUND');
+  const team = input.teamId && isUuid(input.teamId) ? await em.findOne(Team, { id: input.teamId, organization: viewer.organizationId }) : null;
+  if (input.teamId && isUuid(input.teamId) && !team) check.add(['teamId'], 'teamId names no team of your organization', 'NOT_FOUND');
+
+  if (!template) {
+    if (input.name == null) check.add(['name'], 'name is required unless templateId is given', 'REQUIRED');
+    if (input.items == null) check.add(['items'], 'items are required unless templateId is given', 'REQUIRED');
+  }
+  const given = (input.items ?? []).map((item, index) => draftFromInput(check, ['items', index], item));
+  const recipients = await prepareRecipients(ctx, check, input.recipients);
+  const collaborators = await prepareCollaborators(ctx, check, input.collaborators);
+  check.done();
+
+  return em.transactional(async (tx) => {
+    const itemDrafts: (ItemDraft & { received?: boolean })[] = input.items
+      ? (given as ItemDraft[])
+      : template
+        ? await templateItemsForRequest(tx, template)
+        : [];
+    if (template && input.items && input.overwriteTemplateItems) {
+      await replaceTemplateItems(tx, template, templateDraftsFromItems(itemDrafts));
+      template.updatedAt = new Date();
+    }
+    const dueDate = input.dueDate ?? (template?.dueDateInterval != null ? new Date(Date.now() + template.dueDateInterval * 86_400_000) : null);
+    if (dueDate && input.expirationDate && input.expirationDate.getTime() <= dueDate.getTime()) {
+      throw AppError.validation([{ field: ['expirationDate'], message: "expirationDate must be later than the template's due date", code: 'INVALID' }]);
+    }
+    const state: RequestState = input.skipInitialNotification ? 'INCOMPLETE_AND_LINK_GENERATED' : 'INCOMPLETE_AND_LINK_SENT';
+    const request = tx.create(Request, {
+      organization: viewer.organizationId,
+      owner: owner!,
+      team: team ?? owner!.team ?? null,
+      template,
+      name: (input.name ?? template?.defaultTitle ?? template?.name ?? '').trim(),
+      state,
+      ownerOpened: false,
+      userOpened: false,
+      verified: false,
+      rejected: false,
+      dueDate,
+      expirationDate: input.expirationDate ?? null,
+      autoCloseAt: input.autoCloseAt ?? null,
+      firstReminderDate: input.firstReminderDate ?? null,
+      personalMessage: input.personalMessage ?? template?.personalMessage ?? null,
+      notes: input.notes ?? null,
+      userMetadata: (input.userMetadata as Record<string, string> | null | undefined) ?? {},
+      language: input.language ?? template?.language ?? DEFAULT_LANGUAGE,
+      reminders: input.reminders ?? template?.reminders ?? DEFAULT_REMINDERS,
+      reminderSchedule: schedule(input.reminderSchedule),
+      cloudStorageFolder: input.cloudStorageFolder ?? null,
+      cloudStorageProvider: input.cloudStorageProvider ?? 'SERVICE',
+      requireCompleteSubmission: input.requireCompleteSubmission ?? false,
+      disableSubmissionComments: input.disableSubmissionComments ?? false,
+      mfaEnabled: input.mfaEnabled ?? false,
+      skipInitialNotification: input.skipInitialNotification ?? false,
+      closedAt: null,
+      deletedAt: null,
+    });
+    const stored = await createRecipients(tx, ctx.settings, request, owner!, recipients);
+    createItems(tx, request, itemDrafts, stored[0] ?? null, 0);
+    storeCollaborators(tx, request, collaborators);
+    return request;
+  });
+}
+
+export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateInput): Promise<{ request: Request; updated: string[] }> {
+  return ctx.em.transactional(async (tx) => {
+    const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
+    const check = new InputCheck();
+    checkCommonFields(check, input, request);
+    if (input.collaborators !== undefined) requireDeleteRight(ctx.viewer, request, 'change the collaborators of this request');
+    const collaborators = input.collaborators !== undefined ? await prepareCollaborators({ ...ctx, em: tx }, check, input.collaborators ?? []) : null;
+    check.done();
+
+    const updated: string[] = [];
+    const assign = <K extends keyof Request>(key: K, value: Request[K] | undefined) => {
+      if (value === undefined) return;
+      const before = request[key];
+      const same = before instanceof Date && value instanceof Date ? before.getTime() === value.getTime() : JSON.stringify(before) === JSON.stringify(value);
+      if (same) return;
+      request[key] = value;
+      updated.push(key as string);
+    };
+    assign('name', input.name?.trim());
+    assign('dueDate', input.dueDate);
+    assign('expirationDate', input.expirationDate);
+    assign('autoCloseAt', input.autoCloseAt);
+    assign('firstReminderDate', input.firstReminderDate);
+    assign('personalMessage', input.personalMessage);
+    assign('notes', input.notes);
+    assign('userMetadata', (input.userMetadata ?? undefined) as Record<string, string> | undefined);
+    assign('language', input.language ?? undefined);
+    assign('reminders', input.reminders ?? undefined);
+    assign('reminderSchedule', input.reminderSchedule ? schedule(input.reminderSchedule) : undefined);
+    assign('cloudStorageFolder', input.cloudStorageFolder);
+    assign('cloudStorageProvider', input.cloudStorageProvider ?? undefined);
+    assign('requireCompleteSubmission', input.requireCompleteSubmission ?? undefined);
+    assign('disableSubmissionComments', input.disableSubmissionComments ?? undefined);
+    if (collaborators) {
+      const current = await tx.find(Collaborator, { request: request.id }, { orderBy: { position: 'asc' } });
+      const key = (list: { user: { id: string }; role: string }[]) => JSON.stringify(list.map((c) => [c.user.id, c.role]));
+      if (key(current) !== key(collaborators)) {
+        await tx.nativeDelete(Collaborator, { request: request.id });
+        storeCollaborators(tx, request, collaborators);
+        updated.push('collaborators');
+        request.updatedAt = new Date();
+      }
+    }
+    return { request, updated };
+  });
+}
+
+export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
+  return ctx.em.transactional(async (tx) => {
+    const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
+    requireDeleteRight(ctx.viewer, request);
+    request.deletedAt = new Date();
+    return request.id;
+  });
+}
+
+/** Moves a request to CLOSED; closing a closed request changes nothing. */
+export async function closeRequest(ctx: Ctx, id: string): Promise<Request> {
+  return ctx.em.transactional(async (tx) => {
+    const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
+    if (request.state !== 'CLOSED') {
+      request.state = 'CLOSED';
+      request.closedAt = new Date();
+    }
+    return request;
+  });
+}

@@ -1,0 +1,51 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
+import { Organization, Team, User } from '../identity/identity.entities';
+import { ITEM_TYPES, LANGUAGES, QUESTION_TYPES } from '../requests/request.enums';
+
+/** The form part of a template item (spec 2.6), kept as given until forms are a module of their own. */
+export type TemplateItemForm = {
+  id: string;
+  allowFileUpload: boolean;
+  fields: Record<string, { defaultValue?: string | null; readOnly?: boolean }>;
+};
+
+export const Template = defineEntity({
+  name: 'Template',
+  tableName: 'template',
+  properties: {
+    id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
+    owner: () => p.manyToOne(User).ref(),
+    team: () => p.manyToOne(Team).ref().nullable(),
+    name: p.string().length(255),
+    defaultTitle: p.string().length(255).nullable(),
+    personalMessage: p.text().nullable(),
+    reminders: p.integer(),
+    dueDateInterval: p.integer().nullable(),
+    language: p.enum([...LANGUAGES]),
+    ...timestamps(),
+  },
+});
+export type Template = InferEntity<typeof Template>;
+
+export const TemplateItem = defineEntity({
+  name: 'TemplateItem',
+  tableName: 'template_item',
+  properties: {
+    id: uuidPrimaryKey(),
+    template: () => p.manyToOne(Template).ref(),
+    position: p.integer(),
+    type: p.enum([...ITEM_TYPES]),
+    name: p.string().length(1000),
+    description: p.text().nullable(),
+    required: p.boolean(),
+    received: p.boolean(),
+    questionType: p.enum([...QUESTION_TYPES]).nullable(),
+    answer: p.text().nullable(),
+    form: p.json<TemplateItemForm>().nullable(),
+    contractId: p.uuid().nullable(),
+    createdAt: createdAt(),
+  },
+});
+export type TemplateItem = InferEntity<typeof TemplateItem>;

@@ -1,0 +1,33 @@
+import { loadRef } from '../../kernel/db/loaders';
+import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { payload } from '../../kernel/graphql/payload';
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './template.service';
+
+export const templateResolvers: Resolvers = {
+  Query: {
+    template: (_root, { id }, ctx) => getTemplate(ctx, id),
+    templates: (_root, args, ctx) => listTemplates(ctx, args),
+  },
+  Mutation: {
+    templateCreate: (_root, { input }, ctx) => payload(async () => ({ template: await createTemplate(ctx, input) })),
+    templateUpdate: (_root, { id, input }, ctx) => payload(async () => ({ template: await updateTemplate(ctx, id, input) })),
+    templateDelete: (_root, { id }, ctx) => payload(async () => ({ deletedTemplateId: await deleteTemplate(ctx, id) })),
+  },
+  Organization: {
+    templates: (_org, args, ctx) => listTemplates(ctx, args),
+  },
+  Template: {
+    items: (template, _args, ctx) => ctx.loaders.templateItemsByTemplate.load(template.id),
+    owner: async (template, _args, ctx) => (await loadRef(template.owner, ctx.loaders.userById))!,
+    team: (template, _args, ctx) => (template.team ? loadRef(template.team, ctx.loaders.teamById) : null),
+    // Whoever sees a template may change it (see template.service.ts).
+    viewerCanUpdate: () => true,
+  },
+  TemplateItem: {
+    kind: (item) => item.type,
+    form: (item) => item.form ?? null,
+  },
+  TemplateConnection: {
+    totalCount: (connection) => connection.totalCount(),
+  },
+};

@@ -1,0 +1,183 @@
+import type { EntityManager, QueryBuilder } from '@mikro-orm/postgresql';
+import { AppError } from '../../kernel/errors/app-error';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import type { TemplateCreateInput, TemplateItemInput, TemplateUpdateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
+import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
+import { User } from '../identity/identity.entities';
+import { isAdmin, type Viewer } from '../identity/viewer';
+import { checkItemText, type ItemDraft } from '../items/item.drafts';
+import { DEFAULT_LANGUAGE } from '../requests/request.enums';
+import { Template, TemplateItem, type TemplateItemForm } from './template.entities';
+
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+
+export const MAX_TEMPLATE_ITEMS = 100;
+const MAX_FORM_FIELDS = 100;
+export const DEFAULT_REMINDERS = 3;
+export const REMINDERS_RANGE = { min: -1, max: 365 };
+
+export type TemplateItemDraft = ItemDraft & { received: boolean; form: TemplateItemForm | null };
+
+// Who sees a template: ADMIN every one of its organization; USER its own and its team's. Whoever
+// sees one may change it.
+function scopeTemplates<T extends object>(qb: QueryBuilder<T>, viewer: Viewer): QueryBuilder<T> {
+  qb.andWhere({ organization: viewer.organizationId } as never);
+  if (isAdmin(viewer)) return qb;
+  if (viewer.teamId) qb.andWhere(`(${qb.alias}.owner_id = ? or ${qb.alias}.team_id = ?)`, [viewer.userId, viewer.teamId]);
+  else qb.andWhere({ owner: viewer.userId } as never);
+  return qb;
+}
+
+export async function getTemplate(ctx: Ctx, id: string): Promise<Template | null> {
+  if (!isUuid(id)) return null;
+  return scopeTemplates(ctx.em.createQueryBuilder(Template, 't').select('*').where({ id }), ctx.viewer).getSingleResult();
+}
+
+export async function requireTemplate(ctx: Ctx, id: string): Promise<Template> {
+  const template = await getTemplate(ctx, id);
+  if (!template) throw AppError.notFound('Template');
+  return template;
+}
+
+export async function listTemplates(ctx: Ctx, args: PageArgs): Promise<Connection<Template>> {
+  const qb = scopeTemplates(ctx.em.createQueryBuilder(Template, 't'), ctx.viewer);
+  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
+}
+
+function checkForm(check: InputCheck, path: FieldPath, form: TemplateItemInput['form']): TemplateItemForm | null {
+  if (!form) return null;
+  check.uuid([...path, 'id'], form.id);
+  const fields = form.fields ?? {};
+  const result: TemplateItemForm['fields'] = {};
+  if (typeof fields !== 'object' || Array.isArray(fields)) {
+    check.add([...path, 'fields'], 'fields must map field names to {defaultValue, readOnly}', 'INVALID');
+  } else {
+    const entries = Object.entries(fields as Record<string, unknown>);
+    if (entries.length > MAX_FORM_FIELDS) check.add([...path, 'fields'], `fields may hold at most ${MAX_FORM_FIELDS} entries`, 'TOO_MANY');
+    for (const [name, value] of entries.slice(0, MAX_FORM_FIELDS)) {
+      const fieldPath = [...path, 'fields', name];
+      check.text(fieldPath, name, { max: 200, min: 1 });
+      const field = value as { defaultValue?: unknown; readOnly?: unknown } | null;
+      if (!field || typeof field !== 'object' || Array.isArray(field)) {
+        check.add(fieldPath, `${name} must be an object {defaultValue, readOnly}`, 'INVALID');
+        continue;
+      }
+      if (field.defaultValue != null && typeof field.defaultValue !== 'string') check.add([...fieldPath, 'defaultValue'], 'defaultValue must be a string', 'INVALID');
+      else check.text([...fieldPath, 'defaultValue'], field.defaultValue as string | null | undefined, { max: 1000 });
+      if (field.readOnly != null && typeof field.readOnly !== 'boolean') check.add([...fieldPath, 'readOnly'], 'readOnly must be a boolean', 'INVALID');
+      result[name] = { defaultValue: (field.defaultValue as string | undefined) ?? null, readOnly: (field.readOnly as boolean | undefined) ?? false };
+    }
+  }
+  return { id: form.id, allowFileUpload: form.allowFileUpload ?? false, fields: result };
+}
+
+function templateItemDrafts(check: InputCheck, items: TemplateItemInput[]): TemplateItemDraft[] {
+  check.count(['items'], items, { max: MAX_TEMPLATE_ITEMS });
+  return items.map((item, index) => {
+    const path = ['items', index];
+    checkItemText(check, path, { name: item.name, description: item.description }, true);
+    check.text([...path, 'question', 'answer'], item.question?.answer, { max: 10000 });
+    const question = item.kind === 'QUESTION';
+    return {
+      type: item.kind,
+      name: item.name.trim(),
+      description: item.description ?? null,
+      required: item.required ?? false,
+      received: item.received ?? false,
+      questionType: question ? (item.question?.type ?? 'TEXT') : null,
+      answer: question ? (item.question?.answer ?? null) : null,
+      contractId: null,
+      form: checkForm(check, [...path, 'form'], item.form),
+    };
+  });
+}
+
+function checkTemplateFields(check: InputCheck, input: TemplateCreateInput | TemplateUpdateInput) {
+  check
+    .text(['name'], input.name, { max: 255, min: 1 })
+    .text(['defaultTitle'], input.defaultTitle, { max: 255 })
+    .text(['personalMessage'], input.personalMessage, { max: 5000 })
+    .int(['reminders'], input.reminders, REMINDERS_RANGE)
+    .int(['dueDateInterval'], input.dueDateInterval, { min: 0, max: 3650 });
+  if (input.name === null) check.add(['name'], 'name cannot be null', 'INVALID');
+}
+
+/** Replaces a template's items with `drafts`, in order. */
+export async function replaceTemplateItems(em: EntityManager, template: Template, drafts: TemplateItemDraft[]): Promise<void> {
+  await em.nativeDelete(TemplateItem, { template: template.id });
+  drafts.forEach((draft, position) => em.create(TemplateItem, { ...draft, template, position }));
+}
+
+export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Promise<Template> {
+  const check = new InputCheck();
+  check.text(['name'], input.name, { max: 255, min: 1, required: true });
+  checkTemplateFields(check, input);
+  const drafts = templateItemDrafts(check, input.items ?? []);
+  check.done();
+  return ctx.em.transactional(async (tx) => {
+    const owner = await tx.findOneOrFail(User, ctx.viewer.userId);
+    const template = tx.create(Template, {
+      organization: ctx.viewer.organizationId,
+      owner,
+      team: owner.team ?? null,
+      name: input.name.trim(),
+      defaultTitle: input.defaultTitle ?? null,
+      personalMessage: input.personalMessage ?? null,
+      reminders: input.reminders ?? DEFAULT_REMINDERS,
+      dueDateInterval: input.dueDateInterval ?? null,
+      language: input.language ?? DEFAULT_LANGUAGE,
+    });
+    drafts.forEach((draft, position) => tx.create(TemplateItem, { ...draft, template, position }));
+    return template;
+  });
+}
+
+export async function updateTemplate(ctx: Ctx, id: string, input: TemplateUpdateInput): Promise<Template> {
+  const check = new InputCheck();
+  checkTemplateFields(check, input);
+  const drafts = input.items ? templateItemDrafts(check, input.items) : null;
+  for (const key of ['reminders', 'language'] as const) {
+    if (input[key] === null) check.add([key], `${key} cannot be null`, 'INVALID');
+  }
+  check.done();
+  return ctx.em.transactional(async (tx) => {
+    const template = await requireTemplate({ em: tx, viewer: ctx.viewer }, id);
+    if (input.name != null) template.name = input.name.trim();
+    if (input.defaultTitle !== undefined) template.defaultTitle = input.defaultTitle;
+    if (input.personalMessage !== undefined) template.personalMessage = input.personalMessage;
+    if (input.reminders != null) template.reminders = input.reminders;
+    if (input.dueDateInterval !== undefined) template.dueDateInterval = input.dueDateInterval;
+    if (input.language != null) template.language = input.language;
+    if (drafts) {
+      await replaceTemplateItems(tx, template, drafts);
+      template.updatedAt = new Date();
+    }
+    return template;
+  });
+}
+
+export async function deleteTemplate(ctx: Ctx, id: string): Promise<string> {
+  const template = await requireTemplate(ctx, id);
+  await ctx.em.remove(template).flush();
+  return id;
+}
+
+/** A template's items as drafts of request items (their order kept; received ones start COMPLETE). */
+export async function templateItemsForRequest(em: EntityManager, template: Template): Promise<(ItemDraft & { received: boolean })[]> {
+  const items = await em.find(TemplateItem, { template: template.id }, { orderBy: { position: 'asc' } });
+  return items.map((item) => ({
+    type: item.type,
+    name: item.name,
+    description: item.description ?? null,
+    required: item.required,
+    questionType: item.questionType ?? null,
+    answer: item.answer ?? null,
+    contractId: item.contractId ?? null,
+    received: item.received,
+  }));
+}
+
+/** Request items saved into their template (`overwriteTemplateItems`). */
+export const templateDraftsFromItems = (drafts: ItemDraft[]): TemplateItemDraft[] =>
+  drafts.map((draft) => ({ ...draft, received: false, form: null }));

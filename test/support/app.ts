@@ -1,0 +1,104 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app';
+import type { Config } from '../../src/config/config';
+import { createOrm } from '../../src/kernel/db/orm';
+import { ENTITIES } from '../../src/modules/entities';
+import { createOrganization } from '../../src/modules/identity/identity.service';
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: '/tmp/gather-test',
+    embeddedPgPort: 0,
+    publicUrl: 'https://gather.test',
+    logLevel: 'silent',
+    production: false,
+    secret: TEST_SECRET,
+    bodyLimit: 1024 * 1024,
+    dbPoolMax: 5,
+    shutdownTimeoutMs: 1000,
+    ...overrides,
+  };
+}
+
+/** Counts the SQL statements the app sends (statement-count assertions). */
+export class StatementCounter {
+  statements: string[] = [];
+  get count(): number {
+    return this.statements.length;
+  }
+  reset(): void {
+    this.statements = [];
+  }
+}
+
+export type TestApp = {
+  app: FastifyInstance;
+  orm: MikroORM;
+  sql: StatementCounter;
+  close(): Promise<void>;
+};
+
+export function workerDatabaseUrl(): string {
+  const template = process.env.GATHER_TEST_DATABASE_URL;
+  if (!template) throw new Error('GATHER_TEST_DATABASE_URL is unset: run the tests through jest (global-setup.ts)');
+  return template.replace('gather_test_WORKER', `gather_test_${process.env.JEST_WORKER_ID ?? '1'}`);
+}
+
+/** Empties every table of this worker's database, so each test file starts from nothing. */
+export async function truncateAll(orm: MikroORM): Promise<void> {
+  const tables = await orm.em.fork().getConnection().execute<{ tablename: string }[]>(
+    `select tablename from pg_tables where schemaname = 'public' and tablename <> 'mikro_orm_migrations'`,
+  );
+  await orm.em.fork().getConnection().execute(`truncate table ${tables.map((t) => `"${t.tablename}"`).join(', ')} cascade`);
+}
+
+/** The whole service on this worker's database, emptied, not listening. */
+export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const sql = new StatementCounter();
+  const orm = await createOrm({ url: workerDatabaseUrl(), entities: ENTITIES, poolMax: 5, onQuery: (statement) => sql.statements.push(statement) });
+  await truncateAll(orm);
+  const app = await buildApp({ config: testConfig(overrides), orm });
+  await app.ready();
+  return {
+    app,
+    orm,
+    sql,
+    async close() {
+      await app.close();
+      await orm.close();
+    },
+  };
+}
+
+export type Tenant = { organizationId: string; userId: string; apiKey: string };
+
+let tenantCount = 0;
+
+/** A fresh organization with its ADMIN and the admin's API key. */
+export async function createTenant(orm: MikroORM, name = `Org ${++tenantCount}`): Promise<Tenant> {
+  const email = `admin-${Date.now()}-${++tenantCount}-${Math.random().toString(36).slice(2)}@example.com`;
+  const { organization, user, apiKey } = await createOrganization(orm.em.fork(), { name, adminEmail: email });
+  return { organizationId: organization.id, userId: user.id, apiKey };
+}
+
+/** An HTTP client bound to one API key. */
+export function client(app: FastifyInstance, apiKey?: string) {
+  const headers = (extra?: Record<string, string>) => ({ ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...extra });
+  const send = (options: InjectOptions & { headers?: Record<string, string> }): Promise<LightMyRequestResponse> =>
+    app.inject({ ...options, headers: headers(options.headers) });
+  return {
+    get: (url: string, extra?: Record<string, string>) => send({ method: 'GET', url, headers: extra }),
+    delete: (url: string) => send({ method: 'DELETE', url }),
+    post: (url: string, body?: unknown, extra?: Record<string, string>) => send({ method: 'POST', url, payload: body as never, headers: extra }),
+    patch: (url: string, body?: unknown) => send({ method: 'PATCH', url, payload: body as never }),
+    async graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<{ data: T; errors?: Array<{ message: string; extensions?: Record<string, any> }> }> {
+      const response = await send({ method: 'POST', url: '/graphql', payload: { query, variables } });
+      return response.json();
+    },
+  };
+}
