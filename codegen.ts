@@ -86,8 +86,9 @@ export async function generate(): Promise<Record<string, string>> {
     documents: operationDocuments(),
     config: {
       ...config,
-      // Results are plain JSON here, so scalars are their serialised forms.
+      // Results are plain JSON here: scalars and enums are their serialised forms (`EN_US`).
       scalars: { DateTime: 'string', URL: 'string', JSON: 'unknown' },
+      enumValues: {},
       onlyOperationTypes: true,
       preResolveTypes: true,
       skipTypename: true,

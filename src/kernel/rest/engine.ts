@@ -53,8 +53,11 @@ export class RestError extends Error {
 
 const snake = (segment: string): string => segment.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** A user error as GraphQL returns it. */
+type UserErrorJson = { field: string[] | null; message: string; code: string };
+
 /** A GraphQL user-error path (`["input", "dueDate"]`) as a 422 `loc` (`["body", "due_date"]`). */
-export function userErrorsToEntries(userErrors: Pick<UserError, 'field' | 'message' | 'code'>[]): ValidationEntry[] {
+export function userErrorsToEntries(userErrors: UserErrorJson[]): ValidationEntry[] {
   return userErrors.map((e) => {
     const field = e.field ?? [];
     const path = field[0] === 'input' ? field.slice(1) : field;
@@ -67,9 +70,9 @@ export function userErrorsToEntries(userErrors: Pick<UserError, 'field' | 'messa
 }
 
 /** The record of a mutation payload, or a 422 carrying its user errors. */
-export function fromPayload<T>(payload: { userErrors: UserError[] } & Record<string, any>, key: string): T {
+export function fromPayload<P extends { userErrors: UserErrorJson[] }, K extends keyof P>(payload: P, key: K): NonNullable<P[K]> {
   if (payload.userErrors.length > 0) throw new RestError(422, userErrorsToEntries(payload.userErrors));
-  return payload[key] as T;
+  return payload[key] as NonNullable<P[K]>;
 }
 
 /** The record, or the 404 the spec names for it (`"Request not found"`). */

@@ -6,11 +6,14 @@ import { Kind, parse, print, visit, type DefinitionNode, type FragmentDefinition
  * fragments it uses. mercurius caches parsing and JIT compilation per document text, so each REST
  * row must run a document of its own.
  */
-export function loadOperations(path: string): Record<string, string> {
+export function loadOperations(path: string, ...fragmentFiles: string[]): Record<string, string> {
   const document = parse(readFileSync(path, 'utf8'));
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  // Fragments may come from other modules' files (a request embeds its items' REST shape).
+  for (const file of [path, ...fragmentFiles]) {
+    for (const definition of parse(readFileSync(file, 'utf8')).definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    }
   }
   const spreadsOf = (node: DefinitionNode): string[] => {
     const names: string[] = [];

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../graphql/pagination';
 
 // Building blocks of the REST rows' JSON Schemas. The same schemas validate requests (422 bodies),
@@ -21,6 +21,18 @@ export const Nullable = <T extends TSchema>(schema: T) => {
 export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 
+/**
+ * A request body: every property optional but those named in `required`; unknown properties are
+ * dropped before validation reaches the handler (legacy clients send extras).
+ */
+export const Body = <P extends TProperties, R extends keyof P = never>(properties: P, required: readonly R[] = []) =>
+  Type.Object(
+    Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, required.includes(key as R) ? schema : Type.Optional(schema)])) as {
+      [K in keyof P]: K extends R ? P[K] : TOptional<P[K]>;
+    },
+    { additionalProperties: false },
+  ) as TObject<{ [K in keyof P]: K extends R ? P[K] : TOptional<P[K]> }>;
+
 export const DetailBody = Type.Object({ detail: Type.String() }, { description: 'what went wrong' });
 
 export const ValidationBody = Type.Object(
@@ -38,9 +50,12 @@ export const ValidationBody = Type.Object(
 
 export const NoContent = Type.Null({ description: 'no body' });
 
+/** A query string: every parameter optional (defaults fill the gaps); unknown parameters ignored. */
+export const Query = <P extends TProperties>(properties: P) => Type.Partial(Type.Object(properties));
+
 /** `limit` and `order` (by creation date) of a REST list. */
 export const listQuery = (defaultOrder: 'asc' | 'desc') =>
-  Type.Object({
+  Query({
     limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `page size, 1 to ${MAX_PAGE_SIZE}` }),
     order: Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: defaultOrder, description: `by creation date, ${defaultOrder} by default` }),
   });

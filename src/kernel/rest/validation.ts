@@ -31,7 +31,8 @@ function describe(error: ErrorObject): { msg: string; type: string } {
     case 'required':
       return { msg: 'Field required', type: 'missing' };
     case 'type': {
-      const expected = Array.isArray(p.type) ? p.type.join(' or ') : String(p.type);
+      // A nullable field's type list reads as its main type: null is rarely what the client meant.
+      const expected = Array.isArray(p.type) ? String(p.type.find((t: string) => t !== 'null') ?? p.type[0]) : String(p.type);
       const names: Record<string, string> = {
         string: 'a valid string', integer: 'a valid integer', number: 'a valid number', boolean: 'a valid boolean',
         object: 'a valid dictionary or object', array: 'a valid list', null: 'null',

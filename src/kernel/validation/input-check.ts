@@ -25,36 +25,35 @@ export class InputCheck {
 
   /** Text that PostgreSQL will store: no NUL characters, within `max` characters. */
   text(field: FieldPath, value: string | null | undefined, options: { max: number; min?: number; required?: boolean }): this {
-    const label = field[field.length - 1];
     if (value === undefined || value === null) {
-      if (options.required) this.add(field, `${label} is required`, 'REQUIRED');
+      if (options.required) this.add(field, 'Field required', 'REQUIRED');
       return this;
     }
-    if (value.includes('\u0000')) return this.add(field, `${label} must not contain NUL characters`, 'INVALID');
+    if (value.includes('\u0000')) return this.add(field, 'Text must not contain NUL characters', 'INVALID');
     const length = [...value].length;
-    if (length > options.max) return this.add(field, `${label} must be at most ${options.max} characters`, 'TOO_LONG');
+    if (length > options.max) return this.add(field, `Text should have at most ${options.max} characters`, 'TOO_LONG');
     if (options.min !== undefined && value.trim().length < options.min) {
-      return this.add(field, `${label} must be at least ${options.min} character${options.min === 1 ? '' : 's'}`, 'TOO_SHORT');
+      return this.add(field, `Text should have at least ${options.min} non-blank character${options.min === 1 ? '' : 's'}`, 'TOO_SHORT');
     }
     return this;
   }
 
   email(field: FieldPath, value: string | null | undefined): this {
     if (value == null) return this;
-    if (value.length > 320 || !EMAIL.test(value)) return this.add(field, `${field[field.length - 1]} must be an email address`, 'INVALID');
+    if (value.length > 320 || !EMAIL.test(value)) return this.add(field, 'Input should be an email address', 'INVALID');
     return this;
   }
 
   phone(field: FieldPath, value: string | null | undefined): this {
     if (value == null) return this;
-    if (!PHONE.test(value)) return this.add(field, `${field[field.length - 1]} must be a phone number such as +15551234567`, 'INVALID');
+    if (!PHONE.test(value)) return this.add(field, 'Input should be a phone number such as +15551234567', 'INVALID');
     return this;
   }
 
   int(field: FieldPath, value: number | null | undefined, options: { min: number; max: number }): this {
     if (value == null) return this;
     if (!Number.isInteger(value) || value < options.min || value > options.max) {
-      return this.add(field, `${field[field.length - 1]} must be an integer from ${options.min} to ${options.max}`, 'OUT_OF_RANGE');
+      return this.add(field, `Input should be an integer from ${options.min} to ${options.max}`, 'OUT_OF_RANGE');
     }
     return this;
   }
@@ -63,22 +62,22 @@ export class InputCheck {
     if (value == null) return this;
     const time = value.getTime();
     if (Number.isNaN(time) || time < MIN_DATE || time > MAX_DATE) {
-      return this.add(field, `${field[field.length - 1]} must be a date between 1970 and 9999`, 'OUT_OF_RANGE');
+      return this.add(field, 'Input should be a date between 1970 and 9999', 'OUT_OF_RANGE');
     }
     return this;
   }
 
   uuid(field: FieldPath, value: string | null | undefined): this {
     if (value == null) return this;
-    if (!isUuid(value)) return this.add(field, `${field[field.length - 1]} must be a UUID`, 'INVALID');
+    if (!isUuid(value)) return this.add(field, 'Input should be a valid UUID', 'INVALID');
     return this;
   }
 
   count(field: FieldPath, value: unknown[] | null | undefined, options: { max: number; min?: number }): this {
     if (value == null) return this;
-    if (value.length > options.max) return this.add(field, `${field[field.length - 1]} may hold at most ${options.max} entries`, 'TOO_MANY');
+    if (value.length > options.max) return this.add(field, `List should have at most ${options.max} items`, 'TOO_MANY');
     if (options.min !== undefined && value.length < options.min) {
-      return this.add(field, `${field[field.length - 1]} needs at least ${options.min} entr${options.min === 1 ? 'y' : 'ies'}`, 'REQUIRED');
+      return this.add(field, `List should have at least ${options.min} item${options.min === 1 ? '' : 's'}`, 'REQUIRED');
     }
     return this;
   }
@@ -87,19 +86,19 @@ export class InputCheck {
   stringMap(field: FieldPath, value: unknown, options: { maxKeys: number; maxKey: number; maxValue: number }): this {
     if (value == null) return this;
     if (typeof value !== 'object' || Array.isArray(value)) {
-      return this.add(field, `${field[field.length - 1]} must be an object of string values`, 'INVALID');
+      return this.add(field, 'Input should be an object of string values', 'INVALID');
     }
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length > options.maxKeys) {
-      return this.add(field, `${field[field.length - 1]} may hold at most ${options.maxKeys} keys`, 'TOO_MANY');
+      return this.add(field, `Object should have at most ${options.maxKeys} keys`, 'TOO_MANY');
     }
     for (const [key, entry] of entries) {
       if (typeof entry !== 'string') {
-        this.add([...field, key], `${key} must be a string`, 'INVALID');
+        this.add([...field, key], 'Input should be a valid string', 'INVALID');
         continue;
       }
       if (key.length === 0 || key.length > options.maxKey || key.includes('\u0000')) {
-        this.add([...field, key], `keys must be 1 to ${options.maxKey} characters without NUL`, 'INVALID');
+        this.add([...field, key], `Keys should have 1 to ${options.maxKey} characters, without NUL`, 'INVALID');
         continue;
       }
       this.text([...field, key], entry, { max: options.maxValue });

@@ -10,7 +10,7 @@ import type {
 } from '../../kernel/graphql/__generated__/operations';
 import { found, type RestRow } from '../../kernel/rest/engine';
 import { loadOperations } from '../../kernel/rest/operations';
-import { DetailBody, Uuid, withErrors } from '../../kernel/rest/schemas';
+import { DetailBody, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../kernel/graphql/pagination';
 
 const operations = loadOperations(join(__dirname, 'identity.operations.graphql'));
@@ -60,7 +60,7 @@ const restTeam = (team: TeamResult) => ({
 const stringsOnly = (record: Record<string, string | null | undefined>) =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => typeof value === 'string'));
 
-const UsersQuery = Type.Object({
+const UsersQuery = Query({
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `page size, 1 to ${MAX_PAGE_SIZE}; oldest first` }),
 });
 

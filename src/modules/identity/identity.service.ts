@@ -70,7 +70,7 @@ export async function createOrganization(
   check.done();
   return em.transactional(async (tx) => {
     if (await findUserByEmail(tx, input.adminEmail)) {
-      throw AppError.validation([{ field: ['adminEmail'], message: `a user with email ${input.adminEmail} already exists`, code: 'TAKEN' }]);
+      throw AppError.validation([{ field: ['adminEmail'], message: `A user with email ${input.adminEmail} already exists`, code: 'TAKEN' }]);
     }
     const organization = tx.create(Organization, { name: input.name });
     const user = tx.create(User, {
@@ -124,7 +124,7 @@ export async function createTeam(ctx: Ctx, input: { name: string }): Promise<Tea
 async function checkTeam(ctx: Ctx, check: InputCheck, teamId: string | null | undefined): Promise<Team | null> {
   if (teamId == null) return null;
   const team = await getTeam(ctx, teamId);
-  if (!team) check.add(['teamId'], 'teamId names no team of your organization', 'NOT_FOUND');
+  if (!team) check.add(['teamId'], 'Names no team of your organization', 'NOT_FOUND');
   return team;
 }
 
@@ -133,7 +133,7 @@ async function flushUniqueEmail(em: EntityManager, email: string): Promise<void>
     await em.flush();
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      throw AppError.validation([{ field: ['email'], message: `a user with email ${email} already exists`, code: 'TAKEN' }]);
+      throw AppError.validation([{ field: ['email'], message: `A user with email ${email} already exists`, code: 'TAKEN' }]);
     }
     throw err;
   }
@@ -171,7 +171,7 @@ export async function updateUser(
   const check = new InputCheck();
   checkPerson(check, input);
   const team = await checkTeam(ctx, check, input.teamId);
-  if (input.role === null) check.add(['role'], 'role cannot be null', 'INVALID');
+  if (input.role === null) check.add(['role'], 'Cannot be null', 'INVALID');
   check.done();
   if (input.firstName !== undefined) user.firstName = input.firstName;
   if (input.lastName !== undefined) user.lastName = input.lastName;
@@ -186,7 +186,7 @@ export async function createApiKey(ctx: Ctx, input: { userId?: string | null; na
   if (userId !== ctx.viewer.userId) requireAdmin(ctx.viewer);
   new InputCheck().text(['name'], input.name, { max: 100 }).done();
   const user = await getUser(ctx, userId);
-  if (!user) throw AppError.validation([{ field: ['userId'], message: 'userId names no user of your organization', code: 'NOT_FOUND' }]);
+  if (!user) throw AppError.validation([{ field: ['userId'], message: 'Names no user of your organization', code: 'NOT_FOUND' }]);
   const secret = generateApiKey();
   const apiKey = ctx.em.create(ApiKey, { user, name: input.name ?? null, prefix: apiKeyPrefix(secret), keyHash: hashApiKey(secret) });
   await ctx.em.flush();

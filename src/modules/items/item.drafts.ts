@@ -31,7 +31,7 @@ export function checkItemText(check: InputCheck, path: FieldPath, item: { name?:
 export function draftFromInput(check: InputCheck, path: FieldPath, input: RequestItemInput): ItemDraft | null {
   const given = (['upload', 'eSignature', 'question'] as const).filter((key) => input[key] != null);
   if (given.length !== 1) {
-    check.add(path, 'an item must be exactly one of upload, eSignature or question', 'INVALID');
+    check.add(path, 'An item is exactly one of upload, eSignature or question', 'INVALID');
     return null;
   }
   const kind = given[0];

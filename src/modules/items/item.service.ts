@@ -48,7 +48,7 @@ export async function createItem(ctx: Ctx, requestId: string, input: RequestItem
   return ctx.em.transactional(async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
     const count = await tx.count(RequestItem, { request: request.id });
-    if (count >= MAX_ITEMS) check.add([], `a request may hold at most ${MAX_ITEMS} items`, 'TOO_MANY');
+    if (count >= MAX_ITEMS) check.add([], `A request holds at most ${MAX_ITEMS} items`, 'TOO_MANY');
     check.done();
     const last = await tx.findOne(RequestItem, { request: request.id }, { orderBy: { position: 'desc' } });
     const assignee = await tx.findOne(Recipient, { request: request.id }, { orderBy: { position: 'asc' } });
@@ -61,8 +61,8 @@ export async function createItem(ctx: Ctx, requestId: string, input: RequestItem
 export async function updateItem(ctx: Ctx, id: string, requestId: string | null | undefined, input: ItemUpdateInput): Promise<RequestItem> {
   const check = new InputCheck();
   checkItemText(check, [], { name: input.name, description: input.description }, false);
-  if (input.name === null) check.add(['name'], 'name cannot be null', 'INVALID');
-  if (input.required === null) check.add(['required'], 'required cannot be null', 'INVALID');
+  if (input.name === null) check.add(['name'], 'Cannot be null', 'INVALID');
+  if (input.required === null) check.add(['required'], 'Cannot be null', 'INVALID');
   check.done();
   return ctx.em.transactional(async (tx) => {
     const item = await requireItem(tx, ctx, id, requestId);

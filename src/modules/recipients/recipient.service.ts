@@ -59,7 +59,7 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
     check.uuid([...path, 'id'], input.id);
     check.text([...path, 'questionText'], input.questionText, { max: MAX_QUESTION }).text([...path, 'questionAnswer'], input.questionAnswer, { max: MAX_QUESTION });
     const contact = input.id ? byId.get(input.id) : undefined;
-    if (input.id && isUuid(input.id) && !contact) check.add([...path, 'id'], 'id names no contact of your organization', 'NOT_FOUND');
+    if (input.id && isUuid(input.id) && !contact) check.add([...path, 'id'], 'Names no contact of your organization', 'NOT_FOUND');
     const draft: RecipientDraft = {
       contactId: contact?.id ?? null,
       firstName: input.firstName ?? contact?.firstName ?? null,
@@ -72,15 +72,15 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
       questionText: input.questionText ?? null,
       questionAnswer: input.questionAnswer ?? null,
     };
-    if (!input.id && !draft.email && !draft.phone) check.add([...path, 'email'], 'a recipient needs an email or a phone', 'REQUIRED');
+    if (!input.id && !draft.email && !draft.phone) check.add([...path, 'email'], 'A recipient needs an email or a phone', 'REQUIRED');
     if (draft.authMethod === 'SECURITY_QUESTION') {
-      if (!draft.questionText?.trim()) check.add([...path, 'questionText'], 'questionText is required with SECURITY_QUESTION', 'REQUIRED');
-      if (!draft.questionAnswer?.trim()) check.add([...path, 'questionAnswer'], 'questionAnswer is required with SECURITY_QUESTION', 'REQUIRED');
+      if (!draft.questionText?.trim()) check.add([...path, 'questionText'], 'Required with SECURITY_QUESTION', 'REQUIRED');
+      if (!draft.questionAnswer?.trim()) check.add([...path, 'questionAnswer'], 'Required with SECURITY_QUESTION', 'REQUIRED');
     }
-    if (draft.authMethod === 'EMAIL' && !draft.email) check.add([...path, 'email'], 'email is required with auth method EMAIL', 'REQUIRED');
-    if (draft.authMethod === 'SMS' && !draft.phone) check.add([...path, 'phone'], 'phone is required with auth method SMS', 'REQUIRED');
+    if (draft.authMethod === 'EMAIL' && !draft.email) check.add([...path, 'email'], 'Required with auth method EMAIL', 'REQUIRED');
+    if (draft.authMethod === 'SMS' && !draft.phone) check.add([...path, 'phone'], 'Required with auth method SMS', 'REQUIRED');
     const identity = draft.contactId ?? `${normaliseEmail(draft.email)}|${draft.phone ?? ''}`;
-    if (seen.has(identity)) check.add(path, 'the same recipient appears twice', 'INVALID');
+    if (seen.has(identity)) check.add(path, 'The same recipient appears twice', 'INVALID');
     seen.add(identity);
     return draft;
   });
@@ -158,7 +158,7 @@ export async function listContacts(ctx: Ctx, args: PageArgs, scope: 'own' | 'org
 export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promise<Contact> {
   const check = new InputCheck();
   checkPersonFields(check, [], input);
-  if (!input.email?.trim() && !input.phone?.trim()) check.add(['email'], 'a contact needs an email or a phone', 'REQUIRED');
+  if (!input.email?.trim() && !input.phone?.trim()) check.add(['email'], 'A contact needs an email or a phone', 'REQUIRED');
   check.done();
   const owner = await ctx.em.findOneOrFail(User, ctx.viewer.userId);
   const draft: RecipientDraft = {

@@ -57,10 +57,10 @@ function checkCommonFields(check: InputCheck, input: CommonFields, current?: { d
   const due = input.dueDate !== undefined ? input.dueDate : current?.dueDate;
   const expiration = input.expirationDate !== undefined ? input.expirationDate : current?.expirationDate;
   if (due && expiration && expiration.getTime() <= due.getTime()) {
-    check.add(['expirationDate'], 'expirationDate must be later than dueDate', 'INVALID');
+    check.add(['expirationDate'], 'Must be later than the due date', 'INVALID');
   }
   for (const key of ['name', 'language', 'reminders', 'userMetadata', 'reminderSchedule', 'cloudStorageProvider', 'requireCompleteSubmission', 'disableSubmissionComments'] as const) {
-    if (input[key] === null) check.add([key], `${key} cannot be null`, 'INVALID');
+    if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   }
 }
 
@@ -78,8 +78,8 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
   return inputs.flatMap((input, index) => {
     check.uuid(['collaborators', index, 'id'], input.id);
     const user = byId.get(input.id);
-    if (isUuid(input.id) && !user) check.add(['collaborators', index, 'id'], 'id names no user of your organization', 'NOT_FOUND');
-    if (seen.has(input.id)) check.add(['collaborators', index, 'id'], 'the same collaborator appears twice', 'INVALID');
+    if (isUuid(input.id) && !user) check.add(['collaborators', index, 'id'], 'Names no user of your organization', 'NOT_FOUND');
+    if (seen.has(input.id)) check.add(['collaborators', index, 'id'], 'The same collaborator appears twice', 'INVALID');
     seen.add(input.id);
     return user ? [{ user, role: input.role ?? 'USER' }] : [];
   });
@@ -133,13 +133,13 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     throw AppError.forbidden('Only an ADMIN may create requests for another owner');
   }
   const owner = await em.findOne(User, { id: isUuid(input.ownerId ?? '') ? input.ownerId! : viewer.userId, organization: viewer.organizationId });
-  if (!owner) check.add(['ownerId'], 'ownerId names no user of your organization', 'NOT_FOUND');
+  if (!owner) check.add(['ownerId'], 'Names no user of your organization', 'NOT_FOUND');
   const team = input.teamId && isUuid(input.teamId) ? await em.findOne(Team, { id: input.teamId, organization: viewer.organizationId }) : null;
-  if (input.teamId && isUuid(input.teamId) && !team) check.add(['teamId'], 'teamId names no team of your organization', 'NOT_FOUND');
+  if (input.teamId && isUuid(input.teamId) && !team) check.add(['teamId'], 'Names no team of your organization', 'NOT_FOUND');
 
   if (!template) {
-    if (input.name == null) check.add(['name'], 'name is required unless templateId is given', 'REQUIRED');
-    if (input.items == null) check.add(['items'], 'items are required unless templateId is given', 'REQUIRED');
+    if (input.name == null) check.add(['name'], 'Required unless a template is given', 'REQUIRED');
+    if (input.items == null) check.add(['items'], 'Required unless a template is given', 'REQUIRED');
   }
   const given = (input.items ?? []).map((item, index) => draftFromInput(check, ['items', index], item));
   const recipients = await prepareRecipients(ctx, check, input.recipients);
@@ -158,7 +158,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     }
     const dueDate = input.dueDate ?? (template?.dueDateInterval != null ? new Date(Date.now() + template.dueDateInterval * 86_400_000) : null);
     if (dueDate && input.expirationDate && input.expirationDate.getTime() <= dueDate.getTime()) {
-      throw AppError.validation([{ field: ['expirationDate'], message: "expirationDate must be later than the template's due date", code: 'INVALID' }]);
+      throw AppError.validation([{ field: ['expirationDate'], message: "Must be later than the due date the template sets", code: 'INVALID' }]);
     }
     const state: RequestState = input.skipInitialNotification ? 'INCOMPLETE_AND_LINK_GENERATED' : 'INCOMPLETE_AND_LINK_SENT';
     const request = tx.create(Request, {

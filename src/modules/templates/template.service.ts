@@ -51,21 +51,21 @@ function checkForm(check: InputCheck, path: FieldPath, form: TemplateItemInput['
   const fields = form.fields ?? {};
   const result: TemplateItemForm['fields'] = {};
   if (typeof fields !== 'object' || Array.isArray(fields)) {
-    check.add([...path, 'fields'], 'fields must map field names to {defaultValue, readOnly}', 'INVALID');
+    check.add([...path, 'fields'], 'Input should map field names to {defaultValue, readOnly}', 'INVALID');
   } else {
     const entries = Object.entries(fields as Record<string, unknown>);
-    if (entries.length > MAX_FORM_FIELDS) check.add([...path, 'fields'], `fields may hold at most ${MAX_FORM_FIELDS} entries`, 'TOO_MANY');
+    if (entries.length > MAX_FORM_FIELDS) check.add([...path, 'fields'], `Object should have at most ${MAX_FORM_FIELDS} keys`, 'TOO_MANY');
     for (const [name, value] of entries.slice(0, MAX_FORM_FIELDS)) {
       const fieldPath = [...path, 'fields', name];
       check.text(fieldPath, name, { max: 200, min: 1 });
       const field = value as { defaultValue?: unknown; readOnly?: unknown } | null;
       if (!field || typeof field !== 'object' || Array.isArray(field)) {
-        check.add(fieldPath, `${name} must be an object {defaultValue, readOnly}`, 'INVALID');
+        check.add(fieldPath, 'Input should be an object {defaultValue, readOnly}', 'INVALID');
         continue;
       }
-      if (field.defaultValue != null && typeof field.defaultValue !== 'string') check.add([...fieldPath, 'defaultValue'], 'defaultValue must be a string', 'INVALID');
+      if (field.defaultValue != null && typeof field.defaultValue !== 'string') check.add([...fieldPath, 'defaultValue'], 'Input should be a valid string', 'INVALID');
       else check.text([...fieldPath, 'defaultValue'], field.defaultValue as string | null | undefined, { max: 1000 });
-      if (field.readOnly != null && typeof field.readOnly !== 'boolean') check.add([...fieldPath, 'readOnly'], 'readOnly must be a boolean', 'INVALID');
+      if (field.readOnly != null && typeof field.readOnly !== 'boolean') check.add([...fieldPath, 'readOnly'], 'Input should be a valid boolean', 'INVALID');
       result[name] = { defaultValue: (field.defaultValue as string | undefined) ?? null, readOnly: (field.readOnly as boolean | undefined) ?? false };
     }
   }
@@ -100,7 +100,7 @@ function checkTemplateFields(check: InputCheck, input: TemplateCreateInput | Tem
     .text(['personalMessage'], input.personalMessage, { max: 5000 })
     .int(['reminders'], input.reminders, REMINDERS_RANGE)
     .int(['dueDateInterval'], input.dueDateInterval, { min: 0, max: 3650 });
-  if (input.name === null) check.add(['name'], 'name cannot be null', 'INVALID');
+  if (input.name === null) check.add(['name'], 'Cannot be null', 'INVALID');
 }
 
 /** Replaces a template's items with `drafts`, in order. */
@@ -138,7 +138,7 @@ export async function updateTemplate(ctx: Ctx, id: string, input: TemplateUpdate
   checkTemplateFields(check, input);
   const drafts = input.items ? templateItemDrafts(check, input.items) : null;
   for (const key of ['reminders', 'language'] as const) {
-    if (input[key] === null) check.add([key], `${key} cannot be null`, 'INVALID');
+    if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   }
   check.done();
   return ctx.em.transactional(async (tx) => {

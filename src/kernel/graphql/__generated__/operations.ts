@@ -3,12 +3,482 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** Direction of an ordering. Values may be added. */
+export type OrderDirection =
+  /** Smallest first. */
+  | 'ASC'
+  /** Largest first. */
+  | 'DESC';
+
+/** Kinds of user error. Values may be added. */
+export type UserErrorCode =
+  /** A required value is missing. */
+  | 'REQUIRED'
+  /** The value is malformed or not allowed here. */
+  | 'INVALID'
+  /** The value is longer than the limit. */
+  | 'TOO_LONG'
+  /** The value is shorter than the minimum. */
+  | 'TOO_SHORT'
+  /** The list has more entries than the limit. */
+  | 'TOO_MANY'
+  /** The number or date is outside the allowed range. */
+  | 'OUT_OF_RANGE'
+  /** A referenced record does not exist or is not visible to the caller. */
+  | 'NOT_FOUND'
+  /** The value is already used by another record. */
+  | 'TAKEN'
+  /** The record's current state does not allow this change. */
+  | 'INVALID_STATE';
+
+/** Languages a request, recipient or template can use. Values may be added. */
+export type Language =
+  /** English (United States); the default. REST also accepts `en`. */
+  | 'EN_US'
+  /** Spanish. */
+  | 'ES'
+  /** Arabic. */
+  | 'AR'
+  /** Chinese. */
+  | 'ZH'
+  /** French. */
+  | 'FR'
+  /** German. */
+  | 'DE'
+  /** Haitian Creole. */
+  | 'HT'
+  /** Hebrew. */
+  | 'HE'
+  /** Indonesian. */
+  | 'ID'
+  /** Italian. */
+  | 'IT'
+  /** Korean. */
+  | 'KO'
+  /** Portuguese. */
+  | 'PT'
+  /** Punjabi. */
+  | 'PA'
+  /** Russian. */
+  | 'RU';
+
 /** What a user may do inside its organization. Values may be added. */
 export type UserRole =
   /** Sees and manages everything in the organization, including users, teams and API keys. */
   | 'ADMIN'
   /** Sees requests it owns, its team's, and those where it is a collaborator. */
   | 'USER';
+
+/** What an item asks of the recipient. Values may be added. */
+export type RequestItemKind =
+  /** Upload one or more files (STANDARD in the REST item list's later revision). */
+  | 'UPLOAD'
+  /** Sign a contract. */
+  | 'E_SIGNATURE'
+  /** Answer a question. */
+  | 'QUESTION';
+
+/** Progress of one item. Values may be added. */
+export type RequestItemStatus =
+  /** Not done yet. */
+  | 'INCOMPLETE'
+  /** Done by the recipient, waiting for review. */
+  | 'COMPLETE'
+  /** Sent back to the recipient. */
+  | 'REJECTED'
+  /** Reviewed and approved by the owner. */
+  | 'VERIFIED';
+
+/** Kinds of question. Values may be added. */
+export type QuestionType =
+  /** A free-text answer. */
+  | 'TEXT';
+
+/** An upload item to add. */
+export type UploadItemInput = {
+  /** Title, 1 to 1,000 characters. */
+  name: string;
+  /** Help text, up to 5,000 characters. */
+  description?: string | null | undefined;
+  /** Whether the recipient must complete it; false by default. */
+  required?: boolean | null | undefined;
+};
+
+/** An e-signature item to add. */
+export type ESignatureItemInput = {
+  /** Title, 1 to 1,000 characters. */
+  name: string;
+  /** Help text, up to 5,000 characters. */
+  description?: string | null | undefined;
+  /** Whether the recipient must sign; false by default. */
+  required?: boolean | null | undefined;
+  /** UUID of the contract to sign. */
+  contractId?: string | number | null | undefined;
+};
+
+/** A question item to add. */
+export type QuestionItemInput = {
+  /** The question, 1 to 1,000 characters. */
+  name: string;
+  /** Help text, up to 5,000 characters. */
+  description?: string | null | undefined;
+  /** Whether the recipient must answer; false by default. */
+  required?: boolean | null | undefined;
+  /** Kind of answer; TEXT by default. */
+  questionType?: QuestionType | null | undefined;
+  /** An answer filled in beforehand, up to 10,000 characters. */
+  answer?: string | null | undefined;
+};
+
+/** An item to add: exactly one of the fields. */
+export type RequestItemInput =
+  {   /** Ask for files. */
+  upload: UploadItemInput; eSignature?: never; question?: never; }
+  |  { upload?: never;   /** Ask for a signature. */
+  eSignature: ESignatureItemInput; question?: never; }
+  |  { upload?: never; eSignature?: never;   /** Ask a question. */
+  question: QuestionItemInput; };
+
+/** Input of `itemUpdate`. An absent field is left alone. */
+export type ItemUpdateInput = {
+  /** Title, 1 to 1,000 characters. */
+  name?: string | null | undefined;
+  /** Help text, up to 5,000 characters; null clears it. */
+  description?: string | null | undefined;
+  /** Whether the recipient must complete it. */
+  required?: boolean | null | undefined;
+};
+
+/** How a recipient proves who it is before it sees a request. Values may be added. */
+export type AuthMethod =
+  /** Not chosen: NONE, or EMAIL (SMS without an email) when the request has MFA on. */
+  | 'UNSET'
+  /** A one-time code sent by email. */
+  | 'EMAIL'
+  /** A one-time code sent by text message. */
+  | 'SMS'
+  /** The answer to the owner's security question. */
+  | 'SECURITY_QUESTION'
+  /** The private link alone. */
+  | 'NONE';
+
+/** How a recipient is notified. Values may be added. */
+export type SendMethod =
+  /** The organization's default (email). */
+  | 'DEFAULT'
+  /** Email. */
+  | 'EMAIL'
+  /** Text message. */
+  | 'SMS'
+  /** Email and text message. */
+  | 'BOTH'
+  /** Every channel the recipient has. */
+  | 'MULTIPLE';
+
+/**
+ * A recipient of a new request. Give `id` to reuse a contact, or the person's details (an email or a
+ * phone is required); the details given override the contact's for this request.
+ */
+export type RecipientInput = {
+  /** UUID of an existing contact of the caller's organization. */
+  id?: string | number | null | undefined;
+  /** Given name, up to 100 characters. */
+  firstName?: string | null | undefined;
+  /** Family name, up to 100 characters. */
+  lastName?: string | null | undefined;
+  /** Email address. */
+  email?: string | null | undefined;
+  /** Mobile phone number, in international form (+15551234567). */
+  phone?: string | null | undefined;
+  /** Language of the recipient's pages. */
+  language?: Language | null | undefined;
+  /** How the recipient proves who it is; UNSET by default. */
+  authMethod?: AuthMethod | null | undefined;
+  /** How the recipient is notified; DEFAULT by default. */
+  sendMethod?: SendMethod | null | undefined;
+  /** The security question; required with SECURITY_QUESTION. */
+  questionText?: string | null | undefined;
+  /** The expected answer; required with SECURITY_QUESTION. Stored hashed, compared without case. */
+  questionAnswer?: string | null | undefined;
+};
+
+/** Input of `contactUpsert`: a contact is matched on email and phone together. */
+export type ContactUpsertInput = {
+  /** Given name, up to 100 characters. */
+  firstName?: string | null | undefined;
+  /** Family name, up to 100 characters. */
+  lastName?: string | null | undefined;
+  /** Email address; an email or a phone is required. */
+  email?: string | null | undefined;
+  /** Mobile phone number. */
+  phone?: string | null | undefined;
+  /** Preferred language. */
+  language?: Language | null | undefined;
+};
+
+/**
+ * Where a request stands (the spec's section 3). New requests start in INCOMPLETE_AND_LINK_SENT, or
+ * INCOMPLETE_AND_LINK_GENERATED when no notification was sent; closing moves to CLOSED. Values may be
+ * added.
+ */
+export type RequestState =
+  /** Created; links not generated yet. */
+  | 'PRE_LINK_GENERATED'
+  /** Links freshly generated; nothing submitted. */
+  | 'INCOMPLETE_AND_FRESHLY_GENERATED'
+  /** Links generated but not sent to the recipients. */
+  | 'INCOMPLETE_AND_LINK_GENERATED'
+  /** Links sent to the recipients; nothing submitted yet. */
+  | 'INCOMPLETE_AND_LINK_SENT'
+  /** Some items submitted. */
+  | 'PARTIALLY_SUBMITTED'
+  /** Sent back to the recipients for changes. */
+  | 'REJECTED'
+  /** Every item submitted. */
+  | 'SUBMITTED'
+  /** Resubmitted after changes were asked for. */
+  | 'UPDATED_AND_SUBMITTED'
+  /** The expiration notice was sent. */
+  | 'EXPIRATION_EMAIL_SENT'
+  /** Every required item complete and submitted. */
+  | 'COMPLETE_AND_SUBMITTED'
+  /** The owner verified the submission. */
+  | 'VERIFIED'
+  /** Past its expiration date. */
+  | 'EXPIRED'
+  /** Closed by the owner; recipients can no longer submit. */
+  | 'CLOSED';
+
+/** Storage that receives a request's documents. Values may be added. */
+export type ConnectionProvider =
+  /** Gather's own storage; the default. */
+  | 'SERVICE'
+  /** A Google Drive folder. */
+  | 'GOOGLE_DRIVE'
+  /** A Dropbox folder. */
+  | 'DROPBOX'
+  /** A Box folder. */
+  | 'BOX'
+  /** A OneDrive folder. */
+  | 'ONEDRIVE'
+  /** A SharePoint folder. */
+  | 'SHAREPOINT';
+
+/** Narrows a request list: every given field must match (AND); a list matches any of its values (OR). */
+export type RequestFilter = {
+  /** Requests in any of these states. */
+  states?: Array<RequestState> | null | undefined;
+  /** Requests owned by any of these users. */
+  ownerIds?: Array<string | number> | null | undefined;
+  /** Requests of any of these teams. */
+  teamIds?: Array<string | number> | null | undefined;
+  /** Requests made from any of these templates. */
+  templateIds?: Array<string | number> | null | undefined;
+  /** Requests created at or after this time. */
+  createdAfter?: string | null | undefined;
+  /** Requests created before this time. */
+  createdBefore?: string | null | undefined;
+};
+
+/** Fields a request list can be ordered by. Values may be added. */
+export type RequestOrderField =
+  /** Creation time. */
+  | 'CREATED_AT'
+  /** Time of the last change. */
+  | 'UPDATED_AT';
+
+/** Ordering of a request list; ties are broken by id. */
+export type RequestOrder = {
+  /** The field to order by. */
+  field: RequestOrderField;
+  /** The direction. */
+  direction: OrderDirection;
+};
+
+/** A reminder at a fixed time. */
+export type ReminderScheduleEntryInput = {
+  /** When to send it. */
+  sendAt: string;
+  /** Text added to the reminder, up to 2,000 characters. */
+  message?: string | null | undefined;
+};
+
+/** A user to add as collaborator. */
+export type CollaboratorInput = {
+  /** UUID of a user of the caller's organization. */
+  id: string | number;
+  /** Role on this request; USER by default. */
+  role?: UserRole | null | undefined;
+};
+
+/** Input of `requestCreate`. */
+export type RequestCreateInput = {
+  /** Title, 1 to 255 characters. Required unless `templateId` is given (then the template's title). */
+  name?: string | null | undefined;
+  /**
+   * The items, up to 100. Required unless `templateId` is given; given with a template, they replace
+   * the template's items.
+   */
+  items?: Array<RequestItemInput> | null | undefined;
+  /** The recipients, 1 to 20. */
+  recipients: Array<RecipientInput>;
+  /**
+   * Date by which the request should be complete; with a template that has a due-date interval, that
+   * many days from now by default.
+   */
+  dueDate?: string | null | undefined;
+  /** Date when the request and its documents are deleted; must be later than `dueDate`. */
+  expirationDate?: string | null | undefined;
+  /** Date when the request closes by itself. */
+  autoCloseAt?: string | null | undefined;
+  /** Date of the first reminder. */
+  firstReminderDate?: string | null | undefined;
+  /** Message to the recipients, up to 5,000 characters; overrides the template's. */
+  personalMessage?: string | null | undefined;
+  /** Notes for the owner, up to 10,000 characters. */
+  notes?: string | null | undefined;
+  /** Up to 50 string values, keys up to 100 characters, values up to 1,000. */
+  userMetadata?: unknown;
+  /** Language; the template's, else EN_US. */
+  language?: Language | null | undefined;
+  /** Days between reminders, 0 to 365; the template's, else 3. */
+  reminders?: number | null | undefined;
+  /** Reminders at fixed times, up to 20. */
+  reminderSchedule?: Array<ReminderScheduleEntryInput> | null | undefined;
+  /** Users to add as collaborators, up to 20. */
+  collaborators?: Array<CollaboratorInput> | null | undefined;
+  /** Folder of the cloud storage destination. */
+  cloudStorageFolder?: string | null | undefined;
+  /** Storage that receives the documents; SERVICE by default. */
+  cloudStorageProvider?: ConnectionProvider | null | undefined;
+  /** Whether recipients must complete every required item before submitting. */
+  requireCompleteSubmission?: boolean | null | undefined;
+  /** Whether recipients are kept from commenting. */
+  disableSubmissionComments?: boolean | null | undefined;
+  /**
+   * Owner of the request, a user of the caller's organization; the caller by default. Only ADMIN may
+   * name another user.
+   */
+  ownerId?: string | number | null | undefined;
+  /** Team of the request, of the caller's organization; the owner's team by default. */
+  teamId?: string | number | null | undefined;
+  /** Template to start from. */
+  templateId?: string | number | null | undefined;
+  /** Whether the given items are also saved into the template. */
+  overwriteTemplateItems?: boolean | null | undefined;
+  /** Whether recipients confirm a one-time code before they see the request. */
+  mfaEnabled?: boolean | null | undefined;
+  /** Whether to generate the links without notifying the recipients. */
+  skipInitialNotification?: boolean | null | undefined;
+};
+
+/** Input of `requestUpdate`. An absent field is left alone; an explicit null clears a nullable field. */
+export type RequestUpdateInput = {
+  /** Title, 1 to 255 characters. */
+  name?: string | null | undefined;
+  /** Date by which the request should be complete. */
+  dueDate?: string | null | undefined;
+  /** Date when the request and its documents are deleted; must stay later than `dueDate`. */
+  expirationDate?: string | null | undefined;
+  /** Date when the request closes by itself. */
+  autoCloseAt?: string | null | undefined;
+  /** Message to the recipients. */
+  personalMessage?: string | null | undefined;
+  /** Notes for the owner. */
+  notes?: string | null | undefined;
+  /** Replaces the metadata. */
+  userMetadata?: unknown;
+  /** Language. */
+  language?: Language | null | undefined;
+  /** Days between reminders, 0 to 365. */
+  reminders?: number | null | undefined;
+  /** Date of the first reminder. */
+  firstReminderDate?: string | null | undefined;
+  /** Replaces the reminder schedule. */
+  reminderSchedule?: Array<ReminderScheduleEntryInput> | null | undefined;
+  /** Replaces the collaborators. Requires the right to delete the request. */
+  collaborators?: Array<CollaboratorInput> | null | undefined;
+  /** Folder of the cloud storage destination. */
+  cloudStorageFolder?: string | null | undefined;
+  /** Storage that receives the documents. */
+  cloudStorageProvider?: ConnectionProvider | null | undefined;
+  /** Whether recipients must complete every required item before submitting. */
+  requireCompleteSubmission?: boolean | null | undefined;
+  /** Whether recipients are kept from commenting. */
+  disableSubmissionComments?: boolean | null | undefined;
+};
+
+/** The question part of a template item. */
+export type TemplateQuestionInput = {
+  /** Kind of answer; TEXT by default. */
+  type?: QuestionType | null | undefined;
+  /** Answer filled in beforehand, up to 10,000 characters. */
+  answer?: string | null | undefined;
+};
+
+/** The form part of a template item. */
+export type TemplateItemFormInput = {
+  /** UUID of the form. */
+  id: string | number;
+  /** Whether the recipient may upload files besides filling the form; false by default. */
+  allowFileUpload?: boolean | null | undefined;
+  /** Per field name: `{"defaultValue": String, "readOnly": Boolean}`, up to 100 fields. */
+  fields?: unknown;
+};
+
+/** An item of a template. */
+export type TemplateItemInput = {
+  /** What the item asks. */
+  kind: RequestItemKind;
+  /** Title, 1 to 1,000 characters; for a question, the question. */
+  name: string;
+  /** Help text, up to 5,000 characters. */
+  description?: string | null | undefined;
+  /** Whether the recipient must complete it; false by default. */
+  required?: boolean | null | undefined;
+  /** Whether the item counts as received from the start; false by default. */
+  received?: boolean | null | undefined;
+  /** The question part, for QUESTION items. */
+  question?: TemplateQuestionInput | null | undefined;
+  /** The form part, if any. */
+  form?: TemplateItemFormInput | null | undefined;
+};
+
+/** Input of `templateCreate`. */
+export type TemplateCreateInput = {
+  /** Name, 1 to 255 characters. */
+  name: string;
+  /** Items, up to 100. */
+  items?: Array<TemplateItemInput> | null | undefined;
+  /** Title of requests made from it, up to 255 characters. */
+  defaultTitle?: string | null | undefined;
+  /** Message to recipients, up to 5,000 characters. */
+  personalMessage?: string | null | undefined;
+  /** Days between reminders, 0 to 365; 3 by default. */
+  reminders?: number | null | undefined;
+  /** Days from creation to the due date, 0 to 3,650. */
+  dueDateInterval?: number | null | undefined;
+  /** Language; EN_US by default. */
+  language?: Language | null | undefined;
+};
+
+/** Input of `templateUpdate`. An absent field is left alone; `items` replaces all items. */
+export type TemplateUpdateInput = {
+  /** Name, 1 to 255 characters. */
+  name?: string | null | undefined;
+  /** Replaces the items, up to 100. */
+  items?: Array<TemplateItemInput> | null | undefined;
+  /** Title of requests made from it. */
+  defaultTitle?: string | null | undefined;
+  /** Message to recipients. */
+  personalMessage?: string | null | undefined;
+  /** Days between reminders, 0 to 365. */
+  reminders?: number | null | undefined;
+  /** Days from creation to the due date, 0 to 3,650. */
+  dueDateInterval?: number | null | undefined;
+  /** Language. */
+  language?: Language | null | undefined;
+};
 
 export type RestUserFragment = { id: string, email: string, firstName: string | null, lastName: string | null, role: UserRole, createdAt: string, organization: { id: string }, team: { id: string } | null };
 
@@ -55,3 +525,261 @@ export type TeamGetQueryVariables = Exact<{
 
 
 export type TeamGetQuery = { team: { id: string, name: string, createdAt: string, organization: { id: string }, members: Array<{ id: string }> } | null };
+
+type RestItemA_UploadItem_Fragment = { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean };
+
+type RestItemA_ESignatureItem_Fragment = { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean };
+
+type RestItemA_QuestionItem_Fragment = { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean };
+
+export type RestItemAFragment =
+  | RestItemA_UploadItem_Fragment
+  | RestItemA_ESignatureItem_Fragment
+  | RestItemA_QuestionItem_Fragment
+;
+
+type RestItemB_UploadItem_Fragment = { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null };
+
+type RestItemB_ESignatureItem_Fragment = { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null };
+
+type RestItemB_QuestionItem_Fragment = { questionType: QuestionType, status: RequestItemStatus, answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null };
+
+export type RestItemBFragment =
+  | RestItemB_UploadItem_Fragment
+  | RestItemB_ESignatureItem_Fragment
+  | RestItemB_QuestionItem_Fragment
+;
+
+export type ItemCreateMutationVariables = Exact<{
+  requestId: string | number;
+  input: RequestItemInput;
+}>;
+
+
+export type ItemCreateMutation = { itemCreate: { item:
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+     | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ItemListQueryVariables = Exact<{
+  requestId: string | number;
+}>;
+
+
+export type ItemListQuery = { request: { items: Array<
+      | { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null }
+      | { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null }
+      | { questionType: QuestionType, status: RequestItemStatus, answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null }
+    > } | null };
+
+export type ItemGetQueryVariables = Exact<{
+  requestId: string | number;
+  id: string | number;
+}>;
+
+
+export type ItemGetQuery = { request: { item:
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+     | null } | null };
+
+export type ItemUpdateMutationVariables = Exact<{
+  requestId: string | number;
+  id: string | number;
+  input: ItemUpdateInput;
+}>;
+
+
+export type ItemUpdateMutation = { itemUpdate: { item:
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+     | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ItemDeleteMutationVariables = Exact<{
+  requestId: string | number;
+  id: string | number;
+}>;
+
+
+export type ItemDeleteMutation = { itemDelete: { deletedItemId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ItemVerifyMutationVariables = Exact<{
+  requestId: string | number;
+  id: string | number;
+}>;
+
+
+export type ItemVerifyMutation = { itemVerify: { item:
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+     | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RestContactFragment = { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, createdAt: string, owner: { id: string }, team: { id: string } | null };
+
+export type ContactListQueryVariables = Exact<{
+  first: number;
+}>;
+
+
+export type ContactListQuery = { contacts: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, createdAt: string, owner: { id: string }, team: { id: string } | null }> } };
+
+export type OrganizationContactListQueryVariables = Exact<{
+  organizationId: string | number;
+  first: number;
+}>;
+
+
+export type OrganizationContactListQuery = { node:
+    | { contacts: { nodes: Array<{ id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, createdAt: string, owner: { id: string }, team: { id: string } | null }> } }
+    | Record<PropertyKey, never>
+   | null };
+
+export type ContactUpsertMutationVariables = Exact<{
+  input: ContactUpsertInput;
+}>;
+
+
+export type ContactUpsertMutation = { contactUpsert: { contact: { id: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, createdAt: string, owner: { id: string }, team: { id: string } | null } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RestRecipientFragment = { requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } };
+
+export type RestRequestFragment = { id: string, name: string, state: RequestState, ownerOpened: boolean, userOpened: boolean, verified: boolean, rejected: boolean, dueDate: string | null, expirationDate: string | null, autoCloseAt: string | null, firstReminderDate: string | null, personalMessage: string | null, notes: string | null, userMetadata: unknown, language: Language, reminders: number, cloudStorageFolder: string | null, cloudStorageProvider: ConnectionProvider, requireCompleteSubmission: boolean, disableSubmissionComments: boolean, mfaEnabled: boolean, percentComplete: number, closedAt: string | null, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, template: { id: string } | null, reminderSchedule: Array<{ sendAt: string, message: string | null }>, items: Array<
+    | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+    | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+    | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+  >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> };
+
+export type RequestCreateMutationVariables = Exact<{
+  input: RequestCreateInput;
+}>;
+
+
+export type RequestCreateMutation = { requestCreate: { request: { id: string, name: string, state: RequestState, ownerOpened: boolean, userOpened: boolean, verified: boolean, rejected: boolean, dueDate: string | null, expirationDate: string | null, autoCloseAt: string | null, firstReminderDate: string | null, personalMessage: string | null, notes: string | null, userMetadata: unknown, language: Language, reminders: number, cloudStorageFolder: string | null, cloudStorageProvider: ConnectionProvider, requireCompleteSubmission: boolean, disableSubmissionComments: boolean, mfaEnabled: boolean, percentComplete: number, closedAt: string | null, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, template: { id: string } | null, reminderSchedule: Array<{ sendAt: string, message: string | null }>, items: Array<
+        | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+        | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+        | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RequestListQueryVariables = Exact<{
+  first: number;
+  filter?: RequestFilter | null | undefined;
+  orderBy?: RequestOrder | null | undefined;
+}>;
+
+
+export type RequestListQuery = { requests: { nodes: Array<{ id: string, name: string, state: RequestState, ownerOpened: boolean, userOpened: boolean, verified: boolean, rejected: boolean, dueDate: string | null, expirationDate: string | null, autoCloseAt: string | null, firstReminderDate: string | null, personalMessage: string | null, notes: string | null, userMetadata: unknown, language: Language, reminders: number, cloudStorageFolder: string | null, cloudStorageProvider: ConnectionProvider, requireCompleteSubmission: boolean, disableSubmissionComments: boolean, mfaEnabled: boolean, percentComplete: number, closedAt: string | null, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, template: { id: string } | null, reminderSchedule: Array<{ sendAt: string, message: string | null }>, items: Array<
+        | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+        | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+        | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> }> } };
+
+export type OrganizationRequestListQueryVariables = Exact<{
+  organizationId: string | number;
+  first: number;
+  filter?: RequestFilter | null | undefined;
+  orderBy?: RequestOrder | null | undefined;
+}>;
+
+
+export type OrganizationRequestListQuery = { node:
+    | { requests: { nodes: Array<{ id: string, name: string, state: RequestState, ownerOpened: boolean, userOpened: boolean, verified: boolean, rejected: boolean, dueDate: string | null, expirationDate: string | null, autoCloseAt: string | null, firstReminderDate: string | null, personalMessage: string | null, notes: string | null, userMetadata: unknown, language: Language, reminders: number, cloudStorageFolder: string | null, cloudStorageProvider: ConnectionProvider, requireCompleteSubmission: boolean, disableSubmissionComments: boolean, mfaEnabled: boolean, percentComplete: number, closedAt: string | null, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, template: { id: string } | null, reminderSchedule: Array<{ sendAt: string, message: string | null }>, items: Array<
+            | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+            | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+            | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+          >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> }> } }
+    | Record<PropertyKey, never>
+   | null };
+
+export type RequestGetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RequestGetQuery = { request: { id: string, name: string, state: RequestState, ownerOpened: boolean, userOpened: boolean, verified: boolean, rejected: boolean, dueDate: string | null, expirationDate: string | null, autoCloseAt: string | null, firstReminderDate: string | null, personalMessage: string | null, notes: string | null, userMetadata: unknown, language: Language, reminders: number, cloudStorageFolder: string | null, cloudStorageProvider: ConnectionProvider, requireCompleteSubmission: boolean, disableSubmissionComments: boolean, mfaEnabled: boolean, percentComplete: number, closedAt: string | null, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, template: { id: string } | null, reminderSchedule: Array<{ sendAt: string, message: string | null }>, items: Array<
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+    >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null };
+
+export type RequestUpdateMutationVariables = Exact<{
+  id: string | number;
+  input: RequestUpdateInput;
+}>;
+
+
+export type RequestUpdateMutation = { requestUpdate: { request: { id: string, name: string, state: RequestState, ownerOpened: boolean, userOpened: boolean, verified: boolean, rejected: boolean, dueDate: string | null, expirationDate: string | null, autoCloseAt: string | null, firstReminderDate: string | null, personalMessage: string | null, notes: string | null, userMetadata: unknown, language: Language, reminders: number, cloudStorageFolder: string | null, cloudStorageProvider: ConnectionProvider, requireCompleteSubmission: boolean, disableSubmissionComments: boolean, mfaEnabled: boolean, percentComplete: number, closedAt: string | null, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, template: { id: string } | null, reminderSchedule: Array<{ sendAt: string, message: string | null }>, items: Array<
+        | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+        | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+        | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RequestDeleteMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RequestDeleteMutation = { requestDelete: { deletedRequestId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RequestCloseMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RequestCloseMutation = { requestClose: { request: { id: string, name: string, state: RequestState, ownerOpened: boolean, userOpened: boolean, verified: boolean, rejected: boolean, dueDate: string | null, expirationDate: string | null, autoCloseAt: string | null, firstReminderDate: string | null, personalMessage: string | null, notes: string | null, userMetadata: unknown, language: Language, reminders: number, cloudStorageFolder: string | null, cloudStorageProvider: ConnectionProvider, requireCompleteSubmission: boolean, disableSubmissionComments: boolean, mfaEnabled: boolean, percentComplete: number, closedAt: string | null, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, template: { id: string } | null, reminderSchedule: Array<{ sendAt: string, message: string | null }>, items: Array<
+        | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+        | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+        | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
+      >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RestTemplateFragment = { id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, items: Array<{ id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, received: boolean, answer: string | null, questionType: QuestionType | null, form: { id: string, allowFileUpload: boolean, fields: unknown } | null }> };
+
+export type TemplateListQueryVariables = Exact<{
+  first: number;
+}>;
+
+
+export type TemplateListQuery = { templates: { nodes: Array<{ id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, items: Array<{ id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, received: boolean, answer: string | null, questionType: QuestionType | null, form: { id: string, allowFileUpload: boolean, fields: unknown } | null }> }> } };
+
+export type OrganizationTemplateListQueryVariables = Exact<{
+  organizationId: string | number;
+  first: number;
+}>;
+
+
+export type OrganizationTemplateListQuery = { node:
+    | { templates: { nodes: Array<{ id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, items: Array<{ id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, received: boolean, answer: string | null, questionType: QuestionType | null, form: { id: string, allowFileUpload: boolean, fields: unknown } | null }> }> } }
+    | Record<PropertyKey, never>
+   | null };
+
+export type TemplateGetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TemplateGetQuery = { template: { id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, items: Array<{ id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, received: boolean, answer: string | null, questionType: QuestionType | null, form: { id: string, allowFileUpload: boolean, fields: unknown } | null }> } | null };
+
+export type TemplateCreateMutationVariables = Exact<{
+  input: TemplateCreateInput;
+}>;
+
+
+export type TemplateCreateMutation = { templateCreate: { template: { id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, items: Array<{ id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, received: boolean, answer: string | null, questionType: QuestionType | null, form: { id: string, allowFileUpload: boolean, fields: unknown } | null }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type TemplateUpdateMutationVariables = Exact<{
+  id: string | number;
+  input: TemplateUpdateInput;
+}>;
+
+
+export type TemplateUpdateMutation = { templateUpdate: { template: { id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, items: Array<{ id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, received: boolean, answer: string | null, questionType: QuestionType | null, form: { id: string, allowFileUpload: boolean, fields: unknown } | null }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type TemplateDeleteMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type TemplateDeleteMutation = { templateDelete: { deletedTemplateId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };

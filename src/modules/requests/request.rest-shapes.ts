@@ -1,0 +1,281 @@
+import { Type } from '@sinclair/typebox';
+import type { Language as GraphQLLanguage, RestRecipientFragment, RestRequestFragment } from '../../kernel/graphql/__generated__/operations';
+import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
+import { ItemBodyA, ItemCreateBody, itemInputFromRest, restItemA } from '../items/item.rest-shapes';
+import { AUTH_METHODS, CONNECTION_PROVIDERS, LANGUAGE_GRAPHQL_VALUES, LANGUAGES, REQUEST_STATES, SEND_METHODS } from './request.enums';
+
+// The spec's snake_case shapes of requests and recipients: the JSON Schemas REST rows
+// validate and serialise with, and the mappings between them and the GraphQL documents.
+
+/** `en-US` and the rest; `en` is the spec's spelling of the default. */
+export const LanguageSchema = StringEnum([...LANGUAGES, 'en'], 'a language code: en-US, es, ar, zh, fr, de, ht, he, id, it, ko, pt, pa, ru');
+
+export const languageFromRest = (language: string): GraphQLLanguage => (language === 'en' ? 'EN_US' : (language.replace('-', '_').toUpperCase() as GraphQLLanguage));
+export const languageToRest = (language: string): string => LANGUAGE_GRAPHQL_VALUES[language] ?? language;
+
+const languageOrNull = (language: string | null | undefined) => (language == null ? language : languageFromRest(language));
+
+// ---- recipients ----------------------------------------------------------------------------------
+
+const AuthMethodSchema = StringEnum(AUTH_METHODS, 'UNSET, EMAIL, SMS, SECURITY_QUESTION or NONE');
+
+export const RecipientCreateBody = Body(
+  {
+    id: Nullable(Uuid('the id of an existing contact')),
+    first_name: Nullable(Text(100)),
+    last_name: Nullable(Text(100)),
+    email: Nullable(Text(320)),
+    phone: Nullable(Text(32)),
+    language: Nullable(LanguageSchema),
+    auth_method: Nullable(
+      Type.Unsafe<string | { type: string; question_text?: string | null; question_answer?: string | null }>({
+        anyOf: [
+          AuthMethodSchema,
+          Body(
+            { type: AuthMethodSchema, question_text: Nullable(Text(1000)), question_answer: Nullable(Text(1000)) }, ['type']),
+        ],
+        description: 'an auth method, or an object {type, question_text, question_answer}',
+      }),
+    ),
+    send_method: Nullable(StringEnum(SEND_METHODS)),
+    question_text: Nullable(Text(1000)),
+    question_answer: Nullable(Text(1000)),
+  });
+type RecipientCreateBody = (typeof RecipientCreateBody)['static'];
+
+export function recipientInputFromRest(body: RecipientCreateBody) {
+  const auth = typeof body.auth_method === 'object' && body.auth_method !== null ? body.auth_method : null;
+  return {
+    id: body.id,
+    firstName: body.first_name,
+    lastName: body.last_name,
+    email: body.email,
+    phone: body.phone,
+    language: languageOrNull(body.language),
+    authMethod: (auth ? auth.type : body.auth_method) as never,
+    sendMethod: body.send_method as never,
+    questionText: auth?.question_text ?? body.question_text,
+    questionAnswer: auth?.question_answer ?? body.question_answer,
+  };
+}
+
+const RecipientBody = Type.Object({
+  request_link: Type.String(),
+  mfa_link: Nullable(Type.String()),
+  auth: AuthMethodSchema,
+  password: Type.String(),
+  recipient: Type.Object({
+    id: Type.String(),
+    first_name: Nullable(Type.String()),
+    last_name: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    owner_id: Type.String(),
+    team_id: Nullable(Type.String()),
+    language: Nullable(Type.String()),
+  }),
+});
+
+const restRecipient = (recipient: RestRecipientFragment) => ({
+  request_link: recipient.requestLink,
+  mfa_link: recipient.mfaLink,
+  auth: recipient.auth,
+  password: recipient.password,
+  recipient: {
+    id: recipient.contact.id,
+    first_name: recipient.firstName,
+    last_name: recipient.lastName,
+    email: recipient.email,
+    phone: recipient.phone,
+    owner_id: recipient.contact.owner.id,
+    team_id: recipient.contact.team?.id ?? null,
+    language: recipient.language ? languageToRest(recipient.language) : null,
+  },
+});
+
+// ---- requests ------------------------------------------------------------------------------------
+
+const CollaboratorInputBody = Type.Unsafe<string | { id: string; role?: 'ADMIN' | 'USER' | null }>({
+  anyOf: [Uuid(), Body({ id: Uuid(), role: Nullable(StringEnum(['ADMIN', 'USER'] as const)) }, ['id'])],
+  description: 'a user id, or an object {id, role}',
+});
+
+const ReminderScheduleInputBody = Body({ send_at: DateTime(), message: Nullable(Text(2000)) }, ['send_at']);
+
+const Metadata = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  additionalProperties: Text(1000),
+  maxProperties: 50,
+  description: 'up to 50 string values',
+});
+
+/** The fields PATCH may change (API-DECISIONS, Request fields); creation takes them too. */
+const writableFields = {
+  name: Text(255, { minLength: 1 }),
+  due_date: Nullable(DateTime()),
+  expiration_date: Nullable(DateTime()),
+  auto_close_at: Nullable(DateTime()),
+  personal_message: Nullable(Text(5000)),
+  notes: Nullable(Text(10000)),
+  user_metadata: Metadata,
+  language: LanguageSchema,
+  reminders: Type.Integer({ minimum: -1, maximum: 365, description: 'days between reminders, -1 to 365' }),
+  first_reminder_date: Nullable(DateTime()),
+  reminder_schedule: Type.Array(ReminderScheduleInputBody, { maxItems: 20 }),
+  collaborators: Type.Array(CollaboratorInputBody, { maxItems: 20 }),
+  cloud_storage_folder: Nullable(Text(1000)),
+  cloud_storage_provider: StringEnum(CONNECTION_PROVIDERS),
+  require_complete_submission: Type.Boolean(),
+  disable_submission_comments: Type.Boolean(),
+};
+
+export const RequestCreateBody = Body(
+  {
+    ...writableFields,
+    // Creation takes nulls for "not given" everywhere.
+    name: Nullable(writableFields.name),
+    user_metadata: Nullable(Metadata),
+    language: Nullable(LanguageSchema),
+    reminders: Nullable(writableFields.reminders),
+    reminder_schedule: Nullable(writableFields.reminder_schedule),
+    collaborators: Nullable(writableFields.collaborators),
+    cloud_storage_provider: Nullable(writableFields.cloud_storage_provider),
+    require_complete_submission: Nullable(Type.Boolean()),
+    disable_submission_comments: Nullable(Type.Boolean()),
+    recipients: Type.Array(RecipientCreateBody, { minItems: 1, maxItems: 20 }),
+    items: Nullable(Type.Array(ItemCreateBody, { maxItems: 100 })),
+    owner_id: Nullable(Uuid()),
+    team_id: Nullable(Uuid()),
+    template_id: Nullable(Uuid()),
+    mfa_enabled: Nullable(Type.Boolean()),
+    skip_initial_notification: Nullable(Type.Boolean()),
+    overwrite_template_items: Nullable(Type.Boolean()),
+  }, ['recipients']);
+
+export const RequestUpdateBody = Body(writableFields);
+
+const collaboratorsFromRest = (list: (typeof writableFields.collaborators)['static'] | null | undefined) =>
+  list?.map((c) => (typeof c === 'string' ? { id: c } : { id: c.id, role: c.role }));
+
+const scheduleFromRest = (list: (typeof writableFields.reminder_schedule)['static'] | null | undefined) =>
+  list?.map((entry) => ({ sendAt: entry.send_at, message: entry.message }));
+
+/** The GraphQL input for the fields both bodies share; only keys the client sent are set. */
+function writableInput(body: Record<string, any>) {
+  const input: Record<string, unknown> = {};
+  const copy = (from: string, to: string, convert: (value: any) => unknown = (v) => v) => {
+    if (from in body) input[to] = body[from] === null ? null : convert(body[from]);
+  };
+  copy('name', 'name');
+  copy('due_date', 'dueDate');
+  copy('expiration_date', 'expirationDate');
+  copy('auto_close_at', 'autoCloseAt');
+  copy('personal_message', 'personalMessage');
+  copy('notes', 'notes');
+  copy('user_metadata', 'userMetadata');
+  copy('language', 'language', languageFromRest);
+  copy('reminders', 'reminders');
+  copy('first_reminder_date', 'firstReminderDate');
+  copy('reminder_schedule', 'reminderSchedule', scheduleFromRest);
+  copy('collaborators', 'collaborators', collaboratorsFromRest);
+  copy('cloud_storage_folder', 'cloudStorageFolder');
+  copy('cloud_storage_provider', 'cloudStorageProvider');
+  copy('require_complete_submission', 'requireCompleteSubmission');
+  copy('disable_submission_comments', 'disableSubmissionComments');
+  return input;
+}
+
+export const requestUpdateInputFromRest = writableInput;
+
+export function requestCreateInputFromRest(body: (typeof RequestCreateBody)['static']) {
+  return {
+    ...writableInput(body),
+    recipients: body.recipients.map(recipientInputFromRest),
+    items: body.items?.map(itemInputFromRest) ?? body.items,
+    ownerId: body.owner_id,
+    teamId: body.team_id,
+    templateId: body.template_id,
+    mfaEnabled: body.mfa_enabled,
+    skipInitialNotification: body.skip_initial_notification,
+    overwriteTemplateItems: body.overwrite_template_items,
+  };
+}
+
+const RequestState = StringEnum(REQUEST_STATES);
+
+export const RequestBody = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  owner_id: Type.String(),
+  team_id: Nullable(Type.String()),
+  template_id: Nullable(Type.String()),
+  status: RequestState,
+  state: RequestState,
+  owner_opened: Type.Boolean(),
+  user_opened: Type.Boolean(),
+  verified: Type.Boolean(),
+  deleted: Type.Boolean(),
+  rejected: Type.Boolean(),
+  due_date: Nullable(Type.String()),
+  expiration_date: Nullable(Type.String()),
+  auto_close_at: Nullable(Type.String()),
+  first_reminder_date: Nullable(Type.String()),
+  personal_message: Nullable(Type.String()),
+  notes: Nullable(Type.String()),
+  user_metadata: Type.Record(Type.String(), Type.String()),
+  language: Type.String(),
+  reminders: Type.String({ description: 'days between reminders, as a string' }),
+  reminder_schedule: Type.Array(Type.Object({ send_at: Type.String(), message: Nullable(Type.String()) })),
+  cloud_storage_folder: Nullable(Type.String()),
+  cloud_storage_provider: Type.String(),
+  require_complete_submission: Type.Boolean(),
+  disable_submission_comments: Type.Boolean(),
+  mfa_enabled: Type.Boolean(),
+  percent_complete: Type.Number(),
+  items: Type.Array(ItemBodyA),
+  recipients: Type.Array(RecipientBody),
+  collaborators: Type.Array(
+    Type.Object({ id: Type.String(), role: Type.String(), first_name: Nullable(Type.String()), last_name: Nullable(Type.String()), email: Type.String() }),
+  ),
+  closed_at: Nullable(Type.String()),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export const restRequest = (request: RestRequestFragment) => ({
+  id: request.id,
+  name: request.name,
+  owner_id: request.owner.id,
+  team_id: request.team?.id ?? null,
+  template_id: request.template?.id ?? null,
+  status: request.state,
+  state: request.state,
+  owner_opened: request.ownerOpened,
+  user_opened: request.userOpened,
+  verified: request.verified,
+  // Deleted requests are not found, so every request a client sees says false.
+  deleted: false,
+  rejected: request.rejected,
+  due_date: request.dueDate,
+  expiration_date: request.expirationDate,
+  auto_close_at: request.autoCloseAt,
+  first_reminder_date: request.firstReminderDate,
+  personal_message: request.personalMessage,
+  notes: request.notes,
+  user_metadata: request.userMetadata as Record<string, string>,
+  language: languageToRest(request.language),
+  reminders: String(request.reminders),
+  reminder_schedule: request.reminderSchedule.map((entry) => ({ send_at: entry.sendAt, message: entry.message })),
+  cloud_storage_folder: request.cloudStorageFolder,
+  cloud_storage_provider: request.cloudStorageProvider,
+  require_complete_submission: request.requireCompleteSubmission,
+  disable_submission_comments: request.disableSubmissionComments,
+  mfa_enabled: request.mfaEnabled,
+  percent_complete: request.percentComplete,
+  items: request.items.map(restItemA),
+  recipients: request.recipients.map(restRecipient),
+  collaborators: request.collaborators.map((c) => ({ id: c.id, role: c.role, first_name: c.user.firstName, last_name: c.user.lastName, email: c.user.email })),
+  closed_at: request.closedAt,
+  created_at: request.createdAt,
+  updated_at: request.updatedAt,
+});
