@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/kernel/db/embedded';
@@ -6,15 +7,33 @@ import { ENTITIES } from '../src/modules/entities';
 
 // One PostgreSQL for the whole run (embedded unless DATABASE_URL is set), one migrated template
 // database, and one copy of it per jest worker: workers never share rows.
-const TEMPLATE = 'gather_test_template';
+// Names carry the run's pid: runs sharing one server (DATABASE_URL) never touch each other's copies.
+const RUN = `gather_test_${process.pid}`;
+const TEMPLATE = `${RUN}_template`;
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer()
+      .once('error', () => resolve(false))
+      .once('listening', () => server.close(() => resolve(true)))
+      .listen(port, '127.0.0.1');
+  });
+}
+
+/** Each concurrent run gets its own server (and data directory), so runs never drop each other's databases. */
+async function freePort(from: number): Promise<number> {
+  for (let port = from; port < from + 50; port++) if (await portIsFree(port)) return port;
+  throw new Error(`no free port for the test PostgreSQL between ${from} and ${from + 49}`);
+}
 
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   const started = Date.now();
   let baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
+    const port = process.env.TEST_PG_PORT ? Number(process.env.TEST_PG_PORT) : await freePort(54400);
     const server = await startEmbeddedPostgres({
-      dir: join(__dirname, '..', '.data', 'test-pg'),
-      port: Number(process.env.TEST_PG_PORT ?? 54399),
+      dir: join(__dirname, '..', '.data', 'test-pg', String(port)),
+      port,
       database: 'gather_test',
       // Durability buys nothing in a test run and costs most of its time.
       settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
@@ -31,18 +50,20 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   const admin = new Client({ connectionString: baseUrl });
   await admin.connect();
   try {
-    await admin.query(`drop database if exists ${TEMPLATE} with (force)`);
     await admin.query(`create database ${TEMPLATE}`);
     const orm = await createOrm({ url: urlFor(TEMPLATE), entities: ENTITIES, poolMax: 1 });
     await migrate(orm);
     await orm.close();
     for (let worker = 1; worker <= globalConfig.maxWorkers; worker++) {
-      await admin.query(`drop database if exists gather_test_${worker} with (force)`);
-      await admin.query(`create database gather_test_${worker} template ${TEMPLATE}`);
+      await admin.query(`create database ${RUN}_${worker} template ${TEMPLATE}`);
     }
   } finally {
     await admin.end();
   }
-  process.env.GATHER_TEST_DATABASE_URL = urlFor('gather_test_WORKER');
+  (globalThis as { __GATHER_TEST_DATABASES__?: unknown }).__GATHER_TEST_DATABASES__ = {
+    url: baseUrl,
+    names: [TEMPLATE, ...Array.from({ length: globalConfig.maxWorkers }, (_, i) => `${RUN}_${i + 1}`)],
+  };
+  process.env.GATHER_TEST_DATABASE_URL = urlFor(`${RUN}_WORKER`);
   process.stdout.write(`\ntest database ready in ${Date.now() - started} ms (${globalConfig.maxWorkers} worker copies)\n`);
 }

@@ -46,7 +46,7 @@ export type TestApp = {
 export function workerDatabaseUrl(): string {
   const template = process.env.GATHER_TEST_DATABASE_URL;
   if (!template) throw new Error('GATHER_TEST_DATABASE_URL is unset: run the tests through jest (global-setup.ts)');
-  return template.replace('gather_test_WORKER', `gather_test_${process.env.JEST_WORKER_ID ?? '1'}`);
+  return template.replace('_WORKER', `_${process.env.JEST_WORKER_ID ?? '1'}`);
 }
 
 /** Empties every table of this worker's database, so each test file starts from nothing. */

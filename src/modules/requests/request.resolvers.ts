@@ -3,9 +3,12 @@ import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-typ
 import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
 import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, updateRequest } from './request.service';
+import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
 import { percentComplete } from './request.progress';
 
 export const requestResolvers: Resolvers = {
+  // GraphQL's EN_US is the domain's en-US (see codegen.ts, enumValues).
+  Language: LANGUAGE_GRAPHQL_VALUES as never,
   Query: {
     request: (_root, { id }, ctx) => getRequest(ctx, id),
     requests: (_root, args, ctx) => listRequests(ctx, args),

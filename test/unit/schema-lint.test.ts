@@ -1,0 +1,90 @@
+import { join, relative } from 'node:path';
+import graphqlPlugin from '@graphql-eslint/eslint-plugin';
+import { ESLint, type Linter } from 'eslint';
+
+// GRAPHQL.md says the schema is checked by graphql-eslint with `schema-recommended` and
+// `schema-relay`, and asks for a description on every element. This runs those rules over
+// schema/*.graphql through ESLint's programmatic API and fails listing every problem.
+
+const ROOT = join(__dirname, '../..');
+const SCHEMA_GLOB = 'schema/*.graphql';
+
+/**
+ * Output types that have no identity of their own, so `strict-id-in-types` must not ask them for an
+ * `id: ID!`: mutation payloads, connection parts, errors, and value objects embedded in a record.
+ */
+const VALUE_OBJECT_SUFFIXES = ['Payload', 'Connection', 'Edge', 'Error'];
+const VALUE_OBJECT_TYPES = [
+  'PageInfo',
+  // One entry of Request.reminderSchedule: a time and a message, stored inside the request.
+  'ReminderScheduleEntry',
+  // The form part of a TemplateItem; its `id` names an external form, not this object.
+  'TemplateItemForm',
+];
+
+function config(): Linter.Config[] {
+  return [
+    {
+      files: ['**/*.graphql'],
+      languageOptions: {
+        parser: graphqlPlugin.parser,
+        parserOptions: {
+          // The plugin loads the schema through graphql-config; given inline, it needs no
+          // .graphqlrc on disk. The glob is resolved against the process's working directory.
+          graphQLConfig: { schema: join(ROOT, SCHEMA_GLOB) },
+        },
+      },
+      plugins: { '@graphql-eslint': graphqlPlugin as never },
+      rules: {
+        ...graphqlPlugin.configs['flat/schema-recommended'].rules,
+        ...graphqlPlugin.configs['flat/schema-relay'].rules,
+        // GRAPHQL.md 14: descriptions on every type, field, argument and enum value.
+        '@graphql-eslint/require-description': [
+          'error',
+          {
+            types: true,
+            FieldDefinition: true,
+            InputValueDefinition: true,
+            EnumValueDefinition: true,
+            DirectiveDefinition: true,
+            rootField: true,
+          },
+        ],
+        // GRAPHQL.md 2: small bounded child lists (a request's items, recipients) are plain lists, and
+        // connections carry `nodes` beside `edges`; payloads carry `userErrors` lists. By default the
+        // rule would demand that every list wraps an Edge type.
+        '@graphql-eslint/relay-edge-types': ['error', { listTypeCanWrapOnlyEdgeType: false }],
+        // Types that are not records have no identity to expose (see VALUE_OBJECT_* above).
+        '@graphql-eslint/strict-id-in-types': [
+          'error',
+          { exceptions: { suffixes: VALUE_OBJECT_SUFFIXES, types: VALUE_OBJECT_TYPES } },
+        ],
+      } as Linter.RulesRecord,
+    },
+  ];
+}
+
+describe('GraphQL schema lint (graphql-eslint)', () => {
+  it('should report no problem in schema/*.graphql', async () => {
+    const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: config() });
+    const results = await eslint.lintFiles([SCHEMA_GLOB]);
+    expect(results.length).toBeGreaterThan(0);
+    const problems = results.flatMap((result) =>
+      result.messages.map((m) => `${relative(ROOT, result.filePath)}:${m.line}:${m.column} ${m.ruleId ?? '(parser)'} ${m.message}`),
+    );
+    if (problems.length > 0) {
+      throw new Error(`graphql-eslint found ${problems.length} problem(s) in the schema:\n${problems.join('\n')}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('should catch what the rules are for (the configuration is live)', async () => {
+    // A guard against a configuration that silently checks nothing (no file matched, no rule on).
+    const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: config() });
+    const [result] = await eslint.lintText('type bad_name {\n  Field: [String!]!\n}\n', { filePath: join(ROOT, 'schema/canary.graphql') });
+    const rules = new Set(result.messages.map((m) => m.ruleId));
+    expect([...rules]).toEqual(
+      expect.arrayContaining(['@graphql-eslint/require-description', '@graphql-eslint/naming-convention', '@graphql-eslint/strict-id-in-types']),
+    );
+  });
+});
