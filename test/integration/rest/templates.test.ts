@@ -1,0 +1,124 @@
+import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { UNKNOWN_ID } from '../../support/fixtures';
+
+const FORM_ID = '11111111-1111-4111-8111-111111111111';
+
+const templateBody = {
+  name: 'Onboarding',
+  default_title: 'Welcome pack',
+  personal_message: 'Hi!',
+  reminders: 2,
+  due_date_interval: 14,
+  language: 'de',
+  items: [
+    { name: 'Passport', type: 'UPLOAD', description: 'Both pages', required: true, received: false },
+    { name: 'Start date?', type: 'QUESTION', question: { type: 'TEXT', answer: 'Monday' } },
+    { name: 'Tax form', type: 'UPLOAD', form: { id: FORM_ID, allow_file_upload: true, fields: { ssn: { default_value: '', read_only: false } } } },
+  ],
+};
+
+describe('REST templates', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let api: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t.orm);
+    api = client(t.app, tenant.apiKey);
+  });
+  afterAll(() => t.close());
+
+  it('POST /templates should create a template with items in shape A and reminders as a string', async () => {
+    const response = await api.post('/templates', templateBody);
+    expect(response.statusCode).toBe(200);
+    const template = response.json();
+    expect(template).toMatchObject({
+      name: 'Onboarding',
+      owner_id: tenant.userId,
+      team_id: null,
+      default_title: 'Welcome pack',
+      personal_message: 'Hi!',
+      reminders: '2',
+      due_date_interval: 14,
+      language: 'de',
+    });
+    expect(template.items).toEqual([
+      { id: expect.any(String), name: 'Passport', type: 'UPLOAD', description: 'Both pages', required: true, answer: null, verified: false, is_na: false, received: false, form: null },
+      { id: expect.any(String), name: 'Start date?', type: 'QUESTION', description: null, required: false, answer: 'Monday', verified: false, is_na: false, received: false, form: null },
+      {
+        id: expect.any(String),
+        name: 'Tax form',
+        type: 'UPLOAD',
+        description: null,
+        required: false,
+        answer: null,
+        verified: false,
+        is_na: false,
+        received: false,
+        form: { id: FORM_ID, allow_file_upload: true, fields: { ssn: { default_value: '', read_only: false } } },
+      },
+    ]);
+  });
+
+  it('POST /templates should default reminders to 3 and language to en-US, and require a name', async () => {
+    const response = await api.post('/templates', { name: 'Bare' });
+    expect(response.json()).toMatchObject({ reminders: '3', language: 'en-US', items: [] });
+    const missing = await api.post('/templates', { items: [] });
+    expect(missing.statusCode).toBe(422);
+    expect(missing.json().detail).toEqual([{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }]);
+  });
+
+  it('POST /templates should answer 422 for bad items', async () => {
+    const response = await api.post('/templates', { name: 'Bad', items: [{ name: '', type: 'UPLOAD' }, { name: 'x', type: 'NOPE' }, { name: 'y', type: 'UPLOAD', form: { id: 'not-a-uuid' } }] });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail.map((d: { loc: unknown[] }) => d.loc.join('.'))).toEqual(
+      expect.arrayContaining(['body.items.0.name', 'body.items.1.type', 'body.items.2.form.id']),
+    );
+  });
+
+  it('GET /templates/{id} should answer the template; 404 Template not found otherwise', async () => {
+    const created = (await api.post('/templates', templateBody)).json();
+    const response = await api.get(`/templates/${created.id}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual(created);
+    const missing = await api.get(`/templates/${UNKNOWN_ID}`);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ detail: 'Template not found' });
+  });
+
+  it('PATCH /templates/{id} should change given fields and replace items when given', async () => {
+    const created = (await api.post('/templates', templateBody)).json();
+    const renamed = await api.patch(`/templates/${created.id}`, { name: 'Renamed', reminders: 9 });
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json()).toMatchObject({ name: 'Renamed', reminders: '9', default_title: 'Welcome pack' });
+    expect(renamed.json().items).toHaveLength(3);
+    const replaced = await api.patch(`/templates/${created.id}`, { items: [{ name: 'Only', type: 'UPLOAD' }] });
+    expect(replaced.json().items.map((i: { name: string }) => i.name)).toEqual(['Only']);
+    expect((await api.patch(`/templates/${UNKNOWN_ID}`, { name: 'x' })).statusCode).toBe(404);
+    expect((await api.patch(`/templates/${created.id}`, { name: '' })).statusCode).toBe(422);
+  });
+
+  it('DELETE /templates/{id} should answer 204, keep requests made from it, then 404', async () => {
+    const created = (await api.post('/templates', templateBody)).json();
+    const request = (await api.post('/requests', { template_id: created.id, recipients: [{ email: 'a@example.com' }] })).json();
+    const response = await api.delete(`/templates/${created.id}`);
+    expect(response.statusCode).toBe(204);
+    expect(response.body).toBe('');
+    expect((await api.get(`/templates/${created.id}`)).statusCode).toBe(404);
+    const kept = (await api.get(`/requests/${request.id}`)).json();
+    expect(kept.template_id).toBeNull();
+    expect(kept.items).toHaveLength(3);
+  });
+
+  it('GET /templates and GET /organizations/{org_id}/templates should list newest first', async () => {
+    const other = await createTenant(t.orm);
+    const otherApi = client(t.app, other.apiKey);
+    const first = (await otherApi.post('/templates', { name: 'First' })).json();
+    const second = (await otherApi.post('/templates', { name: 'Second' })).json();
+    expect((await otherApi.get('/templates')).json().map((x: { id: string }) => x.id)).toEqual([second.id, first.id]);
+    const org = await otherApi.get(`/organizations/${other.organizationId}/templates?limit=1`);
+    expect(org.json().map((x: { id: string }) => x.id)).toEqual([second.id]);
+    expect((await otherApi.get(`/organizations/${tenant.organizationId}/templates`)).statusCode).toBe(404);
+  });
+});
