@@ -36,9 +36,11 @@ export function createChildrenLoader<T extends object>(
 type Ref<T> = { id: string; isInitialized(): boolean; getEntity(): T };
 
 /**
- * The entity behind a reference: taken from the identity map when this operation already loaded it
- * (a request's items point at the request just listed), otherwise through the batching loader.
+ * The entity behind a reference. One this operation already holds (a request's items point at the
+ * request just listed) primes the loader instead of costing a statement; everything else goes
+ * through the loader's cache, so the statement count does not depend on which query finished first.
  */
 export async function loadRef<T>(ref: Ref<T>, loader: DataLoader<string, T | null>): Promise<T | null> {
-  return ref.isInitialized() ? ref.getEntity() : loader.load(ref.id);
+  if (ref.isInitialized()) loader.prime(ref.id, ref.getEntity());
+  return loader.load(ref.id);
 }

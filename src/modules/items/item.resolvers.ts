@@ -13,7 +13,13 @@ const itemFields: UploadItemResolvers = {
   kind: (item) => item.type,
   verified: (item) => item.status === 'VERIFIED',
   request: async (item, _args, ctx) => (await loadRef(item.request, ctx.loaders.requestById))!,
-  assignedTo: (item, _args, ctx) => (item.assignee ? loadRef(item.assignee, ctx.loaders.recipientById) : null),
+  // Through the request's recipients (also what Request.recipients loads), not by id: one statement
+  // serves both, whichever resolves first.
+  assignedTo: async (item, _args, ctx) => {
+    if (!item.assignee) return null;
+    const recipients = await ctx.loaders.recipientsByRequest.load(item.request.id);
+    return recipients.find((recipient) => recipient.id === item.assignee!.id) ?? null;
+  },
 };
 
 export const itemResolvers: Resolvers = {

@@ -5,7 +5,6 @@ import { Contact, Recipient } from './recipient.entities';
 export function createRecipientLoaders(em: EntityManager) {
   return {
     recipientsByRequest: createChildrenLoader(em, Recipient, 'request', { position: 'asc' }),
-    recipientById: createByIdLoader(em, Recipient),
     contactById: createByIdLoader(em, Contact),
   };
 }
