@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/kernel/db/embedded';
@@ -32,7 +33,8 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   if (!baseUrl) {
     const port = process.env.TEST_PG_PORT ? Number(process.env.TEST_PG_PORT) : await freePort(54400);
     const server = await startEmbeddedPostgres({
-      dir: join(__dirname, '..', '.data', 'test-pg', String(port)),
+      // Under the system temporary directory, which the server's own system user can always reach.
+      dir: join(tmpdir(), 'gather-test-pg', String(port)),
       port,
       database: 'gather_test',
       // Durability buys nothing in a test run and costs most of its time.

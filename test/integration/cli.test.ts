@@ -1,0 +1,155 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { client, createTestApp, workerDatabaseUrl, type TestApp } from '../support/app';
+
+const ROOT = resolve(__dirname, '../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** A scratch DATA_DIR the embedded server's system user can enter (mkdtemp makes it private). */
+function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+function gather(args: string[], env: Record<string, string>) {
+  const result = spawnSync(TSX, ['src/cli.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) };
+}
+
+describe('CLI (npm run gather)', () => {
+  describe('on DATABASE_URL', () => {
+    let t: TestApp;
+    const env = () => ({ DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 'x'.repeat(32) });
+    beforeAll(async () => {
+      t = await createTestApp();
+    });
+    afterAll(() => t.close());
+
+    it('org create should print organization_id, user_id and a working api_key as JSON', async () => {
+      const result = gather(['org', 'create', '--name', 'Umbrella', '--admin-email', 'alice@umbrella.test'], env());
+      expect(result.status).toBe(0);
+      const created = result.json();
+      expect(created).toEqual({ organization_id: expect.any(String), user_id: expect.any(String), api_key: expect.stringMatching(/^gth_/) });
+      const whoami = await client(t.app, created.api_key).get('/whoami');
+      expect(whoami.json()).toMatchObject({ id: created.user_id, organization_id: created.organization_id, organization_name: 'Umbrella', role: 'ADMIN' });
+
+      const key = gather(['key', 'create', '--email', 'ALICE@umbrella.test', '--name', 'laptop'], env());
+      expect(key.status).toBe(0);
+      expect(key.json()).toEqual({ user_id: created.user_id, api_key: expect.stringMatching(/^gth_/) });
+      expect((await client(t.app, key.json().api_key).get('/whoami')).statusCode).toBe(200);
+    });
+
+    it('migrate should print the migrations it applied (none when up to date)', () => {
+      const result = gather(['migrate'], env());
+      expect(result.status).toBe(0);
+      expect(result.json()).toEqual({ applied: [] });
+    });
+
+    it('should explain what to fix, on stderr, with a non-zero status', () => {
+      const usage = gather(['org', 'create', '--name', 'NoEmail'], env());
+      expect(usage.status).toBe(2);
+      expect(usage.stderr).toContain('--admin-email is required');
+      expect(usage.stdout).toBe('');
+      const unknown = gather(['key', 'create', '--email', 'nobody@nowhere.test'], env());
+      expect(unknown.status).toBe(1);
+      expect(unknown.stderr).toContain('User not found');
+      const taken = gather(['org', 'create', '--name', 'Again', '--admin-email', 'alice@umbrella.test'], env());
+      expect(taken.status).toBe(1);
+      expect(taken.stderr).toContain('already exists');
+      const badConfig = gather(['migrate'], { ...env(), PORT: 'eighty' });
+      expect(badConfig.status).toBe(1);
+      expect(badConfig.stderr).toContain('PORT');
+    });
+  });
+
+  describe('on the embedded PostgreSQL, with and without the service running', () => {
+    let dataDir: string;
+    let service: ChildProcess | undefined;
+    beforeAll(() => {
+      dataDir = scratchDir('gather-cli-');
+    });
+    afterAll(() => {
+      service?.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('should start the service, print the first admin key, serve it, let the CLI work beside it, and stop cleanly', async () => {
+      const pgPort = await freePort();
+      const port = await freePort();
+      const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), PORT: String(port), LOG_LEVEL: 'info' };
+
+      // The CLI alone starts the embedded server, works, and stops it.
+      const first = gather(['org', 'create', '--name', 'Solo', '--admin-email', 'solo@example.com'], env);
+      expect(first.status).toBe(0);
+
+      service = spawn(TSX, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+      let output = '';
+      service.stdout!.on('data', (chunk) => (output += chunk));
+      service.stderr!.on('data', (chunk) => (output += chunk));
+      const deadline = Date.now() + 30_000;
+      while (!output.includes('GraphQL:') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(output).toContain(`http://127.0.0.1:${port}/graphql`);
+      expect(output).toContain('/graphiql');
+      // Not a fresh database (the CLI made an organization first), so no key is printed.
+      expect(output).not.toContain('First admin API key');
+
+      const second = gather(['key', 'create', '--email', 'solo@example.com'], env);
+      expect(second.status).toBe(0);
+      const whoami = await fetch(`http://127.0.0.1:${port}/whoami`, { headers: { authorization: `Bearer ${second.json().api_key}` } });
+      expect(await whoami.json()).toMatchObject({ email: 'solo@example.com' });
+
+      const exited = new Promise<number | null>((done) => service!.once('exit', (code) => done(code)));
+      service.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(output).toContain('stopped');
+      service = undefined;
+      // The embedded server stopped with the service: the CLI has to start it again, and can.
+      expect(gather(['migrate'], env).status).toBe(0);
+    });
+
+    it('should refuse a DATA_DIR the server cannot reach, saying what to fix', async () => {
+      const hidden = mkdtempSync(join(tmpdir(), 'gather-private-'));
+      const result = gather(['migrate'], { DATA_DIR: join(hidden, 'data'), EMBEDDED_PG_PORT: String(await freePort()) });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('chmod o+x');
+      rmSync(hidden, { recursive: true, force: true });
+    });
+
+    it('should create the default organization and print its key on a fresh database', async () => {
+      const freshDir = scratchDir('gather-fresh-');
+      const env = { DATA_DIR: freshDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(await freePort()), LOG_LEVEL: 'info' };
+      const child = spawn(TSX, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+      let output = '';
+      child.stdout!.on('data', (chunk) => (output += chunk));
+      const deadline = Date.now() + 30_000;
+      while (!output.includes('GraphQL:') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const key = /First admin API key \(shown once, store it now\): (\S+)/.exec(output)?.[1];
+      expect(key).toMatch(/^gth_/);
+      const port = env.PORT;
+      const whoami = await fetch(`http://127.0.0.1:${port}/whoami`, { headers: { authorization: `Bearer ${key}` } });
+      expect(await whoami.json()).toMatchObject({ role: 'ADMIN', organization_name: 'Default organization' });
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(freshDir, { recursive: true, force: true });
+    });
+  });
+});

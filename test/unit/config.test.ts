@@ -1,0 +1,61 @@
+import { ConfigError, loadConfig } from '../../src/config/config';
+
+const base = { GATHER_SECRET: 's'.repeat(32), DATA_DIR: '/tmp/gather-config-test' };
+
+describe('loadConfig', () => {
+  it('should apply the documented defaults', () => {
+    const config = loadConfig(base);
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      embeddedPgPort: 5433,
+      publicUrl: 'http://localhost:3000',
+      logLevel: 'info',
+      production: false,
+      bodyLimit: 1048576,
+      dbPoolMax: 10,
+      shutdownTimeoutMs: 10000,
+    });
+  });
+
+  it('should read every variable', () => {
+    const config = loadConfig({
+      ...base,
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u:p@db:5432/gather',
+      PUBLIC_URL: 'https://gather.example.com/',
+      LOG_LEVEL: 'debug',
+      NODE_ENV: 'production',
+      BODY_LIMIT: '2048',
+      DB_POOL_MAX: '4',
+      GATHER_ADMIN_API_KEY: 'k'.repeat(40),
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://u:p@db:5432/gather',
+      publicUrl: 'https://gather.example.com',
+      logLevel: 'debug',
+      production: true,
+      bodyLimit: 2048,
+      dbPoolMax: 4,
+      adminApiKey: 'k'.repeat(40),
+    });
+  });
+
+  it('should name each bad variable, its value and what it must be', () => {
+    let error: unknown;
+    try {
+      loadConfig({ ...base, PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', PUBLIC_URL: 'ftp://x', GATHER_ADMIN_API_KEY: 'short' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'PUBLIC_URL', 'GATHER_ADMIN_API_KEY']) expect(problems).toContain(name);
+    expect(problems).toContain('"eighty"');
+    expect(problems).toContain('HTTP port');
+  });
+});
