@@ -7,6 +7,7 @@ import envSchema from 'env-schema';
 // The one place that reads process.env. Every variable has a type, a default where one is safe,
 // and a description; the README's configuration table mirrors this schema.
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const ENV_SCHEMA = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port of the service' }),
@@ -19,10 +20,7 @@ export const ENV_SCHEMA = Type.Object({
   PUBLIC_URL: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s]+$', description: 'base URL used to build recipient links; default http://localhost:PORT' }),
   ),
-  LOG_LEVEL: Type.Union(
-    LOG_LEVELS.map((level) => Type.Literal(level)),
-    { default: 'info', description: 'pino log level' },
-  ),
+  LOG_LEVEL: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS], default: 'info', description: 'pino log level' }),
   NODE_ENV: Type.String({ default: 'development', description: '"production" turns GraphiQL off' }),
   GATHER_ADMIN_API_KEY: Type.Optional(
     Type.String({ minLength: 32, description: 'API key of the first admin, used verbatim on a fresh database' }),
@@ -36,7 +34,6 @@ export const ENV_SCHEMA = Type.Object({
 });
 
 type Env = Static<typeof ENV_SCHEMA>;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type Config = {
   port: number;
@@ -60,11 +57,21 @@ export class ConfigError extends Error {
   }
 }
 
-function describeProblem(error: { instancePath: string; params: Record<string, unknown>; message?: string }, env: NodeJS.ProcessEnv): string {
+type EnvError = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
+
+function describeProblem(error: EnvError, env: NodeJS.ProcessEnv): string {
   const name = error.instancePath.replace(/^\//, '') || String(error.params.missingProperty ?? '');
-  const schema = (ENV_SCHEMA.properties as Record<string, { description?: string }>)[name];
+  const schema = (ENV_SCHEMA.properties as Record<string, { description?: string; minimum?: number; maximum?: number; minLength?: number }>)[name];
   const got = env[name] === undefined ? '' : ` (got ${JSON.stringify(env[name])})`;
-  return `${name} ${error.message ?? 'is invalid'}${got}${schema?.description ? `: ${schema.description}` : ''}`;
+  const rule: Record<string, string> = {
+    type: `must be ${error.params.type === 'integer' ? 'a whole number' : `a ${String(error.params.type)}`}`,
+    enum: `must be one of ${((error.params.allowedValues as string[] | undefined) ?? []).join(', ')}`,
+    minimum: `must be between ${schema?.minimum} and ${schema?.maximum}`,
+    maximum: `must be between ${schema?.minimum} and ${schema?.maximum}`,
+    minLength: `must be at least ${schema?.minLength} characters`,
+    pattern: 'is not in the expected form',
+  };
+  return `${name} ${rule[error.keyword] ?? error.message ?? 'is invalid'}${got}${schema?.description ? `: ${schema.description}` : ''}`;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -72,10 +79,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   try {
     parsed = envSchema<Env>({ schema: ENV_SCHEMA, data: env, env: false, dotenv: false });
   } catch (err) {
-    const errors = (err as { errors?: Array<{ instancePath: string; params: Record<string, unknown>; message?: string }> }).errors;
+    const errors = (err as { errors?: EnvError[] }).errors;
     if (!errors) throw err;
-    // Unions report one error per branch; keep one line per variable.
-    const lines = [...new Set(errors.filter((e) => e.instancePath !== '' || e.params.missingProperty).map((e) => describeProblem(e, env)))];
+    const lines = [...new Set(errors.map((e) => describeProblem(e, env)))];
     throw new ConfigError(lines);
   }
   const dataDir = resolve(parsed.DATA_DIR);
