@@ -9,6 +9,7 @@ import type {
   WhoamiQuery,
 } from '../../kernel/graphql/__generated__/operations';
 import { found, type RestRow } from '../../kernel/rest/engine';
+import { foundOrganization } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { DetailBody, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../kernel/graphql/pagination';
@@ -112,8 +113,7 @@ export const identityRestRows: RestRow[] = [
     operation: operations.OrganizationUserList,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
     result: (data: OrganizationUserListQuery) => {
-      const organization = found(data.node && 'users' in data.node ? data.node : null, 'Organization');
-      return { body: organization.users.nodes.map(restUser) };
+      return { body: foundOrganization(data.node, 'users').users.nodes.map(restUser) };
     },
   },
   {

@@ -9,6 +9,7 @@ import type {
   ItemVerifyMutation,
 } from '../../kernel/graphql/__generated__/operations';
 import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { NoContent, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ItemBodyA, ItemBodyB, ItemCreateBody, itemInputFromRest, restItemA, restItemB } from './item.rest-shapes';
@@ -75,10 +76,7 @@ export const itemRestRows: RestRow[] = [
     schema: { params: ItemParams, response: withErrors({ 204: NoContent }) },
     operation: operations.ItemDelete,
     variables: ({ params }) => ({ requestId: params.request_id, id: params.item_id }),
-    result: (data: ItemDeleteMutation) => {
-      fromPayload(data.itemDelete, 'deletedItemId');
-      return { status: 204 };
-    },
+    result: (data: ItemDeleteMutation) => noContent(data.itemDelete, 'deletedItemId'),
   },
   {
     method: 'POST',

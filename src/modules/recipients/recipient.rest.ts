@@ -6,7 +6,8 @@ import type {
   OrganizationContactListQuery,
   RestContactFragment,
 } from '../../kernel/graphql/__generated__/operations';
-import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { foundOrganization } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { LanguageSchema, languageFromRest, languageToRest } from '../requests/request.rest-shapes';
@@ -75,8 +76,7 @@ export const recipientRestRows: RestRow[] = [
     operation: operations.OrganizationContactList,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
     result: (data: OrganizationContactListQuery) => {
-      const organization = found(data.node && 'contacts' in data.node ? data.node : null, 'Organization');
-      return { body: organization.contacts.nodes.map(restContact) };
+      return { body: foundOrganization(data.node, 'contacts').contacts.nodes.map(restContact) };
     },
   },
 ];

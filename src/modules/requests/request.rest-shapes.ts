@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Language as GraphQLLanguage, RestRecipientFragment, RestRequestFragment } from '../../kernel/graphql/__generated__/operations';
+import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { ItemBodyA, ItemCreateBody, itemInputFromRest, restItemA } from '../items/item.rest-shapes';
 import { AUTH_METHODS, CONNECTION_PROVIDERS, LANGUAGE_GRAPHQL_VALUES, LANGUAGES, REQUEST_STATES, SEND_METHODS } from './request.enums';
@@ -161,29 +162,12 @@ const scheduleFromRest = (list: (typeof writableFields.reminder_schedule)['stati
   list?.map((entry) => ({ sendAt: entry.send_at, message: entry.message }));
 
 /** The GraphQL input for the fields both bodies share; only keys the client sent are set. */
-function writableInput(body: Record<string, any>) {
-  const input: Record<string, unknown> = {};
-  const copy = (from: string, to: string, convert: (value: any) => unknown = (v) => v) => {
-    if (from in body) input[to] = body[from] === null ? null : convert(body[from]);
-  };
-  copy('name', 'name');
-  copy('due_date', 'dueDate');
-  copy('expiration_date', 'expirationDate');
-  copy('auto_close_at', 'autoCloseAt');
-  copy('personal_message', 'personalMessage');
-  copy('notes', 'notes');
-  copy('user_metadata', 'userMetadata');
-  copy('language', 'language', languageFromRest);
-  copy('reminders', 'reminders');
-  copy('first_reminder_date', 'firstReminderDate');
-  copy('reminder_schedule', 'reminderSchedule', scheduleFromRest);
-  copy('collaborators', 'collaborators', collaboratorsFromRest);
-  copy('cloud_storage_folder', 'cloudStorageFolder');
-  copy('cloud_storage_provider', 'cloudStorageProvider');
-  copy('require_complete_submission', 'requireCompleteSubmission');
-  copy('disable_submission_comments', 'disableSubmissionComments');
-  return input;
-}
+const writableInput = (body: Record<string, unknown>) =>
+  inputFromBody(body, Object.keys(writableFields), {
+    language: languageFromRest,
+    reminder_schedule: scheduleFromRest,
+    collaborators: collaboratorsFromRest,
+  });
 
 export const requestUpdateInputFromRest = writableInput;
 

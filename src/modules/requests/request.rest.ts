@@ -10,6 +10,7 @@ import type {
   RequestUpdateMutation,
 } from '../../kernel/graphql/__generated__/operations';
 import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { foundOrganization, noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { listQuery, NoContent, Query, StringEnum, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { REQUEST_STATES } from './request.enums';
@@ -72,8 +73,7 @@ export const requestRestRows: RestRow[] = [
     operation: operations.OrganizationRequestList,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit, orderBy: order(query) }),
     result: (data: OrganizationRequestListQuery) => {
-      const organization = found(data.node && 'requests' in data.node ? data.node : null, 'Organization');
-      return { body: organization.requests.nodes.map(restRequest) };
+      return { body: foundOrganization(data.node, 'requests').requests.nodes.map(restRequest) };
     },
   },
   {
@@ -94,10 +94,7 @@ export const requestRestRows: RestRow[] = [
     schema: { params: RequestParams, response: withErrors({ 204: NoContent }, [403, 404, 422]) },
     operation: operations.RequestDelete,
     variables: ({ params }) => ({ id: params.request_id }),
-    result: (data: RequestDeleteMutation) => {
-      fromPayload(data.requestDelete, 'deletedRequestId');
-      return { status: 204 };
-    },
+    result: (data: RequestDeleteMutation) => noContent(data.requestDelete, 'deletedRequestId'),
   },
   {
     method: 'POST',

@@ -10,6 +10,7 @@ import type {
   TemplateUpdateMutation,
 } from '../../kernel/graphql/__generated__/operations';
 import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { foundOrganization, inputFromBody, noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, NoContent, Nullable, StringEnum, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ITEM_TYPES, QUESTION_TYPES } from '../requests/request.enums';
@@ -54,34 +55,23 @@ const TemplateCreateBody = Body(
   { ...templateFields, items: Nullable(templateFields.items), reminders: Nullable(templateFields.reminders), language: Nullable(LanguageSchema) }, ['name']);
 const TemplateUpdateBody = Body(templateFields);
 
-function templateInput(body: Record<string, any>) {
-  const input: Record<string, unknown> = {};
-  const copy = (from: string, to: string, convert: (value: any) => unknown = (v) => v) => {
-    if (from in body) input[to] = body[from] === null ? null : convert(body[from]);
-  };
-  copy('name', 'name');
-  copy('default_title', 'defaultTitle');
-  copy('personal_message', 'personalMessage');
-  copy('reminders', 'reminders');
-  copy('due_date_interval', 'dueDateInterval');
-  copy('language', 'language', languageFromRest);
-  copy('items', 'items', (items: (typeof TemplateItemBody)['static'][]) =>
-    items.map((item) => ({
-      kind: item.type,
-      name: item.name,
-      description: item.description,
-      required: item.required,
-      received: item.received,
-      question: item.question,
-      form: item.form && {
-        id: item.form.id,
-        allowFileUpload: item.form.allow_file_upload,
-        fields: item.form.fields && Object.fromEntries(Object.entries(item.form.fields).map(([name, f]) => [name, { defaultValue: f.default_value, readOnly: f.read_only }])),
-      },
-    })),
-  );
-  return input;
-}
+const templateItemsFromRest = (items: (typeof TemplateItemBody)['static'][]) =>
+  items.map((item) => ({
+    kind: item.type,
+    name: item.name,
+    description: item.description,
+    required: item.required,
+    received: item.received,
+    question: item.question,
+    form: item.form && {
+      id: item.form.id,
+      allowFileUpload: item.form.allow_file_upload,
+      fields: item.form.fields && Object.fromEntries(Object.entries(item.form.fields).map(([name, f]) => [name, { defaultValue: f.default_value, readOnly: f.read_only }])),
+    },
+  }));
+
+const templateInput = (body: Record<string, unknown>) =>
+  inputFromBody(body, Object.keys(templateFields), { language: languageFromRest, items: templateItemsFromRest });
 
 const TemplateItemOut = Type.Object({
   id: Type.String(),
@@ -193,10 +183,7 @@ export const templateRestRows: RestRow[] = [
     schema: { params: IdParams, response: withErrors({ 204: NoContent }) },
     operation: operations.TemplateDelete,
     variables: ({ params }) => ({ id: params.id }),
-    result: (data: TemplateDeleteMutation) => {
-      fromPayload(data.templateDelete, 'deletedTemplateId');
-      return { status: 204 };
-    },
+    result: (data: TemplateDeleteMutation) => noContent(data.templateDelete, 'deletedTemplateId'),
   },
   {
     method: 'GET',
@@ -207,8 +194,7 @@ export const templateRestRows: RestRow[] = [
     operation: operations.OrganizationTemplateList,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
     result: (data: OrganizationTemplateListQuery) => {
-      const organization = found(data.node && 'templates' in data.node ? data.node : null, 'Organization');
-      return { body: organization.templates.nodes.map(restTemplate) };
+      return { body: foundOrganization(data.node, 'templates').templates.nodes.map(restTemplate) };
     },
   },
 ];
