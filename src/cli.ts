@@ -90,6 +90,10 @@ run(process.argv.slice(2))
     else if (err instanceof AppError) {
       const details = err.userErrors.map((e) => `  - ${e.field.join('.')}: ${e.message}`).join('\n');
       process.stderr.write(`${err.message}${details ? `\n${details}` : ''}\n`);
-    } else process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    } else {
+      // People read the message; the stack is for LOG_LEVEL=debug.
+      const detail = err instanceof Error ? (process.env.LOG_LEVEL === 'debug' ? err.stack : err.message) : String(err);
+      process.stderr.write(`${detail}\n`);
+    }
     process.exit(1);
   });

@@ -122,6 +122,14 @@ describe('tenancy', () => {
       );
     });
 
+    it('should file requests under its own team only (403 otherwise)', async () => {
+      const otherTeam = await createTeam(t.app, acme.apiKey, 'Other team');
+      const refused = await client(t.app, member.apiKey).post('/requests', { name: 'x', items: [], recipients: [{ email: 'z@example.com' }], team_id: otherTeam });
+      expect(refused.statusCode).toBe(403);
+      const own = await createRequest(t.app, member.apiKey, { team_id: teamId });
+      expect(own.team_id).toBe(teamId);
+    });
+
     it('should update a request it collaborates on, but not delete it (403)', async () => {
       const collaborator = await createUser(t.app, acme.apiKey, { email: 'collab@acme.test' });
       const shared = await createRequest(t.app, acme.apiKey, { collaborators: [collaborator.userId] });

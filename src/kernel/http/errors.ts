@@ -18,7 +18,6 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     else if (error instanceof AppError) rest = restErrorFromAppError(error);
     else if (error.validation) rest = new RestError(422, toValidationEntries(error.validation as never, error.validationContext ?? 'body'));
     else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') rest = new RestError(413, `Request body is larger than ${options.bodyLimit} bytes`);
-    else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') rest = new RestError(415, `Unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}`);
     else if (error.code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(error.errors)) {
       // Variables a REST row built that GraphQL still refused (a value beyond what its type holds).
       const entries: ValidationEntry[] = error.errors.map((e) => ({ loc: ['body'], msg: e.message, type: 'value_error' }));

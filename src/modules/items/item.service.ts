@@ -28,18 +28,22 @@ export function createItems(em: EntityManager, request: Request, drafts: (ItemDr
   );
 }
 
-/** The item, if its request is visible to the viewer (and is `requestId` when given). */
-async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
+/** The item and its locked request, if the request is visible to the viewer (and is `requestId` when given). */
+async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: Request }> {
   const item = isUuid(id) ? await em.findOne(RequestItem, { id }) : null;
   if (!item || (requestId != null && item.request.id !== requestId)) throw AppError.notFound('Item');
   // Visibility of the item is the visibility of its request; a hidden request hides its items.
   try {
-    await requireVisibleRequest(em, ctx.viewer, item.request.id, { lock: true });
+    return { item, request: await requireVisibleRequest(em, ctx.viewer, item.request.id, { lock: true }) };
   } catch (err) {
     if (err instanceof AppError && err.code === 'NOT_FOUND') throw AppError.notFound('Item');
     throw err;
   }
-  return item;
+}
+
+/** A closed request keeps the items it was closed with. */
+function requireOpen(request: Request): void {
+  if (request.state === 'CLOSED') throw AppError.validation([{ field: [], message: 'The request is closed; its items cannot change', code: 'INVALID_STATE' }]);
 }
 
 export async function createItem(ctx: Ctx, requestId: string, input: RequestItemInput): Promise<RequestItem> {
@@ -47,6 +51,7 @@ export async function createItem(ctx: Ctx, requestId: string, input: RequestItem
   const draft = draftFromInput(check, [], input);
   return ctx.em.transactional(async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
+    requireOpen(request);
     const count = await tx.count(RequestItem, { request: request.id });
     if (count >= MAX_ITEMS) check.add([], `A request holds at most ${MAX_ITEMS} items`, 'TOO_MANY');
     check.done();
@@ -65,7 +70,8 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
   if (input.required === null) check.add(['required'], 'Cannot be null', 'INVALID');
   check.done();
   return ctx.em.transactional(async (tx) => {
-    const item = await requireItem(tx, ctx, id, requestId);
+    const { item, request } = await requireItem(tx, ctx, id, requestId);
+    requireOpen(request);
     if (input.name != null) item.name = input.name.trim();
     if (input.description !== undefined) item.description = input.description;
     if (input.required != null) item.required = input.required;
@@ -75,7 +81,8 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
 
 export async function deleteItem(ctx: Ctx, id: string, requestId?: string | null): Promise<string> {
   return ctx.em.transactional(async (tx) => {
-    const item = await requireItem(tx, ctx, id, requestId);
+    const { item, request } = await requireItem(tx, ctx, id, requestId);
+    requireOpen(request);
     tx.remove(item);
     return id;
   });
@@ -84,7 +91,7 @@ export async function deleteItem(ctx: Ctx, id: string, requestId?: string | null
 /** Marks an item valid and approved; verifying a verified item changes nothing. */
 export async function verifyItem(ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
   return ctx.em.transactional(async (tx) => {
-    const item = await requireItem(tx, ctx, id, requestId);
+    const { item } = await requireItem(tx, ctx, id, requestId);
     if (item.status !== 'VERIFIED') {
       item.status = 'VERIFIED';
       item.verifiedAt = new Date();

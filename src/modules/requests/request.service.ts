@@ -132,6 +132,10 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   if (input.ownerId && input.ownerId !== viewer.userId && !isAdmin(viewer)) {
     throw AppError.forbidden('Only an ADMIN may create requests for another owner');
   }
+  // A team sees its requests, so a USER may file requests under its own team only.
+  if (input.teamId && input.teamId !== viewer.teamId && !isAdmin(viewer)) {
+    throw AppError.forbidden('Only an ADMIN may create requests for another team');
+  }
   const owner = await em.findOne(User, { id: isUuid(input.ownerId ?? '') ? input.ownerId! : viewer.userId, organization: viewer.organizationId });
   if (!owner) check.add(['ownerId'], 'Names no user of your organization', 'NOT_FOUND');
   const team = input.teamId && isUuid(input.teamId) ? await em.findOne(Team, { id: input.teamId, organization: viewer.organizationId }) : null;

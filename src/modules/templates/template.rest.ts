@@ -27,7 +27,7 @@ const FormField = Body({ default_value: Nullable(Text(1000)), read_only: Nullabl
 const TemplateItemBody = Body(
   {
     name: Text(1000, { minLength: 1 }),
-    type: StringEnum(ITEM_TYPES, 'UPLOAD, E_SIGNATURE or QUESTION'),
+    type: StringEnum([...ITEM_TYPES, 'STANDARD'], 'UPLOAD (or STANDARD), E_SIGNATURE or QUESTION'),
     description: Nullable(Text(5000)),
     required: Nullable(Type.Boolean()),
     received: Nullable(Type.Boolean()),
@@ -57,7 +57,7 @@ const TemplateUpdateBody = Body(templateFields);
 
 const templateItemsFromRest = (items: (typeof TemplateItemBody)['static'][]) =>
   items.map((item) => ({
-    kind: item.type,
+    kind: item.type === 'STANDARD' ? 'UPLOAD' : item.type,
     name: item.name,
     description: item.description,
     required: item.required,

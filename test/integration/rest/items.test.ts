@@ -151,6 +151,24 @@ describe('REST request items', () => {
     });
   });
 
+  describe('on a closed request', () => {
+    it('should refuse to add, change or remove items with 422, and still verify', async () => {
+      const closed = await createRequest(t.app, tenant.apiKey);
+      await api.post(`/requests/${closed.id}/close`);
+      const calls = [
+        () => api.post(`/requests/${closed.id}/items`, { name: 'Late', type: 'UPLOAD' }),
+        () => api.patch(`/requests/${closed.id}/items/${closed.items[0].id}`, { name: 'Renamed' }),
+        () => api.delete(`/requests/${closed.id}/items/${closed.items[0].id}`),
+      ];
+      for (const call of calls) {
+        const response = await call();
+        expect(response.statusCode).toBe(422);
+        expect(response.json().detail[0]).toMatchObject({ loc: ['body'], type: 'invalid_state' });
+      }
+      expect((await api.post(`/requests/${closed.id}/items/${closed.items[0].id}/verify`)).statusCode).toBe(200);
+    });
+  });
+
   describe('DELETE /requests/{request_id}/items/{item_id}', () => {
     it('should answer 204 without a body, then 404', async () => {
       const created = (await api.post(`/requests/${request.id}/items`, { name: 'Temporary', type: 'UPLOAD' })).json();

@@ -69,6 +69,11 @@ describe('REST templates', () => {
     expect(missing.json().detail).toEqual([{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }]);
   });
 
+  it('POST /templates should accept STANDARD as UPLOAD', async () => {
+    const response = await api.post('/templates', { name: 'Standard', items: [{ name: 'a', type: 'STANDARD' }] });
+    expect(response.json().items[0].type).toBe('UPLOAD');
+  });
+
   it('POST /templates should answer 422 for bad items', async () => {
     const response = await api.post('/templates', { name: 'Bad', items: [{ name: '', type: 'UPLOAD' }, { name: 'x', type: 'NOPE' }, { name: 'y', type: 'UPLOAD', form: { id: 'not-a-uuid' } }] });
     expect(response.statusCode).toBe(422);

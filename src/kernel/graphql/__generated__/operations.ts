@@ -341,7 +341,7 @@ export type RequestCreateInput = {
   userMetadata?: unknown;
   /** Language; the template's, else EN_US. */
   language?: Language | null | undefined;
-  /** Days between reminders, 0 to 365; the template's, else 3. */
+  /** Days between reminders, -1 to 365 (-1 and 0 send none); the template's, else 3. */
   reminders?: number | null | undefined;
   /** Reminders at fixed times, up to 20. */
   reminderSchedule?: Array<ReminderScheduleEntryInput> | null | undefined;
@@ -390,7 +390,7 @@ export type RequestUpdateInput = {
   userMetadata?: unknown;
   /** Language. */
   language?: Language | null | undefined;
-  /** Days between reminders, 0 to 365. */
+  /** Days between reminders, -1 to 365 (-1 and 0 send none). */
   reminders?: number | null | undefined;
   /** Date of the first reminder. */
   firstReminderDate?: string | null | undefined;
@@ -454,7 +454,7 @@ export type TemplateCreateInput = {
   defaultTitle?: string | null | undefined;
   /** Message to recipients, up to 5,000 characters. */
   personalMessage?: string | null | undefined;
-  /** Days between reminders, 0 to 365; 3 by default. */
+  /** Days between reminders, -1 to 365 (-1 and 0 send none); 3 by default. */
   reminders?: number | null | undefined;
   /** Days from creation to the due date, 0 to 3,650. */
   dueDateInterval?: number | null | undefined;
@@ -472,7 +472,7 @@ export type TemplateUpdateInput = {
   defaultTitle?: string | null | undefined;
   /** Message to recipients. */
   personalMessage?: string | null | undefined;
-  /** Days between reminders, 0 to 365. */
+  /** Days between reminders, -1 to 365 (-1 and 0 send none). */
   reminders?: number | null | undefined;
   /** Days from creation to the due date, 0 to 3,650. */
   dueDateInterval?: number | null | undefined;

@@ -884,7 +884,7 @@ export type Request = Node & {
   userMetadata: Scalars['JSON']['output'];
   /** Language of the recipients' pages and messages. */
   language: Language;
-  /** Days between reminders; 0 sends none. */
+  /** Days between reminders; 0 or -1 sends none. */
   reminders: Scalars['Int']['output'];
   /** Reminders at fixed times. */
   reminderSchedule: Array<ReminderScheduleEntry>;
@@ -1251,7 +1251,7 @@ export type RequestCreateInput = {
   userMetadata?: InputMaybe<Scalars['JSON']['input']>;
   /** Language; the template's, else EN_US. */
   language?: InputMaybe<Language>;
-  /** Days between reminders, 0 to 365; the template's, else 3. */
+  /** Days between reminders, -1 to 365 (-1 and 0 send none); the template's, else 3. */
   reminders?: InputMaybe<Scalars['Int']['input']>;
   /** Reminders at fixed times, up to 20. */
   reminderSchedule?: InputMaybe<Array<ReminderScheduleEntryInput>>;
@@ -1309,7 +1309,7 @@ export type RequestUpdateInput = {
   userMetadata?: InputMaybe<Scalars['JSON']['input']>;
   /** Language. */
   language?: InputMaybe<Language>;
-  /** Days between reminders, 0 to 365. */
+  /** Days between reminders, -1 to 365 (-1 and 0 send none). */
   reminders?: InputMaybe<Scalars['Int']['input']>;
   /** Date of the first reminder. */
   firstReminderDate?: InputMaybe<Scalars['DateTime']['input']>;
@@ -1487,7 +1487,7 @@ export type TemplateCreateInput = {
   defaultTitle?: InputMaybe<Scalars['String']['input']>;
   /** Message to recipients, up to 5,000 characters. */
   personalMessage?: InputMaybe<Scalars['String']['input']>;
-  /** Days between reminders, 0 to 365; 3 by default. */
+  /** Days between reminders, -1 to 365 (-1 and 0 send none); 3 by default. */
   reminders?: InputMaybe<Scalars['Int']['input']>;
   /** Days from creation to the due date, 0 to 3,650. */
   dueDateInterval?: InputMaybe<Scalars['Int']['input']>;
@@ -1514,7 +1514,7 @@ export type TemplateUpdateInput = {
   defaultTitle?: InputMaybe<Scalars['String']['input']>;
   /** Message to recipients. */
   personalMessage?: InputMaybe<Scalars['String']['input']>;
-  /** Days between reminders, 0 to 365. */
+  /** Days between reminders, -1 to 365 (-1 and 0 send none). */
   reminders?: InputMaybe<Scalars['Int']['input']>;
   /** Days from creation to the due date, 0 to 3,650. */
   dueDateInterval?: InputMaybe<Scalars['Int']['input']>;
