@@ -29,8 +29,10 @@ function config(): Linter.Config[] {
       languageOptions: {
         parser: graphqlPlugin.parser,
         parserOptions: {
-          // The plugin loads the schema through graphql-config; given inline, it needs no
-          // .graphqlrc on disk. The glob is resolved against the process's working directory.
+          // The plugin loads the schema through graphql-config (its CommonJS build, so no ESM import
+          // is needed); given inline, it needs no .graphqlrc on disk. An absolute glob does not
+          // depend on the working directory jest runs in. Rules such as strict-id-in-types and
+          // relay-* read this whole schema, so types extended in other files are seen complete.
           graphQLConfig: { schema: join(ROOT, SCHEMA_GLOB) },
         },
       },

@@ -3,6 +3,27 @@ import { AppError } from '../errors/app-error';
 import { RestError, restErrorFromAppError } from '../rest/engine';
 import { toValidationEntries, type ValidationEntry } from '../rest/validation';
 
+/** Deepest nesting a JSON body may have; no document of this API needs more than a handful. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Walks a parsed body without recursion: refuses nesting beyond MAX_JSON_DEPTH and drops "__proto__"
+ * keys, which would become an object's prototype once the object is assigned somewhere.
+ */
+function sanitiseJson(root: unknown): void {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) {
+      // Valid JSON, so not a 400 (API-DECISIONS keeps 400 for bodies that are not JSON).
+      throw new RestError(422, [{ loc: ['body'], msg: `Body nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
+    }
+    if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, '__proto__')) delete (value as Record<string, unknown>).__proto__;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+}
+
 /**
  * Every failure leaves as a REST error body: 4xx with what to fix, or a masked 500 whose request id
  * finds the logged cause. (GraphQL formats its own errors; see kernel/graphql/plugin.ts.)
@@ -36,13 +57,15 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
   // Empty bodies are no body (clients often send Content-Type: application/json on a bare POST);
   // anything else must parse as JSON whatever its declared type, since legacy clients mislabel it.
   const parseJson = (body: string) => {
-    if (body.trim() === '') return undefined;
+    if (/^[ \t\n\r]*$/.test(body)) return undefined;
+    let value: unknown;
     try {
-      // A "__proto__" key would become an object's prototype once spread or assigned.
-      return JSON.parse(body, (key, value) => (key === '__proto__' ? undefined : value));
+      value = JSON.parse(body);
     } catch (err) {
       throw new RestError(400, `Body is not valid JSON: ${(err as Error).message}`);
     }
+    sanitiseJson(value);
+    return value;
   };
   app.removeContentTypeParser(['application/json', 'text/plain']);
   const parser = (_request: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {

@@ -56,16 +56,19 @@ const snake = (segment: string): string => segment.replace(/[A-Z]/g, (c) => `_${
 /** A user error as GraphQL returns it. */
 type UserErrorJson = { field: string[] | null; message: string; code: string };
 
+// Fields whose keys are the client's own (metadata keys, form field names): the segment after them is
+// quoted back as sent, neither snake-cased nor read as a list index.
+const FREE_FORM_FIELDS = new Set(['userMetadata', 'fields']);
+
 /** A GraphQL user-error path (`["input", "dueDate"]`) as a 422 `loc` (`["body", "due_date"]`). */
 export function userErrorsToEntries(userErrors: UserErrorJson[]): ValidationEntry[] {
   return userErrors.map((e) => {
     const field = e.field ?? [];
     const path = field[0] === 'input' ? field.slice(1) : field;
-    return {
-      loc: ['body', ...path.map((s) => (/^\d+$/.test(s) ? Number(s) : snake(s)))],
-      msg: e.message,
-      type: e.code.toLowerCase(),
-    };
+    const loc = path.map((segment, index) =>
+      index > 0 && FREE_FORM_FIELDS.has(path[index - 1]) ? segment : /^\d+$/.test(segment) ? Number(segment) : snake(segment),
+    );
+    return { loc: ['body', ...loc], msg: e.message, type: e.code.toLowerCase() };
   });
 }
 

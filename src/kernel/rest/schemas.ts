@@ -6,16 +6,23 @@ import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../graphql/pagination';
 
 export const Uuid = (description = 'a UUID') => Type.String({ format: 'uuid', description });
 
-/** Text PostgreSQL accepts: at most `max` characters, no NUL. */
+/** Text PostgreSQL stores as given: at most `max` characters, no NUL, no unpaired surrogate. */
 export const Text = (max: number, options: { minLength?: number; description?: string } = {}) =>
-  Type.String({ maxLength: max, pattern: '^[^\\u0000]*$', description: options.description ?? 'text without NUL characters', ...options });
+  Type.String({
+    maxLength: max,
+    // Ajv matches in unicode mode, where a paired surrogate is one character outside this class.
+    pattern: '^[^\\u0000\\ud800-\\udfff]*$',
+    description: options.description ?? 'text without NUL characters or unpaired surrogates',
+    ...options,
+  });
 
 export const DateTime = (description = 'an ISO 8601 date-time') => Type.String({ format: 'date-time', description });
 
 /** `schema` or null, as one JSON Schema `type` list so errors stay about the value, not a union. */
 export const Nullable = <T extends TSchema>(schema: T) => {
-  const { type, ...rest } = schema as TSchema & { type?: string };
-  return Type.Unsafe<T['static'] | null>(type ? { ...rest, type: [type, 'null'] } : { anyOf: [schema, { type: 'null' }] });
+  const { type, enum: values, ...rest } = schema as TSchema & { type?: string; enum?: unknown[] };
+  if (!type) return Type.Unsafe<T['static'] | null>({ anyOf: [schema, { type: 'null' }] });
+  return Type.Unsafe<T['static'] | null>({ ...rest, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) });
 };
 
 export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>

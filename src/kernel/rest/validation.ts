@@ -99,7 +99,8 @@ export function toValidationEntries(errors: ErrorObject[], httpPart: string): Va
     const loc = [part, ...pointerToLoc(error.instancePath)];
     if (error.keyword === 'required') loc.push((error.params as { missingProperty: string }).missingProperty);
     const entry = { loc, ...describe(error) };
-    const key = JSON.stringify(entry);
+    // One value failing several keywords (null for a string enum: type and enum) is one problem.
+    const key = JSON.stringify(loc);
     if (seen.has(key)) continue;
     seen.add(key);
     entries.push(entry);

@@ -4,6 +4,7 @@ export type FieldPath = (string | number)[];
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9][0-9 ().-]{3,30}$/;
+const UNPAIRED_SURROGATE = /[\ud800-\udfff]/u;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Dates PostgreSQL and JavaScript both represent, and no client means anything outside of.
 const MIN_DATE = Date.UTC(1970, 0, 1);
@@ -30,6 +31,8 @@ export class InputCheck {
       return this;
     }
     if (value.includes('\u0000')) return this.add(field, 'Text must not contain NUL characters', 'INVALID');
+    // PostgreSQL would store an unpaired surrogate as U+FFFD: the text read back would differ.
+    if (UNPAIRED_SURROGATE.test(value)) return this.add(field, 'Text must not contain unpaired surrogates', 'INVALID');
     const length = [...value].length;
     if (length > options.max) return this.add(field, `Text should have at most ${options.max} characters`, 'TOO_LONG');
     if (options.min !== undefined && value.trim().length < options.min) {
@@ -97,8 +100,8 @@ export class InputCheck {
         this.add([...field, key], 'Input should be a valid string', 'INVALID');
         continue;
       }
-      if (key.length === 0 || key.length > options.maxKey || key.includes('\u0000')) {
-        this.add([...field, key], `Keys should have 1 to ${options.maxKey} characters, without NUL`, 'INVALID');
+      if (key.length === 0 || key.length > options.maxKey || key.includes('\u0000') || UNPAIRED_SURROGATE.test(key)) {
+        this.add([...field, key], `Keys should have 1 to ${options.maxKey} characters, without NUL or unpaired surrogates`, 'INVALID');
         continue;
       }
       this.text([...field, key], entry, { max: options.maxValue });

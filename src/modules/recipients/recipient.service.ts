@@ -86,34 +86,41 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
   });
 }
 
-type ContactRow = { id: string; email_key: string; phone_key: string };
-
 /**
  * Upserts the owner's contacts for recipients given by their details, in one statement keyed like
- * the unique index (owner, lower(email), phone); given details refresh the stored ones.
+ * the unique index (owner, lower(email), phone); given details refresh the stored ones. Returns the
+ * contact id of each draft by its position. Matching happens in SQL, so PostgreSQL's own lower() (which
+ * may differ from JavaScript's for letters such as İ) decides which drafts are the same person.
  */
-async function upsertContacts(em: EntityManager, owner: User, drafts: RecipientDraft[]): Promise<Map<string, string>> {
-  const fresh = drafts.filter((d) => !d.contactId);
-  const ids = new Map<string, string>();
-  if (fresh.length === 0) return ids;
-  const now = new Date();
+async function upsertContacts(em: EntityManager, owner: User, drafts: RecipientDraft[]): Promise<Map<number, string>> {
   const values: unknown[] = [];
-  const rows = fresh.map((d) => {
-    values.push(owner.organization.id, owner.id, owner.team?.id ?? null, d.firstName, d.lastName, d.email, d.phone, d.language, now, now);
-    return '(gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  const rows: string[] = [];
+  drafts.forEach((d, position) => {
+    if (d.contactId) return;
+    values.push(position, d.firstName, d.lastName, d.email, d.phone, d.language);
+    rows.push('(?::int, ?, ?, ?, ?, ?)');
   });
-  const result = await em.getConnection().execute<ContactRow[]>(
-    `insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)
-     values ${rows.join(', ')}
-     on conflict (owner_id, (lower(coalesce(email, ''))), (coalesce(phone, ''))) do update set
-       first_name = coalesce(excluded.first_name, contact.first_name),
-       last_name = coalesce(excluded.last_name, contact.last_name),
-       language = coalesce(excluded.language, contact.language),
-       updated_at = excluded.updated_at
-     returning id, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key`,
-    values,
+  const ids = new Map<number, string>();
+  if (rows.length === 0) return ids;
+  const now = new Date();
+  const result = await em.getConnection().execute<{ position: number; id: string }[]>(
+    `with input (position, first_name, last_name, email, phone, language) as (values ${rows.join(', ')}),
+     upserted as (
+       insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)
+       select distinct on (lower(coalesce(email, '')), coalesce(phone, ''))
+              gen_random_uuid(), ?, ?, ?, first_name, last_name, email, phone, language, ?::timestamptz, ?::timestamptz
+         from input order by lower(coalesce(email, '')), coalesce(phone, ''), position
+       on conflict (owner_id, (lower(coalesce(email, ''))), (coalesce(phone, ''))) do update set
+         first_name = coalesce(excluded.first_name, contact.first_name),
+         last_name = coalesce(excluded.last_name, contact.last_name),
+         language = coalesce(excluded.language, contact.language),
+         updated_at = excluded.updated_at
+       returning id, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
+     select input.position, upserted.id
+       from input join upserted on upserted.email_key = lower(coalesce(input.email, '')) and upserted.phone_key = coalesce(input.phone, '')`,
+    [...values, owner.organization.id, owner.id, owner.team?.id ?? null, now, now],
   );
-  for (const row of result) ids.set(`${row.email_key}|${row.phone_key}`, row.id);
+  for (const row of result) ids.set(row.position, row.id);
   return ids;
 }
 
@@ -121,7 +128,7 @@ async function upsertContacts(em: EntityManager, owner: User, drafts: RecipientD
 export async function createRecipients(em: EntityManager, settings: ServiceSettings, request: Request, owner: User, drafts: RecipientDraft[]): Promise<Recipient[]> {
   const contactIds = await upsertContacts(em, owner, drafts);
   return drafts.map((draft, position) => {
-    const contactId = draft.contactId ?? contactIds.get(`${normaliseEmail(draft.email) ?? ''}|${draft.phone ?? ''}`)!;
+    const contactId = draft.contactId ?? contactIds.get(position)!;
     const recipient = em.create(Recipient, {
       request,
       contact: em.getReference(Contact, contactId, { wrapped: true }),
@@ -174,6 +181,5 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
     questionAnswer: null,
   };
   const ids = await upsertContacts(ctx.em, owner, [draft]);
-  const [id] = [...ids.values()];
-  return ctx.em.findOneOrFail(Contact, id, { refresh: true });
+  return ctx.em.findOneOrFail(Contact, ids.get(0)!, { refresh: true });
 }

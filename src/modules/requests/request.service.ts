@@ -37,7 +37,10 @@ export const LIMITS = {
 
 type CommonFields = Omit<RequestUpdateInput, 'collaborators'>;
 
-/** Checks the fields creation and update share; `current` holds the stored dates on update. */
+/**
+ * Checks the fields creation and update share. On update, `current` holds the stored request and null
+ * must clear something clearable; on creation null just means "not given".
+ */
 function checkCommonFields(check: InputCheck, input: CommonFields, current?: { dueDate?: Date | null; expirationDate?: Date | null }) {
   check
     .text(['name'], input.name, { max: LIMITS.name, min: 1 })
@@ -59,6 +62,7 @@ function checkCommonFields(check: InputCheck, input: CommonFields, current?: { d
   if (due && expiration && expiration.getTime() <= due.getTime()) {
     check.add(['expirationDate'], 'Must be later than the due date', 'INVALID');
   }
+  if (!current) return;
   for (const key of ['name', 'language', 'reminders', 'userMetadata', 'reminderSchedule', 'cloudStorageProvider', 'requireCompleteSubmission', 'disableSubmissionComments'] as const) {
     if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   }
