@@ -1,14 +1,15 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
-import { createContextBuilder } from './kernel/graphql/context';
+import { Outbox } from './kernel/events/outbox';
+import { createContextFactory } from './kernel/graphql/context';
 import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerRestRows } from './kernel/rest/engine';
 import { validatorCompiler } from './kernel/rest/validation';
 import { findViewerByApiKey } from './modules/identity/viewer';
-import { createLoaders, REST_ROWS, RESOLVERS } from './modules';
+import { createLoaders, EVENT_RENDERERS, REST_ROWS, RESOLVERS } from './modules';
 
 export type AppOptions = {
   config: Config;
@@ -44,11 +45,21 @@ export async function buildApp({ config, orm, loggerInstance }: AppOptions): Pro
   });
 
   registerAuth(app, (key) => findViewerByApiKey(orm.em.fork(), key));
-  const buildContext = createContextBuilder({
+  // Events render their record with the REST rows' own documents, run in-process inside the
+  // writing transaction (app.graphql exists once mercurius is registered below).
+  const outbox = new Outbox((em, viewer) => async (document, variables) => {
+    const ctx = contexts.forViewer(viewer, { em, log: app.log, requestId: 'event' });
+    const result = (await app.graphql(document, ctx as never, variables)) as { data?: unknown; errors?: Array<{ message: string }> };
+    if (result.errors?.length) throw new Error(`rendering an event failed: ${result.errors[0].message}`);
+    return result.data;
+  }, EVENT_RENDERERS);
+  const contexts = createContextFactory({
     orm,
     settings: { publicUrl: config.publicUrl, secret: config.secret },
+    events: outbox,
     createLoaders,
   });
+  const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
   await registerGraphQL(app, { resolvers: RESOLVERS, buildContext, graphiql: !config.production });
   registerRestRows(app, REST_ROWS, { buildContext });
   return app;

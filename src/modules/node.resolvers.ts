@@ -22,7 +22,7 @@ const KIND_SQL = `
   union all select 'Request' from request where id = ? and organization_id = ?
   union all select 'Template' from template where id = ? and organization_id = ?
   union all select 'Contact' from contact where id = ? and organization_id = ?
-  union all select 'RequestItem' from request_item i join request r on r.id = i.request_id where i.id = ? and r.organization_id = ?
+  union all select 'RequestItem' from request_item i join request r on r.id = i.request_id where i.id = ? and r.organization_id = ? and i.deleted_at is null
   union all select 'Recipient' from recipient p join request r on r.id = p.request_id where p.id = ? and r.organization_id = ?
   union all select 'ApiKey' from api_key k join app_user u on u.id = k.user_id where k.id = ? and u.organization_id = ?
   limit 1`;
@@ -30,7 +30,7 @@ const KIND_SQL = `
 async function findNode(ctx: GraphQLContext, id: string): Promise<object | null> {
   if (!isUuid(id)) return null;
   if (id === ctx.viewer.organizationId) return getOrganization(ctx);
-  const rows = await ctx.em.getConnection().execute<{ kind: NodeKind }[]>(KIND_SQL, Array.from({ length: 8 }).flatMap(() => [id, ctx.viewer.organizationId]));
+  const rows = await ctx.em.execute<{ kind: NodeKind }[]>(KIND_SQL, Array.from({ length: 8 }).flatMap(() => [id, ctx.viewer.organizationId]));
   switch (rows[0]?.kind) {
     case 'User':
       return getUser(ctx, id);

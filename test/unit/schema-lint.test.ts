@@ -13,7 +13,9 @@ const SCHEMA_GLOB = 'schema/*.graphql';
  * Output types that have no identity of their own, so `strict-id-in-types` must not ask them for an
  * `id: ID!`: mutation payloads, connection parts, errors, and value objects embedded in a record.
  */
-const VALUE_OBJECT_SUFFIXES = ['Payload', 'Connection', 'Edge', 'Error'];
+// Events are identified by `eventId` (GRAPHQL.md 11 names the field; it is the webhook-id receivers
+// deduplicate on), so they carry no separate `id`.
+const VALUE_OBJECT_SUFFIXES = ['Payload', 'Connection', 'Edge', 'Error', 'Event'];
 const VALUE_OBJECT_TYPES = [
   'PageInfo',
   // One entry of Request.reminderSchedule: a time and a message, stored inside the request.

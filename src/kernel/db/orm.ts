@@ -34,6 +34,9 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
     entities: options.entities,
     discovery: { disableDynamicFileAccess: true },
     forceUtcTimezone: true,
+    // Ids and timestamps exist from em.create() on: recipient links are derived from the id before
+    // the flush, and events name their subject inside the transaction.
+    processOnCreateHooksEarly: true,
     // Every operation gets its own fork; a stray use of the global manager is a bug.
     allowGlobalContext: false,
     pool: { min: 0, max: options.poolMax },

@@ -1,8 +1,9 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import type { Loaders } from '../../modules/loaders';
 import type { Viewer } from '../../modules/identity/viewer';
+import type { Loaders } from '../../modules/loaders';
 import { AppError } from '../errors/app-error';
+import type { Outbox } from '../events/outbox';
 
 /** What services need from the deployment, beyond the database. */
 export type ServiceSettings = {
@@ -13,31 +14,52 @@ export type ServiceSettings = {
 };
 
 /**
- * Everything one operation works with. The same builder serves HTTP GraphQL, REST rows and
- * WebSocket subscriptions, so all three see the same rules.
+ * Everything one operation works with. The same builder serves HTTP GraphQL, REST rows, WebSocket
+ * subscriptions and event rendering, so all of them see the same rules.
  */
 export type GraphQLContext = {
-  /** A fork of the entity manager for this operation alone. */
+  /** A fork of the entity manager for this operation alone (or the writing transaction's). */
   em: EntityManager;
   viewer: Viewer;
   loaders: Loaders;
   settings: ServiceSettings;
+  /** Where state changes write their events, in their own transaction. */
+  events: Outbox;
   log: FastifyBaseLogger;
-  /** Fastify's request id, quoted in masked errors so a log line can be found. */
+  /** Quoted in masked errors so a log line can be found. */
   requestId: string;
 };
 
-export type ContextBuilderOptions = {
+export type ContextFactoryOptions = {
   orm: MikroORM;
   settings: ServiceSettings;
+  events: Outbox;
   createLoaders: (em: EntityManager) => Loaders;
 };
 
-export function createContextBuilder(options: ContextBuilderOptions) {
-  return (request: FastifyRequest): GraphQLContext => {
-    const viewer = request.viewer;
-    if (!viewer) throw new AppError('UNAUTHENTICATED', 'Not authenticated');
-    const em = options.orm.em.fork();
-    return { em, viewer, loaders: options.createLoaders(em), settings: options.settings, log: request.log, requestId: request.id };
+export type ContextFactory = {
+  /** For a viewer, on an entity manager of the caller's choosing (a transaction, for events). */
+  forViewer(viewer: Viewer, options: { em?: EntityManager; log: FastifyBaseLogger; requestId: string }): GraphQLContext;
+  /** For an authenticated HTTP request (GraphQL and REST rows). */
+  forRequest(request: FastifyRequest): GraphQLContext;
+};
+
+export function createContextFactory(options: ContextFactoryOptions): ContextFactory {
+  const forViewer: ContextFactory['forViewer'] = (viewer, { em = options.orm.em.fork(), log, requestId }) => ({
+    em,
+    viewer,
+    loaders: options.createLoaders(em),
+    settings: options.settings,
+    events: options.events,
+    log,
+    requestId,
+  });
+  return {
+    forViewer,
+    forRequest(request) {
+      const viewer = request.viewer;
+      if (!viewer) throw new AppError('UNAUTHENTICATED', 'Not authenticated');
+      return forViewer(viewer, { log: request.log, requestId: request.id });
+    },
   };
 }

@@ -22,6 +22,8 @@ export const RequestItem = defineEntity({
     contractId: p.uuid().nullable(),
     assignee: () => p.manyToOne(Recipient).ref().nullable(),
     verifiedAt: p.datetime().nullable(),
+    // Removed items stay as rows, so an item.deleted event can still show the item.
+    deletedAt: p.datetime().nullable(),
     ...timestamps(),
   },
 });

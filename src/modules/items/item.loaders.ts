@@ -4,6 +4,6 @@ import { RequestItem } from './item.entities';
 
 export function createItemLoaders(em: EntityManager) {
   return {
-    itemsByRequest: createChildrenLoader(em, RequestItem, 'request', { position: 'asc' }),
+    itemsByRequest: createChildrenLoader(em, RequestItem, 'request', { position: 'asc' }, { deletedAt: null }),
   };
 }

@@ -8,6 +8,7 @@ import type {
   ItemUpdateMutation,
   ItemVerifyMutation,
 } from '../../kernel/graphql/__generated__/operations';
+import type { Renderer } from '../../kernel/events/outbox';
 import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
@@ -89,3 +90,7 @@ export const itemRestRows: RestRow[] = [
     result: (data: ItemVerifyMutation) => ({ body: restItemA(fromPayload(data.itemVerify, 'item')) }),
   },
 ];
+
+/** An item in its REST shape (A, as every payload but the item list), for event payloads. */
+export const renderItem: Renderer = async (run, id, requestId) =>
+  restItemA(found(((await run(operations.ItemGet, { requestId, id })) as ItemGetQuery).request?.item, 'Item'));

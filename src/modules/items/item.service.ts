@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
+import type { Topic } from '../../kernel/events/topics';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
@@ -9,7 +10,7 @@ import type { Request } from '../requests/request.entities';
 import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'events'>;
 
 export const MAX_ITEMS = 100;
 
@@ -24,13 +25,14 @@ export function createItems(em: EntityManager, request: Request, drafts: (ItemDr
       isNa: false,
       assignee,
       verifiedAt: null,
+      deletedAt: null,
     }),
   );
 }
 
 /** The item and its locked request, if the request is visible to the viewer (and is `requestId` when given). */
 async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: Request }> {
-  const item = isUuid(id) ? await em.findOne(RequestItem, { id }) : null;
+  const item = isUuid(id) ? await em.findOne(RequestItem, { id, deletedAt: null }) : null;
   if (!item || (requestId != null && item.request.id !== requestId)) throw AppError.notFound('Item');
   // Visibility of the item is the visibility of its request; a hidden request hides its items.
   try {
@@ -52,15 +54,21 @@ export async function createItem(ctx: Ctx, requestId: string, input: RequestItem
   return ctx.em.transactional(async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
     requireOpen(request);
-    const count = await tx.count(RequestItem, { request: request.id });
+    const count = await tx.count(RequestItem, { request: request.id, deletedAt: null });
     if (count >= MAX_ITEMS) check.add([], `A request holds at most ${MAX_ITEMS} items`, 'TOO_MANY');
     check.done();
+    // Positions only order items; removed ones keep theirs, so new ones go after every row.
     const last = await tx.findOne(RequestItem, { request: request.id }, { orderBy: { position: 'desc' } });
     const assignee = await tx.findOne(Recipient, { request: request.id }, { orderBy: { position: 'asc' } });
     const [item] = createItems(tx, request, [draft!], assignee, (last?.position ?? -1) + 1);
     request.updatedAt = new Date();
+    await emitItemEvent(tx, ctx, 'item.created', item);
     return item;
   });
+}
+
+function emitItemEvent(em: EntityManager, ctx: Ctx, topic: Topic, item: RequestItem, data?: Record<string, unknown>) {
+  return ctx.events.emit(em, ctx.viewer, { topic, subjectType: 'RequestItem', subjectId: item.id, requestId: item.request.id, data });
 }
 
 export async function updateItem(ctx: Ctx, id: string, requestId: string | null | undefined, input: ItemUpdateInput): Promise<RequestItem> {
@@ -72,9 +80,11 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
   return ctx.em.transactional(async (tx) => {
     const { item, request } = await requireItem(tx, ctx, id, requestId);
     requireOpen(request);
+    const before = JSON.stringify([item.name, item.description, item.required]);
     if (input.name != null) item.name = input.name.trim();
     if (input.description !== undefined) item.description = input.description;
     if (input.required != null) item.required = input.required;
+    if (JSON.stringify([item.name, item.description, item.required]) !== before) await emitItemEvent(tx, ctx, 'item.updated', item);
     return item;
   });
 }
@@ -83,7 +93,10 @@ export async function deleteItem(ctx: Ctx, id: string, requestId?: string | null
   return ctx.em.transactional(async (tx) => {
     const { item, request } = await requireItem(tx, ctx, id, requestId);
     requireOpen(request);
-    tx.remove(item);
+    // Rendered while still visible: the event shows the item as it was.
+    const data = await ctx.events.render(tx, ctx.viewer, 'RequestItem', item.id, request.id);
+    item.deletedAt = new Date();
+    await emitItemEvent(tx, ctx, 'item.deleted', item, data);
     return id;
   });
 }
@@ -95,6 +108,7 @@ export async function verifyItem(ctx: Ctx, id: string, requestId?: string | null
     if (item.status !== 'VERIFIED') {
       item.status = 'VERIFIED';
       item.verifiedAt = new Date();
+      await emitItemEvent(tx, ctx, 'item.verified', item);
     }
     return item;
   });

@@ -103,7 +103,7 @@ async function upsertContacts(em: EntityManager, owner: User, drafts: RecipientD
   const ids = new Map<number, string>();
   if (rows.length === 0) return ids;
   const now = new Date();
-  const result = await em.getConnection().execute<{ position: number; id: string }[]>(
+  const result = await em.execute<{ position: number; id: string }[]>(
     `with input (position, first_name, last_name, email, phone, language) as (values ${rows.join(', ')}),
      upserted as (
        insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)

@@ -9,6 +9,7 @@ import type {
   RequestListQuery,
   RequestUpdateMutation,
 } from '../../kernel/graphql/__generated__/operations';
+import type { Renderer } from '../../kernel/events/outbox';
 import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization, noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
@@ -107,3 +108,7 @@ export const requestRestRows: RestRow[] = [
     result: (data: RequestCloseMutation) => ({ body: restRequest(fromPayload(data.requestClose, 'request')) }),
   },
 ];
+
+/** A request in its REST shape, for event payloads. */
+export const renderRequest: Renderer = async (run, id) =>
+  restRequest(found(((await run(operations.RequestGet, { id })) as RequestGetQuery).request, 'Request'));

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
+import type { Topic } from '../../kernel/events/topics';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type {
   CollaboratorInput,
@@ -20,7 +21,7 @@ import { requireDeleteRight, requireVisibleRequest, scopeRequests } from './requ
 import { Collaborator, Request, type ReminderScheduleEntry } from './request.entities';
 import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'events'>;
 
 export const LIMITS = {
   name: 255,
@@ -91,6 +92,10 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
 
 function storeCollaborators(em: EntityManager, request: Request, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]) {
   collaborators.forEach(({ user, role }, position) => em.create(Collaborator, { request, user, role, position }));
+}
+
+function emitRequestEvent(em: EntityManager, ctx: Ctx, topic: Topic, request: Request, extra: { updated?: string[]; data?: Record<string, unknown> } = {}) {
+  return ctx.events.emit(em, ctx.viewer, { topic, subjectType: 'Request', subjectId: request.id, requestId: request.id, ...extra });
 }
 
 export async function getRequest(ctx: Ctx, id: string): Promise<Request | null> {
@@ -202,6 +207,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     const stored = await createRecipients(tx, ctx.settings, request, owner!, recipients);
     createItems(tx, request, itemDrafts, stored[0] ?? null, 0);
     storeCollaborators(tx, request, collaborators);
+    await emitRequestEvent(tx, ctx, 'request.created', request);
     return request;
   });
 }
@@ -249,6 +255,7 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
         request.updatedAt = new Date();
       }
     }
+    if (updated.length) await emitRequestEvent(tx, ctx, 'request.updated', request, { updated });
     return { request, updated };
   });
 }
@@ -257,7 +264,10 @@ export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
   return ctx.em.transactional(async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
     requireDeleteRight(ctx.viewer, request);
+    // Rendered while still visible: the event shows the request as it was, marked deleted.
+    const data = { ...(await ctx.events.render(tx, ctx.viewer, 'Request', request.id)), deleted: true };
     request.deletedAt = new Date();
+    await emitRequestEvent(tx, ctx, 'request.deleted', request, { data });
     return request.id;
   });
 }
@@ -269,6 +279,7 @@ export async function closeRequest(ctx: Ctx, id: string): Promise<Request> {
     if (request.state !== 'CLOSED') {
       request.state = 'CLOSED';
       request.closedAt = new Date();
+      await emitRequestEvent(tx, ctx, 'request.closed', request);
     }
     return request;
   });

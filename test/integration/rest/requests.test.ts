@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest, createTeam, createUser, requestBody, UNKNOWN_ID } from '../../support/fixtures';
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 describe('REST requests', () => {
   let t: TestApp;
@@ -64,9 +67,12 @@ describe('REST requests', () => {
       const again = (await api.get(`/requests/${request.id}`)).json();
       expect(again.recipients[0].request_link).toBe(ana.request_link);
       expect(again.recipients[0].password).toBe(ana.password);
-      const stored = await t.orm.em.fork().getConnection().execute(`select token_hash, password_hash from recipient where request_id = ?`, [request.id]);
-      expect(JSON.stringify(stored)).not.toContain(ana.request_link.split('/r/')[1]);
+      const stored = await t.orm.em.fork().execute(`select token_hash, password_hash from recipient where request_id = ? order by position`, [request.id]);
+      const token = ana.request_link.split('/r/')[1];
+      expect(JSON.stringify(stored)).not.toContain(token);
       expect(JSON.stringify(stored)).not.toContain(ana.password);
+      // What is stored is what a link presented later will be checked against.
+      expect(stored[0]).toEqual({ token_hash: sha256(token), password_hash: sha256(ana.password) });
 
       const contacts = (await api.get('/contacts?limit=100')).json();
       expect(contacts.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([ana.recipient.id, bo.recipient.id]));

@@ -280,6 +280,186 @@ export type MutationTemplateDeleteArgs = {
   id: Scalars['ID']['input'];
 };
 
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** Requests as they are created. */
+  requestCreated: Request;
+  /** Requests as their fields change. */
+  requestUpdated: Request;
+  /** Requests as they are deleted (the last state before deletion). */
+  requestDeleted: Request;
+  /** Requests as they are closed. */
+  requestClosed: Request;
+  /** Requests as a recipient submits them. */
+  requestSubmitted: Request;
+  /** Requests as every required item becomes complete. */
+  requestCompleted: Request;
+  /** Requests as the owner verifies them. */
+  requestVerified: Request;
+  /** Requests as the owner sends them back for changes. */
+  requestRejected: Request;
+  /** Requests as they pass their expiration date. */
+  requestExpired: Request;
+  /** Requests as a reminder goes to their recipients. */
+  requestReminderSent: Request;
+  /** Items as they are added. */
+  itemCreated: RequestItem;
+  /** Items as their fields change. */
+  itemUpdated: RequestItem;
+  /** Items as they are removed (the last state before removal). */
+  itemDeleted: RequestItem;
+  /** Items as they are verified. */
+  itemVerified: RequestItem;
+  /** Every event of the given topics (all topics when omitted), as the `Event` interface. */
+  events: Event;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestUpdatedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestDeletedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestClosedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestSubmittedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestCompletedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestVerifiedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestRejectedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestExpiredArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionRequestReminderSentArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionItemCreatedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionItemUpdatedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionItemDeletedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionItemVerifiedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionEventsArgs = {
+  topics?: InputMaybe<Array<WebhookTopic>>;
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** A record with a stable identity: the same UUID its REST paths use. */
 export type Node = {
   /** The record's UUID, shared with the REST paths. */
@@ -371,6 +551,88 @@ export type Language =
   | 'pa'
   /** Russian. */
   | 'ru';
+
+/**
+ * What happened. Each value is a webhook topic (`REQUEST_CREATED` is `request.created`) and a field of
+ * `Subscription` (`requestCreated`). Values may be added.
+ */
+export type WebhookTopic =
+  /** A request was created (`request.created`). */
+  | 'REQUEST_CREATED'
+  /** A request's fields changed (`request.updated`). */
+  | 'REQUEST_UPDATED'
+  /** A request was deleted (`request.deleted`). */
+  | 'REQUEST_DELETED'
+  /** A request was closed (`request.closed`). */
+  | 'REQUEST_CLOSED'
+  /** A recipient submitted a request (`request.submitted`). */
+  | 'REQUEST_SUBMITTED'
+  /** Every required item of a request is complete (`request.completed`). */
+  | 'REQUEST_COMPLETED'
+  /** The owner verified a request (`request.verified`). */
+  | 'REQUEST_VERIFIED'
+  /** The owner sent a request back for changes (`request.rejected`). */
+  | 'REQUEST_REJECTED'
+  /** A request passed its expiration date (`request.expired`). */
+  | 'REQUEST_EXPIRED'
+  /** A reminder was sent to a request's recipients (`request.reminder_sent`). */
+  | 'REQUEST_REMINDER_SENT'
+  /** An item was added to a request (`item.created`). */
+  | 'ITEM_CREATED'
+  /** An item's fields changed (`item.updated`). */
+  | 'ITEM_UPDATED'
+  /** An item was removed (`item.deleted`). */
+  | 'ITEM_DELETED'
+  /** An item was verified (`item.verified`). */
+  | 'ITEM_VERIFIED'
+  /** A recipient uploaded a document (`document.uploaded`). */
+  | 'DOCUMENT_UPLOADED'
+  /** A recipient signed a contract (`contract.signed`). */
+  | 'CONTRACT_SIGNED';
+
+/** One change, as webhooks deliver it: `eventId` is the `webhook-id` receivers deduplicate on. */
+export type Event = {
+  /** The event's UUID, the same in webhook deliveries (`event_id`, header `webhook-id`). */
+  eventId: Scalars['ID']['output'];
+  /** What happened. */
+  topic: WebhookTopic;
+  /** The organization the event belongs to (the subscriber's). */
+  organizationId: Scalars['ID']['output'];
+  /** When the change was committed. */
+  createdAt: Scalars['DateTime']['output'];
+};
+
+/** A change to a request. */
+export type RequestEvent = Event & {
+  __typename?: 'RequestEvent';
+  /** The event's UUID. */
+  eventId: Scalars['ID']['output'];
+  /** What happened. */
+  topic: WebhookTopic;
+  /** The organization the event belongs to. */
+  organizationId: Scalars['ID']['output'];
+  /** When the change was committed. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The request as it is now (for REQUEST_DELETED, as it was when deleted). */
+  request: Request;
+  /** For REQUEST_UPDATED, the REST names of the fields whose value changed (`due_date`); empty otherwise. */
+  updated: Array<Scalars['String']['output']>;
+};
+
+/** A change to a request item. */
+export type ItemEvent = Event & {
+  __typename?: 'ItemEvent';
+  /** The event's UUID. */
+  eventId: Scalars['ID']['output'];
+  /** What happened. */
+  topic: WebhookTopic;
+  /** The organization the event belongs to. */
+  organizationId: Scalars['ID']['output'];
+  /** When the change was committed. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The item as it is now (for ITEM_DELETED, as it was when removed). */
+  item: RequestItem;
+};
 
 /** A tenant. Every record belongs to exactly one organization, the caller's, taken from its API key. */
 export type Organization = Node & {
@@ -1625,6 +1887,10 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( RecipientModel )
     | ( TemplateModel )
   ;
+  Event:
+    | ( Omit<RequestEvent, 'request'> & { request: _RefType['Request'] } )
+    | ( Omit<ItemEvent, 'item'> & { item: _RefType['RequestItem'] } )
+  ;
   RequestItem:
     | ( RequestItemModel )
     | ( RequestItemModel )
@@ -1639,6 +1905,7 @@ export type ResolversTypes = {
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   URL: ResolverTypeWrapper<Scalars['URL']['output']>;
@@ -1649,6 +1916,10 @@ export type ResolversTypes = {
   UserError: ResolverTypeWrapper<UserError>;
   UserErrorCode: UserErrorCode;
   Language: null;
+  WebhookTopic: WebhookTopic;
+  Event: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Event']>;
+  RequestEvent: ResolverTypeWrapper<Omit<RequestEvent, 'request'> & { request: ResolversTypes['Request'] }>;
+  ItemEvent: ResolverTypeWrapper<Omit<ItemEvent, 'item'> & { item: ResolversTypes['RequestItem'] }>;
   Organization: ResolverTypeWrapper<OrganizationModel>;
   Team: ResolverTypeWrapper<TeamModel>;
   UserRole: UserRole;
@@ -1731,6 +2002,7 @@ export type ResolversParentTypes = {
   Int: Scalars['Int']['output'];
   String: Scalars['String']['output'];
   Mutation: Record<PropertyKey, never>;
+  Subscription: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   DateTime: Scalars['DateTime']['output'];
   URL: Scalars['URL']['output'];
@@ -1738,6 +2010,9 @@ export type ResolversParentTypes = {
   PageInfo: PageInfo;
   Boolean: Scalars['Boolean']['output'];
   UserError: UserError;
+  Event: ResolversInterfaceTypes<ResolversParentTypes>['Event'];
+  RequestEvent: Omit<RequestEvent, 'request'> & { request: ResolversParentTypes['Request'] };
+  ItemEvent: Omit<ItemEvent, 'item'> & { item: ResolversParentTypes['RequestItem'] };
   Organization: OrganizationModel;
   Team: TeamModel;
   User: UserModel;
@@ -1837,6 +2112,24 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   templateDelete?: Resolver<ResolversTypes['TemplateDeletePayload'], ParentType, ContextType, RequireFields<MutationTemplateDeleteArgs, 'id'>>;
 };
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  requestCreated?: SubscriptionResolver<ResolversTypes['Request'], "requestCreated", ParentType, ContextType>;
+  requestUpdated?: SubscriptionResolver<ResolversTypes['Request'], "requestUpdated", ParentType, ContextType, Partial<SubscriptionRequestUpdatedArgs>>;
+  requestDeleted?: SubscriptionResolver<ResolversTypes['Request'], "requestDeleted", ParentType, ContextType, Partial<SubscriptionRequestDeletedArgs>>;
+  requestClosed?: SubscriptionResolver<ResolversTypes['Request'], "requestClosed", ParentType, ContextType, Partial<SubscriptionRequestClosedArgs>>;
+  requestSubmitted?: SubscriptionResolver<ResolversTypes['Request'], "requestSubmitted", ParentType, ContextType, Partial<SubscriptionRequestSubmittedArgs>>;
+  requestCompleted?: SubscriptionResolver<ResolversTypes['Request'], "requestCompleted", ParentType, ContextType, Partial<SubscriptionRequestCompletedArgs>>;
+  requestVerified?: SubscriptionResolver<ResolversTypes['Request'], "requestVerified", ParentType, ContextType, Partial<SubscriptionRequestVerifiedArgs>>;
+  requestRejected?: SubscriptionResolver<ResolversTypes['Request'], "requestRejected", ParentType, ContextType, Partial<SubscriptionRequestRejectedArgs>>;
+  requestExpired?: SubscriptionResolver<ResolversTypes['Request'], "requestExpired", ParentType, ContextType, Partial<SubscriptionRequestExpiredArgs>>;
+  requestReminderSent?: SubscriptionResolver<ResolversTypes['Request'], "requestReminderSent", ParentType, ContextType, Partial<SubscriptionRequestReminderSentArgs>>;
+  itemCreated?: SubscriptionResolver<ResolversTypes['RequestItem'], "itemCreated", ParentType, ContextType, Partial<SubscriptionItemCreatedArgs>>;
+  itemUpdated?: SubscriptionResolver<ResolversTypes['RequestItem'], "itemUpdated", ParentType, ContextType, Partial<SubscriptionItemUpdatedArgs>>;
+  itemDeleted?: SubscriptionResolver<ResolversTypes['RequestItem'], "itemDeleted", ParentType, ContextType, Partial<SubscriptionItemDeletedArgs>>;
+  itemVerified?: SubscriptionResolver<ResolversTypes['RequestItem'], "itemVerified", ParentType, ContextType, Partial<SubscriptionItemVerifiedArgs>>;
+  events?: SubscriptionResolver<ResolversTypes['Event'], "events", ParentType, ContextType, Partial<SubscriptionEventsArgs>>;
+};
+
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
   __resolveType: TypeResolveFn<'Organization' | 'Team' | 'User' | 'ApiKey' | 'UploadItem' | 'ESignatureItem' | 'QuestionItem' | 'Request' | 'Contact' | 'Recipient' | 'Template', ParentType, ContextType>;
 };
@@ -1867,6 +2160,29 @@ export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends 
 };
 
 export type LanguageResolvers = { EN_US: 'en-US', ES: 'es', AR: 'ar', ZH: 'zh', FR: 'fr', DE: 'de', HT: 'ht', HE: 'he', ID: 'id', IT: 'it', KO: 'ko', PT: 'pt', PA: 'pa', RU: 'ru' };
+
+export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
+  __resolveType: TypeResolveFn<'RequestEvent' | 'ItemEvent', ParentType, ContextType>;
+};
+
+export type RequestEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestEvent'] = ResolversParentTypes['RequestEvent']> = {
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  topic?: Resolver<ResolversTypes['WebhookTopic'], ParentType, ContextType>;
+  organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  request?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
+  updated?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ItemEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemEvent'] = ResolversParentTypes['ItemEvent']> = {
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  topic?: Resolver<ResolversTypes['WebhookTopic'], ParentType, ContextType>;
+  organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  item?: Resolver<ResolversTypes['RequestItem'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
 
 export type OrganizationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Organization'] = ResolversParentTypes['Organization']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -2221,6 +2537,7 @@ export type TemplateDeletePayloadResolvers<ContextType = GraphQLContext, ParentT
 export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   URL?: GraphQLScalarType;
@@ -2228,6 +2545,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
   Language?: LanguageResolvers;
+  Event?: EventResolvers<ContextType>;
+  RequestEvent?: RequestEventResolvers<ContextType>;
+  ItemEvent?: ItemEventResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
   Team?: TeamResolvers<ContextType>;
   User?: UserResolvers<ContextType>;

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Viewer } from '../../modules/identity/viewer';
+import type { StoredEvent, SubjectType, Topic } from './topics';
+
+/** The channel whose notifications carry the ids of committed events. */
+export const EVENT_CHANNEL = 'gather_events';
+
+export type EventDraft = {
+  topic: Topic;
+  subjectType: SubjectType;
+  subjectId: string;
+  requestId?: string | null;
+  /** For request.updated: entity property names of the fields that changed (mapped to REST names). */
+  updated?: string[];
+  /** The REST shape, when the caller rendered it already (before a deletion hides the record). */
+  data?: Record<string, unknown>;
+};
+
+/** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
+export type RunOperation = (document: string, variables: Record<string, unknown>) => Promise<any>;
+
+/** Renders a subject in its REST shape (the REST rows' own documents and mappings do it). */
+export type Renderer = (run: RunOperation, subjectId: string, requestId: string | null) => Promise<Record<string, unknown>>;
+
+/** Runs inside the event's transaction after its row is written (webhook deliveries fan out here). */
+export type EmitHook = (em: EntityManager, event: StoredEvent) => Promise<void>;
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The transactional outbox: every state change writes its event through `emit`, in the transaction
+ * of the change, so there is no event without its change and no change without its event. The
+ * NOTIFY rides the same transaction and is delivered only when it commits.
+ */
+export class Outbox {
+  private readonly hooks: EmitHook[] = [];
+
+  constructor(
+    private readonly runner: (em: EntityManager, viewer: Viewer) => RunOperation,
+    private readonly renderers: Partial<Record<SubjectType, Renderer>>,
+  ) {}
+
+  addHook(hook: EmitHook): void {
+    this.hooks.push(hook);
+  }
+
+  /** Renders the subject now, as the REST API shows it (for deletions, call before deleting). */
+  async render(em: EntityManager, viewer: Viewer, subjectType: SubjectType, subjectId: string, requestId: string | null = null): Promise<Record<string, unknown>> {
+    const renderer = this.renderers[subjectType];
+    if (!renderer) throw new Error(`no renderer for ${subjectType} events`);
+    // The renderer reads through the database, so this transaction's changes must be written first.
+    await em.flush();
+    return renderer(this.runner(em, viewer), subjectId, requestId);
+  }
+
+  async emit(em: EntityManager, viewer: Viewer, draft: EventDraft): Promise<StoredEvent> {
+    const requestId = draft.requestId ?? null;
+    const data = draft.data ?? (await this.render(em, viewer, draft.subjectType, draft.subjectId, requestId));
+    const event: Omit<StoredEvent, 'seq'> = {
+      id: randomUUID(),
+      organizationId: viewer.organizationId,
+      topic: draft.topic,
+      subjectType: draft.subjectType,
+      subjectId: draft.subjectId,
+      requestId,
+      data,
+      updated: draft.updated ? draft.updated.map(snake) : null,
+      createdAt: new Date(),
+    };
+    const [{ seq }] = await em.execute<{ seq: string }[]>(
+      `insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
+       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) returning seq`,
+      [event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(data), event.updated && JSON.stringify(event.updated), event.createdAt],
+    );
+    const stored: StoredEvent = { ...event, seq: String(seq) };
+    for (const hook of this.hooks) await hook(em, stored);
+    await em.execute(`select pg_notify(?, ?)`, [EVENT_CHANNEL, stored.id]);
+    return stored;
+  }
+}
