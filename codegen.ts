@@ -7,6 +7,7 @@ import * as operationsPlugin from '@graphql-codegen/typescript-operations';
 import * as resolversPlugin from '@graphql-codegen/typescript-resolvers';
 import { parse } from 'graphql';
 import { loadSdl } from './src/kernel/graphql/sdl';
+import { TOPIC_GRAPHQL_VALUES } from './src/kernel/events/topics';
 import { LANGUAGE_GRAPHQL_VALUES } from './src/modules/requests/request.enums';
 
 // GraphQL Code Generator, run through its core API: the CLI's newer lines pull URL and GitHub schema
@@ -29,7 +30,7 @@ export const config: Types.GenerateOptions['config'] = {
     JSON: { input: 'unknown', output: 'unknown' },
   },
   // The domain's own spellings of enum values where GraphQL's cannot match (`en-US`).
-  enumValues: { Language: LANGUAGE_GRAPHQL_VALUES },
+  enumValues: { Language: LANGUAGE_GRAPHQL_VALUES, WebhookTopic: TOPIC_GRAPHQL_VALUES },
   mappers: {
     Organization: `${MODELS}/identity/identity.entities#Organization`,
     Team: `${MODELS}/identity/identity.entities#Team`,
@@ -49,6 +50,9 @@ export const config: Types.GenerateOptions['config'] = {
     RequestConnection: '../pagination#Connection',
     ContactConnection: '../pagination#Connection',
     TemplateConnection: '../pagination#Connection',
+    Event: '../subscriptions#EventRoot',
+    RequestEvent: '../subscriptions#EventRoot',
+    ItemEvent: '../subscriptions#EventRoot',
     UserEdge: '../pagination#Edge',
     RequestEdge: '../pagination#Edge',
     ContactEdge: '../pagination#Edge',

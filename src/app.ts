@@ -1,15 +1,17 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
+import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
 import { createContextFactory } from './kernel/graphql/context';
 import { registerGraphQL } from './kernel/graphql/plugin';
+import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerRestRows } from './kernel/rest/engine';
 import { validatorCompiler } from './kernel/rest/validation';
 import { findViewerByApiKey } from './modules/identity/viewer';
-import { createLoaders, EVENT_RENDERERS, REST_ROWS, RESOLVERS } from './modules';
+import { createLoaders, EVENT_RENDERERS, loadEventSubject, REST_ROWS, RESOLVERS } from './modules';
 
 export type AppOptions = {
   config: Config;
@@ -21,6 +23,8 @@ export type AppOptions = {
 declare module 'fastify' {
   interface FastifyInstance {
     orm: MikroORM;
+    /** Live subscriptions of this instance (their count is what tests and benchmarks wait on). */
+    subscriptions: SubscriptionHub;
   }
 }
 
@@ -44,7 +48,8 @@ export async function buildApp({ config, orm, loggerInstance }: AppOptions): Pro
     return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'database unavailable' });
   });
 
-  registerAuth(app, (key) => findViewerByApiKey(orm.em.fork(), key));
+  const resolveViewer = (key: string) => findViewerByApiKey(orm.em.fork(), key);
+  registerAuth(app, resolveViewer);
   // Events render their record with the REST rows' own documents, run in-process inside the
   // writing transaction (app.graphql exists once mercurius is registered below).
   const outbox = new Outbox((em, viewer) => async (document, variables) => {
@@ -62,5 +67,14 @@ export async function buildApp({ config, orm, loggerInstance }: AppOptions): Pro
   const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
   await registerGraphQL(app, { resolvers: RESOLVERS, buildContext, graphiql: !config.production });
   registerRestRows(app, REST_ROWS, { buildContext });
+
+  // Committed events, whichever instance wrote them, reach this instance's subscribers.
+  const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log);
+  const hub = new SubscriptionHub(app.graphql.schema, contexts, loadEventSubject, app.log);
+  app.decorate('subscriptions', hub);
+  dispatcher.on('event', (event) => void hub.publish(event));
+  registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer });
+  app.addHook('onReady', () => dispatcher.start());
+  app.addHook('onClose', () => dispatcher.stop());
   return app;
 }

@@ -1,6 +1,7 @@
 import type { Renderer } from '../kernel/events/outbox';
 import type { SubjectType } from '../kernel/events/topics';
 import type { RestRow } from '../kernel/rest/engine';
+import { eventResolvers } from './events/event.resolvers';
 import { identityResolvers } from './identity/identity.resolvers';
 import { identityRestRows } from './identity/identity.rest';
 import { itemResolvers } from './items/item.resolvers';
@@ -14,9 +15,10 @@ import { templateResolvers } from './templates/template.resolvers';
 import { templateRestRows } from './templates/template.rest';
 
 export { ENTITIES } from './entities';
+export { loadEventSubject } from './events/event.subjects';
 export { createLoaders } from './loaders';
 
-export const RESOLVERS = [nodeResolvers, identityResolvers, requestResolvers, itemResolvers, recipientResolvers, templateResolvers];
+export const RESOLVERS = [nodeResolvers, identityResolvers, requestResolvers, itemResolvers, recipientResolvers, templateResolvers, eventResolvers];
 
 export const REST_ROWS: RestRow[] = [...identityRestRows, ...requestRestRows, ...itemRestRows, ...templateRestRows, ...recipientRestRows];
 

@@ -3,10 +3,25 @@ import DataLoader from 'dataloader';
 
 type WithId = { id: string };
 
+const chains = new WeakMap<EntityManager, Promise<unknown>>();
+
+/**
+ * Runs `query` after the previous one of the same transaction: a transaction is one connection, and
+ * a connection runs one statement at a time (pg 8 queues them with a deprecation warning; pg 9 refuses).
+ * Outside a transaction every batch takes its own pooled connection and they run in parallel.
+ */
+function inTurn<T>(em: EntityManager, query: () => Promise<T>): Promise<T> {
+  if (!em.isInTransaction()) return query();
+  const previous = chains.get(em) ?? Promise.resolve();
+  const next = previous.then(query, query);
+  chains.set(em, next.catch(() => undefined));
+  return next;
+}
+
 /** Batches lookups by id within one operation: one statement per batch. */
 export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, T | null> {
   return new DataLoader(async (ids) => {
-    const rows = await em.find(entity, { id: { $in: [...ids] } } as unknown as FilterQuery<T>);
+    const rows = await inTurn(em, () => em.find(entity, { id: { $in: [...ids] } } as unknown as FilterQuery<T>));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   });
@@ -21,9 +36,9 @@ export function createChildrenLoader<T extends object>(
   where: Record<string, unknown> = {},
 ): DataLoader<string, T[]> {
   return new DataLoader(async (parentIds) => {
-    const rows = await em.find(entity, { ...where, [parentProperty]: { $in: [...parentIds] } } as FilterQuery<T>, {
-      orderBy: orderBy as never,
-    });
+    const rows = await inTurn(em, () =>
+      em.find(entity, { ...where, [parentProperty]: { $in: [...parentIds] } } as FilterQuery<T>, { orderBy: orderBy as never }),
+    );
     const groups = new Map<string, T[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const parent = (row as Record<string, unknown>)[parentProperty] as WithId;

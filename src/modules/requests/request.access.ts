@@ -9,9 +9,9 @@ import { Request } from './request.entities';
 // collaborators) is for ADMIN, the owner and the owner's team.
 
 /** Narrows a query on `request` (alias `r` by default) to what the viewer may see. */
-export function scopeRequests<T extends object>(qb: QueryBuilder<T>, viewer: Viewer): QueryBuilder<T> {
+export function scopeRequests<T extends object>(qb: QueryBuilder<T>, viewer: Viewer, options: { includeDeleted?: boolean } = {}): QueryBuilder<T> {
   const alias = qb.alias;
-  qb.andWhere({ organization: viewer.organizationId, deletedAt: null } as never);
+  qb.andWhere({ organization: viewer.organizationId, ...(options.includeDeleted ? {} : { deletedAt: null }) } as never);
   if (isAdmin(viewer)) return qb;
   const collaborates = `exists (select 1 from collaborator c where c.request_id = ${alias}.id and c.user_id = ?)`;
   if (viewer.teamId) {
@@ -23,9 +23,9 @@ export function scopeRequests<T extends object>(qb: QueryBuilder<T>, viewer: Vie
 }
 
 /** The request, if the viewer may see it; null otherwise (missing, deleted, another organization's). */
-export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean } = {}): Promise<Request | null> {
+export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean; includeDeleted?: boolean } = {}): Promise<Request | null> {
   if (!isUuid(id)) return null;
-  const qb = scopeRequests(em.createQueryBuilder(Request, 'r').select('*').where({ id }), viewer);
+  const qb = scopeRequests(em.createQueryBuilder(Request, 'r').select('*').where({ id }), viewer, options);
   // Writers lock the row so concurrent changes to one request apply one after the other.
   if (options.lock) qb.setLockMode(LockMode.PESSIMISTIC_WRITE);
   return qb.getSingleResult();

@@ -6,6 +6,7 @@ import type { Request as RequestModel, Collaborator as CollaboratorModel } from 
 import type { RequestItem as RequestItemModel } from '../../../modules/items/item.entities';
 import type { Template as TemplateModel, TemplateItem as TemplateItemModel } from '../../../modules/templates/template.entities';
 import type { Connection as ConnectionModel, Edge as EdgeModel } from '../pagination';
+import type { EventRoot as EventRootModel } from '../subscriptions';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -558,37 +559,37 @@ export type Language =
  */
 export type WebhookTopic =
   /** A request was created (`request.created`). */
-  | 'REQUEST_CREATED'
+  | 'request.created'
   /** A request's fields changed (`request.updated`). */
-  | 'REQUEST_UPDATED'
+  | 'request.updated'
   /** A request was deleted (`request.deleted`). */
-  | 'REQUEST_DELETED'
+  | 'request.deleted'
   /** A request was closed (`request.closed`). */
-  | 'REQUEST_CLOSED'
+  | 'request.closed'
   /** A recipient submitted a request (`request.submitted`). */
-  | 'REQUEST_SUBMITTED'
+  | 'request.submitted'
   /** Every required item of a request is complete (`request.completed`). */
-  | 'REQUEST_COMPLETED'
+  | 'request.completed'
   /** The owner verified a request (`request.verified`). */
-  | 'REQUEST_VERIFIED'
+  | 'request.verified'
   /** The owner sent a request back for changes (`request.rejected`). */
-  | 'REQUEST_REJECTED'
+  | 'request.rejected'
   /** A request passed its expiration date (`request.expired`). */
-  | 'REQUEST_EXPIRED'
+  | 'request.expired'
   /** A reminder was sent to a request's recipients (`request.reminder_sent`). */
-  | 'REQUEST_REMINDER_SENT'
+  | 'request.reminder_sent'
   /** An item was added to a request (`item.created`). */
-  | 'ITEM_CREATED'
+  | 'item.created'
   /** An item's fields changed (`item.updated`). */
-  | 'ITEM_UPDATED'
+  | 'item.updated'
   /** An item was removed (`item.deleted`). */
-  | 'ITEM_DELETED'
+  | 'item.deleted'
   /** An item was verified (`item.verified`). */
-  | 'ITEM_VERIFIED'
+  | 'item.verified'
   /** A recipient uploaded a document (`document.uploaded`). */
-  | 'DOCUMENT_UPLOADED'
+  | 'document.uploaded'
   /** A recipient signed a contract (`contract.signed`). */
-  | 'CONTRACT_SIGNED';
+  | 'contract.signed';
 
 /** One change, as webhooks deliver it: `eventId` is the `webhook-id` receivers deduplicate on. */
 export type Event = {
@@ -1888,8 +1889,8 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( TemplateModel )
   ;
   Event:
-    | ( Omit<RequestEvent, 'request'> & { request: _RefType['Request'] } )
-    | ( Omit<ItemEvent, 'item'> & { item: _RefType['RequestItem'] } )
+    | ( EventRootModel )
+    | ( EventRootModel )
   ;
   RequestItem:
     | ( RequestItemModel )
@@ -1916,10 +1917,10 @@ export type ResolversTypes = {
   UserError: ResolverTypeWrapper<UserError>;
   UserErrorCode: UserErrorCode;
   Language: null;
-  WebhookTopic: WebhookTopic;
-  Event: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Event']>;
-  RequestEvent: ResolverTypeWrapper<Omit<RequestEvent, 'request'> & { request: ResolversTypes['Request'] }>;
-  ItemEvent: ResolverTypeWrapper<Omit<ItemEvent, 'item'> & { item: ResolversTypes['RequestItem'] }>;
+  WebhookTopic: null;
+  Event: ResolverTypeWrapper<EventRootModel>;
+  RequestEvent: ResolverTypeWrapper<EventRootModel>;
+  ItemEvent: ResolverTypeWrapper<EventRootModel>;
   Organization: ResolverTypeWrapper<OrganizationModel>;
   Team: ResolverTypeWrapper<TeamModel>;
   UserRole: UserRole;
@@ -2010,9 +2011,9 @@ export type ResolversParentTypes = {
   PageInfo: PageInfo;
   Boolean: Scalars['Boolean']['output'];
   UserError: UserError;
-  Event: ResolversInterfaceTypes<ResolversParentTypes>['Event'];
-  RequestEvent: Omit<RequestEvent, 'request'> & { request: ResolversParentTypes['Request'] };
-  ItemEvent: Omit<ItemEvent, 'item'> & { item: ResolversParentTypes['RequestItem'] };
+  Event: EventRootModel;
+  RequestEvent: EventRootModel;
+  ItemEvent: EventRootModel;
   Organization: OrganizationModel;
   Team: TeamModel;
   User: UserModel;
@@ -2160,6 +2161,8 @@ export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends 
 };
 
 export type LanguageResolvers = { EN_US: 'en-US', ES: 'es', AR: 'ar', ZH: 'zh', FR: 'fr', DE: 'de', HT: 'ht', HE: 'he', ID: 'id', IT: 'it', KO: 'ko', PT: 'pt', PA: 'pa', RU: 'ru' };
+
+export type WebhookTopicResolvers = { REQUEST_CREATED: 'request.created', REQUEST_UPDATED: 'request.updated', REQUEST_DELETED: 'request.deleted', REQUEST_CLOSED: 'request.closed', REQUEST_SUBMITTED: 'request.submitted', REQUEST_COMPLETED: 'request.completed', REQUEST_VERIFIED: 'request.verified', REQUEST_REJECTED: 'request.rejected', REQUEST_EXPIRED: 'request.expired', REQUEST_REMINDER_SENT: 'request.reminder_sent', ITEM_CREATED: 'item.created', ITEM_UPDATED: 'item.updated', ITEM_DELETED: 'item.deleted', ITEM_VERIFIED: 'item.verified', DOCUMENT_UPLOADED: 'document.uploaded', CONTRACT_SIGNED: 'contract.signed' };
 
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
   __resolveType: TypeResolveFn<'RequestEvent' | 'ItemEvent', ParentType, ContextType>;
@@ -2545,6 +2548,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
   Language?: LanguageResolvers;
+  WebhookTopic?: WebhookTopicResolvers;
   Event?: EventResolvers<ContextType>;
   RequestEvent?: RequestEventResolvers<ContextType>;
   ItemEvent?: ItemEventResolvers<ContextType>;

@@ -1,0 +1,124 @@
+import { EventEmitter } from 'node:events';
+import type { FastifyBaseLogger } from 'fastify';
+import { Client } from 'pg';
+import { EVENT_CHANNEL } from './outbox';
+import type { StoredEvent, SubjectType, Topic } from './topics';
+
+type EventRow = {
+  id: string;
+  seq: string;
+  organization_id: string;
+  topic: Topic;
+  subject_type: SubjectType;
+  subject_id: string;
+  request_id: string | null;
+  data: Record<string, unknown>;
+  updated: string[] | null;
+  created_at: Date;
+};
+
+const COLUMNS = 'id, seq, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at';
+
+const toEvent = (row: EventRow): StoredEvent => ({
+  id: row.id,
+  seq: String(row.seq),
+  organizationId: row.organization_id,
+  topic: row.topic,
+  subjectType: row.subject_type,
+  subjectId: row.subject_id,
+  requestId: row.request_id,
+  data: row.data,
+  updated: row.updated,
+  createdAt: row.created_at,
+});
+
+/**
+ * Hands every committed event to this instance's outlets, whichever instance wrote it: one LISTEN
+ * connection per instance; a notification carries an event id, the row carries the event. Events
+ * go out one at a time in the order their transactions committed (PostgreSQL delivers notifications
+ * in commit order; sequence numbers are taken at insert, so they can commit out of order and are not
+ * used for ordering). After a lost connection the instance reconnects and reads what committed
+ * meanwhile, skipping what it already handed out, so a dropped notification loses nothing.
+ */
+export class EventDispatcher extends EventEmitter<{ event: [StoredEvent] }> {
+  private client?: Client;
+  /** Ids recently handed out, to skip them when catching up. */
+  private readonly seen = new Set<string>();
+  private lastSeen = new Date(0);
+  private queue: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private retry?: NodeJS.Timeout;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    super();
+  }
+
+  async start(): Promise<void> {
+    // Only what commits from now on: subscribers want live changes; webhooks read their own table.
+    this.lastSeen = new Date();
+    await this.connect(false);
+  }
+
+  private async connect(catchUp: boolean): Promise<void> {
+    const client = new Client({ connectionString: this.url });
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    await client.connect();
+    client.on('notification', (message) => {
+      if (message.payload) this.enqueue(() => this.handOut(client, `id = $1`, [message.payload]));
+    });
+    await client.query(`listen ${EVENT_CHANNEL}`);
+    this.client = client;
+    // A transaction may commit a little after its created_at: look back a few seconds.
+    if (catchUp) this.enqueue(() => this.handOut(client, `created_at > $1::timestamptz - interval '10 seconds'`, [this.lastSeen]));
+  }
+
+  private lost(client: Client, err?: Error): void {
+    if (this.stopped || client !== this.client) return;
+    this.client = undefined;
+    this.log.warn({ err }, 'event listener connection lost; reconnecting');
+    client.removeAllListeners('end');
+    client.end().catch(() => undefined);
+    const attempt = (delay: number) => {
+      this.retry = setTimeout(() => {
+        this.connect(true).catch((error) => {
+          this.log.warn({ err: error }, 'event listener reconnect failed');
+          attempt(Math.min(delay * 2, 10_000));
+        });
+      }, delay);
+    };
+    attempt(100);
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.queue = this.queue.then(task).catch((err) => this.log.error({ err }, 'event dispatch failed'));
+  }
+
+  private async handOut(client: Client, where: string, params: unknown[]): Promise<void> {
+    const { rows } = await client.query<EventRow>(`select ${COLUMNS} from event where ${where} order by created_at, seq`, params);
+    for (const row of rows) {
+      if (this.seen.has(row.id)) continue;
+      this.remember(row);
+      this.emit('event', toEvent(row));
+    }
+  }
+
+  private remember(row: EventRow): void {
+    this.seen.add(row.id);
+    if (row.created_at > this.lastSeen) this.lastSeen = row.created_at;
+    // Enough to cover a catch-up window; the oldest ids go first (a Set iterates in insertion order).
+    if (this.seen.size > 50_000) this.seen.delete(this.seen.values().next().value!);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    await this.queue;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,135 @@
+import type { AddressInfo } from 'node:net';
+import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { createRequest, createUser } from '../../support/fixtures';
+import { subscribe, wsClient } from '../../support/ws';
+
+describe('GraphQL subscriptions (graphql-ws)', () => {
+  let t: TestApp;
+  let acme: Tenant;
+  let url: string;
+  const clients: Array<{ dispose(): Promise<void> | void }> = [];
+  // Subscriptions stay open until the end, so each test waits for one (or two) more than before.
+  let active = 0;
+
+  /** Waits until this instance holds `count` subscriptions, so no event can precede them. */
+  const subscribed = async (count: number) => {
+    for (let waited = 0; t.app.subscriptions.subscriberCount < count; waited += 10) {
+      if (waited > 5000) throw new Error(`only ${t.app.subscriptions.subscriberCount} of ${count} subscriptions arrived`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+
+  const connect = (key: string) => {
+    const ws = wsClient(url, { authorization: `Bearer ${key}` });
+    clients.push(ws.client);
+    return ws.client;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    acme = await createTenant(t.orm, 'Acme');
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`;
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.dispose()));
+    await t.close();
+  });
+
+  it('should close an unauthenticated connection with 4403', async () => {
+    for (const params of [undefined, { authorization: 'Bearer nope' }, { apiKey: 'nope' }]) {
+      const { client: ws, closes } = wsClient(url, params);
+      subscribe(ws, 'subscription { requestCreated { id } }');
+      for (let waited = 0; !closes.length && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      expect(closes[0]?.code).toBe(4403);
+      await ws.dispose();
+    }
+  });
+
+  it('should accept the key as apiKey too', async () => {
+    const { client: ws } = wsClient(url, { apiKey: acme.apiKey });
+    clients.push(ws);
+    const sub = subscribe(ws, 'subscription { requestCreated { name } }');
+    await subscribed(++active);
+    await createRequest(t.app, acme.apiKey, { name: 'Via apiKey' });
+    expect((await sub.next()).data).toEqual({ requestCreated: { name: 'Via apiKey' } });
+  });
+
+  it('should push requestCreated with exactly the selected fields', async () => {
+    const sub = subscribe(connect(acme.apiKey), 'subscription { requestCreated { id name state owner { id } items { name kind } } }');
+    await subscribed(++active);
+    const request = await createRequest(t.app, acme.apiKey, { name: 'Live one' });
+    const { data } = await sub.next();
+    expect(data).toEqual({
+      requestCreated: {
+        id: request.id,
+        name: 'Live one',
+        state: 'INCOMPLETE_AND_LINK_SENT',
+        owner: { id: acme.userId },
+        items: [
+          { name: 'W-2', kind: 'UPLOAD' },
+          { name: 'Any dependents?', kind: 'QUESTION' },
+        ],
+      },
+    });
+  });
+
+  it('should narrow requestUpdated to one request, in commit order', async () => {
+    const watched = await createRequest(t.app, acme.apiKey);
+    const other = await createRequest(t.app, acme.apiKey);
+    const sub = subscribe(connect(acme.apiKey), 'subscription ($id: ID) { requestUpdated(requestId: $id) { id notes } }', { id: watched.id });
+    await subscribed(++active);
+    const api = client(t.app, acme.apiKey);
+    await api.patch(`/requests/${other.id}`, { notes: 'not watched' });
+    await api.patch(`/requests/${watched.id}`, { notes: 'first' });
+    await api.patch(`/requests/${watched.id}`, { notes: 'second' });
+    expect((await sub.next()).data).toEqual({ requestUpdated: { id: watched.id, notes: 'first' } });
+    expect((await sub.next()).data).toEqual({ requestUpdated: { id: watched.id, notes: 'second' } });
+  });
+
+  it('should stream several topics through events(topics:) as the Event interface', async () => {
+    const request = await createRequest(t.app, acme.apiKey);
+    const sub = subscribe(
+      connect(acme.apiKey),
+      `subscription ($id: ID) { events(topics: [ITEM_VERIFIED, REQUEST_UPDATED, REQUEST_CLOSED], requestId: $id) {
+        __typename eventId topic organizationId createdAt
+        ... on RequestEvent { request { id state } updated }
+        ... on ItemEvent { item { id status } } } }`,
+      { id: request.id },
+    );
+    await subscribed(++active);
+    const api = client(t.app, acme.apiKey);
+    await api.post(`/requests/${request.id}/items/${request.items[0].id}/verify`);
+    await api.patch(`/requests/${request.id}`, { name: 'Renamed', due_date: '2030-01-01T00:00:00Z' });
+    await api.post(`/requests/${request.id}/close`);
+    const verified = (await sub.next()).data.events;
+    expect(verified).toMatchObject({ __typename: 'ItemEvent', topic: 'ITEM_VERIFIED', organizationId: acme.organizationId, item: { id: request.items[0].id, status: 'VERIFIED' } });
+    const updated = (await sub.next()).data.events;
+    expect(updated).toMatchObject({ __typename: 'RequestEvent', topic: 'REQUEST_UPDATED', updated: ['name', 'due_date'] });
+    const closed = (await sub.next()).data.events;
+    expect(closed).toMatchObject({ topic: 'REQUEST_CLOSED', request: { state: 'CLOSED' }, updated: [] });
+    expect(new Set([verified.eventId, updated.eventId, closed.eventId]).size).toBe(3);
+  });
+
+  it('should show a deleted request as it was', async () => {
+    const request = await createRequest(t.app, acme.apiKey, { name: 'Doomed' });
+    const sub = subscribe(connect(acme.apiKey), 'subscription { requestDeleted { id name } }');
+    await subscribed(++active);
+    await client(t.app, acme.apiKey).delete(`/requests/${request.id}`);
+    expect((await sub.next()).data).toMatchObject({ requestDeleted: { id: request.id, name: 'Doomed' } });
+  });
+
+  it("should keep every subscriber to its organization's events and to what its role may read", async () => {
+    const globex = await createTenant(t.orm, 'Globex');
+    const stranger = await createUser(t.app, acme.apiKey, { email: 'stranger.ws@acme.test' });
+    const foreign = subscribe(connect(globex.apiKey), 'subscription { requestCreated { id name } }');
+    const limited = subscribe(connect(stranger.apiKey), 'subscription { requestCreated { id name } }');
+    await subscribed((active += 2));
+    await createRequest(t.app, acme.apiKey, { name: 'Admin only' });
+    await createRequest(t.app, stranger.apiKey, { name: 'Stranger own' });
+    const own = await createRequest(t.app, globex.apiKey, { name: 'Globex own' });
+    // Each sees its next visible event first: nothing of the others came before it.
+    expect((await foreign.next()).data).toEqual({ requestCreated: { id: own.id, name: 'Globex own' } });
+    expect((await limited.next()).data).toMatchObject({ requestCreated: { name: 'Stranger own' } });
+  });
+});

@@ -1,0 +1,57 @@
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+
+/** A graphql-ws client (the protocol's reference implementation) against a listening app. */
+export function wsClient(url: string, connectionParams: Record<string, unknown> | undefined) {
+  const closes: Array<{ code: number; reason: string }> = [];
+  const client: Client = createClient({
+    url,
+    webSocketImpl: WebSocket,
+    connectionParams,
+    retryAttempts: 0,
+    // Refused connections are asserted through `closes`, not logged.
+    onNonLazyError: () => undefined,
+    lazy: false,
+    on: { closed: (event) => void closes.push({ code: (event as { code: number }).code, reason: (event as { reason: string }).reason }) },
+  });
+  return { client, closes };
+}
+
+/** A subscription whose results queue up; `next()` waits for the next one (or fails after a timeout). */
+export function subscribe<T = any>(client: Client, query: string, variables?: Record<string, unknown>) {
+  const results: Array<{ data?: T; errors?: unknown[] }> = [];
+  const waiters: Array<(value: { data?: T; errors?: unknown[] }) => void> = [];
+  let failure: unknown;
+  const dispose = client.subscribe<T>(
+    { query, variables },
+    {
+      next: (value) => {
+        const waiter = waiters.shift();
+        if (waiter) waiter(value as never);
+        else results.push(value as never);
+      },
+      error: (err) => {
+        failure = err;
+      },
+      complete: () => undefined,
+    },
+  );
+  return {
+    dispose,
+    get failure() {
+      return failure;
+    },
+    next(timeoutMs = 5000): Promise<{ data?: T; errors?: unknown[] }> {
+      const queued = results.shift();
+      if (queued) return Promise.resolve(queued);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no subscription result within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push((value) => {
+          clearTimeout(timer);
+          resolve(value);
+        });
+      });
+    },
+    pending: () => results.length,
+  };
+}
