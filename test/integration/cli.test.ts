@@ -1,33 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { client, createTestApp, workerDatabaseUrl, type TestApp } from '../support/app';
-
-const ROOT = resolve(__dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
-/** A scratch DATA_DIR the embedded server's system user can enter (mkdtemp makes it private). */
-function scratchDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  chmodSync(dir, 0o755);
-  return dir;
-}
+import { baseEnv, freePort, ROOT, scratchDir, startService, TSX, type RunningService } from '../support/service';
 
 function gather(args: string[], env: Record<string, string>) {
   const result = spawnSync(TSX, ['src/cli.ts', ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent', ...env },
+    env: { ...baseEnv(), LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -82,44 +63,35 @@ describe('CLI (npm run gather)', () => {
 
   describe('on the embedded PostgreSQL, with and without the service running', () => {
     let dataDir: string;
-    let service: ChildProcess | undefined;
+    let service: RunningService | undefined;
     beforeAll(() => {
       dataDir = scratchDir('gather-cli-');
     });
-    afterAll(() => {
-      service?.kill('SIGKILL');
+    afterAll(async () => {
+      await service?.stop('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it('should start the service, print the first admin key, serve it, let the CLI work beside it, and stop cleanly', async () => {
-      const pgPort = await freePort();
-      const port = await freePort();
-      const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), PORT: String(port), LOG_LEVEL: 'info' };
+    it('should start the service, serve it, let the CLI work beside it, and stop cleanly', async () => {
+      const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()) };
 
       // The CLI alone starts the embedded server, works, and stops it.
       const first = gather(['org', 'create', '--name', 'Solo', '--admin-email', 'solo@example.com'], env);
       expect(first.status).toBe(0);
 
-      service = spawn(TSX, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
-      let output = '';
-      service.stdout!.on('data', (chunk) => (output += chunk));
-      service.stderr!.on('data', (chunk) => (output += chunk));
-      const deadline = Date.now() + 30_000;
-      while (!output.includes('GraphQL:') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(output).toContain(`http://127.0.0.1:${port}/graphql`);
-      expect(output).toContain('/graphiql');
+      service = await startService(env);
+      expect(service.output()).toContain(`http://127.0.0.1:${service.port}/graphql`);
+      expect(service.output()).toContain('/graphiql');
       // Not a fresh database (the CLI made an organization first), so no key is printed.
-      expect(output).not.toContain('First admin API key');
+      expect(service.output()).not.toContain('First admin API key');
 
       const second = gather(['key', 'create', '--email', 'solo@example.com'], env);
       expect(second.status).toBe(0);
-      const whoami = await fetch(`http://127.0.0.1:${port}/whoami`, { headers: { authorization: `Bearer ${second.json().api_key}` } });
+      const whoami = await fetch(`http://127.0.0.1:${service.port}/whoami`, { headers: { authorization: `Bearer ${second.json().api_key}` } });
       expect(await whoami.json()).toMatchObject({ email: 'solo@example.com' });
 
-      const exited = new Promise<number | null>((done) => service!.once('exit', (code) => done(code)));
-      service.kill('SIGINT');
-      expect(await exited).toBe(0);
-      expect(output).toContain('stopped');
+      expect(await service.stop('SIGINT')).toBe(0);
+      expect(service.output()).toContain('stopped');
       service = undefined;
       // The embedded server stopped with the service: the CLI has to start it again, and can.
       expect(gather(['migrate'], env).status).toBe(0);
@@ -135,21 +107,16 @@ describe('CLI (npm run gather)', () => {
 
     it('should create the default organization and print its key on a fresh database', async () => {
       const freshDir = scratchDir('gather-fresh-');
-      const env = { DATA_DIR: freshDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(await freePort()), LOG_LEVEL: 'info' };
-      const child = spawn(TSX, ['src/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
-      let output = '';
-      child.stdout!.on('data', (chunk) => (output += chunk));
-      const deadline = Date.now() + 30_000;
-      while (!output.includes('GraphQL:') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      const key = /First admin API key \(shown once, store it now\): (\S+)/.exec(output)?.[1];
-      expect(key).toMatch(/^gth_/);
-      const port = env.PORT;
-      const whoami = await fetch(`http://127.0.0.1:${port}/whoami`, { headers: { authorization: `Bearer ${key}` } });
-      expect(await whoami.json()).toMatchObject({ role: 'ADMIN', organization_name: 'Default organization' });
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(freshDir, { recursive: true, force: true });
+      const fresh = await startService({ DATA_DIR: freshDir, EMBEDDED_PG_PORT: String(await freePort()) });
+      try {
+        const key = /First admin API key \(shown once, store it now\): (\S+)/.exec(fresh.output())?.[1];
+        expect(key).toMatch(/^gth_/);
+        const whoami = await fetch(`http://127.0.0.1:${fresh.port}/whoami`, { headers: { authorization: `Bearer ${key}` } });
+        expect(await whoami.json()).toMatchObject({ role: 'ADMIN', organization_name: 'Default organization' });
+      } finally {
+        await fresh.stop();
+        rmSync(freshDir, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '../..');
+export const TSX = join(ROOT, 'node_modules/.bin/tsx');
+
+/** The environment a child process starts from: nothing of the test run's own variables. */
+export const baseEnv = (): Record<string, string> => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' });
+
+export function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** A scratch DATA_DIR the embedded server's system user can enter (mkdtemp makes it private). */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+export type RunningService = {
+  process: ChildProcess;
+  port: number;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+};
+
+async function answers(port: number): Promise<boolean> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `npm start`'s entry (src/main.ts) and resolves once it answers /healthz. */
+export async function startService(env: Record<string, string>): Promise<RunningService> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const child = spawn(TSX, ['src/main.ts'], { cwd: ROOT, env: { ...baseEnv(), LOG_LEVEL: 'info', ...env, PORT: String(port) } });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const deadline = Date.now() + 60_000;
+  while (!(await answers(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    process: child,
+    port,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
