@@ -45,11 +45,16 @@ export function subscribe<T = any>(client: Client, query: string, variables?: Re
       const queued = results.shift();
       if (queued) return Promise.resolve(queued);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no subscription result within ${timeoutMs} ms`)), timeoutMs);
-        waiters.push((value) => {
+        const waiter = (value: { data?: T; errors?: unknown[] }) => {
           clearTimeout(timer);
           resolve(value);
-        });
+        };
+        // A waiter that timed out must not swallow a later result.
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          reject(new Error(`no subscription result within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.push(waiter);
       });
     },
     pending: () => results.length,
