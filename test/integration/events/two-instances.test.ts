@@ -47,7 +47,7 @@ describe('events across instances', () => {
   });
 });
 
-async function fetchJson(port: number, key: string, overrides: Record<string, unknown>) {
+async function fetchJson(port: number, key: string, overrides: Record<string, unknown>): Promise<{ id: string }> {
   const response = await fetch(`http://127.0.0.1:${port}/requests`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
