@@ -54,5 +54,5 @@ async function fetchJson(port: number, key: string, overrides: Record<string, un
     body: JSON.stringify(requestBody(overrides)),
   });
   if (response.status !== 200) throw new Error(`POST /requests answered ${response.status}: ${await response.text()}`);
-  return response.json();
+  return (await response.json()) as { id: string };
 }
