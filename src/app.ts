@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
@@ -11,13 +12,21 @@ import { registerErrorHandling } from './kernel/http/errors';
 import { registerRestRows } from './kernel/rest/engine';
 import { validatorCompiler } from './kernel/rest/validation';
 import { findViewerByApiKey } from './modules/identity/viewer';
-import { createLoaders, EVENT_RENDERERS, loadEventSubject, REST_ROWS, RESOLVERS } from './modules';
+import { createLoaders, DeliveryWorker, EMIT_HOOKS, EVENT_RENDERERS, loadEventSubject, REST_ROWS, RESOLVERS, systemResolver } from './modules';
+import type { Clock } from './modules/webhooks/webhook.delivery';
+import type { HostResolver } from './modules/webhooks/webhook.endpoint';
 
 export type AppOptions = {
   config: Config;
   orm: MikroORM;
   /** The process's pino logger; none in tests. */
   loggerInstance?: FastifyServerOptions['loggerInstance'];
+  /** Time and DNS as the webhook machinery sees them; tests stage them. */
+  clock?: Clock;
+  resolveHost?: HostResolver;
+  deliveryLookup?: LookupFunction;
+  /** Whether this instance sends webhook deliveries by itself (tests drive the worker by hand). */
+  deliverWebhooks?: boolean;
 };
 
 declare module 'fastify' {
@@ -25,11 +34,21 @@ declare module 'fastify' {
     orm: MikroORM;
     /** Live subscriptions of this instance (their count is what tests and benchmarks wait on). */
     subscriptions: SubscriptionHub;
+    /** This instance's webhook sender. */
+    webhookWorker: DeliveryWorker;
   }
 }
 
 /** The whole service as a Fastify instance that is not listening yet (tests inject into it). */
-export async function buildApp({ config, orm, loggerInstance }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  orm,
+  loggerInstance,
+  clock,
+  resolveHost = systemResolver,
+  deliveryLookup,
+  deliverWebhooks = true,
+}: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: false }),
     bodyLimit: config.bodyLimit,
@@ -58,9 +77,10 @@ export async function buildApp({ config, orm, loggerInstance }: AppOptions): Pro
     if (result.errors?.length) throw new Error(`rendering an event failed: ${result.errors[0].message}`);
     return result.data;
   }, EVENT_RENDERERS);
+  for (const hook of EMIT_HOOKS) outbox.addHook(hook);
   const contexts = createContextFactory({
     orm,
-    settings: { publicUrl: config.publicUrl, secret: config.secret },
+    settings: { publicUrl: config.publicUrl, secret: config.secret, webhooks: config.webhooks, resolveHost },
     events: outbox,
     createLoaders,
   });
@@ -72,9 +92,20 @@ export async function buildApp({ config, orm, loggerInstance }: AppOptions): Pro
   const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log);
   const hub = new SubscriptionHub(app.graphql.schema, contexts, loadEventSubject, app.log);
   app.decorate('subscriptions', hub);
-  dispatcher.on('event', (event) => void hub.publish(event));
+  const worker = new DeliveryWorker({ orm, settings: config.webhooks, serverSecret: config.secret, log: app.log, clock, lookup: deliveryLookup });
+  app.decorate('webhookWorker', worker);
+  dispatcher.on('event', (event) => {
+    void hub.publish(event);
+    worker.wake();
+  });
   registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer });
-  app.addHook('onReady', () => dispatcher.start());
-  app.addHook('onClose', () => dispatcher.stop());
+  app.addHook('onReady', async () => {
+    await dispatcher.start();
+    if (deliverWebhooks) worker.start();
+  });
+  app.addHook('onClose', async () => {
+    await worker.stop();
+    await dispatcher.stop();
+  });
   return app;
 }

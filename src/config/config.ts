@@ -31,6 +31,13 @@ export const ENV_SCHEMA = Type.Object({
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'largest JSON body in bytes (413 above)' }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'PostgreSQL connections per instance' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 10000, description: 'time allowed for in-flight requests on shutdown' }),
+  WEBHOOK_ALLOW_PRIVATE: Type.Optional(
+    Type.Boolean({ description: 'allow webhook endpoints on private, loopback or link-local addresses and plain http; default true outside production' }),
+  ),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000, description: 'time a webhook endpoint has to answer with a 2xx' }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16, description: 'webhook deliveries in flight per instance' }),
+  WEBHOOK_SECRET_GRACE_HOURS: Type.Number({ minimum: 0, maximum: 720, default: 24, description: 'hours a rotated-out signing secret still signs deliveries' }),
+  WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ minimum: 1, maximum: 2160, default: 120, description: 'hours of failures in a row after which an endpoint is disabled' }),
 });
 
 type Env = Static<typeof ENV_SCHEMA>;
@@ -49,6 +56,15 @@ export type Config = {
   bodyLimit: number;
   dbPoolMax: number;
   shutdownTimeoutMs: number;
+  webhooks: WebhookSettings;
+};
+
+export type WebhookSettings = {
+  allowPrivate: boolean;
+  timeoutMs: number;
+  concurrency: number;
+  secretGraceMs: number;
+  disableAfterMs: number;
 };
 
 export class ConfigError extends Error {
@@ -99,6 +115,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: parsed.BODY_LIMIT,
     dbPoolMax: parsed.DB_POOL_MAX,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    webhooks: {
+      // API-DECISIONS: development and tests deliver to local receivers; production does not.
+      allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE ?? parsed.NODE_ENV !== 'production',
+      timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
+      concurrency: parsed.WEBHOOK_CONCURRENCY,
+      secretGraceMs: parsed.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000,
+      disableAfterMs: parsed.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import { RequestItem } from './items/item.entities';
 import { Contact, Recipient } from './recipients/recipient.entities';
 import { Collaborator, Request } from './requests/request.entities';
 import { Template, TemplateItem } from './templates/template.entities';
+import { Webhook, WebhookAttempt, WebhookDelivery } from './webhooks/webhook.entities';
 
 export const ENTITIES: EntitySchema<any, any>[] = [
   Organization,
@@ -17,4 +18,7 @@ export const ENTITIES: EntitySchema<any, any>[] = [
   Collaborator,
   Recipient,
   RequestItem,
+  Webhook,
+  WebhookDelivery,
+  WebhookAttempt,
 ];

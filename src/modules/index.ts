@@ -1,4 +1,4 @@
-import type { Renderer } from '../kernel/events/outbox';
+import type { EmitHook, Renderer } from '../kernel/events/outbox';
 import type { SubjectType } from '../kernel/events/topics';
 import type { RestRow } from '../kernel/rest/engine';
 import { eventResolvers } from './events/event.resolvers';
@@ -13,14 +13,22 @@ import { requestResolvers } from './requests/request.resolvers';
 import { renderRequest, requestRestRows } from './requests/request.rest';
 import { templateResolvers } from './templates/template.resolvers';
 import { templateRestRows } from './templates/template.rest';
+import { webhookResolvers } from './webhooks/webhook.resolvers';
+import { webhookRestRows } from './webhooks/webhook.rest';
+import { queueDeliveries } from './webhooks/webhook.service';
 
 export { ENTITIES } from './entities';
 export { loadEventSubject } from './events/event.subjects';
 export { createLoaders } from './loaders';
+export { DeliveryWorker } from './webhooks/webhook.delivery';
+export { systemResolver } from './webhooks/webhook.endpoint';
 
-export const RESOLVERS = [nodeResolvers, identityResolvers, requestResolvers, itemResolvers, recipientResolvers, templateResolvers, eventResolvers];
+export const RESOLVERS = [nodeResolvers, identityResolvers, requestResolvers, itemResolvers, recipientResolvers, templateResolvers, eventResolvers, webhookResolvers];
 
-export const REST_ROWS: RestRow[] = [...identityRestRows, ...requestRestRows, ...itemRestRows, ...templateRestRows, ...recipientRestRows];
+export const REST_ROWS: RestRow[] = [...identityRestRows, ...requestRestRows, ...itemRestRows, ...templateRestRows, ...recipientRestRows, ...webhookRestRows];
+
+/** Run in the transaction of every event, after its row is written. */
+export const EMIT_HOOKS: EmitHook[] = [queueDeliveries];
 
 /** How each kind of event subject is rendered in its REST shape (webhook `data`). */
 export const EVENT_RENDERERS: Partial<Record<SubjectType, Renderer>> = { Request: renderRequest, RequestItem: renderItem };

@@ -4,6 +4,7 @@ import { createItemLoaders } from './items/item.loaders';
 import { createRecipientLoaders } from './recipients/recipient.loaders';
 import { createRequestLoaders } from './requests/request.loaders';
 import { createTemplateLoaders } from './templates/template.loaders';
+import { createWebhookLoaders } from './webhooks/webhook.loaders';
 
 /** The per-operation DataLoaders of every module, made fresh for each operation. */
 export function createLoaders(em: EntityManager) {
@@ -13,6 +14,7 @@ export function createLoaders(em: EntityManager) {
     ...createItemLoaders(em),
     ...createRecipientLoaders(em),
     ...createTemplateLoaders(em),
+    ...createWebhookLoaders(em),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app';
+import { buildApp, type AppOptions } from '../../src/app';
 import type { Config } from '../../src/config/config';
 import { createOrm } from '../../src/kernel/db/orm';
 import { ENTITIES } from '../../src/modules/entities';
@@ -21,6 +21,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     bodyLimit: 1024 * 1024,
     dbPoolMax: 5,
     shutdownTimeoutMs: 1000,
+    webhooks: { allowPrivate: true, timeoutMs: 2000, concurrency: 8, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000 },
     ...overrides,
   };
 }
@@ -58,11 +59,13 @@ export async function truncateAll(orm: MikroORM): Promise<void> {
 }
 
 /** The whole service on this worker's database, emptied, not listening. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function createTestApp(overrides: Partial<Config> = {}, options: Omit<Partial<AppOptions>, 'config' | 'orm'> = {}): Promise<TestApp> {
   const sql = new StatementCounter();
   const orm = await createOrm({ url: workerDatabaseUrl(), entities: ENTITIES, poolMax: 5, onQuery: (statement) => sql.statements.push(statement) });
   await truncateAll(orm);
-  const app = await buildApp({ config: testConfig(overrides), orm });
+  // Webhooks are sent by hand (webhookWorker.runOnce) unless a test asks for the running worker, so
+  // its polling neither races assertions nor shows up in statement counts.
+  const app = await buildApp({ config: testConfig(overrides), orm, deliverWebhooks: false, ...options });
   await app.ready();
   return {
     app,

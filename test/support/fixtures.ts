@@ -40,3 +40,14 @@ export async function createTeam(app: FastifyInstance, adminKey: string, name: s
 }
 
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+/** Polls `check` until it returns something truthy (the worker records an attempt after the receiver answers). */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -22,6 +22,8 @@ const VALUE_OBJECT_TYPES = [
   'ReminderScheduleEntry',
   // The form part of a TemplateItem; its `id` names an external form, not this object.
   'TemplateItemForm',
+  // A webhook paired with its secret, for the one query that reveals it.
+  'WebhookSecret',
 ];
 
 function config(): Linter.Config[] {

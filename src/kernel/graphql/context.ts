@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { WebhookSettings } from '../../config/config';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Viewer } from '../../modules/identity/viewer';
 import type { Loaders } from '../../modules/loaders';
@@ -9,8 +10,11 @@ import type { Outbox } from '../events/outbox';
 export type ServiceSettings = {
   /** Base of the links handed to recipients. */
   publicUrl: string;
-  /** Server secret from which recipient links and passwords are derived. */
+  /** Server secret from which recipient links and passwords are derived and secrets are sealed. */
   secret: string;
+  webhooks: WebhookSettings;
+  /** DNS for checking webhook endpoints (a parameter, so tests can stage DNS answers). */
+  resolveHost: (hostname: string) => Promise<string[]>;
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error';
-import { RestError, restErrorFromAppError } from '../rest/engine';
+import { RestError, restErrorFromAppError, userErrorsToEntries } from '../rest/engine';
 import { toValidationEntries, type ValidationEntry } from '../rest/validation';
 
 /** Deepest nesting a JSON body may have; no document of this API needs more than a handful. */
@@ -40,8 +40,13 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     else if (error.validation) rest = new RestError(422, toValidationEntries(error.validation as never, error.validationContext ?? 'body'));
     else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') rest = new RestError(413, `Request body is larger than ${options.bodyLimit} bytes`);
     else if (error.code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(error.errors)) {
-      // Variables a REST row built that GraphQL still refused (a value beyond what its type holds).
-      const entries: ValidationEntry[] = error.errors.map((e) => ({ loc: ['body'], msg: e.message, type: 'value_error' }));
+      // Variables a REST row built that GraphQL still refused (a value its scalar does not take):
+      // graphql-js names the place as `at "input.endpoint"`, which becomes the loc.
+      const entries: ValidationEntry[] = error.errors.map((e) => {
+        const [, path] = /at "([^"]+)"/.exec(e.message) ?? [];
+        const [, reason] = /; (.*)$/.exec(e.message) ?? [];
+        return userErrorsToEntries([{ field: path ? path.split('.') : [], message: reason ?? e.message, code: 'VALUE_ERROR' }])[0];
+      });
       rest = new RestError(422, entries);
     } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       rest = new RestError(error.statusCode, error.message);

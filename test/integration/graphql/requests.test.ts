@@ -43,20 +43,22 @@ describe('GraphQL requests', () => {
     });
 
     it('should run a fixed number of SQL statements for 1, 20 or 100 requests with all their relations', async () => {
-      const counts: Record<number, number> = {};
+      const runs: Record<number, string[]> = {};
       for (const first of [1, 20, 100, 20]) {
         t.sql.reset();
         const result = await api.graphql(LIST, { first });
         expect(result.errors).toBeUndefined();
         expect(result.data.requests.nodes).toHaveLength(first);
         expect(result.data.requests.nodes[first - 1].recipients).toHaveLength(2);
-        counts[first] = t.sql.count;
+        // The same statements whatever the page size: only their lists of ids grow.
+        runs[first] = t.sql.statements.map((q) => q.replace(/\(\?(, \?)*\)/g, '(…)').replace(/'[^']*'/g, '…').slice(0, 120)).sort();
       }
       // API key, page, count, items, recipients, collaborators, users (owners), users
-      // (collaborators), templates, template items, contacts: one statement each, whatever the size.
-      expect(counts[1]).toBe(counts[100]);
-      expect(counts[20]).toBe(counts[100]);
-      expect(counts[100]).toBe(11);
+      // (collaborators), templates, template items, contacts: one statement each.
+      expect(runs[1]).toEqual(runs[100]);
+      expect(runs[20]).toEqual(runs[100]);
+      expect(runs[100]).toHaveLength(11);
+      const counts = { 100: runs[100].length };
       process.stdout.write(`statements for the 100-request query: ${counts[100]}\n`);
     });
   });

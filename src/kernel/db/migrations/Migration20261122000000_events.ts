@@ -42,6 +42,7 @@ export class Migration20261122000000_events extends Migration {
         webhook_id uuid not null references webhook (id) on delete cascade,
         event_id uuid not null references event (id) on delete cascade,
         event_seq bigint not null,
+        topic text not null,
         status text not null check (status in ('PENDING', 'SUCCEEDED', 'FAILED')),
         attempts integer not null,
         next_attempt_at timestamptz,

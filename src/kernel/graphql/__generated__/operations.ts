@@ -62,6 +62,44 @@ export type Language =
   /** Russian. */
   | 'RU';
 
+/**
+ * What happened. Each value is a webhook topic (`REQUEST_CREATED` is `request.created`) and a field of
+ * `Subscription` (`requestCreated`). Values may be added.
+ */
+export type WebhookTopic =
+  /** A request was created (`request.created`). */
+  | 'REQUEST_CREATED'
+  /** A request's fields changed (`request.updated`). */
+  | 'REQUEST_UPDATED'
+  /** A request was deleted (`request.deleted`). */
+  | 'REQUEST_DELETED'
+  /** A request was closed (`request.closed`). */
+  | 'REQUEST_CLOSED'
+  /** A recipient submitted a request (`request.submitted`). */
+  | 'REQUEST_SUBMITTED'
+  /** Every required item of a request is complete (`request.completed`). */
+  | 'REQUEST_COMPLETED'
+  /** The owner verified a request (`request.verified`). */
+  | 'REQUEST_VERIFIED'
+  /** The owner sent a request back for changes (`request.rejected`). */
+  | 'REQUEST_REJECTED'
+  /** A request passed its expiration date (`request.expired`). */
+  | 'REQUEST_EXPIRED'
+  /** A reminder was sent to a request's recipients (`request.reminder_sent`). */
+  | 'REQUEST_REMINDER_SENT'
+  /** An item was added to a request (`item.created`). */
+  | 'ITEM_CREATED'
+  /** An item's fields changed (`item.updated`). */
+  | 'ITEM_UPDATED'
+  /** An item was removed (`item.deleted`). */
+  | 'ITEM_DELETED'
+  /** An item was verified (`item.verified`). */
+  | 'ITEM_VERIFIED'
+  /** A recipient uploaded a document (`document.uploaded`). */
+  | 'DOCUMENT_UPLOADED'
+  /** A recipient signed a contract (`contract.signed`). */
+  | 'CONTRACT_SIGNED';
+
 /** What a user may do inside its organization. Values may be added. */
 export type UserRole =
   /** Sees and manages everything in the organization, including users, teams and API keys. */
@@ -480,6 +518,36 @@ export type TemplateUpdateInput = {
   language?: Language | null | undefined;
 };
 
+/** Where a delivery stands. Values may be added. */
+export type WebhookDeliveryStatus =
+  /** Waiting for its next attempt. */
+  | 'PENDING'
+  /** An attempt was answered with a 2xx. */
+  | 'SUCCEEDED'
+  /** Every attempt of the retry schedule failed, or the endpoint was disabled or deleted. */
+  | 'FAILED';
+
+/** Input of `webhookCreate`. */
+export type WebhookCreateInput = {
+  /**
+   * Where events are posted: https, and not a private, loopback or link-local address unless the
+   * deployment allows them (WEBHOOK_ALLOW_PRIVATE).
+   */
+  endpoint: string;
+  /** The topics to deliver: 1 to 16, no repeats. */
+  topics: Array<WebhookTopic>;
+};
+
+/** Input of `webhookUpdate`. An absent field is left alone. */
+export type WebhookUpdateInput = {
+  /** Where events are posted. */
+  endpoint?: string | null | undefined;
+  /** The topics to deliver. */
+  topics?: Array<WebhookTopic> | null | undefined;
+  /** true re-enables a disabled endpoint; false disables it. */
+  enabled?: boolean | null | undefined;
+};
+
 export type RestUserFragment = { id: string, email: string, firstName: string | null, lastName: string | null, role: UserRole, createdAt: string, organization: { id: string }, team: { id: string } | null };
 
 export type RestTeamFragment = { id: string, name: string, createdAt: string, organization: { id: string }, members: Array<{ id: string }> };
@@ -783,3 +851,75 @@ export type TemplateDeleteMutationVariables = Exact<{
 
 
 export type TemplateDeleteMutation = { templateDelete: { deletedTemplateId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RestWebhookFragment = { id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string };
+
+export type RestDeliveryFragment = { id: string, eventId: string, topic: WebhookTopic, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt: string | null, lastStatusCode: number | null, lastError: string | null, createdAt: string, updatedAt: string, webhook: { id: string }, attempts: Array<{ attemptedAt: string, statusCode: number | null, latencyMs: number, error: string | null }> };
+
+export type WebhookCreateMutationVariables = Exact<{
+  input: WebhookCreateInput;
+}>;
+
+
+export type WebhookCreateMutation = { webhookCreate: { secret: string | null, webhook: { id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type WebhookListQueryVariables = Exact<{
+  first: number;
+  topic?: WebhookTopic | null | undefined;
+}>;
+
+
+export type WebhookListQuery = { webhooks: { nodes: Array<{ id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string }> } };
+
+export type WebhookGetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type WebhookGetQuery = { webhook: { id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string } | null };
+
+export type WebhookUpdateMutationVariables = Exact<{
+  id: string | number;
+  input: WebhookUpdateInput;
+}>;
+
+
+export type WebhookUpdateMutation = { webhookUpdate: { webhook: { id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type WebhookDeleteMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type WebhookDeleteMutation = { webhookDelete: { deletedWebhookId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type WebhookSecretGetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type WebhookSecretGetQuery = { webhookSecret: { secret: string, webhook: { id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string } } | null };
+
+export type WebhookSecretRotateMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type WebhookSecretRotateMutation = { webhookSecretRotate: { secret: string | null, webhook: { id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, previousSecretExpiresAt: string | null, createdAt: string, updatedAt: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type WebhookDeliveryListQueryVariables = Exact<{
+  id: string | number;
+  first: number;
+  status?: WebhookDeliveryStatus | null | undefined;
+}>;
+
+
+export type WebhookDeliveryListQuery = { webhook: { deliveries: { nodes: Array<{ id: string, eventId: string, topic: WebhookTopic, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt: string | null, lastStatusCode: number | null, lastError: string | null, createdAt: string, updatedAt: string, webhook: { id: string }, attempts: Array<{ attemptedAt: string, statusCode: number | null, latencyMs: number, error: string | null }> }> } } | null };
+
+export type WebhookDeliveryRetryMutationVariables = Exact<{
+  webhookId: string | number;
+  id: string | number;
+}>;
+
+
+export type WebhookDeliveryRetryMutation = { webhookDeliveryRetry: { delivery: { id: string, eventId: string, topic: WebhookTopic, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt: string | null, lastStatusCode: number | null, lastError: string | null, createdAt: string, updatedAt: string, webhook: { id: string }, attempts: Array<{ attemptedAt: string, statusCode: number | null, latencyMs: number, error: string | null }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };

@@ -6,6 +6,8 @@ import type { Request as RequestModel, Collaborator as CollaboratorModel } from 
 import type { RequestItem as RequestItemModel } from '../../../modules/items/item.entities';
 import type { Template as TemplateModel, TemplateItem as TemplateItemModel } from '../../../modules/templates/template.entities';
 import type { Connection as ConnectionModel, Edge as EdgeModel } from '../pagination';
+import type { Webhook as WebhookModel, WebhookDelivery as WebhookDeliveryModel, WebhookAttempt as WebhookAttemptModel } from '../../../modules/webhooks/webhook.entities';
+import type { RevealedSecret as RevealedSecretModel } from '../../../modules/webhooks/webhook.service';
 import type { EventRoot as EventRootModel } from '../subscriptions';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
@@ -59,6 +61,12 @@ export type Query = {
    * and its team's.
    */
   templates: TemplateConnection;
+  /** A webhook subscription of the organization. Requires ADMIN. */
+  webhook?: Maybe<Webhook>;
+  /** The organization's webhook subscriptions, oldest first. Requires ADMIN. */
+  webhooks: WebhookConnection;
+  /** A subscription with its signing secret. Requires ADMIN. */
+  webhookSecret?: Maybe<WebhookSecret>;
 };
 
 
@@ -120,6 +128,28 @@ export type QueryTemplatesArgs = {
   before?: InputMaybe<Scalars['String']['input']>;
 };
 
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryWebhookArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryWebhooksArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  topic?: InputMaybe<WebhookTopic>;
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryWebhookSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -169,6 +199,19 @@ export type Mutation = {
    * team, or ADMIN.
    */
   templateDelete: TemplateDeletePayload;
+  /** Subscribes an endpoint to topics; answers the signing secret. Requires ADMIN. */
+  webhookCreate: WebhookCreatePayload;
+  /** Changes a subscription's endpoint or topics, or enables or disables it. Requires ADMIN. */
+  webhookUpdate: WebhookUpdatePayload;
+  /** Deletes a subscription; its pending deliveries stop. Requires ADMIN. */
+  webhookDelete: WebhookDeletePayload;
+  /**
+   * Replaces the signing secret; the previous one keeps signing (as a second signature) for the grace
+   * period (WEBHOOK_SECRET_GRACE_HOURS). Requires ADMIN.
+   */
+  webhookSecretRotate: WebhookSecretRotatePayload;
+  /** Sends a delivery again now (it becomes pending, whatever its status). Requires ADMIN. */
+  webhookDeliveryRetry: WebhookDeliveryRetryPayload;
 };
 
 
@@ -279,6 +322,38 @@ export type MutationTemplateUpdateArgs = {
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationTemplateDeleteArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationWebhookCreateArgs = {
+  input: WebhookCreateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationWebhookUpdateArgs = {
+  id: Scalars['ID']['input'];
+  input: WebhookUpdateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationWebhookDeleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationWebhookSecretRotateArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationWebhookDeliveryRetryArgs = {
+  id: Scalars['ID']['input'];
+  webhookId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /**
@@ -1803,6 +1878,225 @@ export type TemplateDeletePayload = {
   userErrors: Array<UserError>;
 };
 
+/**
+ * An endpoint that receives the organization's events of the topics it subscribes to, as signed HTTP
+ * POSTs (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature).
+ */
+export type Webhook = Node & {
+  __typename?: 'Webhook';
+  /** The subscription's UUID. */
+  id: Scalars['ID']['output'];
+  /** Where events are posted. */
+  endpoint: Scalars['URL']['output'];
+  /** The topics delivered. */
+  topics: Array<WebhookTopic>;
+  /** Whether deliveries go out; false once disabled after failing for too long. */
+  enabled: Scalars['Boolean']['output'];
+  /** When the endpoint was disabled, if it was. */
+  disabledAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Why the endpoint was disabled, if it was. */
+  disabledReason?: Maybe<Scalars['String']['output']>;
+  /** Since when every delivery has failed; null after a success. */
+  failingSince?: Maybe<Scalars['DateTime']['output']>;
+  /** Until when deliveries also carry a signature with the previous secret, after a rotation. */
+  previousSecretExpiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the subscription was made. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the subscription last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** Deliveries to this endpoint, newest first. */
+  deliveries: WebhookDeliveryConnection;
+};
+
+
+/**
+ * An endpoint that receives the organization's events of the topics it subscribes to, as signed HTTP
+ * POSTs (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature).
+ */
+export type WebhookDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<WebhookDeliveryStatus>;
+};
+
+/** Where a delivery stands. Values may be added. */
+export type WebhookDeliveryStatus =
+  /** Waiting for its next attempt. */
+  | 'PENDING'
+  /** An attempt was answered with a 2xx. */
+  | 'SUCCEEDED'
+  /** Every attempt of the retry schedule failed, or the endpoint was disabled or deleted. */
+  | 'FAILED';
+
+/** One HTTP attempt of a delivery. */
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  /** The attempt's UUID. */
+  id: Scalars['ID']['output'];
+  /** When the attempt was made. */
+  attemptedAt: Scalars['DateTime']['output'];
+  /** The HTTP status the endpoint answered; null when it did not answer. */
+  statusCode?: Maybe<Scalars['Int']['output']>;
+  /** Milliseconds from sending to the answer (or the failure). */
+  latencyMs: Scalars['Int']['output'];
+  /** What went wrong, when it did (a non-2xx status, a timeout, a refused address). */
+  error?: Maybe<Scalars['String']['output']>;
+};
+
+/** One event on its way to one endpoint, retried on failure. */
+export type WebhookDelivery = Node & {
+  __typename?: 'WebhookDelivery';
+  /** The delivery's UUID. */
+  id: Scalars['ID']['output'];
+  /** The endpoint. */
+  webhook: Webhook;
+  /** The event's UUID: the webhook-id header, on which receivers deduplicate. */
+  eventId: Scalars['ID']['output'];
+  /** The event's topic. */
+  topic: WebhookTopic;
+  /** Where the delivery stands. */
+  status: WebhookDeliveryStatus;
+  /** How many attempts were made. */
+  attemptCount: Scalars['Int']['output'];
+  /** When the next attempt is due, while pending. */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The status of the last answer, if any. */
+  lastStatusCode?: Maybe<Scalars['Int']['output']>;
+  /** The last failure, if any. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** Every attempt, oldest first. */
+  attempts: Array<WebhookAttempt>;
+  /** When the event was committed and the delivery queued. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the delivery last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** A page of deliveries. */
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  /** The deliveries of this page with their cursors. */
+  edges: Array<WebhookDeliveryEdge>;
+  /** The deliveries of this page. */
+  nodes: Array<WebhookDelivery>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many deliveries match, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A delivery and its cursor. */
+export type WebhookDeliveryEdge = {
+  __typename?: 'WebhookDeliveryEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The delivery. */
+  node: WebhookDelivery;
+};
+
+/** A page of webhook subscriptions. */
+export type WebhookConnection = {
+  __typename?: 'WebhookConnection';
+  /** The subscriptions of this page with their cursors. */
+  edges: Array<WebhookEdge>;
+  /** The subscriptions of this page. */
+  nodes: Array<Webhook>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many subscriptions match, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A subscription and its cursor. */
+export type WebhookEdge = {
+  __typename?: 'WebhookEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The subscription. */
+  node: Webhook;
+};
+
+/** A subscription with its signing secret. */
+export type WebhookSecret = {
+  __typename?: 'WebhookSecret';
+  /** The subscription. */
+  webhook: Webhook;
+  /** The signing secret: `whsec_` and the base64 of 32 random bytes. */
+  secret: Scalars['String']['output'];
+};
+
+/** Input of `webhookCreate`. */
+export type WebhookCreateInput = {
+  /**
+   * Where events are posted: https, and not a private, loopback or link-local address unless the
+   * deployment allows them (WEBHOOK_ALLOW_PRIVATE).
+   */
+  endpoint: Scalars['URL']['input'];
+  /** The topics to deliver: 1 to 16, no repeats. */
+  topics: Array<WebhookTopic>;
+};
+
+/** Input of `webhookUpdate`. An absent field is left alone. */
+export type WebhookUpdateInput = {
+  /** Where events are posted. */
+  endpoint?: InputMaybe<Scalars['URL']['input']>;
+  /** The topics to deliver. */
+  topics?: InputMaybe<Array<WebhookTopic>>;
+  /** true re-enables a disabled endpoint; false disables it. */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Result of `webhookCreate`. */
+export type WebhookCreatePayload = {
+  __typename?: 'WebhookCreatePayload';
+  /** The new subscription; null when `userErrors` is not empty. */
+  webhook?: Maybe<Webhook>;
+  /** The signing secret, to verify deliveries with. */
+  secret?: Maybe<Scalars['String']['output']>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `webhookUpdate`. */
+export type WebhookUpdatePayload = {
+  __typename?: 'WebhookUpdatePayload';
+  /** The updated subscription; null when `userErrors` is not empty. */
+  webhook?: Maybe<Webhook>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `webhookDelete`. */
+export type WebhookDeletePayload = {
+  __typename?: 'WebhookDeletePayload';
+  /** UUID of the deleted subscription. */
+  deletedWebhookId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `webhookSecretRotate`. */
+export type WebhookSecretRotatePayload = {
+  __typename?: 'WebhookSecretRotatePayload';
+  /** The subscription. */
+  webhook?: Maybe<Webhook>;
+  /** The new signing secret. The previous one also signs deliveries until `webhook.previousSecretExpiresAt`. */
+  secret?: Maybe<Scalars['String']['output']>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `webhookDeliveryRetry`. */
+export type WebhookDeliveryRetryPayload = {
+  __typename?: 'WebhookDeliveryRetryPayload';
+  /** The delivery, pending again. */
+  delivery?: Maybe<WebhookDelivery>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -1887,6 +2181,8 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ContactModel )
     | ( RecipientModel )
     | ( TemplateModel )
+    | ( WebhookModel )
+    | ( WebhookDeliveryModel )
   ;
   Event:
     | ( EventRootModel )
@@ -1994,6 +2290,22 @@ export type ResolversTypes = {
   TemplateUpdateInput: TemplateUpdateInput;
   TemplateUpdatePayload: ResolverTypeWrapper<Omit<TemplateUpdatePayload, 'template'> & { template?: Maybe<ResolversTypes['Template']> }>;
   TemplateDeletePayload: ResolverTypeWrapper<TemplateDeletePayload>;
+  Webhook: ResolverTypeWrapper<WebhookModel>;
+  WebhookDeliveryStatus: WebhookDeliveryStatus;
+  WebhookAttempt: ResolverTypeWrapper<WebhookAttemptModel>;
+  WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryModel>;
+  WebhookDeliveryConnection: ResolverTypeWrapper<ConnectionModel>;
+  WebhookDeliveryEdge: ResolverTypeWrapper<EdgeModel>;
+  WebhookConnection: ResolverTypeWrapper<ConnectionModel>;
+  WebhookEdge: ResolverTypeWrapper<EdgeModel>;
+  WebhookSecret: ResolverTypeWrapper<RevealedSecretModel>;
+  WebhookCreateInput: WebhookCreateInput;
+  WebhookUpdateInput: WebhookUpdateInput;
+  WebhookCreatePayload: ResolverTypeWrapper<Omit<WebhookCreatePayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
+  WebhookUpdatePayload: ResolverTypeWrapper<Omit<WebhookUpdatePayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
+  WebhookDeletePayload: ResolverTypeWrapper<WebhookDeletePayload>;
+  WebhookSecretRotatePayload: ResolverTypeWrapper<Omit<WebhookSecretRotatePayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
+  WebhookDeliveryRetryPayload: ResolverTypeWrapper<Omit<WebhookDeliveryRetryPayload, 'delivery'> & { delivery?: Maybe<ResolversTypes['WebhookDelivery']> }>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -2078,6 +2390,21 @@ export type ResolversParentTypes = {
   TemplateUpdateInput: TemplateUpdateInput;
   TemplateUpdatePayload: Omit<TemplateUpdatePayload, 'template'> & { template?: Maybe<ResolversParentTypes['Template']> };
   TemplateDeletePayload: TemplateDeletePayload;
+  Webhook: WebhookModel;
+  WebhookAttempt: WebhookAttemptModel;
+  WebhookDelivery: WebhookDeliveryModel;
+  WebhookDeliveryConnection: ConnectionModel;
+  WebhookDeliveryEdge: EdgeModel;
+  WebhookConnection: ConnectionModel;
+  WebhookEdge: EdgeModel;
+  WebhookSecret: RevealedSecretModel;
+  WebhookCreateInput: WebhookCreateInput;
+  WebhookUpdateInput: WebhookUpdateInput;
+  WebhookCreatePayload: Omit<WebhookCreatePayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
+  WebhookUpdatePayload: Omit<WebhookUpdatePayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
+  WebhookDeletePayload: WebhookDeletePayload;
+  WebhookSecretRotatePayload: Omit<WebhookSecretRotatePayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
+  WebhookDeliveryRetryPayload: Omit<WebhookDeliveryRetryPayload, 'delivery'> & { delivery?: Maybe<ResolversParentTypes['WebhookDelivery']> };
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
@@ -2091,6 +2418,9 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   requests?: Resolver<ResolversTypes['RequestConnection'], ParentType, ContextType, Partial<QueryRequestsArgs>>;
   template?: Resolver<Maybe<ResolversTypes['Template']>, ParentType, ContextType, RequireFields<QueryTemplateArgs, 'id'>>;
   templates?: Resolver<ResolversTypes['TemplateConnection'], ParentType, ContextType, Partial<QueryTemplatesArgs>>;
+  webhook?: Resolver<Maybe<ResolversTypes['Webhook']>, ParentType, ContextType, RequireFields<QueryWebhookArgs, 'id'>>;
+  webhooks?: Resolver<ResolversTypes['WebhookConnection'], ParentType, ContextType, Partial<QueryWebhooksArgs>>;
+  webhookSecret?: Resolver<Maybe<ResolversTypes['WebhookSecret']>, ParentType, ContextType, RequireFields<QueryWebhookSecretArgs, 'id'>>;
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
@@ -2111,6 +2441,11 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   templateCreate?: Resolver<ResolversTypes['TemplateCreatePayload'], ParentType, ContextType, RequireFields<MutationTemplateCreateArgs, 'input'>>;
   templateUpdate?: Resolver<ResolversTypes['TemplateUpdatePayload'], ParentType, ContextType, RequireFields<MutationTemplateUpdateArgs, 'id' | 'input'>>;
   templateDelete?: Resolver<ResolversTypes['TemplateDeletePayload'], ParentType, ContextType, RequireFields<MutationTemplateDeleteArgs, 'id'>>;
+  webhookCreate?: Resolver<ResolversTypes['WebhookCreatePayload'], ParentType, ContextType, RequireFields<MutationWebhookCreateArgs, 'input'>>;
+  webhookUpdate?: Resolver<ResolversTypes['WebhookUpdatePayload'], ParentType, ContextType, RequireFields<MutationWebhookUpdateArgs, 'id' | 'input'>>;
+  webhookDelete?: Resolver<ResolversTypes['WebhookDeletePayload'], ParentType, ContextType, RequireFields<MutationWebhookDeleteArgs, 'id'>>;
+  webhookSecretRotate?: Resolver<ResolversTypes['WebhookSecretRotatePayload'], ParentType, ContextType, RequireFields<MutationWebhookSecretRotateArgs, 'id'>>;
+  webhookDeliveryRetry?: Resolver<ResolversTypes['WebhookDeliveryRetryPayload'], ParentType, ContextType, RequireFields<MutationWebhookDeliveryRetryArgs, 'id'>>;
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
@@ -2132,7 +2467,7 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'Organization' | 'Team' | 'User' | 'ApiKey' | 'UploadItem' | 'ESignatureItem' | 'QuestionItem' | 'Request' | 'Contact' | 'Recipient' | 'Template', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Organization' | 'Team' | 'User' | 'ApiKey' | 'UploadItem' | 'ESignatureItem' | 'QuestionItem' | 'Request' | 'Contact' | 'Recipient' | 'Template' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -2537,6 +2872,101 @@ export type TemplateDeletePayloadResolvers<ContextType = GraphQLContext, ParentT
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  endpoint?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
+  topics?: Resolver<Array<ResolversTypes['WebhookTopic']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  disabledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  failingSince?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  previousSecretExpiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, Partial<WebhookDeliveriesArgs>>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type WebhookAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  attemptedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  statusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  latencyMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  webhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  topic?: Resolver<ResolversTypes['WebhookTopic'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+  attemptCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastStatusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  attempts?: Resolver<Array<ResolversTypes['WebhookAttempt']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type WebhookDeliveryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['WebhookDeliveryEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type WebhookDeliveryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType>;
+};
+
+export type WebhookConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookConnection'] = ResolversParentTypes['WebhookConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['WebhookEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type WebhookEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEdge'] = ResolversParentTypes['WebhookEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType>;
+};
+
+export type WebhookSecretResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookSecret'] = ResolversParentTypes['WebhookSecret']> = {
+  webhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type WebhookCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookCreatePayload'] = ResolversParentTypes['WebhookCreatePayload']> = {
+  webhook?: Resolver<Maybe<ResolversTypes['Webhook']>, ParentType, ContextType>;
+  secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type WebhookUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookUpdatePayload'] = ResolversParentTypes['WebhookUpdatePayload']> = {
+  webhook?: Resolver<Maybe<ResolversTypes['Webhook']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type WebhookDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeletePayload'] = ResolversParentTypes['WebhookDeletePayload']> = {
+  deletedWebhookId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type WebhookSecretRotatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookSecretRotatePayload'] = ResolversParentTypes['WebhookSecretRotatePayload']> = {
+  webhook?: Resolver<Maybe<ResolversTypes['Webhook']>, ParentType, ContextType>;
+  secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type WebhookDeliveryRetryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryRetryPayload'] = ResolversParentTypes['WebhookDeliveryRetryPayload']> = {
+  delivery?: Resolver<Maybe<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -2593,5 +3023,18 @@ export type Resolvers<ContextType = GraphQLContext> = {
   TemplateCreatePayload?: TemplateCreatePayloadResolvers<ContextType>;
   TemplateUpdatePayload?: TemplateUpdatePayloadResolvers<ContextType>;
   TemplateDeletePayload?: TemplateDeletePayloadResolvers<ContextType>;
+  Webhook?: WebhookResolvers<ContextType>;
+  WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
+  WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
+  WebhookConnection?: WebhookConnectionResolvers<ContextType>;
+  WebhookEdge?: WebhookEdgeResolvers<ContextType>;
+  WebhookSecret?: WebhookSecretResolvers<ContextType>;
+  WebhookCreatePayload?: WebhookCreatePayloadResolvers<ContextType>;
+  WebhookUpdatePayload?: WebhookUpdatePayloadResolvers<ContextType>;
+  WebhookDeletePayload?: WebhookDeletePayloadResolvers<ContextType>;
+  WebhookSecretRotatePayload?: WebhookSecretRotatePayloadResolvers<ContextType>;
+  WebhookDeliveryRetryPayload?: WebhookDeliveryRetryPayloadResolvers<ContextType>;
 };
 

@@ -1,0 +1,270 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Agent as HttpAgent } from 'node:http';
+import { Webhook as Signer } from 'standardwebhooks';
+import type { WebhookSettings } from '../../config/config';
+import { failPending, previousWebhookSecret, webhookSecret } from './webhook.service';
+
+/**
+ * When a failed delivery is tried again, after its first, second... failure: about three days in
+ * all (API-DECISIONS, Webhooks), then it is marked FAILED.
+ */
+export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, ...Array<number>(7).fill(36_000_000)];
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** Largest part of an answer kept in the attempt log. */
+const MAX_ERROR_LENGTH = 500;
+
+export type Clock = { now(): Date };
+export const systemClock: Clock = { now: () => new Date() };
+
+export type DeliveryWorkerOptions = {
+  orm: MikroORM;
+  settings: WebhookSettings;
+  /** The server secret the signing secrets are sealed with. */
+  serverSecret: string;
+  log: FastifyBaseLogger;
+  clock?: Clock;
+  /** DNS for delivery connections (a parameter, so tests can stage rebinding). */
+  lookup?: LookupFunction;
+  /** How often due retries are looked for, besides waking on every event. */
+  pollMs?: number;
+};
+
+// Raw statements through MikroORM answer timestamps as strings.
+type Claimed = {
+  id: string;
+  attempts: number;
+  webhook_id: string;
+  endpoint: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | null;
+  event_id: string;
+  topic: string;
+  organization_id: string;
+  created_at: string;
+  data: Record<string, unknown>;
+  updated: string[] | null;
+};
+
+type Outcome = { statusCode: number | null; error: string | null; latencyMs: number };
+
+/**
+ * Sends queued deliveries: claims due rows with FOR UPDATE SKIP LOCKED (so instances share the work
+ * and never send one delivery twice at once), signs them per Standard Webhooks, posts them through an
+ * agent that refuses private addresses at connect time, and records every attempt. A claim is a lease:
+ * if the instance dies mid-send, the lease expires and another attempt follows (at least once).
+ */
+export class DeliveryWorker {
+  private readonly clock: Clock;
+  private running: Promise<number> | null = null;
+  private again = false;
+  private timer?: NodeJS.Timeout;
+  private stopped = true;
+  private agents?: Promise<{ http: HttpAgent; https: HttpAgent }>;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * Agents that check the address a connection goes to, after DNS, so a host that resolves privately
+   * at delivery time is refused even if it resolved publicly when the endpoint was saved.
+   */
+  private connectionAgents(): Promise<{ http: HttpAgent; https: HttpAgent }> {
+    // request-filtering-agent is published as an ES module only.
+    this.agents ??= import('request-filtering-agent').then(({ RequestFilteringHttpAgent, RequestFilteringHttpsAgent }) => {
+      const options = { keepAlive: true, allowPrivateIPAddress: this.options.settings.allowPrivate };
+      return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
+    });
+    return this.agents;
+  }
+
+  /** Longer than any attempt can take, so a lease only lapses when its holder is gone. */
+  private get leaseMs(): number {
+    return this.options.settings.timeoutMs * 2 + 1_000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      this.wake();
+      this.timer = setTimeout(tick, this.options.pollMs ?? 1_000);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  /** Looks for due deliveries now (called for every committed event). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.runUntilIdle().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async runUntilIdle(): Promise<number> {
+    let sent = 0;
+    do {
+      this.again = false;
+      try {
+        for (let batch = await this.runOnce(); batch > 0 && !this.stopped; batch = await this.runOnce()) sent += batch;
+      } catch (err) {
+        this.options.log.error({ err }, 'webhook delivery round failed');
+      }
+    } while (this.again && !this.stopped);
+    return sent;
+  }
+
+  /** Claims one batch of due deliveries and sends them; returns how many were attempted. */
+  async runOnce(): Promise<number> {
+    const now = this.clock.now();
+    const em = this.options.orm.em.fork();
+    const claimed = await em.execute<Claimed[]>(
+      `with due as (
+         select id from webhook_delivery
+          where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
+          order by event_seq
+          limit ?
+          for update skip locked)
+       update webhook_delivery d set locked_until = ?
+         from due, webhook w, event e
+        where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
+       returning d.id, d.attempts, w.id as webhook_id, w.endpoint, w.secret_sealed, w.previous_secret_sealed,
+                 w.previous_secret_expires_at, e.id as event_id, e.topic, e.organization_id, e.created_at, e.data, e.updated`,
+      [now, now, this.options.settings.concurrency * 4, new Date(now.getTime() + this.leaseMs)],
+    );
+    // One endpoint's deliveries go one after another, in event order; endpoints proceed in parallel.
+    const byEndpoint = new Map<string, Claimed[]>();
+    for (const row of claimed) byEndpoint.set(row.webhook_id, [...(byEndpoint.get(row.webhook_id) ?? []), row]);
+    const queues = [...byEndpoint.values()];
+    const workers = Array.from({ length: Math.min(this.options.settings.concurrency, queues.length) }, async () => {
+      for (let queue = queues.shift(); queue; queue = queues.shift()) {
+        for (const row of queue) await this.deliver(row);
+      }
+    });
+    await Promise.all(workers);
+    return claimed.length;
+  }
+
+  private async deliver(row: Claimed): Promise<void> {
+    const now = this.clock.now();
+    const body = JSON.stringify({
+      event_id: row.event_id,
+      topic: row.topic,
+      organization_id: row.organization_id,
+      created_at: new Date(row.created_at).toISOString(),
+      data: row.data,
+      ...(row.updated ? { updated: row.updated } : {}),
+    });
+    const webhook = {
+      secretSealed: row.secret_sealed,
+      previousSecretSealed: row.previous_secret_sealed,
+      previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at) : null,
+    };
+    const secrets = [webhookSecret(this.options.serverSecret, webhook as never), previousWebhookSecret(this.options.serverSecret, webhook, now)].filter(
+      (secret): secret is string => secret !== null,
+    );
+    // Standard Webhooks: one "v1,<signature>" per valid secret, separated by spaces.
+    const signature = secrets.map((secret) => new Signer(secret).sign(row.event_id, now, body)).join(' ');
+    const outcome = await this.post(await this.connectionAgents(), row.endpoint, body, {
+      'content-type': 'application/json',
+      'user-agent': 'Gather-Webhooks/1',
+      'webhook-id': row.event_id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': signature,
+    });
+    await this.record(row, outcome);
+  }
+
+  private post(agents: { http: HttpAgent; https: HttpAgent }, endpoint: string, body: string, headers: Record<string, string>): Promise<Outcome> {
+    const started = process.hrtime.bigint();
+    const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
+    return new Promise((resolve) => {
+      let url: URL;
+      try {
+        url = new URL(endpoint);
+      } catch {
+        resolve({ statusCode: null, error: 'The endpoint is not a URL', latencyMs: 0 });
+        return;
+      }
+      const secure = url.protocol === 'https:';
+      const request = (secure ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          agent: secure ? agents.https : agents.http,
+          lookup: this.options.lookup,
+          timeout: this.options.settings.timeoutMs,
+        },
+        (response: IncomingMessage) => {
+          let excerpt = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            if (excerpt.length < MAX_ERROR_LENGTH) excerpt += chunk;
+          });
+          response.on('end', () => {
+            const statusCode = response.statusCode ?? null;
+            const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+            resolve({ statusCode, error: ok ? null : `HTTP ${statusCode}${excerpt ? `: ${excerpt.slice(0, MAX_ERROR_LENGTH)}` : ''}`, latencyMs: elapsed() });
+          });
+          response.on('error', (err) => resolve({ statusCode: response.statusCode ?? null, error: err.message, latencyMs: elapsed() }));
+        },
+      );
+      request.on('timeout', () => request.destroy(new Error(`No answer within ${this.options.settings.timeoutMs} ms`)));
+      request.on('error', (err) => resolve({ statusCode: null, error: err.message, latencyMs: elapsed() }));
+      request.end(body);
+    });
+  }
+
+  /** Logs the attempt and moves the delivery and its endpoint on, in one transaction. */
+  private async record(row: Claimed, outcome: Outcome): Promise<void> {
+    const now = this.clock.now();
+    const succeeded = outcome.error === null;
+    const attempts = row.attempts + 1;
+    const status = succeeded ? 'SUCCEEDED' : attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
+    const next = status === 'PENDING' ? new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]) : null;
+    const disableAfterMs = this.options.settings.disableAfterMs;
+    await this.options.orm.em.fork().transactional(async (tx) => {
+      await tx.execute(
+        `insert into webhook_attempt (id, delivery_id, attempted_at, status_code, latency_ms, error) values (gen_random_uuid(), ?, ?, ?, ?, ?)`,
+        [row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error],
+      );
+      await tx.execute(
+        `update webhook_delivery set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_status_code = ?, last_error = ?, updated_at = ? where id = ?`,
+        [status, attempts, next, outcome.statusCode, outcome.error, now, row.id],
+      );
+      if (succeeded) {
+        await tx.execute(`update webhook set failing_since = null where id = ? and failing_since is not null`, [row.webhook_id]);
+        return;
+      }
+      // An endpoint failing without a success for the whole period is disabled, its queue ended.
+      const [webhook] = await tx.execute<{ failing_since: string }[]>(
+        `update webhook set failing_since = coalesce(failing_since, ?) where id = ? returning failing_since`,
+        [now, row.webhook_id],
+      );
+      if (webhook && now.getTime() - new Date(webhook.failing_since).getTime() >= disableAfterMs) {
+        const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${outcome.error}`;
+        await tx.execute(`update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`, [now, reason, now, row.webhook_id]);
+        await failPending(tx, row.webhook_id, 'The endpoint was disabled');
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    const agents = await this.agents;
+    agents?.http.destroy();
+    agents?.https.destroy();
+  }
+}

@@ -1,0 +1,62 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
+import type { Topic } from '../../kernel/events/topics';
+import { Organization, User } from '../identity/identity.entities';
+
+export const Webhook = defineEntity({
+  name: 'Webhook',
+  tableName: 'webhook',
+  properties: {
+    id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
+    endpoint: p.text(),
+    topics: p.array<Topic>(),
+    /** The signing secret, sealed with the server secret (kernel/crypto/seal.ts). */
+    secretSealed: p.text(),
+    previousSecretSealed: p.text().nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
+    createdBy: () => p.manyToOne(User).ref().nullable(),
+    failingSince: p.datetime().nullable(),
+    disabledAt: p.datetime().nullable(),
+    disabledReason: p.text().nullable(),
+    ...timestamps(),
+  },
+});
+export type Webhook = InferEntity<typeof Webhook>;
+
+export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_delivery',
+  properties: {
+    id: uuidPrimaryKey(),
+    webhook: () => p.manyToOne(Webhook).ref(),
+    eventId: p.uuid(),
+    eventSeq: p.bigint('string'),
+    topic: p.string().$type<Topic>(),
+    status: p.enum([...DELIVERY_STATUSES]),
+    attempts: p.integer(),
+    nextAttemptAt: p.datetime().nullable(),
+    lockedUntil: p.datetime().nullable(),
+    lastStatusCode: p.integer().nullable(),
+    lastError: p.text().nullable(),
+    ...timestamps(),
+  },
+});
+export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
+
+export const WebhookAttempt = defineEntity({
+  name: 'WebhookAttempt',
+  tableName: 'webhook_attempt',
+  properties: {
+    id: uuidPrimaryKey(),
+    delivery: () => p.manyToOne(WebhookDelivery).ref(),
+    attemptedAt: p.datetime(),
+    statusCode: p.integer().nullable(),
+    latencyMs: p.integer(),
+    error: p.text().nullable(),
+  },
+});
+export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;

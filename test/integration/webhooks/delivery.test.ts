@@ -1,0 +1,179 @@
+import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { createRequest, eventually } from '../../support/fixtures';
+import { startReceiver } from '../../support/receiver';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../../src/modules/webhooks/webhook.delivery';
+
+describe('webhook delivery, sent by the running worker', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    t = await createTestApp({}, { deliverWebhooks: true });
+    await t.app.ready();
+    tenant = await createTenant(t.orm);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('should post each event signed per Standard Webhooks, with the envelope of API-DECISIONS', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created', 'request.updated', 'item.deleted'] })).json();
+    const request = await createRequest(t.app, tenant.apiKey, { name: 'Signed' });
+    await api.patch(`/requests/${request.id}`, { name: 'Signed and renamed', notes: 'n' });
+    await api.delete(`/requests/${request.id}/items/${request.items[1].id}`);
+    await receiver.waitFor(3);
+
+    const [created, updated, deleted] = receiver.received;
+    for (const delivery of [created, updated, deleted]) {
+      // The reference library accepts the signature (it also checks the timestamp is recent).
+      expect(receiver.verify(delivery, webhook.secret)).toEqual(delivery.json);
+      expect(delivery.headers['webhook-id']).toBe(delivery.json.event_id);
+      expect(delivery.headers['content-type']).toBe('application/json');
+    }
+    expect(created.json).toEqual({
+      event_id: expect.any(String),
+      topic: 'request.created',
+      organization_id: tenant.organizationId,
+      created_at: expect.any(String),
+      data: (await api.get(`/requests/${request.id}`)).json() && { ...request, updated_at: expect.any(String) },
+    });
+    expect(updated.json).toMatchObject({ topic: 'request.updated', updated: ['name', 'notes'], data: { id: request.id, name: 'Signed and renamed', notes: 'n' } });
+    expect(deleted.json).toMatchObject({ topic: 'item.deleted', data: { id: request.items[1].id, name: 'Any dependents?', type: 'QUESTION' } });
+    expect(new Set(receiver.received.map((d) => d.json.event_id)).size).toBe(3);
+
+    const log = await eventually(async () => {
+      const list = (await api.get(`/webhooks/${webhook.id}/deliveries`)).json();
+      return list.length === 3 && list.every((d: { status: string }) => d.status === 'SUCCEEDED') && list;
+    });
+    expect(log[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, last_status_code: 200, attempts: [{ status_code: 200, error: null, latency_ms: expect.any(Number) }] });
+  });
+
+  it('should sign with both secrets during the grace period after a rotation', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.closed'] })).json();
+    const rotated = (await api.post(`/webhooks/${webhook.id}/secret/rotate`)).json();
+    const before = receiver.received.length;
+    const request = await createRequest(t.app, tenant.apiKey);
+    await api.post(`/requests/${request.id}/close`);
+    // The first test's endpoint also receives this request's request.created.
+    await receiver.waitFor(before + 2);
+    const delivery = receiver.received.slice(before).find((d) => d.json.topic === 'request.closed')!;
+    expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(receiver.verify(delivery, rotated.secret)).toEqual(delivery.json);
+    expect(receiver.verify(delivery, webhook.secret)).toEqual(delivery.json);
+  });
+});
+
+describe('webhook retries, on a clock the test controls', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let now: Date;
+  const advance = (ms: number) => (now = new Date(now.getTime() + ms));
+
+  beforeAll(async () => {
+    // A minute ahead of the wall clock that stamps events, so new deliveries are due at once.
+    now = new Date(Date.now() + 60_000);
+    t = await createTestApp({}, { clock: { now: () => now } });
+    await t.app.ready();
+    tenant = await createTenant(t.orm);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const deliveries = async (webhookId: string) => (await client(t.app, tenant.apiKey).get(`/webhooks/${webhookId}/deliveries`)).json();
+
+  it('should retry on the backoff schedule, then mark the delivery FAILED; a retry replays it', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created'] })).json();
+    receiver.setResponder(() => ({ status: 503 }));
+    await createRequest(t.app, tenant.apiKey);
+
+    expect(await t.app.webhookWorker.runOnce()).toBe(1);
+    let [delivery] = await deliveries(webhook.id);
+    expect(delivery).toMatchObject({ status: 'PENDING', attempt_count: 1, last_status_code: 503, last_error: 'HTTP 503: failed on purpose' });
+    expect(Date.parse(delivery.next_attempt_at) - now.getTime()).toBe(5_000);
+    // Not due yet: nothing goes out.
+    expect(await t.app.webhookWorker.runOnce()).toBe(0);
+
+    for (const delay of RETRY_DELAYS_MS) {
+      advance(delay);
+      expect(await t.app.webhookWorker.runOnce()).toBe(1);
+    }
+    [delivery] = await deliveries(webhook.id);
+    expect(delivery).toMatchObject({ status: 'FAILED', attempt_count: MAX_ATTEMPTS, next_attempt_at: null });
+    expect(delivery.attempts).toHaveLength(MAX_ATTEMPTS);
+    const total = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
+    expect(total / 86_400_000).toBeGreaterThan(3);
+    expect(total / 86_400_000).toBeLessThan(3.5);
+
+    receiver.setResponder(() => ({ status: 200 }));
+    const retried = await api.post(`/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`);
+    expect(retried.json()).toMatchObject({ status: 'PENDING' });
+    await t.app.webhookWorker.runOnce();
+    [delivery] = await deliveries(webhook.id);
+    expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: MAX_ATTEMPTS + 1 });
+    expect(receiver.received).toHaveLength(1);
+    expect((await api.post(`/webhooks/${webhook.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)).statusCode).toBe(404);
+  });
+
+  it('should disable an endpoint that failed for five days straight, with the reason', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })).json();
+    receiver.setResponder(() => ({ status: 500 }));
+    const request = await createRequest(t.app, tenant.apiKey);
+    await api.patch(`/requests/${request.id}`, { notes: 'day 0' });
+    await t.app.webhookWorker.runOnce();
+    expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ enabled: true, failing_since: now.toISOString() });
+
+    advance(4 * 86_400_000);
+    await api.patch(`/requests/${request.id}`, { notes: 'day 4' });
+    while ((await t.app.webhookWorker.runOnce()) > 0);
+    expect((await api.get(`/webhooks/${webhook.id}`)).json().enabled).toBe(true);
+
+    advance(86_400_000);
+    while ((await t.app.webhookWorker.runOnce()) > 0);
+    const disabled = (await api.get(`/webhooks/${webhook.id}`)).json();
+    expect(disabled).toMatchObject({ enabled: false, disabled_at: now.toISOString() });
+    expect(disabled.disabled_reason).toContain('failed for 120 hours');
+    expect((await deliveries(webhook.id)).every((d: { status: string }) => d.status === 'FAILED')).toBe(true);
+
+    // A disabled endpoint gets no new deliveries until it is enabled again.
+    await api.patch(`/requests/${request.id}`, { notes: 'while disabled' });
+    expect(await deliveries(webhook.id)).toHaveLength(2);
+  });
+
+  it('should refuse at delivery time a host that now resolves to a private address', async () => {
+    const rebinding = await createTestApp(
+      { webhooks: { allowPrivate: false, timeoutMs: 2000, concurrency: 4, secretGraceMs: 1, disableAfterMs: 432_000_000 } },
+      {
+        // Public when the endpoint is saved, loopback when the delivery connects: DNS rebinding.
+        resolveHost: async () => ['93.184.216.34'],
+        deliveryLookup: ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
+          options?.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)) as never,
+      },
+    );
+    try {
+      await rebinding.app.ready();
+      const owner = await createTenant(rebinding.orm);
+      const api = client(rebinding.app, owner.apiKey);
+      const webhook = (await api.post('/webhooks', { endpoint: 'https://rebind.test/hook', topics: ['request.created'] })).json();
+      expect(webhook.id).toBeDefined();
+      await createRequest(rebinding.app, owner.apiKey);
+      await rebinding.app.webhookWorker.runOnce();
+      const [delivery] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).json();
+      expect(delivery).toMatchObject({ status: 'PENDING', last_status_code: null });
+      expect(delivery.last_error).toContain('127.0.0.1');
+      expect(delivery.last_error).toContain('not allowed');
+    } finally {
+      await rebinding.close();
+    }
+  });
+});
