@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import { loadOperations } from '../../src/kernel/rest/operations';
+
+// What the scenarios send. The GraphQL documents select the same fields the bare baseline returns,
+// so both produce the same JSON (checked before every run, see checks.ts).
+
+const REQUEST_FIELDS = `
+      id
+      name
+      state
+      dueDate
+      createdAt
+      updatedAt
+      percentComplete
+      owner {
+        id
+        email
+        firstName
+        lastName
+      }
+      items {
+        id
+        kind
+        name
+        description
+        required
+        status
+      }
+      recipients {
+        id
+        firstName
+        lastName
+        email
+        phone
+        authMethod
+      }`;
+
+/** Scenarios 1, 2 and 6: a page of requests with items, recipients and owner. */
+export const LIST_QUERY = `query BenchRequestList($first: Int!) {
+  requests(first: $first) {
+    nodes {${REQUEST_FIELDS}
+    }
+  }
+}`;
+
+/** Scenario 3: one request by id, with the same fields. */
+export const GET_QUERY = `query BenchRequestGet($id: ID!) {
+  request(id: $id) {${REQUEST_FIELDS}
+  }
+}`;
+
+/**
+ * Scenario 4's baseline: the very document the REST row GET /requests runs in-process (taken from the
+ * row's own .graphql file), with the variables the row builds for `?limit=20`.
+ */
+export const REST_LIST_DOCUMENT = loadOperations(
+  join(__dirname, '../../src/modules/requests/request.operations.graphql'),
+  join(__dirname, '../../src/modules/items/item.operations.graphql'),
+).RequestList;
+export const REST_LIST_VARIABLES = { first: 20, orderBy: { field: 'CREATED_AT', direction: 'DESC' }, filter: null };
+
+/** Scenario 5: the body of POST /requests, 3 items and 2 recipients; `n` makes the recipients new people. */
+export function createBody(n: number, tag: string) {
+  return {
+    name: `Bench created request ${tag}-${n}`,
+    personal_message: 'Please upload the documents below.',
+    recipients: [
+      { email: `new-${tag}-${n}-a@bench.example`, first_name: 'Ada', last_name: 'Lovelace' },
+      { email: `new-${tag}-${n}-b@bench.example`, first_name: 'Alan', last_name: 'Turing', phone: '+1 555 0100' },
+    ],
+    items: [
+      { name: 'Passport or national ID', type: 'UPLOAD', required: true },
+      { name: 'Signed engagement letter', type: 'E_SIGNATURE' },
+      { name: 'What is your date of birth?', type: 'QUESTION', question: { type: 'TEXT' } },
+    ],
+  };
+}
+export type CreateBody = ReturnType<typeof createBody>;

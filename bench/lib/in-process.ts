@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { buildApp } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config/config';
+import { createOrm } from '../../src/kernel/db/orm';
+import { ENTITIES } from '../../src/modules/entities';
+
+export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-01';
+export const BENCH_PUBLIC_URL = 'https://gather.bench.example';
+
+/**
+ * The service's configuration for every benchmark process: production mode, no logs, a fixed secret,
+ * everything else at the defaults of the service's own environment schema (loadConfig), so settings the
+ * service adds later come with their defaults here too.
+ */
+export function benchConfig(): Config {
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: '/tmp/gather-bench',
+    PUBLIC_URL: BENCH_PUBLIC_URL,
+    LOG_LEVEL: 'silent',
+    NODE_ENV: 'production',
+    GATHER_SECRET: BENCH_SECRET,
+    DB_POOL_MAX: process.env.BENCH_POOL_MAX ?? '10',
+  });
+}
+
+export type InProcessApp = { app: FastifyInstance; orm: MikroORM; statements: string[]; close(): Promise<void> };
+
+/** The whole service in this process, with every SQL statement it sends recorded (scenario 6). */
+export async function inProcessApp(url: string): Promise<InProcessApp> {
+  const statements: string[] = [];
+  const orm = await createOrm({ url, entities: ENTITIES, poolMax: 5, onQuery: (sql) => statements.push(sql) });
+  const app = await buildApp({ config: benchConfig(), orm });
+  await app.ready();
+  return {
+    app,
+    orm,
+    statements,
+    async close() {
+      await app.close();
+      await orm.close();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+// Benchmark servers run in processes of their own (bench/servers/*.ts), started here with tsx as a
+// loader, so their CPU and memory are theirs alone and `--cpu-prof` profiles only them.
+
+export type ServerName = 'ours' | 'apollo' | 'bare';
+
+export const ROOT = resolve(__dirname, '..', '..');
+export const PROFILE_DIR = join(ROOT, 'bench', 'results', 'profiles');
+
+export type ServerProcess = {
+  name: ServerName;
+  pid: number;
+  /** Where `--cpu-prof` writes this server's profiles, when profiled. */
+  profileDir?: string;
+  url: string;
+  /** Resident set size now, in MB. */
+  rssMb(): number;
+  /** CPU time used so far (user + system), in seconds. */
+  cpuSeconds(): number;
+  /** Starts a CPU profile of the server (see servers/child.ts). */
+  profileStart(): Promise<void>;
+  /** Stops it and has the server write it to `path`. */
+  profileStop(path: string): Promise<void>;
+  stop(): Promise<void>;
+};
+
+const CLOCK_TICKS = 100;
+
+function procStatus(pid: number, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+function procCpu(pid: number): number {
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Ends every server this process started (Ctrl-C, failures); each by its own pid. */
+export function killAllServers(): void {
+  for (const child of running) {
+    if (child.exitCode === null && child.pid) {
+      try {
+        process.kill(child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/** `cpuProf`: run the whole process under `node --cpu-prof` (start-up included). */
+export async function startServer(name: ServerName, options: { dbUrl: string; poolMax: number; cpuProf: boolean }): Promise<ServerProcess> {
+  const nodeArgs: string[] = [];
+  // One directory per server and run: node writes a profile per thread (tsx's loader has its own),
+  // named CPU.<date>.<pid>.<thread>.<seq>.cpuprofile; the main thread is thread 0.
+  const profileDir = options.cpuProf ? join(PROFILE_DIR, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : undefined;
+  if (profileDir) {
+    mkdirSync(profileDir, { recursive: true });
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
+  }
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'bench', 'servers', `${name}.ts`)], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', BENCH_DB_URL: options.dbUrl, BENCH_POOL_MAX: String(options.poolMax) },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  running.add(child);
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  exited.then(() => running.delete(child));
+
+  const port = await new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${name} server did not start within 60 s\n${output}`)), 60_000);
+    child.on('message', (message: { type?: string; port?: number }) => {
+      if (message?.type === 'ready') {
+        clearTimeout(timer);
+        done(message.port!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`${name} server exited with code ${code} before it was ready\n${output}`));
+    });
+  });
+  const pid = child.pid!;
+  let requests = 0;
+  const ask = (message: object) =>
+    new Promise<void>((done, fail) => {
+      const id = ++requests;
+      const listener = (answer: { type?: string; id?: number; error?: string }) => {
+        if (answer?.type !== 'reply' || answer.id !== id) return;
+        child.off('message', listener);
+        if (answer.error) fail(new Error(`${name}: ${answer.error}`));
+        else done();
+      };
+      child.on('message', listener);
+      child.send({ ...message, id });
+    });
+  return {
+    name,
+    pid,
+    profileDir,
+    url: `http://127.0.0.1:${port}`,
+    rssMb: () => procStatus(pid, 'VmRSS'),
+    cpuSeconds: () => procCpu(pid),
+    profileStart: () => ask({ type: 'profile-start' }),
+    profileStop: (path) => ask({ type: 'profile-stop', path }),
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.send?.({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

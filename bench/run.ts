@@ -1,0 +1,303 @@
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LIST_QUERY } from './lib/documents';
+import { openBenchDatabase, type BenchDatabase } from './lib/database';
+import { inProcessApp, type InProcessApp } from './lib/in-process';
+import { measure, type RunFigures } from './lib/load';
+import { machine, markdownTable, progressLine, summarise as summariseRuns, textTable, type ScenarioResult } from './lib/report';
+import { buildGroups, type Servers } from './lib/scenarios';
+import { seed, SEED_TABLES, type SeededData } from './lib/seed';
+import { killAllServers, PROFILE_DIR, ROOT, startServer, type ServerName } from './lib/servers';
+import { summarise as summariseProfile } from './profile';
+
+// `npm run bench`: every scenario of issue 5 on loopback, against a fresh, seeded database; each figure
+// a ratio against a baseline measured in the same run, in alternation. See bench/README.md.
+
+const HELP = `usage: npm run bench -- [options]
+  --quick              smoke run: 1 round, 1 s warm-up, 3 s per measurement (under two minutes)
+  --rounds N           rounds of alternation per scenario (default 3; 1 with --quick)
+  --duration S         seconds measured per run (default 10; 3 with --quick)
+  --warmup S           seconds of warm-up before each run, discarded (default 3; 1 with --quick)
+  --connections N      concurrent connections of the load generator (default 10)
+  --pool N             PostgreSQL connections of each server (default 10)
+  --only LIST          comma-separated groups: list,get,rest,sql,create (default all)
+  --profile NAMES      CPU-profile these servers (ours,apollo,bare) during each measured run (V8's
+                       sampling profiler, the one behind node --cpu-prof, started and stopped around
+                       the run); writes bench/results/profiles/<contender>-r<round>.cpuprofile and a summary
+  --cpu-prof NAMES     run these servers under node --cpu-prof for their whole life (start-up included)
+  --show-sql           print the statements of the GraphQL list query (scenario 6)
+  --fresh-seed         seed even when a seed saved for this source tree exists (see bench/README.md)
+  --out FILE           where to write the JSON (default bench/results/latest.json; partial.json with --only)
+`;
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    pool: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'show-sql': { type: 'boolean', default: false },
+    'fresh-seed': { type: 'boolean', default: false },
+    out: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+const quick = args.quick!;
+const options = {
+  rounds: Number(args.rounds ?? (quick ? 1 : 3)),
+  duration: Number(args.duration ?? (quick ? 3 : 10)),
+  warmup: Number(args.warmup ?? (quick ? 1 : 3)),
+  connections: Number(args.connections ?? 10),
+  pool: Number(args.pool ?? 10),
+};
+const ALL_GROUPS = ['list', 'get', 'rest', 'sql', 'create'];
+/** Contenders per group (see lib/scenarios.ts), for the time estimate. */
+const CONTENDERS: Record<string, number> = { list: 3, get: 2, rest: 2, create: 2 };
+const only = args.only ? args.only.split(',').map((s) => s.trim()) : ALL_GROUPS;
+for (const name of only) if (!ALL_GROUPS.includes(name)) throw new Error(`--only: unknown group ${name} (${ALL_GROUPS.join(', ')})`);
+const names = (list: string | undefined) => new Set((list ?? '').split(',').filter(Boolean) as ServerName[]);
+const profiled = names(args.profile);
+const cpuProf = names(args['cpu-prof']);
+for (const name of [...profiled, ...cpuProf]) if (!['ours', 'apollo', 'bare'].includes(name)) throw new Error(`unknown server ${name} (ours, apollo, bare)`);
+// Profiling slows the profiled server: such runs, and partial ones, do not replace latest.json.
+const complete = only.length === ALL_GROUPS.length && profiled.size === 0 && cpuProf.size === 0;
+const outFile = args.out ?? join('bench', 'results', complete ? 'latest.json' : 'partial.json');
+
+const started = Date.now();
+const loadAtStart = Math.round(loadavg()[0] * 100) / 100;
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s`;
+const log = (line: string) => process.stdout.write(`[${elapsed()}] ${line}\n`);
+
+let db: BenchDatabase | undefined;
+let local: InProcessApp | undefined;
+const servers: Partial<Servers> = {};
+let cleaning: Promise<void> | undefined;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.allSettled(Object.values(servers).map((s) => s.stop()));
+    killAllServers();
+    await local?.close().catch(() => undefined);
+    if (db) {
+      log('stopping PostgreSQL');
+      await Promise.race([db.stop().catch(() => undefined), new Promise((done) => setTimeout(done, 15_000))]);
+    }
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    log(`${signal}: stopping the servers and PostgreSQL`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+process.on('exit', killAllServers);
+
+async function statementScenario(app: InProcessApp, apiKey: string): Promise<ScenarioResult> {
+  const counts: Record<string, number> = {};
+  for (const first of [1, 20, 100]) {
+    app.statements.length = 0;
+    const response = await app.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      payload: { query: LIST_QUERY, variables: { first } },
+    });
+    const body = response.json() as { data?: { requests: { nodes: unknown[] } }; errors?: unknown };
+    if (response.statusCode !== 200 || body.errors || body.data?.requests.nodes.length !== first) {
+      throw new Error(`statement count: the list query with first ${first} failed: ${response.body.slice(0, 300)}`);
+    }
+    counts[`first_${first}`] = app.statements.length;
+    if (args['show-sql']) {
+      log(`statements of the list query with first ${first}:`);
+      for (const sql of app.statements) process.stdout.write(`    ${sql.replace(/\s+/g, ' ')}\n`);
+    }
+  }
+  const values = Object.values(counts);
+  const constant = values.every((v) => v === values[0]);
+  return {
+    name: 'SQL statements per GraphQL list query (1, 20, 100 requests)',
+    ours: counts,
+    baseline: null,
+    ratio: null,
+    target: 'constant',
+    met: constant,
+    note: 'statements sent by the service for one list query, API key lookup included',
+  };
+}
+
+async function main(): Promise<void> {
+  const perRun = options.warmup + options.duration;
+  log(
+    `Gather benchmarks${quick ? ' (quick)' : ''}: ${options.rounds} round(s), ${options.warmup} s warm-up + ${options.duration} s per run, ` +
+      `${options.connections} connections, pool ${options.pool}; groups ${only.join(', ')} (about ${Math.ceil((perRun * options.rounds * only.reduce((n, g) => n + (CONTENDERS[g] ?? 0), 0)) / 60)} min of load)`,
+  );
+  const opening = Date.now();
+  db = await openBenchDatabase(log, { reuseSeed: !args['fresh-seed'] });
+  if (loadAtStart > 1) log(`note: the 1-minute load average is ${loadAtStart} before starting: other processes compete for the ${cpus().length} cores, absolute figures will be low and noisy (ratios less so)`);
+  log(`database ready: ${db.description}; ${db.server.version.split(' on ')[0]}`);
+
+  local = await inProcessApp(db.url);
+  let data: SeededData;
+  const counts = (d: SeededData) => SEED_TABLES.map((table) => `${d.counts[table]} ${table}`).join(', ');
+  if (db.cachedSeed) {
+    data = db.cachedSeed as SeededData;
+    log(
+      `database copied in ${((Date.now() - opening) / 1000).toFixed(1)} s from the seed an earlier run saved for this source tree ` +
+        `(seeding took ${(data.ms / 1000).toFixed(1)} s then; --fresh-seed seeds again): ${counts(data)}`,
+    );
+  } else {
+    data = await seed(local, db.url);
+    log(`seeded in ${(data.ms / 1000).toFixed(1)} s: ${counts(data)}`);
+    // Saved as a template database, so the next run on the same source tree starts from a copy.
+    await local.close();
+    local = undefined;
+    await db.saveSeed(data);
+    local = await inProcessApp(db.url);
+  }
+  const apiKey = data.tenants[0].apiKey;
+
+  const { groups, comparisons } = buildGroups(data.requestIds);
+  const chosen = groups.filter((g) => only.includes(g.key));
+  const needed = new Set(chosen.flatMap((g) => g.contenders.map((c) => c.server)));
+  await Promise.all(
+    [...needed].map(async (name) => {
+      servers[name] = await startServer(name, { dbUrl: db!.url, poolMax: options.pool, cpuProf: cpuProf.has(name) });
+    }),
+  );
+  if (needed.size) log(`servers listening: ${[...needed].map((n) => `${n} ${servers[n]!.url} (pid ${servers[n]!.pid}, ${servers[n]!.rssMb().toFixed(0)} MB)`).join('; ')}`);
+
+  const runs = new Map<string, RunFigures[]>();
+  const profiles: { contender: string; round: number; path: string }[] = [];
+  const results: ScenarioResult[] = [];
+  const groupCount = only.length;
+  let groupIndex = 0;
+  const load = { connections: options.connections, duration: options.duration, warmup: options.warmup, apiKey };
+
+  const runGroup = async (key: string) => {
+    const group = chosen.find((g) => g.key === key)!;
+    groupIndex++;
+    log(`[${groupIndex}/${groupCount}] ${group.title}: checking that every contender answers the same: ${await group.check(servers as Servers, apiKey, db!.url)}`);
+    for (let round = 0; round < options.rounds; round++) {
+      // Each round rotates the order, so no side always runs first (A, B / B, A / ...).
+      const order = group.contenders.map((_, i) => group.contenders[(i + round) % group.contenders.length]);
+      for (const contender of order) {
+        const profilePath = profiled.has(contender.server) ? join(PROFILE_DIR, `${contender.key}-r${round + 1}.cpuprofile`) : undefined;
+        if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
+        const figures = await measure(servers[contender.server]!, contender.target, load, profilePath);
+        if (profilePath) profiles.push({ contender: contender.key, round, path: profilePath });
+        if (!runs.has(contender.key)) runs.set(contender.key, []);
+        runs.get(contender.key)!.push(figures);
+        log(`[${groupIndex}/${groupCount}] ${group.title} · round ${round + 1}/${options.rounds} · ${contender.label.padEnd(28)} ${progressLine(figures)}`);
+      }
+    }
+  };
+
+  for (const key of only) {
+    if (key === 'sql') {
+      groupIndex++;
+      const result = await statementScenario(local, apiKey);
+      log(`[${groupIndex}/${groupCount}] statements per list query: ${JSON.stringify(result.ours)} (${result.met ? 'constant' : 'NOT constant'})`);
+      results.push(result);
+      continue;
+    }
+    await runGroup(key);
+  }
+
+  const ratioResults: ScenarioResult[] = comparisons
+    .filter((c) => only.includes(c.group))
+    .map((c) => {
+      const ours = runs.get(c.ours)!;
+      const base = runs.get(c.baseline)!;
+      const o = summariseRuns(ours);
+      const b = summariseRuns(base);
+      const failures = [...ours, ...base].reduce((n, r) => n + r.failures, 0);
+      const ratio = Math.round((o.rps / b.rps) * 1000) / 1000;
+      const cpuRatio = Math.round((b.cpu_ms_per_req / o.cpu_ms_per_req) * 1000) / 1000;
+      return {
+        name: c.name,
+        ours: o,
+        baseline: { name: c.baselineName, ...b },
+        ratio,
+        cpu_ratio: Number.isFinite(cpuRatio) ? cpuRatio : null,
+        target: c.target,
+        met: failures === 0 && ratio >= c.target,
+        rounds: ours.map((r, i) => ({ ours_rps: Math.round(r.rps), baseline_rps: Math.round(base[i].rps) })),
+        ...(failures ? { note: `${failures} failed requests (non-2xx, errors or unexpected bodies): not a valid measurement` } : {}),
+      };
+    });
+  // The issue's order: the five ratios, then the statement count.
+  const scenarios = [...ratioResults, ...results];
+
+  const report = {
+    machine: machine({
+      database: db.description,
+      postgres: db.server.version.split(' on ')[0],
+      postgres_settings: db.server.settings,
+      load_generator: `autocannon ${require('autocannon/package.json').version} in the runner process, ${options.connections} connections, pipelining 1`,
+      mode: quick ? 'quick' : 'full',
+      rounds: options.rounds,
+      warmup_s: options.warmup,
+      duration_s: options.duration,
+      server_pool: options.pool,
+      seeded: data.counts,
+      seed: db.cachedSeed ? `copied from the seed saved for this source tree (seeding took ${data.ms} ms)` : `seeded in this run in ${data.ms} ms`,
+      load_average_1m_at_start: loadAtStart,
+    }),
+    scenarios,
+  };
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(ROOT, outFile), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(ROOT, outFile.replace(/\.json$/, '.md')), `${markdownTable(scenarios)}\n`);
+
+  process.stdout.write(`\n${textTable(scenarios)}\n\n`);
+  const missed = scenarios.filter((s) => !s.met);
+  log(`${scenarios.length - missed.length} of ${scenarios.length} targets met${missed.length ? `; missed: ${missed.map((s) => s.name).join('; ')}` : ''}`);
+  log(`wrote ${outFile} and ${outFile.replace(/\.json$/, '.md')}`);
+
+  for (const profile of profiles.filter((p) => p.round === 0)) {
+    const summary = summariseProfile(profile.path, 30);
+    writeFileSync(profile.path.replace(/\.cpuprofile$/, '.txt'), `${summary}\n`);
+    log(`profile of ${profile.contender}, round 1 (all rounds: ${relative(ROOT, PROFILE_DIR)}/${profile.contender}-r*.cpuprofile):\n${summary}`);
+  }
+  for (const name of cpuProf) {
+    const server = servers[name];
+    if (!server?.profileDir) continue;
+    await server.stop();
+    // The main thread's profile (thread 0); the others are tsx's module loader.
+    const file = readdirSync(server.profileDir).find((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+    if (!file) {
+      log(`no main-thread profile found in ${relative(ROOT, server.profileDir)}`);
+      continue;
+    }
+    const path = join(server.profileDir, file);
+    const summary = summariseProfile(path, 30);
+    writeFileSync(join(server.profileDir, 'summary.txt'), `${summary}\n`);
+    log(`${name}: whole-process profile ${relative(ROOT, path)} (summary.txt beside it):\n${summary}`);
+  }
+}
+
+main()
+  .then(() => cleanup())
+  .then(() => {
+    log('done: servers and PostgreSQL stopped');
+    process.exit(0);
+  })
+  .catch(async (err) => {
+    process.stderr.write(`\nbenchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    await cleanup();
+    process.exit(1);
+  });

@@ -1,0 +1,50 @@
+import { ApolloServer } from '@apollo/server';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { IResolvers } from '@graphql-tools/utils';
+import Fastify, { type FastifyRequest } from 'fastify';
+import { createOrm } from '../../src/kernel/db/orm';
+import type { GraphQLContext } from '../../src/kernel/graphql/context';
+import { DateTimeScalar, JSONScalar, URLScalar } from '../../src/kernel/graphql/scalars';
+import { loadSdl } from '../../src/kernel/graphql/sdl';
+import { registerAuth } from '../../src/kernel/http/auth';
+import { findViewerByApiKey } from '../../src/modules/identity/viewer';
+import { createLoaders, ENTITIES, RESOLVERS } from '../../src/modules';
+import { benchConfig } from '../lib/in-process';
+import { env, serve } from './child';
+
+// Baseline of scenario 1: the same schema, resolvers, context (entity-manager fork, viewer, DataLoaders,
+// settings) and authentication hook as Gather (src/kernel/graphql/plugin.ts, src/app.ts), served by
+// Apollo Server 5 through its Fastify integration, with Apollo's default plugins. The context is built
+// as Gather's context builder builds it for a request, without the events outbox: that one renders
+// events by running documents through mercurius, and this server only answers the read query of
+// scenario 1, which emits nothing.
+serve('apollo', async () => {
+  const config = benchConfig();
+  const orm = await createOrm({ url: env('BENCH_DB_URL'), entities: ENTITIES, poolMax: config.dbPoolMax });
+  const schema = makeExecutableSchema<GraphQLContext>({
+    typeDefs: loadSdl(),
+    resolvers: [{ DateTime: DateTimeScalar, URL: URLScalar, JSON: JSONScalar }, ...(RESOLVERS as IResolvers<any, GraphQLContext>[])],
+    resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
+  });
+  const app = Fastify({ logger: false, bodyLimit: config.bodyLimit });
+  // The same onRequest hook as Gather: one SQL statement resolves the API key to the viewer.
+  registerAuth(app, (key) => findViewerByApiKey(orm.em.fork(), key));
+  const settings = { publicUrl: config.publicUrl, secret: config.secret };
+  const buildContext = (request: FastifyRequest): GraphQLContext => {
+    // registerAuth answered 401 already when there is no viewer.
+    const em = orm.em.fork();
+    return { em, viewer: request.viewer!, loaders: createLoaders(em), settings, log: request.log, requestId: request.id } as GraphQLContext;
+  };
+  const apollo = new ApolloServer<GraphQLContext>({ schema, plugins: [fastifyApolloDrainPlugin(app)] });
+  await apollo.start();
+  await app.register(fastifyApollo(apollo), { path: '/graphql', context: async (request) => buildContext(request) });
+  return {
+    app,
+    async close() {
+      await app.close();
+      await apollo.stop();
+      await orm.close();
+    },
+  };
+});

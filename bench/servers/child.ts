@@ -1,0 +1,71 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import type { FastifyInstance } from 'fastify';
+
+// The side of a benchmark server process that talks to the runner (bench/lib/servers.ts) over the IPC
+// channel: "ready" with its port once listening; on "stop", SIGTERM or SIGINT it closes and exits
+// normally, so `node --cpu-prof` writes its profile; if the runner dies, the channel closes and the
+// server exits too. On "profile-start" / "profile-stop" it records a V8 CPU profile of just that
+// window (the same profiler and file format as `node --cpu-prof`, without start-up and idle time).
+
+export type Started = { app: FastifyInstance; close: () => Promise<void> };
+
+export function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: benchmark servers are started by bench/run.ts`);
+  return value;
+}
+
+export function serve(name: string, start: () => Promise<Started>): void {
+  let started: Started | undefined;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(code), 5000).unref();
+    try {
+      await started?.close();
+    } finally {
+      process.exit(code);
+    }
+  };
+  process.on('SIGTERM', () => void stop(0));
+  process.on('SIGINT', () => void stop(0));
+  process.on('disconnect', () => void stop(0));
+  let session: Session | undefined;
+  const post = (method: string, params?: object) =>
+    new Promise<any>((done, fail) => session!.post(method, params ?? {}, (err, result) => (err ? fail(err) : done(result))));
+  const reply = (id: unknown, extra: object = {}) => process.send?.({ type: 'reply', id, ...extra });
+  process.on('message', (message: { type?: string; id?: unknown; path?: string }) => {
+    if (message?.type === 'stop') void stop(0);
+    if (message?.type === 'profile-start') {
+      session = new Session();
+      session.connect();
+      void post('Profiler.enable')
+        .then(() => post('Profiler.start'))
+        .then(() => reply(message.id), (err) => reply(message.id, { error: String(err) }));
+    }
+    if (message?.type === 'profile-stop') {
+      void post('Profiler.stop')
+        .then(({ profile }) => {
+          writeFileSync(message.path!, JSON.stringify(profile));
+          session!.disconnect();
+          session = undefined;
+          reply(message.id);
+        })
+        .catch((err) => reply(message.id, { error: String(err) }));
+    }
+  });
+  start()
+    .then(async (s) => {
+      started = s;
+      await s.app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
+      const address = s.app.server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      process.send?.({ type: 'ready', name, port, pid: process.pid });
+    })
+    .catch((err) => {
+      process.stderr.write(`${name} failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    });
+}
