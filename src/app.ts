@@ -6,6 +6,7 @@ import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerRestRows } from './kernel/rest/engine';
+import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
 import { findViewerByApiKey } from './modules/identity/viewer';
 import { createLoaders, REST_ROWS, RESOLVERS } from './modules';
@@ -15,6 +16,8 @@ export type AppOptions = {
   orm: MikroORM;
   /** The process's pino logger; none in tests. */
   loggerInstance?: FastifyServerOptions['loggerInstance'];
+  /** Where file bytes go; by default the driver the configuration names. */
+  storage?: Storage;
 };
 
 declare module 'fastify' {
@@ -24,7 +27,7 @@ declare module 'fastify' {
 }
 
 /** The whole service as a Fastify instance that is not listening yet (tests inject into it). */
-export async function buildApp({ config, orm, loggerInstance }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, orm, loggerInstance, storage = createStorage(config.storage) }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: false }),
     bodyLimit: config.bodyLimit,
@@ -46,7 +49,8 @@ export async function buildApp({ config, orm, loggerInstance }: AppOptions): Pro
   registerAuth(app, (key) => findViewerByApiKey(orm.em.fork(), key));
   const buildContext = createContextBuilder({
     orm,
-    settings: { publicUrl: config.publicUrl, secret: config.secret },
+    settings: { publicUrl: config.publicUrl, secret: config.secret, maxUploadBytes: config.maxUploadBytes, maxFilesPerItem: config.maxFilesPerItem },
+    storage,
     createLoaders,
   });
   await registerGraphQL(app, { resolvers: RESOLVERS, buildContext, graphiql: !config.production });

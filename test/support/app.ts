@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app';
+import { buildApp, type AppOptions } from '../../src/app';
 import type { Config } from '../../src/config/config';
 import { createOrm } from '../../src/kernel/db/orm';
 import { ENTITIES } from '../../src/modules/entities';
@@ -9,10 +12,11 @@ import { createOrganization } from '../../src/modules/identity/identity.service'
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
+  const dataDir = overrides.dataDir ?? '/tmp/gather-test';
   return {
     port: 0,
     host: '127.0.0.1',
-    dataDir: '/tmp/gather-test',
+    dataDir,
     embeddedPgPort: 0,
     publicUrl: 'https://gather.test',
     logLevel: 'silent',
@@ -21,6 +25,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     bodyLimit: 1024 * 1024,
     dbPoolMax: 5,
     shutdownTimeoutMs: 1000,
+    storage: { driver: 'local', dir: join(dataDir, 'files') },
+    maxUploadBytes: 256 * 1024 * 1024,
+    maxFilesPerItem: 100,
     ...overrides,
   };
 }
@@ -40,6 +47,7 @@ export type TestApp = {
   app: FastifyInstance;
   orm: MikroORM;
   sql: StatementCounter;
+  config: Config;
   close(): Promise<void>;
 };
 
@@ -57,20 +65,27 @@ export async function truncateAll(orm: MikroORM): Promise<void> {
   await orm.em.fork().getConnection().execute(`truncate table ${tables.map((t) => `"${t.tablename}"`).join(', ')} cascade`);
 }
 
-/** The whole service on this worker's database, emptied, not listening. */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+/**
+ * The whole service on this worker's database, emptied, not listening, with a data directory (and so
+ * file storage) of its own, removed on close.
+ */
+export async function createTestApp(overrides: Partial<Config> = {}, options: Pick<AppOptions, 'storage'> = {}): Promise<TestApp> {
   const sql = new StatementCounter();
   const orm = await createOrm({ url: workerDatabaseUrl(), entities: ENTITIES, poolMax: 5, onQuery: (statement) => sql.statements.push(statement) });
   await truncateAll(orm);
-  const app = await buildApp({ config: testConfig(overrides), orm });
+  const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
+  const config = testConfig({ dataDir, ...overrides });
+  const app = await buildApp({ config, orm, ...options });
   await app.ready();
   return {
     app,
     orm,
     sql,
+    config,
     async close() {
       await app.close();
       await orm.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

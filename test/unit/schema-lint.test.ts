@@ -20,6 +20,13 @@ const VALUE_OBJECT_TYPES = [
   'ReminderScheduleEntry',
   // The form part of a TemplateItem; its `id` names an external form, not this object.
   'TemplateItemForm',
+  // Parts of a Contract, stored inside it; their optional `id` is the client's own label (spec 2.8).
+  'ContractAnnotation',
+  'ContractField',
+  'ContractLayout',
+  'ContractPosition',
+  'ContractSize',
+  'ContractAssignee',
 ];
 
 function config(): Linter.Config[] {

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Loaders } from '../../modules/loaders';
 import type { Viewer } from '../../modules/identity/viewer';
 import { AppError } from '../errors/app-error';
+import type { Storage } from '../storage';
 
 /** What services need from the deployment, beyond the database. */
 export type ServiceSettings = {
@@ -10,6 +11,10 @@ export type ServiceSettings = {
   publicUrl: string;
   /** Server secret from which recipient links and passwords are derived. */
   secret: string;
+  /** Largest file upload, in bytes. */
+  maxUploadBytes: number;
+  /** Attachments, and separately documents, one item or request may hold. */
+  maxFilesPerItem: number;
 };
 
 /**
@@ -22,6 +27,8 @@ export type GraphQLContext = {
   viewer: Viewer;
   loaders: Loaders;
   settings: ServiceSettings;
+  /** Where file bytes live. */
+  storage: Storage;
   log: FastifyBaseLogger;
   /** Fastify's request id, quoted in masked errors so a log line can be found. */
   requestId: string;
@@ -30,6 +37,7 @@ export type GraphQLContext = {
 export type ContextBuilderOptions = {
   orm: MikroORM;
   settings: ServiceSettings;
+  storage: Storage;
   createLoaders: (em: EntityManager) => Loaders;
 };
 
@@ -38,6 +46,6 @@ export function createContextBuilder(options: ContextBuilderOptions) {
     const viewer = request.viewer;
     if (!viewer) throw new AppError('UNAUTHENTICATED', 'Not authenticated');
     const em = options.orm.em.fork();
-    return { em, viewer, loaders: options.createLoaders(em), settings: options.settings, log: request.log, requestId: request.id };
+    return { em, viewer, loaders: options.createLoaders(em), settings: options.settings, storage: options.storage, log: request.log, requestId: request.id };
   };
 }

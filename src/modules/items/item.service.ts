@@ -3,13 +3,19 @@ import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
+import { Attachment } from '../attachments/attachment.entities';
+import { attachFiles, findLibraryAttachments } from '../attachments/attachment.service';
+import { checkContractIds } from '../contracts/contract.service';
+import { Document } from '../documents/document.entities';
+import { deleteReferences } from '../files/file.service';
 import { Recipient } from '../recipients/recipient.entities';
 import { requireVisibleRequest } from '../requests/request.access';
 import type { Request } from '../requests/request.entities';
-import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
+import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log'>;
 
 export const MAX_ITEMS = 100;
 
@@ -29,7 +35,7 @@ export function createItems(em: EntityManager, request: Request, drafts: (ItemDr
 }
 
 /** The item and its locked request, if the request is visible to the viewer (and is `requestId` when given). */
-async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: Request }> {
+export async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: Request }> {
   const item = isUuid(id) ? await em.findOne(RequestItem, { id }) : null;
   if (!item || (requestId != null && item.request.id !== requestId)) throw AppError.notFound('Item');
   // Visibility of the item is the visibility of its request; a hidden request hides its items.
@@ -41,14 +47,16 @@ async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: 
   }
 }
 
-/** A closed request keeps the items it was closed with. */
-function requireOpen(request: Request): void {
+/** A closed request keeps the items (and their files) it was closed with. */
+export function requireOpen(request: Request): void {
   if (request.state === 'CLOSED') throw AppError.validation([{ field: [], message: 'The request is closed; its items cannot change', code: 'INVALID_STATE' }]);
 }
 
-export async function createItem(ctx: Ctx, requestId: string, input: RequestItemInput): Promise<RequestItem> {
+export async function createItem(ctx: FileCtx, requestId: string, input: RequestItemInput): Promise<RequestItem> {
   const check = new InputCheck();
   const draft = draftFromInput(check, [], input);
+  await checkContractIds(ctx, check, [{ path: [], contractId: draft?.contractId ?? null }]);
+  const attachments = await findLibraryAttachments(ctx, check, ['attachmentIds'], attachmentIdsOf(input));
   return ctx.em.transactional(async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
     requireOpen(request);
@@ -58,6 +66,7 @@ export async function createItem(ctx: Ctx, requestId: string, input: RequestItem
     const last = await tx.findOne(RequestItem, { request: request.id }, { orderBy: { position: 'desc' } });
     const assignee = await tx.findOne(Recipient, { request: request.id }, { orderBy: { position: 'asc' } });
     const [item] = createItems(tx, request, [draft!], assignee, (last?.position ?? -1) + 1);
+    attachFiles(tx, attachments, request, item);
     request.updatedAt = new Date();
     return item;
   });
@@ -79,12 +88,15 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
   });
 }
 
-export async function deleteItem(ctx: Ctx, id: string, requestId?: string | null): Promise<string> {
-  return ctx.em.transactional(async (tx) => {
+/** Deletes an item, and with it its attachments and documents (their bytes once nothing else uses them). */
+export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | null): Promise<string> {
+  return deleteReferences(ctx, async (tx) => {
     const { item, request } = await requireItem(tx, ctx, id, requestId);
     requireOpen(request);
+    const files = [...(await tx.find(Attachment, { item: item.id })), ...(await tx.find(Document, { item: item.id }))];
+    // The database deletes the item's attachment and document rows with it (on delete cascade).
     tx.remove(item);
-    return id;
+    return { result: id, fileIds: files.map((f) => f.file.id) };
   });
 }
 
