@@ -57,7 +57,7 @@ async function checkRoom(ctx: Ctx, em: EntityManager, where: { request: string; 
 /** Uploads a file attached to an item, to help its recipient complete it. */
 export async function uploadItemAttachment(ctx: Ctx, requestId: string, itemId: string, upload: IncomingFile): Promise<Attachment> {
   // Checked before the bytes are read, so a refused upload costs nothing; checked again below, locked.
-  const { request } = await requireItem(ctx.em, ctx, itemId, requestId);
+  const { request } = await requireItem(ctx.em, ctx, itemId, requestId, { lock: false });
   requireOpen(request);
   await checkRoom(ctx, ctx.em, { request: requestId, item: itemId });
   return saveUpload(ctx, upload, {}, async (tx, file) => {

@@ -34,13 +34,16 @@ export function createItems(em: EntityManager, request: Request, drafts: (ItemDr
   );
 }
 
-/** The item and its locked request, if the request is visible to the viewer (and is `requestId` when given). */
-export async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: Request }> {
+/**
+ * The item and its request, if the request is visible to the viewer (and is `requestId` when given);
+ * the request is locked unless `lock` is false (a check outside a transaction).
+ */
+export async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null, { lock = true } = {}): Promise<{ item: RequestItem; request: Request }> {
   const item = isUuid(id) ? await em.findOne(RequestItem, { id }) : null;
   if (!item || (requestId != null && item.request.id !== requestId)) throw AppError.notFound('Item');
   // Visibility of the item is the visibility of its request; a hidden request hides its items.
   try {
-    return { item, request: await requireVisibleRequest(em, ctx.viewer, item.request.id, { lock: true }) };
+    return { item, request: await requireVisibleRequest(em, ctx.viewer, item.request.id, { lock }) };
   } catch (err) {
     if (err instanceof AppError && err.code === 'NOT_FOUND') throw AppError.notFound('Item');
     throw err;
