@@ -6,6 +6,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp, type AppOptions } from '../../src/app';
 import type { Config } from '../../src/config/config';
 import { createOrm } from '../../src/kernel/db/orm';
+import { createStorage, type Storage } from '../../src/kernel/storage';
 import { ENTITIES } from '../../src/modules/entities';
 import { createOrganization } from '../../src/modules/identity/identity.service';
 
@@ -48,6 +49,7 @@ export type TestApp = {
   orm: MikroORM;
   sql: StatementCounter;
   config: Config;
+  storage: Storage;
   close(): Promise<void>;
 };
 
@@ -75,13 +77,15 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Pi
   await truncateAll(orm);
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });
-  const app = await buildApp({ config, orm, ...options });
+  const storage = options.storage ?? createStorage(config.storage);
+  const app = await buildApp({ config, orm, storage });
   await app.ready();
   return {
     app,
     orm,
     sql,
     config,
+    storage,
     async close() {
       await app.close();
       await orm.close();

@@ -121,6 +121,8 @@ export async function deleteContract(ctx: Ctx, id: string): Promise<string> {
       `select count(*) from request_item i join request r on r.id = i.request_id
         where i.contract_id = ? and r.deleted_at is null and r.state <> 'CLOSED'`,
       [contract.id],
+      'all',
+      tx.getTransactionContext(),
     );
     if (Number(count) > 0) {
       throw AppError.validation([{ field: [], message: `${count} item(s) of open requests use this contract; delete or close those first`, code: 'INVALID_STATE' }]);

@@ -116,15 +116,13 @@ const REFERENCES = ['attachment', 'document', 'contract'];
  */
 export async function releaseFiles(em: EntityManager, fileIds: string[]): Promise<string[]> {
   if (fileIds.length === 0) return [];
-  const connection = em.getConnection();
+  // Raw statements join the transaction only when given its context.
+  const run = (sql: string) => em.getConnection().execute<{ storage_key: string }[]>(sql, [fileIds], 'all', em.getTransactionContext());
   // Locked first, so two transactions dropping the last two references cannot both see the other's
   // reference still there: the second one waits, then sees the first one's deletion.
-  await connection.execute('select id from stored_file where id in (?) for update', [fileIds]);
+  await run('select id from stored_file where id in (?) for update');
   const unreferenced = REFERENCES.map((table) => `not exists (select 1 from ${table} r where r.file_id = f.id)`).join(' and ');
-  const rows = await connection.execute<{ storage_key: string }[]>(
-    `delete from stored_file f where f.id in (?) and ${unreferenced} returning storage_key`,
-    [fileIds],
-  );
+  const rows = await run(`delete from stored_file f where f.id in (?) and ${unreferenced} returning storage_key`);
   return rows.map((row) => row.storage_key);
 }
 

@@ -1,18 +1,7 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest, createUser, UNKNOWN_ID } from '../../support/fixtures';
+import { storedObjects } from '../../support/documents';
 import { pdfBytes, upload } from '../../support/files';
-
-/** Every object file under the app's storage directory (temporary files included). */
-function storedObjects(t: TestApp): string[] {
-  const root = (t.config.storage as { dir: string }).dir;
-  try {
-    return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((path) => /[0-9a-f-]{36}(\.part)?$/.test(path)).map((p) => join(root, p));
-  } catch {
-    return [];
-  }
-}
 
 describe('REST attachments', () => {
   let t: TestApp;
