@@ -68,9 +68,9 @@ const snake = (segment: string): string => segment.replace(/[A-Z]/g, (c) => `_${
 /** A user error as GraphQL returns it. */
 type UserErrorJson = { field: string[] | null; message: string; code: string };
 
-// Fields whose keys are the client's own (metadata keys, form field names): the segment after them is
-// quoted back as sent, neither snake-cased nor read as a list index.
-const FREE_FORM_FIELDS = new Set(['userMetadata', 'fields']);
+// Fields whose keys are the client's own (metadata keys, a form's field names): the segment after them
+// is quoted back as sent, neither snake-cased nor read as a list index. (A contract's `fields` is a list.)
+const isFreeForm = (path: string[], index: number) => path[index] === 'userMetadata' || (path[index] === 'fields' && path[index - 1] === 'form');
 
 /** A GraphQL user-error path (`["input", "dueDate"]`) as a 422 `loc` (`["body", "due_date"]`). */
 export function userErrorsToEntries(userErrors: UserErrorJson[]): ValidationEntry[] {
@@ -78,7 +78,7 @@ export function userErrorsToEntries(userErrors: UserErrorJson[]): ValidationEntr
     const field = e.field ?? [];
     const path = field[0] === 'input' ? field.slice(1) : field;
     const loc = path.map((segment, index) =>
-      index > 0 && FREE_FORM_FIELDS.has(path[index - 1]) ? segment : /^\d+$/.test(segment) ? Number(segment) : snake(segment),
+      index > 0 && isFreeForm(path, index - 1) ? segment : /^\d+$/.test(segment) ? Number(segment) : snake(segment),
     );
     return { loc: ['body', ...loc], msg: e.message, type: e.code.toLowerCase() };
   });

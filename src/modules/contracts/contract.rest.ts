@@ -6,7 +6,7 @@ import { receiveFile, sendFile } from '../../kernel/http/files';
 import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
-import { listQuery, NoContent, Query, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
+import { listQuery, NoContent, Query, Text, Uuid, ValidationBody, withErrors } from '../../kernel/rest/schemas';
 import { previewContract } from './contract.preview';
 import { ContractBody, contractUpdateInputFromRest, ContractUpdateBody, restContract } from './contract.rest-shapes';
 import { MAX_CONTRACT_BYTES, uploadContract } from './contract.service';
@@ -57,7 +57,7 @@ export const contractRestRows: RestRow[] = [
     summary: "Replace a contract's annotations or fields (400 for bad shapes)",
     tags,
     badBodyStatus: 400,
-    schema: { params: ContractParams, body: ContractUpdateBody, response: withErrors({ 200: ContractBody }, [400, 404, 422]) },
+    schema: { params: ContractParams, body: ContractUpdateBody, response: { ...withErrors({ 200: ContractBody }), 400: ValidationBody } },
     operation: operations.ContractUpdate,
     variables: ({ params, body }) => ({ id: params.contract_id, input: contractUpdateInputFromRest(body ?? {}) }),
     // Every rule contractUpdate checks is about the shape of annotations and fields.
