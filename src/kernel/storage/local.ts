@@ -35,7 +35,8 @@ export function createLocalStorage(root: string): Storage {
     async get(key) {
       // Opened here so a missing object fails this call rather than the stream later.
       const handle = await open(pathOf(key), 'r');
-      return handle.createReadStream();
+      // Larger reads than the 64 KiB default: a download is read once, start to end.
+      return handle.createReadStream({ highWaterMark: 1024 * 1024 });
     },
     async delete(key) {
       await rm(pathOf(key), { force: true });

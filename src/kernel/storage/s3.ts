@@ -12,8 +12,8 @@ export type S3StorageOptions = {
 };
 
 // Parts of a multipart upload held in memory at once: PART_SIZE x QUEUE_SIZE bytes per upload.
-const PART_SIZE = 8 * 1024 * 1024;
-const QUEUE_SIZE = 2;
+const PART_SIZE = 5 * 1024 * 1024;
+const QUEUE_SIZE = 4;
 
 const isNotFound = (err: unknown) => {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
