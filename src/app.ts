@@ -4,12 +4,13 @@ import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerO
 import type { Config } from './config/config';
 import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
-import { createContextFactory } from './kernel/graphql/context';
+import { createContextFactory, type ContextFactory } from './kernel/graphql/context';
 import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerRestRows } from './kernel/rest/engine';
+import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
 import { findViewerByApiKey } from './modules/identity/viewer';
 import { createLoaders, DeliveryWorker, EMIT_HOOKS, EVENT_RENDERERS, loadEventSubject, REST_ROWS, RESOLVERS, systemResolver } from './modules';
@@ -27,6 +28,8 @@ export type AppOptions = {
   deliveryLookup?: LookupFunction;
   /** Whether this instance sends webhook deliveries by itself (tests drive the worker by hand). */
   deliverWebhooks?: boolean;
+  /** Where file bytes go; by default the driver the configuration names. */
+  storage?: Storage;
 };
 
 declare module 'fastify' {
@@ -36,6 +39,8 @@ declare module 'fastify' {
     subscriptions: SubscriptionHub;
     /** This instance's webhook sender. */
     webhookWorker: DeliveryWorker;
+    /** Builds operation contexts (for code that acts outside an HTTP request, such as test helpers). */
+    contexts: ContextFactory;
   }
 }
 
@@ -44,6 +49,7 @@ export async function buildApp({
   config,
   orm,
   loggerInstance,
+  storage = createStorage(config.storage),
   clock,
   resolveHost = systemResolver,
   deliveryLookup,
@@ -80,10 +86,19 @@ export async function buildApp({
   for (const hook of EMIT_HOOKS) outbox.addHook(hook);
   const contexts = createContextFactory({
     orm,
-    settings: { publicUrl: config.publicUrl, secret: config.secret, webhooks: config.webhooks, resolveHost },
+    settings: {
+      publicUrl: config.publicUrl,
+      secret: config.secret,
+      webhooks: config.webhooks,
+      resolveHost,
+      maxUploadBytes: config.maxUploadBytes,
+      maxFilesPerItem: config.maxFilesPerItem,
+    },
     events: outbox,
+    storage,
     createLoaders,
   });
+  app.decorate('contexts', contexts);
   const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
   await registerGraphQL(app, { resolvers: RESOLVERS, buildContext, graphiql: !config.production });
   registerRestRows(app, REST_ROWS, { buildContext });

@@ -8,6 +8,20 @@ import envSchema from 'env-schema';
 // and a description; the README's configuration table mirrors this schema.
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+const STORAGE_DRIVERS = ['local', 's3'] as const;
+type StorageDriver = (typeof STORAGE_DRIVERS)[number];
+
+/** Where file bytes live. */
+export type StorageConfig =
+  | { driver: 'local'; dir: string }
+  | {
+      driver: 's3';
+      bucket: string;
+      region: string;
+      endpoint?: string;
+      credentials?: { accessKeyId: string; secretAccessKey: string };
+      forcePathStyle: boolean;
+    };
 
 export const ENV_SCHEMA = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port of the service' }),
@@ -38,6 +52,16 @@ export const ENV_SCHEMA = Type.Object({
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16, description: 'webhook deliveries in flight per instance' }),
   WEBHOOK_SECRET_GRACE_HOURS: Type.Number({ minimum: 0, maximum: 720, default: 24, description: 'hours a rotated-out signing secret still signs deliveries' }),
   WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ minimum: 1, maximum: 2160, default: 120, description: 'hours of failures in a row after which an endpoint is disabled' }),
+  STORAGE_DRIVER: Type.Unsafe<StorageDriver>({ type: 'string', enum: [...STORAGE_DRIVERS], default: 'local', description: 'where file bytes go: local (DATA_DIR/files) or s3' }),
+  S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63, description: 'bucket of the s3 driver (required with STORAGE_DRIVER=s3)' })),
+  S3_REGION: Type.String({ minLength: 1, default: 'us-east-1', description: 'region of the s3 driver' }),
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'endpoint of an S3-compatible service; unset uses AWS' })),
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1, description: 'access key of the s3 driver; unset uses the AWS default credential chain' })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1, description: 'secret key of the s3 driver, given with S3_ACCESS_KEY_ID' })),
+  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false, description: 'address the bucket in the path (most S3-compatible services) rather than the host name' }),
+  // Sizes are stored and exposed as 32-bit integers (GraphQL Int), hence the ceiling of 2 GiB - 1.
+  MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1024, maximum: 2147483647, default: 256 * 1024 * 1024, description: 'largest file upload in bytes (413 above)' }),
+  MAX_FILES_PER_ITEM: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'attachments, and separately submitted documents, one item (or one request) may hold' }),
 });
 
 type Env = Static<typeof ENV_SCHEMA>;
@@ -56,6 +80,9 @@ export type Config = {
   bodyLimit: number;
   dbPoolMax: number;
   shutdownTimeoutMs: number;
+  storage: StorageConfig;
+  maxUploadBytes: number;
+  maxFilesPerItem: number;
   webhooks: WebhookSettings;
 };
 
@@ -102,6 +129,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const dataDir = resolve(parsed.DATA_DIR);
   return {
+    storage: storageConfig(parsed, dataDir),
+    maxUploadBytes: parsed.MAX_UPLOAD_BYTES,
+    maxFilesPerItem: parsed.MAX_FILES_PER_ITEM,
     port: parsed.PORT,
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,
@@ -123,6 +153,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secretGraceMs: parsed.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000,
       disableAfterMs: parsed.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     },
+  };
+}
+
+// Rules that join several variables, which the schema alone cannot say.
+function storageConfig(env: Env, dataDir: string): StorageConfig {
+  if (env.STORAGE_DRIVER === 'local') return { driver: 'local', dir: join(dataDir, 'files') };
+  const problems: string[] = [];
+  if (!env.S3_BUCKET) problems.push('S3_BUCKET is required when STORAGE_DRIVER is s3: bucket of the s3 driver');
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be given together (or neither, for the AWS default credential chain)');
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    driver: 's3',
+    bucket: env.S3_BUCKET!,
+    region: env.S3_REGION,
+    endpoint: env.S3_ENDPOINT,
+    credentials: env.S3_ACCESS_KEY_ID ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY! } : undefined,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE,
   };
 }
 

@@ -1,4 +1,8 @@
 import type { EntitySchema } from '@mikro-orm/core';
+import { Attachment } from './attachments/attachment.entities';
+import { Contract } from './contracts/contract.entities';
+import { Document } from './documents/document.entities';
+import { StoredFile } from './files/file.entities';
 import { ApiKey, Organization, Team, User } from './identity/identity.entities';
 import { RequestItem } from './items/item.entities';
 import { Contact, Recipient } from './recipients/recipient.entities';
@@ -21,4 +25,8 @@ export const ENTITIES: EntitySchema<any, any>[] = [
   Webhook,
   WebhookDelivery,
   WebhookAttempt,
+  StoredFile,
+  Attachment,
+  Document,
+  Contract,
 ];

@@ -2,6 +2,12 @@ import type { EmitHook, Renderer } from '../kernel/events/outbox';
 import type { SubjectType } from '../kernel/events/topics';
 import type { RestRow } from '../kernel/rest/engine';
 import { eventResolvers } from './events/event.resolvers';
+import { attachmentResolvers } from './attachments/attachment.resolvers';
+import { attachmentRestRows } from './attachments/attachment.rest';
+import { contractRestRows } from './contracts/contract.rest';
+import { documentRestRows } from './documents/document.rest';
+import { contractResolvers } from './contracts/contract.resolvers';
+import { documentResolvers } from './documents/document.resolvers';
 import { identityResolvers } from './identity/identity.resolvers';
 import { identityRestRows } from './identity/identity.rest';
 import { itemResolvers } from './items/item.resolvers';
@@ -23,9 +29,9 @@ export { createLoaders } from './loaders';
 export { DeliveryWorker } from './webhooks/webhook.delivery';
 export { systemResolver } from './webhooks/webhook.endpoint';
 
-export const RESOLVERS = [nodeResolvers, identityResolvers, requestResolvers, itemResolvers, recipientResolvers, templateResolvers, eventResolvers, webhookResolvers];
+export const RESOLVERS = [nodeResolvers, identityResolvers, requestResolvers, itemResolvers, recipientResolvers, templateResolvers, attachmentResolvers, documentResolvers, contractResolvers, eventResolvers, webhookResolvers];
 
-export const REST_ROWS: RestRow[] = [...identityRestRows, ...requestRestRows, ...itemRestRows, ...templateRestRows, ...recipientRestRows, ...webhookRestRows];
+export const REST_ROWS: RestRow[] = [...identityRestRows, ...requestRestRows, ...itemRestRows, ...templateRestRows, ...recipientRestRows, ...attachmentRestRows, ...documentRestRows, ...contractRestRows, ...webhookRestRows];
 
 /** Run in the transaction of every event, after its row is written. */
 export const EMIT_HOOKS: EmitHook[] = [queueDeliveries];

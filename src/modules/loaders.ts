@@ -1,4 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { createAttachmentLoaders } from './attachments/attachment.loaders';
+import { createContractLoaders } from './contracts/contract.loaders';
+import { createDocumentLoaders } from './documents/document.loaders';
+import { createFileLoaders } from './files/file.loaders';
 import { createIdentityLoaders } from './identity/identity.loaders';
 import { createItemLoaders } from './items/item.loaders';
 import { createRecipientLoaders } from './recipients/recipient.loaders';
@@ -15,6 +19,10 @@ export function createLoaders(em: EntityManager) {
     ...createRecipientLoaders(em),
     ...createTemplateLoaders(em),
     ...createWebhookLoaders(em),
+    ...createFileLoaders(em),
+    ...createAttachmentLoaders(em),
+    ...createDocumentLoaders(em),
+    ...createContractLoaders(em),
   };
 }
 

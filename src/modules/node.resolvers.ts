@@ -2,6 +2,9 @@ import { wrap } from '@mikro-orm/postgresql';
 import type { GraphQLContext } from '../kernel/graphql/context';
 import type { Resolvers } from '../kernel/graphql/__generated__/resolvers-types';
 import { isUuid } from '../kernel/validation/input-check';
+import { getAttachment } from './attachments/attachment.service';
+import { getContract } from './contracts/contract.service';
+import { getDocument } from './documents/document.service';
 import { ApiKey } from './identity/identity.entities';
 import { getOrganization, getTeam, getUser } from './identity/identity.service';
 import { isAdmin } from './identity/viewer';
@@ -12,7 +15,7 @@ import { findVisibleRequest } from './requests/request.access';
 import { getRequest } from './requests/request.service';
 import { getTemplate } from './templates/template.service';
 
-type NodeKind = 'User' | 'Team' | 'Request' | 'Template' | 'Contact' | 'RequestItem' | 'Recipient' | 'ApiKey';
+type NodeKind = 'User' | 'Team' | 'Request' | 'Template' | 'Contact' | 'RequestItem' | 'Recipient' | 'ApiKey' | 'Attachment' | 'Document' | 'Contract';
 
 // Which table holds the id, limited to the caller's organization; the module's own lookup then
 // applies its visibility rules.
@@ -25,12 +28,16 @@ const KIND_SQL = `
   union all select 'RequestItem' from request_item i join request r on r.id = i.request_id where i.id = ? and r.organization_id = ? and i.deleted_at is null
   union all select 'Recipient' from recipient p join request r on r.id = p.request_id where p.id = ? and r.organization_id = ?
   union all select 'ApiKey' from api_key k join app_user u on u.id = k.user_id where k.id = ? and u.organization_id = ?
+  union all select 'Attachment' from attachment where id = ? and organization_id = ?
+  union all select 'Document' from document d join request r on r.id = d.request_id where d.id = ? and r.organization_id = ?
+  union all select 'Contract' from contract where id = ? and organization_id = ?
   limit 1`;
+const KIND_SQL_PAIRS = 11;
 
 async function findNode(ctx: GraphQLContext, id: string): Promise<object | null> {
   if (!isUuid(id)) return null;
   if (id === ctx.viewer.organizationId) return getOrganization(ctx);
-  const rows = await ctx.em.execute<{ kind: NodeKind }[]>(KIND_SQL, Array.from({ length: 8 }).flatMap(() => [id, ctx.viewer.organizationId]));
+  const rows = await ctx.em.execute<{ kind: NodeKind }[]>(KIND_SQL, Array.from({ length: KIND_SQL_PAIRS }).flatMap(() => [id, ctx.viewer.organizationId]));
   switch (rows[0]?.kind) {
     case 'User':
       return getUser(ctx, id);
@@ -53,6 +60,12 @@ async function findNode(ctx: GraphQLContext, id: string): Promise<object | null>
       const apiKey = await ctx.em.findOne(ApiKey, id);
       return apiKey && (isAdmin(ctx.viewer) || apiKey.user.id === ctx.viewer.userId) ? apiKey : null;
     }
+    case 'Attachment':
+      return getAttachment(ctx, id);
+    case 'Document':
+      return getDocument(ctx, id);
+    case 'Contract':
+      return getContract(ctx, id);
     default:
       return null;
   }

@@ -1,18 +1,23 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app';
 import type { Config } from '../../src/config/config';
 import { createOrm } from '../../src/kernel/db/orm';
+import { createStorage, type Storage } from '../../src/kernel/storage';
 import { ENTITIES } from '../../src/modules/entities';
 import { createOrganization } from '../../src/modules/identity/identity.service';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
+  const dataDir = overrides.dataDir ?? '/tmp/gather-test';
   return {
     port: 0,
     host: '127.0.0.1',
-    dataDir: '/tmp/gather-test',
+    dataDir,
     embeddedPgPort: 0,
     publicUrl: 'https://gather.test',
     logLevel: 'silent',
@@ -22,6 +27,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     dbPoolMax: 5,
     shutdownTimeoutMs: 1000,
     webhooks: { allowPrivate: true, timeoutMs: 2000, concurrency: 8, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000 },
+    storage: { driver: 'local', dir: join(dataDir, 'files') },
+    maxUploadBytes: 256 * 1024 * 1024,
+    maxFilesPerItem: 100,
     ...overrides,
   };
 }
@@ -41,6 +49,8 @@ export type TestApp = {
   app: FastifyInstance;
   orm: MikroORM;
   sql: StatementCounter;
+  config: Config;
+  storage: Storage;
   close(): Promise<void>;
 };
 
@@ -58,22 +68,31 @@ export async function truncateAll(orm: MikroORM): Promise<void> {
   await orm.em.fork().getConnection().execute(`truncate table ${tables.map((t) => `"${t.tablename}"`).join(', ')} cascade`);
 }
 
-/** The whole service on this worker's database, emptied, not listening. */
+/**
+ * The whole service on this worker's database, emptied, not listening, with a data directory (and so
+ * file storage) of its own, removed on close.
+ */
 export async function createTestApp(overrides: Partial<Config> = {}, options: Omit<Partial<AppOptions>, 'config' | 'orm'> = {}): Promise<TestApp> {
   const sql = new StatementCounter();
   const orm = await createOrm({ url: workerDatabaseUrl(), entities: ENTITIES, poolMax: 5, onQuery: (statement) => sql.statements.push(statement) });
   await truncateAll(orm);
+  const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
+  const config = testConfig({ dataDir, ...overrides });
+  const storage = options.storage ?? createStorage(config.storage);
   // Webhooks are sent by hand (webhookWorker.runOnce) unless a test asks for the running worker, so
   // its polling neither races assertions nor shows up in statement counts.
-  const app = await buildApp({ config: testConfig(overrides), orm, deliverWebhooks: false, ...options });
+  const app = await buildApp({ config, orm, deliverWebhooks: false, ...options, storage });
   await app.ready();
   return {
     app,
     orm,
     sql,
+    config,
+    storage,
     async close() {
       await app.close();
       await orm.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -24,6 +24,13 @@ const VALUE_OBJECT_TYPES = [
   'TemplateItemForm',
   // A webhook paired with its secret, for the one query that reveals it.
   'WebhookSecret',
+  // Parts of a Contract, stored inside it; their optional `id` is the client's own label (spec 2.8).
+  'ContractAnnotation',
+  'ContractField',
+  'ContractLayout',
+  'ContractPosition',
+  'ContractSize',
+  'ContractAssignee',
 ];
 
 function config(): Linter.Config[] {

@@ -13,7 +13,11 @@ export type AppErrorCode =
   /** Visible to the caller, but its role may not do this. */
   | 'FORBIDDEN'
   | 'CONFLICT'
-  | 'RATE_LIMITED';
+  | 'RATE_LIMITED'
+  /** An upload beyond its size limit. */
+  | 'PAYLOAD_TOO_LARGE'
+  /** An upload whose content (as detected, not as claimed) is not a type the operation accepts. */
+  | 'UNSUPPORTED_MEDIA_TYPE';
 
 export type UserErrorCode =
   | 'REQUIRED'
@@ -76,6 +80,10 @@ export function graphqlCode(code: AppErrorCode): string {
       return 'CONFLICT';
     case 'RATE_LIMITED':
       return 'RATE_LIMITED';
+    // Bytes move over REST only; should a GraphQL operation ever meet these, the input was at fault.
+    case 'PAYLOAD_TOO_LARGE':
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 'BAD_USER_INPUT';
     default:
       return assertUnreachable(code);
   }
@@ -96,6 +104,10 @@ export function httpStatus(code: AppErrorCode): number {
       return 409;
     case 'RATE_LIMITED':
       return 429;
+    case 'PAYLOAD_TOO_LARGE':
+      return 413;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 415;
     default:
       return assertUnreachable(code);
   }

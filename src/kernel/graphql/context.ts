@@ -5,6 +5,7 @@ import type { Viewer } from '../../modules/identity/viewer';
 import type { Loaders } from '../../modules/loaders';
 import { AppError } from '../errors/app-error';
 import type { Outbox } from '../events/outbox';
+import type { Storage } from '../storage';
 
 /** What services need from the deployment, beyond the database. */
 export type ServiceSettings = {
@@ -15,6 +16,10 @@ export type ServiceSettings = {
   webhooks: WebhookSettings;
   /** DNS for checking webhook endpoints (a parameter, so tests can stage DNS answers). */
   resolveHost: (hostname: string) => Promise<string[]>;
+  /** Largest file upload, in bytes. */
+  maxUploadBytes: number;
+  /** Attachments, and separately documents, one item or request may hold. */
+  maxFilesPerItem: number;
 };
 
 /**
@@ -29,6 +34,8 @@ export type GraphQLContext = {
   settings: ServiceSettings;
   /** Where state changes write their events, in their own transaction. */
   events: Outbox;
+  /** Where file bytes live. */
+  storage: Storage;
   log: FastifyBaseLogger;
   /** Quoted in masked errors so a log line can be found. */
   requestId: string;
@@ -38,6 +45,7 @@ export type ContextFactoryOptions = {
   orm: MikroORM;
   settings: ServiceSettings;
   events: Outbox;
+  storage: Storage;
   createLoaders: (em: EntityManager) => Loaders;
 };
 
@@ -55,6 +63,7 @@ export function createContextFactory(options: ContextFactoryOptions): ContextFac
     loaders: options.createLoaders(em),
     settings: options.settings,
     events: options.events,
+    storage: options.storage,
     log,
     requestId,
   });

@@ -37,7 +37,10 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     let rest: RestError | undefined;
     if (error instanceof RestError) rest = error;
     else if (error instanceof AppError) rest = restErrorFromAppError(error);
-    else if (error.validation) rest = new RestError(422, toValidationEntries(error.validation as never, error.validationContext ?? 'body'));
+    else if (error.validation) {
+      const part = error.validationContext ?? 'body';
+      rest = new RestError(part === 'body' ? (request.routeOptions.config?.badBodyStatus ?? 422) : 422, toValidationEntries(error.validation as never, part));
+    }
     else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') rest = new RestError(413, `Request body is larger than ${options.bodyLimit} bytes`);
     else if (error.code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(error.errors)) {
       // Variables a REST row built that GraphQL still refused (a value its scalar does not take):
@@ -51,6 +54,9 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       rest = new RestError(error.statusCode, error.message);
     }
+    // An upload refused part-way leaves the rest of its body unread on the connection: close it after
+    // this answer rather than read (or misread as the next request) what the client still sends.
+    if (request.raw.complete === false) reply.header('connection', 'close');
     if (rest) {
       reply.code(rest.status).send({ detail: rest.detail });
       return;

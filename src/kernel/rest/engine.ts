@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, httpStatus, type UserError } from '../errors/app-error';
 import type { GraphQLContext } from '../graphql/context';
+import { acceptFileBodies } from '../http/files';
 import type { ValidationEntry } from './validation';
 
 export type RestInput = {
@@ -17,13 +18,15 @@ export type RestResponse = { status?: number; body?: unknown };
 /**
  * One documented path. Rows that move JSON run `operation` (a GraphQL document) in-process with the
  * variables `variables` builds, and map the result with `result`. Rows that move bytes give `handle`
- * and call the domain services directly.
+ * and call the domain services directly; a handler that sends the reply itself (a stream) returns it.
  */
 export type RestRow = {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   url: string;
   summary: string;
   tags: string[];
+  /** Status of a body that fails its schema; 422 unless the spec names another (PATCH /contracts: 400). */
+  badBodyStatus?: 400;
   schema: {
     params?: TSchema;
     querystring?: TSchema;
@@ -37,7 +40,16 @@ export type RestRow = {
       result: (data: any, input: RestInput) => RestResponse;
     }
   | {
-      handle: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest, reply: FastifyReply) => Promise<RestResponse | void>;
+      /**
+       * Stores the file the body carries (multipart, or raw bytes where the row allows), read as a
+       * stream; answers the variables with which `operation` reads back what was stored.
+       */
+      receive: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest) => Promise<Record<string, unknown>>;
+      operation: string;
+      result: (data: any, input: RestInput) => RestResponse;
+    }
+  | {
+      handle: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest, reply: FastifyReply) => Promise<RestResponse | FastifyReply>;
     }
 );
 
@@ -56,9 +68,9 @@ const snake = (segment: string): string => segment.replace(/[A-Z]/g, (c) => `_${
 /** A user error as GraphQL returns it. */
 type UserErrorJson = { field: string[] | null; message: string; code: string };
 
-// Fields whose keys are the client's own (metadata keys, form field names): the segment after them is
-// quoted back as sent, neither snake-cased nor read as a list index.
-const FREE_FORM_FIELDS = new Set(['userMetadata', 'fields']);
+// Fields whose keys are the client's own (metadata keys, a form's field names): the segment after them
+// is quoted back as sent, neither snake-cased nor read as a list index. (A contract's `fields` is a list.)
+const isFreeForm = (path: string[], index: number) => path[index] === 'userMetadata' || (path[index] === 'fields' && path[index - 1] === 'form');
 
 /** A GraphQL user-error path (`["input", "dueDate"]`) as a 422 `loc` (`["body", "due_date"]`). */
 export function userErrorsToEntries(userErrors: UserErrorJson[]): ValidationEntry[] {
@@ -66,15 +78,15 @@ export function userErrorsToEntries(userErrors: UserErrorJson[]): ValidationEntr
     const field = e.field ?? [];
     const path = field[0] === 'input' ? field.slice(1) : field;
     const loc = path.map((segment, index) =>
-      index > 0 && FREE_FORM_FIELDS.has(path[index - 1]) ? segment : /^\d+$/.test(segment) ? Number(segment) : snake(segment),
+      index > 0 && isFreeForm(path, index - 1) ? segment : /^\d+$/.test(segment) ? Number(segment) : snake(segment),
     );
     return { loc: ['body', ...loc], msg: e.message, type: e.code.toLowerCase() };
   });
 }
 
-/** The record of a mutation payload, or a 422 carrying its user errors. */
-export function fromPayload<P extends { userErrors: UserErrorJson[] }, K extends keyof P>(payload: P, key: K): NonNullable<P[K]> {
-  if (payload.userErrors.length > 0) throw new RestError(422, userErrorsToEntries(payload.userErrors));
+/** The record of a mutation payload, or a 422 (or the status the spec names) carrying its user errors. */
+export function fromPayload<P extends { userErrors: UserErrorJson[] }, K extends keyof P>(payload: P, key: K, status = 422): NonNullable<P[K]> {
+  if (payload.userErrors.length > 0) throw new RestError(status, userErrorsToEntries(payload.userErrors));
   return payload[key] as NonNullable<P[K]>;
 }
 
@@ -112,45 +124,65 @@ function parseRevision(header: string | string[] | undefined): 1 | 2 {
   throw new RestError(422, [{ loc: ['header', 'API-Revision'], msg: "Input should be '1' or '2'", type: 'enum' }]);
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** See RestRow.badBodyStatus. */
+    badBodyStatus?: 400;
+  }
+}
+
 export type RestEngineOptions = {
   buildContext: (request: FastifyRequest) => GraphQLContext;
 };
 
-/** Registers each row as a Fastify route whose schemas validate its input and serialise its output. */
+/**
+ * Registers each row as a Fastify route whose schemas validate its input and serialise its output.
+ * Upload rows live in a scope of their own, whose body parsers stream files past the JSON body limit.
+ */
 export function registerRestRows(app: FastifyInstance, rows: RestRow[], options: RestEngineOptions): void {
-  for (const row of rows) {
-    app.route({
-      method: row.method,
-      url: row.url,
-      schema: { summary: row.summary, tags: row.tags, ...row.schema },
-      handler: async (request, reply) => {
-        const revision = parseRevision(request.headers['api-revision']);
-        reply.header('API-Revision', String(revision));
-        const input: RestInput = {
-          params: (request.params ?? {}) as Record<string, any>,
-          query: (request.query ?? {}) as Record<string, any>,
-          body: request.body,
-          revision,
+  const isUpload = (row: RestRow) => 'receive' in row;
+  for (const row of rows.filter((r) => !isUpload(r))) registerRow(app, row, options);
+  app.register(async (scope) => {
+    await acceptFileBodies(scope);
+    for (const row of rows.filter(isUpload)) registerRow(scope, row, options);
+  });
+}
+
+function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOptions): void {
+  app.route({
+    method: row.method,
+    url: row.url,
+    schema: { summary: row.summary, tags: row.tags, ...row.schema },
+    config: { badBodyStatus: row.badBodyStatus },
+    handler: async (request, reply) => {
+      const revision = parseRevision(request.headers['api-revision']);
+      reply.header('API-Revision', String(revision));
+      const input: RestInput = {
+        params: (request.params ?? {}) as Record<string, any>,
+        query: (request.query ?? {}) as Record<string, any>,
+        body: request.body,
+        revision,
+      };
+      const ctx = options.buildContext(request);
+      let response: RestResponse;
+      if ('handle' in row) {
+        const handled = await row.handle(ctx, input, request, reply);
+        if ((handled as unknown) === reply) return reply;
+        response = handled as RestResponse;
+      } else {
+        const variables = 'receive' in row ? await row.receive(ctx, input, request) : row.variables(input);
+        const execution = (await app.graphql(row.operation, ctx as never, variables)) as {
+          data?: any;
+          errors?: GraphQLErrorJson[];
         };
-        const ctx = options.buildContext(request);
-        let response: RestResponse | void;
-        if ('handle' in row) {
-          response = await row.handle(ctx, input, request, reply);
-          if (reply.sent) return reply;
-        } else {
-          const execution = (await app.graphql(row.operation, ctx as never, row.variables(input))) as {
-            data?: any;
-            errors?: GraphQLErrorJson[];
-          };
-          if (execution.errors?.length) throw restErrorFromGraphQL(execution.errors[0]);
-          response = row.result(execution.data, input);
-        }
-        const status = response?.status ?? 200;
-        reply.code(status);
-        return status === 204 ? reply.send() : reply.send(response?.body);
-      },
-    });
-  }
+        if (execution.errors?.length) throw restErrorFromGraphQL(execution.errors[0]);
+        response = row.result(execution.data, input);
+      }
+      const status = response.status ?? 200;
+      reply.code(status);
+      return status === 204 ? reply.send() : reply.send(response.body);
+    },
+  });
 }
 
 /** The transport-neutral error of a service, in REST terms. */

@@ -24,6 +24,9 @@ export function checkItemText(check: InputCheck, path: FieldPath, item: { name?:
     .text([...path, 'answer'], item.answer, { max: MAX_ANSWER });
 }
 
+/** The attachments an item input names, whichever kind it is. */
+export const attachmentIdsOf = (input: RequestItemInput) => (input.upload ?? input.eSignature ?? input.question)?.attachmentIds;
+
 /**
  * Reads a `RequestItemInput` (one of upload, eSignature, question). The one-of rule is checked here
  * too: GraphQL enforces it on most executions, but every door must end in the same rules.

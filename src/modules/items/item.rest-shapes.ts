@@ -2,10 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { RestItemAFragment, RestItemBFragment } from '../../kernel/graphql/__generated__/operations';
 import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
+import { ContractParts, restContractParts } from '../contracts/contract.rest-shapes';
 import { QUESTION_TYPES } from '../requests/request.enums';
 
 // The spec's shapes of items: A (inside requests and templates, and item create/get/update) and B
 // (the item list of the later revision), with the mapping of CreateRequestItem onto GraphQL.
+
+/** Ids of attachments of the caller's library, copied onto a request or item at creation. */
+export const AttachmentIds = Type.Array(Uuid('the id of an attachment of your library'), { maxItems: 1000 });
 
 /** CreateRequestItem: the fields of shape A, a question part for QUESTION, contractId for E_SIGNATURE. */
 export const ItemCreateBody = Body(
@@ -20,11 +24,13 @@ export const ItemCreateBody = Body(
     ),
     contractId: Nullable(Uuid()),
     contract_id: Nullable(Uuid()),
+    attachments: Nullable(AttachmentIds),
+    attachment_ids: Nullable(AttachmentIds),
   }, ['name', 'type']);
 type ItemCreateBody = (typeof ItemCreateBody)['static'];
 
 export function itemInputFromRest(body: ItemCreateBody): RequestItemInput {
-  const base = { name: body.name, description: body.description, required: body.required };
+  const base = { name: body.name, description: body.description, required: body.required, attachmentIds: body.attachments ?? body.attachment_ids };
   switch (body.type) {
     case 'E_SIGNATURE':
       return { eSignature: { ...base, contractId: body.contractId ?? body.contract_id } };
@@ -54,7 +60,9 @@ const Assignee = Type.Object({
   lastName: Nullable(Type.String()),
   phone: Nullable(Type.String()),
 });
-const DocumentRef = Type.Object({ id: Type.String(), name: Type.String(), mime: Type.String() });
+/** An attachment or document inside another record: `{id, name, mime}`. */
+export const FileRef = Type.Object({ id: Type.String(), name: Type.String(), mime: Type.String() });
+export const restFileRef = (file: { id: string; name: string; mimeType: string }) => ({ id: file.id, name: file.name, mime: file.mimeType });
 
 export const ItemBodyB = Type.Object({
   id: Type.String(),
@@ -64,9 +72,10 @@ export const ItemBodyB = Type.Object({
   status: StringEnum(['INCOMPLETE', 'COMPLETE', 'REJECTED', 'VERIFIED'] as const),
   required: Type.Boolean(),
   questions: Type.Optional(Type.Object({ id: Type.String(), questionText: Type.String(), questionAnswer: Nullable(Type.String()) })),
-  attachments: Type.Array(DocumentRef),
+  eSignature: Type.Optional(Type.Object({ contractId: Type.String(), ...ContractParts })),
+  attachments: Type.Array(FileRef),
   assignedTo: Assignee,
-  documents: Type.Array(DocumentRef),
+  documents: Type.Array(FileRef),
 });
 
 export const restItemA = (item: RestItemAFragment) => ({
@@ -80,8 +89,6 @@ export const restItemA = (item: RestItemAFragment) => ({
   is_na: item.isNa,
 });
 
-// Files attached to items and documents submitted to them arrive with the files issue; until then
-// every item has none, which is what these lists say.
 export const restItemB = (item: RestItemBFragment) => ({
   id: item.id,
   type: item.kind === 'UPLOAD' ? 'STANDARD' : item.kind,
@@ -90,7 +97,8 @@ export const restItemB = (item: RestItemBFragment) => ({
   status: item.status,
   required: item.required,
   ...(item.kind === 'QUESTION' ? { questions: { id: item.id, questionText: item.name, questionAnswer: 'answer' in item ? item.answer : null } } : {}),
-  attachments: [],
+  ...('contract' in item && item.contract ? { eSignature: { contractId: item.contract.id, ...restContractParts(item.contract) } } : {}),
+  attachments: item.attachments.map(restFileRef),
   assignedTo: item.assignedTo ?? { email: null, firstName: null, lastName: null, phone: null },
-  documents: [],
+  documents: item.documents.map(restFileRef),
 });

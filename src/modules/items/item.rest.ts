@@ -15,7 +15,12 @@ import { loadOperations } from '../../kernel/rest/operations';
 import { NoContent, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ItemBodyA, ItemBodyB, ItemCreateBody, itemInputFromRest, restItemA, restItemB } from './item.rest-shapes';
 
-const operations = loadOperations(join(__dirname, 'item.operations.graphql'));
+const operations = loadOperations(
+  join(__dirname, 'item.operations.graphql'),
+  join(__dirname, '../attachments/attachment.operations.graphql'),
+  join(__dirname, '../documents/document.operations.graphql'),
+  join(__dirname, '../contracts/contract.operations.graphql'),
+);
 
 const tags = ['Request items'];
 const RequestParams = Type.Object({ request_id: Uuid() });

@@ -4,13 +4,19 @@ import type { Topic } from '../../kernel/events/topics';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
+import { Attachment } from '../attachments/attachment.entities';
+import { attachFiles, findLibraryAttachments } from '../attachments/attachment.service';
+import { checkContractIds } from '../contracts/contract.service';
+import { Document } from '../documents/document.entities';
+import { deleteReferences } from '../files/file.service';
 import { Recipient } from '../recipients/recipient.entities';
 import { requireVisibleRequest } from '../requests/request.access';
 import type { Request } from '../requests/request.entities';
-import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
+import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'events'>;
+type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log' | 'events'>;
 
 export const MAX_ITEMS = 100;
 
@@ -30,27 +36,32 @@ export function createItems(em: EntityManager, request: Request, drafts: (ItemDr
   );
 }
 
-/** The item and its locked request, if the request is visible to the viewer (and is `requestId` when given). */
-async function requireItem(em: EntityManager, ctx: Ctx, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: Request }> {
+/**
+ * The item and its request, if the request is visible to the viewer (and is `requestId` when given);
+ * the request is locked unless `lock` is false (a check outside a transaction).
+ */
+export async function requireItem(em: EntityManager, ctx: Pick<Ctx, 'viewer'>, id: string, requestId?: string | null, { lock = true } = {}): Promise<{ item: RequestItem; request: Request }> {
   const item = isUuid(id) ? await em.findOne(RequestItem, { id, deletedAt: null }) : null;
   if (!item || (requestId != null && item.request.id !== requestId)) throw AppError.notFound('Item');
   // Visibility of the item is the visibility of its request; a hidden request hides its items.
   try {
-    return { item, request: await requireVisibleRequest(em, ctx.viewer, item.request.id, { lock: true }) };
+    return { item, request: await requireVisibleRequest(em, ctx.viewer, item.request.id, { lock }) };
   } catch (err) {
     if (err instanceof AppError && err.code === 'NOT_FOUND') throw AppError.notFound('Item');
     throw err;
   }
 }
 
-/** A closed request keeps the items it was closed with. */
-function requireOpen(request: Request): void {
+/** A closed request keeps the items (and their files) it was closed with. */
+export function requireOpen(request: Request): void {
   if (request.state === 'CLOSED') throw AppError.validation([{ field: [], message: 'The request is closed; its items cannot change', code: 'INVALID_STATE' }]);
 }
 
-export async function createItem(ctx: Ctx, requestId: string, input: RequestItemInput): Promise<RequestItem> {
+export async function createItem(ctx: FileCtx, requestId: string, input: RequestItemInput): Promise<RequestItem> {
   const check = new InputCheck();
   const draft = draftFromInput(check, [], input);
+  await checkContractIds(ctx, check, [{ path: [], contractId: draft?.contractId ?? null }]);
+  const attachments = await findLibraryAttachments(ctx, check, ['attachmentIds'], attachmentIdsOf(input));
   return ctx.em.transactional(async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
     requireOpen(request);
@@ -61,6 +72,7 @@ export async function createItem(ctx: Ctx, requestId: string, input: RequestItem
     const last = await tx.findOne(RequestItem, { request: request.id }, { orderBy: { position: 'desc' } });
     const assignee = await tx.findOne(Recipient, { request: request.id }, { orderBy: { position: 'asc' } });
     const [item] = createItems(tx, request, [draft!], assignee, (last?.position ?? -1) + 1);
+    attachFiles(tx, attachments, request, item);
     request.updatedAt = new Date();
     await emitItemEvent(tx, ctx, 'item.created', item);
     return item;
@@ -89,15 +101,19 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
   });
 }
 
-export async function deleteItem(ctx: Ctx, id: string, requestId?: string | null): Promise<string> {
-  return ctx.em.transactional(async (tx) => {
+/** Deletes an item, and with it its attachments and documents (their bytes once nothing else uses them). */
+export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | null): Promise<string> {
+  return deleteReferences(ctx, async (tx) => {
     const { item, request } = await requireItem(tx, ctx, id, requestId);
     requireOpen(request);
-    // Rendered while still visible: the event shows the item as it was.
+    // Rendered while still visible: the event shows the item as it was, files included.
     const data = await ctx.events.render(tx, ctx.viewer, 'RequestItem', item.id, request.id);
+    const files = [...(await tx.find(Attachment, { item: item.id })), ...(await tx.find(Document, { item: item.id }))];
+    // The item row stays (soft-deleted, for its event); its attachments and documents go.
+    for (const file of files) tx.remove(file);
     item.deletedAt = new Date();
     await emitItemEvent(tx, ctx, 'item.deleted', item, data);
-    return id;
+    return { result: id, fileIds: files.map((f) => f.file.id) };
   });
 }
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Language as GraphQLLanguage, RestRecipientFragment, RestRequestFragment } from '../../kernel/graphql/__generated__/operations';
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
-import { ItemBodyA, ItemCreateBody, itemInputFromRest, restItemA } from '../items/item.rest-shapes';
+import { AttachmentIds, FileRef, ItemBodyA, ItemCreateBody, itemInputFromRest, restFileRef, restItemA } from '../items/item.rest-shapes';
 import { AUTH_METHODS, CONNECTION_PROVIDERS, LANGUAGE_GRAPHQL_VALUES, LANGUAGES, REQUEST_STATES, SEND_METHODS } from './request.enums';
 
 // The spec's snake_case shapes of requests and recipients: the JSON Schemas REST rows
@@ -145,6 +145,8 @@ export const RequestCreateBody = Body(
     disable_submission_comments: Nullable(Type.Boolean()),
     recipients: Type.Array(RecipientCreateBody, { minItems: 1, maxItems: 20 }),
     items: Nullable(Type.Array(ItemCreateBody, { maxItems: 100 })),
+    attachments: Nullable(AttachmentIds),
+    attachment_ids: Nullable(AttachmentIds),
     owner_id: Nullable(Uuid()),
     team_id: Nullable(Uuid()),
     template_id: Nullable(Uuid()),
@@ -176,6 +178,7 @@ export function requestCreateInputFromRest(body: (typeof RequestCreateBody)['sta
     ...writableInput(body),
     recipients: body.recipients.map(recipientInputFromRest),
     items: body.items?.map(itemInputFromRest) ?? body.items,
+    attachmentIds: body.attachments ?? body.attachment_ids,
     ownerId: body.owner_id,
     teamId: body.team_id,
     templateId: body.template_id,
@@ -217,6 +220,7 @@ export const RequestBody = Type.Object({
   mfa_enabled: Type.Boolean(),
   percent_complete: Type.Number(),
   items: Type.Array(ItemBodyA),
+  attachments: Type.Array(FileRef),
   recipients: Type.Array(RecipientBody),
   collaborators: Type.Array(
     Type.Object({ id: Type.String(), role: Type.String(), first_name: Nullable(Type.String()), last_name: Nullable(Type.String()), email: Type.String() }),
@@ -257,6 +261,7 @@ export const restRequest = (request: RestRequestFragment) => ({
   mfa_enabled: request.mfaEnabled,
   percent_complete: request.percentComplete,
   items: request.items.map(restItemA),
+  attachments: request.attachments.map(restFileRef),
   recipients: request.recipients.map(restRecipient),
   collaborators: request.collaborators.map((c) => ({ id: c.id, role: c.role, first_name: c.user.firstName, last_name: c.user.lastName, email: c.user.email })),
   closed_at: request.closedAt,

@@ -24,7 +24,11 @@ import {
   restRequest,
 } from './request.rest-shapes';
 
-const operations = loadOperations(join(__dirname, 'request.operations.graphql'), join(__dirname, '../items/item.operations.graphql'));
+const operations = loadOperations(
+  join(__dirname, 'request.operations.graphql'),
+  join(__dirname, '../items/item.operations.graphql'),
+  join(__dirname, '../attachments/attachment.operations.graphql'),
+);
 
 const tags = ['Requests'];
 const RequestParams = Type.Object({ request_id: Uuid() });

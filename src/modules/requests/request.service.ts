@@ -13,7 +13,10 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { Team, User } from '../identity/identity.entities';
 import { isAdmin } from '../identity/viewer';
-import { draftFromInput, type ItemDraft } from '../items/item.drafts';
+import type { Attachment } from '../attachments/attachment.entities';
+import { attachFiles, findLibraryAttachments } from '../attachments/attachment.service';
+import { checkContractIds } from '../contracts/contract.service';
+import { attachmentIdsOf, draftFromInput, type ItemDraft } from '../items/item.drafts';
 import { createItems, MAX_ITEMS } from '../items/item.service';
 import { createRecipients, prepareRecipients } from '../recipients/recipient.service';
 import { DEFAULT_REMINDERS, REMINDERS_RANGE, replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from '../templates/template.service';
@@ -155,6 +158,12 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     if (input.items == null) check.add(['items'], 'Required unless a template is given', 'REQUIRED');
   }
   const given = (input.items ?? []).map((item, index) => draftFromInput(check, ['items', index], item));
+  await checkContractIds(ctx, check, given.map((draft, index) => ({ path: ['items', index], contractId: draft?.contractId ?? null })));
+  const requestAttachments = await findLibraryAttachments(ctx, check, ['attachmentIds'], input.attachmentIds);
+  const itemAttachments: Attachment[][] = [];
+  for (const [index, item] of (input.items ?? []).entries()) {
+    itemAttachments.push(await findLibraryAttachments(ctx, check, ['items', index, 'attachmentIds'], attachmentIdsOf(item)));
+  }
   const recipients = await prepareRecipients(ctx, check, input.recipients);
   const collaborators = await prepareCollaborators(ctx, check, input.collaborators);
   check.done();
@@ -205,7 +214,10 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       deletedAt: null,
     });
     const stored = await createRecipients(tx, ctx.settings, request, owner!, recipients);
-    createItems(tx, request, itemDrafts, stored[0] ?? null, 0);
+    const items = createItems(tx, request, itemDrafts, stored[0] ?? null, 0);
+    attachFiles(tx, requestAttachments, request, null);
+    // Given items only: items copied from a template have no attachments to copy.
+    if (input.items) items.forEach((item, index) => attachFiles(tx, itemAttachments[index], request, item));
     storeCollaborators(tx, request, collaborators);
     await emitRequestEvent(tx, ctx, 'request.created', request);
     return request;

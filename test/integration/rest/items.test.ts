@@ -1,5 +1,6 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest, UNKNOWN_ID } from '../../support/fixtures';
+import { createContract } from '../../support/files';
 
 describe('REST request items', () => {
   let t: TestApp;
@@ -38,7 +39,8 @@ describe('REST request items', () => {
     it('should take a question part for QUESTION and contractId for E_SIGNATURE', async () => {
       const question = await api.post(`/requests/${request.id}/items`, { name: 'Employer?', type: 'QUESTION', question: { type: 'TEXT', answer: 'Acme' } });
       expect(question.json()).toMatchObject({ type: 'QUESTION', answer: 'Acme' });
-      const signature = await api.post(`/requests/${request.id}/items`, { name: 'Sign the engagement letter', type: 'E_SIGNATURE', contractId: UNKNOWN_ID });
+      const contract = await createContract(t.app, tenant.apiKey);
+      const signature = await api.post(`/requests/${request.id}/items`, { name: 'Sign the engagement letter', type: 'E_SIGNATURE', contractId: contract.id });
       expect(signature.statusCode).toBe(200);
       expect(signature.json()).toMatchObject({ type: 'E_SIGNATURE' });
     });

@@ -1,10 +1,12 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000_foundation } from './Migration20261121000000_foundation';
 import { Migration20261122000000_events } from './Migration20261122000000_events';
+import { Migration20261122000000_files } from './Migration20261122000000_files';
 
 // Listed explicitly rather than discovered by glob, so the same list works under tsx, jest and tsc
 // output. Append new migrations in order.
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
   { name: 'Migration20261122000000_events', class: Migration20261122000000_events },
+  { name: 'Migration20261122000000_files', class: Migration20261122000000_files },
 ];

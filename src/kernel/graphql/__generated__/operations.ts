@@ -62,6 +62,220 @@ export type Language =
   /** Russian. */
   | 'RU';
 
+/** Input of `requestCreate`. */
+export type RequestCreateInput = {
+  /** UUIDs of attachments of the caller's library to attach to the request (copied, not moved). */
+  attachmentIds?: Array<string | number> | null | undefined;
+  /** Title, 1 to 255 characters. Required unless `templateId` is given (then the template's title). */
+  name?: string | null | undefined;
+  /**
+   * The items, up to 100. Required unless `templateId` is given; given with a template, they replace
+   * the template's items.
+   */
+  items?: Array<RequestItemInput> | null | undefined;
+  /** The recipients, 1 to 20. */
+  recipients: Array<RecipientInput>;
+  /**
+   * Date by which the request should be complete; with a template that has a due-date interval, that
+   * many days from now by default.
+   */
+  dueDate?: string | null | undefined;
+  /** Date when the request and its documents are deleted; must be later than `dueDate`. */
+  expirationDate?: string | null | undefined;
+  /** Date when the request closes by itself. */
+  autoCloseAt?: string | null | undefined;
+  /** Date of the first reminder. */
+  firstReminderDate?: string | null | undefined;
+  /** Message to the recipients, up to 5,000 characters; overrides the template's. */
+  personalMessage?: string | null | undefined;
+  /** Notes for the owner, up to 10,000 characters. */
+  notes?: string | null | undefined;
+  /** Up to 50 string values, keys up to 100 characters, values up to 1,000. */
+  userMetadata?: unknown;
+  /** Language; the template's, else EN_US. */
+  language?: Language | null | undefined;
+  /** Days between reminders, -1 to 365 (-1 and 0 send none); the template's, else 3. */
+  reminders?: number | null | undefined;
+  /** Reminders at fixed times, up to 20. */
+  reminderSchedule?: Array<ReminderScheduleEntryInput> | null | undefined;
+  /** Users to add as collaborators, up to 20. */
+  collaborators?: Array<CollaboratorInput> | null | undefined;
+  /** Folder of the cloud storage destination. */
+  cloudStorageFolder?: string | null | undefined;
+  /** Storage that receives the documents; SERVICE by default. */
+  cloudStorageProvider?: ConnectionProvider | null | undefined;
+  /** Whether recipients must complete every required item before submitting. */
+  requireCompleteSubmission?: boolean | null | undefined;
+  /** Whether recipients are kept from commenting. */
+  disableSubmissionComments?: boolean | null | undefined;
+  /**
+   * Owner of the request, a user of the caller's organization; the caller by default. Only ADMIN may
+   * name another user.
+   */
+  ownerId?: string | number | null | undefined;
+  /** Team of the request, of the caller's organization; the owner's team by default. */
+  teamId?: string | number | null | undefined;
+  /** Template to start from. */
+  templateId?: string | number | null | undefined;
+  /** Whether the given items are also saved into the template. */
+  overwriteTemplateItems?: boolean | null | undefined;
+  /** Whether recipients confirm a one-time code before they see the request. */
+  mfaEnabled?: boolean | null | undefined;
+  /** Whether to generate the links without notifying the recipients. */
+  skipInitialNotification?: boolean | null | undefined;
+};
+
+/** An upload item to add. */
+export type UploadItemInput = {
+  /** UUIDs of attachments of the caller's library to attach to the item (copied, not moved). */
+  attachmentIds?: Array<string | number> | null | undefined;
+  /** Title, 1 to 1,000 characters. */
+  name: string;
+  /** Help text, up to 5,000 characters. */
+  description?: string | null | undefined;
+  /** Whether the recipient must complete it; false by default. */
+  required?: boolean | null | undefined;
+};
+
+/** An e-signature item to add. */
+export type ESignatureItemInput = {
+  /** UUIDs of attachments of the caller's library to attach to the item (copied, not moved). */
+  attachmentIds?: Array<string | number> | null | undefined;
+  /** Title, 1 to 1,000 characters. */
+  name: string;
+  /** Help text, up to 5,000 characters. */
+  description?: string | null | undefined;
+  /** Whether the recipient must sign; false by default. */
+  required?: boolean | null | undefined;
+  /** UUID of the contract to sign. */
+  contractId?: string | number | null | undefined;
+};
+
+/** A question item to add. */
+export type QuestionItemInput = {
+  /** UUIDs of attachments of the caller's library to attach to the item (copied, not moved). */
+  attachmentIds?: Array<string | number> | null | undefined;
+  /** The question, 1 to 1,000 characters. */
+  name: string;
+  /** Help text, up to 5,000 characters. */
+  description?: string | null | undefined;
+  /** Whether the recipient must answer; false by default. */
+  required?: boolean | null | undefined;
+  /** Kind of answer; TEXT by default. */
+  questionType?: QuestionType | null | undefined;
+  /** An answer filled in beforehand, up to 10,000 characters. */
+  answer?: string | null | undefined;
+};
+
+/** Kinds of annotation value. Values may be added. */
+export type ContractAnnotationType =
+  /** Free text. */
+  | 'STRING'
+  /** A number. */
+  | 'NUMBER'
+  /** A date. */
+  | 'DATE';
+
+/** Kinds of field a signer fills in. Values may be added. */
+export type ContractFieldType =
+  /** Free text. */
+  | 'TEXT'
+  /** A signature. */
+  | 'SIGNATURE'
+  /** A box to tick. */
+  | 'CHECKBOX'
+  /** One choice among several. */
+  | 'RADIO'
+  /** Initials. */
+  | 'INITIALS'
+  /** A date. */
+  | 'DATE';
+
+/** The corner of the page a position is measured from. Values may be added. */
+export type ContractAnchorPoint =
+  /** The top left corner. */
+  | 'TOP_LEFT'
+  /** The top right corner. */
+  | 'TOP_RIGHT'
+  /** The bottom left corner. */
+  | 'BOTTOM_LEFT'
+  /** The bottom right corner. */
+  | 'BOTTOM_RIGHT';
+
+/** A position to set. */
+export type ContractPositionInput = {
+  /** Horizontal distance from the anchor corner, 0 to 100,000 points. */
+  offsetX: number;
+  /** Vertical distance from the anchor corner, 0 to 100,000 points. */
+  offsetY: number;
+  /** The corner the distances are measured from. */
+  anchorPoint: ContractAnchorPoint;
+};
+
+/** A box size to set. */
+export type ContractSizeInput = {
+  /** Width, more than 0 and at most 100,000 points. */
+  width: number;
+  /** Height, more than 0 and at most 100,000 points. */
+  height: number;
+};
+
+/** A layout to set. */
+export type ContractLayoutInput = {
+  /** Page number, 1 to 10,000. */
+  page?: number | null | undefined;
+  /** Position on the page. */
+  position?: ContractPositionInput | null | undefined;
+  /** Size of the box. */
+  style?: ContractSizeInput | null | undefined;
+};
+
+/** Who is to fill in a field. */
+export type ContractAssigneeInput = {
+  /** Email address. */
+  email?: string | null | undefined;
+  /** First name, up to 100 characters. */
+  firstName?: string | null | undefined;
+  /** Last name, up to 100 characters. */
+  lastName?: string | null | undefined;
+  /** Mobile phone number. */
+  phone?: string | null | undefined;
+};
+
+/** An annotation to set. */
+export type ContractAnnotationInput = {
+  /** Your own identifier, up to 100 characters. */
+  id?: string | null | undefined;
+  /** Kind of value. */
+  type: ContractAnnotationType;
+  /** Value shown unless a request gives another, up to 1,000 characters. */
+  defaultValue?: string | null | undefined;
+  /** Where it sits. */
+  layout?: ContractLayoutInput | null | undefined;
+};
+
+/** A field to set. */
+export type ContractFieldInput = {
+  /** Your own identifier, up to 100 characters. */
+  id?: string | null | undefined;
+  /** Kind of field. */
+  type: ContractFieldType;
+  /** Hint shown in the empty field, up to 1,000 characters. */
+  placeholder?: string | null | undefined;
+  /** Who fills it in. */
+  assignedTo?: ContractAssigneeInput | null | undefined;
+  /** Where it sits. */
+  layout?: ContractLayoutInput | null | undefined;
+};
+
+/** Input of `contractUpdate`. A given list replaces the stored one whole; an absent one is left alone. */
+export type ContractUpdateInput = {
+  /** The annotations, at most 200. */
+  annotations?: Array<ContractAnnotationInput> | null | undefined;
+  /** The fields, at most 200. */
+  fields?: Array<ContractFieldInput> | null | undefined;
+};
+
 /**
  * What happened. Each value is a webhook topic (`REQUEST_CREATED` is `request.created`) and a field of
  * `Subscription` (`requestCreated`). Values may be added.
@@ -131,42 +345,6 @@ export type RequestItemStatus =
 export type QuestionType =
   /** A free-text answer. */
   | 'TEXT';
-
-/** An upload item to add. */
-export type UploadItemInput = {
-  /** Title, 1 to 1,000 characters. */
-  name: string;
-  /** Help text, up to 5,000 characters. */
-  description?: string | null | undefined;
-  /** Whether the recipient must complete it; false by default. */
-  required?: boolean | null | undefined;
-};
-
-/** An e-signature item to add. */
-export type ESignatureItemInput = {
-  /** Title, 1 to 1,000 characters. */
-  name: string;
-  /** Help text, up to 5,000 characters. */
-  description?: string | null | undefined;
-  /** Whether the recipient must sign; false by default. */
-  required?: boolean | null | undefined;
-  /** UUID of the contract to sign. */
-  contractId?: string | number | null | undefined;
-};
-
-/** A question item to add. */
-export type QuestionItemInput = {
-  /** The question, 1 to 1,000 characters. */
-  name: string;
-  /** Help text, up to 5,000 characters. */
-  description?: string | null | undefined;
-  /** Whether the recipient must answer; false by default. */
-  required?: boolean | null | undefined;
-  /** Kind of answer; TEXT by default. */
-  questionType?: QuestionType | null | undefined;
-  /** An answer filled in beforehand, up to 10,000 characters. */
-  answer?: string | null | undefined;
-};
 
 /** An item to add: exactly one of the fields. */
 export type RequestItemInput =
@@ -349,67 +527,6 @@ export type CollaboratorInput = {
   role?: UserRole | null | undefined;
 };
 
-/** Input of `requestCreate`. */
-export type RequestCreateInput = {
-  /** Title, 1 to 255 characters. Required unless `templateId` is given (then the template's title). */
-  name?: string | null | undefined;
-  /**
-   * The items, up to 100. Required unless `templateId` is given; given with a template, they replace
-   * the template's items.
-   */
-  items?: Array<RequestItemInput> | null | undefined;
-  /** The recipients, 1 to 20. */
-  recipients: Array<RecipientInput>;
-  /**
-   * Date by which the request should be complete; with a template that has a due-date interval, that
-   * many days from now by default.
-   */
-  dueDate?: string | null | undefined;
-  /** Date when the request and its documents are deleted; must be later than `dueDate`. */
-  expirationDate?: string | null | undefined;
-  /** Date when the request closes by itself. */
-  autoCloseAt?: string | null | undefined;
-  /** Date of the first reminder. */
-  firstReminderDate?: string | null | undefined;
-  /** Message to the recipients, up to 5,000 characters; overrides the template's. */
-  personalMessage?: string | null | undefined;
-  /** Notes for the owner, up to 10,000 characters. */
-  notes?: string | null | undefined;
-  /** Up to 50 string values, keys up to 100 characters, values up to 1,000. */
-  userMetadata?: unknown;
-  /** Language; the template's, else EN_US. */
-  language?: Language | null | undefined;
-  /** Days between reminders, -1 to 365 (-1 and 0 send none); the template's, else 3. */
-  reminders?: number | null | undefined;
-  /** Reminders at fixed times, up to 20. */
-  reminderSchedule?: Array<ReminderScheduleEntryInput> | null | undefined;
-  /** Users to add as collaborators, up to 20. */
-  collaborators?: Array<CollaboratorInput> | null | undefined;
-  /** Folder of the cloud storage destination. */
-  cloudStorageFolder?: string | null | undefined;
-  /** Storage that receives the documents; SERVICE by default. */
-  cloudStorageProvider?: ConnectionProvider | null | undefined;
-  /** Whether recipients must complete every required item before submitting. */
-  requireCompleteSubmission?: boolean | null | undefined;
-  /** Whether recipients are kept from commenting. */
-  disableSubmissionComments?: boolean | null | undefined;
-  /**
-   * Owner of the request, a user of the caller's organization; the caller by default. Only ADMIN may
-   * name another user.
-   */
-  ownerId?: string | number | null | undefined;
-  /** Team of the request, of the caller's organization; the owner's team by default. */
-  teamId?: string | number | null | undefined;
-  /** Template to start from. */
-  templateId?: string | number | null | undefined;
-  /** Whether the given items are also saved into the template. */
-  overwriteTemplateItems?: boolean | null | undefined;
-  /** Whether recipients confirm a one-time code before they see the request. */
-  mfaEnabled?: boolean | null | undefined;
-  /** Whether to generate the links without notifying the recipients. */
-  skipInitialNotification?: boolean | null | undefined;
-};
-
 /** Input of `requestUpdate`. An absent field is left alone; an explicit null clears a nullable field. */
 export type RequestUpdateInput = {
   /** Title, 1 to 255 characters. */
@@ -548,6 +665,149 @@ export type WebhookUpdateInput = {
   enabled?: boolean | null | undefined;
 };
 
+export type RestAttachmentFragment = { id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null };
+
+export type RestFileRefFragment = { id: string, name: string, mimeType: string };
+
+export type AttachmentGetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type AttachmentGetQuery = { attachment: { id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null } | null };
+
+export type AttachmentListQueryVariables = Exact<{
+  first: number;
+}>;
+
+
+export type AttachmentListQuery = { attachments: { nodes: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null }> } };
+
+export type ItemAttachmentListQueryVariables = Exact<{
+  requestId: string | number;
+  itemId: string | number;
+}>;
+
+
+export type ItemAttachmentListQuery = { request: { item:
+      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null }> }
+      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null }> }
+      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null }> }
+     | null } | null };
+
+export type AttachmentDeleteMutationVariables = Exact<{
+  id: string | number;
+  requestId: string | number;
+  itemId: string | number;
+}>;
+
+
+export type AttachmentDeleteMutation = { attachmentDelete: { deletedAttachmentId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RestContractLayoutFragment = { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null };
+
+export type RestContractPartsFragment = { id: string, annotations: Array<{ id: string | null, type: ContractAnnotationType, defaultValue: string | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }>, fields: Array<{ id: string | null, type: ContractFieldType, placeholder: string | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }> };
+
+export type RestContractFragment = { name: string, mimeType: string, annotationUrl: string, createdAt: string, updatedAt: string, id: string, annotations: Array<{ id: string | null, type: ContractAnnotationType, defaultValue: string | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }>, fields: Array<{ id: string | null, type: ContractFieldType, placeholder: string | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }> };
+
+export type ContractGetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ContractGetQuery = { contract: { name: string, mimeType: string, annotationUrl: string, createdAt: string, updatedAt: string, id: string, annotations: Array<{ id: string | null, type: ContractAnnotationType, defaultValue: string | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }>, fields: Array<{ id: string | null, type: ContractFieldType, placeholder: string | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }> } | null };
+
+export type ContractListQueryVariables = Exact<{
+  first: number;
+}>;
+
+
+export type ContractListQuery = { contracts: { nodes: Array<{ name: string, mimeType: string, annotationUrl: string, createdAt: string, updatedAt: string, id: string, annotations: Array<{ id: string | null, type: ContractAnnotationType, defaultValue: string | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }>, fields: Array<{ id: string | null, type: ContractFieldType, placeholder: string | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }> }> } };
+
+export type ContractUpdateMutationVariables = Exact<{
+  id: string | number;
+  input: ContractUpdateInput;
+}>;
+
+
+export type ContractUpdateMutation = { contractUpdate: { contract: { name: string, mimeType: string, annotationUrl: string, createdAt: string, updatedAt: string, id: string, annotations: Array<{ id: string | null, type: ContractAnnotationType, defaultValue: string | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }>, fields: Array<{ id: string | null, type: ContractFieldType, placeholder: string | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ContractDeleteMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ContractDeleteMutation = { contractDelete: { deletedContractId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RestDocumentFragment = { id: string, name: string, mimeType: string, size: number, sha256: string, downloadUrl: string, createdAt: string, request: { id: string }, item:
+    | { id: string }
+    | { id: string }
+    | { id: string }
+   };
+
+export type RestDocumentRefFragment = { id: string, name: string, mimeType: string };
+
+export type DocumentGetQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DocumentGetQuery = { document: { id: string, name: string, mimeType: string, size: number, sha256: string, downloadUrl: string, createdAt: string, request: { id: string }, item:
+      | { id: string }
+      | { id: string }
+      | { id: string }
+     } | null };
+
+export type RequestDocumentListQueryVariables = Exact<{
+  requestId: string | number;
+  first: number;
+}>;
+
+
+export type RequestDocumentListQuery = { request: { documents: { nodes: Array<{ id: string, name: string, mimeType: string, size: number, sha256: string, downloadUrl: string, createdAt: string, request: { id: string }, item:
+          | { id: string }
+          | { id: string }
+          | { id: string }
+         }> } } | null };
+
+export type ItemDocumentListQueryVariables = Exact<{
+  requestId: string | number;
+  itemId: string | number;
+}>;
+
+
+export type ItemDocumentListQuery = { request: { item:
+      | { documents: Array<{ id: string, name: string, mimeType: string, size: number, sha256: string, downloadUrl: string, createdAt: string, request: { id: string }, item:
+            | { id: string }
+            | { id: string }
+            | { id: string }
+           }> }
+      | { documents: Array<{ id: string, name: string, mimeType: string, size: number, sha256: string, downloadUrl: string, createdAt: string, request: { id: string }, item:
+            | { id: string }
+            | { id: string }
+            | { id: string }
+           }> }
+      | { documents: Array<{ id: string, name: string, mimeType: string, size: number, sha256: string, downloadUrl: string, createdAt: string, request: { id: string }, item:
+            | { id: string }
+            | { id: string }
+            | { id: string }
+           }> }
+     | null } | null };
+
+export type DocumentDeleteMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DocumentDeleteMutation = { documentDelete: { deletedDocumentId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type RequestDocumentsDeleteMutationVariables = Exact<{
+  requestId: string | number;
+}>;
+
+
+export type RequestDocumentsDeleteMutation = { requestDocumentsDelete: { deletedDocumentIds: Array<string> | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
 export type RestUserFragment = { id: string, email: string, firstName: string | null, lastName: string | null, role: UserRole, createdAt: string, organization: { id: string }, team: { id: string } | null };
 
 export type RestTeamFragment = { id: string, name: string, createdAt: string, organization: { id: string }, members: Array<{ id: string }> };
@@ -606,11 +866,11 @@ export type RestItemAFragment =
   | RestItemA_QuestionItem_Fragment
 ;
 
-type RestItemB_UploadItem_Fragment = { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null };
+type RestItemB_UploadItem_Fragment = { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, attachments: Array<{ id: string, name: string, mimeType: string }>, documents: Array<{ id: string, name: string, mimeType: string }> };
 
-type RestItemB_ESignatureItem_Fragment = { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null };
+type RestItemB_ESignatureItem_Fragment = { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, contract: { id: string, annotations: Array<{ id: string | null, type: ContractAnnotationType, defaultValue: string | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }>, fields: Array<{ id: string | null, type: ContractFieldType, placeholder: string | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }> } | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, attachments: Array<{ id: string, name: string, mimeType: string }>, documents: Array<{ id: string, name: string, mimeType: string }> };
 
-type RestItemB_QuestionItem_Fragment = { questionType: QuestionType, status: RequestItemStatus, answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null };
+type RestItemB_QuestionItem_Fragment = { questionType: QuestionType, status: RequestItemStatus, answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, attachments: Array<{ id: string, name: string, mimeType: string }>, documents: Array<{ id: string, name: string, mimeType: string }> };
 
 export type RestItemBFragment =
   | RestItemB_UploadItem_Fragment
@@ -636,9 +896,9 @@ export type ItemListQueryVariables = Exact<{
 
 
 export type ItemListQuery = { request: { items: Array<
-      | { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null }
-      | { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null }
-      | { questionType: QuestionType, status: RequestItemStatus, answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null }
+      | { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, attachments: Array<{ id: string, name: string, mimeType: string }>, documents: Array<{ id: string, name: string, mimeType: string }> }
+      | { status: RequestItemStatus, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, contract: { id: string, annotations: Array<{ id: string | null, type: ContractAnnotationType, defaultValue: string | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }>, fields: Array<{ id: string | null, type: ContractFieldType, placeholder: string | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, layout: { page: number | null, position: { offsetX: number, offsetY: number, anchorPoint: ContractAnchorPoint } | null, style: { width: number, height: number } | null } | null }> } | null, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, attachments: Array<{ id: string, name: string, mimeType: string }>, documents: Array<{ id: string, name: string, mimeType: string }> }
+      | { questionType: QuestionType, status: RequestItemStatus, answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean, assignedTo: { email: string | null, firstName: string | null, lastName: string | null, phone: string | null } | null, attachments: Array<{ id: string, name: string, mimeType: string }>, documents: Array<{ id: string, name: string, mimeType: string }> }
     > } | null };
 
 export type ItemGetQueryVariables = Exact<{
@@ -719,7 +979,7 @@ export type RestRequestFragment = { id: string, name: string, state: RequestStat
     | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
     | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
     | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
-  >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> };
+  >, attachments: Array<{ id: string, name: string, mimeType: string }>, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> };
 
 export type RequestCreateMutationVariables = Exact<{
   input: RequestCreateInput;
@@ -730,7 +990,7 @@ export type RequestCreateMutation = { requestCreate: { request: { id: string, na
         | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
         | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
         | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
-      >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+      >, attachments: Array<{ id: string, name: string, mimeType: string }>, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
 
 export type RequestListQueryVariables = Exact<{
   first: number;
@@ -743,7 +1003,7 @@ export type RequestListQuery = { requests: { nodes: Array<{ id: string, name: st
         | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
         | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
         | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
-      >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> }> } };
+      >, attachments: Array<{ id: string, name: string, mimeType: string }>, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> }> } };
 
 export type OrganizationRequestListQueryVariables = Exact<{
   organizationId: string | number;
@@ -758,7 +1018,7 @@ export type OrganizationRequestListQuery = { node:
             | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
             | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
             | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
-          >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> }> } }
+          >, attachments: Array<{ id: string, name: string, mimeType: string }>, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> }> } }
     | Record<PropertyKey, never>
    | null };
 
@@ -771,7 +1031,7 @@ export type RequestGetQuery = { request: { id: string, name: string, state: Requ
       | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
       | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
       | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
-    >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null };
+    >, attachments: Array<{ id: string, name: string, mimeType: string }>, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null };
 
 export type RequestUpdateMutationVariables = Exact<{
   id: string | number;
@@ -783,7 +1043,7 @@ export type RequestUpdateMutation = { requestUpdate: { request: { id: string, na
         | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
         | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
         | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
-      >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+      >, attachments: Array<{ id: string, name: string, mimeType: string }>, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
 
 export type RequestDeleteMutationVariables = Exact<{
   id: string | number;
@@ -801,7 +1061,7 @@ export type RequestCloseMutation = { requestClose: { request: { id: string, name
         | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
         | { id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
         | { answer: string | null, id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, verified: boolean, isNa: boolean }
-      >, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+      >, attachments: Array<{ id: string, name: string, mimeType: string }>, recipients: Array<{ requestLink: string, mfaLink: string | null, auth: AuthMethod, password: string, firstName: string | null, lastName: string | null, email: string | null, phone: string | null, language: Language | null, contact: { id: string, owner: { id: string }, team: { id: string } | null } }>, collaborators: Array<{ id: string, role: UserRole, user: { firstName: string | null, lastName: string | null, email: string } }> } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
 
 export type RestTemplateFragment = { id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, createdAt: string, updatedAt: string, owner: { id: string }, team: { id: string } | null, items: Array<{ id: string, kind: RequestItemKind, name: string, description: string | null, required: boolean, received: boolean, answer: string | null, questionType: QuestionType | null, form: { id: string, allowFileUpload: boolean, fields: unknown } | null }> };
 

@@ -5,6 +5,9 @@ import type { Contact as ContactModel, Recipient as RecipientModel } from '../..
 import type { Request as RequestModel, Collaborator as CollaboratorModel } from '../../../modules/requests/request.entities';
 import type { RequestItem as RequestItemModel } from '../../../modules/items/item.entities';
 import type { Template as TemplateModel, TemplateItem as TemplateItemModel } from '../../../modules/templates/template.entities';
+import type { Attachment as AttachmentModel } from '../../../modules/attachments/attachment.entities';
+import type { Document as DocumentModel } from '../../../modules/documents/document.entities';
+import type { Contract as ContractModel } from '../../../modules/contracts/contract.entities';
 import type { Connection as ConnectionModel, Edge as EdgeModel } from '../pagination';
 import type { Webhook as WebhookModel, WebhookDelivery as WebhookDeliveryModel, WebhookAttempt as WebhookAttemptModel } from '../../../modules/webhooks/webhook.entities';
 import type { RevealedSecret as RevealedSecretModel } from '../../../modules/webhooks/webhook.service';
@@ -37,6 +40,16 @@ export type Query = {
    * outside what the caller may see.
    */
   node?: Maybe<Node>;
+  /** An attachment the caller may see: one of its library, or one of a request it sees. */
+  attachment?: Maybe<Attachment>;
+  /** The caller's library of attachments, newest first. Files are uploaded with `POST /attachments`. */
+  attachments: AttachmentConnection;
+  /** A contract of the caller's organization. */
+  contract?: Maybe<Contract>;
+  /** The organization's contracts, newest first. */
+  contracts: ContractConnection;
+  /** A document of a request the caller may see. */
+  document?: Maybe<Document>;
   /** The caller: the user its API key belongs to. */
   viewer: User;
   /** The caller's organization. */
@@ -72,6 +85,42 @@ export type Query = {
 
 /** The root of every read. Modules add their fields with `extend type Query`. */
 export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryAttachmentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryAttachmentsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryContractArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryContractsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryDocumentArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -153,6 +202,19 @@ export type QueryWebhookSecretArgs = {
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type Mutation = {
   __typename?: 'Mutation';
+  /**
+   * Deletes an attachment of the caller's library, or of a request the caller may update while the
+   * request is open. Its bytes are deleted with the last attachment that uses them.
+   */
+  attachmentDelete: AttachmentDeletePayload;
+  /** Replaces a contract's annotations or fields (those given). */
+  contractUpdate: ContractUpdatePayload;
+  /** Deletes a contract with its bytes; refused while an item of a request that is not closed uses it. */
+  contractDelete: ContractDeletePayload;
+  /** Deletes a document of a request the caller may see, with its bytes. */
+  documentDelete: DocumentDeletePayload;
+  /** Deletes every document of a request the caller may see, with their bytes. */
+  requestDocumentsDelete: RequestDocumentsDeletePayload;
   /** Creates a team. Requires ADMIN. */
   teamCreate: TeamCreatePayload;
   /** Adds a user to the caller's organization. Requires ADMIN. */
@@ -212,6 +274,39 @@ export type Mutation = {
   webhookSecretRotate: WebhookSecretRotatePayload;
   /** Sends a delivery again now (it becomes pending, whatever its status). Requires ADMIN. */
   webhookDeliveryRetry: WebhookDeliveryRetryPayload;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationAttachmentDeleteArgs = {
+  id: Scalars['ID']['input'];
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+  itemId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationContractUpdateArgs = {
+  id: Scalars['ID']['input'];
+  input: ContractUpdateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationContractDeleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationDocumentDeleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRequestDocumentsDeleteArgs = {
+  requestId: Scalars['ID']['input'];
 };
 
 
@@ -629,6 +724,734 @@ export type Language =
   | 'ru';
 
 /**
+ * A file that helps a recipient complete a request. Without a request it sits in its uploader's library
+ * (`POST /attachments`), from which requests and items copy it at creation; with one it belongs to the
+ * request, or to one of its items.
+ */
+export type Attachment = Node & {
+  __typename?: 'Attachment';
+  /** The attachment's UUID. */
+  id: Scalars['ID']['output'];
+  /** File name, as uploaded (made safe: no path, no control characters, at most 255 characters). */
+  name: Scalars['String']['output'];
+  /** MIME type detected from the content (not the one the uploader claimed). */
+  mimeType: Scalars['String']['output'];
+  /** Size in bytes. */
+  size: Scalars['Int']['output'];
+  /** SHA-256 of the content, in hexadecimal. */
+  sha256: Scalars['String']['output'];
+  /** Who uploaded it. */
+  owner: User;
+  /** The request it belongs to; null for a library attachment. */
+  request?: Maybe<Request>;
+  /** The item it belongs to; null for a library or request-level attachment. */
+  item?: Maybe<RequestItem>;
+  /** Where an item attachment's bytes are downloaded (REST, with the same API key); null otherwise. */
+  downloadUrl?: Maybe<Scalars['URL']['output']>;
+  /** When it was uploaded or attached. */
+  createdAt: Scalars['DateTime']['output'];
+};
+
+/** A page of attachments. */
+export type AttachmentConnection = {
+  __typename?: 'AttachmentConnection';
+  /** The attachments of this page with their cursors. */
+  edges: Array<AttachmentEdge>;
+  /** The attachments of this page. */
+  nodes: Array<Attachment>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many attachments there are, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An attachment and its cursor. */
+export type AttachmentEdge = {
+  __typename?: 'AttachmentEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The attachment. */
+  node: Attachment;
+};
+
+/** Result of `attachmentDelete`. */
+export type AttachmentDeletePayload = {
+  __typename?: 'AttachmentDeletePayload';
+  /** UUID of the deleted attachment. */
+  deletedAttachmentId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** A document-collection request: recipients are asked to complete its items through private links. */
+export type Request = Node & {
+  __typename?: 'Request';
+  /** Files attached to the request as a whole, in the order given. */
+  attachments: Array<Attachment>;
+  /** Documents submitted to the request's items, oldest first. */
+  documents: DocumentConnection;
+  /**
+   * Where a zip of every submitted document, a folder per item, is downloaded (REST, with the same API
+   * key; 204 when there is none).
+   */
+  documentsDownloadUrl: Scalars['URL']['output'];
+  /** One of the request's items. */
+  item?: Maybe<RequestItem>;
+  /** The request's UUID. */
+  id: Scalars['ID']['output'];
+  /** Title shown to the recipients. */
+  name: Scalars['String']['output'];
+  /** Where the request stands. REST shows it as both `state` and `status`. */
+  state: RequestState;
+  /** The user who manages the request. */
+  owner: User;
+  /** The team the request belongs to, if any. */
+  team?: Maybe<Team>;
+  /** The template the request was made from, if any (null once that template is deleted). */
+  template?: Maybe<Template>;
+  /** Whether the owner has opened the request. */
+  ownerOpened: Scalars['Boolean']['output'];
+  /** Whether a recipient has opened the request. */
+  userOpened: Scalars['Boolean']['output'];
+  /** Whether the owner verified the submission. */
+  verified: Scalars['Boolean']['output'];
+  /** Whether the owner sent the request back for changes. */
+  rejected: Scalars['Boolean']['output'];
+  /** Date by which the request should be complete. */
+  dueDate?: Maybe<Scalars['DateTime']['output']>;
+  /** Date when the request and its documents are deleted; always later than `dueDate`. */
+  expirationDate?: Maybe<Scalars['DateTime']['output']>;
+  /** Date when the request closes by itself. */
+  autoCloseAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Date of the first reminder. */
+  firstReminderDate?: Maybe<Scalars['DateTime']['output']>;
+  /** Message shown to the recipients. */
+  personalMessage?: Maybe<Scalars['String']['output']>;
+  /** The owner's notes, never shown to recipients. */
+  notes?: Maybe<Scalars['String']['output']>;
+  /** Free-form string values the integration attached. */
+  userMetadata: Scalars['JSON']['output'];
+  /** Language of the recipients' pages and messages. */
+  language: Language;
+  /** Days between reminders; 0 or -1 sends none. */
+  reminders: Scalars['Int']['output'];
+  /** Reminders at fixed times. */
+  reminderSchedule: Array<ReminderScheduleEntry>;
+  /** Folder of the cloud storage destination. */
+  cloudStorageFolder?: Maybe<Scalars['String']['output']>;
+  /** Storage that receives the documents. */
+  cloudStorageProvider: ConnectionProvider;
+  /** Whether recipients must complete every required item before submitting. */
+  requireCompleteSubmission: Scalars['Boolean']['output'];
+  /** Whether recipients are kept from commenting on submissions. */
+  disableSubmissionComments: Scalars['Boolean']['output'];
+  /** Whether recipients confirm a one-time code before they see the request. */
+  mfaEnabled: Scalars['Boolean']['output'];
+  /** Share of required items that are complete (of all items when none is required), 0 to 100. */
+  percentComplete: Scalars['Float']['output'];
+  /** The items, in order. */
+  items: Array<RequestItem>;
+  /** The recipients, in order. */
+  recipients: Array<Recipient>;
+  /** The collaborators, in order. */
+  collaborators: Array<Collaborator>;
+  /** When the request was closed, if it was. */
+  closedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the request was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the request last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** Whether the caller may change the request (update, close, manage items). */
+  viewerCanUpdate: Scalars['Boolean']['output'];
+  /** Whether the caller may delete the request or change its collaborators. */
+  viewerCanDelete: Scalars['Boolean']['output'];
+};
+
+
+/** A document-collection request: recipients are asked to complete its items through private links. */
+export type RequestDocumentsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A document-collection request: recipients are asked to complete its items through private links. */
+export type RequestItemArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/** One thing a request asks its recipient to do. */
+export type RequestItem = {
+  /** Files attached to the item to help complete it, in order. */
+  attachments: Array<Attachment>;
+  /** Documents submitted to the item, oldest first. */
+  documents: Array<Document>;
+  /** The item's UUID. */
+  id: Scalars['ID']['output'];
+  /** What the item asks. */
+  kind: RequestItemKind;
+  /** Title; for a question, the question itself. */
+  name: Scalars['String']['output'];
+  /** Help text for the recipient. */
+  description?: Maybe<Scalars['String']['output']>;
+  /** Whether the recipient must complete it. */
+  required: Scalars['Boolean']['output'];
+  /** Progress. */
+  status: RequestItemStatus;
+  /** Whether the owner verified it (status VERIFIED). */
+  verified: Scalars['Boolean']['output'];
+  /** Whether the recipient marked it not applicable. */
+  isNa: Scalars['Boolean']['output'];
+  /** The request the item belongs to. */
+  request: Request;
+  /** The recipient expected to complete it. */
+  assignedTo?: Maybe<Recipient>;
+  /** When the owner verified it. */
+  verifiedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the item was added. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the item last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** An item that asks for files. */
+export type UploadItem = RequestItem & Node & {
+  __typename?: 'UploadItem';
+  /** Files attached to the item to help complete it, in order. */
+  attachments: Array<Attachment>;
+  /** Documents submitted to the item, oldest first. */
+  documents: Array<Document>;
+  /** The item's UUID. */
+  id: Scalars['ID']['output'];
+  /** Always UPLOAD. */
+  kind: RequestItemKind;
+  /** Title. */
+  name: Scalars['String']['output'];
+  /** Help text for the recipient. */
+  description?: Maybe<Scalars['String']['output']>;
+  /** Whether the recipient must complete it. */
+  required: Scalars['Boolean']['output'];
+  /** Progress. */
+  status: RequestItemStatus;
+  /** Whether the owner verified it. */
+  verified: Scalars['Boolean']['output'];
+  /** Whether the recipient marked it not applicable. */
+  isNa: Scalars['Boolean']['output'];
+  /** The request the item belongs to. */
+  request: Request;
+  /** The recipient expected to complete it. */
+  assignedTo?: Maybe<Recipient>;
+  /** When the owner verified it. */
+  verifiedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the item was added. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the item last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** An item that asks for a signature on a contract. */
+export type ESignatureItem = RequestItem & Node & {
+  __typename?: 'ESignatureItem';
+  /** Files attached to the item to help complete it, in order. */
+  attachments: Array<Attachment>;
+  /** The contract the recipient signs. */
+  contract?: Maybe<Contract>;
+  /** Documents submitted to the item, oldest first. */
+  documents: Array<Document>;
+  /** The item's UUID. */
+  id: Scalars['ID']['output'];
+  /** Always E_SIGNATURE. */
+  kind: RequestItemKind;
+  /** Title. */
+  name: Scalars['String']['output'];
+  /** Help text for the recipient. */
+  description?: Maybe<Scalars['String']['output']>;
+  /** Whether the recipient must complete it. */
+  required: Scalars['Boolean']['output'];
+  /** Progress. */
+  status: RequestItemStatus;
+  /** Whether the owner verified it. */
+  verified: Scalars['Boolean']['output'];
+  /** Whether the recipient marked it not applicable. */
+  isNa: Scalars['Boolean']['output'];
+  /** The request the item belongs to. */
+  request: Request;
+  /** The recipient expected to sign. */
+  assignedTo?: Maybe<Recipient>;
+  /** When the owner verified it. */
+  verifiedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the item was added. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the item last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** An item that asks a question. */
+export type QuestionItem = RequestItem & Node & {
+  __typename?: 'QuestionItem';
+  /** Files attached to the item to help complete it, in order. */
+  attachments: Array<Attachment>;
+  /** Documents submitted to the item, oldest first. */
+  documents: Array<Document>;
+  /** The item's UUID. */
+  id: Scalars['ID']['output'];
+  /** Always QUESTION. */
+  kind: RequestItemKind;
+  /** The question. */
+  name: Scalars['String']['output'];
+  /** Help text for the recipient. */
+  description?: Maybe<Scalars['String']['output']>;
+  /** Whether the recipient must answer it. */
+  required: Scalars['Boolean']['output'];
+  /** Progress. */
+  status: RequestItemStatus;
+  /** Whether the owner verified it. */
+  verified: Scalars['Boolean']['output'];
+  /** Whether the recipient marked it not applicable. */
+  isNa: Scalars['Boolean']['output'];
+  /** The request the item belongs to. */
+  request: Request;
+  /** The recipient expected to answer. */
+  assignedTo?: Maybe<Recipient>;
+  /** Kind of answer expected. */
+  questionType: QuestionType;
+  /** The answer, once given (or the expected answer set by the owner). */
+  answer?: Maybe<Scalars['String']['output']>;
+  /** When the owner verified it. */
+  verifiedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When the item was added. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When the item last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** Input of `requestCreate`. */
+export type RequestCreateInput = {
+  /** UUIDs of attachments of the caller's library to attach to the request (copied, not moved). */
+  attachmentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Title, 1 to 255 characters. Required unless `templateId` is given (then the template's title). */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * The items, up to 100. Required unless `templateId` is given; given with a template, they replace
+   * the template's items.
+   */
+  items?: InputMaybe<Array<RequestItemInput>>;
+  /** The recipients, 1 to 20. */
+  recipients: Array<RecipientInput>;
+  /**
+   * Date by which the request should be complete; with a template that has a due-date interval, that
+   * many days from now by default.
+   */
+  dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Date when the request and its documents are deleted; must be later than `dueDate`. */
+  expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Date when the request closes by itself. */
+  autoCloseAt?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Date of the first reminder. */
+  firstReminderDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Message to the recipients, up to 5,000 characters; overrides the template's. */
+  personalMessage?: InputMaybe<Scalars['String']['input']>;
+  /** Notes for the owner, up to 10,000 characters. */
+  notes?: InputMaybe<Scalars['String']['input']>;
+  /** Up to 50 string values, keys up to 100 characters, values up to 1,000. */
+  userMetadata?: InputMaybe<Scalars['JSON']['input']>;
+  /** Language; the template's, else EN_US. */
+  language?: InputMaybe<Language>;
+  /** Days between reminders, -1 to 365 (-1 and 0 send none); the template's, else 3. */
+  reminders?: InputMaybe<Scalars['Int']['input']>;
+  /** Reminders at fixed times, up to 20. */
+  reminderSchedule?: InputMaybe<Array<ReminderScheduleEntryInput>>;
+  /** Users to add as collaborators, up to 20. */
+  collaborators?: InputMaybe<Array<CollaboratorInput>>;
+  /** Folder of the cloud storage destination. */
+  cloudStorageFolder?: InputMaybe<Scalars['String']['input']>;
+  /** Storage that receives the documents; SERVICE by default. */
+  cloudStorageProvider?: InputMaybe<ConnectionProvider>;
+  /** Whether recipients must complete every required item before submitting. */
+  requireCompleteSubmission?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Whether recipients are kept from commenting. */
+  disableSubmissionComments?: InputMaybe<Scalars['Boolean']['input']>;
+  /**
+   * Owner of the request, a user of the caller's organization; the caller by default. Only ADMIN may
+   * name another user.
+   */
+  ownerId?: InputMaybe<Scalars['ID']['input']>;
+  /** Team of the request, of the caller's organization; the owner's team by default. */
+  teamId?: InputMaybe<Scalars['ID']['input']>;
+  /** Template to start from. */
+  templateId?: InputMaybe<Scalars['ID']['input']>;
+  /** Whether the given items are also saved into the template. */
+  overwriteTemplateItems?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Whether recipients confirm a one-time code before they see the request. */
+  mfaEnabled?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Whether to generate the links without notifying the recipients. */
+  skipInitialNotification?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** An upload item to add. */
+export type UploadItemInput = {
+  /** UUIDs of attachments of the caller's library to attach to the item (copied, not moved). */
+  attachmentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Title, 1 to 1,000 characters. */
+  name: Scalars['String']['input'];
+  /** Help text, up to 5,000 characters. */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Whether the recipient must complete it; false by default. */
+  required?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** An e-signature item to add. */
+export type ESignatureItemInput = {
+  /** UUIDs of attachments of the caller's library to attach to the item (copied, not moved). */
+  attachmentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Title, 1 to 1,000 characters. */
+  name: Scalars['String']['input'];
+  /** Help text, up to 5,000 characters. */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Whether the recipient must sign; false by default. */
+  required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** UUID of the contract to sign. */
+  contractId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** A question item to add. */
+export type QuestionItemInput = {
+  /** UUIDs of attachments of the caller's library to attach to the item (copied, not moved). */
+  attachmentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** The question, 1 to 1,000 characters. */
+  name: Scalars['String']['input'];
+  /** Help text, up to 5,000 characters. */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** Whether the recipient must answer; false by default. */
+  required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Kind of answer; TEXT by default. */
+  questionType?: InputMaybe<QuestionType>;
+  /** An answer filled in beforehand, up to 10,000 characters. */
+  answer?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * A document to e-sign (PDF, DOC or DOCX, by its content), with the annotations and fields placed on
+ * it. Uploaded with `POST /contracts`; an E_SIGNATURE item names the contract its recipient signs.
+ */
+export type Contract = Node & {
+  __typename?: 'Contract';
+  /** The contract's UUID. */
+  id: Scalars['ID']['output'];
+  /** File name, as uploaded (made safe: no path, no control characters, at most 255 characters). */
+  name: Scalars['String']['output'];
+  /** MIME type detected from the content: application/pdf, application/msword or the DOCX type. */
+  mimeType: Scalars['String']['output'];
+  /** Size in bytes. */
+  size: Scalars['Int']['output'];
+  /** SHA-256 of the content, in hexadecimal. */
+  sha256: Scalars['String']['output'];
+  /** Who uploaded it. */
+  owner: User;
+  /** Values the owner places on the document, in order. */
+  annotations: Array<ContractAnnotation>;
+  /** Places a signer fills in, in order. */
+  fields: Array<ContractField>;
+  /** Where the layout is shown and edited; today the preview (REST, with the same API key). */
+  annotationUrl: Scalars['URL']['output'];
+  /**
+   * Where the PDF with its fields drawn is downloaded (REST, with the same API key); null unless the
+   * contract is a PDF.
+   */
+  previewUrl?: Maybe<Scalars['URL']['output']>;
+  /** When it was uploaded. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When its annotations or fields last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** Kinds of annotation value. Values may be added. */
+export type ContractAnnotationType =
+  /** Free text. */
+  | 'STRING'
+  /** A number. */
+  | 'NUMBER'
+  /** A date. */
+  | 'DATE';
+
+/** Kinds of field a signer fills in. Values may be added. */
+export type ContractFieldType =
+  /** Free text. */
+  | 'TEXT'
+  /** A signature. */
+  | 'SIGNATURE'
+  /** A box to tick. */
+  | 'CHECKBOX'
+  /** One choice among several. */
+  | 'RADIO'
+  /** Initials. */
+  | 'INITIALS'
+  /** A date. */
+  | 'DATE';
+
+/** The corner of the page a position is measured from. Values may be added. */
+export type ContractAnchorPoint =
+  /** The top left corner. */
+  | 'TOP_LEFT'
+  /** The top right corner. */
+  | 'TOP_RIGHT'
+  /** The bottom left corner. */
+  | 'BOTTOM_LEFT'
+  /** The bottom right corner. */
+  | 'BOTTOM_RIGHT';
+
+/** Where a position is, in PDF points (1/72 inch) from a corner of the page. */
+export type ContractPosition = {
+  __typename?: 'ContractPosition';
+  /** Horizontal distance from the anchor corner. */
+  offsetX: Scalars['Float']['output'];
+  /** Vertical distance from the anchor corner. */
+  offsetY: Scalars['Float']['output'];
+  /** The corner the distances are measured from. */
+  anchorPoint: ContractAnchorPoint;
+};
+
+/** The size of a placed box, in PDF points. */
+export type ContractSize = {
+  __typename?: 'ContractSize';
+  /** Width. */
+  width: Scalars['Float']['output'];
+  /** Height. */
+  height: Scalars['Float']['output'];
+};
+
+/** Where an annotation or field sits on the document. */
+export type ContractLayout = {
+  __typename?: 'ContractLayout';
+  /** Page number, from 1. */
+  page?: Maybe<Scalars['Int']['output']>;
+  /** Position on the page. */
+  position?: Maybe<ContractPosition>;
+  /** Size of the box. */
+  style?: Maybe<ContractSize>;
+};
+
+/** Who is to fill in a field. */
+export type ContractAssignee = {
+  __typename?: 'ContractAssignee';
+  /** Email address. */
+  email?: Maybe<Scalars['String']['output']>;
+  /** First name. */
+  firstName?: Maybe<Scalars['String']['output']>;
+  /** Last name. */
+  lastName?: Maybe<Scalars['String']['output']>;
+  /** Mobile phone number. */
+  phone?: Maybe<Scalars['String']['output']>;
+};
+
+/** A value the owner places on the document. */
+export type ContractAnnotation = {
+  __typename?: 'ContractAnnotation';
+  /** The client's own identifier of the annotation, if it gave one. */
+  id?: Maybe<Scalars['String']['output']>;
+  /** Kind of value. */
+  type: ContractAnnotationType;
+  /** Value shown unless a request gives another. */
+  defaultValue?: Maybe<Scalars['String']['output']>;
+  /** Where it sits. */
+  layout?: Maybe<ContractLayout>;
+};
+
+/** A place a signer fills in. */
+export type ContractField = {
+  __typename?: 'ContractField';
+  /** The client's own identifier of the field, if it gave one. */
+  id?: Maybe<Scalars['String']['output']>;
+  /** Kind of field. */
+  type: ContractFieldType;
+  /** Hint shown in the empty field. */
+  placeholder?: Maybe<Scalars['String']['output']>;
+  /** Who fills it in. */
+  assignedTo?: Maybe<ContractAssignee>;
+  /** Where it sits. */
+  layout?: Maybe<ContractLayout>;
+};
+
+/** A page of contracts. */
+export type ContractConnection = {
+  __typename?: 'ContractConnection';
+  /** The contracts of this page with their cursors. */
+  edges: Array<ContractEdge>;
+  /** The contracts of this page. */
+  nodes: Array<Contract>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many contracts there are, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A contract and its cursor. */
+export type ContractEdge = {
+  __typename?: 'ContractEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The contract. */
+  node: Contract;
+};
+
+/** A position to set. */
+export type ContractPositionInput = {
+  /** Horizontal distance from the anchor corner, 0 to 100,000 points. */
+  offsetX: Scalars['Float']['input'];
+  /** Vertical distance from the anchor corner, 0 to 100,000 points. */
+  offsetY: Scalars['Float']['input'];
+  /** The corner the distances are measured from. */
+  anchorPoint: ContractAnchorPoint;
+};
+
+/** A box size to set. */
+export type ContractSizeInput = {
+  /** Width, more than 0 and at most 100,000 points. */
+  width: Scalars['Float']['input'];
+  /** Height, more than 0 and at most 100,000 points. */
+  height: Scalars['Float']['input'];
+};
+
+/** A layout to set. */
+export type ContractLayoutInput = {
+  /** Page number, 1 to 10,000. */
+  page?: InputMaybe<Scalars['Int']['input']>;
+  /** Position on the page. */
+  position?: InputMaybe<ContractPositionInput>;
+  /** Size of the box. */
+  style?: InputMaybe<ContractSizeInput>;
+};
+
+/** Who is to fill in a field. */
+export type ContractAssigneeInput = {
+  /** Email address. */
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** First name, up to 100 characters. */
+  firstName?: InputMaybe<Scalars['String']['input']>;
+  /** Last name, up to 100 characters. */
+  lastName?: InputMaybe<Scalars['String']['input']>;
+  /** Mobile phone number. */
+  phone?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** An annotation to set. */
+export type ContractAnnotationInput = {
+  /** Your own identifier, up to 100 characters. */
+  id?: InputMaybe<Scalars['String']['input']>;
+  /** Kind of value. */
+  type: ContractAnnotationType;
+  /** Value shown unless a request gives another, up to 1,000 characters. */
+  defaultValue?: InputMaybe<Scalars['String']['input']>;
+  /** Where it sits. */
+  layout?: InputMaybe<ContractLayoutInput>;
+};
+
+/** A field to set. */
+export type ContractFieldInput = {
+  /** Your own identifier, up to 100 characters. */
+  id?: InputMaybe<Scalars['String']['input']>;
+  /** Kind of field. */
+  type: ContractFieldType;
+  /** Hint shown in the empty field, up to 1,000 characters. */
+  placeholder?: InputMaybe<Scalars['String']['input']>;
+  /** Who fills it in. */
+  assignedTo?: InputMaybe<ContractAssigneeInput>;
+  /** Where it sits. */
+  layout?: InputMaybe<ContractLayoutInput>;
+};
+
+/** Input of `contractUpdate`. A given list replaces the stored one whole; an absent one is left alone. */
+export type ContractUpdateInput = {
+  /** The annotations, at most 200. */
+  annotations?: InputMaybe<Array<ContractAnnotationInput>>;
+  /** The fields, at most 200. */
+  fields?: InputMaybe<Array<ContractFieldInput>>;
+};
+
+/** Result of `contractUpdate`. */
+export type ContractUpdatePayload = {
+  __typename?: 'ContractUpdatePayload';
+  /** The updated contract; null when `userErrors` is not empty. */
+  contract?: Maybe<Contract>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `contractDelete`. */
+export type ContractDeletePayload = {
+  __typename?: 'ContractDeletePayload';
+  /** UUID of the deleted contract. */
+  deletedContractId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input: `INVALID_STATE` while an item of an open request uses the contract. */
+  userErrors: Array<UserError>;
+};
+
+/** A file a recipient submitted to an item of a request. */
+export type Document = Node & {
+  __typename?: 'Document';
+  /** The document's UUID. */
+  id: Scalars['ID']['output'];
+  /** File name, as submitted (made safe: no path, no control characters, at most 255 characters). */
+  name: Scalars['String']['output'];
+  /** MIME type detected from the content (not the one the sender claimed). */
+  mimeType: Scalars['String']['output'];
+  /** Size in bytes. */
+  size: Scalars['Int']['output'];
+  /** SHA-256 of the content, in hexadecimal. */
+  sha256: Scalars['String']['output'];
+  /** The request it was submitted to. */
+  request: Request;
+  /** The item it was submitted to. */
+  item: RequestItem;
+  /** Where its bytes are downloaded (REST, with the same API key). */
+  downloadUrl: Scalars['URL']['output'];
+  /** When it was submitted. */
+  createdAt: Scalars['DateTime']['output'];
+};
+
+/** A page of documents. */
+export type DocumentConnection = {
+  __typename?: 'DocumentConnection';
+  /** The documents of this page with their cursors. */
+  edges: Array<DocumentEdge>;
+  /** The documents of this page. */
+  nodes: Array<Document>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many documents there are, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A document and its cursor. */
+export type DocumentEdge = {
+  __typename?: 'DocumentEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The document. */
+  node: Document;
+};
+
+/** Result of `documentDelete`. */
+export type DocumentDeletePayload = {
+  __typename?: 'DocumentDeletePayload';
+  /** UUID of the deleted document. */
+  deletedDocumentId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `requestDocumentsDelete`. */
+export type RequestDocumentsDeletePayload = {
+  __typename?: 'RequestDocumentsDeletePayload';
+  /** UUIDs of the deleted documents; empty when the request had none. */
+  deletedDocumentIds?: Maybe<Array<Scalars['ID']['output']>>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/**
  * What happened. Each value is a webhook topic (`REQUEST_CREATED` is `request.created`) and a field of
  * `Subscription` (`requestCreated`). Values may be added.
  */
@@ -963,169 +1786,6 @@ export type QuestionType =
   /** A free-text answer. */
   | 'TEXT';
 
-/** One thing a request asks its recipient to do. */
-export type RequestItem = {
-  /** The item's UUID. */
-  id: Scalars['ID']['output'];
-  /** What the item asks. */
-  kind: RequestItemKind;
-  /** Title; for a question, the question itself. */
-  name: Scalars['String']['output'];
-  /** Help text for the recipient. */
-  description?: Maybe<Scalars['String']['output']>;
-  /** Whether the recipient must complete it. */
-  required: Scalars['Boolean']['output'];
-  /** Progress. */
-  status: RequestItemStatus;
-  /** Whether the owner verified it (status VERIFIED). */
-  verified: Scalars['Boolean']['output'];
-  /** Whether the recipient marked it not applicable. */
-  isNa: Scalars['Boolean']['output'];
-  /** The request the item belongs to. */
-  request: Request;
-  /** The recipient expected to complete it. */
-  assignedTo?: Maybe<Recipient>;
-  /** When the owner verified it. */
-  verifiedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** When the item was added. */
-  createdAt: Scalars['DateTime']['output'];
-  /** When the item last changed. */
-  updatedAt: Scalars['DateTime']['output'];
-};
-
-/** An item that asks for files. */
-export type UploadItem = RequestItem & Node & {
-  __typename?: 'UploadItem';
-  /** The item's UUID. */
-  id: Scalars['ID']['output'];
-  /** Always UPLOAD. */
-  kind: RequestItemKind;
-  /** Title. */
-  name: Scalars['String']['output'];
-  /** Help text for the recipient. */
-  description?: Maybe<Scalars['String']['output']>;
-  /** Whether the recipient must complete it. */
-  required: Scalars['Boolean']['output'];
-  /** Progress. */
-  status: RequestItemStatus;
-  /** Whether the owner verified it. */
-  verified: Scalars['Boolean']['output'];
-  /** Whether the recipient marked it not applicable. */
-  isNa: Scalars['Boolean']['output'];
-  /** The request the item belongs to. */
-  request: Request;
-  /** The recipient expected to complete it. */
-  assignedTo?: Maybe<Recipient>;
-  /** When the owner verified it. */
-  verifiedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** When the item was added. */
-  createdAt: Scalars['DateTime']['output'];
-  /** When the item last changed. */
-  updatedAt: Scalars['DateTime']['output'];
-};
-
-/** An item that asks for a signature on a contract. */
-export type ESignatureItem = RequestItem & Node & {
-  __typename?: 'ESignatureItem';
-  /** The item's UUID. */
-  id: Scalars['ID']['output'];
-  /** Always E_SIGNATURE. */
-  kind: RequestItemKind;
-  /** Title. */
-  name: Scalars['String']['output'];
-  /** Help text for the recipient. */
-  description?: Maybe<Scalars['String']['output']>;
-  /** Whether the recipient must complete it. */
-  required: Scalars['Boolean']['output'];
-  /** Progress. */
-  status: RequestItemStatus;
-  /** Whether the owner verified it. */
-  verified: Scalars['Boolean']['output'];
-  /** Whether the recipient marked it not applicable. */
-  isNa: Scalars['Boolean']['output'];
-  /** The request the item belongs to. */
-  request: Request;
-  /** The recipient expected to sign. */
-  assignedTo?: Maybe<Recipient>;
-  /** When the owner verified it. */
-  verifiedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** When the item was added. */
-  createdAt: Scalars['DateTime']['output'];
-  /** When the item last changed. */
-  updatedAt: Scalars['DateTime']['output'];
-};
-
-/** An item that asks a question. */
-export type QuestionItem = RequestItem & Node & {
-  __typename?: 'QuestionItem';
-  /** The item's UUID. */
-  id: Scalars['ID']['output'];
-  /** Always QUESTION. */
-  kind: RequestItemKind;
-  /** The question. */
-  name: Scalars['String']['output'];
-  /** Help text for the recipient. */
-  description?: Maybe<Scalars['String']['output']>;
-  /** Whether the recipient must answer it. */
-  required: Scalars['Boolean']['output'];
-  /** Progress. */
-  status: RequestItemStatus;
-  /** Whether the owner verified it. */
-  verified: Scalars['Boolean']['output'];
-  /** Whether the recipient marked it not applicable. */
-  isNa: Scalars['Boolean']['output'];
-  /** The request the item belongs to. */
-  request: Request;
-  /** The recipient expected to answer. */
-  assignedTo?: Maybe<Recipient>;
-  /** Kind of answer expected. */
-  questionType: QuestionType;
-  /** The answer, once given (or the expected answer set by the owner). */
-  answer?: Maybe<Scalars['String']['output']>;
-  /** When the owner verified it. */
-  verifiedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** When the item was added. */
-  createdAt: Scalars['DateTime']['output'];
-  /** When the item last changed. */
-  updatedAt: Scalars['DateTime']['output'];
-};
-
-/** An upload item to add. */
-export type UploadItemInput = {
-  /** Title, 1 to 1,000 characters. */
-  name: Scalars['String']['input'];
-  /** Help text, up to 5,000 characters. */
-  description?: InputMaybe<Scalars['String']['input']>;
-  /** Whether the recipient must complete it; false by default. */
-  required?: InputMaybe<Scalars['Boolean']['input']>;
-};
-
-/** An e-signature item to add. */
-export type ESignatureItemInput = {
-  /** Title, 1 to 1,000 characters. */
-  name: Scalars['String']['input'];
-  /** Help text, up to 5,000 characters. */
-  description?: InputMaybe<Scalars['String']['input']>;
-  /** Whether the recipient must sign; false by default. */
-  required?: InputMaybe<Scalars['Boolean']['input']>;
-  /** UUID of the contract to sign. */
-  contractId?: InputMaybe<Scalars['ID']['input']>;
-};
-
-/** A question item to add. */
-export type QuestionItemInput = {
-  /** The question, 1 to 1,000 characters. */
-  name: Scalars['String']['input'];
-  /** Help text, up to 5,000 characters. */
-  description?: InputMaybe<Scalars['String']['input']>;
-  /** Whether the recipient must answer; false by default. */
-  required?: InputMaybe<Scalars['Boolean']['input']>;
-  /** Kind of answer; TEXT by default. */
-  questionType?: InputMaybe<QuestionType>;
-  /** An answer filled in beforehand, up to 10,000 characters. */
-  answer?: InputMaybe<Scalars['String']['input']>;
-};
-
 /** An item to add: exactly one of the fields. */
 export type RequestItemInput =
   /** Ask for files. */
@@ -1179,87 +1839,6 @@ export type ItemVerifyPayload = {
   item?: Maybe<RequestItem>;
   /** Problems with the input. */
   userErrors: Array<UserError>;
-};
-
-/** A document-collection request: recipients are asked to complete its items through private links. */
-export type Request = Node & {
-  __typename?: 'Request';
-  /** One of the request's items. */
-  item?: Maybe<RequestItem>;
-  /** The request's UUID. */
-  id: Scalars['ID']['output'];
-  /** Title shown to the recipients. */
-  name: Scalars['String']['output'];
-  /** Where the request stands. REST shows it as both `state` and `status`. */
-  state: RequestState;
-  /** The user who manages the request. */
-  owner: User;
-  /** The team the request belongs to, if any. */
-  team?: Maybe<Team>;
-  /** The template the request was made from, if any (null once that template is deleted). */
-  template?: Maybe<Template>;
-  /** Whether the owner has opened the request. */
-  ownerOpened: Scalars['Boolean']['output'];
-  /** Whether a recipient has opened the request. */
-  userOpened: Scalars['Boolean']['output'];
-  /** Whether the owner verified the submission. */
-  verified: Scalars['Boolean']['output'];
-  /** Whether the owner sent the request back for changes. */
-  rejected: Scalars['Boolean']['output'];
-  /** Date by which the request should be complete. */
-  dueDate?: Maybe<Scalars['DateTime']['output']>;
-  /** Date when the request and its documents are deleted; always later than `dueDate`. */
-  expirationDate?: Maybe<Scalars['DateTime']['output']>;
-  /** Date when the request closes by itself. */
-  autoCloseAt?: Maybe<Scalars['DateTime']['output']>;
-  /** Date of the first reminder. */
-  firstReminderDate?: Maybe<Scalars['DateTime']['output']>;
-  /** Message shown to the recipients. */
-  personalMessage?: Maybe<Scalars['String']['output']>;
-  /** The owner's notes, never shown to recipients. */
-  notes?: Maybe<Scalars['String']['output']>;
-  /** Free-form string values the integration attached. */
-  userMetadata: Scalars['JSON']['output'];
-  /** Language of the recipients' pages and messages. */
-  language: Language;
-  /** Days between reminders; 0 or -1 sends none. */
-  reminders: Scalars['Int']['output'];
-  /** Reminders at fixed times. */
-  reminderSchedule: Array<ReminderScheduleEntry>;
-  /** Folder of the cloud storage destination. */
-  cloudStorageFolder?: Maybe<Scalars['String']['output']>;
-  /** Storage that receives the documents. */
-  cloudStorageProvider: ConnectionProvider;
-  /** Whether recipients must complete every required item before submitting. */
-  requireCompleteSubmission: Scalars['Boolean']['output'];
-  /** Whether recipients are kept from commenting on submissions. */
-  disableSubmissionComments: Scalars['Boolean']['output'];
-  /** Whether recipients confirm a one-time code before they see the request. */
-  mfaEnabled: Scalars['Boolean']['output'];
-  /** Share of required items that are complete (of all items when none is required), 0 to 100. */
-  percentComplete: Scalars['Float']['output'];
-  /** The items, in order. */
-  items: Array<RequestItem>;
-  /** The recipients, in order. */
-  recipients: Array<Recipient>;
-  /** The collaborators, in order. */
-  collaborators: Array<Collaborator>;
-  /** When the request was closed, if it was. */
-  closedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** When the request was created. */
-  createdAt: Scalars['DateTime']['output'];
-  /** When the request last changed. */
-  updatedAt: Scalars['DateTime']['output'];
-  /** Whether the caller may change the request (update, close, manage items). */
-  viewerCanUpdate: Scalars['Boolean']['output'];
-  /** Whether the caller may delete the request or change its collaborators. */
-  viewerCanDelete: Scalars['Boolean']['output'];
-};
-
-
-/** A document-collection request: recipients are asked to complete its items through private links. */
-export type RequestItemArgs = {
-  id: Scalars['ID']['input'];
 };
 
 /** How a recipient proves who it is before it sees a request. Values may be added. */
@@ -1557,67 +2136,6 @@ export type CollaboratorInput = {
   id: Scalars['ID']['input'];
   /** Role on this request; USER by default. */
   role?: InputMaybe<UserRole>;
-};
-
-/** Input of `requestCreate`. */
-export type RequestCreateInput = {
-  /** Title, 1 to 255 characters. Required unless `templateId` is given (then the template's title). */
-  name?: InputMaybe<Scalars['String']['input']>;
-  /**
-   * The items, up to 100. Required unless `templateId` is given; given with a template, they replace
-   * the template's items.
-   */
-  items?: InputMaybe<Array<RequestItemInput>>;
-  /** The recipients, 1 to 20. */
-  recipients: Array<RecipientInput>;
-  /**
-   * Date by which the request should be complete; with a template that has a due-date interval, that
-   * many days from now by default.
-   */
-  dueDate?: InputMaybe<Scalars['DateTime']['input']>;
-  /** Date when the request and its documents are deleted; must be later than `dueDate`. */
-  expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
-  /** Date when the request closes by itself. */
-  autoCloseAt?: InputMaybe<Scalars['DateTime']['input']>;
-  /** Date of the first reminder. */
-  firstReminderDate?: InputMaybe<Scalars['DateTime']['input']>;
-  /** Message to the recipients, up to 5,000 characters; overrides the template's. */
-  personalMessage?: InputMaybe<Scalars['String']['input']>;
-  /** Notes for the owner, up to 10,000 characters. */
-  notes?: InputMaybe<Scalars['String']['input']>;
-  /** Up to 50 string values, keys up to 100 characters, values up to 1,000. */
-  userMetadata?: InputMaybe<Scalars['JSON']['input']>;
-  /** Language; the template's, else EN_US. */
-  language?: InputMaybe<Language>;
-  /** Days between reminders, -1 to 365 (-1 and 0 send none); the template's, else 3. */
-  reminders?: InputMaybe<Scalars['Int']['input']>;
-  /** Reminders at fixed times, up to 20. */
-  reminderSchedule?: InputMaybe<Array<ReminderScheduleEntryInput>>;
-  /** Users to add as collaborators, up to 20. */
-  collaborators?: InputMaybe<Array<CollaboratorInput>>;
-  /** Folder of the cloud storage destination. */
-  cloudStorageFolder?: InputMaybe<Scalars['String']['input']>;
-  /** Storage that receives the documents; SERVICE by default. */
-  cloudStorageProvider?: InputMaybe<ConnectionProvider>;
-  /** Whether recipients must complete every required item before submitting. */
-  requireCompleteSubmission?: InputMaybe<Scalars['Boolean']['input']>;
-  /** Whether recipients are kept from commenting. */
-  disableSubmissionComments?: InputMaybe<Scalars['Boolean']['input']>;
-  /**
-   * Owner of the request, a user of the caller's organization; the caller by default. Only ADMIN may
-   * name another user.
-   */
-  ownerId?: InputMaybe<Scalars['ID']['input']>;
-  /** Team of the request, of the caller's organization; the owner's team by default. */
-  teamId?: InputMaybe<Scalars['ID']['input']>;
-  /** Template to start from. */
-  templateId?: InputMaybe<Scalars['ID']['input']>;
-  /** Whether the given items are also saved into the template. */
-  overwriteTemplateItems?: InputMaybe<Scalars['Boolean']['input']>;
-  /** Whether recipients confirm a one-time code before they see the request. */
-  mfaEnabled?: InputMaybe<Scalars['Boolean']['input']>;
-  /** Whether to generate the links without notifying the recipients. */
-  skipInitialNotification?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 /** Result of `requestCreate`. */
@@ -2170,28 +2688,31 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
   Node:
+    | ( AttachmentModel )
+    | ( RequestModel )
+    | ( RequestItemModel )
+    | ( RequestItemModel )
+    | ( RequestItemModel )
+    | ( ContractModel )
+    | ( DocumentModel )
     | ( OrganizationModel )
     | ( TeamModel )
     | ( UserModel )
     | ( ApiKeyModel )
-    | ( RequestItemModel )
-    | ( RequestItemModel )
-    | ( RequestItemModel )
-    | ( RequestModel )
     | ( ContactModel )
     | ( RecipientModel )
     | ( TemplateModel )
     | ( WebhookModel )
     | ( WebhookDeliveryModel )
   ;
-  Event:
-    | ( EventRootModel )
-    | ( EventRootModel )
-  ;
   RequestItem:
     | ( RequestItemModel )
     | ( RequestItemModel )
     | ( RequestItemModel )
+  ;
+  Event:
+    | ( EventRootModel )
+    | ( EventRootModel )
   ;
 };
 
@@ -2213,6 +2734,46 @@ export type ResolversTypes = {
   UserError: ResolverTypeWrapper<UserError>;
   UserErrorCode: UserErrorCode;
   Language: null;
+  Attachment: ResolverTypeWrapper<AttachmentModel>;
+  AttachmentConnection: ResolverTypeWrapper<ConnectionModel>;
+  AttachmentEdge: ResolverTypeWrapper<EdgeModel>;
+  AttachmentDeletePayload: ResolverTypeWrapper<AttachmentDeletePayload>;
+  Request: ResolverTypeWrapper<RequestModel>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  RequestItem: ResolverTypeWrapper<RequestItemModel>;
+  UploadItem: ResolverTypeWrapper<RequestItemModel>;
+  ESignatureItem: ResolverTypeWrapper<RequestItemModel>;
+  QuestionItem: ResolverTypeWrapper<RequestItemModel>;
+  RequestCreateInput: RequestCreateInput;
+  UploadItemInput: UploadItemInput;
+  ESignatureItemInput: ESignatureItemInput;
+  QuestionItemInput: QuestionItemInput;
+  Contract: ResolverTypeWrapper<ContractModel>;
+  ContractAnnotationType: ContractAnnotationType;
+  ContractFieldType: ContractFieldType;
+  ContractAnchorPoint: ContractAnchorPoint;
+  ContractPosition: ResolverTypeWrapper<ContractPosition>;
+  ContractSize: ResolverTypeWrapper<ContractSize>;
+  ContractLayout: ResolverTypeWrapper<ContractLayout>;
+  ContractAssignee: ResolverTypeWrapper<ContractAssignee>;
+  ContractAnnotation: ResolverTypeWrapper<ContractAnnotation>;
+  ContractField: ResolverTypeWrapper<ContractField>;
+  ContractConnection: ResolverTypeWrapper<ConnectionModel>;
+  ContractEdge: ResolverTypeWrapper<EdgeModel>;
+  ContractPositionInput: ContractPositionInput;
+  ContractSizeInput: ContractSizeInput;
+  ContractLayoutInput: ContractLayoutInput;
+  ContractAssigneeInput: ContractAssigneeInput;
+  ContractAnnotationInput: ContractAnnotationInput;
+  ContractFieldInput: ContractFieldInput;
+  ContractUpdateInput: ContractUpdateInput;
+  ContractUpdatePayload: ResolverTypeWrapper<Omit<ContractUpdatePayload, 'contract'> & { contract?: Maybe<ResolversTypes['Contract']> }>;
+  ContractDeletePayload: ResolverTypeWrapper<ContractDeletePayload>;
+  Document: ResolverTypeWrapper<DocumentModel>;
+  DocumentConnection: ResolverTypeWrapper<ConnectionModel>;
+  DocumentEdge: ResolverTypeWrapper<EdgeModel>;
+  DocumentDeletePayload: ResolverTypeWrapper<DocumentDeletePayload>;
+  RequestDocumentsDeletePayload: ResolverTypeWrapper<RequestDocumentsDeletePayload>;
   WebhookTopic: null;
   Event: ResolverTypeWrapper<EventRootModel>;
   RequestEvent: ResolverTypeWrapper<EventRootModel>;
@@ -2236,21 +2797,12 @@ export type ResolversTypes = {
   RequestItemKind: RequestItemKind;
   RequestItemStatus: RequestItemStatus;
   QuestionType: QuestionType;
-  RequestItem: ResolverTypeWrapper<RequestItemModel>;
-  UploadItem: ResolverTypeWrapper<RequestItemModel>;
-  ESignatureItem: ResolverTypeWrapper<RequestItemModel>;
-  QuestionItem: ResolverTypeWrapper<RequestItemModel>;
-  UploadItemInput: UploadItemInput;
-  ESignatureItemInput: ESignatureItemInput;
-  QuestionItemInput: QuestionItemInput;
   RequestItemInput: RequestItemInput;
   ItemUpdateInput: ItemUpdateInput;
   ItemCreatePayload: ResolverTypeWrapper<Omit<ItemCreatePayload, 'item'> & { item?: Maybe<ResolversTypes['RequestItem']> }>;
   ItemUpdatePayload: ResolverTypeWrapper<Omit<ItemUpdatePayload, 'item'> & { item?: Maybe<ResolversTypes['RequestItem']> }>;
   ItemDeletePayload: ResolverTypeWrapper<ItemDeletePayload>;
   ItemVerifyPayload: ResolverTypeWrapper<Omit<ItemVerifyPayload, 'item'> & { item?: Maybe<ResolversTypes['RequestItem']> }>;
-  Request: ResolverTypeWrapper<RequestModel>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   AuthMethod: AuthMethod;
   SendMethod: SendMethod;
   Contact: ResolverTypeWrapper<ContactModel>;
@@ -2271,7 +2823,6 @@ export type ResolversTypes = {
   RequestOrder: RequestOrder;
   ReminderScheduleEntryInput: ReminderScheduleEntryInput;
   CollaboratorInput: CollaboratorInput;
-  RequestCreateInput: RequestCreateInput;
   RequestCreatePayload: ResolverTypeWrapper<Omit<RequestCreatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestUpdateInput: RequestUpdateInput;
   RequestUpdatePayload: ResolverTypeWrapper<Omit<RequestUpdatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
@@ -2323,6 +2874,43 @@ export type ResolversParentTypes = {
   PageInfo: PageInfo;
   Boolean: Scalars['Boolean']['output'];
   UserError: UserError;
+  Attachment: AttachmentModel;
+  AttachmentConnection: ConnectionModel;
+  AttachmentEdge: EdgeModel;
+  AttachmentDeletePayload: AttachmentDeletePayload;
+  Request: RequestModel;
+  Float: Scalars['Float']['output'];
+  RequestItem: RequestItemModel;
+  UploadItem: RequestItemModel;
+  ESignatureItem: RequestItemModel;
+  QuestionItem: RequestItemModel;
+  RequestCreateInput: RequestCreateInput;
+  UploadItemInput: UploadItemInput;
+  ESignatureItemInput: ESignatureItemInput;
+  QuestionItemInput: QuestionItemInput;
+  Contract: ContractModel;
+  ContractPosition: ContractPosition;
+  ContractSize: ContractSize;
+  ContractLayout: ContractLayout;
+  ContractAssignee: ContractAssignee;
+  ContractAnnotation: ContractAnnotation;
+  ContractField: ContractField;
+  ContractConnection: ConnectionModel;
+  ContractEdge: EdgeModel;
+  ContractPositionInput: ContractPositionInput;
+  ContractSizeInput: ContractSizeInput;
+  ContractLayoutInput: ContractLayoutInput;
+  ContractAssigneeInput: ContractAssigneeInput;
+  ContractAnnotationInput: ContractAnnotationInput;
+  ContractFieldInput: ContractFieldInput;
+  ContractUpdateInput: ContractUpdateInput;
+  ContractUpdatePayload: Omit<ContractUpdatePayload, 'contract'> & { contract?: Maybe<ResolversParentTypes['Contract']> };
+  ContractDeletePayload: ContractDeletePayload;
+  Document: DocumentModel;
+  DocumentConnection: ConnectionModel;
+  DocumentEdge: EdgeModel;
+  DocumentDeletePayload: DocumentDeletePayload;
+  RequestDocumentsDeletePayload: RequestDocumentsDeletePayload;
   Event: EventRootModel;
   RequestEvent: EventRootModel;
   ItemEvent: EventRootModel;
@@ -2341,21 +2929,12 @@ export type ResolversParentTypes = {
   ApiKeyCreateInput: ApiKeyCreateInput;
   ApiKeyCreatePayload: Omit<ApiKeyCreatePayload, 'apiKey'> & { apiKey?: Maybe<ResolversParentTypes['ApiKey']> };
   ApiKeyRevokePayload: Omit<ApiKeyRevokePayload, 'apiKey'> & { apiKey?: Maybe<ResolversParentTypes['ApiKey']> };
-  RequestItem: RequestItemModel;
-  UploadItem: RequestItemModel;
-  ESignatureItem: RequestItemModel;
-  QuestionItem: RequestItemModel;
-  UploadItemInput: UploadItemInput;
-  ESignatureItemInput: ESignatureItemInput;
-  QuestionItemInput: QuestionItemInput;
   RequestItemInput: RequestItemInput;
   ItemUpdateInput: ItemUpdateInput;
   ItemCreatePayload: Omit<ItemCreatePayload, 'item'> & { item?: Maybe<ResolversParentTypes['RequestItem']> };
   ItemUpdatePayload: Omit<ItemUpdatePayload, 'item'> & { item?: Maybe<ResolversParentTypes['RequestItem']> };
   ItemDeletePayload: ItemDeletePayload;
   ItemVerifyPayload: Omit<ItemVerifyPayload, 'item'> & { item?: Maybe<ResolversParentTypes['RequestItem']> };
-  Request: RequestModel;
-  Float: Scalars['Float']['output'];
   Contact: ContactModel;
   Recipient: RecipientModel;
   RecipientInput: RecipientInput;
@@ -2371,7 +2950,6 @@ export type ResolversParentTypes = {
   RequestOrder: RequestOrder;
   ReminderScheduleEntryInput: ReminderScheduleEntryInput;
   CollaboratorInput: CollaboratorInput;
-  RequestCreateInput: RequestCreateInput;
   RequestCreatePayload: Omit<RequestCreatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestUpdateInput: RequestUpdateInput;
   RequestUpdatePayload: Omit<RequestUpdatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
@@ -2409,6 +2987,11 @@ export type ResolversParentTypes = {
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  attachment?: Resolver<Maybe<ResolversTypes['Attachment']>, ParentType, ContextType, RequireFields<QueryAttachmentArgs, 'id'>>;
+  attachments?: Resolver<ResolversTypes['AttachmentConnection'], ParentType, ContextType, Partial<QueryAttachmentsArgs>>;
+  contract?: Resolver<Maybe<ResolversTypes['Contract']>, ParentType, ContextType, RequireFields<QueryContractArgs, 'id'>>;
+  contracts?: Resolver<ResolversTypes['ContractConnection'], ParentType, ContextType, Partial<QueryContractsArgs>>;
+  document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentArgs, 'id'>>;
   viewer?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
@@ -2424,6 +3007,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  attachmentDelete?: Resolver<ResolversTypes['AttachmentDeletePayload'], ParentType, ContextType, RequireFields<MutationAttachmentDeleteArgs, 'id'>>;
+  contractUpdate?: Resolver<ResolversTypes['ContractUpdatePayload'], ParentType, ContextType, RequireFields<MutationContractUpdateArgs, 'id' | 'input'>>;
+  contractDelete?: Resolver<ResolversTypes['ContractDeletePayload'], ParentType, ContextType, RequireFields<MutationContractDeleteArgs, 'id'>>;
+  documentDelete?: Resolver<ResolversTypes['DocumentDeletePayload'], ParentType, ContextType, RequireFields<MutationDocumentDeleteArgs, 'id'>>;
+  requestDocumentsDelete?: Resolver<ResolversTypes['RequestDocumentsDeletePayload'], ParentType, ContextType, RequireFields<MutationRequestDocumentsDeleteArgs, 'requestId'>>;
   teamCreate?: Resolver<ResolversTypes['TeamCreatePayload'], ParentType, ContextType, RequireFields<MutationTeamCreateArgs, 'input'>>;
   userCreate?: Resolver<ResolversTypes['UserCreatePayload'], ParentType, ContextType, RequireFields<MutationUserCreateArgs, 'input'>>;
   userUpdate?: Resolver<ResolversTypes['UserUpdatePayload'], ParentType, ContextType, RequireFields<MutationUserUpdateArgs, 'id' | 'input'>>;
@@ -2467,7 +3055,7 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'Organization' | 'Team' | 'User' | 'ApiKey' | 'UploadItem' | 'ESignatureItem' | 'QuestionItem' | 'Request' | 'Contact' | 'Recipient' | 'Template' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Attachment' | 'Request' | 'UploadItem' | 'ESignatureItem' | 'QuestionItem' | 'Contract' | 'Document' | 'Organization' | 'Team' | 'User' | 'ApiKey' | 'Contact' | 'Recipient' | 'Template' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -2496,6 +3084,255 @@ export type UserErrorResolvers<ContextType = GraphQLContext, ParentType extends 
 };
 
 export type LanguageResolvers = { EN_US: 'en-US', ES: 'es', AR: 'ar', ZH: 'zh', FR: 'fr', DE: 'de', HT: 'ht', HE: 'he', ID: 'id', IT: 'it', KO: 'ko', PT: 'pt', PA: 'pa', RU: 'ru' };
+
+export type AttachmentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Attachment'] = ResolversParentTypes['Attachment']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mimeType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
+  item?: Resolver<Maybe<ResolversTypes['RequestItem']>, ParentType, ContextType>;
+  downloadUrl?: Resolver<Maybe<ResolversTypes['URL']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type AttachmentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttachmentConnection'] = ResolversParentTypes['AttachmentConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['AttachmentEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Attachment']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type AttachmentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttachmentEdge'] = ResolversParentTypes['AttachmentEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Attachment'], ParentType, ContextType>;
+};
+
+export type AttachmentDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttachmentDeletePayload'] = ResolversParentTypes['AttachmentDeletePayload']> = {
+  deletedAttachmentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type RequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Request'] = ResolversParentTypes['Request']> = {
+  attachments?: Resolver<Array<ResolversTypes['Attachment']>, ParentType, ContextType>;
+  documents?: Resolver<ResolversTypes['DocumentConnection'], ParentType, ContextType, Partial<RequestDocumentsArgs>>;
+  documentsDownloadUrl?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
+  item?: Resolver<Maybe<ResolversTypes['RequestItem']>, ParentType, ContextType, RequireFields<RequestItemArgs, 'id'>>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['RequestState'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType>;
+  template?: Resolver<Maybe<ResolversTypes['Template']>, ParentType, ContextType>;
+  ownerOpened?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  userOpened?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  rejected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  dueDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  expirationDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  autoCloseAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  firstReminderDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  personalMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userMetadata?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  language?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
+  reminders?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  reminderSchedule?: Resolver<Array<ResolversTypes['ReminderScheduleEntry']>, ParentType, ContextType>;
+  cloudStorageFolder?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  cloudStorageProvider?: Resolver<ResolversTypes['ConnectionProvider'], ParentType, ContextType>;
+  requireCompleteSubmission?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  disableSubmissionComments?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  mfaEnabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  percentComplete?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  items?: Resolver<Array<ResolversTypes['RequestItem']>, ParentType, ContextType>;
+  recipients?: Resolver<Array<ResolversTypes['Recipient']>, ParentType, ContextType>;
+  collaborators?: Resolver<Array<ResolversTypes['Collaborator']>, ParentType, ContextType>;
+  closedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  viewerCanUpdate?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  viewerCanDelete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type RequestItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestItem'] = ResolversParentTypes['RequestItem']> = {
+  __resolveType: TypeResolveFn<'UploadItem' | 'ESignatureItem' | 'QuestionItem', ParentType, ContextType>;
+};
+
+export type UploadItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UploadItem'] = ResolversParentTypes['UploadItem']> = {
+  attachments?: Resolver<Array<ResolversTypes['Attachment']>, ParentType, ContextType>;
+  documents?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
+  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  request?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
+  assignedTo?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
+  verifiedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ESignatureItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ESignatureItem'] = ResolversParentTypes['ESignatureItem']> = {
+  attachments?: Resolver<Array<ResolversTypes['Attachment']>, ParentType, ContextType>;
+  contract?: Resolver<Maybe<ResolversTypes['Contract']>, ParentType, ContextType>;
+  documents?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
+  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  request?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
+  assignedTo?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
+  verifiedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type QuestionItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QuestionItem'] = ResolversParentTypes['QuestionItem']> = {
+  attachments?: Resolver<Array<ResolversTypes['Attachment']>, ParentType, ContextType>;
+  documents?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
+  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  request?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
+  assignedTo?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
+  questionType?: Resolver<ResolversTypes['QuestionType'], ParentType, ContextType>;
+  answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  verifiedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ContractResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Contract'] = ResolversParentTypes['Contract']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mimeType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  annotations?: Resolver<Array<ResolversTypes['ContractAnnotation']>, ParentType, ContextType>;
+  fields?: Resolver<Array<ResolversTypes['ContractField']>, ParentType, ContextType>;
+  annotationUrl?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
+  previewUrl?: Resolver<Maybe<ResolversTypes['URL']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ContractPositionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractPosition'] = ResolversParentTypes['ContractPosition']> = {
+  offsetX?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  offsetY?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  anchorPoint?: Resolver<ResolversTypes['ContractAnchorPoint'], ParentType, ContextType>;
+};
+
+export type ContractSizeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractSize'] = ResolversParentTypes['ContractSize']> = {
+  width?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  height?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type ContractLayoutResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractLayout'] = ResolversParentTypes['ContractLayout']> = {
+  page?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  position?: Resolver<Maybe<ResolversTypes['ContractPosition']>, ParentType, ContextType>;
+  style?: Resolver<Maybe<ResolversTypes['ContractSize']>, ParentType, ContextType>;
+};
+
+export type ContractAssigneeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractAssignee'] = ResolversParentTypes['ContractAssignee']> = {
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ContractAnnotationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractAnnotation'] = ResolversParentTypes['ContractAnnotation']> = {
+  id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['ContractAnnotationType'], ParentType, ContextType>;
+  defaultValue?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  layout?: Resolver<Maybe<ResolversTypes['ContractLayout']>, ParentType, ContextType>;
+};
+
+export type ContractFieldResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractField'] = ResolversParentTypes['ContractField']> = {
+  id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['ContractFieldType'], ParentType, ContextType>;
+  placeholder?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  assignedTo?: Resolver<Maybe<ResolversTypes['ContractAssignee']>, ParentType, ContextType>;
+  layout?: Resolver<Maybe<ResolversTypes['ContractLayout']>, ParentType, ContextType>;
+};
+
+export type ContractConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractConnection'] = ResolversParentTypes['ContractConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ContractEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Contract']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ContractEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractEdge'] = ResolversParentTypes['ContractEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Contract'], ParentType, ContextType>;
+};
+
+export type ContractUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractUpdatePayload'] = ResolversParentTypes['ContractUpdatePayload']> = {
+  contract?: Resolver<Maybe<ResolversTypes['Contract']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ContractDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractDeletePayload'] = ResolversParentTypes['ContractDeletePayload']> = {
+  deletedContractId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type DocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Document'] = ResolversParentTypes['Document']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mimeType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  request?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
+  item?: Resolver<ResolversTypes['RequestItem'], ParentType, ContextType>;
+  downloadUrl?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type DocumentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentConnection'] = ResolversParentTypes['DocumentConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['DocumentEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type DocumentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentEdge'] = ResolversParentTypes['DocumentEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Document'], ParentType, ContextType>;
+};
+
+export type DocumentDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentDeletePayload'] = ResolversParentTypes['DocumentDeletePayload']> = {
+  deletedDocumentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type RequestDocumentsDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestDocumentsDeletePayload'] = ResolversParentTypes['RequestDocumentsDeletePayload']> = {
+  deletedDocumentIds?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
 
 export type WebhookTopicResolvers = { REQUEST_CREATED: 'request.created', REQUEST_UPDATED: 'request.updated', REQUEST_DELETED: 'request.deleted', REQUEST_CLOSED: 'request.closed', REQUEST_SUBMITTED: 'request.submitted', REQUEST_COMPLETED: 'request.completed', REQUEST_VERIFIED: 'request.verified', REQUEST_REJECTED: 'request.rejected', REQUEST_EXPIRED: 'request.expired', REQUEST_REMINDER_SENT: 'request.reminder_sent', ITEM_CREATED: 'item.created', ITEM_UPDATED: 'item.updated', ITEM_DELETED: 'item.deleted', ITEM_VERIFIED: 'item.verified', DOCUMENT_UPLOADED: 'document.uploaded', CONTRACT_SIGNED: 'contract.signed' };
 
@@ -2603,63 +3440,6 @@ export type ApiKeyRevokePayloadResolvers<ContextType = GraphQLContext, ParentTyp
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
-export type RequestItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestItem'] = ResolversParentTypes['RequestItem']> = {
-  __resolveType: TypeResolveFn<'UploadItem' | 'ESignatureItem' | 'QuestionItem', ParentType, ContextType>;
-};
-
-export type UploadItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UploadItem'] = ResolversParentTypes['UploadItem']> = {
-  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
-  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
-  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  request?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
-  assignedTo?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
-  verifiedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
-};
-
-export type ESignatureItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ESignatureItem'] = ResolversParentTypes['ESignatureItem']> = {
-  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
-  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
-  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  request?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
-  assignedTo?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
-  verifiedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
-};
-
-export type QuestionItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QuestionItem'] = ResolversParentTypes['QuestionItem']> = {
-  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
-  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
-  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  request?: Resolver<ResolversTypes['Request'], ParentType, ContextType>;
-  assignedTo?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
-  questionType?: Resolver<ResolversTypes['QuestionType'], ParentType, ContextType>;
-  answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  verifiedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
-};
-
 export type ItemCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemCreatePayload'] = ResolversParentTypes['ItemCreatePayload']> = {
   item?: Resolver<Maybe<ResolversTypes['RequestItem']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
@@ -2678,45 +3458,6 @@ export type ItemDeletePayloadResolvers<ContextType = GraphQLContext, ParentType 
 export type ItemVerifyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemVerifyPayload'] = ResolversParentTypes['ItemVerifyPayload']> = {
   item?: Resolver<Maybe<ResolversTypes['RequestItem']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
-};
-
-export type RequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Request'] = ResolversParentTypes['Request']> = {
-  item?: Resolver<Maybe<ResolversTypes['RequestItem']>, ParentType, ContextType, RequireFields<RequestItemArgs, 'id'>>;
-  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  state?: Resolver<ResolversTypes['RequestState'], ParentType, ContextType>;
-  owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
-  team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType>;
-  template?: Resolver<Maybe<ResolversTypes['Template']>, ParentType, ContextType>;
-  ownerOpened?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  userOpened?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  rejected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  dueDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  expirationDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  autoCloseAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  firstReminderDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  personalMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  userMetadata?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
-  language?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
-  reminders?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  reminderSchedule?: Resolver<Array<ResolversTypes['ReminderScheduleEntry']>, ParentType, ContextType>;
-  cloudStorageFolder?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  cloudStorageProvider?: Resolver<ResolversTypes['ConnectionProvider'], ParentType, ContextType>;
-  requireCompleteSubmission?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  disableSubmissionComments?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  mfaEnabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  percentComplete?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
-  items?: Resolver<Array<ResolversTypes['RequestItem']>, ParentType, ContextType>;
-  recipients?: Resolver<Array<ResolversTypes['Recipient']>, ParentType, ContextType>;
-  collaborators?: Resolver<Array<ResolversTypes['Collaborator']>, ParentType, ContextType>;
-  closedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  viewerCanUpdate?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  viewerCanDelete?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type ContactResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Contact'] = ResolversParentTypes['Contact']> = {
@@ -2978,6 +3719,31 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PageInfo?: PageInfoResolvers<ContextType>;
   UserError?: UserErrorResolvers<ContextType>;
   Language?: LanguageResolvers;
+  Attachment?: AttachmentResolvers<ContextType>;
+  AttachmentConnection?: AttachmentConnectionResolvers<ContextType>;
+  AttachmentEdge?: AttachmentEdgeResolvers<ContextType>;
+  AttachmentDeletePayload?: AttachmentDeletePayloadResolvers<ContextType>;
+  Request?: RequestResolvers<ContextType>;
+  RequestItem?: RequestItemResolvers<ContextType>;
+  UploadItem?: UploadItemResolvers<ContextType>;
+  ESignatureItem?: ESignatureItemResolvers<ContextType>;
+  QuestionItem?: QuestionItemResolvers<ContextType>;
+  Contract?: ContractResolvers<ContextType>;
+  ContractPosition?: ContractPositionResolvers<ContextType>;
+  ContractSize?: ContractSizeResolvers<ContextType>;
+  ContractLayout?: ContractLayoutResolvers<ContextType>;
+  ContractAssignee?: ContractAssigneeResolvers<ContextType>;
+  ContractAnnotation?: ContractAnnotationResolvers<ContextType>;
+  ContractField?: ContractFieldResolvers<ContextType>;
+  ContractConnection?: ContractConnectionResolvers<ContextType>;
+  ContractEdge?: ContractEdgeResolvers<ContextType>;
+  ContractUpdatePayload?: ContractUpdatePayloadResolvers<ContextType>;
+  ContractDeletePayload?: ContractDeletePayloadResolvers<ContextType>;
+  Document?: DocumentResolvers<ContextType>;
+  DocumentConnection?: DocumentConnectionResolvers<ContextType>;
+  DocumentEdge?: DocumentEdgeResolvers<ContextType>;
+  DocumentDeletePayload?: DocumentDeletePayloadResolvers<ContextType>;
+  RequestDocumentsDeletePayload?: RequestDocumentsDeletePayloadResolvers<ContextType>;
   WebhookTopic?: WebhookTopicResolvers;
   Event?: EventResolvers<ContextType>;
   RequestEvent?: RequestEventResolvers<ContextType>;
@@ -2993,15 +3759,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   UserUpdatePayload?: UserUpdatePayloadResolvers<ContextType>;
   ApiKeyCreatePayload?: ApiKeyCreatePayloadResolvers<ContextType>;
   ApiKeyRevokePayload?: ApiKeyRevokePayloadResolvers<ContextType>;
-  RequestItem?: RequestItemResolvers<ContextType>;
-  UploadItem?: UploadItemResolvers<ContextType>;
-  ESignatureItem?: ESignatureItemResolvers<ContextType>;
-  QuestionItem?: QuestionItemResolvers<ContextType>;
   ItemCreatePayload?: ItemCreatePayloadResolvers<ContextType>;
   ItemUpdatePayload?: ItemUpdatePayloadResolvers<ContextType>;
   ItemDeletePayload?: ItemDeletePayloadResolvers<ContextType>;
   ItemVerifyPayload?: ItemVerifyPayloadResolvers<ContextType>;
-  Request?: RequestResolvers<ContextType>;
   Contact?: ContactResolvers<ContextType>;
   Recipient?: RecipientResolvers<ContextType>;
   ContactConnection?: ContactConnectionResolvers<ContextType>;

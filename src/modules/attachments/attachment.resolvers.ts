@@ -1,0 +1,44 @@
+import { loadRef } from '../../kernel/db/loaders';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { payload } from '../../kernel/graphql/payload';
+import { fileFields } from '../files/file.resolvers';
+import type { RequestItem } from '../items/item.entities';
+import { deleteAttachment, getAttachment, listAttachments } from './attachment.service';
+
+const itemAttachments = { attachments: (item: RequestItem, _args: unknown, ctx: GraphQLContext) => ctx.loaders.attachmentsByItem.load(item.id) };
+
+export const attachmentResolvers: Resolvers = {
+  Query: {
+    attachment: (_root, { id }, ctx) => getAttachment(ctx, id),
+    attachments: (_root, args, ctx) => listAttachments(ctx, args),
+  },
+  Mutation: {
+    attachmentDelete: (_root, { id, requestId, itemId }, ctx) =>
+      payload(async () => ({ deletedAttachmentId: await deleteAttachment(ctx, id, { requestId, itemId }) })),
+  },
+  Attachment: {
+    ...fileFields,
+    owner: async (attachment, _args, ctx) => (await loadRef(attachment.owner, ctx.loaders.userById))!,
+    request: (attachment, _args, ctx) => (attachment.request ? loadRef(attachment.request, ctx.loaders.requestById) : null),
+    item: async (attachment, _args, ctx) => {
+      if (!attachment.item || !attachment.request) return null;
+      const items = await ctx.loaders.itemsByRequest.load(attachment.request.id);
+      return items.find((item) => item.id === attachment.item!.id) ?? null;
+    },
+    // The download path of the spec exists for item attachments only.
+    downloadUrl: (attachment, _args, ctx) =>
+      attachment.item && attachment.request
+        ? `${ctx.settings.publicUrl}/requests/${attachment.request.id}/items/${attachment.item.id}/attachments/${attachment.id}/download`
+        : null,
+  },
+  AttachmentConnection: {
+    totalCount: (connection) => connection.totalCount(),
+  },
+  Request: {
+    attachments: (request, _args, ctx) => ctx.loaders.attachmentsByRequest.load(request.id),
+  },
+  UploadItem: itemAttachments,
+  ESignatureItem: itemAttachments,
+  QuestionItem: itemAttachments,
+};

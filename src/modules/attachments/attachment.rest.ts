@@ -1,0 +1,130 @@
+import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import type { AttachmentDeleteMutation, AttachmentGetQuery, AttachmentListQuery, ItemAttachmentListQuery, RestAttachmentFragment } from '../../kernel/graphql/__generated__/operations';
+import { receiveFile, sendFile } from '../../kernel/http/files';
+import { found, type RestRow } from '../../kernel/rest/engine';
+import { noContent } from '../../kernel/rest/mapping';
+import { loadOperations } from '../../kernel/rest/operations';
+import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';
+import { openFile } from '../files/file.service';
+import { getItemAttachmentFile, uploadAttachment, uploadItemAttachment } from './attachment.service';
+
+const operations = loadOperations(join(__dirname, 'attachment.operations.graphql'));
+
+const tags = ['Attachments'];
+const AttachmentParams = Type.Object({ attachment_id: Uuid() });
+const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
+const ItemAttachmentParams = Type.Object({ request_id: Uuid(), item_id: Uuid(), attachment_id: Uuid() });
+
+/** CustomerDocumentPublic (spec 2.5). */
+const AttachmentBody = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  size: Type.Integer(),
+  mime_type: Type.String(),
+  creation_date: Type.String(),
+});
+/** An item attachment adds where it is downloaded. */
+const ItemAttachmentBody = Type.Object({ ...AttachmentBody.properties, download_url: Type.String() });
+
+const restAttachment = (attachment: RestAttachmentFragment) => ({
+  id: attachment.id,
+  name: attachment.name,
+  size: attachment.size,
+  mime_type: attachment.mimeType,
+  creation_date: attachment.createdAt,
+});
+const restItemAttachment = (attachment: RestAttachmentFragment) => ({ ...restAttachment(attachment), download_url: attachment.downloadUrl! });
+
+const itemAttachments = (data: ItemAttachmentListQuery) => found(found(data.request, 'Request').item, 'Item').attachments;
+
+export const attachmentRestRows: RestRow[] = [
+  {
+    method: 'POST',
+    url: '/attachments',
+    summary: 'Upload a file into your library (multipart/form-data, part `file`)',
+    tags,
+    schema: { response: withErrors({ 200: AttachmentBody }, [413, 415, 422]) },
+    receive: async (ctx, _input, request) => ({ id: (await uploadAttachment(ctx, await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes }))).id }),
+    operation: operations.AttachmentGet,
+    result: (data: AttachmentGetQuery) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
+  },
+  {
+    method: 'GET',
+    url: '/attachments',
+    summary: 'List your library of attachments, newest first',
+    tags,
+    schema: { querystring: listQuery('desc'), response: withErrors({ 200: Type.Array(AttachmentBody) }, [422]) },
+    operation: operations.AttachmentList,
+    variables: ({ query }) => ({ first: query.limit }),
+    result: (data: AttachmentListQuery) => ({ body: data.attachments.nodes.map(restAttachment) }),
+  },
+  {
+    method: 'GET',
+    url: '/attachments/:attachment_id',
+    summary: 'Get an attachment of your library (or of a request you see)',
+    tags,
+    schema: { params: AttachmentParams, response: withErrors({ 200: AttachmentBody }) },
+    operation: operations.AttachmentGet,
+    variables: ({ params }) => ({ id: params.attachment_id }),
+    result: (data: AttachmentGetQuery) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
+  },
+  {
+    method: 'POST',
+    url: '/requests/:request_id/items/:item_id/attachments',
+    summary: 'Attach a file to an item (multipart/form-data, part `file`)',
+    tags,
+    schema: { params: ItemParams, response: withErrors({ 200: ItemAttachmentBody }, [404, 413, 415, 422]) },
+    receive: async (ctx, { params }, request) => {
+      const upload = await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes });
+      return { id: (await uploadItemAttachment(ctx, params.request_id, params.item_id, upload)).id };
+    },
+    operation: operations.AttachmentGet,
+    result: (data: AttachmentGetQuery) => ({ body: restItemAttachment(found(data.attachment, 'Attachment')) }),
+  },
+  {
+    method: 'GET',
+    url: '/requests/:request_id/items/:item_id/attachments',
+    summary: "List an item's attachments",
+    tags,
+    schema: { params: ItemParams, response: withErrors({ 200: Type.Array(ItemAttachmentBody) }) },
+    operation: operations.ItemAttachmentList,
+    variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
+    result: (data: ItemAttachmentListQuery) => ({ body: itemAttachments(data).map(restItemAttachment) }),
+  },
+  {
+    method: 'GET',
+    url: '/requests/:request_id/items/:item_id/attachments/:attachment_id',
+    summary: 'Get an item attachment',
+    tags,
+    schema: { params: ItemAttachmentParams, response: withErrors({ 200: ItemAttachmentBody }) },
+    operation: operations.ItemAttachmentList,
+    variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
+    result: (data: ItemAttachmentListQuery, { params }) => ({
+      body: restItemAttachment(found(itemAttachments(data).find((a) => a.id === params.attachment_id), 'Attachment')),
+    }),
+  },
+  {
+    method: 'DELETE',
+    url: '/requests/:request_id/items/:item_id/attachments/:attachment_id',
+    summary: 'Delete an item attachment',
+    tags,
+    schema: { params: ItemAttachmentParams, response: withErrors({ 204: NoContent }) },
+    operation: operations.AttachmentDelete,
+    variables: ({ params }) => ({ id: params.attachment_id, requestId: params.request_id, itemId: params.item_id }),
+    result: (data: AttachmentDeleteMutation) => noContent(data.attachmentDelete, 'deletedAttachmentId'),
+  },
+  {
+    method: 'GET',
+    // The spec writes /requests/{requestId}/items/{itemId}/attachments/{attachmentId}/download; one
+    // name per position keeps the router unambiguous.
+    url: '/requests/:request_id/items/:item_id/attachments/:attachment_id/download',
+    summary: 'Download an item attachment (application/octet-stream)',
+    tags,
+    schema: { params: ItemAttachmentParams, response: withErrors({}) },
+    handle: async (ctx, { params }, _request, reply) => {
+      const file = await getItemAttachmentFile(ctx, params.request_id, params.item_id, params.attachment_id);
+      return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size });
+    },
+  },
+];

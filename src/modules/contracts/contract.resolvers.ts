@@ -1,0 +1,32 @@
+import { loadRef } from '../../kernel/db/loaders';
+import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { payload } from '../../kernel/graphql/payload';
+import { fileFields } from '../files/file.resolvers';
+import { deleteContract, getContract, listContracts, updateContract } from './contract.service';
+
+export const contractResolvers: Resolvers = {
+  Query: {
+    contract: (_root, { id }, ctx) => getContract(ctx, id),
+    contracts: (_root, args, ctx) => listContracts(ctx, args),
+  },
+  Mutation: {
+    contractUpdate: (_root, { id, input }, ctx) => payload(async () => ({ contract: await updateContract(ctx, id, input) })),
+    contractDelete: (_root, { id }, ctx) => payload(async () => ({ deletedContractId: await deleteContract(ctx, id) })),
+  },
+  Contract: {
+    ...fileFields,
+    owner: async (contract, _args, ctx) => (await loadRef(contract.owner, ctx.loaders.userById))!,
+    annotations: (contract) => contract.annotations,
+    fields: (contract) => contract.fields,
+    // No interactive editor yet: the annotation session is the preview, edited through contractUpdate.
+    annotationUrl: (contract, _args, ctx) => `${ctx.settings.publicUrl}/contracts/${contract.id}/preview`,
+    previewUrl: async (contract, _args, ctx) =>
+      (await fileFields.mimeType(contract, undefined, ctx)) === 'application/pdf' ? `${ctx.settings.publicUrl}/contracts/${contract.id}/preview` : null,
+  },
+  ContractConnection: {
+    totalCount: (connection) => connection.totalCount(),
+  },
+  ESignatureItem: {
+    contract: (item, _args, ctx) => (item.contractId ? ctx.loaders.contractById.load(item.contractId) : null),
+  },
+};

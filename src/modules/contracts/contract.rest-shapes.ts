@@ -1,0 +1,118 @@
+import { Type } from '@sinclair/typebox';
+import type {
+  ContractAnnotationType,
+  ContractFieldType,
+  RestContractFragment,
+  RestContractLayoutFragment,
+  RestContractPartsFragment,
+} from '../../kernel/graphql/__generated__/operations';
+import { Body, Nullable, StringEnum, Text } from '../../kernel/rest/schemas';
+
+// The spec's shapes of contracts (2.8): camelCase at the top (`annotationUrl`, `defaultValue`),
+// snake_case inside fields and layouts (`assigned_to`, `offset_x`), types in lower case.
+
+const ANNOTATION_TYPES = ['string', 'number', 'date'] as const;
+const FIELD_TYPES = ['text', 'signature', 'checkbox', 'radio', 'initials', 'date'] as const;
+const ANCHOR_POINTS = ['TOP_LEFT', 'TOP_RIGHT', 'BOTTOM_LEFT', 'BOTTOM_RIGHT'] as const;
+
+const Offset = Type.Number({ minimum: 0, maximum: 100000, description: 'points from the anchor corner, 0 to 100,000' });
+const Extent = Type.Number({ exclusiveMinimum: 0, maximum: 100000, description: 'points, above 0 and at most 100,000' });
+
+// One schema per element, for bodies and responses (responses leave unset members out).
+const Layout = Body({
+  page: Nullable(Type.Integer({ minimum: 1, maximum: 10000, description: 'page number, from 1' })),
+  position: Nullable(Body({ offset_x: Offset, offset_y: Offset, anchor_point: StringEnum(ANCHOR_POINTS) }, ['offset_x', 'offset_y', 'anchor_point'])),
+  style: Nullable(Body({ width: Extent, height: Extent }, ['width', 'height'])),
+});
+const Assignee = Body({ email: Nullable(Text(320)), firstName: Nullable(Text(100)), lastName: Nullable(Text(100)), phone: Nullable(Text(32)) });
+const Annotation = Body(
+  { id: Nullable(Text(100)), type: StringEnum(ANNOTATION_TYPES), defaultValue: Nullable(Text(1000)), layout: Nullable(Layout) },
+  ['type'],
+);
+const Field = Body(
+  { id: Nullable(Text(100)), type: StringEnum(FIELD_TYPES), placeholder: Nullable(Text(1000)), assigned_to: Nullable(Assignee), layout: Nullable(Layout) },
+  ['type'],
+);
+
+/** PATCH /contracts/{id}: bad shapes are a 400, as the spec says. */
+export const ContractUpdateBody = Body({
+  annotations: Type.Array(Annotation, { maxItems: 200 }),
+  fields: Type.Array(Field, { maxItems: 200 }),
+});
+type AnnotationIn = (typeof Annotation)['static'];
+type FieldIn = (typeof Field)['static'];
+type LayoutIn = (typeof Layout)['static'];
+
+const layoutFromRest = (layout: LayoutIn | null | undefined) =>
+  layout && {
+    page: layout.page,
+    position: layout.position && { offsetX: layout.position.offset_x, offsetY: layout.position.offset_y, anchorPoint: layout.position.anchor_point },
+    style: layout.style,
+  };
+
+export function contractUpdateInputFromRest(body: (typeof ContractUpdateBody)['static']) {
+  return {
+    ...(body.annotations && {
+      annotations: body.annotations.map((a: AnnotationIn) => ({
+        id: a.id,
+        type: a.type.toUpperCase() as ContractAnnotationType,
+        defaultValue: a.defaultValue,
+        layout: layoutFromRest(a.layout),
+      })),
+    }),
+    ...(body.fields && {
+      fields: body.fields.map((f: FieldIn) => ({
+        id: f.id,
+        type: f.type.toUpperCase() as ContractFieldType,
+        placeholder: f.placeholder,
+        assignedTo: f.assigned_to,
+        layout: layoutFromRest(f.layout),
+      })),
+    }),
+  };
+}
+
+/** Keeps the keys whose value is set, as the spec's optional element fields are absent, not null. */
+const present = <T extends Record<string, unknown>>(value: T) => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
+
+const layoutToRest = (layout: RestContractLayoutFragment | null) =>
+  layout &&
+  present({
+    page: layout.page,
+    position: layout.position && { offset_x: layout.position.offsetX, offset_y: layout.position.offsetY, anchor_point: layout.position.anchorPoint },
+    style: layout.style,
+  });
+
+/** Annotations and fields in REST form: the contract's, and an E_SIGNATURE item's `eSignature`. */
+export const restContractParts = (contract: RestContractPartsFragment) => ({
+  annotations: contract.annotations.map((a) =>
+    present({ id: a.id, type: a.type.toLowerCase(), defaultValue: a.defaultValue, layout: layoutToRest(a.layout) }),
+  ),
+  fields: contract.fields.map((f) =>
+    present({ id: f.id, type: f.type.toLowerCase(), placeholder: f.placeholder, assigned_to: f.assignedTo && present(f.assignedTo), layout: layoutToRest(f.layout) }),
+  ),
+});
+
+export const ContractParts = {
+  annotations: Type.Array(Annotation),
+  fields: Type.Array(Field),
+};
+
+export const ContractBody = Type.Object({
+  id: Type.String(),
+  document: Type.Object({ id: Type.String(), name: Type.String(), mime: Type.String() }),
+  annotationUrl: Type.String(),
+  ...ContractParts,
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export const restContract = (contract: RestContractFragment) => ({
+  id: contract.id,
+  // The spec's "File" object; a contract has one file, so it shares the contract's id.
+  document: { id: contract.id, name: contract.name, mime: contract.mimeType },
+  annotationUrl: contract.annotationUrl,
+  ...restContractParts(contract),
+  created_at: contract.createdAt,
+  updated_at: contract.updatedAt,
+});

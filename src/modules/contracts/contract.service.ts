@@ -1,0 +1,143 @@
+import { AppError } from '../../kernel/errors/app-error';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import type { ContractLayoutInput, ContractUpdateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { IncomingFile } from '../../kernel/http/files';
+import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
+import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
+import { deleteReferences, saveUpload } from '../files/file.service';
+import type { Viewer } from '../identity/viewer';
+import { Contract, type ContractAnnotation, type ContractField, type ContractLayout } from './contract.entities';
+
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'>;
+
+// Contracts belong to the organization: any of its users may see, use, change and delete them.
+
+/** The MIME type recorded for each accepted type file-type detects; DOC files are OLE compound files. */
+const CONTRACT_TYPES: Record<string, string> = {
+  pdf: 'application/pdf',
+  cfb: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};
+
+/** A document to sign, not an archive: and the preview reads a PDF whole. */
+export const MAX_CONTRACT_BYTES = 64 * 1024 * 1024;
+export const MAX_CONTRACT_PARTS = 200;
+const MAX_OFFSET = 100_000;
+
+export async function uploadContract(ctx: Ctx, upload: IncomingFile): Promise<Contract> {
+  const rule = {
+    accept: ({ extension }: { extension: string | null }) => (extension && CONTRACT_TYPES[extension]) || null,
+    refusal: 'A contract must be a PDF, DOC or DOCX document',
+    maxBytes: MAX_CONTRACT_BYTES,
+  };
+  return saveUpload(ctx, upload, rule, async (tx, file) =>
+    tx.create(Contract, { organization: ctx.viewer.organizationId, owner: ctx.viewer.userId, file, annotations: [], fields: [] }),
+  );
+}
+
+export async function getContract(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<Contract | null> {
+  return isUuid(id) ? ctx.em.findOne(Contract, { id, organization: ctx.viewer.organizationId }) : null;
+}
+
+export async function requireContract(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<Contract> {
+  const contract = await getContract(ctx, id);
+  if (!contract) throw AppError.notFound('Contract');
+  return contract;
+}
+
+export function listContracts(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<Contract>> {
+  const qb = ctx.em.createQueryBuilder(Contract, 'c').where({ organization: ctx.viewer.organizationId });
+  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
+}
+
+function checkNumber(check: InputCheck, field: FieldPath, value: number, min: number, exclusiveMin: boolean): void {
+  if (!Number.isFinite(value) || value > MAX_OFFSET || (exclusiveMin ? value <= min : value < min)) {
+    check.add(field, `Input should be a number ${exclusiveMin ? 'above' : 'from'} ${min} ${exclusiveMin ? 'and at most' : 'to'} ${MAX_OFFSET}`, 'OUT_OF_RANGE');
+  }
+}
+
+function layoutFromInput(check: InputCheck, path: FieldPath, layout: ContractLayoutInput | null | undefined): ContractLayout | null {
+  if (!layout) return null;
+  check.int([...path, 'page'], layout.page, { min: 1, max: 10_000 });
+  if (layout.position) {
+    checkNumber(check, [...path, 'position', 'offsetX'], layout.position.offsetX, 0, false);
+    checkNumber(check, [...path, 'position', 'offsetY'], layout.position.offsetY, 0, false);
+  }
+  if (layout.style) {
+    checkNumber(check, [...path, 'style', 'width'], layout.style.width, 0, true);
+    checkNumber(check, [...path, 'style', 'height'], layout.style.height, 0, true);
+  }
+  return { page: layout.page ?? null, position: layout.position ?? null, style: layout.style ?? null };
+}
+
+/** Replaces the annotations or fields given, checked whole first. */
+export async function updateContract(ctx: Ctx, id: string, input: ContractUpdateInput): Promise<Contract> {
+  const check = new InputCheck();
+  for (const key of ['annotations', 'fields'] as const) {
+    if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
+    check.count([key], input[key], { max: MAX_CONTRACT_PARTS });
+  }
+  const annotations = input.annotations?.map((a, index): ContractAnnotation => {
+    const path = ['annotations', index];
+    check.text([...path, 'id'], a.id, { max: 100 }).text([...path, 'defaultValue'], a.defaultValue, { max: 1000 });
+    return { id: a.id ?? null, type: a.type, defaultValue: a.defaultValue ?? null, layout: layoutFromInput(check, [...path, 'layout'], a.layout) };
+  });
+  const fields = input.fields?.map((f, index): ContractField => {
+    const path = ['fields', index];
+    const assignee = f.assignedTo;
+    check.text([...path, 'id'], f.id, { max: 100 }).text([...path, 'placeholder'], f.placeholder, { max: 1000 });
+    if (assignee) {
+      check
+        .email([...path, 'assignedTo', 'email'], assignee.email)
+        .phone([...path, 'assignedTo', 'phone'], assignee.phone)
+        .text([...path, 'assignedTo', 'firstName'], assignee.firstName, { max: 100 })
+        .text([...path, 'assignedTo', 'lastName'], assignee.lastName, { max: 100 });
+    }
+    return {
+      id: f.id ?? null,
+      type: f.type,
+      placeholder: f.placeholder ?? null,
+      assignedTo: assignee
+        ? { email: assignee.email ?? null, firstName: assignee.firstName ?? null, lastName: assignee.lastName ?? null, phone: assignee.phone ?? null }
+        : null,
+      layout: layoutFromInput(check, [...path, 'layout'], f.layout),
+    };
+  });
+  check.done();
+  return ctx.em.transactional(async (tx) => {
+    const contract = await requireContract({ em: tx, viewer: ctx.viewer }, id);
+    if (annotations) contract.annotations = annotations;
+    if (fields) contract.fields = fields;
+    contract.updatedAt = new Date();
+    return contract;
+  });
+}
+
+/** Deletes a contract and its bytes, unless an item of a live request that is not closed still uses it. */
+export async function deleteContract(ctx: Ctx, id: string): Promise<string> {
+  return deleteReferences(ctx, async (tx) => {
+    const contract = await requireContract({ em: tx, viewer: ctx.viewer }, id);
+    const [{ count }] = await tx.getConnection().execute<{ count: string }[]>(
+      `select count(*) from request_item i join request r on r.id = i.request_id
+        where i.contract_id = ? and r.deleted_at is null and r.state <> 'CLOSED'`,
+      [contract.id],
+      'all',
+      tx.getTransactionContext(),
+    );
+    if (Number(count) > 0) {
+      throw AppError.validation([{ field: [], message: `${count} item(s) of open requests use this contract; delete or close those first`, code: 'INVALID_STATE' }]);
+    }
+    tx.remove(contract);
+    return { result: id, fileIds: [contract.file.id] };
+  });
+}
+
+/** Reports each `contractId` that names no contract of the viewer's organization. */
+export async function checkContractIds(ctx: { em: GraphQLContext['em']; viewer: Viewer }, check: InputCheck, refs: { path: FieldPath; contractId: string | null }[]): Promise<void> {
+  const ids = [...new Set(refs.map((r) => r.contractId).filter((id): id is string => id !== null && isUuid(id)))];
+  if (ids.length === 0) return;
+  const found = new Set((await ctx.em.find(Contract, { id: { $in: ids }, organization: ctx.viewer.organizationId })).map((c) => c.id));
+  for (const { path, contractId } of refs) {
+    if (contractId && isUuid(contractId) && !found.has(contractId)) check.add([...path, 'contractId'], 'Names no contract of your organization', 'NOT_FOUND');
+  }
+}

@@ -1,0 +1,19 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
+import { RequestItem } from '../items/item.entities';
+import { Request } from '../requests/request.entities';
+import { StoredFile } from '../files/file.entities';
+
+/** A file submitted to an item of a request. */
+export const Document = defineEntity({
+  name: 'Document',
+  tableName: 'document',
+  properties: {
+    id: uuidPrimaryKey(),
+    request: () => p.manyToOne(Request).ref(),
+    item: () => p.manyToOne(RequestItem).ref(),
+    file: () => p.manyToOne(StoredFile).ref(),
+    createdAt: createdAt(),
+  },
+});
+export type Document = InferEntity<typeof Document>;

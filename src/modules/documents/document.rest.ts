@@ -1,0 +1,140 @@
+import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import type {
+  DocumentDeleteMutation,
+  DocumentGetQuery,
+  ItemDocumentListQuery,
+  RequestDocumentListQuery,
+  RequestDocumentsDeleteMutation,
+  RestDocumentFragment,
+} from '../../kernel/graphql/__generated__/operations';
+import { sendFile } from '../../kernel/http/files';
+import { found, type RestRow } from '../../kernel/rest/engine';
+import { noContent } from '../../kernel/rest/mapping';
+import { loadOperations } from '../../kernel/rest/operations';
+import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';
+import { openFile } from '../files/file.service';
+import { documentsByItem, getDocumentFile } from './document.service';
+import { zipDocuments } from './document.zip';
+
+const operations = loadOperations(join(__dirname, 'document.operations.graphql'));
+
+const tags = ['Documents'];
+const RequestParams = Type.Object({ request_id: Uuid() });
+const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
+const DocumentParams = Type.Object({ document_id: Uuid() });
+
+const DocumentBody = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  mime: Type.String(),
+  size: Type.Integer(),
+  sha256: Type.String(),
+  request_id: Type.String(),
+  item_id: Type.String(),
+  download_url: Type.String(),
+  created_at: Type.String(),
+});
+
+const restDocument = (document: RestDocumentFragment) => ({
+  id: document.id,
+  name: document.name,
+  mime: document.mimeType,
+  size: document.size,
+  sha256: document.sha256,
+  request_id: document.request.id,
+  item_id: document.item.id,
+  download_url: document.downloadUrl,
+  created_at: document.createdAt,
+});
+
+const itemDocuments = (data: ItemDocumentListQuery) => found(found(data.request, 'Request').item, 'Item').documents;
+
+export const documentRestRows: RestRow[] = [
+  {
+    method: 'GET',
+    url: '/requests/:request_id/documents',
+    summary: "List a request's submitted documents, oldest first",
+    tags,
+    schema: { params: RequestParams, querystring: listQuery('asc'), response: withErrors({ 200: Type.Array(DocumentBody) }) },
+    operation: operations.RequestDocumentList,
+    variables: ({ params, query }) => ({ requestId: params.request_id, first: query.limit }),
+    result: (data: RequestDocumentListQuery) => ({ body: found(data.request, 'Request').documents.nodes.map(restDocument) }),
+  },
+  {
+    method: 'DELETE',
+    url: '/requests/:request_id/documents',
+    summary: "Delete every document of a request",
+    tags,
+    schema: { params: RequestParams, response: withErrors({ 204: NoContent }) },
+    operation: operations.RequestDocumentsDelete,
+    variables: ({ params }) => ({ requestId: params.request_id }),
+    result: (data: RequestDocumentsDeleteMutation) => noContent(data.requestDocumentsDelete, 'deletedDocumentIds'),
+  },
+  {
+    method: 'GET',
+    url: '/requests/:request_id/items/:item_id/documents',
+    summary: "List an item's submitted documents",
+    tags,
+    schema: { params: ItemParams, response: withErrors({ 200: Type.Array(DocumentBody) }) },
+    operation: operations.ItemDocumentList,
+    variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
+    result: (data: ItemDocumentListQuery) => ({ body: itemDocuments(data).map(restDocument) }),
+  },
+  {
+    method: 'GET',
+    url: '/requests/:request_id/items/:item_id/download',
+    summary: "An item's documents with their download URLs (204 when there is none)",
+    tags,
+    schema: { params: ItemParams, response: withErrors({ 200: Type.Array(DocumentBody), 204: NoContent }) },
+    operation: operations.ItemDocumentList,
+    variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
+    result: (data: ItemDocumentListQuery) => {
+      const documents = itemDocuments(data);
+      return documents.length ? { body: documents.map(restDocument) } : { status: 204 };
+    },
+  },
+  {
+    method: 'GET',
+    url: '/requests/:request_id/download',
+    summary: "A zip of a request's documents, a folder per item (204 when there is none)",
+    tags,
+    schema: { params: RequestParams, response: withErrors({ 204: NoContent }) },
+    handle: async (ctx, { params }, _request, reply) => {
+      const { request, items } = await documentsByItem(ctx, params.request_id);
+      if (items.length === 0) return { status: 204 };
+      return sendFile(reply, { stream: zipDocuments(ctx, items), name: `${request.name}.zip`, type: 'application/zip' });
+    },
+  },
+  {
+    method: 'GET',
+    url: '/documents/:document_id',
+    summary: 'Get a document',
+    tags,
+    schema: { params: DocumentParams, response: withErrors({ 200: DocumentBody }) },
+    operation: operations.DocumentGet,
+    variables: ({ params }) => ({ id: params.document_id }),
+    result: (data: DocumentGetQuery) => ({ body: restDocument(found(data.document, 'Document')) }),
+  },
+  {
+    method: 'DELETE',
+    url: '/documents/:document_id',
+    summary: 'Delete a document',
+    tags,
+    schema: { params: DocumentParams, response: withErrors({ 204: NoContent }) },
+    operation: operations.DocumentDelete,
+    variables: ({ params }) => ({ id: params.document_id }),
+    result: (data: DocumentDeleteMutation) => noContent(data.documentDelete, 'deletedDocumentId'),
+  },
+  {
+    method: 'GET',
+    url: '/documents/:document_id/download',
+    summary: 'Download a document (application/octet-stream)',
+    tags,
+    schema: { params: DocumentParams, response: withErrors({}) },
+    handle: async (ctx, { params }, _request, reply) => {
+      const file = await getDocumentFile(ctx, params.document_id);
+      return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size });
+    },
+  },
+];

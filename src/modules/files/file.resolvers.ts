@@ -1,0 +1,15 @@
+import { loadRef } from '../../kernel/db/loaders';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import type { StoredFile } from './file.entities';
+
+type WithFile = { file: { id: string; isInitialized(): boolean; getEntity(): StoredFile } };
+
+const fileOf = async (record: WithFile, ctx: GraphQLContext) => (await loadRef(record.file, ctx.loaders.fileById))!;
+
+/** The fields attachments, documents and contracts all take from their stored file. */
+export const fileFields = {
+  name: async (record: WithFile, _args: unknown, ctx: GraphQLContext) => (await fileOf(record, ctx)).name,
+  mimeType: async (record: WithFile, _args: unknown, ctx: GraphQLContext) => (await fileOf(record, ctx)).mimeType,
+  size: async (record: WithFile, _args: unknown, ctx: GraphQLContext) => (await fileOf(record, ctx)).size,
+  sha256: async (record: WithFile, _args: unknown, ctx: GraphQLContext) => (await fileOf(record, ctx)).sha256,
+};

@@ -1,0 +1,184 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import S3rver from 's3rver';
+import { createStorage } from '../../src/kernel/storage';
+import { createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
+import { storedObjects } from '../support/documents';
+import { createRequest } from '../support/fixtures';
+import { pdfBytes, upload } from '../support/files';
+
+const MB = 1024 * 1024;
+
+/** A request to the listening app through a real HTTP connection; the body is streamed from `body`. */
+function send(port: number, options: { method: string; path: string; headers: Record<string, string> }, body?: Readable): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, ...options }, resolve).on('error', reject);
+    if (body) body.pipe(req);
+    else req.end();
+  });
+}
+
+async function waitFor(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function countRows(t: TestApp): Promise<number> {
+  const [{ n }] = await t.orm.em.fork().getConnection().execute('select count(*)::int as n from stored_file');
+  return n;
+}
+
+describe('Files over real HTTP (local storage)', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t.orm);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as { port: number }).port;
+  });
+  afterAll(() => t.close());
+
+  it('should stream a 200 MB upload and download with the process RSS growing by less than 100 MB', async () => {
+    const request = await createRequest(t.app, tenant.apiKey);
+    const path = `/requests/${request.id}/items/${request.items[0].id}/attachments`;
+    const auth = { authorization: `Bearer ${tenant.apiKey}` };
+    const block = Buffer.alloc(MB);
+    for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
+    const boundary = 'gather-streaming-test';
+    const sent = createHash('sha256');
+    async function* body() {
+      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      for (let i = 0; i < 200; i++) {
+        sent.update(block);
+        yield block;
+      }
+      yield Buffer.from(`\r\n--${boundary}--\r\n`);
+    }
+    global.gc?.();
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    try {
+      const uploaded = await send(port, { method: 'POST', path, headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` } }, Readable.from(body()));
+      const chunks: Buffer[] = [];
+      for await (const chunk of uploaded) chunks.push(chunk as Buffer);
+      expect(uploaded.statusCode).toBe(200);
+      const attachment = JSON.parse(Buffer.concat(chunks).toString());
+      expect(attachment.size).toBe(200 * MB);
+
+      const downloaded = await send(port, { method: 'GET', path: `${path}/${attachment.id}/download`, headers: auth });
+      expect(downloaded.headers['content-length']).toBe(String(200 * MB));
+      const received = createHash('sha256');
+      for await (const chunk of downloaded) received.update(chunk as Buffer);
+      expect(received.digest('hex')).toBe(sent.digest('hex'));
+    } finally {
+      clearInterval(sampler);
+    }
+    const growth = (peak - baseline) / MB;
+    process.stdout.write(`streaming 200 MB up and down: RSS grew by ${growth.toFixed(1)} MB\n`);
+    expect(growth).toBeLessThan(100);
+  });
+
+  it('should leave neither a row nor an object when the client aborts an upload mid-stream', async () => {
+    const rows = await countRows(t);
+    const objects = storedObjects(t).length;
+    const head = await pdfBytes();
+    for (const [path, headers] of [
+      ['/contracts?name=cut.pdf', { 'content-type': 'application/octet-stream' }],
+      ['/attachments', { 'content-type': 'multipart/form-data; boundary=cut' }],
+    ] as const) {
+      await new Promise<void>((resolve) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, authorization: `Bearer ${tenant.apiKey}` } });
+        req.on('error', () => resolve());
+        if (path === '/attachments') req.write('--cut\r\nContent-Disposition: form-data; name="file"; filename="cut.pdf"\r\n\r\n');
+        req.write(head);
+        let written = 0;
+        const timer = setInterval(() => {
+          req.write(Buffer.alloc(MB, 1));
+          if ((written += MB) >= 8 * MB) {
+            clearInterval(timer);
+            req.destroy();
+            resolve();
+          }
+        }, 5);
+      });
+      // The server notices the cut connection, fails the upload and removes the partial object.
+      await waitFor(() => storedObjects(t).length === objects);
+    }
+    expect(await countRows(t)).toBe(rows);
+  });
+});
+
+describe('Files on S3 storage (s3rver on loopback)', () => {
+  let dir: string;
+  let server: S3rver;
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gather-s3-'));
+    server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: 'gather-files' }] });
+    const { port } = await server.run();
+    const storage = createStorage({
+      driver: 's3',
+      bucket: 'gather-files',
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${port}`,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      forcePathStyle: true,
+    });
+    t = await createTestApp({ maxUploadBytes: 12 * MB }, { storage });
+    tenant = await createTenant(t.orm);
+  });
+  afterAll(async () => {
+    await t.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('should put, get, check and delete objects', async () => {
+    const KEY = randomUUID();
+    const big = Buffer.alloc(MB + 123, 7);
+    const stored = await t.storage.put(KEY, Readable.from([big.subarray(0, 1000), big.subarray(1000)]), { maxBytes: 12 * MB });
+    expect(stored).toEqual({ size: big.length, sha256: createHash('sha256').update(big).digest('hex') });
+    expect(await t.storage.exists(KEY)).toBe(true);
+    let length = 0;
+    for await (const chunk of await t.storage.get(KEY)) length += (chunk as Buffer).length;
+    expect(length).toBe(big.length);
+    await t.storage.delete(KEY);
+    expect(await t.storage.exists(KEY)).toBe(false);
+  });
+
+  it('should leave no object when a put goes past its limit or its source fails', async () => {
+    await expect(t.storage.put('too-large', Readable.from([Buffer.alloc(9 * MB), Buffer.alloc(9 * MB)]), { maxBytes: 12 * MB })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(await t.storage.exists('too-large')).toBe(false);
+    async function* failing() {
+      yield Buffer.alloc(MB);
+      throw new Error('client went away');
+    }
+    await expect(t.storage.put('failed', Readable.from(failing()), { maxBytes: 12 * MB })).rejects.toThrow('client went away');
+    expect(await t.storage.exists('failed')).toBe(false);
+  });
+
+  it('should serve the REST upload, download and delete of an item attachment', async () => {
+    const request = await createRequest(t.app, tenant.apiKey);
+    const path = `/requests/${request.id}/items/${request.items[0].id}/attachments`;
+    const attachment = (await upload(t.app, tenant.apiKey, path, await pdfBytes(), { filename: 'on-s3.pdf' })).json();
+    const [{ storage_key: key }] = await t.orm.em.fork().getConnection().execute('select storage_key from stored_file');
+    expect(await t.storage.exists(key)).toBe(true);
+    const download = await t.app.inject({ method: 'GET', url: `${path}/${attachment.id}/download`, headers: { authorization: `Bearer ${tenant.apiKey}` } });
+    expect(download.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    await t.app.inject({ method: 'DELETE', url: `${path}/${attachment.id}`, headers: { authorization: `Bearer ${tenant.apiKey}` } });
+    expect(await t.storage.exists(key)).toBe(false);
+  });
+});
