@@ -64,6 +64,8 @@ export const config: Types.GenerateOptions['config'] = {
     Event: '../subscriptions#EventRoot',
     RequestEvent: '../subscriptions#EventRoot',
     ItemEvent: '../subscriptions#EventRoot',
+    DocumentEvent: '../subscriptions#EventRoot',
+    ContractEvent: '../subscriptions#EventRoot',
     AttachmentConnection: '../pagination#Connection',
     DocumentConnection: '../pagination#Connection',
     ContractConnection: '../pagination#Connection',

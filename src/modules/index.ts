@@ -4,8 +4,8 @@ import type { RestRow } from '../kernel/rest/engine';
 import { eventResolvers } from './events/event.resolvers';
 import { attachmentResolvers } from './attachments/attachment.resolvers';
 import { attachmentRestRows } from './attachments/attachment.rest';
-import { contractRestRows } from './contracts/contract.rest';
-import { documentRestRows } from './documents/document.rest';
+import { contractRestRows, renderContract } from './contracts/contract.rest';
+import { documentRestRows, renderDocument } from './documents/document.rest';
 import { contractResolvers } from './contracts/contract.resolvers';
 import { documentResolvers } from './documents/document.resolvers';
 import { identityResolvers } from './identity/identity.resolvers';
@@ -37,4 +37,9 @@ export const REST_ROWS: RestRow[] = [...identityRestRows, ...requestRestRows, ..
 export const EMIT_HOOKS: EmitHook[] = [queueDeliveries];
 
 /** How each kind of event subject is rendered in its REST shape (webhook `data`). */
-export const EVENT_RENDERERS: Partial<Record<SubjectType, Renderer>> = { Request: renderRequest, RequestItem: renderItem };
+export const EVENT_RENDERERS: Record<SubjectType, Renderer> = {
+  Request: renderRequest,
+  RequestItem: renderItem,
+  Document: renderDocument,
+  Contract: renderContract,
+};

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { ContractDeleteMutation, ContractGetQuery, ContractListQuery, ContractUpdateMutation } from '../../kernel/graphql/__generated__/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
+import type { Renderer } from '../../kernel/events/outbox';
 import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
@@ -85,3 +86,6 @@ export const contractRestRows: RestRow[] = [
     },
   },
 ];
+
+/** A contract in its REST shape, for event payloads. */
+export const renderContract: Renderer = async (run, id) => restContract(found(((await run(operations.ContractGet, { id })) as ContractGetQuery).contract, 'Contract'));

@@ -9,6 +9,7 @@ import type {
   RestDocumentFragment,
 } from '../../kernel/graphql/__generated__/operations';
 import { sendFile } from '../../kernel/http/files';
+import type { Renderer } from '../../kernel/events/outbox';
 import { found, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
@@ -138,3 +139,6 @@ export const documentRestRows: RestRow[] = [
     },
   },
 ];
+
+/** A document in its REST shape, for event payloads. */
+export const renderDocument: Renderer = async (run, id) => restDocument(found(((await run(operations.DocumentGet, { id })) as DocumentGetQuery).document, 'Document'));

@@ -1,4 +1,6 @@
 import type { SubjectLoader } from '../../kernel/graphql/subscriptions';
+import { Contract } from '../contracts/contract.entities';
+import { Document } from '../documents/document.entities';
 import { RequestItem } from '../items/item.entities';
 import { findVisibleRequest } from '../requests/request.access';
 
@@ -15,7 +17,10 @@ export const loadEventSubject: SubjectLoader = async (ctx, event) => {
       return request;
     case 'RequestItem':
       return ctx.em.findOne(RequestItem, { id: event.subjectId, request: request.id });
-    default:
-      return null;
+    case 'Document':
+      return ctx.em.findOne(Document, { id: event.subjectId, request: request.id });
+    case 'Contract':
+      // Contracts belong to the organization; the signature happened on this visible request.
+      return ctx.em.findOne(Contract, { id: event.subjectId, organization: ctx.viewer.organizationId });
   }
 };

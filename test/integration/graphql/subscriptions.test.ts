@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { submit } from '../../support/documents';
 import { createRequest, createUser } from '../../support/fixtures';
 import { subscribe, wsClient } from '../../support/ws';
 
@@ -109,6 +110,16 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     const closed = (await sub.next()).data.events;
     expect(closed).toMatchObject({ topic: 'REQUEST_CLOSED', request: { state: 'CLOSED' }, updated: [] });
     expect(new Set([verified.eventId, updated.eventId, closed.eventId]).size).toBe(3);
+  });
+
+  it('should push documentUploaded, also as a DocumentEvent through events', async () => {
+    const request = await createRequest(t.app, acme.apiKey);
+    const uploaded = subscribe(connect(acme.apiKey), 'subscription ($id: ID) { documentUploaded(requestId: $id) { name mimeType request { id } } }', { id: request.id });
+    const events = subscribe(connect(acme.apiKey), 'subscription { events(topics: [DOCUMENT_UPLOADED]) { __typename topic ... on DocumentEvent { document { name } } } }');
+    await subscribed((active += 2));
+    await submit(t, acme, request.id, request.items[0].id, '%PDF-1.4 fake but named', 'w2.pdf');
+    expect((await uploaded.next()).data).toEqual({ documentUploaded: { name: 'w2.pdf', mimeType: expect.any(String), request: { id: request.id } } });
+    expect((await events.next()).data).toEqual({ events: { __typename: 'DocumentEvent', topic: 'DOCUMENT_UPLOADED', document: { name: 'w2.pdf' } } });
   });
 
   it('should show a deleted request as it was', async () => {

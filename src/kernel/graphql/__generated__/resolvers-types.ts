@@ -486,6 +486,10 @@ export type Subscription = {
   itemDeleted: RequestItem;
   /** Items as they are verified. */
   itemVerified: RequestItem;
+  /** Documents as recipients submit them. */
+  documentUploaded: Document;
+  /** Contracts as recipients sign them. */
+  contractSigned: Contract;
   /** Every event of the given topics (all topics when omitted), as the `Event` interface. */
   events: Event;
 };
@@ -617,6 +621,26 @@ export type SubscriptionItemDeletedArgs = {
  * A subscriber receives its organization's events, for records its role may read.
  */
 export type SubscriptionItemVerifiedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionDocumentUploadedArgs = {
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionContractSignedArgs = {
   requestId?: InputMaybe<Scalars['ID']['input']>;
 };
 
@@ -1531,6 +1555,36 @@ export type ItemEvent = Event & {
   createdAt: Scalars['DateTime']['output'];
   /** The item as it is now (for ITEM_DELETED, as it was when removed). */
   item: RequestItem;
+};
+
+/** A document a recipient submitted. */
+export type DocumentEvent = Event & {
+  __typename?: 'DocumentEvent';
+  /** The event's UUID. */
+  eventId: Scalars['ID']['output'];
+  /** What happened. */
+  topic: WebhookTopic;
+  /** The organization the event belongs to. */
+  organizationId: Scalars['ID']['output'];
+  /** When the change was committed. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The document. */
+  document: Document;
+};
+
+/** A contract a recipient signed. */
+export type ContractEvent = Event & {
+  __typename?: 'ContractEvent';
+  /** The event's UUID. */
+  eventId: Scalars['ID']['output'];
+  /** What happened. */
+  topic: WebhookTopic;
+  /** The organization the event belongs to. */
+  organizationId: Scalars['ID']['output'];
+  /** When the change was committed. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The contract. */
+  contract: Contract;
 };
 
 /** A tenant. Every record belongs to exactly one organization, the caller's, taken from its API key. */
@@ -2713,6 +2767,8 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   Event:
     | ( EventRootModel )
     | ( EventRootModel )
+    | ( EventRootModel )
+    | ( EventRootModel )
   ;
 };
 
@@ -2778,6 +2834,8 @@ export type ResolversTypes = {
   Event: ResolverTypeWrapper<EventRootModel>;
   RequestEvent: ResolverTypeWrapper<EventRootModel>;
   ItemEvent: ResolverTypeWrapper<EventRootModel>;
+  DocumentEvent: ResolverTypeWrapper<EventRootModel>;
+  ContractEvent: ResolverTypeWrapper<EventRootModel>;
   Organization: ResolverTypeWrapper<OrganizationModel>;
   Team: ResolverTypeWrapper<TeamModel>;
   UserRole: UserRole;
@@ -2914,6 +2972,8 @@ export type ResolversParentTypes = {
   Event: EventRootModel;
   RequestEvent: EventRootModel;
   ItemEvent: EventRootModel;
+  DocumentEvent: EventRootModel;
+  ContractEvent: EventRootModel;
   Organization: OrganizationModel;
   Team: TeamModel;
   User: UserModel;
@@ -3051,6 +3111,8 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
   itemUpdated?: SubscriptionResolver<ResolversTypes['RequestItem'], "itemUpdated", ParentType, ContextType, Partial<SubscriptionItemUpdatedArgs>>;
   itemDeleted?: SubscriptionResolver<ResolversTypes['RequestItem'], "itemDeleted", ParentType, ContextType, Partial<SubscriptionItemDeletedArgs>>;
   itemVerified?: SubscriptionResolver<ResolversTypes['RequestItem'], "itemVerified", ParentType, ContextType, Partial<SubscriptionItemVerifiedArgs>>;
+  documentUploaded?: SubscriptionResolver<ResolversTypes['Document'], "documentUploaded", ParentType, ContextType, Partial<SubscriptionDocumentUploadedArgs>>;
+  contractSigned?: SubscriptionResolver<ResolversTypes['Contract'], "contractSigned", ParentType, ContextType, Partial<SubscriptionContractSignedArgs>>;
   events?: SubscriptionResolver<ResolversTypes['Event'], "events", ParentType, ContextType, Partial<SubscriptionEventsArgs>>;
 };
 
@@ -3337,7 +3399,7 @@ export type RequestDocumentsDeletePayloadResolvers<ContextType = GraphQLContext,
 export type WebhookTopicResolvers = { REQUEST_CREATED: 'request.created', REQUEST_UPDATED: 'request.updated', REQUEST_DELETED: 'request.deleted', REQUEST_CLOSED: 'request.closed', REQUEST_SUBMITTED: 'request.submitted', REQUEST_COMPLETED: 'request.completed', REQUEST_VERIFIED: 'request.verified', REQUEST_REJECTED: 'request.rejected', REQUEST_EXPIRED: 'request.expired', REQUEST_REMINDER_SENT: 'request.reminder_sent', ITEM_CREATED: 'item.created', ITEM_UPDATED: 'item.updated', ITEM_DELETED: 'item.deleted', ITEM_VERIFIED: 'item.verified', DOCUMENT_UPLOADED: 'document.uploaded', CONTRACT_SIGNED: 'contract.signed' };
 
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
-  __resolveType: TypeResolveFn<'RequestEvent' | 'ItemEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'RequestEvent' | 'ItemEvent' | 'DocumentEvent' | 'ContractEvent', ParentType, ContextType>;
 };
 
 export type RequestEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestEvent'] = ResolversParentTypes['RequestEvent']> = {
@@ -3356,6 +3418,24 @@ export type ItemEventResolvers<ContextType = GraphQLContext, ParentType extends 
   organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   item?: Resolver<ResolversTypes['RequestItem'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type DocumentEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentEvent'] = ResolversParentTypes['DocumentEvent']> = {
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  topic?: Resolver<ResolversTypes['WebhookTopic'], ParentType, ContextType>;
+  organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  document?: Resolver<ResolversTypes['Document'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ContractEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractEvent'] = ResolversParentTypes['ContractEvent']> = {
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  topic?: Resolver<ResolversTypes['WebhookTopic'], ParentType, ContextType>;
+  organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  contract?: Resolver<ResolversTypes['Contract'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -3748,6 +3828,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Event?: EventResolvers<ContextType>;
   RequestEvent?: RequestEventResolvers<ContextType>;
   ItemEvent?: ItemEventResolvers<ContextType>;
+  DocumentEvent?: DocumentEventResolvers<ContextType>;
+  ContractEvent?: ContractEventResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
   Team?: TeamResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
