@@ -10,9 +10,11 @@ export type Received = { headers: IncomingHttpHeaders; body: string; json: any }
  */
 export async function startReceiver() {
   const received: Received[] = [];
+  let incoming = 0;
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   let respond: (delivery: Received) => { status: number; delayMs?: number } = () => ({ status: 200 });
   const server: Server = createServer((request, response) => {
+    incoming++;
     let body = '';
     request.setEncoding('utf8');
     request.on('data', (chunk: string) => (body += chunk));
@@ -37,6 +39,8 @@ export async function startReceiver() {
     url,
     /** Deliveries answered with a 2xx, in arrival order. */
     received,
+    /** Requests that reached the receiver, answered or not yet. */
+    incoming: () => incoming,
     setResponder(fn: typeof respond) {
       respond = fn;
     },

@@ -46,7 +46,8 @@ async function answers(port: number): Promise<boolean> {
 /** Starts `npm start`'s entry (src/main.ts) and resolves once it answers /healthz. */
 export async function startService(env: Record<string, string>): Promise<RunningService> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(TSX, ['src/main.ts'], { cwd: ROOT, env: { ...baseEnv(), LOG_LEVEL: 'info', ...env, PORT: String(port) } });
+  // One process (tsx as a loader, not as a wrapper), so a signal reaches the server itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...baseEnv(), LOG_LEVEL: 'info', ...env, PORT: String(port) } });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
