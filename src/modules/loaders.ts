@@ -1,29 +1,27 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { createAttachmentLoaders } from './attachments/attachment.loaders';
-import { createContractLoaders } from './contracts/contract.loaders';
-import { createDocumentLoaders } from './documents/document.loaders';
-import { createFileLoaders } from './files/file.loaders';
-import { createIdentityLoaders } from './identity/identity.loaders';
-import { createItemLoaders } from './items/item.loaders';
-import { createRecipientLoaders } from './recipients/recipient.loaders';
-import { createRequestLoaders } from './requests/request.loaders';
-import { createTemplateLoaders } from './templates/template.loaders';
-import { createWebhookLoaders } from './webhooks/webhook.loaders';
+import { loaderSet } from '../kernel/db/loaders';
+import { attachmentLoaders } from './attachments/attachment.loaders';
+import { contractLoaders } from './contracts/contract.loaders';
+import { documentLoaders } from './documents/document.loaders';
+import { fileLoaders } from './files/file.loaders';
+import { identityLoaders } from './identity/identity.loaders';
+import { itemLoaders } from './items/item.loaders';
+import { recipientLoaders } from './recipients/recipient.loaders';
+import { requestLoaders } from './requests/request.loaders';
+import { templateLoaders } from './templates/template.loaders';
+import { webhookLoaders } from './webhooks/webhook.loaders';
 
-/** The per-operation DataLoaders of every module, made fresh for each operation. */
-export function createLoaders(em: EntityManager) {
-  return {
-    ...createIdentityLoaders(em),
-    ...createRequestLoaders(em),
-    ...createItemLoaders(em),
-    ...createRecipientLoaders(em),
-    ...createTemplateLoaders(em),
-    ...createWebhookLoaders(em),
-    ...createFileLoaders(em),
-    ...createAttachmentLoaders(em),
-    ...createDocumentLoaders(em),
-    ...createContractLoaders(em),
-  };
-}
+/** The per-operation DataLoaders of every module; each is made on its first use in the operation. */
+export const createLoaders = loaderSet({
+  ...identityLoaders,
+  ...requestLoaders,
+  ...itemLoaders,
+  ...recipientLoaders,
+  ...templateLoaders,
+  ...webhookLoaders,
+  ...fileLoaders,
+  ...attachmentLoaders,
+  ...documentLoaders,
+  ...contractLoaders,
+});
 
 export type Loaders = ReturnType<typeof createLoaders>;

@@ -1,4 +1,5 @@
 import { wrap } from '@mikro-orm/postgresql';
+import { LEAN_ENTITY } from '../kernel/db/lean';
 import type { GraphQLContext } from '../kernel/graphql/context';
 import type { Resolvers } from '../kernel/graphql/__generated__/resolvers-types';
 import { isUuid } from '../kernel/validation/input-check';
@@ -77,7 +78,8 @@ export const nodeResolvers: Resolvers = {
   },
   Node: {
     __resolveType: (node) => {
-      const className = wrap(node as object, true).__meta.className;
+      // Lean records (the read path) carry their entity's name; managed entities their metadata.
+      const className = (node as { [LEAN_ENTITY]?: string })[LEAN_ENTITY] ?? wrap(node as object, true).__meta.className;
       return className === 'RequestItem' ? itemTypeName(node as RequestItem) : (className as never);
     },
   },

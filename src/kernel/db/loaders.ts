@@ -1,5 +1,6 @@
-import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
+import { findLean, tableOf } from './lean';
 
 type WithId = { id: string };
 
@@ -18,44 +19,91 @@ function inTurn<T>(em: EntityManager, query: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/** Batches lookups by id within one operation: one statement per batch. */
+const columnOf = (em: EntityManager, entity: EntityName<any>, property: string) => {
+  const prop = em.getMetadata().get(entity as never).properties[property];
+  if (!prop) throw new Error(`no property ${property}`);
+  return prop.fieldNames[0];
+};
+
+/** A list of UUIDs as one bind parameter: the statement's text is the same whatever its length. */
+const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
+
+// Statements are built once per loader kind, not once per operation.
+const statements = new Map<string, string>();
+const statement = (key: string, build: () => string) => statements.get(key) ?? (statements.set(key, build()), statements.get(key)!);
+
+/** Batches lookups by id within one operation: one statement (`id = any($1)`) per batch. */
 export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, T | null> {
+  const sql = statement(`id:${tableOf(em, entity)}`, () => `select * from ${tableOf(em, entity)} where id = any(?::uuid[])`);
   return new DataLoader(async (ids) => {
-    const rows = await inTurn(em, () => em.find(entity, { id: { $in: [...ids] } } as unknown as FilterQuery<T>));
+    const rows = await inTurn(em, () => findLean(em, entity, sql, [uuidArray(ids)]));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   });
 }
 
-/** Batches "children of these parents" within one operation: one statement per batch, in `orderBy` order. */
+/**
+ * Batches "children of these parents" within one operation: one statement per batch, in `orderBy`
+ * order; `nullProperties` keeps only rows where those properties are null (soft-deleted rows out).
+ */
 export function createChildrenLoader<T extends object>(
   em: EntityManager,
   entity: EntityName<T>,
   parentProperty: keyof T & string,
   orderBy: Record<string, 'asc' | 'desc'>,
-  where: Record<string, unknown> = {},
+  nullProperties: (keyof T & string)[] = [],
 ): DataLoader<string, T[]> {
+  const sql = statement(`children:${tableOf(em, entity)}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}`, () => {
+    const conditions = [`${columnOf(em, entity, parentProperty)} = any(?::uuid[])`, ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`)];
+    const order = Object.entries(orderBy).map(([property, direction]) => `${columnOf(em, entity, property)} ${direction}`);
+    return `select * from ${tableOf(em, entity)} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
+  });
   return new DataLoader(async (parentIds) => {
-    const rows = await inTurn(em, () =>
-      em.find(entity, { ...where, [parentProperty]: { $in: [...parentIds] } } as FilterQuery<T>, { orderBy: orderBy as never }),
-    );
+    const rows = await inTurn(em, () => findLean(em, entity, sql, [uuidArray(parentIds)]));
     const groups = new Map<string, T[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
-      const parent = (row as Record<string, unknown>)[parentProperty] as WithId;
-      groups.get(parent.id)?.push(row);
+      const reference = (row as Record<string, unknown>)[parentProperty] as WithId;
+      groups.get(reference.id)?.push(row);
     }
     return parentIds.map((id) => groups.get(id) ?? []);
   });
 }
 
-type Ref<T> = { id: string; isInitialized(): boolean; getEntity(): T };
+/** A managed entity's reference, or a lean record's `{ id }`. */
+type Ref<T> = { id: string; isInitialized?(): boolean; getEntity?(): T };
 
 /**
- * The entity behind a reference. One this operation already holds (a request's items point at the
- * request just listed) primes the loader instead of costing a statement; everything else goes
- * through the loader's cache, so the statement count does not depend on which query finished first.
+ * The record behind a reference. A managed entity this operation already holds primes the loader
+ * instead of costing a statement; everything else goes through the loader's cache, so the statement
+ * count does not depend on which query finished first.
  */
 export async function loadRef<T>(ref: Ref<T>, loader: DataLoader<string, T | null>): Promise<T | null> {
-  if (ref.isInitialized()) loader.prime(ref.id, ref.getEntity());
+  if (ref.isInitialized?.()) loader.prime(ref.id, ref.getEntity!());
   return loader.load(ref.id);
+}
+
+/** Lets lookups by id reuse records a list already fetched. */
+export function primeAll<T extends WithId>(loader: DataLoader<string, T | null>, records: readonly T[]): void {
+  for (const record of records) loader.prime(record.id, record);
+}
+
+/**
+ * Makes per-operation loader sets: an object with one loader per definition, each made on its first
+ * use, so an operation pays only for the loaders it touches (most touch a handful of twenty). The
+ * getters live on a prototype built once, so making a set is one small allocation.
+ */
+export function loaderSet<D extends Record<string, (em: EntityManager) => DataLoader<any, any>>>(definitions: D): (em: EntityManager) => { readonly [K in keyof D]: ReturnType<D[K]> } {
+  class Loaders {
+    constructor(readonly em: EntityManager) {}
+  }
+  for (const name of Object.keys(definitions)) {
+    Object.defineProperty(Loaders.prototype, name, {
+      get(this: Loaders) {
+        const loader = definitions[name](this.em);
+        Object.defineProperty(this, name, { value: loader });
+        return loader;
+      },
+    });
+  }
+  return (em) => new Loaders(em) as unknown as { readonly [K in keyof D]: ReturnType<D[K]> };
 }

@@ -1,4 +1,5 @@
 import type { QueryBuilder } from '@mikro-orm/postgresql';
+import { countLean, runLean } from '../db/lean';
 import { AppError } from '../errors/app-error';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -109,7 +110,7 @@ export async function paginate<T extends object>(
   const direction = ascending ? 'asc' : 'desc';
   qb.orderBy({ [order.property]: direction, id: direction } as never).limit(size + 1);
 
-  const rows = (await qb.getResultList()) as T[];
+  const rows = await runLean(qb);
   const more = rows.length > size;
   const page = more ? rows.slice(0, size) : rows;
   if (backward) page.reverse();
@@ -127,6 +128,6 @@ export async function paginate<T extends object>(
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null,
     },
-    totalCount: () => countQb.getCount(),
+    totalCount: () => countLean(countQb),
   };
 }

@@ -2,8 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createChildrenLoader } from '../../kernel/db/loaders';
 import { Document } from './document.entities';
 
-export function createDocumentLoaders(em: EntityManager) {
-  return {
-    documentsByItem: createChildrenLoader(em, Document, 'item', { createdAt: 'asc', id: 'asc' }),
-  };
-}
+export const documentLoaders = {
+  documentsByItem: (em: EntityManager) => createChildrenLoader(em, Document, 'item', { createdAt: 'asc', id: 'asc' }),
+};

@@ -2,8 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createByIdLoader } from '../../kernel/db/loaders';
 import { StoredFile } from './file.entities';
 
-export function createFileLoaders(em: EntityManager) {
-  return {
-    fileById: createByIdLoader(em, StoredFile),
-  };
-}
+export const fileLoaders = {
+  fileById: (em: EntityManager) => createByIdLoader(em, StoredFile),
+};

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { queryRows } from '../../kernel/db/lean';
 import { hashApiKey } from './api-key';
 import type { UserRole } from './identity.entities';
 
@@ -17,7 +18,8 @@ type ViewerRow = { user_id: string; organization_id: string; team_id: string | n
 
 /** One statement: the key, its user and the user's organization. */
 export async function findViewerByApiKey(em: EntityManager, key: string): Promise<Viewer | null> {
-  const rows = await em.execute<ViewerRow[]>(
+  const rows = await queryRows<ViewerRow>(
+    em,
     `select u.id as user_id, u.organization_id, u.team_id, u.role, k.id as api_key_id
        from api_key k join app_user u on u.id = k.user_id
       where k.key_hash = ? and k.revoked_at is null`,

@@ -1,4 +1,5 @@
 import { LockMode, type EntityManager, type QueryBuilder } from '@mikro-orm/postgresql';
+import { runLean } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
 import { isUuid } from '../../kernel/validation/input-check';
 import { isAdmin, type Viewer } from '../identity/viewer';
@@ -22,12 +23,16 @@ export function scopeRequests<T extends object>(qb: QueryBuilder<T>, viewer: Vie
   return qb;
 }
 
-/** The request, if the viewer may see it; null otherwise (missing, deleted, another organization's). */
+/**
+ * The request, if the viewer may see it; null otherwise (missing, deleted, another organization's).
+ * Writers lock the row (so concurrent changes to one request apply one after the other) and get a
+ * managed entity; readers get a lean record (kernel/db/lean.ts).
+ */
 export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean; includeDeleted?: boolean } = {}): Promise<Request | null> {
   if (!isUuid(id)) return null;
   const qb = scopeRequests(em.createQueryBuilder(Request, 'r').select('*').where({ id }), viewer, options);
-  // Writers lock the row so concurrent changes to one request apply one after the other.
-  if (options.lock) qb.setLockMode(LockMode.PESSIMISTIC_WRITE);
+  if (!options.lock) return (await runLean(qb))[0] ?? null;
+  qb.setLockMode(LockMode.PESSIMISTIC_WRITE);
   return qb.getSingleResult();
 }
 

@@ -3,9 +3,7 @@ import { createByIdLoader, createChildrenLoader } from '../../kernel/db/loaders'
 import { Collaborator, Request } from './request.entities';
 
 // One statement per relation per operation, whatever the number of requests listed.
-export function createRequestLoaders(em: EntityManager) {
-  return {
-    requestById: createByIdLoader(em, Request),
-    collaboratorsByRequest: createChildrenLoader(em, Collaborator, 'request', { position: 'asc' }),
-  };
-}
+export const requestLoaders = {
+  requestById: (em: EntityManager) => createByIdLoader(em, Request),
+  collaboratorsByRequest: (em: EntityManager) => createChildrenLoader(em, Collaborator, 'request', { position: 'asc' }),
+};

@@ -1,4 +1,5 @@
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRef, primeAll } from '../../kernel/db/loaders';
+import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
@@ -6,12 +7,23 @@ import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, u
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
 import { percentComplete } from './request.progress';
 
+/** A page of requests whose records also answer lookups by id (an item's or recipient's request). */
+async function listRequestsPrimed(ctx: GraphQLContext, args: Parameters<typeof listRequests>[1]) {
+  const connection = await listRequests(ctx, args);
+  primeAll(ctx.loaders.requestById, connection.nodes);
+  return connection;
+}
+
 export const requestResolvers: Resolvers = {
   // GraphQL's EN_US is the domain's en-US (see codegen.ts, enumValues).
   Language: LANGUAGE_GRAPHQL_VALUES as never,
   Query: {
-    request: (_root, { id }, ctx) => getRequest(ctx, id),
-    requests: (_root, args, ctx) => listRequests(ctx, args),
+    request: async (_root, { id }, ctx) => {
+      const request = await getRequest(ctx, id);
+      if (request) primeAll(ctx.loaders.requestById, [request]);
+      return request;
+    },
+    requests: (_root, args, ctx) => listRequestsPrimed(ctx, args),
   },
   Mutation: {
     requestCreate: (_root, { input }, ctx) => payload(async () => ({ request: await createRequest(ctx, input) })),
@@ -20,7 +32,7 @@ export const requestResolvers: Resolvers = {
     requestClose: (_root, { id }, ctx) => payload(async () => ({ request: await closeRequest(ctx, id) })),
   },
   Organization: {
-    requests: (_org, args, ctx) => listRequests(ctx, args),
+    requests: (_org, args, ctx) => listRequestsPrimed(ctx, args),
   },
   Request: {
     owner: async (request, _args, ctx) => (await loadRef(request.owner, ctx.loaders.userById))!,

@@ -2,9 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createByIdLoader, createChildrenLoader } from '../../kernel/db/loaders';
 import { Template, TemplateItem } from './template.entities';
 
-export function createTemplateLoaders(em: EntityManager) {
-  return {
-    templateById: createByIdLoader(em, Template),
-    templateItemsByTemplate: createChildrenLoader(em, TemplateItem, 'template', { position: 'asc' }),
-  };
-}
+export const templateLoaders = {
+  templateById: (em: EntityManager) => createByIdLoader(em, Template),
+  templateItemsByTemplate: (em: EntityManager) => createChildrenLoader(em, TemplateItem, 'template', { position: 'asc' }),
+};

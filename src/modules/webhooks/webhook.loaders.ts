@@ -2,9 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createByIdLoader, createChildrenLoader } from '../../kernel/db/loaders';
 import { Webhook, WebhookAttempt } from './webhook.entities';
 
-export function createWebhookLoaders(em: EntityManager) {
-  return {
-    webhookById: createByIdLoader(em, Webhook),
-    attemptsByDelivery: createChildrenLoader(em, WebhookAttempt, 'delivery', { attemptedAt: 'asc' }),
-  };
-}
+export const webhookLoaders = {
+  webhookById: (em: EntityManager) => createByIdLoader(em, Webhook),
+  attemptsByDelivery: (em: EntityManager) => createChildrenLoader(em, WebhookAttempt, 'delivery', { attemptedAt: 'asc' }),
+};
