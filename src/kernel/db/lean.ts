@@ -31,11 +31,13 @@ function mapperFor(meta: EntityMetadata): Mapper {
       if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return (row: Row, out: Row) => void (out[prop.name] = row[column] == null ? null : String(row[column]));
       return (row: Row, out: Row) => void (out[prop.name] = row[column] ?? null);
     });
-  const className = meta.className;
+  // One class per entity: its prototype carries the entity's name, so a record costs no more than
+  // its own fields (defining a property on every record showed up in profiles).
+  const Record = class {} as unknown as new () => Row;
+  Object.defineProperty(Record.prototype, LEAN_ENTITY, { value: meta.className });
   mapper = (row) => {
-    const out: Row = {};
+    const out = new Record();
     for (const field of fields) field(row, out);
-    Object.defineProperty(out, LEAN_ENTITY, { value: className });
     return out;
   };
   mappers.set(meta, mapper);
@@ -61,19 +63,16 @@ export async function findLean<T extends object>(em: EntityManager, entity: Enti
   return (await queryRows<Row>(em, sql, params)).map(map) as T[];
 }
 
-/** A QueryBuilder's rows (its filter, order and limit) as lean records, without hydrating entities. */
-export async function runLean<T extends object>(qb: QueryBuilder<T>): Promise<T[]> {
+/** A QueryBuilder's statement, to run or to wrap, with what running it as lean records needs. */
+export function baseQuery<T extends object>(qb: QueryBuilder<T>): { em: EntityManager; entity: EntityName<T>; sql: string; params: unknown[] } {
   const { sql, bindings } = qb.getKnexQuery().toSQL();
-  const em = (qb as unknown as { em: EntityManager }).em;
-  return findLean(em, qb.mainAlias.entityName as EntityName<T>, sql, bindings);
+  return { em: (qb as unknown as { em: EntityManager }).em, entity: qb.mainAlias.entityName as EntityName<T>, sql, params: [...bindings] };
 }
 
-/** How many rows a QueryBuilder's filter matches. */
-export async function countLean(qb: QueryBuilder<any>): Promise<number> {
-  const { sql, bindings } = qb.getKnexQuery().toSQL();
-  const em = (qb as unknown as { em: EntityManager }).em;
-  const [row] = await queryRows<{ count: string }>(em, `select count(*) as count from (${sql}) as counted`, bindings);
-  return Number(row.count);
+/** A QueryBuilder's rows (its filter, order and limit) as lean records, without hydrating entities. */
+export async function runLean<T extends object>(qb: QueryBuilder<T>): Promise<T[]> {
+  const { em, entity, sql, params } = baseQuery(qb);
+  return findLean(em, entity, sql, params);
 }
 
 /** The table of an entity, for hand-written lean statements. */

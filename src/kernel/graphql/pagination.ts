@@ -1,5 +1,5 @@
 import type { QueryBuilder } from '@mikro-orm/postgresql';
-import { countLean, runLean } from '../db/lean';
+import { baseQuery, findLean, queryRows } from '../db/lean';
 import { AppError } from '../errors/app-error';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -89,14 +89,17 @@ export async function paginate<T extends object>(
   order: KeysetOrder,
 ): Promise<Connection<T>> {
   checkPageArgs(args);
-  const countQb = qb.clone();
   const backward = args.last != null || (args.before != null && args.first == null);
   const size = (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
   const naturalAscending = order.direction === 'ASC';
   // Walking backward reads in the opposite direction and reverses the page afterwards.
   const ascending = naturalAscending !== backward;
-  const alias = qb.alias;
 
+  // The filter is the builder's; the keyset, order and limit wrap it, and so does the count, which
+  // then needs no copy of the builder.
+  const base = baseQuery(qb);
+  const conditions: string[] = [];
+  const params: unknown[] = [...base.params];
   for (const [argument, comparison] of [
     ['after', naturalAscending ? '>' : '<'],
     ['before', naturalAscending ? '<' : '>'],
@@ -105,12 +108,13 @@ export async function paginate<T extends object>(
     if (cursor == null) continue;
     const [value, id] = decodeCursor(cursor, argument);
     // A row comparison keeps the keyset condition one index range scan.
-    qb.andWhere(`(${alias}.${order.column}, ${alias}.id) ${comparison} (?, ?)`, [value, id]);
+    conditions.push(`(page.${order.column}, page.id) ${comparison} (?, ?)`);
+    params.push(value, id);
   }
   const direction = ascending ? 'asc' : 'desc';
-  qb.orderBy({ [order.property]: direction, id: direction } as never).limit(size + 1);
-
-  const rows = await runLean(qb);
+  const sql = `select * from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
+    order by page.${order.column} ${direction}, page.id ${direction} limit ${size + 1}`;
+  const rows = await findLean<T>(base.em, base.entity, sql, params);
   const more = rows.length > size;
   const page = more ? rows.slice(0, size) : rows;
   if (backward) page.reverse();
@@ -128,6 +132,9 @@ export async function paginate<T extends object>(
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null,
     },
-    totalCount: () => countLean(countQb),
+    totalCount: async () => {
+      const [row] = await queryRows<{ count: string }>(base.em, `select count(*) as count from (${base.sql}) as counted`, base.params);
+      return Number(row.count);
+    },
   };
 }

@@ -7,6 +7,7 @@ import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/inpu
 import { deleteReferences, saveUpload } from '../files/file.service';
 import type { Viewer } from '../identity/viewer';
 import { Contract, type ContractAnnotation, type ContractField, type ContractLayout } from './contract.entities';
+import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'>;
 
@@ -104,7 +105,7 @@ export async function updateContract(ctx: Ctx, id: string, input: ContractUpdate
     };
   });
   check.done();
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const contract = await requireContract({ em: tx, viewer: ctx.viewer }, id);
     if (annotations) contract.annotations = annotations;
     if (fields) contract.fields = fields;

@@ -6,6 +6,7 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
 import { StoredFile } from './file.entities';
 import { storedFileName } from './file.names';
+import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'>;
 
@@ -83,7 +84,7 @@ export async function saveUpload<T>(ctx: Ctx, upload: IncomingFile, rule: Upload
   const key = randomUUID();
   const { size, sha256 } = await ctx.storage.put(key, stream, { maxBytes });
   try {
-    return await ctx.em.transactional(async (tx) => {
+    return await inTransaction(ctx.em, async (tx) => {
       const file = tx.create(StoredFile, {
         organization: ctx.viewer.organizationId,
         storageKey: key,
@@ -138,7 +139,7 @@ export async function deleteObjects(ctx: Pick<Ctx, 'storage' | 'log'>, keys: str
  * refers to any more, and deletes their objects after the commit.
  */
 export async function deleteReferences<T>(ctx: Ctx, work: (tx: EntityManager) => Promise<{ result: T; fileIds: string[] }>): Promise<T> {
-  const { result, keys } = await ctx.em.transactional(async (tx) => {
+  const { result, keys } = await inTransaction(ctx.em, async (tx) => {
     const { result, fileIds } = await work(tx);
     await tx.flush();
     return { result, keys: await releaseFiles(tx, fileIds) };

@@ -6,6 +6,7 @@ import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 import { ApiKey, Organization, Team, User, type UserRole } from './identity.entities';
 import { isAdmin, type Viewer } from './viewer';
+import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
 
@@ -68,7 +69,7 @@ export async function createOrganization(
   const check = new InputCheck().text(['name'], input.name, { max: 200, min: 1, required: true });
   check.email(['adminEmail'], input.adminEmail);
   check.done();
-  return em.transactional(async (tx) => {
+  return inTransaction(em, async (tx) => {
     if (await findUserByEmail(tx, input.adminEmail)) {
       throw AppError.validation([{ field: ['adminEmail'], message: `A user with email ${input.adminEmail} already exists`, code: 'TAKEN' }]);
     }

@@ -14,6 +14,7 @@ import { requireVisibleRequest } from '../requests/request.access';
 import type { Request } from '../requests/request.entities';
 import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
+import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'events'>;
 type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log' | 'events'>;
@@ -62,7 +63,7 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
   const draft = draftFromInput(check, [], input);
   await checkContractIds(ctx, check, [{ path: [], contractId: draft?.contractId ?? null }]);
   const attachments = await findLibraryAttachments(ctx, check, ['attachmentIds'], attachmentIdsOf(input));
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
     requireOpen(request);
     const count = await tx.count(RequestItem, { request: request.id, deletedAt: null });
@@ -89,7 +90,7 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
   if (input.name === null) check.add(['name'], 'Cannot be null', 'INVALID');
   if (input.required === null) check.add(['required'], 'Cannot be null', 'INVALID');
   check.done();
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const { item, request } = await requireItem(tx, ctx, id, requestId);
     requireOpen(request);
     const before = JSON.stringify([item.name, item.description, item.required]);
@@ -119,7 +120,7 @@ export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | 
 
 /** Marks an item valid and approved; verifying a verified item changes nothing. */
 export async function verifyItem(ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const { item } = await requireItem(tx, ctx, id, requestId);
     if (item.status !== 'VERIFIED') {
       item.status = 'VERIFIED';

@@ -15,14 +15,30 @@ export const sha256Hex = (value: string): string => createHash('sha256').update(
 
 export const newLinkNonce = (): string => randomBytes(16).toString('base64url');
 
+const MEMO_SIZE = 10_000;
+const memo = new Map<string, string>();
+
+/** The derived values are fixed for a recipient's nonce, and lists ask for them over and over. */
+function memoised(key: string, compute: () => string): string {
+  let value = memo.get(key);
+  if (value === undefined) {
+    value = compute();
+    if (memo.size >= MEMO_SIZE) memo.delete(memo.keys().next().value!);
+    memo.set(key, value);
+  }
+  return value;
+}
+
 export function linkToken(secret: string, recipientId: string, nonce: string): string {
-  return derive(secret, 'link', recipientId, nonce).toString('base64url');
+  return memoised(`link:${recipientId}:${nonce}:${secret}`, () => derive(secret, 'link', recipientId, nonce).toString('base64url'));
 }
 
 export function recipientPassword(secret: string, recipientId: string, nonce: string): string {
-  const bytes = derive(secret, 'password', recipientId, nonce);
-  // 14 characters from a 57-letter alphabet without look-alikes: about 81 bits.
-  return Array.from(bytes.subarray(0, PASSWORD_LENGTH), (byte) => PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length]).join('');
+  return memoised(`password:${recipientId}:${nonce}:${secret}`, () => {
+    const bytes = derive(secret, 'password', recipientId, nonce);
+    // 14 characters from a 57-letter alphabet without look-alikes: about 81 bits.
+    return Array.from(bytes.subarray(0, PASSWORD_LENGTH), (byte) => PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length]).join('');
+  });
 }
 
 /** Security answers are compared without case or surrounding space. */

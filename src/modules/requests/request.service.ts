@@ -23,6 +23,7 @@ import { DEFAULT_REMINDERS, REMINDERS_RANGE, replaceTemplateItems, requireTempla
 import { requireDeleteRight, requireVisibleRequest, scopeRequests } from './request.access';
 import { Collaborator, Request, type ReminderScheduleEntry } from './request.entities';
 import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
+import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'events'>;
 
@@ -168,7 +169,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   const collaborators = await prepareCollaborators(ctx, check, input.collaborators);
   check.done();
 
-  return em.transactional(async (tx) => {
+  return inTransaction(em, async (tx) => {
     const itemDrafts: (ItemDraft & { received?: boolean })[] = input.items
       ? (given as ItemDraft[])
       : template
@@ -225,7 +226,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
 }
 
 export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateInput): Promise<{ request: Request; updated: string[] }> {
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
     const check = new InputCheck();
     checkCommonFields(check, input, request);
@@ -273,7 +274,7 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
 }
 
 export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
     requireDeleteRight(ctx.viewer, request);
     // Rendered while still visible: the event shows the request as it was, marked deleted.
@@ -286,7 +287,7 @@ export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
 
 /** Moves a request to CLOSED; closing a closed request changes nothing. */
 export async function closeRequest(ctx: Ctx, id: string): Promise<Request> {
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
     if (request.state !== 'CLOSED') {
       request.state = 'CLOSED';

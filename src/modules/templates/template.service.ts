@@ -9,6 +9,7 @@ import { isAdmin, type Viewer } from '../identity/viewer';
 import { checkItemText, type ItemDraft } from '../items/item.drafts';
 import { DEFAULT_LANGUAGE } from '../requests/request.enums';
 import { Template, TemplateItem, type TemplateItemForm } from './template.entities';
+import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
 
@@ -115,7 +116,7 @@ export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Prom
   checkTemplateFields(check, input);
   const drafts = templateItemDrafts(check, input.items ?? []);
   check.done();
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const owner = await tx.findOneOrFail(User, ctx.viewer.userId);
     const template = tx.create(Template, {
       organization: ctx.viewer.organizationId,
@@ -141,7 +142,7 @@ export async function updateTemplate(ctx: Ctx, id: string, input: TemplateUpdate
     if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   }
   check.done();
-  return ctx.em.transactional(async (tx) => {
+  return inTransaction(ctx.em, async (tx) => {
     const template = await requireTemplate({ em: tx, viewer: ctx.viewer }, id);
     if (input.name != null) template.name = input.name.trim();
     if (input.defaultTitle !== undefined) template.defaultTitle = input.defaultTitle;

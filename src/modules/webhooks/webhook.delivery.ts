@@ -7,6 +7,7 @@ import type { Agent as HttpAgent } from 'node:http';
 import { Webhook as Signer } from 'standardwebhooks';
 import type { WebhookSettings } from '../../config/config';
 import { failPending, previousWebhookSecret, webhookSecret } from './webhook.service';
+import { inTransaction } from '../../kernel/db/transaction';
 
 /**
  * When a failed delivery is tried again, after its first, second... failure: about three days in
@@ -233,7 +234,7 @@ export class DeliveryWorker {
     const status = succeeded ? 'SUCCEEDED' : attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
     const next = status === 'PENDING' ? new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]) : null;
     const disableAfterMs = this.options.settings.disableAfterMs;
-    await this.options.orm.em.fork().transactional(async (tx) => {
+    await inTransaction(this.options.orm.em.fork(), async (tx) => {
       await tx.execute(
         `insert into webhook_attempt (id, delivery_id, attempted_at, status_code, latency_ms, error) values (gen_random_uuid(), ?, ?, ?, ?, ?)`,
         [row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error],
