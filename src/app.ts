@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
 import { EventDispatcher } from './kernel/events/dispatcher';
-import { Outbox } from './kernel/events/outbox';
+import { Outbox, type RunOperation } from './kernel/events/outbox';
 import { createContextFactory, type ContextFactory } from './kernel/graphql/context';
 import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
@@ -16,6 +16,7 @@ import { findViewerByApiKey } from './modules/identity/viewer';
 import { createLoaders, DeliveryWorker, EMIT_HOOKS, EVENT_RENDERERS, loadEventSubject, REST_ROWS, RESOLVERS, systemResolver } from './modules';
 import type { Clock } from './modules/webhooks/webhook.delivery';
 import type { HostResolver } from './modules/webhooks/webhook.endpoint';
+import type { Loaders } from './modules/loaders';
 
 export type AppOptions = {
   config: Config;
@@ -77,11 +78,14 @@ export async function buildApp({
   registerAuth(app, resolveViewer);
   // Events render their record with the REST rows' own documents, run in-process inside the
   // writing transaction (app.graphql exists once mercurius is registered below).
-  const outbox = new Outbox((em, viewer) => async (document, variables) => {
+  const outbox = new Outbox<Loaders>((em, viewer) => {
     const ctx = contexts.forViewer(viewer, { em, log: app.log, requestId: 'event' });
-    const result = (await app.graphql(document, ctx as never, variables)) as { data?: unknown; errors?: Array<{ message: string }> };
-    if (result.errors?.length) throw new Error(`rendering an event failed: ${result.errors[0].message}`);
-    return result.data;
+    const run: RunOperation = async (document, variables) => {
+      const result = (await app.graphql(document, ctx as never, variables)) as { data?: unknown; errors?: Array<{ message: string }> };
+      if (result.errors?.length) throw new Error(`rendering an event failed: ${result.errors[0].message}`);
+      return result.data;
+    };
+    return { run, loaders: ctx.loaders };
   }, EVENT_RENDERERS);
   for (const hook of EMIT_HOOKS) outbox.addHook(hook);
   const contexts = createContextFactory({

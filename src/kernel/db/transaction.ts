@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+const committed = new WeakMap<EntityManager, Array<() => void>>();
+
 /**
  * Runs `work` in a transaction on a fork of `em`, flushing and committing at the end, rolling back on
  * any error; inside a transaction already, it joins it. MikroORM's em.transactional() does the same
@@ -11,12 +13,21 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
   if (em.isInTransaction()) return work(em);
   const tx = em.fork();
   await tx.begin();
+  let result: T;
   try {
-    const result = await work(tx);
+    result = await work(tx);
     await tx.commit();
-    return result;
   } catch (err) {
     await tx.rollback();
     throw err;
   }
+  for (const callback of committed.get(tx) ?? []) callback();
+  return result;
+}
+
+/** Runs `callback` once the transaction `tx` (from inTransaction) commits; never if it rolls back. */
+export function afterCommit(tx: EntityManager, callback: () => void): void {
+  const callbacks = committed.get(tx);
+  if (callbacks) callbacks.push(callback);
+  else committed.set(tx, [callback]);
 }

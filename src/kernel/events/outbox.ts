@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Viewer } from '../../modules/identity/viewer';
+import { afterCommit } from '../db/transaction';
 import type { StoredEvent, SubjectType, Topic } from './topics';
 
 /** The channel whose notifications carry the ids of committed events. */
@@ -20,6 +21,12 @@ export type EventDraft = {
 /** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
 export type RunOperation = (document: string, variables: Record<string, unknown>) => Promise<any>;
 
+/** Where renders run: an operation runner and the loaders its documents read through. */
+export type RenderSession<L> = { run: RunOperation; loaders: L };
+
+/** The part of an operation's context that emitting needs: who acts, and the loaders it reads with. */
+export type Emitter<L> = { viewer: Viewer; loaders: L };
+
 /** Renders a subject in its REST shape (the REST rows' own documents and mappings do it). */
 export type Renderer = (run: RunOperation, subjectId: string, requestId: string | null) => Promise<Record<string, unknown>>;
 
@@ -33,11 +40,11 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
  * of the change, so there is no event without its change and no change without its event. The
  * NOTIFY rides the same transaction and is delivered only when it commits.
  */
-export class Outbox {
+export class Outbox<L = unknown> {
   private readonly hooks: EmitHook[] = [];
 
   constructor(
-    private readonly runner: (em: EntityManager, viewer: Viewer) => RunOperation,
+    private readonly session: (em: EntityManager, viewer: Viewer) => RenderSession<L>,
     private readonly renderers: Partial<Record<SubjectType, Renderer>>,
   ) {}
 
@@ -47,16 +54,32 @@ export class Outbox {
 
   /** Renders the subject now, as the REST API shows it (for deletions, call before deleting). */
   async render(em: EntityManager, viewer: Viewer, subjectType: SubjectType, subjectId: string, requestId: string | null = null): Promise<Record<string, unknown>> {
+    return (await this.renderIn(em, viewer, subjectType, subjectId, requestId)).data;
+  }
+
+  private async renderIn(em: EntityManager, viewer: Viewer, subjectType: SubjectType, subjectId: string, requestId: string | null) {
     const renderer = this.renderers[subjectType];
     if (!renderer) throw new Error(`no renderer for ${subjectType} events`);
     // The renderer reads through the database, so this transaction's changes must be written first.
     await em.flush();
-    return renderer(this.runner(em, viewer), subjectId, requestId);
+    const session = this.session(em, viewer);
+    return { data: await renderer(session.run, subjectId, requestId), loaders: session.loaders };
   }
 
-  async emit(em: EntityManager, viewer: Viewer, draft: EventDraft): Promise<StoredEvent> {
+  /** Writes the event of a change; call it last in the change's transaction, after every write. */
+  async emit(em: EntityManager, emitter: Emitter<L>, draft: EventDraft): Promise<StoredEvent> {
+    const { viewer } = emitter;
     const requestId = draft.requestId ?? null;
-    const data = draft.data ?? (await this.render(em, viewer, draft.subjectType, draft.subjectId, requestId));
+    let data = draft.data;
+    if (!data) {
+      const rendered = await this.renderIn(em, viewer, draft.subjectType, draft.subjectId, requestId);
+      data = rendered.data;
+      // The render's loaders hold the rows as this transaction commits them: once it has, the
+      // operation reads on through them, so its payload costs no second round of reads.
+      afterCommit(em, () => {
+        emitter.loaders = rendered.loaders;
+      });
+    }
     const event: Omit<StoredEvent, 'seq'> = {
       id: randomUUID(),
       organizationId: viewer.organizationId,

@@ -33,7 +33,7 @@ export type GraphQLContext = {
   loaders: Loaders;
   settings: ServiceSettings;
   /** Where state changes write their events, in their own transaction. */
-  events: Outbox;
+  events: Outbox<Loaders>;
   /** Where file bytes live. */
   storage: Storage;
   log: FastifyBaseLogger;
@@ -44,7 +44,7 @@ export type GraphQLContext = {
 export type ContextFactoryOptions = {
   orm: MikroORM;
   settings: ServiceSettings;
-  events: Outbox;
+  events: Outbox<Loaders>;
   storage: Storage;
   createLoaders: (em: EntityManager) => Loaders;
 };

@@ -11,7 +11,7 @@ import { findVisibleRequest, requireVisibleRequest } from '../requests/request.a
 import type { Request } from '../requests/request.entities';
 import { Document } from './document.entities';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log' | 'events'>;
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log' | 'events' | 'loaders'>;
 
 // Documents are seen, downloaded and deleted by whoever sees their request.
 
@@ -27,7 +27,7 @@ export async function submitDocument(ctx: Ctx, requestId: string, itemId: string
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
     }
     const document = tx.create(Document, { request, item, file });
-    await ctx.events.emit(tx, ctx.viewer, { topic: 'document.uploaded', subjectType: 'Document', subjectId: document.id, requestId: request.id });
+    await ctx.events.emit(tx, ctx, { topic: 'document.uploaded', subjectType: 'Document', subjectId: document.id, requestId: request.id });
     return document;
   });
 }

@@ -16,8 +16,8 @@ import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from '
 import { RequestItem } from './item.entities';
 import { inTransaction } from '../../kernel/db/transaction';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'events'>;
-type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log' | 'events'>;
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'events' | 'loaders'>;
+type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log' | 'events' | 'loaders'>;
 
 export const MAX_ITEMS = 100;
 
@@ -81,7 +81,7 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
 }
 
 function emitItemEvent(em: EntityManager, ctx: Ctx, topic: Topic, item: RequestItem, data?: Record<string, unknown>) {
-  return ctx.events.emit(em, ctx.viewer, { topic, subjectType: 'RequestItem', subjectId: item.id, requestId: item.request.id, data });
+  return ctx.events.emit(em, ctx, { topic, subjectType: 'RequestItem', subjectId: item.id, requestId: item.request.id, data });
 }
 
 export async function updateItem(ctx: Ctx, id: string, requestId: string | null | undefined, input: ItemUpdateInput): Promise<RequestItem> {

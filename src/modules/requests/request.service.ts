@@ -25,7 +25,7 @@ import { Collaborator, Request, type ReminderScheduleEntry } from './request.ent
 import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
 import { inTransaction } from '../../kernel/db/transaction';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'events'>;
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'events' | 'loaders'>;
 
 export const LIMITS = {
   name: 255,
@@ -99,7 +99,7 @@ function storeCollaborators(em: EntityManager, request: Request, collaborators: 
 }
 
 function emitRequestEvent(em: EntityManager, ctx: Ctx, topic: Topic, request: Request, extra: { updated?: string[]; data?: Record<string, unknown> } = {}) {
-  return ctx.events.emit(em, ctx.viewer, { topic, subjectType: 'Request', subjectId: request.id, requestId: request.id, ...extra });
+  return ctx.events.emit(em, ctx, { topic, subjectType: 'Request', subjectId: request.id, requestId: request.id, ...extra });
 }
 
 export async function getRequest(ctx: Ctx, id: string): Promise<Request | null> {

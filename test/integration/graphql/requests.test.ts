@@ -61,6 +61,26 @@ describe('GraphQL requests', () => {
       const counts = { 100: runs[100].length };
       process.stdout.write(`statements for the 100-request query: ${counts[100]}\n`);
     });
+
+    it('should answer a change from the rows its event read, with no statement after the commit', async () => {
+      t.sql.reset();
+      const created = await api.post('/requests', {
+        name: 'Answered from the event',
+        items: [{ name: 'W-2', type: 'UPLOAD' }, { name: 'Employer?', type: 'QUESTION' }],
+        recipients: [{ email: 'answer@example.com' }],
+      });
+      expect(created.statusCode).toBe(200);
+      const statements = t.sql.statements.map((q) => q.trim().toLowerCase());
+      expect(statements.indexOf('commit')).toBe(statements.length - 1);
+      // What the answer shows is what a fresh read finds.
+      expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(created.json());
+
+      t.sql.reset();
+      const updated = await api.patch(`/requests/${created.json().id}`, { notes: 'changed' });
+      expect(updated.json().notes).toBe('changed');
+      expect(t.sql.statements.map((q) => q.trim().toLowerCase()).pop()).toBe('commit');
+      expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(updated.json());
+    });
   });
 
   describe('connections', () => {
