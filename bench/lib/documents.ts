@@ -56,6 +56,7 @@ export const GET_QUERY = `query BenchRequestGet($id: ID!) {
 export const REST_LIST_DOCUMENT = loadOperations(
   join(__dirname, '../../src/modules/requests/request.operations.graphql'),
   join(__dirname, '../../src/modules/items/item.operations.graphql'),
+  join(__dirname, '../../src/modules/attachments/attachment.operations.graphql'),
 ).RequestList;
 export const REST_LIST_VARIABLES = { first: 20, orderBy: { field: 'CREATED_AT', direction: 'DESC' }, filter: null };
 

@@ -7,22 +7,28 @@ import { ENTITIES } from '../../src/modules/entities';
 
 export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-01';
 export const BENCH_PUBLIC_URL = 'https://gather.bench.example';
+/** DATA_DIR of every benchmark process: local file storage under `files/` (the file scenario). */
+export const BENCH_DATA_DIR = '/tmp/gather-bench';
 
 /**
  * The service's configuration for every benchmark process: production mode, no logs, a fixed secret,
- * everything else at the defaults of the service's own environment schema (loadConfig), so settings the
- * service adds later come with their defaults here too.
+ * private webhook endpoints allowed (the receiver is on loopback), everything else at the defaults of
+ * the service's own environment schema (loadConfig), so settings the service adds later come with
+ * their defaults here too.
  */
 export function benchConfig(): Config {
   return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
-    DATA_DIR: '/tmp/gather-bench',
+    DATA_DIR: BENCH_DATA_DIR,
     PUBLIC_URL: BENCH_PUBLIC_URL,
     LOG_LEVEL: 'silent',
     NODE_ENV: 'production',
     GATHER_SECRET: BENCH_SECRET,
     DB_POOL_MAX: process.env.BENCH_POOL_MAX ?? '10',
+    // The webhook scenario's receiver listens on loopback (production refuses private endpoints).
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...(process.env.BENCH_WEBHOOK_CONCURRENCY ? { WEBHOOK_CONCURRENCY: process.env.BENCH_WEBHOOK_CONCURRENCY } : {}),
   });
 }
 

@@ -4,19 +4,39 @@ import type { RunFigures } from './load';
 
 export type Figures = { rps: number; p50_ms: number; p99_ms: number; rss_mb: number; cpu_pct: number; cpu_ms_per_req: number };
 
+/**
+ * The figures of the event and file scenarios: `rps` is their rate in `unit` (events/s, MB/s), or null
+ * for the fan-out, which reports latency only; anything else they measured rides along.
+ */
+export type OtherFigures = { rps: number | null; p50_ms: number | null; p99_ms: number | null; rss_mb: number | null; [more: string]: unknown };
+
+/**
+ * A throughput ratio to reach (0.7 = 70% of the baseline, 3 = 3x), 'constant' (statement counts), an
+ * upper bound on the p99 latency (fan-out), or null: reported beside its baseline, no target.
+ */
+export type Target = number | 'constant' | { p99_ms_max: number } | null;
+
 export type ScenarioResult = {
   name: string;
-  ours: Figures | Record<string, number>;
-  baseline: (Figures & { name: string }) | null;
+  ours: Figures | OtherFigures | Record<string, number>;
+  baseline: ((Figures | OtherFigures) & { name: string }) | null;
+  /**
+   * ours ÷ baseline in throughput; for the fan-out (`ratio_of: 'p99_latency'`), baseline p99 ÷ ours
+   * p99: in both, 1 is as fast as the baseline and smaller is slower.
+   */
   ratio: number | null;
+  ratio_of?: 'throughput' | 'p99_latency';
+  /** What `rps` counts, when not requests (events/s, MB/s). */
+  unit?: string;
   /**
    * The same comparison in CPU time per request (baseline ÷ ours): how much work each side spends on a
    * request, which other processes on the machine disturb less than throughput. Informative; `met`
    * follows `ratio`.
    */
   cpu_ratio?: number | null;
-  target: number | 'constant';
-  met: boolean;
+  target: Target;
+  /** null when the scenario has no target (reported for comparison only). */
+  met: boolean | null;
   /** Per round, for the ratio scenarios: requests per second of each side. */
   rounds?: { ours_rps: number; baseline_rps: number }[];
   note?: string;
@@ -66,47 +86,72 @@ export function machine(extra: Record<string, unknown>): Record<string, unknown>
 }
 
 const num = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const targetText = (s: ScenarioResult) => (s.target === 'constant' ? 'constant' : s.target >= 1 ? `>= ${s.target}x` : `>= ${Math.round(s.target * 100)}%`);
-const cpuRatioText = (s: ScenarioResult) =>
-  s.cpu_ratio == null || Number.isNaN(s.cpu_ratio) ? '-' : s.target !== 'constant' && s.target >= 1 ? `${s.cpu_ratio.toFixed(2)}x` : `${(s.cpu_ratio * 100).toFixed(0)}%`;
-const ratioText = (s: ScenarioResult) => (s.ratio === null ? '-' : s.target !== 'constant' && s.target >= 1 ? `${s.ratio.toFixed(2)}x` : `${(s.ratio * 100).toFixed(0)}%`);
+const opt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : num(n, digits));
+const isRatioTarget = (t: Target): t is number => typeof t === 'number';
+export const targetText = (s: ScenarioResult) =>
+  s.target === null ? '-' : s.target === 'constant' ? 'constant' : isRatioTarget(s.target) ? (s.target >= 1 ? `>= ${s.target}x` : `>= ${Math.round(s.target * 100)}%`) : `p99 < ${s.target.p99_ms_max} ms`;
+const asTimes = (s: ScenarioResult) => isRatioTarget(s.target) && s.target >= 1;
+const cpuRatioText = (s: ScenarioResult) => (s.cpu_ratio == null || Number.isNaN(s.cpu_ratio) ? '-' : asTimes(s) ? `${s.cpu_ratio.toFixed(2)}x` : `${(s.cpu_ratio * 100).toFixed(0)}%`);
+const ratioText = (s: ScenarioResult) =>
+  s.ratio === null ? '-' : asTimes(s) ? `${s.ratio.toFixed(2)}x` : `${(s.ratio * 100).toFixed(s.ratio < 0.1 ? 1 : 0)}%${s.ratio_of === 'p99_latency' ? ' (p99)' : ''}`;
+const metText = (s: ScenarioResult, no: string) => (s.met === null ? '-' : s.met ? 'yes' : no);
+const rate = (f: { rps: number | null }, unit?: string) => (f.rps === null ? '-' : `${num(f.rps, f.rps < 10 ? 1 : 0)}${unit ? ` ${unit}` : ''}`);
+const counts = (s: ScenarioResult) => Object.entries(s.ours).map(([k, v]) => `${k.replace('first_', 'n=')}: ${v}`).join(', ');
+
+type Row = { cells: string[] };
+const HEADER = ['#', 'scenario', 'ours /s', 'p50 ms', 'p99 ms', 'RSS MB', 'baseline', '/s', 'p50 ms', 'p99 ms', 'ratio', 'target', 'met', 'CPU/req ratio'];
+
+function rows(scenarios: ScenarioResult[], no: string, short: boolean): Row[] {
+  return scenarios.map((s, i) => {
+    if (s.baseline === null) return { cells: [String(i + 1), s.name, counts(s), '', '', '', '', '', '', '', '-', targetText(s), metText(s, no), ''] };
+    const o = s.ours as OtherFigures;
+    const b = s.baseline;
+    const unit = s.unit ?? 'req/s';
+    return {
+      cells: [
+        String(i + 1),
+        s.name,
+        rate(o, short ? undefined : unit === 'req/s' ? undefined : unit),
+        opt(o.p50_ms, 1),
+        opt(o.p99_ms, 1),
+        opt(o.rss_mb),
+        short ? b.name.replace(/ \(.*\)$/, '') : b.name,
+        rate(b, short ? undefined : unit === 'req/s' ? undefined : unit),
+        opt(b.p50_ms, 1),
+        opt(b.p99_ms, 1),
+        ratioText(s),
+        targetText(s),
+        metText(s, no),
+        cpuRatioText(s),
+      ],
+    };
+  });
+}
 
 /** The table printed at the end of a run (plain text, aligned). */
 export function textTable(scenarios: ScenarioResult[]): string {
-  const header = ['#', 'scenario', 'ours req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'baseline', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'target', 'met', 'CPU/req ratio'];
-  const rows = scenarios.map((s, i) => {
-    if (s.baseline === null) {
-      const counts = Object.entries(s.ours).map(([k, v]) => `${k.replace('first_', 'n=')}: ${v}`).join(', ');
-      return [String(i + 1), s.name, counts, '', '', '', '', '', '', '', '-', targetText(s), s.met ? 'yes' : 'NO', ''];
-    }
-    const o = s.ours as Figures;
-    return [String(i + 1), s.name, num(o.rps), num(o.p50_ms, 1), num(o.p99_ms, 1), num(o.rss_mb), s.baseline.name.replace(/ \(.*\)$/, ''), num(s.baseline.rps), num(s.baseline.p50_ms, 1), num(s.baseline.p99_ms, 1), ratioText(s), targetText(s), s.met ? 'yes' : 'NO', cpuRatioText(s)];
-  });
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] === undefined ? 0 : r[c].length))));
+  const body = rows(scenarios, 'NO', true).map((r) => r.cells);
+  const widths = HEADER.map((h, c) => Math.max(h.length, ...body.map((r) => (r[c] === undefined ? 0 : r[c].length))));
   const line = (cells: string[]) => cells.map((cell, c) => (c === 1 || c === 6 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  return [line(HEADER), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
-/** The same table in Markdown, for bench/README.md. */
+/** The same table in Markdown, for bench/README.md (rates carry their unit when not req/s). */
 export function markdownTable(scenarios: ScenarioResult[]): string {
-  const lines = [
-    '| # | scenario | ours req/s | p50 ms | p99 ms | RSS MB | baseline | req/s | p50 ms | p99 ms | ratio | target | met | CPU/req ratio |',
-    '|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|---:|',
-  ];
-  scenarios.forEach((s, i) => {
-    if (s.baseline === null) {
-      const counts = Object.entries(s.ours).map(([k, v]) => `${k.replace('first_', 'n=')}: ${v}`).join(', ');
-      lines.push(`| ${i + 1} | ${s.name} | ${counts} | | | | — | | | | — | ${targetText(s)} | ${s.met ? 'yes' : '**no**'} | |`);
-      return;
-    }
-    const o = s.ours as Figures;
-    lines.push(
-      `| ${i + 1} | ${s.name} | ${num(o.rps)} | ${num(o.p50_ms, 1)} | ${num(o.p99_ms, 1)} | ${num(o.rss_mb)} | ${s.baseline.name} | ${num(s.baseline.rps)} | ${num(s.baseline.p50_ms, 1)} | ${num(s.baseline.p99_ms, 1)} | ${ratioText(s)} | ${targetText(s)} | ${s.met ? 'yes' : '**no**'} | ${cpuRatioText(s)} |`,
-    );
-  });
+  const lines = [`| ${HEADER.join(' | ')} |`, '|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|---:|'];
+  for (const { cells } of rows(scenarios, '**no**', false)) lines.push(`| ${cells.map((c) => (c === '' ? ' ' : c === '-' ? '—' : c)).join(' | ')} |`);
   return lines.join('\n');
 }
 
 export function progressLine(figures: RunFigures): string {
   return `${num(figures.rps).padStart(7)} req/s  p50 ${num(figures.p50_ms, 1).padStart(6)} ms  p99 ${num(figures.p99_ms, 1).padStart(6)} ms  RSS ${num(figures.rss_mb).padStart(4)} MB  CPU ${num(figures.cpu_pct).padStart(3)}% (${num(figures.cpu_ms_per_req, 2)} ms/req)${figures.failures ? `  FAILURES ${figures.failures}` : ''}`;
 }
+
+/** Nearest-rank percentile (p in 0..100): of 20 samples, p99 is the largest and p50 the 10th. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export const round2 = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;

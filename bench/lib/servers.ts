@@ -1,11 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 // Benchmark servers run in processes of their own (bench/servers/*.ts), started here with tsx as a
 // loader, so their CPU and memory are theirs alone and `--cpu-prof` profiles only them.
 
-export type ServerName = 'ours' | 'apollo' | 'bare';
+/**
+ * ours, apollo, bare: the HTTP scenarios (ours also serves the fan-out, webhook and file scenarios);
+ * ws-bare: the bare `ws` broadcast of the fan-out baseline; receiver: the webhook receiver.
+ */
+export type ServerName = 'ours' | 'apollo' | 'bare' | 'ws-bare' | 'receiver';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const PROFILE_DIR = join(ROOT, 'bench', 'results', 'profiles');
@@ -24,6 +28,10 @@ export type ServerProcess = {
   profileStart(): Promise<void>;
   /** Stops it and has the server write it to `path`. */
   profileStop(path: string): Promise<void>;
+  /** Runs one of the server's own commands (servers/child.ts, `commands`) and returns its result. */
+  command<T = unknown>(type: string, args?: Record<string, unknown>): Promise<T>;
+  /** File descriptors open now, and the process's limit (RLIMIT_NOFILE, soft). */
+  fds(): { open: number; limit: number };
   stop(): Promise<void>;
 };
 
@@ -57,19 +65,31 @@ export function killAllServers(): void {
   }
 }
 
-/** `cpuProf`: run the whole process under `node --cpu-prof` (start-up included). */
-export async function startServer(name: ServerName, options: { dbUrl: string; poolMax: number; cpuProf: boolean }): Promise<ServerProcess> {
+export function procFds(pid: number): { open: number; limit: number } {
+  const limits = readFileSync(`/proc/${pid}/limits`, 'utf8');
+  const match = /^Max open files\s+(\d+)/m.exec(limits);
+  return { open: readdirSync(`/proc/${pid}/fd`).length, limit: match ? Number(match[1]) : NaN };
+}
+
+/**
+ * `cpuProf`: run the whole process under `node --cpu-prof` (start-up included). `env`: settings of
+ * that server only (the webhook scenario's instance starts with its delivery worker stopped).
+ */
+export async function startServer(
+  name: ServerName,
+  options: { dbUrl: string; poolMax: number; cpuProf: boolean; env?: Record<string, string>; label?: string },
+): Promise<ServerProcess> {
   const nodeArgs: string[] = [];
   // One directory per server and run: node writes a profile per thread (tsx's loader has its own),
   // named CPU.<date>.<pid>.<thread>.<seq>.cpuprofile; the main thread is thread 0.
-  const profileDir = options.cpuProf ? join(PROFILE_DIR, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : undefined;
+  const profileDir = options.cpuProf ? join(PROFILE_DIR, `${options.label ?? name}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : undefined;
   if (profileDir) {
     mkdirSync(profileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   }
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'bench', 'servers', `${name}.ts`)], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', BENCH_DB_URL: options.dbUrl, BENCH_POOL_MAX: String(options.poolMax) },
+    env: { ...process.env, NODE_ENV: 'production', BENCH_DB_URL: options.dbUrl, BENCH_POOL_MAX: String(options.poolMax), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   running.add(child);
@@ -97,14 +117,14 @@ export async function startServer(name: ServerName, options: { dbUrl: string; po
   });
   const pid = child.pid!;
   let requests = 0;
-  const ask = (message: object) =>
-    new Promise<void>((done, fail) => {
+  const ask = <T = void>(message: object) =>
+    new Promise<T>((done, fail) => {
       const id = ++requests;
-      const listener = (answer: { type?: string; id?: number; error?: string }) => {
+      const listener = (answer: { type?: string; id?: number; error?: string; result?: unknown }) => {
         if (answer?.type !== 'reply' || answer.id !== id) return;
         child.off('message', listener);
         if (answer.error) fail(new Error(`${name}: ${answer.error}`));
-        else done();
+        else done(answer.result as T);
       };
       child.on('message', listener);
       child.send({ ...message, id });
@@ -118,9 +138,67 @@ export async function startServer(name: ServerName, options: { dbUrl: string; po
     cpuSeconds: () => procCpu(pid),
     profileStart: () => ask({ type: 'profile-start' }),
     profileStop: (path) => ask({ type: 'profile-stop', path }),
+    command: <T>(type: string, args: Record<string, unknown> = {}) => ask<T>({ ...args, type }),
+    fds: () => procFds(pid),
     async stop() {
       if (child.exitCode !== null) return;
       child.send?.({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A load process of the runner (fan-out clients, the POST loop): IPC messages in and out. */
+export type Helper = {
+  pid: number;
+  send(message: object): void;
+  /** The next message of this type (matching `accept`), or a failure after `timeoutMs`. */
+  next<T = Record<string, any>>(type: string, timeoutMs: number, accept?: (message: T) => boolean): Promise<T>;
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+};
+
+/** Starts `bench/<script>` under tsx as a process of its own, killed with the servers on exit. */
+export function startHelper(script: string, env: Record<string, string> = {}): Helper {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', script)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  running.add(child);
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  exited.then(() => running.delete(child));
+  return {
+    pid: child.pid!,
+    send: (message) => child.send(message),
+    next: <T>(type: string, timeoutMs: number, accept?: (message: T) => boolean) =>
+      new Promise<T>((done, fail) => {
+        const listener = (message: T & { type?: string }) => {
+          if (message?.type !== type || (accept && !accept(message))) return;
+          clearTimeout(timer);
+          child.off('message', listener);
+          child.off('exit', onExit);
+          done(message);
+        };
+        const onExit = (code: number | null) => {
+          clearTimeout(timer);
+          child.off('message', listener);
+          fail(new Error(`${script} (pid ${child.pid}) exited with code ${code} while waiting for "${type}"`));
+        };
+        const timer = setTimeout(() => {
+          child.off('message', listener);
+          child.off('exit', onExit);
+          fail(new Error(`${script} (pid ${child.pid}): no "${type}" within ${timeoutMs} ms`));
+        }, timeoutMs);
+        child.on('message', listener);
+        child.once('exit', onExit);
+      }),
+    cpuSeconds: () => procCpu(child.pid!),
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.disconnect();
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);

@@ -27,8 +27,11 @@ serve('bare', async () => {
   const config = benchConfig();
   const pool = new Pool({ connectionString: env('BENCH_DB_URL'), max: config.dbPoolMax });
   const app = Fastify({ logger: false, bodyLimit: config.bodyLimit });
-  const { rows: outbox } = await pool.query(`select to_regclass('public.event') is not null as present`);
+  const { rows: outbox } = await pool.query(
+    `select to_regclass('public.event') is not null as present, to_regclass('public.webhook_delivery') is not null as deliveries`,
+  );
   const writesEvents: boolean = outbox[0].present;
+  const queuesDeliveries: boolean = outbox[0].deliveries;
 
   // The same hook as Gather's; the key is resolved with the same single statement.
   registerAuth(app, async (key): Promise<Viewer | null> => {
@@ -200,6 +203,7 @@ serve('bare', async () => {
               contact: { id: r.contactId, owner: { id: viewer.userId }, team },
             };
           }),
+          attachments: [],
           collaborators: [],
         } as never);
       };
@@ -283,6 +287,16 @@ serve('bare', async () => {
              values ($1, $2, 'request.created', 'Request', $3, $3, $4::jsonb, null, $5)`,
             [eventId, viewer.organizationId, requestId, JSON.stringify(body_), now],
           );
+          // The webhook deliveries of the event, in its transaction (webhook.service.ts, queueDeliveries).
+          if (queuesDeliveries) {
+            await client.query(
+              `insert into webhook_delivery (id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
+               select gen_random_uuid(), w.id, e.id, e.seq, e.topic, 'PENDING', 0, e.created_at, e.created_at, e.created_at
+                 from webhook w, event e
+                where e.id = $1 and w.organization_id = e.organization_id and w.disabled_at is null and e.topic = any(w.topics)`,
+              [eventId],
+            );
+          }
           await client.query('select pg_notify($1, $2)', ['gather_events', eventId]);
         }
         await client.query('commit');

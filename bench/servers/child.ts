@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
+import { writeHeapSnapshot } from 'node:v8';
 import { Session } from 'node:inspector';
+import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
 // The side of a benchmark server process that talks to the runner (bench/lib/servers.ts) over the IPC
@@ -7,8 +9,25 @@ import type { FastifyInstance } from 'fastify';
 // normally, so `node --cpu-prof` writes its profile; if the runner dies, the channel closes and the
 // server exits too. On "profile-start" / "profile-stop" it records a V8 CPU profile of just that
 // window (the same profiler and file format as `node --cpu-prof`, without start-up and idle time).
+// Any other message type is a command of the server itself (`commands`), answered with its result
+// (the fan-out and webhook scenarios ask for subscriber counts, broadcasts, the start of delivery).
 
-export type Started = { app: FastifyInstance; close: () => Promise<void> };
+export type Started = {
+  /** A Fastify server (listened on by serve()), or any HTTP server already listening. */
+  app: FastifyInstance | { server: Server; listen?: undefined };
+  close: () => Promise<void>;
+  /** Commands the runner may send (`{type, ...args}`), answered with `{type: 'reply', id, result}`. */
+  commands?: Record<string, (message: Record<string, unknown>) => unknown>;
+};
+
+/** Commands every server answers: its memory (heap and external, beside the RSS the runner reads). */
+const COMMON: Record<string, (message: Record<string, unknown>) => unknown> = {
+  memory: () => {
+    global.gc?.();
+    return process.memoryUsage();
+  },
+  'heap-snapshot': (message) => writeHeapSnapshot(String(message.path)),
+};
 
 export function env(name: string): string {
   const value = process.env[name];
@@ -38,6 +57,12 @@ export function serve(name: string, start: () => Promise<Started>): void {
   const reply = (id: unknown, extra: object = {}) => process.send?.({ type: 'reply', id, ...extra });
   process.on('message', (message: { type?: string; id?: unknown; path?: string }) => {
     if (message?.type === 'stop') void stop(0);
+    const command = message?.type ? (started?.commands?.[message.type] ?? COMMON[message.type]) : undefined;
+    if (command) {
+      Promise.resolve()
+        .then(() => command(message as Record<string, unknown>))
+        .then((result) => reply(message.id, { result }), (err) => reply(message.id, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+    }
     if (message?.type === 'profile-start') {
       session = new Session();
       session.connect();
@@ -59,7 +84,7 @@ export function serve(name: string, start: () => Promise<Started>): void {
   start()
     .then(async (s) => {
       started = s;
-      await s.app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
+      if (s.app.listen) await s.app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
       const address = s.app.server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
       process.send?.({ type: 'ready', name, port, pid: process.pid });

@@ -5,15 +5,22 @@ import { benchConfig } from '../lib/in-process';
 import { env, serve } from './child';
 
 // Gather itself, as src/main.ts builds it (buildApp), without request logging, on the bench database.
+// BENCH_DELIVER_WEBHOOKS=0 starts it with its webhook worker stopped (the webhook scenario queues a
+// backlog first, then starts the worker with the `webhooks-start` command).
 serve('ours', async () => {
   const config = benchConfig();
   const orm = await createOrm({ url: env('BENCH_DB_URL'), entities: ENTITIES, poolMax: config.dbPoolMax });
-  const app = await buildApp({ config, orm });
+  const app = await buildApp({ config, orm, deliverWebhooks: process.env.BENCH_DELIVER_WEBHOOKS !== '0' });
   return {
     app,
     async close() {
       await app.close();
       await orm.close();
+    },
+    commands: {
+      /** Live subscriptions of this instance (the fan-out scenario waits for all of them). */
+      subscribers: () => app.subscriptions.subscriberCount,
+      'webhooks-start': () => app.webhookWorker.start(),
     },
   };
 });

@@ -1,0 +1,242 @@
+import { Client } from 'pg';
+import { Webhook as Verifier } from 'standardwebhooks';
+import { percentile, round2, type ScenarioResult } from './report';
+import { startHelper, type ServerProcess } from './servers';
+
+// Webhook delivery throughput (issue 4): events per second from the outbox to a local receiver that
+// answers 2xx, with the service's own DeliveryWorker in the Gather process, one subscribed endpoint.
+// The events are request.updated, caused by PATCH /requests/:id through REST (each writes its event,
+// rendered as the REST body, and its delivery row in the transaction of the change).
+//
+//   1. backlog: the Gather process runs with its worker stopped (BENCH_DELIVER_WEBHOOKS=0); `events`
+//      PATCHes are sent (10 at a time) and commit their events and deliveries; then the worker is
+//      started (`webhooks-start`) and the clock runs until the receiver has answered the last one.
+//      This is delivery alone: committed event -> 2xx.
+//   2. baseline: a bare POST loop (lib/post-loop.ts, a process of its own) sends as many copies of a
+//      real delivery (same body, same headers) to the same receiver, WEBHOOK_CONCURRENCY at a time,
+//      and once more one at a time (what one endpoint gets: the worker sends an endpoint's deliveries
+//      in order, one after another).
+//   3. live: the worker running, another `events` PATCHes; from the first PATCH sent to the last 2xx,
+//      compared with the time the same number of PATCHes took in step 1 without delivery.
+
+export type WebhookContext = {
+  gather: ServerProcess;
+  receiver: ServerProcess;
+  apiKey: string;
+  requestIds: string[];
+  dbUrl: string;
+  events: number;
+  /** PATCHes in flight while creating events. */
+  connections: number;
+  /** WEBHOOK_CONCURRENCY of the Gather process. */
+  concurrency: number;
+  log: (line: string) => void;
+  profilePath?: string;
+};
+
+const hr = () => process.hrtime.bigint();
+const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+type ReceiverStats = { count: number; first: string; last: string; sample?: { headers: Record<string, string>; body: string } | null; latencies_ms?: number[] };
+
+async function call(server: ServerProcess, apiKey: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : null };
+}
+
+/** `count` PATCHes of request names, `connections` at a time; each commits one request.updated event. */
+async function createEvents(ctx: WebhookContext, tag: string, count = ctx.events): Promise<{ ms: number; latencies: number[] }> {
+  let next = 0;
+  const latencies: number[] = [];
+  const started = hr();
+  await Promise.all(
+    Array.from({ length: ctx.connections }, async () => {
+      while (next < count) {
+        const i = next++;
+        const at = hr();
+        const { status, json } = await call(ctx.gather, ctx.apiKey, 'PATCH', `/requests/${ctx.requestIds[i % ctx.requestIds.length]}`, { name: `webhook ${tag} ${i}` });
+        if (status !== 200) throw new Error(`webhooks: PATCH answered ${status}: ${JSON.stringify(json).slice(0, 300)}`);
+        latencies.push(msBetween(at, hr()));
+      }
+    }),
+  );
+  return { ms: msBetween(started, hr()), latencies };
+}
+
+async function postLoop(url: string, body: string, headers: Record<string, string>, count: number, concurrency: number) {
+  const helper = startHelper('lib/post-loop.ts');
+  try {
+    await helper.next('hello', 60_000);
+    helper.send({ type: 'run', url, body, headers, count, concurrency });
+    const cpuBefore = helper.cpuSeconds();
+    const done = await helper.next<{ ms: number; latencies_ms: number[]; failures: number }>('done', 10 * 60_000);
+    const cpuMsPerPost = ((helper.cpuSeconds() - cpuBefore) * 1000) / count;
+    if (done.failures) throw new Error(`webhooks: the bare POST loop had ${done.failures} failures`);
+    return { rps: (count / done.ms) * 1000, p50: percentile(done.latencies_ms, 50), p99: percentile(done.latencies_ms, 99), ms: done.ms, cpuMsPerPost };
+  } finally {
+    await helper.stop();
+  }
+}
+
+export async function runWebhooks(ctx: WebhookContext): Promise<ScenarioResult[]> {
+  const { gather, receiver, log } = ctx;
+  const endpoint = `${receiver.url}/hook`;
+  // Warm-up of the PATCH path (JIT, pools) before any endpoint listens: these events have no delivery.
+  await createEvents(ctx, 'warm-up', Math.max(50, Math.round(ctx.events / 10)));
+  const created = await call(gather, ctx.apiKey, 'POST', '/webhooks', { endpoint, topics: ['request.updated'] });
+  if (created.status !== 200) throw new Error(`webhooks: POST /webhooks answered ${created.status}: ${JSON.stringify(created.json)}`);
+  const webhook = created.json as { id: string; secret: string };
+  const db = new Client({ connectionString: ctx.dbUrl });
+  await db.connect();
+  try {
+    const statuses = async () =>
+      Object.fromEntries(
+        (await db.query<{ status: string; n: number }>(`select status, count(*)::int as n from webhook_delivery where webhook_id = $1 group by status`, [webhook.id])).rows.map((r) => [r.status, r.n]),
+      ) as Record<string, number>;
+
+    // 1. Backlog: events committed with the worker stopped, then delivered.
+    await receiver.command('reset', { sample: true });
+    const creation = await createEvents(ctx, 'backlog');
+    const queued = await statuses();
+    if (queued.PENDING !== ctx.events || (await receiver.command<ReceiverStats>('stats')).count !== 0) {
+      throw new Error(`webhooks: expected ${ctx.events} pending deliveries and none sent, found ${JSON.stringify(queued)}`);
+    }
+    log(`webhooks: ${ctx.events} events created in ${(creation.ms / 1000).toFixed(1)} s (${((ctx.events / creation.ms) * 1000).toFixed(0)} events/s, worker stopped); delivering them`);
+    let rss = gather.rssMb();
+    const sampler = setInterval(() => {
+      rss = Math.max(rss, gather.rssMb());
+    }, 100);
+    if (ctx.profilePath) await gather.profileStart();
+    const cpuBefore = gather.cpuSeconds();
+    const started = hr();
+    await gather.command('webhooks-start');
+    let delivered: ReceiverStats;
+    try {
+      delivered = await receiver.command<ReceiverStats>('wait', { count: ctx.events, timeoutMs: 15 * 60_000 });
+    } finally {
+      clearInterval(sampler);
+    }
+    const deliveryMs = msBetween(started, BigInt(delivered.last));
+    // The worker records each attempt after the 2xx: wait for the last record too.
+    let recordedMs = NaN;
+    for (let waited = 0; waited < 60_000; waited += 20) {
+      if ((await statuses()).SUCCEEDED === ctx.events) {
+        recordedMs = msBetween(started, hr());
+        break;
+      }
+      await sleep(20);
+    }
+    const deliveryCpuMs = (gather.cpuSeconds() - cpuBefore) * 1000;
+    if (ctx.profilePath) await gather.profileStop(ctx.profilePath);
+    const { sample } = await receiver.command<ReceiverStats>('stats');
+    if (!sample) throw new Error('webhooks: the receiver kept no sample delivery');
+    new Verifier(webhook.secret).verify(sample.body, sample.headers);
+    const attempts = (
+      await db.query<{ latency_ms: number }>(`select a.latency_ms from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.webhook_id = $1`, [webhook.id])
+    ).rows.map((r) => r.latency_ms);
+    const bodyBytes = Buffer.byteLength(sample.body);
+    log(
+      `webhooks: DeliveryWorker delivered ${ctx.events} in ${(deliveryMs / 1000).toFixed(1)} s: ${((ctx.events / deliveryMs) * 1000).toFixed(0)} events/s ` +
+        `(all recorded after ${(recordedMs / 1000).toFixed(1)} s; ${(deliveryCpuMs / ctx.events).toFixed(2)} ms of Gather CPU per delivery; ${bodyBytes}-byte bodies, signature verified)`,
+    );
+
+    // 2. Baselines: the same bodies and headers, posted by a bare loop.
+    const headers = Object.fromEntries(
+      ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(sample.headers[h])]),
+    );
+    await receiver.command('reset', {});
+    const loop = await postLoop(endpoint, sample.body, headers, ctx.events, ctx.concurrency);
+    await receiver.command('reset', {});
+    const single = await postLoop(endpoint, sample.body, headers, ctx.events, 1);
+    log(
+      `webhooks: bare POST loop: ${loop.rps.toFixed(0)} posts/s with ${ctx.concurrency} in flight, ${single.rps.toFixed(0)} posts/s one at a time`,
+    );
+
+    // 3. Live: the worker running while the events are created.
+    await receiver.command('reset', { latency: true });
+    const liveStarted = hr();
+    const live = await createEvents(ctx, 'live');
+    const liveDone = await receiver.command<ReceiverStats>('wait', { count: ctx.events, timeoutMs: 15 * 60_000 });
+    const liveMs = msBetween(liveStarted, BigInt(liveDone.last));
+    const { latencies_ms: endToEnd = [] } = await receiver.command<ReceiverStats>('stats');
+    log(
+      `webhooks: live: ${ctx.events} events created in ${(live.ms / 1000).toFixed(1)} s while delivering, the last delivered ${((liveMs - live.ms) / 1000).toFixed(1)} s after the last PATCH answered; ` +
+        `${((ctx.events / liveMs) * 1000).toFixed(0)} events/s end to end`,
+    );
+
+    const deliveryRate = (ctx.events / deliveryMs) * 1000;
+    const liveRate = (ctx.events / liveMs) * 1000;
+    const creationRate = (ctx.events / creation.ms) * 1000;
+    return [
+      {
+        name: `Webhook delivery: ${ctx.events.toLocaleString('en-US')} committed events to one endpoint, until the receiver's last 2xx`,
+        unit: 'events/s',
+        ours: {
+          rps: round2(deliveryRate),
+          p50_ms: round2(percentile(attempts, 50)),
+          p99_ms: round2(percentile(attempts, 99)),
+          rss_mb: round2(rss, 0),
+          delivery_s: round2(deliveryMs / 1000, 2),
+          recorded_s: round2(recordedMs / 1000, 2),
+          cpu_ms_per_event: round2(deliveryCpuMs / ctx.events, 2),
+          body_bytes: bodyBytes,
+          creation_s: round2(creation.ms / 1000, 2),
+          creation_events_per_s: round2(creationRate),
+        },
+        baseline: {
+          name: `bare HTTP POST loop, ${ctx.concurrency} in flight (WEBHOOK_CONCURRENCY), same bodies and receiver`,
+          rps: round2(loop.rps),
+          p50_ms: round2(loop.p50, 2),
+          p99_ms: round2(loop.p99, 2),
+          rss_mb: null,
+          cpu_ms_per_event: round2(loop.cpuMsPerPost, 3),
+          one_at_a_time: { rps: round2(single.rps), p50_ms: round2(single.p50, 2), p99_ms: round2(single.p99, 2) },
+        },
+        ratio: Math.round((deliveryRate / loop.rps) * 1000) / 1000,
+        ratio_of: 'throughput',
+        // CPU time per delivery of the sending process, the loop's ÷ Gather's.
+        cpu_ratio: Math.round((loop.cpuMsPerPost / (deliveryCpuMs / ctx.events)) * 1000) / 1000,
+        target: null,
+        met: null,
+        note:
+          `ours p50/p99: the HTTP POST of each delivery (webhook_attempt.latency_ms, whole milliseconds); the worker sends one endpoint's deliveries one after another, ` +
+          `so against the loop one at a time (${single.rps.toFixed(0)} posts/s) the ratio is ${((deliveryRate / single.rps) * 100).toFixed(1)}%; ` +
+          `creating the ${ctx.events} events took ${(creation.ms / 1000).toFixed(1)} s (${creationRate.toFixed(0)}/s), delivering them ${(deliveryMs / 1000).toFixed(1)} s`,
+      },
+      {
+        name: `Webhook delivery end to end while ${ctx.events.toLocaleString('en-US')} events are created (PATCH /requests, ${ctx.connections} connections)`,
+        unit: 'events/s',
+        ours: {
+          rps: round2(liveRate),
+          p50_ms: round2(percentile(endToEnd, 50)),
+          p99_ms: round2(percentile(endToEnd, 99)),
+          rss_mb: round2(gather.rssMb(), 0),
+          total_s: round2(liveMs / 1000, 2),
+          creation_s: round2(live.ms / 1000, 2),
+          after_last_patch_s: round2((liveMs - live.ms) / 1000, 2),
+        },
+        baseline: {
+          name: `the same PATCHes with the worker stopped (creating the events alone)`,
+          rps: round2(creationRate),
+          p50_ms: round2(percentile(creation.latencies, 50)),
+          p99_ms: round2(percentile(creation.latencies, 99)),
+          rss_mb: null,
+        },
+        ratio: Math.round((liveRate / creationRate) * 1000) / 1000,
+        ratio_of: 'throughput',
+        target: null,
+        met: null,
+        note: `ours p50/p99: from the event's created_at (written in the PATCH's transaction) to the receiver's 2xx; baseline p50/p99: PATCH latency; 100% means delivery keeps pace with creation`,
+      },
+    ];
+  } finally {
+    await call(gather, ctx.apiKey, 'DELETE', `/webhooks/${webhook.id}`).catch(() => undefined);
+    await db.end();
+  }
+}
