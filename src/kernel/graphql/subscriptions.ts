@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { execute, getOperationAST, Kind, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, GraphQLError, Kind, parse, print, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { Viewer } from '../../modules/identity/viewer';
 import { subscriptionField, TOPICS, type StoredEvent, type Topic } from '../events/topics';
 import type { ContextFactory, GraphQLContext } from './context';
@@ -26,48 +26,73 @@ export type EventRoot = {
   subject: object;
 };
 
-/** A pushable async iterator: one per subscription, fed by its group. */
-class Channel implements AsyncIterableIterator<ExecutionResult> {
-  private readonly buffer: ExecutionResult[] = [];
+/** The socket a subscriber's messages go out on (a `ws` WebSocket). */
+export type SubscriberSocket = { send(data: string, sent: (err?: Error) => void): void };
+
+/** The context graphql-ws keeps for a subscription: who subscribed, and where its messages go. */
+export type SubscriberContext = { viewer: Viewer; id: string; socket: SubscriberSocket };
+
+/**
+ * One subscription. Its results go straight onto its socket as graphql-ws `next` messages around a
+ * payload serialised once for its whole group; graphql-ws would serialise it again for every
+ * subscriber (most of the CPU of a large fan-out, bench/README.md). As an async iterator it only
+ * holds the subscription open for graphql-ws, and yields at most one result: the error that ends a
+ * subscriber cut off for not reading.
+ */
+export class Subscriber implements AsyncIterableIterator<ExecutionResult> {
+  /** Messages handed to the socket that it has not written out yet. */
+  private pending = 0;
+  private readonly sent = () => {
+    this.pending--;
+  };
+  private readonly prefix: string;
+  private closing?: ExecutionResult;
   private waiting?: (result: IteratorResult<ExecutionResult>) => void;
   private done = false;
 
-  constructor(private readonly onClose: () => void) {}
+  constructor(
+    private readonly socket: SubscriberSocket,
+    id: string,
+    private readonly onClose: () => void,
+    private readonly maxPending = MAX_PENDING_EVENTS,
+  ) {
+    this.prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  }
 
-  push(result: ExecutionResult): void {
+  /** Sends a result, given as its JSON text. */
+  deliver(payload: string): void {
     if (this.done) return;
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = undefined;
-      resolve({ value: result, done: false });
+    if (this.pending >= this.maxPending) {
+      this.end({ errors: [{ message: `More than ${this.maxPending} events waited for this subscriber; subscribe again`, extensions: { code: 'RATE_LIMITED' } } as never] });
       return;
     }
-    if (this.buffer.length >= MAX_PENDING_EVENTS) {
-      this.buffer.length = 0;
-      this.buffer.push({ errors: [{ message: `More than ${MAX_PENDING_EVENTS} events waited for this subscriber; subscribe again`, extensions: { code: 'RATE_LIMITED' } } as never] });
-      this.close();
-      return;
-    }
-    this.buffer.push(result);
+    this.pending++;
+    this.socket.send(this.prefix + payload + '}', this.sent);
   }
 
   next(): Promise<IteratorResult<ExecutionResult>> {
-    const value = this.buffer.shift();
-    if (value) return Promise.resolve({ value, done: false });
+    const value = this.closing;
+    if (value) {
+      this.closing = undefined;
+      return Promise.resolve({ value, done: false });
+    }
     if (this.done) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => (this.waiting = resolve));
   }
 
-  private close(): void {
+  private end(last?: ExecutionResult): void {
+    if (this.done) return;
     this.done = true;
     this.onClose();
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting) waiting(last ? { value: last, done: false } : { value: undefined, done: true });
+    else this.closing = last;
   }
 
   return(): Promise<IteratorResult<ExecutionResult>> {
-    this.close();
-    this.buffer.length = 0;
-    this.waiting?.({ value: undefined, done: true });
-    this.waiting = undefined;
+    this.end();
+    this.closing = undefined;
     return Promise.resolve({ value: undefined, done: true });
   }
 
@@ -85,7 +110,7 @@ type Group = {
   field: string;
   topics: Set<Topic>;
   requestId: string | null;
-  members: Set<Channel>;
+  members: Set<Subscriber>;
 };
 
 /**
@@ -109,7 +134,7 @@ export class SubscriptionHub {
     return count;
   }
 
-  subscribe(args: ExecutionArgs, viewer: Viewer): AsyncIterableIterator<ExecutionResult> | ExecutionResult {
+  subscribe(args: ExecutionArgs, { viewer, id, socket }: SubscriberContext): AsyncIterableIterator<ExecutionResult> | ExecutionResult {
     const operation = getOperationAST(args.document, args.operationName);
     const selection = operation?.selectionSet.selections[0];
     if (!operation || selection?.kind !== Kind.FIELD) return { errors: [{ message: 'A subscription selects one root field' } as never] };
@@ -121,18 +146,18 @@ export class SubscriptionHub {
     const values = getArgumentValues(definition, selection, variables) as { topics?: Topic[] | null; requestId?: string | null };
     const topics = new Set<Topic>(field === 'events' ? (values.topics ?? [...TOPICS]) : TOPICS.filter((topic) => subscriptionField(topic) === field));
     const requestId = values.requestId ?? null;
-    const key = [print(args.document), args.operationName ?? '', JSON.stringify(variables), viewer.organizationId, viewer.role === 'ADMIN' ? 'admin' : viewer.userId].join('\n');
+    const key = [printed(args.document), args.operationName ?? '', JSON.stringify(variables), viewer.organizationId, viewer.role === 'ADMIN' ? 'admin' : viewer.userId].join('\n');
     let group = this.groups.get(key);
     if (!group) {
       group = { document: args.document, operationName: args.operationName, variables, viewer, field, topics, requestId, members: new Set() };
       this.groups.set(key, group);
     }
-    const channel: Channel = new Channel(() => {
-      group.members.delete(channel);
+    const subscriber: Subscriber = new Subscriber(socket, id, () => {
+      group.members.delete(subscriber);
       if (group.members.size === 0) this.groups.delete(key);
     });
-    group.members.add(channel);
-    return channel;
+    group.members.add(subscriber);
+    return subscriber;
   }
 
   private queue: Promise<void> = Promise.resolve();
@@ -161,7 +186,8 @@ export class SubscriptionHub {
           ? { events: { eventId: event.id, topic: event.topic, organizationId: event.organizationId, createdAt: event.createdAt, updated: event.updated ?? [], subjectType: event.subjectType, subject } satisfies EventRoot }
           : { [group.field]: subject };
       const result = await execute({ schema: this.schema, document: group.document, rootValue: root, contextValue: ctx, variableValues: group.variables, operationName: group.operationName });
-      for (const member of group.members) member.push(result);
+      const payload = JSON.stringify(result);
+      for (const member of group.members) member.deliver(payload);
     } catch (err) {
       this.log.error({ err, eventId: event.id }, 'subscription execution failed');
     }
@@ -181,14 +207,57 @@ function keyFromConnectionParams(params: Record<string, unknown> | undefined): s
   return typeof params?.apiKey === 'string' ? params.apiKey : undefined;
 }
 
-type ConnectionExtra = { viewer?: Viewer; request: IncomingMessage };
+type ConnectionExtra = { viewer?: Viewer; request: IncomingMessage; socket: WebSocket };
+
+/** Largest WebSocket message a client may send (a subscribe message carries one document). */
+export const MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** Distinct subscription documents kept parsed and validated. */
+const MAX_PREPARED_DOCUMENTS = 1000;
+
+/**
+ * Parses and validates each distinct subscription document once: dashboards subscribe with the same
+ * few, and the group they join is found by the same parsed document.
+ */
+function preparedDocuments(schema: GraphQLSchema): (query: string) => DocumentNode | readonly GraphQLError[] {
+  const prepared = new Map<string, DocumentNode | readonly GraphQLError[]>();
+  return (query) => {
+    let entry = prepared.get(query);
+    if (!entry) {
+      try {
+        const document = parse(query);
+        const errors = validate(schema, document);
+        entry = errors.length ? errors : document;
+      } catch (err) {
+        if (!(err instanceof GraphQLError)) throw err;
+        entry = [err];
+      }
+      if (prepared.size >= MAX_PREPARED_DOCUMENTS) prepared.delete(prepared.keys().next().value!);
+      prepared.set(query, entry);
+    }
+    return entry;
+  };
+}
+
+const printedDocuments = new WeakMap<DocumentNode, string>();
+
+/** A document's text, printed once per parsed document. */
+function printed(document: DocumentNode): string {
+  let text = printedDocuments.get(document);
+  if (text === undefined) {
+    text = print(document);
+    printedDocuments.set(document, text);
+  }
+  return text;
+}
 
 /**
  * Serves graphql-ws (`graphql-transport-ws`) on /graphql beside mercurius's HTTP routes. An
  * unauthenticated connection_init is closed with 4403, as the protocol recommends.
  */
 export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQLSchema, options: SubscriptionServerOptions): void {
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const prepare = preparedDocuments(schema);
   useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema,
@@ -199,8 +268,14 @@ export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQL
         ctx.extra.viewer = viewer;
         return true;
       },
-      context: (ctx) => options.contexts.forViewer(ctx.extra.viewer!, { log: app.log, requestId: 'ws' }),
-      subscribe: (args) => options.hub.subscribe(args, (args.contextValue as GraphQLContext).viewer),
+      onSubscribe: (_ctx, _id, payload) => {
+        const document = prepare(payload.query);
+        if (Array.isArray(document)) return document;
+        return { schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables };
+      },
+      // Kept for the subscription's life: only what the hub needs, not a whole operation context.
+      context: (ctx, id): SubscriberContext => ({ viewer: ctx.extra.viewer!, id, socket: ctx.extra.socket }),
+      subscribe: (args) => options.hub.subscribe(args, args.contextValue as SubscriberContext),
       execute: (args) => execute(args),
     },
     wss,
@@ -210,7 +285,13 @@ export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQL
       socket.destroy();
       return;
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      wss.emit('connection', ws, request);
+      // A client breaking the protocol (a message over the limit) is no server fault: ws has closed
+      // the socket with its code already, so it is logged, not printed to the console as graphql-ws does.
+      ws.removeAllListeners('error');
+      ws.on('error', (err) => app.log.info({ err }, 'WebSocket client error'));
+    });
   };
   app.server.on('upgrade', onUpgrade);
   app.addHook('onClose', async () => {

@@ -3,6 +3,7 @@ import { client, createTenant, createTestApp, type TestApp, type Tenant } from '
 import { submit } from '../../support/documents';
 import { createRequest, createUser } from '../../support/fixtures';
 import { subscribe, wsClient } from '../../support/ws';
+import { MAX_MESSAGE_BYTES } from '../../../src/kernel/graphql/subscriptions';
 
 describe('GraphQL subscriptions (graphql-ws)', () => {
   let t: TestApp;
@@ -161,5 +162,30 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     // Each sees its next visible event first: nothing of the others came before it.
     expect((await foreign.next()).data).toEqual({ requestCreated: { id: own.id, name: 'Globex own' } });
     expect((await limited.next()).data).toMatchObject({ requestCreated: { name: 'Stranger own' } });
+  });
+
+  it('should answer a broken or invalid document with an error message on a connection that stays open', async () => {
+    const ws = connect(acme.apiKey);
+    const broken = subscribe(ws, 'subscription { requestCreated { id ');
+    const unknown = subscribe(ws, 'subscription { requestCreated { noSuchField } }');
+    for (let waited = 0; (!broken.failure || !unknown.failure) && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    expect((broken.failure as Array<{ message: string }>)[0].message).toMatch(/Syntax Error/);
+    expect((unknown.failure as Array<{ message: string }>)[0].message).toMatch(/noSuchField/);
+    // The same broken document again is answered the same way (it is kept parsed, errors included).
+    const again = subscribe(ws, 'subscription { requestCreated { noSuchField } }');
+    for (let waited = 0; !again.failure && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    expect(again.failure).toEqual(unknown.failure);
+    const fine = subscribe(ws, 'subscription { requestCreated { name } }');
+    await subscribed(++active);
+    await createRequest(t.app, acme.apiKey, { name: 'After the errors' });
+    expect((await fine.next()).data).toEqual({ requestCreated: { name: 'After the errors' } });
+  });
+
+  it(`should close a connection that sends a message over ${MAX_MESSAGE_BYTES} bytes with 1009`, async () => {
+    const { client: ws, closes } = wsClient(url, { authorization: `Bearer ${acme.apiKey}` });
+    subscribe(ws, `subscription { requestCreated { id } } # ${'x'.repeat(MAX_MESSAGE_BYTES)}`);
+    for (let waited = 0; !closes.length && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    expect(closes[0]?.code).toBe(1009);
+    await ws.dispose();
   });
 });
