@@ -5,7 +5,11 @@ import { MAX_PENDING_EVENTS, Subscriber } from '../../src/kernel/graphql/subscri
 function stalledSocket() {
   const messages: string[] = [];
   const written: Array<() => void> = [];
-  return { messages, drain: () => written.splice(0).forEach((done) => done()), send: (data: string, sent: () => void) => void messages.push(data) ?? written.push(sent) };
+  const send = (data: string, sent: () => void) => {
+    messages.push(data);
+    written.push(sent);
+  };
+  return { messages, send, drain: () => written.splice(0).forEach((done) => done()) };
 }
 
 describe('Subscriber', () => {

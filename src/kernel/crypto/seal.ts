@@ -3,7 +3,18 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 // Secrets the service must read back (webhook signing secrets) are stored sealed with AES-256-GCM
 // under a key derived from the server secret: a copy of the database alone does not reveal them.
 
-const keyFor = (serverSecret: string, purpose: string) => Buffer.from(hkdfSync('sha256', serverSecret, 'gather', purpose, 32));
+const keys = new Map<string, Buffer>();
+
+/** The key of one purpose, derived once per process (HKDF is most of an unseal's cost). */
+function keyFor(serverSecret: string, purpose: string): Buffer {
+  const id = `${purpose}\0${serverSecret}`;
+  let key = keys.get(id);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', serverSecret, 'gather', purpose, 32));
+    keys.set(id, key);
+  }
+  return key;
+}
 
 export function seal(serverSecret: string, purpose: string, plaintext: string): string {
   const iv = randomBytes(12);

@@ -1,12 +1,12 @@
+import { createHmac } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Agent as HttpAgent } from 'node:http';
-import { Webhook as Signer } from 'standardwebhooks';
 import type { WebhookSettings } from '../../config/config';
-import { failPending, previousWebhookSecret, webhookSecret } from './webhook.service';
+import { failPending, signingSecretsSealed, unsealSecret } from './webhook.service';
 import { inTransaction } from '../../kernel/db/transaction';
 
 /**
@@ -17,6 +17,8 @@ export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Largest part of an answer kept in the attempt log. */
 const MAX_ERROR_LENGTH = 500;
+/** Signing keys kept unsealed in memory, at most. */
+const MAX_SIGNING_KEYS = 10_000;
 
 export type Clock = { now(): Date };
 export const systemClock: Clock = { now: () => new Date() };
@@ -66,6 +68,7 @@ export class DeliveryWorker {
   private timer?: NodeJS.Timeout;
   private stopped = true;
   private agents?: Promise<{ http: HttpAgent; https: HttpAgent }>;
+  private readonly signingKeys = new Map<string, Buffer>();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.clock = options.clock ?? systemClock;
@@ -148,14 +151,34 @@ export class DeliveryWorker {
     const queues = [...byEndpoint.values()];
     const workers = Array.from({ length: Math.min(this.options.settings.concurrency, queues.length) }, async () => {
       for (let queue = queues.shift(); queue; queue = queues.shift()) {
-        for (const row of queue) await this.deliver(row);
+        // Each attempt is recorded while the next one is being sent; a record that fails leaves its
+        // delivery leased, to be sent again when the lease lapses (at least once).
+        let recorded = Promise.resolve();
+        let failure: unknown;
+        for (const row of queue) {
+          const outcome = await this.send(row);
+          recorded = recorded.then(() => this.record(row, outcome)).catch((err: unknown) => void (failure ??= err));
+        }
+        await recorded;
+        if (failure) throw failure;
       }
     });
     await Promise.all(workers);
     return claimed.length;
   }
 
-  private async deliver(row: Claimed): Promise<void> {
+  /** A signing secret's HMAC key, by its sealed form: unsealed and decoded once. */
+  private signingKey(sealed: string): Buffer {
+    let key = this.signingKeys.get(sealed);
+    if (!key) {
+      if (this.signingKeys.size >= MAX_SIGNING_KEYS) this.signingKeys.clear();
+      key = Buffer.from(unsealSecret(this.options.serverSecret, sealed).replace(/^whsec_/, ''), 'base64');
+      this.signingKeys.set(sealed, key);
+    }
+    return key;
+  }
+
+  private async send(row: Claimed): Promise<Outcome> {
     const now = this.clock.now();
     const body = JSON.stringify({
       event_id: row.event_id,
@@ -165,24 +188,26 @@ export class DeliveryWorker {
       data: row.data,
       ...(row.updated ? { updated: row.updated } : {}),
     });
-    const webhook = {
-      secretSealed: row.secret_sealed,
-      previousSecretSealed: row.previous_secret_sealed,
-      previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at) : null,
-    };
-    const secrets = [webhookSecret(this.options.serverSecret, webhook as never), previousWebhookSecret(this.options.serverSecret, webhook, now)].filter(
-      (secret): secret is string => secret !== null,
+    const timestamp = String(Math.floor(now.getTime() / 1000));
+    const sealed = signingSecretsSealed(
+      {
+        secretSealed: row.secret_sealed,
+        previousSecretSealed: row.previous_secret_sealed,
+        previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at) : null,
+      },
+      now,
     );
-    // Standard Webhooks: one "v1,<signature>" per valid secret, separated by spaces.
-    const signature = secrets.map((secret) => new Signer(secret).sign(row.event_id, now, body)).join(' ');
-    const outcome = await this.post(await this.connectionAgents(), row.endpoint, body, {
+    // Standard Webhooks: HMAC-SHA256 of "id.timestamp.body", one "v1,<base64>" per valid secret, space-separated.
+    const signature = sealed
+      .map((secret) => `v1,${createHmac('sha256', this.signingKey(secret)).update(`${row.event_id}.${timestamp}.`).update(body).digest('base64')}`)
+      .join(' ');
+    return this.post(await this.connectionAgents(), row.endpoint, body, {
       'content-type': 'application/json',
       'user-agent': 'Gather-Webhooks/1',
       'webhook-id': row.event_id,
-      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-timestamp': timestamp,
       'webhook-signature': signature,
     });
-    await this.record(row, outcome);
   }
 
   private post(agents: { http: HttpAgent; https: HttpAgent }, endpoint: string, body: string, headers: Record<string, string>): Promise<Outcome> {
@@ -226,37 +251,34 @@ export class DeliveryWorker {
     });
   }
 
-  /** Logs the attempt and moves the delivery and its endpoint on, in one transaction. */
+  /**
+   * Logs the attempt and moves the delivery and its endpoint on, in one statement (one round trip);
+   * an endpoint failing without a success for the whole period is then disabled, its queue ended.
+   */
   private async record(row: Claimed, outcome: Outcome): Promise<void> {
     const now = this.clock.now();
     const succeeded = outcome.error === null;
     const attempts = row.attempts + 1;
     const status = succeeded ? 'SUCCEEDED' : attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
     const next = status === 'PENDING' ? new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]) : null;
+    const [webhook] = await this.options.orm.em.fork().execute<{ failing_since: string | null }[]>(
+      `with attempt as (
+         insert into webhook_attempt (id, delivery_id, attempted_at, status_code, latency_ms, error) values (gen_random_uuid(), ?, ?, ?, ?, ?)
+       ), delivery as (
+         update webhook_delivery set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_status_code = ?, last_error = ?, updated_at = ?
+          where id = ?
+       )
+       update webhook set failing_since = case when ?::boolean then null else coalesce(failing_since, ?) end
+        where id = ? and (not ?::boolean or failing_since is not null)
+       returning failing_since`,
+      [row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error, status, attempts, next, outcome.statusCode, outcome.error, now, row.id, succeeded, now, row.webhook_id, succeeded],
+    );
     const disableAfterMs = this.options.settings.disableAfterMs;
+    if (succeeded || !webhook?.failing_since || now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs) return;
+    const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${outcome.error}`;
     await inTransaction(this.options.orm.em.fork(), async (tx) => {
-      await tx.execute(
-        `insert into webhook_attempt (id, delivery_id, attempted_at, status_code, latency_ms, error) values (gen_random_uuid(), ?, ?, ?, ?, ?)`,
-        [row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error],
-      );
-      await tx.execute(
-        `update webhook_delivery set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_status_code = ?, last_error = ?, updated_at = ? where id = ?`,
-        [status, attempts, next, outcome.statusCode, outcome.error, now, row.id],
-      );
-      if (succeeded) {
-        await tx.execute(`update webhook set failing_since = null where id = ? and failing_since is not null`, [row.webhook_id]);
-        return;
-      }
-      // An endpoint failing without a success for the whole period is disabled, its queue ended.
-      const [webhook] = await tx.execute<{ failing_since: string }[]>(
-        `update webhook set failing_since = coalesce(failing_since, ?) where id = ? returning failing_since`,
-        [now, row.webhook_id],
-      );
-      if (webhook && now.getTime() - new Date(webhook.failing_since).getTime() >= disableAfterMs) {
-        const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${outcome.error}`;
-        await tx.execute(`update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`, [now, reason, now, row.webhook_id]);
-        await failPending(tx, row.webhook_id, 'The endpoint was disabled');
-      }
+      await tx.execute(`update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`, [now, reason, now, row.webhook_id]);
+      await failPending(tx, row.webhook_id, 'The endpoint was disabled');
     });
   }
 

@@ -19,13 +19,15 @@ const SECRET_PURPOSE = 'webhook-secret';
 /** A Standard Webhooks secret: `whsec_` and the standard base64 of 32 random bytes. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-export const webhookSecret = (serverSecret: string, webhook: Webhook) => unseal(serverSecret, SECRET_PURPOSE, webhook.secretSealed);
+export const unsealSecret = (serverSecret: string, sealed: string) => unseal(serverSecret, SECRET_PURPOSE, sealed);
 
-/** The previous secret while its grace period lasts: deliveries then carry both signatures. */
-export const previousWebhookSecret = (serverSecret: string, webhook: Pick<Webhook, 'previousSecretSealed' | 'previousSecretExpiresAt'>, now: Date) =>
+export const webhookSecret = (serverSecret: string, webhook: Webhook) => unsealSecret(serverSecret, webhook.secretSealed);
+
+/** The secrets deliveries are signed with, sealed: the current one, and the previous one while its grace period lasts. */
+export const signingSecretsSealed = (webhook: Pick<Webhook, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>, now: Date): string[] =>
   webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now
-    ? unseal(serverSecret, SECRET_PURPOSE, webhook.previousSecretSealed)
-    : null;
+    ? [webhook.secretSealed, webhook.previousSecretSealed]
+    : [webhook.secretSealed];
 
 export const sealSecret = (serverSecret: string, secret: string) => seal(serverSecret, SECRET_PURPOSE, secret);
 
