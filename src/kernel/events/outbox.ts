@@ -91,14 +91,16 @@ export class Outbox<L = unknown> {
       updated: draft.updated ? draft.updated.map(snake) : null,
       createdAt: new Date(),
     };
+    // The NOTIFY is queued with the insert and goes out only when the transaction commits.
     const [{ seq }] = await em.execute<{ seq: string }[]>(
-      `insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
-       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) returning seq`,
-      [event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(data), event.updated && JSON.stringify(event.updated), event.createdAt],
+      `with inserted as (
+         insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
+         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) returning seq)
+       select seq, pg_notify(?, ?) from inserted`,
+      [event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(data), event.updated && JSON.stringify(event.updated), event.createdAt, EVENT_CHANNEL, event.id],
     );
     const stored: StoredEvent = { ...event, seq: String(seq) };
     for (const hook of this.hooks) await hook(em, stored);
-    await em.execute(`select pg_notify(?, ?)`, [EVENT_CHANNEL, stored.id]);
     return stored;
   }
 }
