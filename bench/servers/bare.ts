@@ -282,22 +282,22 @@ serve('bare', async () => {
         body_ = render();
         if (writesEvents) {
           const eventId = randomUUID();
+          // The event, its webhook deliveries and its notification in one statement, as Gather's
+          // outbox writes them (outbox.ts, emit; webhook.service.ts, queueDeliveries).
+          const deliveries = queuesDeliveries
+            ? `, deliveries as (
+                 insert into webhook_delivery (id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
+                 select gen_random_uuid(), w.id, $1, inserted.seq, 'request.created', 'PENDING', 0, $5, $5, $5
+                   from webhook w, inserted
+                  where w.organization_id = $2 and w.disabled_at is null and 'request.created' = any(w.topics))`
+            : '';
           await client.query(
-            `insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
-             values ($1, $2, 'request.created', 'Request', $3, $3, $4::jsonb, null, $5)`,
+            `with inserted as (
+               insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
+               values ($1, $2, 'request.created', 'Request', $3, $3, $4::jsonb, null, $5) returning seq)${deliveries}
+             select pg_notify('gather_events', $1::text) from inserted`,
             [eventId, viewer.organizationId, requestId, JSON.stringify(body_), now],
           );
-          // The webhook deliveries of the event, in its transaction (webhook.service.ts, queueDeliveries).
-          if (queuesDeliveries) {
-            await client.query(
-              `insert into webhook_delivery (id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
-               select gen_random_uuid(), w.id, e.id, e.seq, e.topic, 'PENDING', 0, e.created_at, e.created_at, e.created_at
-                 from webhook w, event e
-                where e.id = $1 and w.organization_id = e.organization_id and w.disabled_at is null and e.topic = any(w.topics)`,
-              [eventId],
-            );
-          }
-          await client.query('select pg_notify($1, $2)', ['gather_events', eventId]);
         }
         await client.query('commit');
       } catch (err) {

@@ -70,11 +70,5 @@ export function baseQuery<T extends object>(qb: QueryBuilder<T>): { em: EntityMa
   return { em: (qb as unknown as { em: EntityManager }).em, entity: qb.mainAlias.entityName as EntityName<T>, sql, params: [...bindings] };
 }
 
-/** A QueryBuilder's rows (its filter, order and limit) as lean records, without hydrating entities. */
-export async function runLean<T extends object>(qb: QueryBuilder<T>): Promise<T[]> {
-  const { em, entity, sql, params } = baseQuery(qb);
-  return findLean(em, entity, sql, params);
-}
-
 /** The table of an entity, for hand-written lean statements. */
 export const tableOf = (em: EntityManager, entity: EntityName<any>) => em.getMetadata().get(entity as never).tableName;

@@ -14,6 +14,11 @@ export type Viewer = {
 
 export const isAdmin = (viewer: Viewer): boolean => viewer.role === 'ADMIN';
 
+/** A user as the records it owns name it (requests, contacts): the key lookup already knows the caller's. */
+export type UserRef = { id: string; organizationId: string; teamId: string | null };
+
+export const userRefOf = (viewer: Viewer): UserRef => ({ id: viewer.userId, organizationId: viewer.organizationId, teamId: viewer.teamId });
+
 type ViewerRow = { user_id: string; organization_id: string; team_id: string | null; role: UserRole; api_key_id: string };
 
 /** One statement: the key, its user and the user's organization. */

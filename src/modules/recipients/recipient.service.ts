@@ -3,8 +3,7 @@ import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/conte
 import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
-import { User } from '../identity/identity.entities';
-import { isAdmin } from '../identity/viewer';
+import { isAdmin, userRefOf, type UserRef } from '../identity/viewer';
 import type { AuthMethod, Language, SendMethod } from '../requests/request.enums';
 import type { Request } from '../requests/request.entities';
 import { Contact, Recipient } from './recipient.entities';
@@ -92,7 +91,7 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
  * contact id of each draft by its position. Matching happens in SQL, so PostgreSQL's own lower() (which
  * may differ from JavaScript's for letters such as İ) decides which drafts are the same person.
  */
-async function upsertContacts(em: EntityManager, owner: User, drafts: RecipientDraft[]): Promise<Map<number, string>> {
+async function upsertContacts(em: EntityManager, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, string>> {
   const values: unknown[] = [];
   const rows: string[] = [];
   drafts.forEach((d, position) => {
@@ -118,14 +117,14 @@ async function upsertContacts(em: EntityManager, owner: User, drafts: RecipientD
        returning id, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
      select input.position, upserted.id
        from input join upserted on upserted.email_key = lower(coalesce(input.email, '')) and upserted.phone_key = coalesce(input.phone, '')`,
-    [...values, owner.organization.id, owner.id, owner.team?.id ?? null, now, now],
+    [...values, owner.organizationId, owner.id, owner.teamId, now, now],
   );
   for (const row of result) ids.set(row.position, row.id);
   return ids;
 }
 
 /** Stores the recipients of a new request (contacts first), each with its link secrets. */
-export async function createRecipients(em: EntityManager, settings: ServiceSettings, request: Request, owner: User, drafts: RecipientDraft[]): Promise<Recipient[]> {
+export async function createRecipients(em: EntityManager, settings: ServiceSettings, request: Request, owner: UserRef, drafts: RecipientDraft[]): Promise<Recipient[]> {
   const contactIds = await upsertContacts(em, owner, drafts);
   return drafts.map((draft, position) => {
     const contactId = draft.contactId ?? contactIds.get(position)!;
@@ -167,7 +166,6 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
   checkPersonFields(check, [], input);
   if (!input.email?.trim() && !input.phone?.trim()) check.add(['email'], 'A contact needs an email or a phone', 'REQUIRED');
   check.done();
-  const owner = await ctx.em.findOneOrFail(User, ctx.viewer.userId);
   const draft: RecipientDraft = {
     contactId: null,
     firstName: input.firstName ?? null,
@@ -180,6 +178,6 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
     questionText: null,
     questionAnswer: null,
   };
-  const ids = await upsertContacts(ctx.em, owner, [draft]);
+  const ids = await upsertContacts(ctx.em, userRefOf(ctx.viewer), [draft]);
   return ctx.em.findOneOrFail(Contact, ids.get(0)!, { refresh: true });
 }

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager, type QueryBuilder } from '@mikro-orm/postgresql';
-import { runLean } from '../../kernel/db/lean';
+import { findLean } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
 import { isUuid } from '../../kernel/validation/input-check';
 import { isAdmin, type Viewer } from '../identity/viewer';
@@ -9,29 +9,46 @@ import { Request } from './request.entities';
 // where it collaborates. Whoever sees a request may update it; deleting it (and changing its
 // collaborators) is for ADMIN, the owner and the owner's team.
 
+/**
+ * The condition on `request` (as `alias`) that narrows rows to what the viewer may see, as SQL with
+ * `?` placeholders: one text for query builders and for the hand-written by-id lookup.
+ */
+function visibility(alias: string, viewer: Viewer, options: { includeDeleted?: boolean }): { sql: string; params: unknown[] } {
+  const parts = [`${alias}.organization_id = ?`];
+  const params: unknown[] = [viewer.organizationId];
+  if (!options.includeDeleted) parts.push(`${alias}.deleted_at is null`);
+  if (!isAdmin(viewer)) {
+    const collaborates = `exists (select 1 from collaborator c where c.request_id = ${alias}.id and c.user_id = ?)`;
+    if (viewer.teamId) {
+      parts.push(`(${alias}.owner_id = ? or ${alias}.team_id = ? or ${collaborates})`);
+      params.push(viewer.userId, viewer.teamId, viewer.userId);
+    } else {
+      parts.push(`(${alias}.owner_id = ? or ${collaborates})`);
+      params.push(viewer.userId, viewer.userId);
+    }
+  }
+  return { sql: parts.join(' and '), params };
+}
+
 /** Narrows a query on `request` (alias `r` by default) to what the viewer may see. */
 export function scopeRequests<T extends object>(qb: QueryBuilder<T>, viewer: Viewer, options: { includeDeleted?: boolean } = {}): QueryBuilder<T> {
-  const alias = qb.alias;
-  qb.andWhere({ organization: viewer.organizationId, ...(options.includeDeleted ? {} : { deletedAt: null }) } as never);
-  if (isAdmin(viewer)) return qb;
-  const collaborates = `exists (select 1 from collaborator c where c.request_id = ${alias}.id and c.user_id = ?)`;
-  if (viewer.teamId) {
-    qb.andWhere(`(${alias}.owner_id = ? or ${alias}.team_id = ? or ${collaborates})`, [viewer.userId, viewer.teamId, viewer.userId]);
-  } else {
-    qb.andWhere(`(${alias}.owner_id = ? or ${collaborates})`, [viewer.userId, viewer.userId]);
-  }
-  return qb;
+  const { sql, params } = visibility(qb.alias, viewer, options);
+  return qb.andWhere(sql, params);
 }
 
 /**
  * The request, if the viewer may see it; null otherwise (missing, deleted, another organization's).
  * Writers lock the row (so concurrent changes to one request apply one after the other) and get a
- * managed entity; readers get a lean record (kernel/db/lean.ts).
+ * managed entity; readers get a lean record (kernel/db/lean.ts) from a statement written out, since
+ * building it with a QueryBuilder was a tenth of a by-id read's CPU in profiles.
  */
 export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean; includeDeleted?: boolean } = {}): Promise<Request | null> {
   if (!isUuid(id)) return null;
+  if (!options.lock) {
+    const { sql, params } = visibility('r', viewer, options);
+    return (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql}`, [id, ...params]))[0] ?? null;
+  }
   const qb = scopeRequests(em.createQueryBuilder(Request, 'r').select('*').where({ id }), viewer, options);
-  if (!options.lock) return (await runLean(qb))[0] ?? null;
   qb.setLockMode(LockMode.PESSIMISTIC_WRITE);
   return qb.getSingleResult();
 }

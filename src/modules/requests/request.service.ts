@@ -12,7 +12,7 @@ import type {
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { Team, User } from '../identity/identity.entities';
-import { isAdmin } from '../identity/viewer';
+import { isAdmin, userRefOf, type UserRef, type Viewer } from '../identity/viewer';
 import type { Attachment } from '../attachments/attachment.entities';
 import { attachFiles, findLibraryAttachments } from '../attachments/attachment.service';
 import { checkContractIds } from '../contracts/contract.service';
@@ -133,6 +133,14 @@ export async function listRequests(ctx: Ctx, args: PageArgs & { filter?: Request
   });
 }
 
+/** The owner of a new request: the caller, or (for an ADMIN, checked before) a user of its organization. */
+async function requestOwner(em: EntityManager, viewer: Viewer, ownerId: string | null | undefined): Promise<UserRef | null> {
+  // An owner id that is no UUID is refused by the input check; the caller stands in meanwhile.
+  if (!ownerId || ownerId === viewer.userId || !isUuid(ownerId)) return userRefOf(viewer);
+  const user = await em.findOne(User, { id: ownerId, organization: viewer.organizationId });
+  return user && { id: user.id, organizationId: viewer.organizationId, teamId: user.team?.id ?? null };
+}
+
 export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<Request> {
   const { em, viewer } = ctx;
   const check = new InputCheck();
@@ -149,7 +157,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   if (input.teamId && input.teamId !== viewer.teamId && !isAdmin(viewer)) {
     throw AppError.forbidden('Only an ADMIN may create requests for another team');
   }
-  const owner = await em.findOne(User, { id: isUuid(input.ownerId ?? '') ? input.ownerId! : viewer.userId, organization: viewer.organizationId });
+  const owner = await requestOwner(em, viewer, input.ownerId);
   if (!owner) check.add(['ownerId'], 'Names no user of your organization', 'NOT_FOUND');
   const team = input.teamId && isUuid(input.teamId) ? await em.findOne(Team, { id: input.teamId, organization: viewer.organizationId }) : null;
   if (input.teamId && isUuid(input.teamId) && !team) check.add(['teamId'], 'Names no team of your organization', 'NOT_FOUND');
@@ -186,8 +194,8 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     const state: RequestState = input.skipInitialNotification ? 'INCOMPLETE_AND_LINK_GENERATED' : 'INCOMPLETE_AND_LINK_SENT';
     const request = tx.create(Request, {
       organization: viewer.organizationId,
-      owner: owner!,
-      team: team ?? owner!.team ?? null,
+      owner: owner!.id,
+      team: team ?? owner!.teamId,
       template,
       name: (input.name ?? template?.defaultTitle ?? template?.name ?? '').trim(),
       state,

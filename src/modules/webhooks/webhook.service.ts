@@ -160,15 +160,13 @@ export async function failPending(em: EntityManager, webhookId: string, reason: 
 
 /**
  * Outbox hook: queues one delivery per enabled endpoint subscribed to the event's topic, in the
- * event's own transaction, so a committed event always has its deliveries. (Workers wake on the
- * event itself, through the dispatcher, and poll for retries.)
+ * event's own statement, so a committed event always has its deliveries. (Workers wake on the event
+ * itself, through the dispatcher, and poll for retries.)
  */
-export const queueDeliveries: EmitHook = async (em, event) => {
-  await em.execute(
-    `insert into webhook_delivery (id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
-     select gen_random_uuid(), w.id, ?, ?, ?, 'PENDING', 0, ?, ?, ?
-       from webhook w
-      where w.organization_id = ? and w.disabled_at is null and ? = any(w.topics)`,
-    [event.id, event.seq, event.topic, event.createdAt, event.createdAt, event.createdAt, event.organizationId, event.topic],
-  );
+export const queueDeliveries: EmitHook = {
+  sql: `insert into webhook_delivery (id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
+        select gen_random_uuid(), w.id, ?, inserted.seq, ?, 'PENDING', 0, ?, ?, ?
+          from webhook w, inserted
+         where w.organization_id = ? and w.disabled_at is null and ? = any(w.topics)`,
+  params: (event) => [event.id, event.topic, event.createdAt, event.createdAt, event.createdAt, event.organizationId, event.topic],
 };
