@@ -61,22 +61,27 @@ export class Outbox<L = unknown> {
     return (await this.renderIn(em, viewer, subjectType, subjectId, requestId)).data;
   }
 
-  private async renderIn(em: EntityManager, viewer: Viewer, subjectType: SubjectType, subjectId: string, requestId: string | null) {
+  private async renderIn(em: EntityManager, viewer: Viewer, subjectType: SubjectType, subjectId: string, requestId: string | null, known?: (loaders: L) => void) {
     const renderer = this.renderers[subjectType];
     if (!renderer) throw new Error(`no renderer for ${subjectType} events`);
     // The renderer reads through the database, so this transaction's changes must be written first.
     await em.flush();
     const session = this.session(em, viewer);
+    known?.(session.loaders);
     return { data: await renderer(session.run, subjectId, requestId), loaders: session.loaders };
   }
 
-  /** Writes the event of a change; call it last in the change's transaction, after every write. */
-  async emit(em: EntityManager, emitter: Emitter<L>, draft: EventDraft): Promise<StoredEvent> {
+  /**
+   * Writes the event of a change; call it last in the change's transaction, after every write.
+   * `known` primes the render's loaders with records the change holds as written (what it just
+   * created), so the render reads back only what it does not know.
+   */
+  async emit(em: EntityManager, emitter: Emitter<L>, draft: EventDraft, known?: (loaders: L) => void): Promise<StoredEvent> {
     const { viewer } = emitter;
     const requestId = draft.requestId ?? null;
     let data = draft.data;
     if (!data) {
-      const rendered = await this.renderIn(em, viewer, draft.subjectType, draft.subjectId, requestId);
+      const rendered = await this.renderIn(em, viewer, draft.subjectType, draft.subjectId, requestId, known);
       data = rendered.data;
       // The render's loaders hold the rows as this transaction commits them: once it has, the
       // operation reads on through them, so its payload costs no second round of reads.

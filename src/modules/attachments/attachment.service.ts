@@ -113,8 +113,8 @@ export async function findLibraryAttachments(ctx: Pick<Ctx, 'em' | 'viewer' | 's
 }
 
 /** Copies library attachments onto a request (or one of its items): new rows, the same bytes. */
-export function attachFiles(em: EntityManager, sources: Attachment[], request: Request, item: RequestItem | null, firstPosition = 0): void {
-  sources.forEach((source, index) =>
+export function attachFiles(em: EntityManager, sources: Attachment[], request: Request, item: RequestItem | null, firstPosition = 0): Attachment[] {
+  return sources.map((source, index) =>
     em.create(Attachment, {
       organization: request.organization,
       owner: source.owner,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { findLean } from '../../kernel/db/lean';
 import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/context';
 import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
@@ -87,47 +88,54 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
 
 /**
  * Upserts the owner's contacts for recipients given by their details, in one statement keyed like
- * the unique index (owner, lower(email), phone); given details refresh the stored ones. Returns the
- * contact id of each draft by its position. Matching happens in SQL, so PostgreSQL's own lower() (which
- * may differ from JavaScript's for letters such as İ) decides which drafts are the same person.
+ * the unique index (owner, lower(email), phone); given details refresh the stored ones. Returns each
+ * draft's contact as stored, by the draft's position. Matching happens in SQL, so PostgreSQL's own
+ * lower() (which may differ from JavaScript's for letters such as İ) decides which drafts are the same
+ * person.
  */
-async function upsertContacts(em: EntityManager, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, string>> {
+async function upsertContacts(em: EntityManager, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, Contact>> {
   const values: unknown[] = [];
   const rows: string[] = [];
+  const positions: number[] = [];
   drafts.forEach((d, position) => {
     if (d.contactId) return;
     values.push(position, d.firstName, d.lastName, d.email, d.phone, d.language);
     rows.push('(?::int, ?, ?, ?, ?, ?)');
+    positions.push(position);
   });
-  const ids = new Map<number, string>();
-  if (rows.length === 0) return ids;
+  const contacts = new Map<number, Contact>();
+  if (rows.length === 0) return contacts;
   const now = new Date();
-  const result = await em.execute<{ position: number; id: string }[]>(
+  // One row per input row (each matches exactly one upserted contact), in the input's order.
+  const stored = await findLean(
+    em,
+    Contact,
     `with input (position, first_name, last_name, email, phone, language) as (values ${rows.join(', ')}),
      upserted as (
        insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)
        select distinct on (lower(coalesce(email, '')), coalesce(phone, ''))
-              gen_random_uuid(), ?, ?, ?, first_name, last_name, email, phone, language, ?::timestamptz, ?::timestamptz
+              gen_random_uuid(), ?::uuid, ?::uuid, ?::uuid, first_name, last_name, email, phone, language, ?::timestamptz, ?::timestamptz
          from input order by lower(coalesce(email, '')), coalesce(phone, ''), position
        on conflict (owner_id, (lower(coalesce(email, ''))), (coalesce(phone, ''))) do update set
          first_name = coalesce(excluded.first_name, contact.first_name),
          last_name = coalesce(excluded.last_name, contact.last_name),
          language = coalesce(excluded.language, contact.language),
          updated_at = excluded.updated_at
-       returning id, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
-     select input.position, upserted.id
-       from input join upserted on upserted.email_key = lower(coalesce(input.email, '')) and upserted.phone_key = coalesce(input.phone, '')`,
+       returning contact.*, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
+     select upserted.*
+       from input join upserted on upserted.email_key = lower(coalesce(input.email, '')) and upserted.phone_key = coalesce(input.phone, '')
+      order by input.position`,
     [...values, owner.organizationId, owner.id, owner.teamId, now, now],
   );
-  for (const row of result) ids.set(row.position, row.id);
-  return ids;
+  stored.forEach((contact, index) => contacts.set(positions[index], contact));
+  return contacts;
 }
 
-/** Stores the recipients of a new request (contacts first), each with its link secrets. */
-export async function createRecipients(em: EntityManager, settings: ServiceSettings, request: Request, owner: UserRef, drafts: RecipientDraft[]): Promise<Recipient[]> {
-  const contactIds = await upsertContacts(em, owner, drafts);
-  return drafts.map((draft, position) => {
-    const contactId = draft.contactId ?? contactIds.get(position)!;
+/** Stores the recipients of a new request (contacts first), each with its link secrets; returns both. */
+export async function createRecipients(em: EntityManager, settings: ServiceSettings, request: Request, owner: UserRef, drafts: RecipientDraft[]): Promise<{ recipients: Recipient[]; contacts: Contact[] }> {
+  const contacts = await upsertContacts(em, owner, drafts);
+  const recipients = drafts.map((draft, position) => {
+    const contactId = draft.contactId ?? contacts.get(position)!.id;
     const recipient = em.create(Recipient, {
       request,
       contact: em.getReference(Contact, contactId, { wrapped: true }),
@@ -150,6 +158,7 @@ export async function createRecipients(em: EntityManager, settings: ServiceSetti
     if (draft.questionAnswer) recipient.questionAnswerHash = answerHash(settings.secret, recipient.id, draft.questionAnswer);
     return recipient;
   });
+  return { recipients, contacts: [...contacts.values()] };
 }
 
 /** The caller's own contacts (GET /contacts), or every contact of the organization for ADMIN's organization list. */
@@ -178,6 +187,5 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
     questionText: null,
     questionAnswer: null,
   };
-  const ids = await upsertContacts(ctx.em, userRefOf(ctx.viewer), [draft]);
-  return ctx.em.findOneOrFail(Contact, ids.get(0)!, { refresh: true });
+  return (await upsertContacts(ctx.em, userRefOf(ctx.viewer), [draft])).get(0)!;
 }

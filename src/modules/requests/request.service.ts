@@ -23,9 +23,11 @@ import { DEFAULT_REMINDERS, REMINDERS_RANGE, replaceTemplateItems, requireTempla
 import { requireDeleteRight, requireVisibleRequest, scopeRequests } from './request.access';
 import { Collaborator, Request, type ReminderScheduleEntry } from './request.entities';
 import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
+import { primeAll } from '../../kernel/db/loaders';
 import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'events' | 'loaders'>;
+type Loaders = Ctx['loaders'];
 
 export const LIMITS = {
   name: 255,
@@ -94,12 +96,12 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
   });
 }
 
-function storeCollaborators(em: EntityManager, request: Request, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]) {
-  collaborators.forEach(({ user, role }, position) => em.create(Collaborator, { request, user, role, position }));
+function storeCollaborators(em: EntityManager, request: Request, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]): Collaborator[] {
+  return collaborators.map(({ user, role }, position) => em.create(Collaborator, { request, user, role, position }));
 }
 
-function emitRequestEvent(em: EntityManager, ctx: Ctx, topic: Topic, request: Request, extra: { updated?: string[]; data?: Record<string, unknown> } = {}) {
-  return ctx.events.emit(em, ctx, { topic, subjectType: 'Request', subjectId: request.id, requestId: request.id, ...extra });
+function emitRequestEvent(em: EntityManager, ctx: Ctx, topic: Topic, request: Request, extra: { updated?: string[]; data?: Record<string, unknown> } = {}, known?: (loaders: Loaders) => void) {
+  return ctx.events.emit(em, ctx, { topic, subjectType: 'Request', subjectId: request.id, requestId: request.id, ...extra }, known);
 }
 
 export async function getRequest(ctx: Ctx, id: string): Promise<Request | null> {
@@ -223,12 +225,21 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       deletedAt: null,
     });
     const stored = await createRecipients(tx, ctx.settings, request, owner!, recipients);
-    const items = createItems(tx, request, itemDrafts, stored[0] ?? null, 0);
-    attachFiles(tx, requestAttachments, request, null);
+    const items = createItems(tx, request, itemDrafts, stored.recipients[0] ?? null, 0);
+    const attachments = attachFiles(tx, requestAttachments, request, null);
     // Given items only: items copied from a template have no attachments to copy.
-    if (input.items) items.forEach((item, index) => attachFiles(tx, itemAttachments[index], request, item));
-    storeCollaborators(tx, request, collaborators);
-    await emitRequestEvent(tx, ctx, 'request.created', request);
+    const itemFiles = items.map((item, index) => (input.items ? attachFiles(tx, itemAttachments[index], request, item) : []));
+    const storedCollaborators = storeCollaborators(tx, request, collaborators);
+    // A new request's relations and its new contacts are all here: the event's render reads back
+    // only the request and its owner.
+    await emitRequestEvent(tx, ctx, 'request.created', request, {}, (loaders) => {
+      loaders.itemsByRequest.prime(request.id, items);
+      loaders.recipientsByRequest.prime(request.id, stored.recipients);
+      primeAll(loaders.contactById, stored.contacts);
+      loaders.collaboratorsByRequest.prime(request.id, storedCollaborators);
+      loaders.attachmentsByRequest.prime(request.id, attachments);
+      items.forEach((item, index) => loaders.attachmentsByItem.prime(item.id, itemFiles[index]));
+    });
     return request;
   });
 }

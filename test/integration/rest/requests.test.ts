@@ -206,6 +206,19 @@ describe('REST requests', () => {
       const plain = await createRequest(t.app, tenant.apiKey, { collaborators: [colleague.userId] });
       expect(plain.collaborators[0]).toMatchObject({ id: colleague.userId, role: 'USER' });
     });
+
+    it('should answer a creation as a fresh read shows it: collaborators, contacts it refreshed, a template', async () => {
+      const colleague = await createUser(t.app, tenant.apiKey, { email: `fresh-${Date.now()}@example.com`, firstName: 'Fre' });
+      await createRequest(t.app, tenant.apiKey, { recipients: [{ email: 'Known@Example.com', first_name: 'Kno', language: 'fr' }] });
+      const template = (await api.post('/templates', { name: 'Fresh', items: [{ type: 'QUESTION', name: 'Why?' }] })).json();
+      const request = await createRequest(t.app, tenant.apiKey, {
+        template_id: template.id,
+        collaborators: [{ id: colleague.userId, role: 'ADMIN' }],
+        // A stored contact given a new last name (its email in other letter cases), and a new one.
+        recipients: [{ email: 'KNOWN@example.com', last_name: 'Own' }, { email: 'new@example.com' }],
+      });
+      expect((await api.get(`/requests/${request.id}`)).json()).toEqual(request);
+    });
   });
 
   describe('with a template', () => {
