@@ -108,15 +108,13 @@ export async function buildApp({
   registerRestRows(app, REST_ROWS, { buildContext });
 
   // Committed events, whichever instance wrote them, reach this instance's subscribers.
-  const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log);
   const hub = new SubscriptionHub(app.graphql.schema, contexts, loadEventSubject, app.log);
+  const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log, () => hub.active);
   app.decorate('subscriptions', hub);
   const worker = new DeliveryWorker({ orm, settings: config.webhooks, serverSecret: config.secret, log: app.log, clock, lookup: deliveryLookup });
   app.decorate('webhookWorker', worker);
-  dispatcher.on('event', (event) => {
-    void hub.publish(event);
-    worker.wake();
-  });
+  dispatcher.on('event', (event) => void hub.publish(event));
+  dispatcher.on('committed', () => worker.wake());
   registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer });
   app.addHook('onReady', async () => {
     await dispatcher.start();

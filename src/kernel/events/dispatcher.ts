@@ -40,7 +40,7 @@ const toEvent = (row: EventRow): StoredEvent => ({
  * used for ordering). After a lost connection the instance reconnects and reads what committed
  * meanwhile, skipping what it already handed out, so a dropped notification loses nothing.
  */
-export class EventDispatcher extends EventEmitter<{ event: [StoredEvent] }> {
+export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; committed: [] }> {
   private client?: Client;
   /** Ids recently handed out, to skip them when catching up. */
   private readonly seen = new Set<string>();
@@ -49,9 +49,15 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent] }> {
   private stopped = false;
   private retry?: NodeJS.Timeout;
 
+  /**
+   * `wanted` says whether anyone on this instance reads events now (subscribers); when nobody
+   * does, a notification costs no statement and only `committed` is emitted (the webhook worker
+   * needs the wake-up, not the row).
+   */
   constructor(
     private readonly url: string,
     private readonly log: FastifyBaseLogger,
+    private readonly wanted: () => boolean = () => true,
   ) {
     super();
   }
@@ -68,7 +74,11 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent] }> {
     client.on('end', () => this.lost(client));
     await client.connect();
     client.on('notification', (message) => {
-      if (message.payload) this.enqueue(() => this.handOut(client, `id = $1`, [message.payload]));
+      if (!message.payload) return;
+      this.emit('committed');
+      if (this.wanted()) this.enqueue(() => this.handOut(client, `id = $1`, [message.payload]));
+      // Nobody to hand it to: a catch-up after a lost connection starts from here, not before.
+      else this.enqueue(async () => void (this.lastSeen = new Date()));
     });
     await client.query(`listen ${EVENT_CHANNEL}`);
     this.client = client;

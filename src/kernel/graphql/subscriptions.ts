@@ -128,6 +128,11 @@ export class SubscriptionHub {
     private readonly log: FastifyInstance['log'],
   ) {}
 
+  /** Whether any subscription is open here (empty groups are dropped). */
+  get active(): boolean {
+    return this.groups.size > 0;
+  }
+
   get subscriberCount(): number {
     let count = 0;
     for (const group of this.groups.values()) count += group.members.size;
