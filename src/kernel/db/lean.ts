@@ -5,7 +5,9 @@ import type { EntityManager, EntityMetadata, EntityName, QueryBuilder } from '@m
  * property accessors, identity map, snapshots) taking 75-85% of a request's CPU, and its statements
  * sent as text with the values inlined. Reads that nothing will change need none of that: they run
  * here with their values as bind parameters and come back as plain objects with the entities'
- * property names, relations as `{ id }` references. Writes keep using managed entities.
+ * property names, relations as `{ id }` references. The hottest write (a new request with its items
+ * and recipients) builds such records too and inserts them in one statement; other writes keep
+ * using managed entities.
  */
 
 /** The entity name of a lean record, for code that must tell types apart (Node.__resolveType). */
@@ -13,36 +15,89 @@ export const LEAN_ENTITY = Symbol('leanEntity');
 
 type Row = Record<string, unknown>;
 type Mapper = (row: Row) => Record<string, unknown>;
+type Prop = EntityMetadata['props'][number];
 
-const mappers = new WeakMap<EntityMetadata, Mapper>();
+/** What lean records of an entity share: their class, the stored properties, the row mapper. */
+type Shape = { Record: new () => Row; props: Prop[]; map: Mapper };
+
+const shapes = new WeakMap<EntityMetadata, Shape>();
 
 const toDate = (value: unknown) => (value == null ? null : value instanceof Date ? value : new Date(value as string));
+
+const isJson = (prop: Prop) => prop.type === 'json' || prop.columnTypes?.[0] === 'jsonb';
 
 /**
  * Builds (once per entity) the function turning a row of its table into a lean record: generated
  * code that assigns every field in one go, so records of an entity share one hidden class and the
  * mapping costs little more than the assignments (a loop of per-field closures showed in profiles).
  */
-function mapperFor(meta: EntityMetadata): Mapper {
-  let mapper = mappers.get(meta);
-  if (mapper) return mapper;
-  const lines = meta.props
-    .filter((prop) => (prop.kind === 'scalar' || prop.kind === 'm:1') && prop.fieldNames?.length === 1 && prop.persist !== false)
-    .map((prop) => {
-      const name = JSON.stringify(prop.name);
-      const column = `row[${JSON.stringify(prop.fieldNames[0])}]`;
-      if (prop.kind === 'm:1') return `out[${name}] = ${column} == null ? null : { id: ${column} };`;
-      if (prop.runtimeType === 'Date') return `out[${name}] = toDate(${column});`;
-      if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return `out[${name}] = ${column} == null ? null : String(${column});`;
-      return `out[${name}] = ${column} ?? null;`;
-    });
+function shapeOf(meta: EntityMetadata): Shape {
+  let shape = shapes.get(meta);
+  if (shape) return shape;
+  const props = meta.props.filter((prop) => (prop.kind === 'scalar' || prop.kind === 'm:1') && prop.fieldNames?.length === 1 && prop.persist !== false);
+  const lines = props.map((prop) => {
+    const name = JSON.stringify(prop.name);
+    const column = `row[${JSON.stringify(prop.fieldNames[0])}]`;
+    if (prop.kind === 'm:1') return `out[${name}] = ${column} == null ? null : { id: ${column} };`;
+    if (prop.runtimeType === 'Date') return `out[${name}] = toDate(${column});`;
+    if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return `out[${name}] = ${column} == null ? null : String(${column});`;
+    return `out[${name}] = ${column} ?? null;`;
+  });
   // One class per entity: its prototype carries the entity's name, so a record holds only its fields.
   const Record = class {} as unknown as new () => Row;
   Object.defineProperty(Record.prototype, LEAN_ENTITY, { value: meta.className });
   // The generated code comes from the entity metadata alone (property and column names), never from data.
-  mapper = new Function('Record', 'toDate', `return function map(row) { const out = new Record(); ${lines.join(' ')} return out; };`)(Record, toDate) as Mapper;
-  mappers.set(meta, mapper);
-  return mapper;
+  const map = new Function('Record', 'toDate', `return function map(row) { const out = new Record(); ${lines.join(' ')} return out; };`)(Record, toDate) as Mapper;
+  shape = { Record, props, map };
+  shapes.set(meta, shape);
+  return shape;
+}
+
+const metaOf = (em: EntityManager, entity: EntityName<any>) => em.getMetadata().get(entity as never) as EntityMetadata;
+
+/**
+ * A new lean record of `entity`, as a read of its row would give it once inserted (`insertRecords`):
+ * every stored property set, defaults from the entity's `onCreate` (id, timestamps), relations as
+ * `{ id }` (given as ids or records).
+ */
+export function newRecord<T extends object>(em: EntityManager, entity: EntityName<T>, values: { [K in keyof T]?: unknown }): T {
+  const { Record, props } = shapeOf(metaOf(em, entity));
+  const given = values as Row;
+  const out = new Record();
+  for (const prop of props) {
+    let value = given[prop.name];
+    if (value === undefined && prop.onCreate) value = prop.onCreate(given, em);
+    if (prop.kind === 'm:1' && value != null) value = { id: typeof value === 'string' ? value : (value as { id: string }).id };
+    out[prop.name] = value ?? null;
+  }
+  return out as T;
+}
+
+/**
+ * Inserts lean records in one statement, whatever their tables (each table's rows in a data-modifying
+ * CTE; foreign keys are checked at the statement's end, so parents and children may come together).
+ */
+export async function insertRecords(em: EntityManager, batches: [EntityName<any>, readonly object[]][]): Promise<void> {
+  const inserts: string[] = [];
+  const params: unknown[] = [];
+  for (const [entity, records] of batches) {
+    if (records.length === 0) continue;
+    const meta = metaOf(em, entity);
+    const { props } = shapeOf(meta);
+    const rows = records.map((record) => {
+      const values = props.map((prop) => {
+        const value = (record as Row)[prop.name];
+        if (prop.kind === 'm:1') params.push(value == null ? null : (value as { id: string }).id);
+        else params.push(isJson(prop) ? JSON.stringify(value) : value);
+        return isJson(prop) ? '?::jsonb' : '?';
+      });
+      return `(${values.join(', ')})`;
+    });
+    inserts.push(`insert into ${meta.tableName} (${props.map((prop) => prop.fieldNames[0]).join(', ')}) values ${rows.join(', ')}`);
+  }
+  if (inserts.length === 0) return;
+  const sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select 1`;
+  await queryRows(em, sql, params);
 }
 
 /**
@@ -60,7 +115,7 @@ export async function queryRows<T = Row>(em: EntityManager, sql: string, params:
 
 /** Rows of `entity`'s table as lean records. */
 export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = []): Promise<T[]> {
-  const map = mapperFor(em.getMetadata().get(entity as never));
+  const { map } = shapeOf(metaOf(em, entity));
   return (await queryRows<Row>(em, sql, params)).map(map) as T[];
 }
 
@@ -71,4 +126,4 @@ export function baseQuery<T extends object>(qb: QueryBuilder<T>): { em: EntityMa
 }
 
 /** The table of an entity, for hand-written lean statements. */
-export const tableOf = (em: EntityManager, entity: EntityName<any>) => em.getMetadata().get(entity as never).tableName;
+export const tableOf = (em: EntityManager, entity: EntityName<any>) => metaOf(em, entity).tableName;

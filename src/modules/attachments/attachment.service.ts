@@ -6,7 +6,6 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { StoredFile } from '../files/file.entities';
 import { deleteReferences, saveUpload } from '../files/file.service';
-import type { RequestItem } from '../items/item.entities';
 import { requireItem, requireOpen } from '../items/item.service';
 import { findVisibleRequest } from '../requests/request.access';
 import type { Request } from '../requests/request.entities';
@@ -113,14 +112,14 @@ export async function findLibraryAttachments(ctx: Pick<Ctx, 'em' | 'viewer' | 's
 }
 
 /** Copies library attachments onto a request (or one of its items): new rows, the same bytes. */
-export function attachFiles(em: EntityManager, sources: Attachment[], request: Request, item: RequestItem | null, firstPosition = 0): Attachment[] {
+export function attachFiles(em: EntityManager, sources: Attachment[], request: Pick<Request, 'id' | 'organization'>, item: { id: string } | null, firstPosition = 0): Attachment[] {
   return sources.map((source, index) =>
     em.create(Attachment, {
-      organization: request.organization,
+      organization: request.organization.id,
       owner: source.owner,
       file: source.file,
-      request,
-      item,
+      request: request.id,
+      item: item?.id ?? null,
       position: firstPosition + index,
     }),
   );

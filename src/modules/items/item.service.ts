@@ -14,6 +14,7 @@ import { requireVisibleRequest } from '../requests/request.access';
 import type { Request } from '../requests/request.entities';
 import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
+import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'events' | 'loaders'>;
@@ -21,10 +22,13 @@ type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | '
 
 export const MAX_ITEMS = 100;
 
-/** Stores items at the end of a request, assigned to `assignee` (its first recipient). */
-export function createItems(em: EntityManager, request: Request, drafts: (ItemDraft & { received?: boolean })[], assignee: Recipient | null, firstPosition: number): RequestItem[] {
+/**
+ * New items at the end of a request, assigned to `assignee` (its first recipient), as lean records
+ * for `insertRecords` (the caller inserts them, with the request's other new rows when it has some).
+ */
+export function newItems(em: EntityManager, request: { id: string }, drafts: (ItemDraft & { received?: boolean })[], assignee: { id: string } | null, firstPosition: number): RequestItem[] {
   return drafts.map(({ received, ...draft }, index) =>
-    em.create(RequestItem, {
+    newRecord(em, RequestItem, {
       ...draft,
       request,
       position: firstPosition + index,
@@ -72,7 +76,8 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
     // Positions only order items; removed ones keep theirs, so new ones go after every row.
     const last = await tx.findOne(RequestItem, { request: request.id }, { orderBy: { position: 'desc' } });
     const assignee = await tx.findOne(Recipient, { request: request.id }, { orderBy: { position: 'asc' } });
-    const [item] = createItems(tx, request, [draft!], assignee, (last?.position ?? -1) + 1);
+    const [item] = newItems(tx, request, [draft!], assignee, (last?.position ?? -1) + 1);
+    await insertRecords(tx, [[RequestItem, [item]]]);
     attachFiles(tx, attachments, request, item);
     request.updatedAt = new Date();
     await emitItemEvent(tx, ctx, 'item.created', item);

@@ -1,12 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findLean } from '../../kernel/db/lean';
+import { findLean, newRecord } from '../../kernel/db/lean';
 import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/context';
 import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { isAdmin, userRefOf, type UserRef } from '../identity/viewer';
 import type { AuthMethod, Language, SendMethod } from '../requests/request.enums';
-import type { Request } from '../requests/request.entities';
 import { Contact, Recipient } from './recipient.entities';
 import { answerHash, linkToken, newLinkNonce, recipientPassword, sha256Hex } from './recipient-link';
 
@@ -131,14 +130,16 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
   return contacts;
 }
 
-/** Stores the recipients of a new request (contacts first), each with its link secrets; returns both. */
-export async function createRecipients(em: EntityManager, settings: ServiceSettings, request: Request, owner: UserRef, drafts: RecipientDraft[]): Promise<{ recipients: Recipient[]; contacts: Contact[] }> {
+/**
+ * The recipients of a new request, each with its link secrets, as lean records for `insertRecords`,
+ * and their contacts, upserted first.
+ */
+export async function newRecipients(em: EntityManager, settings: ServiceSettings, request: { id: string }, owner: UserRef, drafts: RecipientDraft[]): Promise<{ recipients: Recipient[]; contacts: Contact[] }> {
   const contacts = await upsertContacts(em, owner, drafts);
   const recipients = drafts.map((draft, position) => {
-    const contactId = draft.contactId ?? contacts.get(position)!.id;
-    const recipient = em.create(Recipient, {
+    const recipient = newRecord(em, Recipient, {
       request,
-      contact: em.getReference(Contact, contactId, { wrapped: true }),
+      contact: draft.contactId ?? contacts.get(position)!.id,
       position,
       firstName: draft.firstName,
       lastName: draft.lastName,
@@ -150,8 +151,6 @@ export async function createRecipients(em: EntityManager, settings: ServiceSetti
       questionText: draft.questionText,
       questionAnswerHash: null,
       linkNonce: newLinkNonce(),
-      tokenHash: '',
-      passwordHash: '',
     });
     recipient.tokenHash = sha256Hex(linkToken(settings.secret, recipient.id, recipient.linkNonce));
     recipient.passwordHash = sha256Hex(recipientPassword(settings.secret, recipient.id, recipient.linkNonce));

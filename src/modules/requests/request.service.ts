@@ -17,12 +17,15 @@ import type { Attachment } from '../attachments/attachment.entities';
 import { attachFiles, findLibraryAttachments } from '../attachments/attachment.service';
 import { checkContractIds } from '../contracts/contract.service';
 import { attachmentIdsOf, draftFromInput, type ItemDraft } from '../items/item.drafts';
-import { createItems, MAX_ITEMS } from '../items/item.service';
-import { createRecipients, prepareRecipients } from '../recipients/recipient.service';
+import { RequestItem } from '../items/item.entities';
+import { MAX_ITEMS, newItems } from '../items/item.service';
+import { Recipient } from '../recipients/recipient.entities';
+import { newRecipients, prepareRecipients } from '../recipients/recipient.service';
 import { DEFAULT_REMINDERS, REMINDERS_RANGE, replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from '../templates/template.service';
 import { requireDeleteRight, requireVisibleRequest, scopeRequests } from './request.access';
 import { Collaborator, Request, type ReminderScheduleEntry } from './request.entities';
 import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
+import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { primeAll } from '../../kernel/db/loaders';
 import { inTransaction } from '../../kernel/db/transaction';
 
@@ -96,8 +99,8 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
   });
 }
 
-function storeCollaborators(em: EntityManager, request: Request, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]): Collaborator[] {
-  return collaborators.map(({ user, role }, position) => em.create(Collaborator, { request, user, role, position }));
+function storeCollaborators(em: EntityManager, request: { id: string }, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]): Collaborator[] {
+  return collaborators.map(({ user, role }, position) => em.create(Collaborator, { request: request.id, user, role, position }));
 }
 
 function emitRequestEvent(em: EntityManager, ctx: Ctx, topic: Topic, request: Request, extra: { updated?: string[]; data?: Record<string, unknown> } = {}, known?: (loaders: Loaders) => void) {
@@ -194,7 +197,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       throw AppError.validation([{ field: ['expirationDate'], message: "Must be later than the due date the template sets", code: 'INVALID' }]);
     }
     const state: RequestState = input.skipInitialNotification ? 'INCOMPLETE_AND_LINK_GENERATED' : 'INCOMPLETE_AND_LINK_SENT';
-    const request = tx.create(Request, {
+    const request = newRecord(tx, Request, {
       organization: viewer.organizationId,
       owner: owner!.id,
       team: team ?? owner!.teamId,
@@ -224,8 +227,13 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       closedAt: null,
       deletedAt: null,
     });
-    const stored = await createRecipients(tx, ctx.settings, request, owner!, recipients);
-    const items = createItems(tx, request, itemDrafts, stored.recipients[0] ?? null, 0);
+    const stored = await newRecipients(tx, ctx.settings, request, owner!, recipients);
+    const items = newItems(tx, request, itemDrafts, stored.recipients[0] ?? null, 0);
+    await insertRecords(tx, [
+      [Request, [request]],
+      [Recipient, stored.recipients],
+      [RequestItem, items],
+    ]);
     const attachments = attachFiles(tx, requestAttachments, request, null);
     // Given items only: items copied from a template have no attachments to copy.
     const itemFiles = items.map((item, index) => (input.items ? attachFiles(tx, itemAttachments[index], request, item) : []));

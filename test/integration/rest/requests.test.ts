@@ -131,6 +131,13 @@ describe('REST requests', () => {
         require_complete_submission: true,
         disable_submission_comments: true,
       });
+      // Stored as answered: the JSON columns hold the object and the list, not a text or an array.
+      expect((await api.get(`/requests/${request.id}`)).json()).toEqual(request);
+      const [row] = await t.orm.em.fork().getConnection().execute(
+        'select jsonb_typeof(user_metadata) as metadata, jsonb_typeof(reminder_schedule) as schedule from request where id = ?',
+        [request.id],
+      );
+      expect(row).toEqual({ metadata: 'object', schedule: 'array' });
     });
 
     it('should accept the spec language "en" as en-US', async () => {
