@@ -143,8 +143,11 @@ export async function findLean<T extends object>(em: EntityManager, entity: Enti
   return (await queryRows<Row>(em, sql, params)).map(map) as T[];
 }
 
+/** A statement of `entity`'s rows (`?` placeholders), to run or to wrap, and where to run it. */
+export type LeanQuery<T> = { em: EntityManager; entity: EntityName<T>; sql: string; params: unknown[] };
+
 /** A QueryBuilder's statement, to run or to wrap, with what running it as lean records needs. */
-export function baseQuery<T extends object>(qb: QueryBuilder<T>): { em: EntityManager; entity: EntityName<T>; sql: string; params: unknown[] } {
+export function baseQuery<T extends object>(qb: QueryBuilder<T>): LeanQuery<T> {
   const { sql, bindings } = qb.getKnexQuery().toSQL();
   return { em: (qb as unknown as { em: EntityManager }).em, entity: qb.mainAlias.entityName as EntityName<T>, sql, params: [...bindings] };
 }

@@ -1,5 +1,5 @@
-import type { QueryBuilder } from '@mikro-orm/postgresql';
-import { baseQuery, findLean, queryRows } from '../db/lean';
+import { QueryBuilder } from '@mikro-orm/postgresql';
+import { baseQuery, findLean, queryRows, type LeanQuery } from '../db/lean';
 import { AppError } from '../errors/app-error';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -47,6 +47,18 @@ function encodeCursor(value: unknown, id: string): string {
   return Buffer.from(JSON.stringify([key, id])).toString('base64url');
 }
 
+/** An edge whose cursor is encoded when read: most clients select the nodes alone. */
+class LazyEdge<T> {
+  constructor(
+    readonly node: T,
+    private readonly property: string,
+  ) {}
+
+  get cursor(): string {
+    return encodeCursor((this.node as Record<string, unknown>)[this.property], (this.node as { id: string }).id);
+  }
+}
+
 function decodeCursor(cursor: string, argument: string): [CursorValue, string] {
   try {
     const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
@@ -80,11 +92,12 @@ export function checkPageArgs(args: PageArgs): void {
 }
 
 /**
- * Runs one page of a keyset-paginated query. `qb` holds the filter; ordering, the keyset condition
- * and the limit are added here. One statement per page, plus one for `totalCount` if selected.
+ * Runs one page of a keyset-paginated query. `source` holds the filter (a QueryBuilder, or for hot
+ * lists a statement written out, `LeanQuery`); ordering, the keyset condition and the limit are added
+ * here. One statement per page, plus one for `totalCount` if selected.
  */
 export async function paginate<T extends object>(
-  qb: QueryBuilder<T>,
+  source: QueryBuilder<T> | LeanQuery<T>,
   args: PageArgs,
   order: KeysetOrder,
 ): Promise<Connection<T>> {
@@ -97,7 +110,7 @@ export async function paginate<T extends object>(
 
   // The filter is the builder's; the keyset, order and limit wrap it, and so does the count, which
   // then needs no copy of the builder.
-  const base = baseQuery(qb);
+  const base = source instanceof QueryBuilder ? baseQuery(source) : source;
   const conditions: string[] = [];
   const params: unknown[] = [...base.params];
   for (const [argument, comparison] of [
@@ -119,18 +132,19 @@ export async function paginate<T extends object>(
   const page = more ? rows.slice(0, size) : rows;
   if (backward) page.reverse();
 
-  const edges = page.map((node) => ({
-    cursor: encodeCursor((node as Record<string, unknown>)[order.property], (node as { id: string }).id),
-    node,
-  }));
+  const edges = page.map((node) => new LazyEdge(node, order.property));
   return {
     edges,
     nodes: page,
     pageInfo: {
       hasNextPage: backward ? args.before != null : more,
       hasPreviousPage: backward ? more : args.after != null,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges[edges.length - 1]?.cursor ?? null;
+      },
     },
     totalCount: async () => {
       const [row] = await queryRows<{ count: string }>(base.em, `select count(*) as count from (${base.sql}) as counted`, base.params);

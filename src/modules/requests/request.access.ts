@@ -1,4 +1,4 @@
-import { LockMode, type EntityManager, type QueryBuilder } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { findLean } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
 import { isUuid } from '../../kernel/validation/input-check';
@@ -11,9 +11,9 @@ import { Request } from './request.entities';
 
 /**
  * The condition on `request` (as `alias`) that narrows rows to what the viewer may see, as SQL with
- * `?` placeholders: one text for query builders and for the hand-written by-id lookup.
+ * `?` placeholders, for every statement that reads requests: lists, lookups, locks.
  */
-function visibility(alias: string, viewer: Viewer, options: { includeDeleted?: boolean }): { sql: string; params: unknown[] } {
+export function requestVisibility(alias: string, viewer: Viewer, options: { includeDeleted?: boolean } = {}): { sql: string; params: unknown[] } {
   const parts = [`${alias}.organization_id = ?`];
   const params: unknown[] = [viewer.organizationId];
   if (!options.includeDeleted) parts.push(`${alias}.deleted_at is null`);
@@ -30,12 +30,6 @@ function visibility(alias: string, viewer: Viewer, options: { includeDeleted?: b
   return { sql: parts.join(' and '), params };
 }
 
-/** Narrows a query on `request` (alias `r` by default) to what the viewer may see. */
-export function scopeRequests<T extends object>(qb: QueryBuilder<T>, viewer: Viewer, options: { includeDeleted?: boolean } = {}): QueryBuilder<T> {
-  const { sql, params } = visibility(qb.alias, viewer, options);
-  return qb.andWhere(sql, params);
-}
-
 /**
  * The request, if the viewer may see it; null otherwise (missing, deleted, another organization's).
  * Writers lock the row (so concurrent changes to one request apply one after the other) and get a
@@ -44,13 +38,9 @@ export function scopeRequests<T extends object>(qb: QueryBuilder<T>, viewer: Vie
  */
 export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean; includeDeleted?: boolean } = {}): Promise<Request | null> {
   if (!isUuid(id)) return null;
-  if (!options.lock) {
-    const { sql, params } = visibility('r', viewer, options);
-    return (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql}`, [id, ...params]))[0] ?? null;
-  }
-  const qb = scopeRequests(em.createQueryBuilder(Request, 'r').select('*').where({ id }), viewer, options);
-  qb.setLockMode(LockMode.PESSIMISTIC_WRITE);
-  return qb.getSingleResult();
+  const { sql, params } = requestVisibility('r', viewer, options);
+  if (!options.lock) return (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql}`, [id, ...params]))[0] ?? null;
+  return em.createQueryBuilder(Request, 'r').select('*').where({ id }).andWhere(sql, params).setLockMode(LockMode.PESSIMISTIC_WRITE).getSingleResult();
 }
 
 export async function requireVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean } = {}): Promise<Request> {

@@ -22,7 +22,7 @@ import { MAX_ITEMS, newItems } from '../items/item.service';
 import { Recipient } from '../recipients/recipient.entities';
 import { newRecipients, prepareRecipients } from '../recipients/recipient.service';
 import { DEFAULT_REMINDERS, REMINDERS_RANGE, replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from '../templates/template.service';
-import { requireDeleteRight, requireVisibleRequest, scopeRequests } from './request.access';
+import { requestVisibility, requireDeleteRight, requireVisibleRequest } from './request.access';
 import { Collaborator, Request, type ReminderScheduleEntry } from './request.entities';
 import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
@@ -116,22 +116,28 @@ export async function getRequest(ctx: Ctx, id: string): Promise<Request | null> 
   }
 }
 
+/**
+ * A page of the requests the viewer may see. The statement is written out rather than built with a
+ * QueryBuilder: building it was 7% of a list request's CPU in profiles.
+ */
 export async function listRequests(ctx: Ctx, args: PageArgs & { filter?: RequestFilter | null; orderBy?: RequestOrder | null }): Promise<Connection<Request>> {
-  const qb = scopeRequests(ctx.em.createQueryBuilder(Request, 'r'), ctx.viewer);
+  const { sql: visible, params } = requestVisibility('r', ctx.viewer);
+  const conditions = [visible];
   const filter = args.filter ?? {};
-  const ids = (list: readonly string[] | null | undefined, field: string) => {
-    if (!list) return;
-    const valid = list.filter(isUuid);
-    qb.andWhere({ [field]: { $in: valid } } as never);
+  const where = (condition: string, value: unknown) => {
+    conditions.push(condition);
+    params.push(value);
   };
-  if (filter.states) qb.andWhere({ state: { $in: filter.states } } as never);
-  ids(filter.ownerIds, 'owner');
-  ids(filter.teamIds, 'team');
-  ids(filter.templateIds, 'template');
-  if (filter.createdAfter) qb.andWhere({ createdAt: { $gte: filter.createdAfter } } as never);
-  if (filter.createdBefore) qb.andWhere({ createdAt: { $lt: filter.createdBefore } } as never);
+  // Ids that are no UUIDs name nothing: they narrow the list as an empty set would.
+  const ids = (list: readonly string[] | null | undefined, column: string) => list && where(`r.${column} = any(?::uuid[])`, list.filter(isUuid));
+  if (filter.states) where('r.state = any(?::text[])', filter.states);
+  ids(filter.ownerIds, 'owner_id');
+  ids(filter.teamIds, 'team_id');
+  ids(filter.templateIds, 'template_id');
+  if (filter.createdAfter) where('r.created_at >= ?', filter.createdAfter);
+  if (filter.createdBefore) where('r.created_at < ?', filter.createdBefore);
   const field = args.orderBy?.field === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
-  return paginate(qb, args, {
+  return paginate({ em: ctx.em, entity: Request, sql: `select r.* from request r where ${conditions.join(' and ')}`, params }, args, {
     property: field,
     column: field === 'updatedAt' ? 'updated_at' : 'created_at',
     direction: args.orderBy?.direction ?? 'DESC',
