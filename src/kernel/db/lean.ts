@@ -88,7 +88,8 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
       const values = props.map((prop) => {
         const value = (record as Row)[prop.name];
         if (prop.kind === 'm:1') params.push(value == null ? null : (value as { id: string }).id);
-        else params.push(isJson(prop) ? JSON.stringify(value) : value);
+        // A JSON column's null stays SQL NULL, not the JSON value null.
+        else params.push(isJson(prop) && value != null ? JSON.stringify(value) : value);
         return isJson(prop) ? '?::jsonb' : '?';
       });
       return `(${values.join(', ')})`;
@@ -104,7 +105,8 @@ type PgConnection = { query(text: string, values: readonly unknown[]): Promise<{
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
 type KnexLike = { client: KnexClient; isCompleted?(): boolean };
 
-// `?` placeholders as PostgreSQL's `$1, $2, …`, converted once per statement text (the texts are few).
+// `?` placeholders as PostgreSQL's `$1, $2, …`, converted once per statement text: loaders, lookups
+// and lists repeat theirs; inserts vary with their row counts, hence the bound.
 const positional = new Map<string, string>();
 const MAX_POSITIONAL = 5_000;
 function toPositional(sql: string): string {
