@@ -14,11 +14,14 @@ import type { EntityManager, EntityMetadata, EntityName, QueryBuilder } from '@m
 export const LEAN_ENTITY = Symbol('leanEntity');
 
 type Row = Record<string, unknown>;
-type Mapper = (row: Row) => Record<string, unknown>;
+type Mapper = (row: unknown[]) => Record<string, unknown>;
 type Prop = EntityMetadata['props'][number];
 
-/** What lean records of an entity share: their class, the stored properties, the row mapper. */
-type Shape = { Record: new () => Row; props: Prop[]; map: Mapper };
+/**
+ * What lean records of an entity share: their class, the stored properties, and the row mappers, one
+ * per column layout a statement returns (rows come as arrays: pg then builds no object per row).
+ */
+type Shape = { Record: new () => Row; props: Prop[]; mappers: Map<string, Mapper> };
 
 const shapes = new WeakMap<EntityMetadata, Shape>();
 
@@ -26,31 +29,42 @@ const toDate = (value: unknown) => (value == null ? null : value instanceof Date
 
 const isJson = (prop: Prop) => prop.type === 'json' || prop.columnTypes?.[0] === 'jsonb';
 
-/**
- * Builds (once per entity) the function turning a row of its table into a lean record: generated
- * code that assigns every field in one go, so records of an entity share one hidden class and the
- * mapping costs little more than the assignments (a loop of per-field closures showed in profiles).
- */
 function shapeOf(meta: EntityMetadata): Shape {
   let shape = shapes.get(meta);
   if (shape) return shape;
   const props = meta.props.filter((prop) => (prop.kind === 'scalar' || prop.kind === 'm:1') && prop.fieldNames?.length === 1 && prop.persist !== false);
-  const lines = props.map((prop) => {
+  // One class per entity: its prototype carries the entity's name, so a record holds only its fields.
+  const Record = class {} as unknown as new () => Row;
+  Object.defineProperty(Record.prototype, LEAN_ENTITY, { value: meta.className });
+  shape = { Record, props, mappers: new Map() };
+  shapes.set(meta, shape);
+  return shape;
+}
+
+/**
+ * The function turning a row of `columns` into a lean record: generated code that assigns every field
+ * in one go, so records of an entity share one hidden class and the mapping costs little more than the
+ * assignments (a loop of per-field closures showed in profiles). A column the row lacks reads as null.
+ */
+function mapperFor(shape: Shape, columns: readonly string[]): Mapper {
+  const key = columns.join(',');
+  let mapper = shape.mappers.get(key);
+  if (mapper) return mapper;
+  const lines = shape.props.map((prop) => {
     const name = JSON.stringify(prop.name);
-    const column = `row[${JSON.stringify(prop.fieldNames[0])}]`;
+    const index = columns.indexOf(prop.fieldNames[0]);
+    if (index < 0) return `out[${name}] = null;`;
+    const column = `row[${index}]`;
     if (prop.kind === 'm:1') return `out[${name}] = ${column} == null ? null : { id: ${column} };`;
     if (prop.runtimeType === 'Date') return `out[${name}] = toDate(${column});`;
     if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return `out[${name}] = ${column} == null ? null : String(${column});`;
     return `out[${name}] = ${column} ?? null;`;
   });
-  // One class per entity: its prototype carries the entity's name, so a record holds only its fields.
-  const Record = class {} as unknown as new () => Row;
-  Object.defineProperty(Record.prototype, LEAN_ENTITY, { value: meta.className });
-  // The generated code comes from the entity metadata alone (property and column names), never from data.
-  const map = new Function('Record', 'toDate', `return function map(row) { const out = new Record(); ${lines.join(' ')} return out; };`)(Record, toDate) as Mapper;
-  shape = { Record, props, map };
-  shapes.set(meta, shape);
-  return shape;
+  // The generated code comes from the entity metadata and the statement's column names (fixed by the
+  // statement's text, never by data) and holds them only as quoted literals and indexes.
+  mapper = new Function('Record', 'toDate', `return function map(row) { const out = new Record(); ${lines.join(' ')} return out; };`)(shape.Record, toDate) as Mapper;
+  shape.mappers.set(key, mapper);
+  return mapper;
 }
 
 const metaOf = (em: EntityManager, entity: EntityName<any>) => em.getMetadata().get(entity as never) as EntityMetadata;
@@ -101,7 +115,8 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
   await queryRows(em, sql, params);
 }
 
-type PgConnection = { query(text: string, values: readonly unknown[]): Promise<{ rows: unknown[] }> };
+type PgResult = { rows: unknown[]; fields: { name: string }[] };
+type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array' }): Promise<PgResult> };
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
 type KnexLike = { client: KnexClient; isCompleted?(): boolean };
 
@@ -126,23 +141,29 @@ function toPositional(sql: string): string {
  * counts). It goes to the `pg` connection that knex holds (the transaction's, or one from its pool)
  * without knex's query building and runner: those were a sixth of a by-id read's CPU in profiles.
  */
-export async function queryRows<T = Row>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array'): Promise<PgResult> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: sql, level: 'info' });
   const connection = await client.acquireConnection();
   try {
-    return (await connection.query(toPositional(sql), params)).rows as T[];
+    return await connection.query({ text: toPositional(sql), values: params, rowMode });
   } finally {
     await client.releaseConnection(connection);
   }
 }
 
+/** A statement's rows as objects keyed by column name (see `run`). */
+export async function queryRows<T = Row>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  return (await run(em, sql, params)).rows as T[];
+}
+
 /** Rows of `entity`'s table as lean records. */
 export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = []): Promise<T[]> {
-  const { map } = shapeOf(metaOf(em, entity));
-  return (await queryRows<Row>(em, sql, params)).map(map) as T[];
+  const result = await run(em, sql, params, 'array');
+  const map = mapperFor(shapeOf(metaOf(em, entity)), result.fields.map((field) => field.name));
+  return (result.rows as unknown[][]).map(map) as T[];
 }
 
 /** A statement of `entity`'s rows (`?` placeholders), to run or to wrap, and where to run it. */
