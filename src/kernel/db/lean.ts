@@ -101,10 +101,11 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
     const rows = records.map((record) => {
       const values = props.map((prop) => {
         const value = (record as Row)[prop.name];
+        const json = isJson(prop);
         if (prop.kind === 'm:1') params.push(value == null ? null : (value as { id: string }).id);
         // A JSON column's null stays SQL NULL, not the JSON value null.
-        else params.push(isJson(prop) && value != null ? JSON.stringify(value) : value);
-        return isJson(prop) ? '?::jsonb' : '?';
+        else params.push(json && value != null ? JSON.stringify(value) : value);
+        return json ? '?::jsonb' : '?';
       });
       return `(${values.join(', ')})`;
     });

@@ -25,18 +25,18 @@ const columnOf = (em: EntityManager, entity: EntityName<any>, property: string) 
   return prop.fieldNames[0];
 };
 
-/** A list of UUIDs as one bind parameter: the statement's text is the same whatever its length. */
-const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
-
 // Statements are built once per loader kind, not once per operation.
 const statements = new Map<string, string>();
 const statement = (key: string, build: () => string) => statements.get(key) ?? (statements.set(key, build()), statements.get(key)!);
 
-/** Batches lookups by id within one operation: one statement (`id = any($1)`) per batch. */
+/**
+ * Batches lookups by id within one operation: one statement (`id = any($1)`) per batch, the ids one
+ * array parameter, so the statement's text is the same whatever their number.
+ */
 export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, T | null> {
   const sql = statement(`id:${tableOf(em, entity)}`, () => `select * from ${tableOf(em, entity)} where id = any(?::uuid[])`);
   return new DataLoader(async (ids) => {
-    const rows = await inTurn(em, () => findLean(em, entity, sql, [uuidArray(ids)]));
+    const rows = await inTurn(em, () => findLean(em, entity, sql, [ids]));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   });
@@ -59,7 +59,7 @@ export function createChildrenLoader<T extends object>(
     return `select * from ${tableOf(em, entity)} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
   });
   return new DataLoader(async (parentIds) => {
-    const rows = await inTurn(em, () => findLean(em, entity, sql, [uuidArray(parentIds)]));
+    const rows = await inTurn(em, () => findLean(em, entity, sql, [parentIds]));
     const groups = new Map<string, T[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const reference = (row as Record<string, unknown>)[parentProperty] as WithId;

@@ -103,7 +103,13 @@ function storeCollaborators(em: EntityManager, request: { id: string }, collabor
   return collaborators.map(({ user, role }, position) => em.create(Collaborator, { request: request.id, user, role, position }));
 }
 
-function emitRequestEvent(em: EntityManager, ctx: Ctx, topic: Topic, request: Request, extra: { updated?: string[]; data?: Record<string, unknown> } = {}, known?: (loaders: Loaders) => void) {
+function emitRequestEvent(
+  em: EntityManager,
+  ctx: Ctx,
+  topic: Topic,
+  request: Request,
+  { known, ...extra }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void } = {},
+) {
   return ctx.events.emit(em, ctx, { topic, subjectType: 'Request', subjectId: request.id, requestId: request.id, ...extra }, known);
 }
 
@@ -246,13 +252,15 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     const storedCollaborators = storeCollaborators(tx, request, collaborators);
     // A new request's relations and its new contacts are all here: the event's render reads back
     // only the request and its owner.
-    await emitRequestEvent(tx, ctx, 'request.created', request, {}, (loaders) => {
-      loaders.itemsByRequest.prime(request.id, items);
-      loaders.recipientsByRequest.prime(request.id, stored.recipients);
-      primeAll(loaders.contactById, stored.contacts);
-      loaders.collaboratorsByRequest.prime(request.id, storedCollaborators);
-      loaders.attachmentsByRequest.prime(request.id, attachments);
-      items.forEach((item, index) => loaders.attachmentsByItem.prime(item.id, itemFiles[index]));
+    await emitRequestEvent(tx, ctx, 'request.created', request, {
+      known: (loaders) => {
+        loaders.itemsByRequest.prime(request.id, items);
+        loaders.recipientsByRequest.prime(request.id, stored.recipients);
+        primeAll(loaders.contactById, stored.contacts);
+        loaders.collaboratorsByRequest.prime(request.id, storedCollaborators);
+        loaders.attachmentsByRequest.prime(request.id, attachments);
+        items.forEach((item, index) => loaders.attachmentsByItem.prime(item.id, itemFiles[index]));
+      },
     });
     return request;
   });
