@@ -7,7 +7,7 @@ import * as operationsPlugin from '@graphql-codegen/typescript-operations';
 import * as resolversPlugin from '@graphql-codegen/typescript-resolvers';
 import { parse } from 'graphql';
 import { loadSdl } from './src/kernel/graphql/sdl';
-import { TOPIC_GRAPHQL_VALUES } from './src/kernel/events/topics';
+import { TOPIC_GRAPHQL_VALUES } from './src/modules/events/event.topics';
 import { LANGUAGE_GRAPHQL_VALUES } from './src/modules/requests/request.enums';
 
 // GraphQL Code Generator, run through its core API: the CLI's newer lines pull URL and GitHub schema

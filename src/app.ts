@@ -12,11 +12,13 @@ import { registerErrorHandling } from './kernel/http/errors';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
-import { findViewerByApiKey } from './modules/identity/viewer';
-import { createLoaders, DeliveryWorker, EMIT_HOOKS, EVENT_RENDERERS, loadEventSubject, REST_ROWS, RESOLVERS, systemResolver } from './modules';
-import type { Clock } from './modules/webhooks/webhook.delivery';
-import type { HostResolver } from './modules/webhooks/webhook.endpoint';
-import type { Loaders } from './modules/loaders';
+import { subjectLoader } from './kernel/graphql/events';
+import type { Loaders } from './kernel/graphql/context';
+import { MODULES } from './modules';
+import { TOPICS } from './modules/events/event.topics';
+import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
+import { DeliveryWorker, type Clock } from './modules/webhooks/webhook.delivery';
+import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
 
 export type AppOptions = {
   config: Config;
@@ -86,8 +88,8 @@ export async function buildApp({
       return result.data;
     };
     return { run, loaders: ctx.loaders };
-  }, EVENT_RENDERERS);
-  for (const hook of EMIT_HOOKS) outbox.addHook(hook);
+  }, MODULES.renderers);
+  for (const hook of MODULES.emitHooks) outbox.addHook(hook);
   const contexts = createContextFactory({
     orm,
     settings: {
@@ -100,15 +102,20 @@ export async function buildApp({
     },
     events: outbox,
     storage,
-    createLoaders,
+    createLoaders: MODULES.createLoaders,
   });
   app.decorate('contexts', contexts);
   const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
-  await registerGraphQL(app, { resolvers: RESOLVERS, buildContext, graphiql: !config.production });
-  registerRestRows(app, REST_ROWS, { buildContext });
+  await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, graphiql: !config.production });
+  registerRestRows(app, MODULES.restRows, { buildContext });
 
   // Committed events, whichever instance wrote them, reach this instance's subscribers.
-  const hub = new SubscriptionHub(app.graphql.schema, contexts, loadEventSubject, app.log);
+  const hub = new SubscriptionHub(
+    app.graphql.schema,
+    contexts,
+    { topics: TOPICS, loadSubject: subjectLoader(MODULES.subjects), audienceOf: (viewer) => (isAdmin(viewer) ? 'admin' : viewer.userId) },
+    app.log,
+  );
   const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log, () => hub.active);
   app.decorate('subscriptions', hub);
   const worker = new DeliveryWorker({ orm, settings: config.webhooks, serverSecret: config.secret, log: app.log, clock, lookup: deliveryLookup });

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/config';
 import { openDatabase } from './kernel/db/database';
+import { DATA_MODEL } from './modules';
 import { AppError } from './kernel/errors/app-error';
 import { createApiKeyForEmail, createOrganization } from './modules/identity/identity.service';
 
@@ -51,7 +52,7 @@ async function run(argv: string[]): Promise<unknown> {
 
   const config = loadConfig();
   process.stderr.write(config.databaseUrl ? 'connecting to PostgreSQL…\n' : `opening the embedded PostgreSQL in ${config.dataDir}…\n`);
-  const database = await openDatabase(config, () => undefined);
+  const database = await openDatabase(config, DATA_MODEL, () => undefined);
   try {
     if (database.migrations.length) process.stderr.write(`applied migrations: ${database.migrations.join(', ')}\n`);
     const em = database.orm.em.fork();

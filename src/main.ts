@@ -2,6 +2,7 @@ import pino from 'pino';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config/config';
 import { openDatabase } from './kernel/db/database';
+import { DATA_MODEL } from './modules';
 import { bootstrapFirstAdmin } from './modules/identity/identity.service';
 
 // Process entry: configuration, database, first admin, then listen; Ctrl-C finishes in-flight
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
   });
 
   logger.info(config.databaseUrl ? 'connecting to PostgreSQL' : 'starting embedded PostgreSQL');
-  const database = await openDatabase(config, (line) => logger.debug({ postgres: line }));
+  const database = await openDatabase(config, DATA_MODEL, (line) => logger.debug({ postgres: line }));
   logger.info({ migrations: database.migrations }, `database ready: ${database.description}`);
 
   const admin = await bootstrapFirstAdmin(database.orm.em.fork(), { apiKey: config.adminApiKey });

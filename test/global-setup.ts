@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/kernel/db/embedded';
 import { createOrm, migrate } from '../src/kernel/db/orm';
-import { ENTITIES } from '../src/modules/entities';
+import { DATA_MODEL } from '../src/modules';
 
 // One PostgreSQL for the whole run (embedded unless DATABASE_URL is set), one migrated template
 // database, and one copy of it per jest worker: workers never share rows.
@@ -53,7 +53,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   await admin.connect();
   try {
     await admin.query(`create database ${TEMPLATE}`);
-    const orm = await createOrm({ url: urlFor(TEMPLATE), entities: ENTITIES, poolMax: 1 });
+    const orm = await createOrm({ url: urlFor(TEMPLATE), ...DATA_MODEL, poolMax: 1 });
     await migrate(orm);
     await orm.close();
     for (let worker = 1; worker <= globalConfig.maxWorkers; worker++) {

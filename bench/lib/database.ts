@@ -4,7 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/kernel/db/embedded';
 import { createOrm, migrate } from '../../src/kernel/db/orm';
-import { ENTITIES } from '../../src/modules/entities';
+import { DATA_MODEL } from '../../src/modules';
 
 export const BENCH_DATABASE = 'gather_bench';
 const SEED_PREFIX = 'gather_bench_seed_';
@@ -84,7 +84,7 @@ export async function openBenchDatabase(log: (line: string) => void, options: { 
       return found;
     });
     const url = withDatabase(baseUrl, BENCH_DATABASE);
-    const orm = await createOrm({ url, entities: ENTITIES, poolMax: 1 });
+    const orm = await createOrm({ url, ...DATA_MODEL, poolMax: 1 });
     let server: BenchDatabase['server'];
     let cachedSeed: unknown | null = null;
     try {

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config/config';
 import { createOrm } from '../../src/kernel/db/orm';
-import { ENTITIES } from '../../src/modules/entities';
+import { DATA_MODEL } from '../../src/modules';
 
 export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-01';
 export const BENCH_PUBLIC_URL = 'https://gather.bench.example';
@@ -37,7 +37,7 @@ export type InProcessApp = { app: FastifyInstance; orm: MikroORM; statements: st
 /** The whole service in this process, with every SQL statement it sends recorded (scenario 6). */
 export async function inProcessApp(url: string): Promise<InProcessApp> {
   const statements: string[] = [];
-  const orm = await createOrm({ url, entities: ENTITIES, poolMax: 5, onQuery: (sql) => statements.push(sql) });
+  const orm = await createOrm({ url, ...DATA_MODEL, poolMax: 5, onQuery: (sql) => statements.push(sql) });
   // No webhook worker: its polling, woken by the other processes' events, would add to the count.
   const app = await buildApp({ config: benchConfig(), orm, deliverWebhooks: false });
   await app.ready();

@@ -1,7 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import type { IResolvers } from '@graphql-tools/utils';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { createOrm } from '../../src/kernel/db/orm';
 import type { GraphQLContext } from '../../src/kernel/graphql/context';
@@ -9,7 +8,7 @@ import { DateTimeScalar, JSONScalar, URLScalar } from '../../src/kernel/graphql/
 import { loadSdl } from '../../src/kernel/graphql/sdl';
 import { registerAuth } from '../../src/kernel/http/auth';
 import { findViewerByApiKey } from '../../src/modules/identity/viewer';
-import { createLoaders, ENTITIES, RESOLVERS } from '../../src/modules';
+import { DATA_MODEL, MODULES } from '../../src/modules';
 import { benchConfig } from '../lib/in-process';
 import { env, serve } from './child';
 
@@ -21,10 +20,10 @@ import { env, serve } from './child';
 // scenario 1, which emits nothing.
 serve('apollo', async () => {
   const config = benchConfig();
-  const orm = await createOrm({ url: env('BENCH_DB_URL'), entities: ENTITIES, poolMax: config.dbPoolMax });
+  const orm = await createOrm({ url: env('BENCH_DB_URL'), ...DATA_MODEL, poolMax: config.dbPoolMax });
   const schema = makeExecutableSchema<GraphQLContext>({
     typeDefs: loadSdl(),
-    resolvers: [{ DateTime: DateTimeScalar, URL: URLScalar, JSON: JSONScalar }, ...(RESOLVERS as IResolvers<any, GraphQLContext>[])],
+    resolvers: [{ DateTime: DateTimeScalar, URL: URLScalar, JSON: JSONScalar }, ...MODULES.resolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
   const app = Fastify({ logger: false, bodyLimit: config.bodyLimit });
@@ -34,7 +33,7 @@ serve('apollo', async () => {
   const buildContext = (request: FastifyRequest): GraphQLContext => {
     // registerAuth answered 401 already when there is no viewer.
     const em = orm.em.fork();
-    return { em, viewer: request.viewer!, loaders: createLoaders(em), settings, log: request.log, requestId: request.id } as GraphQLContext;
+    return { em, viewer: request.viewer!, loaders: MODULES.createLoaders(em), settings, log: request.log, requestId: request.id } as GraphQLContext;
   };
   const apollo = new ApolloServer<GraphQLContext>({ schema, plugins: [fastifyApolloDrainPlugin(app)] });
   await apollo.start();

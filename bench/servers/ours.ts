@@ -1,6 +1,6 @@
 import { buildApp } from '../../src/app';
 import { createOrm } from '../../src/kernel/db/orm';
-import { ENTITIES } from '../../src/modules/entities';
+import { DATA_MODEL } from '../../src/modules';
 import { benchConfig } from '../lib/in-process';
 import { env, serve } from './child';
 
@@ -9,7 +9,7 @@ import { env, serve } from './child';
 // backlog first, then starts the worker with the `webhooks-start` command).
 serve('ours', async () => {
   const config = benchConfig();
-  const orm = await createOrm({ url: env('BENCH_DB_URL'), entities: ENTITIES, poolMax: config.dbPoolMax });
+  const orm = await createOrm({ url: env('BENCH_DB_URL'), ...DATA_MODEL, poolMax: config.dbPoolMax });
   const app = await buildApp({ config, orm, deliverWebhooks: process.env.BENCH_DELIVER_WEBHOOKS !== '0' });
   return {
     app,

@@ -7,7 +7,7 @@ import { buildApp, type AppOptions } from '../../src/app';
 import type { Config } from '../../src/config/config';
 import { createOrm } from '../../src/kernel/db/orm';
 import { createStorage, type Storage } from '../../src/kernel/storage';
-import { ENTITIES } from '../../src/modules/entities';
+import { DATA_MODEL } from '../../src/modules';
 import { createOrganization } from '../../src/modules/identity/identity.service';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
@@ -74,7 +74,7 @@ export async function truncateAll(orm: MikroORM): Promise<void> {
  */
 export async function createTestApp(overrides: Partial<Config> = {}, options: Omit<Partial<AppOptions>, 'config' | 'orm'> = {}): Promise<TestApp> {
   const sql = new StatementCounter();
-  const orm = await createOrm({ url: workerDatabaseUrl(), entities: ENTITIES, poolMax: 5, onQuery: (statement) => sql.statements.push(statement) });
+  const orm = await createOrm({ url: workerDatabaseUrl(), ...DATA_MODEL, poolMax: 5, onQuery: (statement) => sql.statements.push(statement) });
   await truncateAll(orm);
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });

@@ -1,8 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../../config/config';
-import { ENTITIES } from '../../modules/entities';
 import { startEmbeddedPostgres } from './embedded';
-import { createOrm, migrate } from './orm';
+import { createOrm, migrate, type DataModel } from './orm';
 import { join } from 'node:path';
 
 export type Database = {
@@ -18,12 +17,12 @@ export type Database = {
  * Opens DATABASE_URL, or the embedded PostgreSQL under DATA_DIR when it is unset (started here, or
  * joined when another process already runs it), and applies pending migrations.
  */
-export async function openDatabase(config: Config, log: (message: string) => void): Promise<Database> {
+export async function openDatabase(config: Config, model: DataModel, log: (message: string) => void): Promise<Database> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres'), port: config.embeddedPgPort, log });
   const url = config.databaseUrl ?? embedded!.url;
-  const orm = await createOrm({ url, entities: ENTITIES, poolMax: config.dbPoolMax });
+  const orm = await createOrm({ url, ...model, poolMax: config.dbPoolMax });
   try {
     const migrations = await migrate(orm);
     const where = new URL(url);

@@ -87,12 +87,15 @@ export function primeAll<T extends WithId>(loader: DataLoader<string, T | null>,
   for (const record of records) loader.prime(record.id, record);
 }
 
+/** The loaders a set of definitions makes: what a module declares on the context's `Loaders`. */
+export type LoaderSet<D extends Record<string, (em: EntityManager) => DataLoader<any, any>>> = { readonly [K in keyof D]: ReturnType<D[K]> };
+
 /**
  * Makes per-operation loader sets: an object with one loader per definition, each made on its first
  * use, so an operation pays only for the loaders it touches (most touch a handful of twenty). The
  * getters live on a prototype built once, so making a set is one small allocation.
  */
-export function loaderSet<D extends Record<string, (em: EntityManager) => DataLoader<any, any>>>(definitions: D): (em: EntityManager) => { readonly [K in keyof D]: ReturnType<D[K]> } {
+export function loaderSet<D extends Record<string, (em: EntityManager) => DataLoader<any, any>>>(definitions: D): (em: EntityManager) => LoaderSet<D> {
   class Loaders {
     constructor(readonly em: EntityManager) {}
   }
@@ -105,5 +108,5 @@ export function loaderSet<D extends Record<string, (em: EntityManager) => DataLo
       },
     });
   }
-  return (em) => new Loaders(em) as unknown as { readonly [K in keyof D]: ReturnType<D[K]> };
+  return (em) => new Loaders(em) as unknown as LoaderSet<D>;
 }

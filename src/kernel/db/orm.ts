@@ -1,7 +1,6 @@
-import { DefaultLogger, type EntitySchema, type LogContext, type LoggerOptions } from '@mikro-orm/core';
+import { DefaultLogger, type EntitySchema, type LogContext, type LoggerOptions, type MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { MIGRATIONS } from './migrations';
 
 export type QueryListener = (sql: string) => void;
 
@@ -20,9 +19,15 @@ class ObservedLogger extends DefaultLogger {
   }
 }
 
-export type OrmOptions = {
-  url: string;
+/** The modules' entities and migrations (see kernel/module.ts). */
+export type DataModel = {
   entities: EntitySchema<any, any>[];
+  /** In the order they apply. */
+  migrations: MigrationObject[];
+};
+
+export type OrmOptions = DataModel & {
+  url: string;
   poolMax: number;
   onQuery?: QueryListener;
   debug?: boolean;
@@ -44,7 +49,7 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
     loggerFactory: (loggerOptions) => new ObservedLogger(loggerOptions, options.onQuery),
     extensions: [Migrator],
     migrations: {
-      migrationsList: MIGRATIONS,
+      migrationsList: options.migrations,
       transactional: true,
       allOrNothing: true,
       tableName: 'mikro_orm_migrations',

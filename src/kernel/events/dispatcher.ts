@@ -2,14 +2,14 @@ import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'pg';
 import { EVENT_CHANNEL } from './outbox';
-import type { StoredEvent, SubjectType, Topic } from './topics';
+import type { StoredEvent } from './topics';
 
 type EventRow = {
   id: string;
   seq: string;
   organization_id: string;
-  topic: Topic;
-  subject_type: SubjectType;
+  topic: string;
+  subject_type: string;
   subject_id: string;
   request_id: string | null;
   data: Record<string, unknown>;

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Viewer } from '../../modules/identity/viewer';
+import type { Viewer } from '../graphql/context';
 import { afterCommit } from '../db/transaction';
-import type { StoredEvent, SubjectType, Topic } from './topics';
+import type { StoredEvent } from './topics';
 
 /** The channel whose notifications carry the ids of committed events. */
 export const EVENT_CHANNEL = 'gather_events';
 
 export type EventDraft = {
-  topic: Topic;
-  subjectType: SubjectType;
+  topic: string;
+  /** What the event is about: a subject type some module declares (`Request`). */
+  subjectType: string;
   subjectId: string;
   requestId?: string | null;
   /** For request.updated: entity property names of the fields that changed (mapped to REST names). */
@@ -49,7 +50,7 @@ export class Outbox<L = unknown> {
 
   constructor(
     private readonly session: (em: EntityManager, viewer: Viewer) => RenderSession<L>,
-    private readonly renderers: Partial<Record<SubjectType, Renderer>>,
+    private readonly renderers: Record<string, Renderer>,
   ) {}
 
   addHook(hook: EmitHook): void {
@@ -57,11 +58,11 @@ export class Outbox<L = unknown> {
   }
 
   /** Renders the subject now, as the REST API shows it (for deletions, call before deleting). */
-  async render(em: EntityManager, viewer: Viewer, subjectType: SubjectType, subjectId: string, requestId: string | null = null): Promise<Record<string, unknown>> {
+  async render(em: EntityManager, viewer: Viewer, subjectType: string, subjectId: string, requestId: string | null = null): Promise<Record<string, unknown>> {
     return (await this.renderIn(em, viewer, subjectType, subjectId, requestId)).data;
   }
 
-  private async renderIn(em: EntityManager, viewer: Viewer, subjectType: SubjectType, subjectId: string, requestId: string | null, known?: (loaders: L) => void) {
+  private async renderIn(em: EntityManager, viewer: Viewer, subjectType: string, subjectId: string, requestId: string | null, known?: (loaders: L) => void) {
     const renderer = this.renderers[subjectType];
     if (!renderer) throw new Error(`no renderer for ${subjectType} events`);
     // The renderer reads through the database, so this transaction's changes must be written first.

@@ -1,11 +1,23 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { WebhookSettings } from '../../config/config';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import type { Viewer } from '../../modules/identity/viewer';
-import type { Loaders } from '../../modules/loaders';
 import { AppError } from '../errors/app-error';
 import type { Outbox } from '../events/outbox';
 import type { Storage } from '../storage';
+
+/**
+ * The caller of an operation. The kernel needs only its organization, which scopes every read and
+ * write; the identity module declares the rest (declaration merging), so the kernel names no module.
+ */
+export interface Viewer {
+  organizationId: string;
+}
+
+/**
+ * The per-operation DataLoaders. Each module declares its own here (declaration merging, next to
+ * their definitions) and registers their factories in its descriptor.
+ */
+export interface Loaders {}
 
 /** What services need from the deployment, beyond the database. */
 export type ServiceSettings = {

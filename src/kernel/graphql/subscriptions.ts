@@ -5,24 +5,21 @@ import { execute, getOperationAST, GraphQLError, Kind, parse, print, validate, t
 import { getArgumentValues } from 'graphql/execution/values';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Viewer } from '../../modules/identity/viewer';
-import { subscriptionField, TOPICS, type StoredEvent, type Topic } from '../events/topics';
-import type { ContextFactory, GraphQLContext } from './context';
+import { subscriptionField, type StoredEvent } from '../events/topics';
+import type { ContextFactory, Viewer } from './context';
+import type { SubjectLoader } from './events';
 
 /** Events a subscriber may have waiting before it is cut off (a client that stopped reading). */
 export const MAX_PENDING_EVENTS = 1000;
 
-/** What an event's root field resolves to, as `ctx.viewer` may see it; null hides the event from it. */
-export type SubjectLoader = (ctx: GraphQLContext, event: StoredEvent) => Promise<object | null>;
-
 /** The root value of `Subscription.events`: the event with the record it is about. */
 export type EventRoot = {
   eventId: string;
-  topic: Topic;
+  topic: string;
   organizationId: string;
   createdAt: Date;
   updated: string[];
-  subjectType: StoredEvent['subjectType'];
+  subjectType: string;
   subject: object;
 };
 
@@ -108,9 +105,17 @@ type Group = {
   variables: Record<string, unknown>;
   viewer: Viewer;
   field: string;
-  topics: Set<Topic>;
+  topics: Set<string>;
   requestId: string | null;
   members: Set<Subscriber>;
+};
+
+export type HubOptions = {
+  /** Every topic (`request.created`); each is a Subscription field (`requestCreated`). */
+  topics: readonly string[];
+  loadSubject: SubjectLoader;
+  /** Viewers with the same audience may read the same records, so they share executions. */
+  audienceOf: (viewer: Viewer) => string;
 };
 
 /**
@@ -124,7 +129,7 @@ export class SubscriptionHub {
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly contexts: ContextFactory,
-    private readonly loadSubject: SubjectLoader,
+    private readonly options: HubOptions,
     private readonly log: FastifyInstance['log'],
   ) {}
 
@@ -148,10 +153,11 @@ export class SubscriptionHub {
     const definition = this.schema.getSubscriptionType()?.getFields()[field];
     if (!definition) return { errors: [{ message: `Subscription has no field ${field}` } as never] };
     // Arguments coerced as execution would: WebhookTopic values arrive as their topics.
-    const values = getArgumentValues(definition, selection, variables) as { topics?: Topic[] | null; requestId?: string | null };
-    const topics = new Set<Topic>(field === 'events' ? (values.topics ?? [...TOPICS]) : TOPICS.filter((topic) => subscriptionField(topic) === field));
+    const values = getArgumentValues(definition, selection, variables) as { topics?: string[] | null; requestId?: string | null };
+    const all = this.options.topics;
+    const topics = new Set(field === 'events' ? (values.topics ?? all) : all.filter((topic) => subscriptionField(topic) === field));
     const requestId = values.requestId ?? null;
-    const key = [printed(args.document), args.operationName ?? '', JSON.stringify(variables), viewer.organizationId, viewer.role === 'ADMIN' ? 'admin' : viewer.userId].join('\n');
+    const key = [printed(args.document), args.operationName ?? '', JSON.stringify(variables), viewer.organizationId, this.options.audienceOf(viewer)].join('\n');
     let group = this.groups.get(key);
     if (!group) {
       group = { document: args.document, operationName: args.operationName, variables, viewer, field, topics, requestId, members: new Set() };
@@ -184,7 +190,7 @@ export class SubscriptionHub {
   private async run(group: Group, event: StoredEvent): Promise<void> {
     try {
       const ctx = this.contexts.forViewer(group.viewer, { log: this.log, requestId: `event:${event.id}` });
-      const subject = await this.loadSubject(ctx, event);
+      const subject = await this.options.loadSubject(ctx, event);
       if (!subject) return;
       const root =
         group.field === 'events'

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Viewer } from '../../modules/identity/viewer';
+import type { Viewer } from '../graphql/context';
 
 declare module 'fastify' {
   interface FastifyRequest {

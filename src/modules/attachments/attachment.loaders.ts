@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createChildrenLoader } from '../../kernel/db/loaders';
+import { createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Attachment } from './attachment.entities';
 
 export const attachmentLoaders = {
@@ -7,3 +7,7 @@ export const attachmentLoaders = {
   // A request's own attachments, not its items'.
   attachmentsByRequest: (em: EntityManager) => createChildrenLoader(em, Attachment, 'request', { position: 'asc' }, ['item']),
 };
+
+declare module '../../kernel/graphql/context' {
+  interface Loaders extends LoaderSet<typeof attachmentLoaders> {}
+}

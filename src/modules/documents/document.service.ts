@@ -7,7 +7,8 @@ import { StoredFile } from '../files/file.entities';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import { RequestItem } from '../items/item.entities';
 import { requireItem, requireOpen } from '../items/item.service';
-import { findVisibleRequest, requireVisibleRequest } from '../requests/request.access';
+import { findEventRequest, findVisibleRequest, requireVisibleRequest } from '../requests/request.access';
+import type { StoredEvent } from '../../kernel/events/topics';
 import type { Request } from '../requests/request.entities';
 import { Document } from './document.entities';
 
@@ -39,6 +40,12 @@ export async function getDocument(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): 
 }
 
 /** The file of a document, for its download. */
+/** The document an event is about, for a subscriber who sees its request. */
+export async function getDocumentSubject(ctx: Pick<Ctx, 'em' | 'viewer'>, event: StoredEvent): Promise<Document | null> {
+  const request = await findEventRequest(ctx, event);
+  return request && ctx.em.findOne(Document, { id: event.subjectId, request: request.id });
+}
+
 export async function getDocumentFile(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<StoredFile> {
   const document = await getDocument(ctx, id);
   if (!document) throw AppError.notFound('Document');

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createByIdLoader, createChildrenLoader } from '../../kernel/db/loaders';
+import { createByIdLoader, createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Organization, Team, User } from './identity.entities';
 
 export const identityLoaders = {
@@ -8,3 +8,7 @@ export const identityLoaders = {
   organizationById: (em: EntityManager) => createByIdLoader(em, Organization),
   teamMembers: (em: EntityManager) => createChildrenLoader(em, User, 'team', { email: 'asc' }),
 };
+
+declare module '../../kernel/graphql/context' {
+  interface Loaders extends LoaderSet<typeof identityLoaders> {}
+}

@@ -44,6 +44,13 @@ export async function getTeam(ctx: Ctx, id: string): Promise<Team | null> {
   return ctx.em.findOne(Team, { id, organization: ctx.viewer.organizationId });
 }
 
+/** An API key of the organization: an ADMIN sees all, a USER its own. */
+export async function getApiKey(ctx: Ctx, id: string): Promise<ApiKey | null> {
+  if (!isUuid(id)) return null;
+  const apiKey = await ctx.em.findOne(ApiKey, { id, user: { organization: ctx.viewer.organizationId } });
+  return apiKey && (isAdmin(ctx.viewer) || apiKey.user.id === ctx.viewer.userId) ? apiKey : null;
+}
+
 export async function getOrganization(ctx: Ctx): Promise<Organization> {
   return ctx.em.findOneOrFail(Organization, ctx.viewer.organizationId);
 }

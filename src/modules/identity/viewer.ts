@@ -1,16 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRows } from '../../kernel/db/lean';
 import { hashApiKey } from './api-key';
+import type { Viewer } from '../../kernel/graphql/context';
 import type { UserRole } from './identity.entities';
 
-/** The caller of an operation, resolved from its API key. Every read and write is scoped by it. */
-export type Viewer = {
-  userId: string;
-  organizationId: string;
-  teamId: string | null;
-  role: UserRole;
-  apiKeyId: string;
-};
+declare module '../../kernel/graphql/context' {
+  /** The caller of an operation, resolved from its API key. Every read and write is scoped by it. */
+  interface Viewer {
+    userId: string;
+    organizationId: string;
+    teamId: string | null;
+    role: UserRole;
+    apiKeyId: string;
+  }
+}
+
+export type { Viewer } from '../../kernel/graphql/context';
 
 export const isAdmin = (viewer: Viewer): boolean => viewer.role === 'ADMIN';
 

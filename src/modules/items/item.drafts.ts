@@ -1,6 +1,6 @@
 import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import type { FieldPath, InputCheck } from '../../kernel/validation/input-check';
-import type { ItemType, QuestionType } from '../requests/request.enums';
+import type { ItemType, QuestionType } from '../items/item.enums';
 
 /** An item as requests and templates both hold it, before it is stored. */
 export type ItemDraft = {

@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Recipient } from '../recipients/recipient.entities';
-import { ITEM_STATUSES, ITEM_TYPES, QUESTION_TYPES } from '../requests/request.enums';
+import { ITEM_STATUSES, ITEM_TYPES, QUESTION_TYPES } from './item.enums';
 import { Request } from '../requests/request.entities';
 
 export const RequestItem = defineEntity({

@@ -1,7 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createChildrenLoader } from '../../kernel/db/loaders';
+import { createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { RequestItem } from './item.entities';
 
 export const itemLoaders = {
   itemsByRequest: (em: EntityManager) => createChildrenLoader(em, RequestItem, 'request', { position: 'asc' }, ['deletedAt']),
 };
+
+declare module '../../kernel/graphql/context' {
+  interface Loaders extends LoaderSet<typeof itemLoaders> {}
+}

@@ -3,7 +3,7 @@ import type { RestItemAFragment, RestItemBFragment } from '../../kernel/graphql/
 import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { ContractParts, restContractParts } from '../contracts/contract.rest-shapes';
-import { QUESTION_TYPES } from '../requests/request.enums';
+import { QUESTION_TYPES } from '../items/item.enums';
 
 // The spec's shapes of items: A (inside requests and templates, and item create/get/update) and B
 // (the item list of the later revision), with the mapping of CreateRequestItem onto GraphQL.

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
-import type { Topic } from '../../kernel/events/topics';
+import type { StoredEvent } from '../../kernel/events/topics';
+import type { Topic } from '../events/event.topics';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
@@ -10,7 +11,7 @@ import { checkContractIds } from '../contracts/contract.service';
 import { Document } from '../documents/document.entities';
 import { deleteReferences } from '../files/file.service';
 import { Recipient } from '../recipients/recipient.entities';
-import { requireVisibleRequest } from '../requests/request.access';
+import { findEventRequest, findVisibleRequest, requireVisibleRequest } from '../requests/request.access';
 import type { Request } from '../requests/request.entities';
 import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
@@ -55,6 +56,18 @@ export async function requireItem(em: EntityManager, ctx: Pick<Ctx, 'viewer'>, i
     if (err instanceof AppError && err.code === 'NOT_FOUND') throw AppError.notFound('Item');
     throw err;
   }
+}
+
+/** An item, if its request is visible to the viewer. */
+export async function getItem(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<RequestItem | null> {
+  const item = isUuid(id) ? await ctx.em.findOne(RequestItem, id) : null;
+  return item && (await findVisibleRequest(ctx.em, ctx.viewer, item.request.id)) ? item : null;
+}
+
+/** The item an event is about, deleted ones included, for a subscriber who sees its request. */
+export async function getItemSubject(ctx: Pick<Ctx, 'em' | 'viewer'>, event: StoredEvent): Promise<RequestItem | null> {
+  const request = await findEventRequest(ctx, event);
+  return request && ctx.em.findOne(RequestItem, { id: event.subjectId, request: request.id });
 }
 
 /** A closed request keeps the items (and their files) it was closed with. */

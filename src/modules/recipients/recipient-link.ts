@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import type { AuthMethod } from '../requests/request.enums';
+import type { AuthMethod } from './recipient.enums';
 
 // A recipient's link token and password are derived from the server secret and a random nonce kept
 // on the recipient, so they can be shown again on every read while the database holds only their

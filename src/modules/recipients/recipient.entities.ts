@@ -1,7 +1,8 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization, Team, User } from '../identity/identity.entities';
-import { AUTH_METHODS, LANGUAGES, SEND_METHODS } from '../requests/request.enums';
+import { LANGUAGES } from '../requests/request.enums';
+import { AUTH_METHODS, SEND_METHODS } from './recipient.enums';
 import { Request } from '../requests/request.entities';
 
 /** A person the owner sends requests to; recipients of a request become contacts of its owner. */

@@ -5,7 +5,9 @@ import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { isAdmin, userRefOf, type UserRef } from '../identity/viewer';
-import type { AuthMethod, Language, SendMethod } from '../requests/request.enums';
+import { findVisibleRequest } from '../requests/request.access';
+import type { Language } from '../requests/request.enums';
+import type { AuthMethod, SendMethod } from './recipient.enums';
 import { Contact, Recipient } from './recipient.entities';
 import { answerHash, linkToken, newLinkNonce, recipientPassword, sha256Hex } from './recipient-link';
 
@@ -161,6 +163,18 @@ export async function newRecipients(em: EntityManager, settings: ServiceSettings
 }
 
 /** The caller's own contacts (GET /contacts), or every contact of the organization for ADMIN's organization list. */
+/** A contact of the organization: an ADMIN sees all, a USER its own. */
+export async function getContact(ctx: Ctx, id: string): Promise<Contact | null> {
+  const contact = isUuid(id) ? await ctx.em.findOne(Contact, { id, organization: ctx.viewer.organizationId }) : null;
+  return contact && (isAdmin(ctx.viewer) || contact.owner.id === ctx.viewer.userId) ? contact : null;
+}
+
+/** A recipient, if its request is visible to the viewer. */
+export async function getRecipient(ctx: Ctx, id: string): Promise<Recipient | null> {
+  const recipient = isUuid(id) ? await ctx.em.findOne(Recipient, id) : null;
+  return recipient && (await findVisibleRequest(ctx.em, ctx.viewer, recipient.request.id)) ? recipient : null;
+}
+
 export async function listContacts(ctx: Ctx, args: PageArgs, scope: 'own' | 'organization'): Promise<Connection<Contact>> {
   const where: Record<string, unknown> = { organization: ctx.viewer.organizationId };
   if (scope === 'own' || !isAdmin(ctx.viewer)) where.owner = ctx.viewer.userId;

@@ -43,6 +43,14 @@ export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: 
   return em.createQueryBuilder(Request, 'r').select('*').where({ id }).andWhere(sql, params).setLockMode(LockMode.PESSIMISTIC_WRITE).getSingleResult();
 }
 
+/**
+ * The request an event happened on, as a subscriber may see it now (deleted ones too, so deletion
+ * events can show what went): the records of events on requests are visible through it.
+ */
+export function findEventRequest(ctx: { em: EntityManager; viewer: Viewer }, event: { requestId: string | null }): Promise<Request | null> {
+  return event.requestId ? findVisibleRequest(ctx.em, ctx.viewer, event.requestId, { includeDeleted: true }) : Promise.resolve(null);
+}
+
 export async function requireVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean } = {}): Promise<Request> {
   const request = await findVisibleRequest(em, viewer, id, options);
   if (!request) throw AppError.notFound('Request');

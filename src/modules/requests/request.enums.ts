@@ -23,23 +23,8 @@ export const DEFAULT_LANGUAGE: Language = 'en-US';
 /** The spec writes the default as "en"; legacy clients send it. */
 export const LANGUAGE_ALIASES: Record<string, Language> = { en: 'en-US' };
 
-export const AUTH_METHODS = ['UNSET', 'EMAIL', 'SMS', 'SECURITY_QUESTION', 'NONE'] as const;
-export type AuthMethod = (typeof AUTH_METHODS)[number];
-
-export const SEND_METHODS = ['DEFAULT', 'EMAIL', 'SMS', 'BOTH', 'MULTIPLE'] as const;
-export type SendMethod = (typeof SEND_METHODS)[number];
-
 export const CONNECTION_PROVIDERS = ['SERVICE', 'GOOGLE_DRIVE', 'DROPBOX', 'BOX', 'ONEDRIVE', 'SHAREPOINT'] as const;
 export type ConnectionProvider = (typeof CONNECTION_PROVIDERS)[number];
-
-export const ITEM_TYPES = ['UPLOAD', 'E_SIGNATURE', 'QUESTION'] as const;
-export type ItemType = (typeof ITEM_TYPES)[number];
-
-export const ITEM_STATUSES = ['INCOMPLETE', 'COMPLETE', 'REJECTED', 'VERIFIED'] as const;
-export type ItemStatus = (typeof ITEM_STATUSES)[number];
-
-export const QUESTION_TYPES = ['TEXT'] as const;
-export type QuestionType = (typeof QUESTION_TYPES)[number];
 
 /** GraphQL spells `en-US` as EN_US; every other language is its code in capitals. */
 export const LANGUAGE_GRAPHQL_VALUES = Object.fromEntries(

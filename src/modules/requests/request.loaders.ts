@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createByIdLoader, createChildrenLoader } from '../../kernel/db/loaders';
+import { createByIdLoader, createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Collaborator, Request } from './request.entities';
 
 // One statement per relation per operation, whatever the number of requests listed.
@@ -7,3 +7,7 @@ export const requestLoaders = {
   requestById: (em: EntityManager) => createByIdLoader(em, Request),
   collaboratorsByRequest: (em: EntityManager) => createChildrenLoader(em, Collaborator, 'request', { position: 'asc' }),
 };
+
+declare module '../../kernel/graphql/context' {
+  interface Loaders extends LoaderSet<typeof requestLoaders> {}
+}

@@ -3,7 +3,8 @@ import type { Language as GraphQLLanguage, RestRecipientFragment, RestRequestFra
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { AttachmentIds, FileRef, ItemBodyA, ItemCreateBody, itemInputFromRest, restFileRef, restItemA } from '../items/item.rest-shapes';
-import { AUTH_METHODS, CONNECTION_PROVIDERS, LANGUAGE_GRAPHQL_VALUES, LANGUAGES, REQUEST_STATES, SEND_METHODS } from './request.enums';
+import { AUTH_METHODS, SEND_METHODS } from '../recipients/recipient.enums';
+import { CONNECTION_PROVIDERS, LANGUAGE_GRAPHQL_VALUES, LANGUAGES, REQUEST_STATES } from './request.enums';
 
 // The spec's snake_case shapes of requests and recipients: the JSON Schemas REST rows
 // validate and serialise with, and the mappings between them and the GraphQL documents.

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
-import type { Topic } from '../../kernel/events/topics';
+import type { Topic } from '../events/event.topics';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type {
   CollaboratorInput,

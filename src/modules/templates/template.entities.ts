@@ -1,7 +1,8 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization, Team, User } from '../identity/identity.entities';
-import { ITEM_TYPES, LANGUAGES, QUESTION_TYPES } from '../requests/request.enums';
+import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
+import { LANGUAGES } from '../requests/request.enums';
 
 /** The form part of a template item (spec 2.6), kept as given until forms are a module of their own. */
 export type TemplateItemForm = {

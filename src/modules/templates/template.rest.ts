@@ -13,7 +13,7 @@ import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization, inputFromBody, noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, NoContent, Nullable, StringEnum, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
-import { ITEM_TYPES, QUESTION_TYPES } from '../requests/request.enums';
+import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
 import { LanguageSchema, languageFromRest, languageToRest } from '../requests/request.rest-shapes';
 
 const operations = loadOperations(join(__dirname, 'template.operations.graphql'));

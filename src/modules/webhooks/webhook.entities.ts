@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
-import type { Topic } from '../../kernel/events/topics';
+import type { Topic } from '../events/event.topics';
 import { Organization, User } from '../identity/identity.entities';
 
 export const Webhook = defineEntity({

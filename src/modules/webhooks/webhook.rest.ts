@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { TOPIC_GRAPHQL_VALUES, topicEnumValue, TOPICS, type Topic } from '../../kernel/events/topics';
+import { topicEnumValue } from '../../kernel/events/topics';
+import { TOPIC_GRAPHQL_VALUES, TOPICS, type Topic } from '../events/event.topics';
 import type {
   RestDeliveryFragment,
   RestWebhookFragment,

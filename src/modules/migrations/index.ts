@@ -3,8 +3,10 @@ import { Migration20261121000000_foundation } from './Migration20261121000000_fo
 import { Migration20261122000000_events } from './Migration20261122000000_events';
 import { Migration20261122000000_files } from './Migration20261122000000_files';
 
-// Listed explicitly rather than discovered by glob, so the same list works under tsx, jest and tsc
-// output. Append new migrations in order.
+// The schema's history from before modules carried their own migrations: these create the tables
+// of several modules at once. A module adds its later migrations to its descriptor (`migrations`);
+// the fold orders them all by name. Listed explicitly rather than discovered by glob, so the same
+// list works under tsx, jest and tsc output.
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
   { name: 'Migration20261122000000_events', class: Migration20261122000000_events },

@@ -1,0 +1,33 @@
+import type { IResolvers } from '@graphql-tools/utils';
+import type { StoredEvent } from '../events/topics';
+import type { Renderer } from '../events/outbox';
+import type { GraphQLContext } from './context';
+import type { EventRoot } from './subscriptions';
+
+/** What an event's root field resolves to, as `ctx.viewer` may see it; null hides the event from it. */
+export type SubjectLoader = (ctx: GraphQLContext, event: StoredEvent) => Promise<object | null>;
+
+/** A kind of record events are about (`Request`), declared by the module that owns it. */
+export type EventSubject = {
+  /** The GraphQL type implementing `Event` for it (`RequestEvent`) and its field holding the record. */
+  eventType: string;
+  field: string;
+  /** Its REST shape, the `data` of webhook deliveries. */
+  render: Renderer;
+  /** The record for a subscriber (deleted ones too, so deletions can show what went). */
+  load: SubjectLoader;
+};
+
+/** The `Event` interface's type resolution and each event type's record field. */
+export function eventResolvers(subjects: Record<string, EventSubject>): IResolvers<any, GraphQLContext> {
+  const resolvers: IResolvers<any, GraphQLContext> = {
+    Event: { __resolveType: (event: EventRoot) => subjects[event.subjectType].eventType },
+  };
+  for (const { eventType, field } of Object.values(subjects)) resolvers[eventType] = { [field]: (event: EventRoot) => event.subject };
+  return resolvers;
+}
+
+/** The record of an event, loaded by its subject's module. */
+export function subjectLoader(subjects: Record<string, EventSubject>): SubjectLoader {
+  return (ctx, event) => subjects[event.subjectType]?.load(ctx, event) ?? Promise.resolve(null);
+}

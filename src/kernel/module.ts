@@ -1,0 +1,106 @@
+import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IResolvers } from '@graphql-tools/utils';
+import type DataLoader from 'dataloader';
+import { loaderSet } from './db/loaders';
+import type { EmitHook, Renderer } from './events/outbox';
+import type { GraphQLContext, Loaders } from './graphql/context';
+import { nodeResolvers, type NodeKind } from './graphql/node';
+import { eventResolvers, type EventSubject } from './graphql/events';
+import type { RestRow } from './rest/engine';
+
+/**
+ * Everything the rest of the service needs to know about one module. Each module exports one from its
+ * `<noun>.module.ts`; `src/modules/index.ts` lists them, and `foldModules` turns the list into what the
+ * kernel registers, so the kernel never imports a module and adding one is one folder and one line.
+ */
+export type ModuleDescriptor = {
+  name: string;
+  /** Its MikroORM entities. */
+  entities?: EntitySchema<any, any>[];
+  /** Its migrations, applied in the order of their names across all modules. */
+  migrations?: MigrationObject[];
+  /** Its per-operation DataLoaders, by name (each module declares their types on `Loaders`). */
+  loaders?: Record<string, (em: EntityManager) => DataLoader<any, any>>;
+  /** Its resolvers (several modules may add fields to one type: they are merged). */
+  resolvers?: IResolvers<any, GraphQLContext>;
+  restRows?: RestRow[];
+  /** The GraphQL types `node(id:)` may answer with, by type name. */
+  nodes?: Record<string, NodeKind>;
+  /** What its events are about, by subject type (`Request`): how they render and reach subscribers. */
+  subjects?: Record<string, EventSubject>;
+  /** Work written in the statement of every event (webhook deliveries). */
+  emitHooks?: EmitHook[];
+  /** Values it adds to other modules' extension points (see `extensionPoint`). */
+  contributes?: Contribution[];
+};
+
+/** The folded modules: what the app and the database register. */
+export type Modules = {
+  entities: EntitySchema<any, any>[];
+  migrations: MigrationObject[];
+  createLoaders: (em: EntityManager) => Loaders;
+  resolvers: IResolvers<any, GraphQLContext>[];
+  restRows: RestRow[];
+  renderers: Record<string, Renderer>;
+  subjects: Record<string, EventSubject>;
+  emitHooks: EmitHook[];
+};
+
+function mergeUnique<T>(what: string, into: Record<string, T>, from: Record<string, T> | undefined, owner: string): void {
+  for (const [key, value] of Object.entries(from ?? {})) {
+    if (key in into) throw new Error(`${what} "${key}" is declared twice (again by module ${owner})`);
+    into[key] = value;
+  }
+}
+
+export function foldModules(modules: ModuleDescriptor[]): Modules {
+  const loaders: Record<string, (em: EntityManager) => DataLoader<any, any>> = {};
+  const nodes: Record<string, NodeKind> = {};
+  const subjects: Record<string, EventSubject> = {};
+  for (const module of modules) {
+    mergeUnique('loader', loaders, module.loaders, module.name);
+    mergeUnique('node kind', nodes, module.nodes, module.name);
+    mergeUnique('event subject', subjects, module.subjects, module.name);
+    for (const contribution of module.contributes ?? []) contribution.apply();
+  }
+  return {
+    entities: modules.flatMap((m) => m.entities ?? []),
+    migrations: modules.flatMap((m) => m.migrations ?? []).sort((a, b) => a.name.localeCompare(b.name)),
+    createLoaders: loaderSet(loaders) as unknown as (em: EntityManager) => Loaders,
+    resolvers: [nodeResolvers(nodes), eventResolvers(subjects), ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))],
+    restRows: modules.flatMap((m) => m.restRows ?? []),
+    renderers: Object.fromEntries(Object.entries(subjects).map(([type, subject]) => [type, subject.render])),
+    subjects,
+    emitHooks: modules.flatMap((m) => m.emitHooks ?? []),
+  };
+}
+
+/** A value one module adds to another's extension point, applied once when the modules are folded. */
+export type Contribution = { apply(): void };
+
+/**
+ * A place where a module lets others add to what it does (a request's creation asks the modules of
+ * its items, recipients and attachments), so it needs not import them: they import it, and contribute
+ * through their descriptors.
+ */
+export type ExtensionPoint<T> = {
+  readonly name: string;
+  /** The contributions, in the order of the modules that made them. */
+  values(): readonly T[];
+  contribute(value: T): Contribution;
+};
+
+export function extensionPoint<T>(name: string): ExtensionPoint<T> {
+  const values: T[] = [];
+  return {
+    name,
+    values: () => values,
+    contribute: (value) => ({
+      apply() {
+        // Folding twice (two apps in one test process) must not add a contribution twice.
+        if (!values.includes(value)) values.push(value);
+      },
+    }),
+  };
+}

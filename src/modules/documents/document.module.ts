@@ -1,0 +1,16 @@
+import type { ModuleDescriptor } from '../../kernel/module';
+import { Document } from './document.entities';
+import { documentLoaders } from './document.loaders';
+import { documentResolvers } from './document.resolvers';
+import { documentRestRows, renderDocument } from './document.rest';
+import { getDocument, getDocumentSubject } from './document.service';
+
+export const documentsModule: ModuleDescriptor = {
+  name: 'documents',
+  entities: [Document],
+  loaders: documentLoaders,
+  resolvers: documentResolvers,
+  restRows: documentRestRows,
+  nodes: { Document: { sql: 'select 1 from document d join request r on r.id = d.request_id where d.id = ? and r.organization_id = ?', load: getDocument } },
+  subjects: { Document: { eventType: 'DocumentEvent', field: 'document', render: renderDocument, load: getDocumentSubject } },
+};

@@ -1,0 +1,22 @@
+import type { ModuleDescriptor } from '../../kernel/module';
+import { RequestItem } from './item.entities';
+import { itemLoaders } from './item.loaders';
+import { itemResolvers, itemTypeName } from './item.resolvers';
+import { itemRestRows, renderItem } from './item.rest';
+import { getItem, getItemSubject } from './item.service';
+
+export const itemsModule: ModuleDescriptor = {
+  name: 'items',
+  entities: [RequestItem],
+  loaders: itemLoaders,
+  resolvers: itemResolvers,
+  restRows: itemRestRows,
+  nodes: {
+    RequestItem: {
+      sql: 'select 1 from request_item i join request r on r.id = i.request_id where i.id = ? and r.organization_id = ? and i.deleted_at is null',
+      load: getItem,
+      typeName: itemTypeName,
+    },
+  },
+  subjects: { RequestItem: { eventType: 'ItemEvent', field: 'item', render: renderItem, load: getItemSubject } },
+};

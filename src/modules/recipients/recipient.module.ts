@@ -1,0 +1,18 @@
+import type { ModuleDescriptor } from '../../kernel/module';
+import { Contact, Recipient } from './recipient.entities';
+import { recipientLoaders } from './recipient.loaders';
+import { recipientResolvers } from './recipient.resolvers';
+import { recipientRestRows } from './recipient.rest';
+import { getContact, getRecipient } from './recipient.service';
+
+export const recipientsModule: ModuleDescriptor = {
+  name: 'recipients',
+  entities: [Contact, Recipient],
+  loaders: recipientLoaders,
+  resolvers: recipientResolvers,
+  restRows: recipientRestRows,
+  nodes: {
+    Contact: { sql: 'select 1 from contact where id = ? and organization_id = ?', load: getContact },
+    Recipient: { sql: 'select 1 from recipient p join request r on r.id = p.request_id where p.id = ? and r.organization_id = ?', load: getRecipient },
+  },
+};

@@ -1,0 +1,24 @@
+import type { ModuleDescriptor } from '../../kernel/module';
+import { findEventRequest } from './request.access';
+import { Collaborator, Request } from './request.entities';
+import { requestLoaders } from './request.loaders';
+import { requestResolvers } from './request.resolvers';
+import { renderRequest, requestRestRows } from './request.rest';
+import { getRequest } from './request.service';
+
+export const requestsModule: ModuleDescriptor = {
+  name: 'requests',
+  entities: [Request, Collaborator],
+  loaders: requestLoaders,
+  resolvers: requestResolvers,
+  restRows: requestRestRows,
+  nodes: { Request: { sql: 'select 1 from request where id = ? and organization_id = ?', load: getRequest } },
+  subjects: {
+    Request: {
+      eventType: 'RequestEvent',
+      field: 'request',
+      render: renderRequest,
+      load: findEventRequest,
+    },
+  },
+};
