@@ -8,9 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Viewer } from '../../modules/identity/viewer';
 import { subscriptionField, TOPICS, type StoredEvent, type Topic } from '../events/topics';
 import type { ContextFactory, GraphQLContext } from './context';
-
-/** Events a subscriber may have waiting before it is cut off (a client that stopped reading). */
-export const MAX_PENDING_EVENTS = 1000;
+import { MAX_MESSAGE_BYTES, MAX_PENDING_EVENTS } from '../limits';
 
 /** What an event's root field resolves to, as `ctx.viewer` may see it; null hides the event from it. */
 export type SubjectLoader = (ctx: GraphQLContext, event: StoredEvent) => Promise<object | null>;
@@ -213,9 +211,6 @@ function keyFromConnectionParams(params: Record<string, unknown> | undefined): s
 }
 
 type ConnectionExtra = { viewer?: Viewer; request: IncomingMessage; socket: WebSocket };
-
-/** Largest WebSocket message a client may send (a subscribe message carries one document). */
-export const MAX_MESSAGE_BYTES = 64 * 1024;
 
 /** Distinct subscription documents kept parsed and validated. */
 const MAX_PREPARED_DOCUMENTS = 1000;

@@ -12,7 +12,7 @@ import { found, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { DetailBody, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
-import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../kernel/graphql/pagination';
+import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../kernel/limits';
 
 const operations = loadOperations(join(__dirname, 'identity.operations.graphql'));
 

@@ -4,23 +4,24 @@ import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolv
 import { Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { ContractParts, restContractParts } from '../contracts/contract.rest-shapes';
 import { QUESTION_TYPES } from '../requests/request.enums';
+import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
 // The spec's shapes of items: A (inside requests and templates, and item create/get/update) and B
 // (the item list of the later revision), with the mapping of CreateRequestItem onto GraphQL.
 
 /** Ids of attachments of the caller's library, copied onto a request or item at creation. */
-export const AttachmentIds = Type.Array(Uuid('the id of an attachment of your library'), { maxItems: 1000 });
+export const AttachmentIds = Type.Array(Uuid('the id of an attachment of your library'), { maxItems: MAX_ATTACHMENT_IDS });
 
 /** CreateRequestItem: the fields of shape A, a question part for QUESTION, contractId for E_SIGNATURE. */
 export const ItemCreateBody = Body(
   {
-    name: Text(1000, { minLength: 1 }),
+    name: Text(MAX_ITEM_NAME, { minLength: 1 }),
     type: StringEnum(['UPLOAD', 'STANDARD', 'E_SIGNATURE', 'QUESTION'] as const, 'UPLOAD (or STANDARD), E_SIGNATURE or QUESTION'),
-    description: Nullable(Text(5000)),
+    description: Nullable(Text(MAX_ITEM_DESCRIPTION)),
     required: Nullable(Type.Boolean()),
-    answer: Nullable(Text(10000)),
+    answer: Nullable(Text(MAX_ANSWER)),
     question: Nullable(
-      Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(10000)) }),
+      Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(MAX_ANSWER)) }),
     ),
     contractId: Nullable(Uuid()),
     contract_id: Nullable(Uuid()),

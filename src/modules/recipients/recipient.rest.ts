@@ -10,6 +10,7 @@ import { fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
+import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { LanguageSchema, languageFromRest, languageToRest } from '../requests/request.rest-shapes';
 
 const operations = loadOperations(join(__dirname, 'recipient.operations.graphql'));
@@ -30,7 +31,7 @@ const ContactBody = Type.Object({
 });
 
 const ContactUpsertBody = Body(
-  { first_name: Nullable(Text(100)), last_name: Nullable(Text(100)), email: Nullable(Text(320)), phone: Nullable(Text(32)), language: Nullable(LanguageSchema) });
+  { first_name: Nullable(Text(MAX_PERSON_NAME)), last_name: Nullable(Text(MAX_PERSON_NAME)), email: Nullable(Text(MAX_EMAIL)), phone: Nullable(Text(MAX_PHONE)), language: Nullable(LanguageSchema) });
 
 const restContact = (contact: RestContactFragment) => ({
   id: contact.id,

@@ -3,6 +3,22 @@ import type { Language as GraphQLLanguage, RestRecipientFragment, RestRequestFra
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { AttachmentIds, FileRef, ItemBodyA, ItemCreateBody, itemInputFromRest, restFileRef, restItemA } from '../items/item.rest-shapes';
+import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
+import { MAX_ITEMS } from '../items/item.limits';
+import { MAX_QUESTION, MAX_RECIPIENTS } from '../recipients/recipient.limits';
+import {
+  MAX_CLOUD_STORAGE_FOLDER,
+  MAX_COLLABORATORS,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE,
+  MAX_NOTES,
+  MAX_PERSONAL_MESSAGE,
+  MAX_REMINDER_MESSAGE,
+  MAX_REMINDER_SCHEDULE,
+  MAX_REMINDERS,
+  MAX_REQUEST_NAME,
+  MIN_REMINDERS,
+} from './request.limits';
 import { AUTH_METHODS, CONNECTION_PROVIDERS, LANGUAGE_GRAPHQL_VALUES, LANGUAGES, REQUEST_STATES, SEND_METHODS } from './request.enums';
 
 // The spec's snake_case shapes of requests and recipients: the JSON Schemas REST rows
@@ -23,24 +39,24 @@ const AuthMethodSchema = StringEnum(AUTH_METHODS, 'UNSET, EMAIL, SMS, SECURITY_Q
 export const RecipientCreateBody = Body(
   {
     id: Nullable(Uuid('the id of an existing contact')),
-    first_name: Nullable(Text(100)),
-    last_name: Nullable(Text(100)),
-    email: Nullable(Text(320)),
-    phone: Nullable(Text(32)),
+    first_name: Nullable(Text(MAX_PERSON_NAME)),
+    last_name: Nullable(Text(MAX_PERSON_NAME)),
+    email: Nullable(Text(MAX_EMAIL)),
+    phone: Nullable(Text(MAX_PHONE)),
     language: Nullable(LanguageSchema),
     auth_method: Nullable(
       Type.Unsafe<string | { type: string; question_text?: string | null; question_answer?: string | null }>({
         anyOf: [
           AuthMethodSchema,
           Body(
-            { type: AuthMethodSchema, question_text: Nullable(Text(1000)), question_answer: Nullable(Text(1000)) }, ['type']),
+            { type: AuthMethodSchema, question_text: Nullable(Text(MAX_QUESTION)), question_answer: Nullable(Text(MAX_QUESTION)) }, ['type']),
         ],
         description: 'an auth method, or an object {type, question_text, question_answer}',
       }),
     ),
     send_method: Nullable(StringEnum(SEND_METHODS)),
-    question_text: Nullable(Text(1000)),
-    question_answer: Nullable(Text(1000)),
+    question_text: Nullable(Text(MAX_QUESTION)),
+    question_answer: Nullable(Text(MAX_QUESTION)),
   });
 type RecipientCreateBody = (typeof RecipientCreateBody)['static'];
 
@@ -101,30 +117,30 @@ const CollaboratorInputBody = Type.Unsafe<string | { id: string; role?: 'ADMIN' 
   description: 'a user id, or an object {id, role}',
 });
 
-const ReminderScheduleInputBody = Body({ send_at: DateTime(), message: Nullable(Text(2000)) }, ['send_at']);
+const ReminderScheduleInputBody = Body({ send_at: DateTime(), message: Nullable(Text(MAX_REMINDER_MESSAGE)) }, ['send_at']);
 
 const Metadata = Type.Unsafe<Record<string, string>>({
   type: 'object',
-  additionalProperties: Text(1000),
-  maxProperties: 50,
-  description: 'up to 50 string values',
+  additionalProperties: Text(MAX_METADATA_VALUE),
+  maxProperties: MAX_METADATA_KEYS,
+  description: `up to ${MAX_METADATA_KEYS} string values`,
 });
 
 /** The fields PATCH may change (API-DECISIONS, Request fields); creation takes them too. */
 const writableFields = {
-  name: Text(255, { minLength: 1 }),
+  name: Text(MAX_REQUEST_NAME, { minLength: 1 }),
   due_date: Nullable(DateTime()),
   expiration_date: Nullable(DateTime()),
   auto_close_at: Nullable(DateTime()),
-  personal_message: Nullable(Text(5000)),
-  notes: Nullable(Text(10000)),
+  personal_message: Nullable(Text(MAX_PERSONAL_MESSAGE)),
+  notes: Nullable(Text(MAX_NOTES)),
   user_metadata: Metadata,
   language: LanguageSchema,
-  reminders: Type.Integer({ minimum: -1, maximum: 365, description: 'days between reminders, -1 to 365' }),
+  reminders: Type.Integer({ minimum: MIN_REMINDERS, maximum: MAX_REMINDERS, description: `days between reminders, ${MIN_REMINDERS} to ${MAX_REMINDERS}` }),
   first_reminder_date: Nullable(DateTime()),
-  reminder_schedule: Type.Array(ReminderScheduleInputBody, { maxItems: 20 }),
-  collaborators: Type.Array(CollaboratorInputBody, { maxItems: 20 }),
-  cloud_storage_folder: Nullable(Text(1000)),
+  reminder_schedule: Type.Array(ReminderScheduleInputBody, { maxItems: MAX_REMINDER_SCHEDULE }),
+  collaborators: Type.Array(CollaboratorInputBody, { maxItems: MAX_COLLABORATORS }),
+  cloud_storage_folder: Nullable(Text(MAX_CLOUD_STORAGE_FOLDER)),
   cloud_storage_provider: StringEnum(CONNECTION_PROVIDERS),
   require_complete_submission: Type.Boolean(),
   disable_submission_comments: Type.Boolean(),
@@ -143,8 +159,8 @@ export const RequestCreateBody = Body(
     cloud_storage_provider: Nullable(writableFields.cloud_storage_provider),
     require_complete_submission: Nullable(Type.Boolean()),
     disable_submission_comments: Nullable(Type.Boolean()),
-    recipients: Type.Array(RecipientCreateBody, { minItems: 1, maxItems: 20 }),
-    items: Nullable(Type.Array(ItemCreateBody, { maxItems: 100 })),
+    recipients: Type.Array(RecipientCreateBody, { minItems: 1, maxItems: MAX_RECIPIENTS }),
+    items: Nullable(Type.Array(ItemCreateBody, { maxItems: MAX_ITEMS })),
     attachments: Nullable(AttachmentIds),
     attachment_ids: Nullable(AttachmentIds),
     owner_id: Nullable(Uuid()),

@@ -18,8 +18,7 @@ import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { inputFromBody, noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { Body, listQuery, NoContent, Nullable, Query, StringEnum, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
-import { MAX_ENDPOINT_LENGTH } from './webhook.endpoint';
-import { MAX_TOPICS } from './webhook.service';
+import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhook.limits';
 
 const operations = loadOperations(join(__dirname, 'webhook.operations.graphql'));
 
