@@ -8,6 +8,7 @@ import type {
 } from '../../kernel/graphql/__generated__/operations';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { Body, Nullable, StringEnum, Text } from '../../kernel/rest/schemas';
+import { restShape, type Field as ShapeField } from '../../kernel/rest/shape';
 import { MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contract.limits';
 
 // The spec's shapes of contracts (2.8): camelCase at the top (`annotationUrl`, `defaultValue`),
@@ -92,35 +93,28 @@ const layoutToRest = (layout: RestContractLayoutFragment | null) =>
   });
 
 /** Annotations and fields in REST form: the contract's, and an E_SIGNATURE item's `eSignature`. */
-export const restContractParts = (contract: RestContractPartsFragment) => ({
-  annotations: contract.annotations.map((a) =>
-    present({ id: a.id, type: a.type.toLowerCase(), defaultValue: a.defaultValue, layout: layoutToRest(a.layout) }),
+export const contractPartFields = <S extends RestContractPartsFragment>(field: ShapeField<S>) => ({
+  annotations: field(Type.Array(Annotation), (contract) =>
+    contract.annotations.map((a) => present({ id: a.id, type: a.type.toLowerCase(), defaultValue: a.defaultValue, layout: layoutToRest(a.layout) }) as AnnotationIn),
   ),
-  fields: contract.fields.map((f) =>
-    present({ id: f.id, type: f.type.toLowerCase(), placeholder: f.placeholder, assigned_to: f.assignedTo && present(f.assignedTo), layout: layoutToRest(f.layout) }),
+  fields: field(Type.Array(Field), (contract) =>
+    contract.fields.map(
+      (f) =>
+        present({ id: f.id, type: f.type.toLowerCase(), placeholder: f.placeholder, assigned_to: f.assignedTo && present(f.assignedTo), layout: layoutToRest(f.layout) }) as FieldIn,
+    ),
   ),
 });
 
-export const ContractParts = {
-  annotations: Type.Array(Annotation),
-  fields: Type.Array(Field),
-};
-
-export const ContractBody = Type.Object({
+export const { schema: ContractBody, map: restContract } = restShape((field: ShapeField<RestContractFragment>) => ({
   id: Type.String(),
-  document: Type.Object({ id: Type.String(), name: Type.String(), mime: Type.String() }),
+  // The spec's "File" object; a contract has one file, so it shares the contract's id.
+  document: field(Type.Object({ id: Type.String(), name: Type.String(), mime: Type.String() }), (contract) => ({
+    id: contract.id,
+    name: contract.name,
+    mime: contract.mimeType,
+  })),
   annotationUrl: Type.String(),
-  ...ContractParts,
+  ...contractPartFields(field),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
-
-export const restContract = (contract: RestContractFragment) => ({
-  id: contract.id,
-  // The spec's "File" object; a contract has one file, so it shares the contract's id.
-  document: { id: contract.id, name: contract.name, mime: contract.mimeType },
-  annotationUrl: contract.annotationUrl,
-  ...restContractParts(contract),
-  created_at: contract.createdAt,
-  updated_at: contract.updatedAt,
-});
+}));

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { RestItemAFragment, RestItemBFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestContractPartsFragment, RestItemAFragment, RestItemBFragment } from '../../kernel/graphql/__generated__/operations';
 import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
-import { ContractParts, restContractParts } from '../contracts/contract.rest-shapes';
+import { restShape, type Field } from '../../kernel/rest/shape';
+import { contractPartFields } from '../contracts/contract.rest-shapes';
 import { QUESTION_TYPES } from '../requests/request.enums';
 import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
@@ -44,62 +45,46 @@ export function itemInputFromRest(body: ItemCreateBody): RequestItemInput {
 
 const ItemTypeA = StringEnum(['UPLOAD', 'E_SIGNATURE', 'QUESTION'] as const);
 
-export const ItemBodyA = Type.Object({
+export const { schema: ItemBodyA, map: restItemA } = restShape((field: Field<RestItemAFragment>) => ({
   id: Type.String(),
   name: Type.String(),
-  type: ItemTypeA,
+  type: field(ItemTypeA, (item) => item.kind),
   description: Nullable(Type.String()),
   required: Type.Boolean(),
-  answer: Nullable(Type.String()),
+  answer: field(Nullable(Type.String()), (item) => ('answer' in item ? item.answer : null)),
   verified: Type.Boolean(),
   is_na: Type.Boolean(),
-});
+}));
 
-const Assignee = Type.Object({
-  email: Nullable(Type.String()),
-  firstName: Nullable(Type.String()),
-  lastName: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-});
 /** An attachment or document inside another record: `{id, name, mime}`. */
-export const FileRef = Type.Object({ id: Type.String(), name: Type.String(), mime: Type.String() });
-export const restFileRef = (file: { id: string; name: string; mimeType: string }) => ({ id: file.id, name: file.name, mime: file.mimeType });
-
-export const ItemBodyB = Type.Object({
+export const { schema: FileRef, map: restFileRef } = restShape((field: Field<{ id: string; name: string; mimeType: string }>) => ({
   id: Type.String(),
-  type: StringEnum(['STANDARD', 'E_SIGNATURE', 'QUESTION'] as const),
+  name: Type.String(),
+  mime: field(Type.String(), (file) => file.mimeType),
+}));
+
+const NO_ASSIGNEE = { email: null, firstName: null, lastName: null, phone: null };
+
+const { schema: ESignature, map: restESignature } = restShape((field: Field<RestContractPartsFragment>) => ({
+  contractId: field(Type.String(), (contract) => contract.id),
+  ...contractPartFields(field),
+}));
+
+export const { schema: ItemBodyB, map: restItemB } = restShape((field: Field<RestItemBFragment>) => ({
+  id: Type.String(),
+  type: field(StringEnum(['STANDARD', 'E_SIGNATURE', 'QUESTION'] as const), (item) => (item.kind === 'UPLOAD' ? 'STANDARD' : item.kind)),
   name: Type.String(),
   description: Nullable(Type.String()),
   status: StringEnum(['INCOMPLETE', 'COMPLETE', 'REJECTED', 'VERIFIED'] as const),
   required: Type.Boolean(),
-  questions: Type.Optional(Type.Object({ id: Type.String(), questionText: Type.String(), questionAnswer: Nullable(Type.String()) })),
-  eSignature: Type.Optional(Type.Object({ contractId: Type.String(), ...ContractParts })),
-  attachments: Type.Array(FileRef),
-  assignedTo: Assignee,
-  documents: Type.Array(FileRef),
-});
-
-export const restItemA = (item: RestItemAFragment) => ({
-  id: item.id,
-  name: item.name,
-  type: item.kind,
-  description: item.description,
-  required: item.required,
-  answer: 'answer' in item ? item.answer : null,
-  verified: item.verified,
-  is_na: item.isNa,
-});
-
-export const restItemB = (item: RestItemBFragment) => ({
-  id: item.id,
-  type: item.kind === 'UPLOAD' ? 'STANDARD' : item.kind,
-  name: item.name,
-  description: item.description,
-  status: item.status,
-  required: item.required,
-  ...(item.kind === 'QUESTION' ? { questions: { id: item.id, questionText: item.name, questionAnswer: 'answer' in item ? item.answer : null } } : {}),
-  ...('contract' in item && item.contract ? { eSignature: { contractId: item.contract.id, ...restContractParts(item.contract) } } : {}),
-  attachments: item.attachments.map(restFileRef),
-  assignedTo: item.assignedTo ?? { email: null, firstName: null, lastName: null, phone: null },
-  documents: item.documents.map(restFileRef),
-});
+  questions: field(Type.Optional(Type.Object({ id: Type.String(), questionText: Type.String(), questionAnswer: Nullable(Type.String()) })), (item) =>
+    item.kind === 'QUESTION' ? { id: item.id, questionText: item.name, questionAnswer: 'answer' in item ? item.answer : null } : undefined,
+  ),
+  eSignature: field(Type.Optional(ESignature), (item) => ('contract' in item && item.contract ? restESignature(item.contract) : undefined)),
+  attachments: field(Type.Array(FileRef), (item) => item.attachments.map(restFileRef)),
+  assignedTo: field(
+    Type.Object({ email: Nullable(Type.String()), firstName: Nullable(Type.String()), lastName: Nullable(Type.String()), phone: Nullable(Type.String()) }),
+    (item) => item.assignedTo ?? NO_ASSIGNEE,
+  ),
+  documents: field(Type.Array(FileRef), (item) => item.documents.map(restFileRef)),
+}));

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Language as GraphQLLanguage, RestRecipientFragment, RestRequestFragment } from '../../kernel/graphql/__generated__/operations';
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
+import { restShape, type Field } from '../../kernel/rest/shape';
 import { AttachmentIds, FileRef, ItemBodyA, ItemCreateBody, itemInputFromRest, restFileRef, restItemA } from '../items/item.rest-shapes';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { MAX_ITEMS } from '../items/item.limits';
@@ -76,39 +77,24 @@ export function recipientInputFromRest(body: RecipientCreateBody) {
   };
 }
 
-const RecipientBody = Type.Object({
+const RecipientPerson = restShape((field: Field<RestRecipientFragment>) => ({
+  id: field(Type.String(), (r) => r.contact.id),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  owner_id: field(Type.String(), (r) => r.contact.owner.id),
+  team_id: field(Nullable(Type.String()), (r) => r.contact.team?.id ?? null),
+  language: field(Nullable(Type.String()), (r) => (r.language ? languageToRest(r.language) : null)),
+}));
+
+const Recipient = restShape((field: Field<RestRecipientFragment>) => ({
   request_link: Type.String(),
   mfa_link: Nullable(Type.String()),
   auth: AuthMethodSchema,
   password: Type.String(),
-  recipient: Type.Object({
-    id: Type.String(),
-    first_name: Nullable(Type.String()),
-    last_name: Nullable(Type.String()),
-    email: Nullable(Type.String()),
-    phone: Nullable(Type.String()),
-    owner_id: Type.String(),
-    team_id: Nullable(Type.String()),
-    language: Nullable(Type.String()),
-  }),
-});
-
-const restRecipient = (recipient: RestRecipientFragment) => ({
-  request_link: recipient.requestLink,
-  mfa_link: recipient.mfaLink,
-  auth: recipient.auth,
-  password: recipient.password,
-  recipient: {
-    id: recipient.contact.id,
-    first_name: recipient.firstName,
-    last_name: recipient.lastName,
-    email: recipient.email,
-    phone: recipient.phone,
-    owner_id: recipient.contact.owner.id,
-    team_id: recipient.contact.team?.id ?? null,
-    language: recipient.language ? languageToRest(recipient.language) : null,
-  },
-});
+  recipient: field(RecipientPerson.schema, RecipientPerson.map),
+}));
 
 // ---- requests ------------------------------------------------------------------------------------
 
@@ -206,18 +192,32 @@ export function requestCreateInputFromRest(body: (typeof RequestCreateBody)['sta
 
 const RequestState = StringEnum(REQUEST_STATES);
 
-export const RequestBody = Type.Object({
+const Collaborator = restShape((field: Field<RestRequestFragment['collaborators'][number]>) => ({
+  id: Type.String(),
+  role: Type.String(),
+  first_name: field(Nullable(Type.String()), (c) => c.user.firstName),
+  last_name: field(Nullable(Type.String()), (c) => c.user.lastName),
+  email: field(Type.String(), (c) => c.user.email),
+}));
+
+const ReminderScheduleEntry = restShape((field: Field<RestRequestFragment['reminderSchedule'][number]>) => ({
+  send_at: Type.String(),
+  message: Nullable(Type.String()),
+}));
+
+export const { schema: RequestBody, map: restRequest } = restShape((field: Field<RestRequestFragment>) => ({
   id: Type.String(),
   name: Type.String(),
-  owner_id: Type.String(),
-  team_id: Nullable(Type.String()),
-  template_id: Nullable(Type.String()),
-  status: RequestState,
+  owner_id: field(Type.String(), (r) => r.owner.id),
+  team_id: field(Nullable(Type.String()), (r) => r.team?.id ?? null),
+  template_id: field(Nullable(Type.String()), (r) => r.template?.id ?? null),
+  status: field(RequestState, (r) => r.state),
   state: RequestState,
   owner_opened: Type.Boolean(),
   user_opened: Type.Boolean(),
   verified: Type.Boolean(),
-  deleted: Type.Boolean(),
+  // Deleted requests are not found, so every request a client sees says false.
+  deleted: field(Type.Boolean(), () => false),
   rejected: Type.Boolean(),
   due_date: Nullable(Type.String()),
   expiration_date: Nullable(Type.String()),
@@ -225,62 +225,21 @@ export const RequestBody = Type.Object({
   first_reminder_date: Nullable(Type.String()),
   personal_message: Nullable(Type.String()),
   notes: Nullable(Type.String()),
-  user_metadata: Type.Record(Type.String(), Type.String()),
-  language: Type.String(),
-  reminders: Type.String({ description: 'days between reminders, as a string' }),
-  reminder_schedule: Type.Array(Type.Object({ send_at: Type.String(), message: Nullable(Type.String()) })),
+  user_metadata: field(Type.Record(Type.String(), Type.String()), (r) => r.userMetadata as Record<string, string>),
+  language: field(Type.String(), (r) => languageToRest(r.language)),
+  reminders: field(Type.String({ description: 'days between reminders, as a string' }), (r) => String(r.reminders)),
+  reminder_schedule: field(Type.Array(ReminderScheduleEntry.schema), (r) => r.reminderSchedule.map(ReminderScheduleEntry.map)),
   cloud_storage_folder: Nullable(Type.String()),
   cloud_storage_provider: Type.String(),
   require_complete_submission: Type.Boolean(),
   disable_submission_comments: Type.Boolean(),
   mfa_enabled: Type.Boolean(),
   percent_complete: Type.Number(),
-  items: Type.Array(ItemBodyA),
-  attachments: Type.Array(FileRef),
-  recipients: Type.Array(RecipientBody),
-  collaborators: Type.Array(
-    Type.Object({ id: Type.String(), role: Type.String(), first_name: Nullable(Type.String()), last_name: Nullable(Type.String()), email: Type.String() }),
-  ),
+  items: field(Type.Array(ItemBodyA), (r) => r.items.map(restItemA)),
+  attachments: field(Type.Array(FileRef), (r) => r.attachments.map(restFileRef)),
+  recipients: field(Type.Array(Recipient.schema), (r) => r.recipients.map(Recipient.map)),
+  collaborators: field(Type.Array(Collaborator.schema), (r) => r.collaborators.map(Collaborator.map)),
   closed_at: Nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
-
-export const restRequest = (request: RestRequestFragment) => ({
-  id: request.id,
-  name: request.name,
-  owner_id: request.owner.id,
-  team_id: request.team?.id ?? null,
-  template_id: request.template?.id ?? null,
-  status: request.state,
-  state: request.state,
-  owner_opened: request.ownerOpened,
-  user_opened: request.userOpened,
-  verified: request.verified,
-  // Deleted requests are not found, so every request a client sees says false.
-  deleted: false,
-  rejected: request.rejected,
-  due_date: request.dueDate,
-  expiration_date: request.expirationDate,
-  auto_close_at: request.autoCloseAt,
-  first_reminder_date: request.firstReminderDate,
-  personal_message: request.personalMessage,
-  notes: request.notes,
-  user_metadata: request.userMetadata as Record<string, string>,
-  language: languageToRest(request.language),
-  reminders: String(request.reminders),
-  reminder_schedule: request.reminderSchedule.map((entry) => ({ send_at: entry.sendAt, message: entry.message })),
-  cloud_storage_folder: request.cloudStorageFolder,
-  cloud_storage_provider: request.cloudStorageProvider,
-  require_complete_submission: request.requireCompleteSubmission,
-  disable_submission_comments: request.disableSubmissionComments,
-  mfa_enabled: request.mfaEnabled,
-  percent_complete: request.percentComplete,
-  items: request.items.map(restItemA),
-  attachments: request.attachments.map(restFileRef),
-  recipients: request.recipients.map(restRecipient),
-  collaborators: request.collaborators.map((c) => ({ id: c.id, role: c.role, first_name: c.user.firstName, last_name: c.user.lastName, email: c.user.email })),
-  closed_at: request.closedAt,
-  created_at: request.createdAt,
-  updated_at: request.updatedAt,
-});
+}));
