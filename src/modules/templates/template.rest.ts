@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type {
   OrganizationTemplateListQuery,
-  RestTemplateFragment,
   TemplateCreateMutation,
   TemplateDeleteMutation,
   TemplateGetQuery,
@@ -14,10 +13,11 @@ import { foundOrganization, inputFromBody, noContent } from '../../kernel/rest/m
 import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, NoContent, Nullable, StringEnum, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ITEM_TYPES, QUESTION_TYPES } from '../requests/request.enums';
-import { LanguageSchema, languageFromRest, languageToRest } from '../requests/request.rest-shapes';
+import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
 import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
 import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from '../items/item.limits';
 import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_FORM_DEFAULT_VALUE, MAX_FORM_FIELDS, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
+import { restTemplate, TemplateBody } from './template.rest-shapes';
 
 const operations = loadOperations(join(__dirname, 'template.operations.graphql'));
 
@@ -75,67 +75,6 @@ const templateItemsFromRest = (items: (typeof TemplateItemBody)['static'][]) =>
 
 const templateInput = (body: Record<string, unknown>) =>
   inputFromBody(body, Object.keys(templateFields), { language: languageFromRest, items: templateItemsFromRest });
-
-const TemplateItemOut = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  type: Type.String(),
-  description: Nullable(Type.String()),
-  required: Type.Boolean(),
-  answer: Nullable(Type.String()),
-  verified: Type.Boolean(),
-  is_na: Type.Boolean(),
-  received: Type.Boolean(),
-  form: Nullable(Type.Object({ id: Type.String(), allow_file_upload: Type.Boolean(), fields: Type.Record(Type.String(), Type.Object({ default_value: Nullable(Type.String()), read_only: Type.Boolean() })) })),
-});
-
-const TemplateBody = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  owner_id: Type.String(),
-  team_id: Nullable(Type.String()),
-  items: Type.Array(TemplateItemOut),
-  default_title: Nullable(Type.String()),
-  personal_message: Nullable(Type.String()),
-  reminders: Type.String(),
-  due_date_interval: Nullable(Type.Integer()),
-  language: Type.String(),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
-
-type FormFields = Record<string, { defaultValue?: string | null; readOnly?: boolean }>;
-
-const restTemplate = (template: RestTemplateFragment) => ({
-  id: template.id,
-  name: template.name,
-  owner_id: template.owner.id,
-  team_id: template.team?.id ?? null,
-  // Items in shape A; a template item is never verified nor marked not applicable.
-  items: template.items.map((item) => ({
-    id: item.id,
-    name: item.name,
-    type: item.kind,
-    description: item.description,
-    required: item.required,
-    answer: item.answer,
-    verified: false,
-    is_na: false,
-    received: item.received,
-    form: item.form && {
-      id: item.form.id,
-      allow_file_upload: item.form.allowFileUpload,
-      fields: Object.fromEntries(Object.entries(item.form.fields as FormFields).map(([name, f]) => [name, { default_value: f.defaultValue ?? null, read_only: f.readOnly ?? false }])),
-    },
-  })),
-  default_title: template.defaultTitle,
-  personal_message: template.personalMessage,
-  reminders: String(template.reminders),
-  due_date_interval: template.dueDateInterval,
-  language: languageToRest(template.language),
-  created_at: template.createdAt,
-  updated_at: template.updatedAt,
-});
 
 export const templateRestRows: RestRow[] = [
   {
