@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { Type, TypeGuard, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 
 // A REST response body is declared once, as a table of its fields: the table gives both the JSON
 // Schema the row serialises with and the mapper from the GraphQL result. A field whose value is its
@@ -9,7 +9,7 @@ import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox
 /** A field computed from the GraphQL record rather than read from its camelCase namesake. */
 export type Computed<S, T extends TSchema = TSchema> = { schema: T; from: (source: S) => Static<T> | undefined };
 
-/** Makes a computed field; `from` answering undefined leaves the field out (for optional fields). */
+/** Makes a computed field; for an optional field (Type.Optional), `from` answering undefined leaves it out. */
 export type Field<S> = <T extends TSchema>(schema: T, from: (source: S) => NoInfer<Static<T>> | undefined) => Computed<S, T>;
 
 const field = <S, T extends TSchema>(schema: T, from: (source: S) => Static<T> | undefined): Computed<S, T> => ({ schema, from });
@@ -48,18 +48,26 @@ const isComputed = <S>(spec: TSchema | Computed<S>): spec is Computed<S> => type
 export function restShape<S, F extends Record<string, TSchema | Computed<S, any>>>(build: (field: Field<S>) => F & Checked<S, F>): Shape<S, F> {
   const entries = Object.entries(build(field) as Record<string, TSchema | Computed<S>>);
   const schema = Type.Object(Object.fromEntries(entries.map(([key, spec]) => [key, isComputed(spec) ? spec.schema : spec])) as Record<string, TSchema>);
-  const getters = entries.map(([key, spec]): [string, (source: S) => unknown] => {
-    if (isComputed(spec)) return [key, spec.from];
-    const name = camel(key);
-    return [key, (source) => (source as Record<string, unknown>)[name]];
-  });
-  const map = (source: S) => {
-    const body: Record<string, unknown> = {};
-    for (const [key, get] of getters) {
-      const value = get(source);
-      if (value !== undefined) body[key] = value;
-    }
-    return body;
+  // Generated straight-line code, as lean.ts does for rows: a loop over getters mapped a request
+  // about ten times slower than a hand-written mapper, which a 100-request list would feel. The code
+  // holds the keys only as quoted literals and the computations by index. Without optional fields the
+  // body is one object literal (V8 lays it out at once); with them, keys are set one by one, in table
+  // order still.
+  const computations: Computed<S>['from'][] = [];
+  const valueOf = (key: string, spec: TSchema | Computed<S>) => {
+    if (!isComputed(spec)) return `source[${JSON.stringify(camel(key))}]`;
+    computations.push(spec.from);
+    return `from[${computations.length - 1}](source)`;
   };
-  return { schema, map } as unknown as Shape<S, F>;
+  const optional = (spec: TSchema | Computed<S>) => isComputed(spec) && TypeGuard.IsOptional(spec.schema);
+  const code = entries.some(([, spec]) => optional(spec))
+    ? `const body = {}; let value; ${entries
+        .map(([key, spec]) => {
+          const target = `body[${JSON.stringify(key)}]`;
+          return optional(spec) ? `value = ${valueOf(key, spec)}; if (value !== undefined) ${target} = value;` : `${target} = ${valueOf(key, spec)};`;
+        })
+        .join(' ')} return body;`
+    : `return { ${entries.map(([key, spec]) => `${JSON.stringify(key)}: ${valueOf(key, spec)}`).join(', ')} };`;
+  const map = new Function('from', `return function map(source) { ${code} };`)(computations);
+  return { schema, map } as Shape<S, F>;
 }

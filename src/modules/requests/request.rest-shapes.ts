@@ -200,7 +200,7 @@ const Collaborator = restShape((field: Field<RestRequestFragment['collaborators'
   email: field(Type.String(), (c) => c.user.email),
 }));
 
-const ReminderScheduleEntry = restShape((field: Field<RestRequestFragment['reminderSchedule'][number]>) => ({
+const ReminderScheduleEntry = restShape((_field: Field<RestRequestFragment['reminderSchedule'][number]>) => ({
   send_at: Type.String(),
   message: Nullable(Type.String()),
 }));
