@@ -1,6 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
+import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../src/kernel/limits';
+import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_ITEMS } from '../../src/modules/items/item.limits';
+import { MAX_QUESTION, MAX_RECIPIENTS } from '../../src/modules/recipients/recipient.limits';
+import {
+  MAX_CLOUD_STORAGE_FOLDER,
+  MAX_COLLABORATORS,
+  MAX_METADATA_KEY,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE,
+  MAX_NOTES,
+  MAX_PERSONAL_MESSAGE,
+  MAX_REMINDER_MESSAGE,
+  MAX_REMINDER_SCHEDULE,
+  MAX_REMINDERS,
+  MAX_REQUEST_NAME,
+  MIN_REMINDERS,
+} from '../../src/modules/requests/request.limits';
 import { createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
 
 // Property-based fuzzing of POST /requests and PATCH /requests/{request_id}: valid bodies, valid
@@ -33,26 +50,26 @@ const ITEM_TYPES = ['UPLOAD', 'STANDARD', 'E_SIGNATURE', 'QUESTION'];
 
 /** The fields both bodies take (PATCH takes only these), by path; `*` is any index or key. */
 const WRITABLE: Record<string, Kind> = {
-  name: { t: 'text', max: 255 },
+  name: { t: 'text', max: MAX_REQUEST_NAME },
   due_date: { t: 'date' },
   expiration_date: { t: 'date' },
   auto_close_at: { t: 'date' },
   first_reminder_date: { t: 'date' },
-  personal_message: { t: 'text', max: 5000 },
-  notes: { t: 'text', max: 10000 },
+  personal_message: { t: 'text', max: MAX_PERSONAL_MESSAGE },
+  notes: { t: 'text', max: MAX_NOTES },
   user_metadata: { t: 'metadata' },
-  'user_metadata.*': { t: 'text', max: 1000 },
+  'user_metadata.*': { t: 'text', max: MAX_METADATA_VALUE },
   language: { t: 'enum', values: LANGUAGE_VALUES },
   reminders: { t: 'int' },
   reminder_schedule: { t: 'array' },
   'reminder_schedule.*': { t: 'object' },
   'reminder_schedule.*.send_at': { t: 'date' },
-  'reminder_schedule.*.message': { t: 'text', max: 2000 },
+  'reminder_schedule.*.message': { t: 'text', max: MAX_REMINDER_MESSAGE },
   collaborators: { t: 'array' },
   'collaborators.*': { t: 'union' },
   'collaborators.*.id': { t: 'uuid' },
   'collaborators.*.role': { t: 'enum', values: ['ADMIN', 'USER'] },
-  cloud_storage_folder: { t: 'text', max: 1000 },
+  cloud_storage_folder: { t: 'text', max: MAX_CLOUD_STORAGE_FOLDER },
   cloud_storage_provider: { t: 'enum', values: PROVIDERS },
   require_complete_submission: { t: 'bool' },
   disable_submission_comments: { t: 'bool' },
@@ -64,28 +81,28 @@ const CREATE: Record<string, Kind> = {
   recipients: { t: 'array' },
   'recipients.*': { t: 'object' },
   'recipients.*.id': { t: 'uuid' },
-  'recipients.*.first_name': { t: 'text', max: 100 },
-  'recipients.*.last_name': { t: 'text', max: 100 },
-  'recipients.*.email': { t: 'text', max: 320 },
-  'recipients.*.phone': { t: 'text', max: 32 },
+  'recipients.*.first_name': { t: 'text', max: MAX_PERSON_NAME },
+  'recipients.*.last_name': { t: 'text', max: MAX_PERSON_NAME },
+  'recipients.*.email': { t: 'text', max: MAX_EMAIL },
+  'recipients.*.phone': { t: 'text', max: MAX_PHONE },
   'recipients.*.language': { t: 'enum', values: LANGUAGE_VALUES },
   'recipients.*.auth_method': { t: 'union' },
   'recipients.*.auth_method.type': { t: 'enum', values: AUTH_METHODS },
-  'recipients.*.auth_method.question_text': { t: 'text', max: 1000 },
-  'recipients.*.auth_method.question_answer': { t: 'text', max: 1000 },
+  'recipients.*.auth_method.question_text': { t: 'text', max: MAX_QUESTION },
+  'recipients.*.auth_method.question_answer': { t: 'text', max: MAX_QUESTION },
   'recipients.*.send_method': { t: 'enum', values: SEND_METHODS },
-  'recipients.*.question_text': { t: 'text', max: 1000 },
-  'recipients.*.question_answer': { t: 'text', max: 1000 },
+  'recipients.*.question_text': { t: 'text', max: MAX_QUESTION },
+  'recipients.*.question_answer': { t: 'text', max: MAX_QUESTION },
   items: { t: 'array' },
   'items.*': { t: 'object' },
-  'items.*.name': { t: 'text', max: 1000 },
+  'items.*.name': { t: 'text', max: MAX_ITEM_NAME },
   'items.*.type': { t: 'enum', values: ITEM_TYPES },
-  'items.*.description': { t: 'text', max: 5000 },
+  'items.*.description': { t: 'text', max: MAX_ITEM_DESCRIPTION },
   'items.*.required': { t: 'bool' },
-  'items.*.answer': { t: 'text', max: 10000 },
+  'items.*.answer': { t: 'text', max: MAX_ANSWER },
   'items.*.question': { t: 'object' },
   'items.*.question.type': { t: 'enum', values: ['TEXT'] },
-  'items.*.question.answer': { t: 'text', max: 10000 },
+  'items.*.question.answer': { t: 'text', max: MAX_ANSWER },
   'items.*.contractId': { t: 'uuid' },
   'items.*.contract_id': { t: 'uuid' },
   owner_id: { t: 'uuid' },
@@ -195,7 +212,7 @@ const writableArb = (collaboratorId: string) =>
       notes: optionalText(100),
       user_metadata: metadataArb,
       language: fc.constantFrom(...LANGUAGE_VALUES),
-      reminders: fc.integer({ min: -1, max: 365 }),
+      reminders: fc.integer({ min: MIN_REMINDERS, max: MAX_REMINDERS }),
       reminder_schedule: fc.array(fc.record({ send_at: validDate, message: optionalText(40) }), { maxLength: 2 }),
       collaborators: fc.constantFrom([], [collaboratorId], [{ id: collaboratorId, role: 'ADMIN' }]),
       cloud_storage_folder: optionalText(60),
@@ -269,23 +286,34 @@ type Mutation =
   | { m: 'surrogate'; value: string }
   | { m: 'null' };
 
+/** The most entries a list or map takes. */
+const MAX_ENTRIES: Record<string, number> = {
+  items: MAX_ITEMS,
+  recipients: MAX_RECIPIENTS,
+  reminder_schedule: MAX_REMINDER_SCHEDULE,
+  collaborators: MAX_COLLABORATORS,
+  user_metadata: MAX_METADATA_KEYS,
+};
+
+/** Each limit and one beyond it, for the texts and for the lists and maps. */
+const atAndBeyond = (maxima: number[]) => [...new Set(maxima.flatMap((max) => [max, max + 1]))];
+const TEXT_LENGTHS = atAndBeyond(Object.values(CREATE).flatMap((kind) => (kind.t === 'text' ? [kind.max] : [])));
+const ENTRY_COUNTS = atAndBeyond(Object.values(MAX_ENTRIES));
+
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ m: fc.constant('wrongType' as const), pick: fc.nat() }),
   fc.record({ m: fc.constant('badEnum' as const), value: fc.constantFrom('NOPE', 'upload', 'email', 'EN_US', 'en_us', '', ' SERVICE', 'service', 'text') }),
   fc.record({ m: fc.constant('badDate' as const), value: fc.constantFrom(...BAD_DATES) }),
-  fc.record({ m: fc.constant('oversize' as const), length: fc.constantFrom(256, 300, 1001, 20000), char: fc.constantFrom('x', 'é', '😀') }),
+  fc.record({ m: fc.constant('oversize' as const), length: fc.constantFrom(...TEXT_LENGTHS, 20000), char: fc.constantFrom('x', 'é', '😀') }),
   fc.record({ m: fc.constant('nul' as const), value: fc.constantFrom(...NUL_STRINGS) }),
   fc.record({ m: fc.constant('bigInt' as const), value: fc.constantFrom(...BIG_NUMBERS) }),
   fc.record({ m: fc.constant('deep' as const), depth: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2000 })), metadata: fc.boolean() }),
   fc.record({ m: fc.constant('array' as const), wrap: fc.boolean() }),
   fc.record({ m: fc.constant('unknown' as const), key: fc.constantFrom(...ROOT_EXTRA_KEYS, ...NESTED_EXTRA_KEYS), value: fc.constantFrom('marker' as const, 'json' as const), json: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json> }),
-  fc.record({ m: fc.constant('many' as const), count: fc.constantFrom(20, 21, 50, 51, 100, 101, 1000) }),
+  fc.record({ m: fc.constant('many' as const), count: fc.constantFrom(...ENTRY_COUNTS, 1000) }),
   fc.record({ m: fc.constant('surrogate' as const), value: fc.constantFrom('\ud800', 'a\udc00b', '\udfff\ud800') }),
   fc.constant({ m: 'null' as const }),
 );
-
-/** The most entries a list or map takes (API-DECISIONS limits; items 100, the others 20, metadata 50 keys). */
-const MAX_ENTRIES: Record<string, number> = { items: 100, recipients: 20, reminder_schedule: 20, collaborators: 20, user_metadata: 50 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -717,7 +745,7 @@ describe('request fuzzing', () => {
 
     it('should name a user_metadata key as sent in the loc of its 422', async () => {
       // Keys are the client's data: no snake_casing (camelCaseKey) and no turning digits into indices.
-      for (const key of [`camelCaseKey${'x'.repeat(100)}`, '1'.repeat(101)]) {
+      for (const key of [`camelCaseKey${'x'.repeat(MAX_METADATA_KEY)}`, '1'.repeat(MAX_METADATA_KEY + 1)]) {
         const response = await checkPost({ label: 'long metadata key', body: { ...validPost(), user_metadata: { [key]: 'v' } }, expect: 'reject' });
         expect(response.statusCode).toBe(422);
         expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'user_metadata', key] })]);

@@ -1,4 +1,5 @@
-import { MAX_PENDING_EVENTS, Subscriber } from '../../src/kernel/graphql/subscriptions';
+import { MAX_PENDING_EVENTS } from '../../src/kernel/limits';
+import { Subscriber } from '../../src/kernel/graphql/subscriptions';
 
 // A socket whose peer stopped reading never reports a message written, which a loopback socket
 // cannot be made to do quickly (the kernel buffers megabytes); this one holds every message back.

@@ -1,9 +1,7 @@
 import { QueryBuilder } from '@mikro-orm/postgresql';
 import { baseQuery, findLean, queryRows, type LeanQuery } from '../db/lean';
 import { AppError } from '../errors/app-error';
-
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits';
 
 export type PageArgs = {
   first?: number | null;

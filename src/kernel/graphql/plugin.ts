@@ -7,9 +7,7 @@ import { AppError, graphqlCode } from '../errors/app-error';
 import type { GraphQLContext } from './context';
 import { DateTimeScalar, JSONScalar, URLScalar } from './scalars';
 import { loadSdl } from './sdl';
-
-/** Nesting deeper than any of our own documents need; deeper ones are refused before execution. */
-export const MAX_QUERY_DEPTH = 12;
+import { MAX_QUERY_DEPTH } from '../limits';
 
 type FormattedError = { message: string; locations?: unknown; path?: unknown; extensions: Record<string, unknown> };
 

@@ -8,9 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { subscriptionField, type StoredEvent } from '../events/topics';
 import type { ContextFactory, Viewer } from './context';
 import type { SubjectLoader } from './events';
-
-/** Events a subscriber may have waiting before it is cut off (a client that stopped reading). */
-export const MAX_PENDING_EVENTS = 1000;
+import { MAX_MESSAGE_BYTES, MAX_PENDING_EVENTS } from '../limits';
 
 /** The root value of `Subscription.events`: the event with the record it is about. */
 export type EventRoot = {
@@ -219,9 +217,6 @@ function keyFromConnectionParams(params: Record<string, unknown> | undefined): s
 }
 
 type ConnectionExtra = { viewer?: Viewer; request: IncomingMessage; socket: WebSocket };
-
-/** Largest WebSocket message a client may send (a subscribe message carries one document). */
-export const MAX_MESSAGE_BYTES = 64 * 1024;
 
 /** Distinct subscription documents kept parsed and validated. */
 const MAX_PREPARED_DOCUMENTS = 1000;

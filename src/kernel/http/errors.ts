@@ -2,9 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error';
 import { RestError, restErrorFromAppError, userErrorsToEntries } from '../rest/engine';
 import { toValidationEntries, type ValidationEntry } from '../rest/validation';
-
-/** Deepest nesting a JSON body may have; no document of this API needs more than a handful. */
-export const MAX_JSON_DEPTH = 64;
+import { MAX_JSON_DEPTH } from '../limits';
 
 /**
  * Walks a parsed body without recursion: refuses nesting beyond MAX_JSON_DEPTH and drops "__proto__"

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, httpStatus, type UserError } from '../errors/app-error';
+import { AppError, httpStatus, httpStatusOfGraphQLCode, type UserError } from '../errors/app-error';
 import type { GraphQLContext } from '../graphql/context';
 import { acceptFileBodies } from '../http/files';
 import type { ValidationEntry } from './validation';
@@ -98,18 +98,9 @@ export function found<T>(value: T | null | undefined, resource: string): T {
 
 type GraphQLErrorJson = { message: string; extensions?: { code?: string; userErrors?: UserError[]; requestId?: string } };
 
-const STATUS_BY_CODE: Record<string, number> = {
-  NOT_FOUND: 404,
-  BAD_USER_INPUT: 422,
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  CONFLICT: 409,
-  RATE_LIMITED: 429,
-};
-
 function restErrorFromGraphQL(error: GraphQLErrorJson): RestError {
   const code = error.extensions?.code ?? 'INTERNAL_SERVER_ERROR';
-  const status = STATUS_BY_CODE[code] ?? 500;
+  const status = httpStatusOfGraphQLCode(code);
   if (status === 422) {
     const userErrors = error.extensions?.userErrors;
     return new RestError(422, userErrors?.length ? userErrorsToEntries(userErrors) : [{ loc: ['body'], msg: error.message, type: 'value_error' }]);

@@ -1,5 +1,5 @@
 import { Type, type TObject, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
-import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../graphql/pagination';
+import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../limits';
 
 // Building blocks of the REST rows' JSON Schemas. The same schemas validate requests (422 bodies),
 // serialise responses, and will generate the OpenAPI document.

@@ -1,4 +1,5 @@
 import { AppError, type UserError, type UserErrorCode } from '../errors/app-error';
+import { MAX_DATE, MAX_EMAIL, MIN_DATE } from '../limits';
 
 export type FieldPath = (string | number)[];
 
@@ -6,9 +7,6 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9][0-9 ().-]{3,30}$/;
 const UNPAIRED_SURROGATE = /[\ud800-\udfff]/u;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// Dates PostgreSQL and JavaScript both represent, and no client means anything outside of.
-const MIN_DATE = Date.UTC(1970, 0, 1);
-const MAX_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export const isUuid = (value: string): boolean => UUID.test(value);
 
@@ -43,7 +41,7 @@ export class InputCheck {
 
   email(field: FieldPath, value: string | null | undefined): this {
     if (value == null) return this;
-    if (value.length > 320 || !EMAIL.test(value)) return this.add(field, 'Input should be an email address', 'INVALID');
+    if (value.length > MAX_EMAIL || !EMAIL.test(value)) return this.add(field, 'Input should be an email address', 'INVALID');
     return this;
   }
 
@@ -65,7 +63,7 @@ export class InputCheck {
     if (value == null) return this;
     const time = value.getTime();
     if (Number.isNaN(time) || time < MIN_DATE || time > MAX_DATE) {
-      return this.add(field, 'Input should be a date between 1970 and 9999', 'OUT_OF_RANGE');
+      return this.add(field, `Input should be a date between ${new Date(MIN_DATE).getUTCFullYear()} and ${new Date(MAX_DATE).getUTCFullYear()}`, 'OUT_OF_RANGE');
     }
     return this;
   }

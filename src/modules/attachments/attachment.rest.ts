@@ -7,6 +7,7 @@ import { noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { openFile } from '../files/file.service';
+import { AttachmentBody, restAttachment } from './attachment.rest-shapes';
 import { getItemAttachmentFile, uploadAttachment, uploadItemAttachment } from './attachment.service';
 
 const operations = loadOperations(join(__dirname, 'attachment.operations.graphql'));
@@ -17,23 +18,9 @@ const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
 const ItemAttachmentParams = Type.Object({ request_id: Uuid(), item_id: Uuid(), attachment_id: Uuid() });
 
 /** CustomerDocumentPublic (spec 2.5). */
-const AttachmentBody = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  size: Type.Integer(),
-  mime_type: Type.String(),
-  creation_date: Type.String(),
-});
 /** An item attachment adds where it is downloaded. */
 const ItemAttachmentBody = Type.Object({ ...AttachmentBody.properties, download_url: Type.String() });
 
-const restAttachment = (attachment: RestAttachmentFragment) => ({
-  id: attachment.id,
-  name: attachment.name,
-  size: attachment.size,
-  mime_type: attachment.mimeType,
-  creation_date: attachment.createdAt,
-});
 const restItemAttachment = (attachment: RestAttachmentFragment) => ({ ...restAttachment(attachment), download_url: attachment.downloadUrl! });
 
 const itemAttachments = (data: ItemAttachmentListQuery) => found(found(data.request, 'Request').item, 'Item').attachments;

@@ -10,13 +10,15 @@ import { loadOperations } from '../../kernel/rest/operations';
 import { listQuery, NoContent, Query, Text, Uuid, ValidationBody, withErrors } from '../../kernel/rest/schemas';
 import { previewContract } from './contract.preview';
 import { ContractBody, contractUpdateInputFromRest, ContractUpdateBody, restContract } from './contract.rest-shapes';
-import { MAX_CONTRACT_BYTES, uploadContract } from './contract.service';
+import { uploadContract } from './contract.service';
+import { MAX_CONTRACT_BYTES } from './contract.limits';
+import { MAX_RAW_UPLOAD_NAME } from '../files/file.limits';
 
 const operations = loadOperations(join(__dirname, 'contract.operations.graphql'));
 
 const tags = ['E-signature documents'];
 const ContractParams = Type.Object({ contract_id: Uuid() });
-const UploadQuery = Query({ name: Text(1000, { description: 'the file name, when the body is the raw file' }) });
+const UploadQuery = Query({ name: Text(MAX_RAW_UPLOAD_NAME, { description: 'the file name, when the body is the raw file' }) });
 
 export const contractRestRows: RestRow[] = [
   {

@@ -8,6 +8,8 @@ import { deleteReferences, saveUpload } from '../files/file.service';
 import type { Viewer } from '../identity/viewer';
 import { Contract, type ContractAnnotation, type ContractField, type ContractLayout } from './contract.entities';
 import { inTransaction } from '../../kernel/db/transaction';
+import { MAX_PERSON_NAME } from '../../kernel/limits';
+import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contract.limits';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'>;
 
@@ -19,11 +21,6 @@ const CONTRACT_TYPES: Record<string, string> = {
   cfb: 'application/msword',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
-
-/** A document to sign, not an archive: and the preview reads a PDF whole. */
-export const MAX_CONTRACT_BYTES = 64 * 1024 * 1024;
-export const MAX_CONTRACT_PARTS = 200;
-const MAX_OFFSET = 100_000;
 
 export async function uploadContract(ctx: Ctx, upload: IncomingFile): Promise<Contract> {
   const rule = {
@@ -52,14 +49,14 @@ export function listContracts(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): 
 }
 
 function checkNumber(check: InputCheck, field: FieldPath, value: number, min: number, exclusiveMin: boolean): void {
-  if (!Number.isFinite(value) || value > MAX_OFFSET || (exclusiveMin ? value <= min : value < min)) {
-    check.add(field, `Input should be a number ${exclusiveMin ? 'above' : 'from'} ${min} ${exclusiveMin ? 'and at most' : 'to'} ${MAX_OFFSET}`, 'OUT_OF_RANGE');
+  if (!Number.isFinite(value) || value > MAX_LAYOUT_POINTS || (exclusiveMin ? value <= min : value < min)) {
+    check.add(field, `Input should be a number ${exclusiveMin ? 'above' : 'from'} ${min} ${exclusiveMin ? 'and at most' : 'to'} ${MAX_LAYOUT_POINTS}`, 'OUT_OF_RANGE');
   }
 }
 
 function layoutFromInput(check: InputCheck, path: FieldPath, layout: ContractLayoutInput | null | undefined): ContractLayout | null {
   if (!layout) return null;
-  check.int([...path, 'page'], layout.page, { min: 1, max: 10_000 });
+  check.int([...path, 'page'], layout.page, { min: 1, max: MAX_CONTRACT_PAGE });
   if (layout.position) {
     checkNumber(check, [...path, 'position', 'offsetX'], layout.position.offsetX, 0, false);
     checkNumber(check, [...path, 'position', 'offsetY'], layout.position.offsetY, 0, false);
@@ -80,19 +77,19 @@ export async function updateContract(ctx: Ctx, id: string, input: ContractUpdate
   }
   const annotations = input.annotations?.map((a, index): ContractAnnotation => {
     const path = ['annotations', index];
-    check.text([...path, 'id'], a.id, { max: 100 }).text([...path, 'defaultValue'], a.defaultValue, { max: 1000 });
+    check.text([...path, 'id'], a.id, { max: MAX_PART_ID }).text([...path, 'defaultValue'], a.defaultValue, { max: MAX_PART_TEXT });
     return { id: a.id ?? null, type: a.type, defaultValue: a.defaultValue ?? null, layout: layoutFromInput(check, [...path, 'layout'], a.layout) };
   });
   const fields = input.fields?.map((f, index): ContractField => {
     const path = ['fields', index];
     const assignee = f.assignedTo;
-    check.text([...path, 'id'], f.id, { max: 100 }).text([...path, 'placeholder'], f.placeholder, { max: 1000 });
+    check.text([...path, 'id'], f.id, { max: MAX_PART_ID }).text([...path, 'placeholder'], f.placeholder, { max: MAX_PART_TEXT });
     if (assignee) {
       check
         .email([...path, 'assignedTo', 'email'], assignee.email)
         .phone([...path, 'assignedTo', 'phone'], assignee.phone)
-        .text([...path, 'assignedTo', 'firstName'], assignee.firstName, { max: 100 })
-        .text([...path, 'assignedTo', 'lastName'], assignee.lastName, { max: 100 });
+        .text([...path, 'assignedTo', 'firstName'], assignee.firstName, { max: MAX_PERSON_NAME })
+        .text([...path, 'assignedTo', 'lastName'], assignee.lastName, { max: MAX_PERSON_NAME });
     }
     return {
       id: f.id ?? null,

@@ -6,7 +6,6 @@ import type {
   ItemDocumentListQuery,
   RequestDocumentListQuery,
   RequestDocumentsDeleteMutation,
-  RestDocumentFragment,
 } from '../../kernel/graphql/__generated__/operations';
 import { sendFile } from '../../kernel/http/files';
 import type { Renderer } from '../../kernel/events/outbox';
@@ -15,6 +14,7 @@ import { noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { openFile } from '../files/file.service';
+import { DocumentBody, restDocument } from './document.rest-shapes';
 import { documentsByItem, getDocumentFile } from './document.service';
 import { zipDocuments } from './document.zip';
 
@@ -24,30 +24,6 @@ const tags = ['Documents'];
 const RequestParams = Type.Object({ request_id: Uuid() });
 const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
 const DocumentParams = Type.Object({ document_id: Uuid() });
-
-const DocumentBody = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  mime: Type.String(),
-  size: Type.Integer(),
-  sha256: Type.String(),
-  request_id: Type.String(),
-  item_id: Type.String(),
-  download_url: Type.String(),
-  created_at: Type.String(),
-});
-
-const restDocument = (document: RestDocumentFragment) => ({
-  id: document.id,
-  name: document.name,
-  mime: document.mimeType,
-  size: document.size,
-  sha256: document.sha256,
-  request_id: document.request.id,
-  item_id: document.item.id,
-  download_url: document.downloadUrl,
-  created_at: document.createdAt,
-});
 
 const itemDocuments = (data: ItemDocumentListQuery) => found(found(data.request, 'Request').item, 'Item').documents;
 

@@ -1,7 +1,7 @@
+import { MAX_FILE_NAME, MAX_ZIP_SEGMENT } from './file.limits';
+
 // File names come from clients and go into Content-Disposition headers, zip entries and file systems:
 // they are made safe once, when stored, and again for zip entries, which have stricter rules.
-
-export const MAX_FILE_NAME = 255;
 
 // C0 and C1 controls, DEL, and lone surrogates (which PostgreSQL would store as U+FFFD).
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -30,7 +30,7 @@ export function storedFileName(name: string | null, extension: string | null): s
 }
 
 /** A name safe as one segment of a zip entry on any system: no separators, no `..`, no reserved characters. */
-export function portableSegment(name: string, fallback: string, max = 120): string {
+export function portableSegment(name: string, fallback: string, max = MAX_ZIP_SEGMENT): string {
   const clean = name.replace(UNSAFE, '').replace(NOT_PORTABLE, '_').replace(/^[\s.]+|[\s.]+$/g, '');
   return truncate(clean || fallback, max);
 }

@@ -12,50 +12,10 @@ import { found, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { DetailBody, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
-import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../kernel/graphql/pagination';
+import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../kernel/limits';
+import { restTeam, restUser, TeamBody, UserBody } from './identity.rest-shapes';
 
 const operations = loadOperations(join(__dirname, 'identity.operations.graphql'));
-
-type UserResult = UserGetQuery['user'] & {};
-type TeamResult = TeamGetQuery['team'] & {};
-
-const UserBody = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  first_name: Type.Union([Type.String(), Type.Null()]),
-  last_name: Type.Union([Type.String(), Type.Null()]),
-  role: Type.String(),
-  organization_id: Type.String(),
-  team_id: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String(),
-});
-
-const TeamBody = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  organization_id: Type.String(),
-  member_ids: Type.Array(Type.String()),
-  created_at: Type.String(),
-});
-
-export const restUser = (user: UserResult) => ({
-  id: user.id,
-  email: user.email,
-  first_name: user.firstName,
-  last_name: user.lastName,
-  role: user.role,
-  organization_id: user.organization.id,
-  team_id: user.team?.id ?? null,
-  created_at: user.createdAt,
-});
-
-const restTeam = (team: TeamResult) => ({
-  id: team.id,
-  name: team.name,
-  organization_id: team.organization.id,
-  member_ids: team.members.map((m) => m.id),
-  created_at: team.createdAt,
-});
 
 // GET /whoami answers "an object with string properties": absent values are left out, not null.
 const stringsOnly = (record: Record<string, string | null | undefined>) =>

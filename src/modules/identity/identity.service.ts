@@ -7,6 +7,8 @@ import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
 import { ApiKey, Organization, Team, User, type UserRole } from './identity.entities';
 import { isAdmin, type Viewer } from './viewer';
 import { inTransaction } from '../../kernel/db/transaction';
+import { MAX_EMAIL, MAX_PERSON_NAME } from '../../kernel/limits';
+import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity.limits';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
 
@@ -65,7 +67,7 @@ export async function listTeams(ctx: Ctx): Promise<Team[]> {
 }
 
 function checkPerson(check: InputCheck, input: { email?: string | null; firstName?: string | null; lastName?: string | null }) {
-  check.email(['email'], input.email).text(['firstName'], input.firstName, { max: 100 }).text(['lastName'], input.lastName, { max: 100 });
+  check.email(['email'], input.email).text(['firstName'], input.firstName, { max: MAX_PERSON_NAME }).text(['lastName'], input.lastName, { max: MAX_PERSON_NAME });
 }
 
 /** Creates an organization with its first ADMIN and that admin's first API key (CLI and first start). */
@@ -73,7 +75,7 @@ export async function createOrganization(
   em: EntityManager,
   input: { name: string; adminEmail: string; adminFirstName?: string; adminLastName?: string; apiKey?: string },
 ): Promise<{ organization: Organization; user: User; apiKey: string }> {
-  const check = new InputCheck().text(['name'], input.name, { max: 200, min: 1, required: true });
+  const check = new InputCheck().text(['name'], input.name, { max: MAX_ORGANIZATION_NAME, min: 1, required: true });
   check.email(['adminEmail'], input.adminEmail);
   check.done();
   return inTransaction(em, async (tx) => {
@@ -123,7 +125,7 @@ export async function createApiKeyForEmail(em: EntityManager, email: string, nam
 
 export async function createTeam(ctx: Ctx, input: { name: string }): Promise<Team> {
   requireAdmin(ctx.viewer);
-  new InputCheck().text(['name'], input.name, { max: 200, min: 1, required: true }).done();
+  new InputCheck().text(['name'], input.name, { max: MAX_TEAM_NAME, min: 1, required: true }).done();
   const team = ctx.em.create(Team, { organization: ctx.viewer.organizationId, name: input.name.trim() });
   await ctx.em.flush();
   return team;
@@ -153,7 +155,7 @@ export async function createUser(
 ): Promise<User> {
   requireAdmin(ctx.viewer);
   const check = new InputCheck();
-  check.text(['email'], input.email, { max: 320, required: true });
+  check.text(['email'], input.email, { max: MAX_EMAIL, required: true });
   checkPerson(check, input);
   const team = await checkTeam(ctx, check, input.teamId);
   check.done();
@@ -192,7 +194,7 @@ export async function updateUser(
 export async function createApiKey(ctx: Ctx, input: { userId?: string | null; name?: string | null }): Promise<{ apiKey: ApiKey; secret: string }> {
   const userId = input.userId ?? ctx.viewer.userId;
   if (userId !== ctx.viewer.userId) requireAdmin(ctx.viewer);
-  new InputCheck().text(['name'], input.name, { max: 100 }).done();
+  new InputCheck().text(['name'], input.name, { max: MAX_API_KEY_NAME }).done();
   const user = await getUser(ctx, userId);
   if (!user) throw AppError.validation([{ field: ['userId'], message: 'Names no user of your organization', code: 'NOT_FOUND' }]);
   const secret = generateApiKey();

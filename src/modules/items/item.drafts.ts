@@ -1,6 +1,7 @@
 import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import type { FieldPath, InputCheck } from '../../kernel/validation/input-check';
-import type { ItemType, QuestionType } from '../items/item.enums';
+import type { ItemType, QuestionType } from './item.enums';
+import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
 /** An item as requests and templates both hold it, before it is stored. */
 export type ItemDraft = {
@@ -12,10 +13,6 @@ export type ItemDraft = {
   answer: string | null;
   contractId: string | null;
 };
-
-export const MAX_ITEM_NAME = 1000;
-export const MAX_ITEM_DESCRIPTION = 5000;
-export const MAX_ANSWER = 10000;
 
 export function checkItemText(check: InputCheck, path: FieldPath, item: { name?: string | null; description?: string | null; answer?: string | null }, nameRequired: boolean) {
   check

@@ -1,26 +1,28 @@
 import { Type } from '@sinclair/typebox';
-import type { RestItemAFragment, RestItemBFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestContractPartsFragment, RestItemAFragment, RestItemBFragment } from '../../kernel/graphql/__generated__/operations';
 import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
-import { ContractParts, restContractParts } from '../contracts/contract.rest-shapes';
-import { QUESTION_TYPES } from '../items/item.enums';
+import { restShape, type Field } from '../../kernel/rest/shape';
+import { contractPartFields } from '../contracts/contract.rest-shapes';
+import { QUESTION_TYPES } from './item.enums';
+import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
 // The spec's shapes of items: A (inside requests and templates, and item create/get/update) and B
 // (the item list of the later revision), with the mapping of CreateRequestItem onto GraphQL.
 
 /** Ids of attachments of the caller's library, copied onto a request or item at creation. */
-export const AttachmentIds = Type.Array(Uuid('the id of an attachment of your library'), { maxItems: 1000 });
+export const AttachmentIds = Type.Array(Uuid('the id of an attachment of your library'), { maxItems: MAX_ATTACHMENT_IDS });
 
 /** CreateRequestItem: the fields of shape A, a question part for QUESTION, contractId for E_SIGNATURE. */
 export const ItemCreateBody = Body(
   {
-    name: Text(1000, { minLength: 1 }),
+    name: Text(MAX_ITEM_NAME, { minLength: 1 }),
     type: StringEnum(['UPLOAD', 'STANDARD', 'E_SIGNATURE', 'QUESTION'] as const, 'UPLOAD (or STANDARD), E_SIGNATURE or QUESTION'),
-    description: Nullable(Text(5000)),
+    description: Nullable(Text(MAX_ITEM_DESCRIPTION)),
     required: Nullable(Type.Boolean()),
-    answer: Nullable(Text(10000)),
+    answer: Nullable(Text(MAX_ANSWER)),
     question: Nullable(
-      Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(10000)) }),
+      Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(MAX_ANSWER)) }),
     ),
     contractId: Nullable(Uuid()),
     contract_id: Nullable(Uuid()),
@@ -43,62 +45,46 @@ export function itemInputFromRest(body: ItemCreateBody): RequestItemInput {
 
 const ItemTypeA = StringEnum(['UPLOAD', 'E_SIGNATURE', 'QUESTION'] as const);
 
-export const ItemBodyA = Type.Object({
+export const { schema: ItemBodyA, map: restItemA } = restShape((field: Field<RestItemAFragment>) => ({
   id: Type.String(),
   name: Type.String(),
-  type: ItemTypeA,
+  type: field(ItemTypeA, (item) => item.kind),
   description: Nullable(Type.String()),
   required: Type.Boolean(),
-  answer: Nullable(Type.String()),
+  answer: field(Nullable(Type.String()), (item) => ('answer' in item ? item.answer : null)),
   verified: Type.Boolean(),
   is_na: Type.Boolean(),
-});
+}));
 
-const Assignee = Type.Object({
-  email: Nullable(Type.String()),
-  firstName: Nullable(Type.String()),
-  lastName: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-});
 /** An attachment or document inside another record: `{id, name, mime}`. */
-export const FileRef = Type.Object({ id: Type.String(), name: Type.String(), mime: Type.String() });
-export const restFileRef = (file: { id: string; name: string; mimeType: string }) => ({ id: file.id, name: file.name, mime: file.mimeType });
-
-export const ItemBodyB = Type.Object({
+export const { schema: FileRef, map: restFileRef } = restShape((field: Field<{ id: string; name: string; mimeType: string }>) => ({
   id: Type.String(),
-  type: StringEnum(['STANDARD', 'E_SIGNATURE', 'QUESTION'] as const),
+  name: Type.String(),
+  mime: field(Type.String(), (file) => file.mimeType),
+}));
+
+const NO_ASSIGNEE = { email: null, firstName: null, lastName: null, phone: null };
+
+const { schema: ESignature, map: restESignature } = restShape((field: Field<RestContractPartsFragment>) => ({
+  contractId: field(Type.String(), (contract) => contract.id),
+  ...contractPartFields(field),
+}));
+
+export const { schema: ItemBodyB, map: restItemB } = restShape((field: Field<RestItemBFragment>) => ({
+  id: Type.String(),
+  type: field(StringEnum(['STANDARD', 'E_SIGNATURE', 'QUESTION'] as const), (item) => (item.kind === 'UPLOAD' ? 'STANDARD' : item.kind)),
   name: Type.String(),
   description: Nullable(Type.String()),
   status: StringEnum(['INCOMPLETE', 'COMPLETE', 'REJECTED', 'VERIFIED'] as const),
   required: Type.Boolean(),
-  questions: Type.Optional(Type.Object({ id: Type.String(), questionText: Type.String(), questionAnswer: Nullable(Type.String()) })),
-  eSignature: Type.Optional(Type.Object({ contractId: Type.String(), ...ContractParts })),
-  attachments: Type.Array(FileRef),
-  assignedTo: Assignee,
-  documents: Type.Array(FileRef),
-});
-
-export const restItemA = (item: RestItemAFragment) => ({
-  id: item.id,
-  name: item.name,
-  type: item.kind,
-  description: item.description,
-  required: item.required,
-  answer: 'answer' in item ? item.answer : null,
-  verified: item.verified,
-  is_na: item.isNa,
-});
-
-export const restItemB = (item: RestItemBFragment) => ({
-  id: item.id,
-  type: item.kind === 'UPLOAD' ? 'STANDARD' : item.kind,
-  name: item.name,
-  description: item.description,
-  status: item.status,
-  required: item.required,
-  ...(item.kind === 'QUESTION' ? { questions: { id: item.id, questionText: item.name, questionAnswer: 'answer' in item ? item.answer : null } } : {}),
-  ...('contract' in item && item.contract ? { eSignature: { contractId: item.contract.id, ...restContractParts(item.contract) } } : {}),
-  attachments: item.attachments.map(restFileRef),
-  assignedTo: item.assignedTo ?? { email: null, firstName: null, lastName: null, phone: null },
-  documents: item.documents.map(restFileRef),
-});
+  questions: field(Type.Optional(Type.Object({ id: Type.String(), questionText: Type.String(), questionAnswer: Nullable(Type.String()) })), (item) =>
+    item.kind === 'QUESTION' ? { id: item.id, questionText: item.name, questionAnswer: 'answer' in item ? item.answer : null } : undefined,
+  ),
+  eSignature: field(Type.Optional(ESignature), (item) => ('contract' in item && item.contract ? restESignature(item.contract) : undefined)),
+  attachments: field(Type.Array(FileRef), (item) => item.attachments.map(restFileRef)),
+  assignedTo: field(
+    Type.Object({ email: Nullable(Type.String()), firstName: Nullable(Type.String()), lastName: Nullable(Type.String()), phone: Nullable(Type.String()) }),
+    (item) => item.assignedTo ?? NO_ASSIGNEE,
+  ),
+  documents: field(Type.Array(FileRef), (item) => item.documents.map(restFileRef)),
+}));

@@ -14,6 +14,7 @@ import { noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { NoContent, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ItemBodyA, ItemBodyB, ItemCreateBody, itemInputFromRest, restItemA, restItemB } from './item.rest-shapes';
+import { MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
 const operations = loadOperations(
   join(__dirname, 'item.operations.graphql'),
@@ -26,7 +27,7 @@ const tags = ['Request items'];
 const RequestParams = Type.Object({ request_id: Uuid() });
 const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
 const ItemUpdateBody = Body(
-  { name: Text(1000, { minLength: 1 }), description: Nullable(Text(5000)), required: Type.Boolean() });
+  { name: Text(MAX_ITEM_NAME, { minLength: 1 }), description: Nullable(Text(MAX_ITEM_DESCRIPTION)), required: Type.Boolean() });
 const updateInput = (body: Record<string, unknown> = {}) =>
   Object.fromEntries(Object.entries(body).filter(([key]) => ['name', 'description', 'required'].includes(key)));
 

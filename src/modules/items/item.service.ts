@@ -15,13 +15,12 @@ import { findEventRequest, findVisibleRequest, requireVisibleRequest } from '../
 import type { Request } from '../requests/request.entities';
 import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
+import { MAX_ITEMS } from './item.limits';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'events' | 'loaders'>;
 type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log' | 'events' | 'loaders'>;
-
-export const MAX_ITEMS = 100;
 
 /**
  * New items at the end of a request, assigned to `assignee` (its first recipient), as lean records

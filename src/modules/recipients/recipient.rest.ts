@@ -4,45 +4,22 @@ import type {
   ContactListQuery,
   ContactUpsertMutation,
   OrganizationContactListQuery,
-  RestContactFragment,
 } from '../../kernel/graphql/__generated__/operations';
 import { fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
-import { LanguageSchema, languageFromRest, languageToRest } from '../requests/request.rest-shapes';
+import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
+import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
+import { ContactBody, restContact } from './recipient.rest-shapes';
 
 const operations = loadOperations(join(__dirname, 'recipient.operations.graphql'));
 
 const tags = ['Contacts'];
 const ListQuery = Query({ limit: listQuery('asc').properties.limit });
 
-const ContactBody = Type.Object({
-  id: Type.String(),
-  first_name: Nullable(Type.String()),
-  last_name: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-  language: Nullable(Type.String()),
-  owner_id: Type.String(),
-  team_id: Nullable(Type.String()),
-  created_at: Type.String(),
-});
-
 const ContactUpsertBody = Body(
-  { first_name: Nullable(Text(100)), last_name: Nullable(Text(100)), email: Nullable(Text(320)), phone: Nullable(Text(32)), language: Nullable(LanguageSchema) });
-
-const restContact = (contact: RestContactFragment) => ({
-  id: contact.id,
-  first_name: contact.firstName,
-  last_name: contact.lastName,
-  email: contact.email,
-  phone: contact.phone,
-  language: contact.language ? languageToRest(contact.language) : null,
-  owner_id: contact.owner.id,
-  team_id: contact.team?.id ?? null,
-  created_at: contact.createdAt,
-});
+  { first_name: Nullable(Text(MAX_PERSON_NAME)), last_name: Nullable(Text(MAX_PERSON_NAME)), email: Nullable(Text(MAX_EMAIL)), phone: Nullable(Text(MAX_PHONE)), language: Nullable(LanguageSchema) });
 
 export const recipientRestRows: RestRow[] = [
   {

@@ -4,18 +4,16 @@ import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/conte
 import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
+import { MAX_PERSON_NAME } from '../../kernel/limits';
 import { isAdmin, userRefOf, type UserRef } from '../identity/viewer';
 import { findVisibleRequest } from '../requests/request.access';
 import type { Language } from '../requests/request.enums';
 import type { AuthMethod, SendMethod } from './recipient.enums';
 import { Contact, Recipient } from './recipient.entities';
+import { MAX_QUESTION, MAX_RECIPIENTS } from './recipient.limits';
 import { answerHash, linkToken, newLinkNonce, recipientPassword, sha256Hex } from './recipient-link';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
-
-export const MAX_RECIPIENTS = 20;
-const MAX_NAME = 100;
-const MAX_QUESTION = 1000;
 
 /** A recipient ready to store: its person (an existing contact, or details to upsert as one). */
 export type RecipientDraft = {
@@ -33,8 +31,8 @@ export type RecipientDraft = {
 
 function checkPersonFields(check: InputCheck, path: FieldPath, input: { firstName?: string | null; lastName?: string | null; email?: string | null; phone?: string | null }) {
   check
-    .text([...path, 'firstName'], input.firstName, { max: MAX_NAME })
-    .text([...path, 'lastName'], input.lastName, { max: MAX_NAME })
+    .text([...path, 'firstName'], input.firstName, { max: MAX_PERSON_NAME })
+    .text([...path, 'lastName'], input.lastName, { max: MAX_PERSON_NAME })
     .email([...path, 'email'], input.email)
     .phone([...path, 'phone'], input.phone);
 }

@@ -2,7 +2,24 @@ import { Type } from '@sinclair/typebox';
 import type { Language as GraphQLLanguage, RestRecipientFragment, RestRequestFragment } from '../../kernel/graphql/__generated__/operations';
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
+import { restShape, type Field } from '../../kernel/rest/shape';
 import { AttachmentIds, FileRef, ItemBodyA, ItemCreateBody, itemInputFromRest, restFileRef, restItemA } from '../items/item.rest-shapes';
+import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
+import { MAX_ITEMS } from '../items/item.limits';
+import { MAX_QUESTION, MAX_RECIPIENTS } from '../recipients/recipient.limits';
+import {
+  MAX_CLOUD_STORAGE_FOLDER,
+  MAX_COLLABORATORS,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE,
+  MAX_NOTES,
+  MAX_PERSONAL_MESSAGE,
+  MAX_REMINDER_MESSAGE,
+  MAX_REMINDER_SCHEDULE,
+  MAX_REMINDERS,
+  MAX_REQUEST_NAME,
+  MIN_REMINDERS,
+} from './request.limits';
 import { AUTH_METHODS, SEND_METHODS } from '../recipients/recipient.enums';
 import { CONNECTION_PROVIDERS, LANGUAGE_GRAPHQL_VALUES, LANGUAGES, REQUEST_STATES } from './request.enums';
 
@@ -24,24 +41,24 @@ const AuthMethodSchema = StringEnum(AUTH_METHODS, 'UNSET, EMAIL, SMS, SECURITY_Q
 export const RecipientCreateBody = Body(
   {
     id: Nullable(Uuid('the id of an existing contact')),
-    first_name: Nullable(Text(100)),
-    last_name: Nullable(Text(100)),
-    email: Nullable(Text(320)),
-    phone: Nullable(Text(32)),
+    first_name: Nullable(Text(MAX_PERSON_NAME)),
+    last_name: Nullable(Text(MAX_PERSON_NAME)),
+    email: Nullable(Text(MAX_EMAIL)),
+    phone: Nullable(Text(MAX_PHONE)),
     language: Nullable(LanguageSchema),
     auth_method: Nullable(
       Type.Unsafe<string | { type: string; question_text?: string | null; question_answer?: string | null }>({
         anyOf: [
           AuthMethodSchema,
           Body(
-            { type: AuthMethodSchema, question_text: Nullable(Text(1000)), question_answer: Nullable(Text(1000)) }, ['type']),
+            { type: AuthMethodSchema, question_text: Nullable(Text(MAX_QUESTION)), question_answer: Nullable(Text(MAX_QUESTION)) }, ['type']),
         ],
         description: 'an auth method, or an object {type, question_text, question_answer}',
       }),
     ),
     send_method: Nullable(StringEnum(SEND_METHODS)),
-    question_text: Nullable(Text(1000)),
-    question_answer: Nullable(Text(1000)),
+    question_text: Nullable(Text(MAX_QUESTION)),
+    question_answer: Nullable(Text(MAX_QUESTION)),
   });
 type RecipientCreateBody = (typeof RecipientCreateBody)['static'];
 
@@ -61,39 +78,24 @@ export function recipientInputFromRest(body: RecipientCreateBody) {
   };
 }
 
-const RecipientBody = Type.Object({
+const RecipientPerson = restShape((field: Field<RestRecipientFragment>) => ({
+  id: field(Type.String(), (r) => r.contact.id),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  owner_id: field(Type.String(), (r) => r.contact.owner.id),
+  team_id: field(Nullable(Type.String()), (r) => r.contact.team?.id ?? null),
+  language: field(Nullable(Type.String()), (r) => (r.language ? languageToRest(r.language) : null)),
+}));
+
+const Recipient = restShape((field: Field<RestRecipientFragment>) => ({
   request_link: Type.String(),
   mfa_link: Nullable(Type.String()),
   auth: AuthMethodSchema,
   password: Type.String(),
-  recipient: Type.Object({
-    id: Type.String(),
-    first_name: Nullable(Type.String()),
-    last_name: Nullable(Type.String()),
-    email: Nullable(Type.String()),
-    phone: Nullable(Type.String()),
-    owner_id: Type.String(),
-    team_id: Nullable(Type.String()),
-    language: Nullable(Type.String()),
-  }),
-});
-
-const restRecipient = (recipient: RestRecipientFragment) => ({
-  request_link: recipient.requestLink,
-  mfa_link: recipient.mfaLink,
-  auth: recipient.auth,
-  password: recipient.password,
-  recipient: {
-    id: recipient.contact.id,
-    first_name: recipient.firstName,
-    last_name: recipient.lastName,
-    email: recipient.email,
-    phone: recipient.phone,
-    owner_id: recipient.contact.owner.id,
-    team_id: recipient.contact.team?.id ?? null,
-    language: recipient.language ? languageToRest(recipient.language) : null,
-  },
-});
+  recipient: field(RecipientPerson.schema, RecipientPerson.map),
+}));
 
 // ---- requests ------------------------------------------------------------------------------------
 
@@ -102,30 +104,30 @@ const CollaboratorInputBody = Type.Unsafe<string | { id: string; role?: 'ADMIN' 
   description: 'a user id, or an object {id, role}',
 });
 
-const ReminderScheduleInputBody = Body({ send_at: DateTime(), message: Nullable(Text(2000)) }, ['send_at']);
+const ReminderScheduleInputBody = Body({ send_at: DateTime(), message: Nullable(Text(MAX_REMINDER_MESSAGE)) }, ['send_at']);
 
 const Metadata = Type.Unsafe<Record<string, string>>({
   type: 'object',
-  additionalProperties: Text(1000),
-  maxProperties: 50,
-  description: 'up to 50 string values',
+  additionalProperties: Text(MAX_METADATA_VALUE),
+  maxProperties: MAX_METADATA_KEYS,
+  description: `up to ${MAX_METADATA_KEYS} string values`,
 });
 
 /** The fields PATCH may change (API-DECISIONS, Request fields); creation takes them too. */
 const writableFields = {
-  name: Text(255, { minLength: 1 }),
+  name: Text(MAX_REQUEST_NAME, { minLength: 1 }),
   due_date: Nullable(DateTime()),
   expiration_date: Nullable(DateTime()),
   auto_close_at: Nullable(DateTime()),
-  personal_message: Nullable(Text(5000)),
-  notes: Nullable(Text(10000)),
+  personal_message: Nullable(Text(MAX_PERSONAL_MESSAGE)),
+  notes: Nullable(Text(MAX_NOTES)),
   user_metadata: Metadata,
   language: LanguageSchema,
-  reminders: Type.Integer({ minimum: -1, maximum: 365, description: 'days between reminders, -1 to 365' }),
+  reminders: Type.Integer({ minimum: MIN_REMINDERS, maximum: MAX_REMINDERS, description: `days between reminders, ${MIN_REMINDERS} to ${MAX_REMINDERS}` }),
   first_reminder_date: Nullable(DateTime()),
-  reminder_schedule: Type.Array(ReminderScheduleInputBody, { maxItems: 20 }),
-  collaborators: Type.Array(CollaboratorInputBody, { maxItems: 20 }),
-  cloud_storage_folder: Nullable(Text(1000)),
+  reminder_schedule: Type.Array(ReminderScheduleInputBody, { maxItems: MAX_REMINDER_SCHEDULE }),
+  collaborators: Type.Array(CollaboratorInputBody, { maxItems: MAX_COLLABORATORS }),
+  cloud_storage_folder: Nullable(Text(MAX_CLOUD_STORAGE_FOLDER)),
   cloud_storage_provider: StringEnum(CONNECTION_PROVIDERS),
   require_complete_submission: Type.Boolean(),
   disable_submission_comments: Type.Boolean(),
@@ -144,8 +146,8 @@ export const RequestCreateBody = Body(
     cloud_storage_provider: Nullable(writableFields.cloud_storage_provider),
     require_complete_submission: Nullable(Type.Boolean()),
     disable_submission_comments: Nullable(Type.Boolean()),
-    recipients: Type.Array(RecipientCreateBody, { minItems: 1, maxItems: 20 }),
-    items: Nullable(Type.Array(ItemCreateBody, { maxItems: 100 })),
+    recipients: Type.Array(RecipientCreateBody, { minItems: 1, maxItems: MAX_RECIPIENTS }),
+    items: Nullable(Type.Array(ItemCreateBody, { maxItems: MAX_ITEMS })),
     attachments: Nullable(AttachmentIds),
     attachment_ids: Nullable(AttachmentIds),
     owner_id: Nullable(Uuid()),
@@ -191,18 +193,32 @@ export function requestCreateInputFromRest(body: (typeof RequestCreateBody)['sta
 
 const RequestState = StringEnum(REQUEST_STATES);
 
-export const RequestBody = Type.Object({
+const Collaborator = restShape((field: Field<RestRequestFragment['collaborators'][number]>) => ({
+  id: Type.String(),
+  role: Type.String(),
+  first_name: field(Nullable(Type.String()), (c) => c.user.firstName),
+  last_name: field(Nullable(Type.String()), (c) => c.user.lastName),
+  email: field(Type.String(), (c) => c.user.email),
+}));
+
+const ReminderScheduleEntry = restShape((_field: Field<RestRequestFragment['reminderSchedule'][number]>) => ({
+  send_at: Type.String(),
+  message: Nullable(Type.String()),
+}));
+
+export const { schema: RequestBody, map: restRequest } = restShape((field: Field<RestRequestFragment>) => ({
   id: Type.String(),
   name: Type.String(),
-  owner_id: Type.String(),
-  team_id: Nullable(Type.String()),
-  template_id: Nullable(Type.String()),
-  status: RequestState,
+  owner_id: field(Type.String(), (r) => r.owner.id),
+  team_id: field(Nullable(Type.String()), (r) => r.team?.id ?? null),
+  template_id: field(Nullable(Type.String()), (r) => r.template?.id ?? null),
+  status: field(RequestState, (r) => r.state),
   state: RequestState,
   owner_opened: Type.Boolean(),
   user_opened: Type.Boolean(),
   verified: Type.Boolean(),
-  deleted: Type.Boolean(),
+  // Deleted requests are not found, so every request a client sees says false.
+  deleted: field(Type.Boolean(), () => false),
   rejected: Type.Boolean(),
   due_date: Nullable(Type.String()),
   expiration_date: Nullable(Type.String()),
@@ -210,62 +226,21 @@ export const RequestBody = Type.Object({
   first_reminder_date: Nullable(Type.String()),
   personal_message: Nullable(Type.String()),
   notes: Nullable(Type.String()),
-  user_metadata: Type.Record(Type.String(), Type.String()),
-  language: Type.String(),
-  reminders: Type.String({ description: 'days between reminders, as a string' }),
-  reminder_schedule: Type.Array(Type.Object({ send_at: Type.String(), message: Nullable(Type.String()) })),
+  user_metadata: field(Type.Record(Type.String(), Type.String()), (r) => r.userMetadata as Record<string, string>),
+  language: field(Type.String(), (r) => languageToRest(r.language)),
+  reminders: field(Type.String({ description: 'days between reminders, as a string' }), (r) => String(r.reminders)),
+  reminder_schedule: field(Type.Array(ReminderScheduleEntry.schema), (r) => r.reminderSchedule.map(ReminderScheduleEntry.map)),
   cloud_storage_folder: Nullable(Type.String()),
   cloud_storage_provider: Type.String(),
   require_complete_submission: Type.Boolean(),
   disable_submission_comments: Type.Boolean(),
   mfa_enabled: Type.Boolean(),
   percent_complete: Type.Number(),
-  items: Type.Array(ItemBodyA),
-  attachments: Type.Array(FileRef),
-  recipients: Type.Array(RecipientBody),
-  collaborators: Type.Array(
-    Type.Object({ id: Type.String(), role: Type.String(), first_name: Nullable(Type.String()), last_name: Nullable(Type.String()), email: Type.String() }),
-  ),
+  items: field(Type.Array(ItemBodyA), (r) => r.items.map(restItemA)),
+  attachments: field(Type.Array(FileRef), (r) => r.attachments.map(restFileRef)),
+  recipients: field(Type.Array(Recipient.schema), (r) => r.recipients.map(Recipient.map)),
+  collaborators: field(Type.Array(Collaborator.schema), (r) => r.collaborators.map(Collaborator.map)),
   closed_at: Nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
-
-export const restRequest = (request: RestRequestFragment) => ({
-  id: request.id,
-  name: request.name,
-  owner_id: request.owner.id,
-  team_id: request.team?.id ?? null,
-  template_id: request.template?.id ?? null,
-  status: request.state,
-  state: request.state,
-  owner_opened: request.ownerOpened,
-  user_opened: request.userOpened,
-  verified: request.verified,
-  // Deleted requests are not found, so every request a client sees says false.
-  deleted: false,
-  rejected: request.rejected,
-  due_date: request.dueDate,
-  expiration_date: request.expirationDate,
-  auto_close_at: request.autoCloseAt,
-  first_reminder_date: request.firstReminderDate,
-  personal_message: request.personalMessage,
-  notes: request.notes,
-  user_metadata: request.userMetadata as Record<string, string>,
-  language: languageToRest(request.language),
-  reminders: String(request.reminders),
-  reminder_schedule: request.reminderSchedule.map((entry) => ({ send_at: entry.sendAt, message: entry.message })),
-  cloud_storage_folder: request.cloudStorageFolder,
-  cloud_storage_provider: request.cloudStorageProvider,
-  require_complete_submission: request.requireCompleteSubmission,
-  disable_submission_comments: request.disableSubmissionComments,
-  mfa_enabled: request.mfaEnabled,
-  percent_complete: request.percentComplete,
-  items: request.items.map(restItemA),
-  attachments: request.attachments.map(restFileRef),
-  recipients: request.recipients.map(restRecipient),
-  collaborators: request.collaborators.map((c) => ({ id: c.id, role: c.role, first_name: c.user.firstName, last_name: c.user.lastName, email: c.user.email })),
-  closed_at: request.closedAt,
-  created_at: request.createdAt,
-  updated_at: request.updatedAt,
-});
+}));

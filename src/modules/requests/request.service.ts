@@ -18,32 +18,34 @@ import { attachFiles, findLibraryAttachments } from '../attachments/attachment.s
 import { checkContractIds } from '../contracts/contract.service';
 import { attachmentIdsOf, draftFromInput, type ItemDraft } from '../items/item.drafts';
 import { RequestItem } from '../items/item.entities';
-import { MAX_ITEMS, newItems } from '../items/item.service';
+import { newItems } from '../items/item.service';
+import { MAX_ITEMS } from '../items/item.limits';
 import { Recipient } from '../recipients/recipient.entities';
 import { newRecipients, prepareRecipients } from '../recipients/recipient.service';
-import { DEFAULT_REMINDERS, REMINDERS_RANGE, replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from '../templates/template.service';
+import { DEFAULT_REMINDERS, replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from '../templates/template.service';
 import { requestVisibility, requireDeleteRight, requireVisibleRequest } from './request.access';
 import { Collaborator, Request, type ReminderScheduleEntry } from './request.entities';
 import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
+import {
+  MAX_CLOUD_STORAGE_FOLDER,
+  MAX_COLLABORATORS,
+  MAX_METADATA_KEY,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE,
+  MAX_NOTES,
+  MAX_PERSONAL_MESSAGE,
+  MAX_REMINDER_MESSAGE,
+  MAX_REMINDER_SCHEDULE,
+  MAX_REMINDERS,
+  MAX_REQUEST_NAME,
+  MIN_REMINDERS,
+} from './request.limits';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { primeAll } from '../../kernel/db/loaders';
 import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'events' | 'loaders'>;
 type Loaders = Ctx['loaders'];
-
-export const LIMITS = {
-  name: 255,
-  personalMessage: 5000,
-  notes: 10000,
-  cloudStorageFolder: 1000,
-  metadataKeys: 50,
-  metadataKey: 100,
-  metadataValue: 1000,
-  reminderSchedule: 20,
-  reminderMessage: 2000,
-  collaborators: 20,
-} as const;
 
 type CommonFields = Omit<RequestUpdateInput, 'collaborators'>;
 
@@ -53,19 +55,19 @@ type CommonFields = Omit<RequestUpdateInput, 'collaborators'>;
  */
 function checkCommonFields(check: InputCheck, input: CommonFields, current?: { dueDate?: Date | null; expirationDate?: Date | null }) {
   check
-    .text(['name'], input.name, { max: LIMITS.name, min: 1 })
-    .text(['personalMessage'], input.personalMessage, { max: LIMITS.personalMessage })
-    .text(['notes'], input.notes, { max: LIMITS.notes })
-    .text(['cloudStorageFolder'], input.cloudStorageFolder, { max: LIMITS.cloudStorageFolder })
-    .int(['reminders'], input.reminders, REMINDERS_RANGE)
+    .text(['name'], input.name, { max: MAX_REQUEST_NAME, min: 1 })
+    .text(['personalMessage'], input.personalMessage, { max: MAX_PERSONAL_MESSAGE })
+    .text(['notes'], input.notes, { max: MAX_NOTES })
+    .text(['cloudStorageFolder'], input.cloudStorageFolder, { max: MAX_CLOUD_STORAGE_FOLDER })
+    .int(['reminders'], input.reminders, { min: MIN_REMINDERS, max: MAX_REMINDERS })
     .date(['dueDate'], input.dueDate)
     .date(['expirationDate'], input.expirationDate)
     .date(['autoCloseAt'], input.autoCloseAt)
     .date(['firstReminderDate'], input.firstReminderDate)
-    .stringMap(['userMetadata'], input.userMetadata, { maxKeys: LIMITS.metadataKeys, maxKey: LIMITS.metadataKey, maxValue: LIMITS.metadataValue })
-    .count(['reminderSchedule'], input.reminderSchedule, { max: LIMITS.reminderSchedule });
+    .stringMap(['userMetadata'], input.userMetadata, { maxKeys: MAX_METADATA_KEYS, maxKey: MAX_METADATA_KEY, maxValue: MAX_METADATA_VALUE })
+    .count(['reminderSchedule'], input.reminderSchedule, { max: MAX_REMINDER_SCHEDULE });
   input.reminderSchedule?.forEach((entry, index) => {
-    check.date(['reminderSchedule', index, 'sendAt'], entry.sendAt).text(['reminderSchedule', index, 'message'], entry.message, { max: LIMITS.reminderMessage });
+    check.date(['reminderSchedule', index, 'sendAt'], entry.sendAt).text(['reminderSchedule', index, 'message'], entry.message, { max: MAX_REMINDER_MESSAGE });
   });
   const due = input.dueDate !== undefined ? input.dueDate : current?.dueDate;
   const expiration = input.expirationDate !== undefined ? input.expirationDate : current?.expirationDate;
@@ -84,7 +86,7 @@ const schedule = (entries: RequestCreateInput['reminderSchedule']): ReminderSche
 /** Resolves collaborator inputs to users of the organization (problems go to `check`). */
 async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: CollaboratorInput[] | null | undefined) {
   if (!inputs) return [];
-  check.count(['collaborators'], inputs, { max: LIMITS.collaborators });
+  check.count(['collaborators'], inputs, { max: MAX_COLLABORATORS });
   const ids = inputs.map((c) => c.id).filter(isUuid);
   const users = ids.length ? await ctx.em.find(User, { id: { $in: ids }, organization: ctx.viewer.organizationId }) : [];
   const byId = new Map(users.map((u) => [u.id, u]));

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type {
   OrganizationTemplateListQuery,
-  RestTemplateFragment,
   TemplateCreateMutation,
   TemplateDeleteMutation,
   TemplateGetQuery,
@@ -14,7 +13,11 @@ import { foundOrganization, inputFromBody, noContent } from '../../kernel/rest/m
 import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, NoContent, Nullable, StringEnum, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
-import { LanguageSchema, languageFromRest, languageToRest } from '../requests/request.rest-shapes';
+import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
+import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
+import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from '../items/item.limits';
+import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_FORM_DEFAULT_VALUE, MAX_FORM_FIELDS, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
+import { restTemplate, TemplateBody } from './template.rest-shapes';
 
 const operations = loadOperations(join(__dirname, 'template.operations.graphql'));
 
@@ -22,33 +25,33 @@ const tags = ['Templates'];
 const IdParams = Type.Object({ id: Uuid() });
 const ListQuery = Query({ limit: listQuery('desc').properties.limit });
 
-const FormField = Body({ default_value: Nullable(Text(1000)), read_only: Nullable(Type.Boolean()) });
+const FormField = Body({ default_value: Nullable(Text(MAX_FORM_DEFAULT_VALUE)), read_only: Nullable(Type.Boolean()) });
 
 const TemplateItemBody = Body(
   {
-    name: Text(1000, { minLength: 1 }),
+    name: Text(MAX_ITEM_NAME, { minLength: 1 }),
     type: StringEnum([...ITEM_TYPES, 'STANDARD'], 'UPLOAD (or STANDARD), E_SIGNATURE or QUESTION'),
-    description: Nullable(Text(5000)),
+    description: Nullable(Text(MAX_ITEM_DESCRIPTION)),
     required: Nullable(Type.Boolean()),
     received: Nullable(Type.Boolean()),
-    question: Nullable(Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(10000)) })),
+    question: Nullable(Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(MAX_ANSWER)) })),
     form: Nullable(
       Body(
         {
           id: Uuid(),
           allow_file_upload: Nullable(Type.Boolean()),
-          fields: Nullable(Type.Unsafe<Record<string, { default_value?: string | null; read_only?: boolean | null }>>({ type: 'object', additionalProperties: FormField, maxProperties: 100 })),
+          fields: Nullable(Type.Unsafe<Record<string, { default_value?: string | null; read_only?: boolean | null }>>({ type: 'object', additionalProperties: FormField, maxProperties: MAX_FORM_FIELDS })),
         }, ['id']),
     ),
   }, ['name', 'type']);
 
 const templateFields = {
-  name: Text(255, { minLength: 1 }),
-  items: Type.Array(TemplateItemBody, { maxItems: 100 }),
-  default_title: Nullable(Text(255)),
-  personal_message: Nullable(Text(5000)),
-  reminders: Type.Integer({ minimum: -1, maximum: 365 }),
-  due_date_interval: Nullable(Type.Integer({ minimum: 0, maximum: 3650 })),
+  name: Text(MAX_TEMPLATE_NAME, { minLength: 1 }),
+  items: Type.Array(TemplateItemBody, { maxItems: MAX_TEMPLATE_ITEMS }),
+  default_title: Nullable(Text(MAX_DEFAULT_TITLE)),
+  personal_message: Nullable(Text(MAX_PERSONAL_MESSAGE)),
+  reminders: Type.Integer({ minimum: MIN_REMINDERS, maximum: MAX_REMINDERS }),
+  due_date_interval: Nullable(Type.Integer({ minimum: 0, maximum: MAX_DUE_DATE_INTERVAL })),
   language: LanguageSchema,
 };
 const TemplateCreateBody = Body(
@@ -72,67 +75,6 @@ const templateItemsFromRest = (items: (typeof TemplateItemBody)['static'][]) =>
 
 const templateInput = (body: Record<string, unknown>) =>
   inputFromBody(body, Object.keys(templateFields), { language: languageFromRest, items: templateItemsFromRest });
-
-const TemplateItemOut = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  type: Type.String(),
-  description: Nullable(Type.String()),
-  required: Type.Boolean(),
-  answer: Nullable(Type.String()),
-  verified: Type.Boolean(),
-  is_na: Type.Boolean(),
-  received: Type.Boolean(),
-  form: Nullable(Type.Object({ id: Type.String(), allow_file_upload: Type.Boolean(), fields: Type.Record(Type.String(), Type.Object({ default_value: Nullable(Type.String()), read_only: Type.Boolean() })) })),
-});
-
-const TemplateBody = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  owner_id: Type.String(),
-  team_id: Nullable(Type.String()),
-  items: Type.Array(TemplateItemOut),
-  default_title: Nullable(Type.String()),
-  personal_message: Nullable(Type.String()),
-  reminders: Type.String(),
-  due_date_interval: Nullable(Type.Integer()),
-  language: Type.String(),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
-
-type FormFields = Record<string, { defaultValue?: string | null; readOnly?: boolean }>;
-
-const restTemplate = (template: RestTemplateFragment) => ({
-  id: template.id,
-  name: template.name,
-  owner_id: template.owner.id,
-  team_id: template.team?.id ?? null,
-  // Items in shape A; a template item is never verified nor marked not applicable.
-  items: template.items.map((item) => ({
-    id: item.id,
-    name: item.name,
-    type: item.kind,
-    description: item.description,
-    required: item.required,
-    answer: item.answer,
-    verified: false,
-    is_na: false,
-    received: item.received,
-    form: item.form && {
-      id: item.form.id,
-      allow_file_upload: item.form.allowFileUpload,
-      fields: Object.fromEntries(Object.entries(item.form.fields as FormFields).map(([name, f]) => [name, { default_value: f.defaultValue ?? null, read_only: f.readOnly ?? false }])),
-    },
-  })),
-  default_title: template.defaultTitle,
-  personal_message: template.personalMessage,
-  reminders: String(template.reminders),
-  due_date_interval: template.dueDateInterval,
-  language: languageToRest(template.language),
-  created_at: template.createdAt,
-  updated_at: template.updatedAt,
-});
 
 export const templateRestRows: RestRow[] = [
   {

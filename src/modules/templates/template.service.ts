@@ -8,15 +8,23 @@ import { User } from '../identity/identity.entities';
 import { isAdmin, type Viewer } from '../identity/viewer';
 import { checkItemText, type ItemDraft } from '../items/item.drafts';
 import { DEFAULT_LANGUAGE } from '../requests/request.enums';
+import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
+import { MAX_ANSWER } from '../items/item.limits';
 import { Template, TemplateItem, type TemplateItemForm } from './template.entities';
+import {
+  MAX_DEFAULT_TITLE,
+  MAX_DUE_DATE_INTERVAL,
+  MAX_FORM_DEFAULT_VALUE,
+  MAX_FORM_FIELD_NAME,
+  MAX_FORM_FIELDS,
+  MAX_TEMPLATE_ITEMS,
+  MAX_TEMPLATE_NAME,
+} from './template.limits';
 import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
 
-export const MAX_TEMPLATE_ITEMS = 100;
-const MAX_FORM_FIELDS = 100;
 export const DEFAULT_REMINDERS = 3;
-export const REMINDERS_RANGE = { min: -1, max: 365 };
 
 export type TemplateItemDraft = ItemDraft & { received: boolean; form: TemplateItemForm | null };
 
@@ -58,14 +66,14 @@ function checkForm(check: InputCheck, path: FieldPath, form: TemplateItemInput['
     if (entries.length > MAX_FORM_FIELDS) check.add([...path, 'fields'], `Object should have at most ${MAX_FORM_FIELDS} keys`, 'TOO_MANY');
     for (const [name, value] of entries.slice(0, MAX_FORM_FIELDS)) {
       const fieldPath = [...path, 'fields', name];
-      check.text(fieldPath, name, { max: 200, min: 1 });
+      check.text(fieldPath, name, { max: MAX_FORM_FIELD_NAME, min: 1 });
       const field = value as { defaultValue?: unknown; readOnly?: unknown } | null;
       if (!field || typeof field !== 'object' || Array.isArray(field)) {
         check.add(fieldPath, 'Input should be an object {defaultValue, readOnly}', 'INVALID');
         continue;
       }
       if (field.defaultValue != null && typeof field.defaultValue !== 'string') check.add([...fieldPath, 'defaultValue'], 'Input should be a valid string', 'INVALID');
-      else check.text([...fieldPath, 'defaultValue'], field.defaultValue as string | null | undefined, { max: 1000 });
+      else check.text([...fieldPath, 'defaultValue'], field.defaultValue as string | null | undefined, { max: MAX_FORM_DEFAULT_VALUE });
       if (field.readOnly != null && typeof field.readOnly !== 'boolean') check.add([...fieldPath, 'readOnly'], 'Input should be a valid boolean', 'INVALID');
       result[name] = { defaultValue: (field.defaultValue as string | undefined) ?? null, readOnly: (field.readOnly as boolean | undefined) ?? false };
     }
@@ -78,7 +86,7 @@ function templateItemDrafts(check: InputCheck, items: TemplateItemInput[]): Temp
   return items.map((item, index) => {
     const path = ['items', index];
     checkItemText(check, path, { name: item.name, description: item.description }, true);
-    check.text([...path, 'question', 'answer'], item.question?.answer, { max: 10000 });
+    check.text([...path, 'question', 'answer'], item.question?.answer, { max: MAX_ANSWER });
     const question = item.kind === 'QUESTION';
     return {
       type: item.kind,
@@ -96,11 +104,11 @@ function templateItemDrafts(check: InputCheck, items: TemplateItemInput[]): Temp
 
 function checkTemplateFields(check: InputCheck, input: TemplateCreateInput | TemplateUpdateInput) {
   check
-    .text(['name'], input.name, { max: 255, min: 1 })
-    .text(['defaultTitle'], input.defaultTitle, { max: 255 })
-    .text(['personalMessage'], input.personalMessage, { max: 5000 })
-    .int(['reminders'], input.reminders, REMINDERS_RANGE)
-    .int(['dueDateInterval'], input.dueDateInterval, { min: 0, max: 3650 });
+    .text(['name'], input.name, { max: MAX_TEMPLATE_NAME, min: 1 })
+    .text(['defaultTitle'], input.defaultTitle, { max: MAX_DEFAULT_TITLE })
+    .text(['personalMessage'], input.personalMessage, { max: MAX_PERSONAL_MESSAGE })
+    .int(['reminders'], input.reminders, { min: MIN_REMINDERS, max: MAX_REMINDERS })
+    .int(['dueDateInterval'], input.dueDateInterval, { min: 0, max: MAX_DUE_DATE_INTERVAL });
   if (input.name === null) check.add(['name'], 'Cannot be null', 'INVALID');
 }
 
@@ -112,7 +120,7 @@ export async function replaceTemplateItems(em: EntityManager, template: Template
 
 export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Promise<Template> {
   const check = new InputCheck();
-  check.text(['name'], input.name, { max: 255, min: 1, required: true });
+  check.text(['name'], input.name, { max: MAX_TEMPLATE_NAME, min: 1, required: true });
   checkTemplateFields(check, input);
   const drafts = templateItemDrafts(check, input.items ?? []);
   check.done();

@@ -1,13 +1,12 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import type { FieldPath, InputCheck } from '../../kernel/validation/input-check';
+import { MAX_ENDPOINT_LENGTH } from './webhook.limits';
 
 /** Resolves a host name to its addresses (injected in tests to play DNS tricks). */
 export type HostResolver = (hostname: string) => Promise<string[]>;
 
 export const systemResolver: HostResolver = async (hostname) => (await lookup(hostname, { all: true })).map((a) => a.address);
-
-export const MAX_ENDPOINT_LENGTH = 2000;
 
 /** Only globally routable unicast addresses receive webhooks unless private targets are allowed. */
 export function isPublicAddress(address: string): boolean {

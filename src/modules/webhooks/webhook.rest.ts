@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { topicEnumValue } from '../../kernel/events/topics';
-import { TOPIC_GRAPHQL_VALUES, TOPICS, type Topic } from '../events/event.topics';
+import { TOPICS, type Topic } from '../events/event.topics';
 import type {
-  RestDeliveryFragment,
   RestWebhookFragment,
   WebhookCreateMutation,
   WebhookDeleteMutation,
@@ -18,9 +17,9 @@ import type {
 import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
 import { inputFromBody, noContent } from '../../kernel/rest/mapping';
 import { loadOperations } from '../../kernel/rest/operations';
-import { Body, listQuery, NoContent, Nullable, Query, StringEnum, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
-import { MAX_ENDPOINT_LENGTH } from './webhook.endpoint';
-import { MAX_TOPICS } from './webhook.service';
+import { Body, listQuery, NoContent, Query, StringEnum, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
+import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhook.limits';
+import { DeliveryBody, restDelivery, restWebhook, WebhookBody } from './webhook.rest-shapes';
 
 const operations = loadOperations(join(__dirname, 'webhook.operations.graphql'));
 
@@ -35,66 +34,9 @@ const WebhookUpdateBody = Body({ ...writable, enabled: Type.Boolean({ descriptio
 
 const topicsToGraphQL = (topics: Topic[]) => topics.map(topicEnumValue);
 
-const WebhookBody = Type.Object({
-  id: Type.String(),
-  endpoint: Type.String(),
-  topics: Type.Array(Type.String()),
-  enabled: Type.Boolean(),
-  disabled_at: Nullable(Type.String()),
-  disabled_reason: Nullable(Type.String()),
-  failing_since: Nullable(Type.String()),
-  previous_secret_expires_at: Nullable(Type.String()),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
 const WebhookWithSecretBody = Type.Object({ ...WebhookBody.properties, secret: Type.String() });
 
-const restWebhook = (webhook: RestWebhookFragment) => ({
-  id: webhook.id,
-  endpoint: webhook.endpoint,
-  topics: webhook.topics.map((topic) => TOPIC_GRAPHQL_VALUES[topic]),
-  enabled: webhook.enabled,
-  disabled_at: webhook.disabledAt,
-  disabled_reason: webhook.disabledReason,
-  failing_since: webhook.failingSince,
-  previous_secret_expires_at: webhook.previousSecretExpiresAt,
-  created_at: webhook.createdAt,
-  updated_at: webhook.updatedAt,
-});
-
 const withSecret = (result: { webhook?: RestWebhookFragment | null; secret?: string | null }) => ({ ...restWebhook(result.webhook!), secret: result.secret! });
-
-const DeliveryBody = Type.Object({
-  id: Type.String(),
-  webhook_id: Type.String(),
-  event_id: Type.String(),
-  topic: Type.String(),
-  status: Type.String(),
-  attempt_count: Type.Integer(),
-  next_attempt_at: Nullable(Type.String()),
-  last_status_code: Nullable(Type.Integer()),
-  last_error: Nullable(Type.String()),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-  attempts: Type.Array(
-    Type.Object({ attempted_at: Type.String(), status_code: Nullable(Type.Integer()), latency_ms: Type.Integer(), error: Nullable(Type.String()) }),
-  ),
-});
-
-const restDelivery = (delivery: RestDeliveryFragment) => ({
-  id: delivery.id,
-  webhook_id: delivery.webhook.id,
-  event_id: delivery.eventId,
-  topic: TOPIC_GRAPHQL_VALUES[delivery.topic],
-  status: delivery.status,
-  attempt_count: delivery.attemptCount,
-  next_attempt_at: delivery.nextAttemptAt,
-  last_status_code: delivery.lastStatusCode,
-  last_error: delivery.lastError,
-  created_at: delivery.createdAt,
-  updated_at: delivery.updatedAt,
-  attempts: delivery.attempts.map((a) => ({ attempted_at: a.attemptedAt, status_code: a.statusCode, latency_ms: a.latencyMs, error: a.error })),
-});
 
 export const webhookRestRows: RestRow[] = [
   {

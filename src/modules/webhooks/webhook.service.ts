@@ -9,11 +9,11 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
 import { checkEndpoint } from './webhook.endpoint';
+import { MAX_TOPICS } from './webhook.limits';
 import { Webhook, WebhookDelivery, type DeliveryStatus } from './webhook.entities';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
 
-export const MAX_TOPICS = 16;
 const SECRET_PURPOSE = 'webhook-secret';
 
 /** A Standard Webhooks secret: `whsec_` and the standard base64 of 32 random bytes. */

@@ -3,7 +3,7 @@ import { client, createTenant, createTestApp, type TestApp, type Tenant } from '
 import { submit } from '../../support/documents';
 import { createRequest, createUser } from '../../support/fixtures';
 import { subscribe, wsClient } from '../../support/ws';
-import { MAX_MESSAGE_BYTES } from '../../../src/kernel/graphql/subscriptions';
+import { MAX_MESSAGE_BYTES } from '../../../src/kernel/limits';
 
 describe('GraphQL subscriptions (graphql-ws)', () => {
   let t: TestApp;

@@ -1,0 +1,12 @@
+// Limits of request items (README, Limits); template items share the text limits.
+
+/** Items of one request, at creation and through POST …/items. */
+export const MAX_ITEMS = 100;
+/** Characters of an item's name (at least one that is not blank). */
+export const MAX_ITEM_NAME = 1000;
+/** Characters of an item's description. */
+export const MAX_ITEM_DESCRIPTION = 5000;
+/** Characters of the answer of a question item. */
+export const MAX_ANSWER = 10000;
+/** Attachment ids one body may list; the configured MAX_FILES_PER_ITEM, at most this, is checked by the service. */
+export const MAX_ATTACHMENT_IDS = 1000;

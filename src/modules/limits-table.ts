@@ -1,0 +1,159 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_DATE,
+  MAX_EMAIL,
+  MAX_JSON_DEPTH,
+  MAX_MESSAGE_BYTES,
+  MAX_PAGE_SIZE,
+  MAX_PENDING_EVENTS,
+  MAX_PERSON_NAME,
+  MAX_PHONE,
+  MAX_QUERY_DEPTH,
+  MIN_DATE,
+} from '../kernel/limits';
+import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contracts/contract.limits';
+import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
+import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity/identity.limits';
+import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_ITEMS } from './items/item.limits';
+import { MAX_QUESTION, MAX_RECIPIENTS } from './recipients/recipient.limits';
+import {
+  MAX_CLOUD_STORAGE_FOLDER,
+  MAX_COLLABORATORS,
+  MAX_METADATA_KEY,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE,
+  MAX_NOTES,
+  MAX_PERSONAL_MESSAGE,
+  MAX_REMINDER_MESSAGE,
+  MAX_REMINDER_SCHEDULE,
+  MAX_REMINDERS,
+  MAX_REQUEST_NAME,
+  MIN_REMINDERS,
+} from './requests/request.limits';
+import {
+  MAX_DEFAULT_TITLE,
+  MAX_DUE_DATE_INTERVAL,
+  MAX_FORM_DEFAULT_VALUE,
+  MAX_FORM_FIELD_NAME,
+  MAX_FORM_FIELDS,
+  MAX_TEMPLATE_ITEMS,
+  MAX_TEMPLATE_NAME,
+} from './templates/template.limits';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
+import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
+
+// The README's Limits table, written from the limits constants so that it cannot drift from what the
+// service enforces: `npm run docs:limits` rewrites it, test/unit/readme-limits.test.ts fails while it
+// is stale.
+
+const n = (value: number) => value.toLocaleString('en-US');
+const chars = (max: number) => `${n(max)} characters`;
+const mib = (bytes: number) => `${bytes / 2 ** 20} MiB`;
+const day = (time: number) => new Date(time).toISOString().slice(0, 10);
+const CONFIGURATION = '(see [Configuration](#configuration))';
+
+const duration = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
+
+/** `0, 5 s, 5 min, …, 7 × 10 h`: when each attempt is made, repeats of one delay counted. */
+function retrySchedule(): string {
+  const runs: { delay: number; count: number }[] = [];
+  for (const delay of RETRY_DELAYS_MS) {
+    const last = runs.at(-1);
+    if (last?.delay === delay) last.count++;
+    else runs.push({ delay, count: 1 });
+  }
+  const total = RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0);
+  const steps = ['0', ...runs.map(({ delay, count }) => (count > 1 ? `${count} × ${duration(delay)}` : duration(delay)))];
+  return `${MAX_ATTEMPTS} over about ${(total / 86_400_000).toFixed(1)} days (${steps.join(', ')})`;
+}
+
+/** Limit, value, error: one row each. */
+const rows = (): [string, string, string][] => [
+  ['Page size: REST `limit`, GraphQL `first`/`last`', `1 to ${n(MAX_PAGE_SIZE)}, default ${n(DEFAULT_PAGE_SIZE)}`, '`422` `loc: ["query","limit"]`; GraphQL `BAD_USER_INPUT` (`OUT_OF_RANGE`)'],
+  ['Request body', `\`BODY_LIMIT\` ${CONFIGURATION}`, '`413`'],
+  ['GraphQL query depth', n(MAX_QUERY_DEPTH), '`400`, `GRAPHQL_VALIDATION_FAILED`'],
+  [
+    'Request `name`, template `name`',
+    MAX_REQUEST_NAME === MAX_TEMPLATE_NAME ? `1 to ${chars(MAX_REQUEST_NAME)}, not blank` : `1 to ${chars(MAX_REQUEST_NAME)} (templates ${n(MAX_TEMPLATE_NAME)}), not blank`,
+    '`422` `string_too_long` / `string_too_short` / `too_short`',
+  ],
+  ['Template `default_title`', chars(MAX_DEFAULT_TITLE), '`422` `string_too_long`'],
+  ['`personal_message` (requests, templates)', chars(MAX_PERSONAL_MESSAGE), '`422` `string_too_long`'],
+  ['`notes`', chars(MAX_NOTES), '`422` `string_too_long`'],
+  ['`cloud_storage_folder`', chars(MAX_CLOUD_STORAGE_FOLDER), '`422` `string_too_long`'],
+  ['Item `name`', `1 to ${chars(MAX_ITEM_NAME)} (not blank)`, '`422`'],
+  ['Item `description`', chars(MAX_ITEM_DESCRIPTION), '`422`'],
+  ['Item / question `answer`', chars(MAX_ANSWER), '`422`'],
+  ['`first_name`, `last_name` of recipients, contacts, users and contract signers', `${chars(MAX_PERSON_NAME)} each`, '`422` (users: GraphQL `userErrors`)'],
+  ['`email`', `${chars(MAX_EMAIL)}, \`name@domain.tld\` form`, '`422` `invalid`'],
+  ['`phone`', `${chars(MAX_PHONE)}; an optional \`+\`, a digit, then 3 to 30 digits, spaces or \`().-\``, '`422` `invalid`'],
+  ['`question_text`, `question_answer`', chars(MAX_QUESTION), '`422`'],
+  ['`recipients`', `1 to ${n(MAX_RECIPIENTS)} per request, no recipient twice`, '`422` `too_short` / `too_long` / `invalid`'],
+  ['Items per request', `${n(MAX_ITEMS)} (at creation and through \`POST …/items\`)`, '`422` `too_long` / `too_many` (`loc: ["body"]`)'],
+  ['`collaborators`', `${n(MAX_COLLABORATORS)}, no user twice`, '`422` `too_long` / `invalid`'],
+  [
+    '`user_metadata`',
+    `${n(MAX_METADATA_KEYS)} keys; keys 1 to ${chars(MAX_METADATA_KEY)}; values strings of up to ${chars(MAX_METADATA_VALUE)}`,
+    '`422` `too_long` / `invalid` / `string_too_long` / `string_type`',
+  ],
+  ['`reminder_schedule`', `${n(MAX_REMINDER_SCHEDULE)} entries; \`message\` ${chars(MAX_REMINDER_MESSAGE)}`, '`422`'],
+  ['`reminders` (requests, templates)', `integer ${n(MIN_REMINDERS)} to ${n(MAX_REMINDERS)}`, '`422` `greater_than_equal` / `less_than_equal`'],
+  ['Template `due_date_interval`', `0 to ${n(MAX_DUE_DATE_INTERVAL)} days`, '`422`'],
+  ['Template items', n(MAX_TEMPLATE_ITEMS), '`422`'],
+  ['Template form `fields`', `${n(MAX_FORM_FIELDS)} per item; names 1 to ${chars(MAX_FORM_FIELD_NAME)}; \`default_value\` ${chars(MAX_FORM_DEFAULT_VALUE)}`, '`422`'],
+  ['Dates', `${day(MIN_DATE)} to ${day(MAX_DATE)}`, '`422` `out_of_range`'],
+  ['File upload', `\`MAX_UPLOAD_BYTES\` ${CONFIGURATION}; contracts ${mib(MAX_CONTRACT_BYTES)} at most`, '`413`'],
+  ['Contract types', 'PDF, DOC (OLE compound file), DOCX, by detected content', '`415`'],
+  [
+    'Files per item',
+    `\`MAX_FILES_PER_ITEM\` ${CONFIGURATION} attachments, and as many documents; as many attachments per request; a body lists at most ${n(MAX_ATTACHMENT_IDS)} attachment ids`,
+    '`422` `too_many` (`loc: ["body","file"]`)',
+  ],
+  ['Empty file', 'refused', '`422`'],
+  ['File names', `last path segment, no control characters, ${chars(MAX_FILE_NAME)} (the \`name\` query parameter of a raw upload: ${chars(MAX_RAW_UPLOAD_NAME)})`, 'cut, not refused'],
+  ['Zip entry names', `one segment per folder and file, no \`..\` or separators, ${chars(MAX_ZIP_SEGMENT)}, unique`, 'replaced and numbered, not refused'],
+  [
+    'Contract `annotations`, `fields`',
+    `${n(MAX_CONTRACT_PARTS)} each; \`page\` 1 to ${n(MAX_CONTRACT_PAGE)}; offsets 0 to ${n(MAX_LAYOUT_POINTS)} points; sizes above 0 to ${n(MAX_LAYOUT_POINTS)}; \`id\` ${chars(MAX_PART_ID)}; \`defaultValue\`, \`placeholder\` ${chars(MAX_PART_TEXT)}`,
+    '`400`',
+  ],
+  ['Text anywhere', 'no NUL character, no unpaired UTF-16 surrogate (PostgreSQL would store U+FFFD instead)', '`422`'],
+  ['Webhook topics per subscription', `1 to ${n(MAX_TOPICS)}, no repeats`, '`422`'],
+  ['Webhook endpoint', `${chars(MAX_ENDPOINT_LENGTH)}, \`https\` (or \`http\` with private targets allowed)`, '`422`'],
+  ['Webhook attempts', retrySchedule(), 'delivery `FAILED`'],
+  ['Events waiting for one subscriber (not yet written to its socket)', n(MAX_PENDING_EVENTS), 'subscription ended with `RATE_LIMITED`'],
+  ['WebSocket message from a client', `${MAX_MESSAGE_BYTES / 1024} KiB`, 'connection closed with `1009`'],
+  ['JSON body nesting', `${n(MAX_JSON_DEPTH)} levels`, '`422` `too_deep` (`loc: ["body"]`)'],
+  [
+    'Team and organization names',
+    MAX_TEAM_NAME === MAX_ORGANIZATION_NAME ? `1 to ${chars(MAX_TEAM_NAME)}` : `teams 1 to ${chars(MAX_TEAM_NAME)}, organizations 1 to ${chars(MAX_ORGANIZATION_NAME)}`,
+    'GraphQL `userErrors` / CLI error',
+  ],
+  ['API key `name`', chars(MAX_API_KEY_NAME), 'GraphQL `userErrors`'],
+];
+
+export const LIMITS_BEGIN = '<!-- limits:begin (generated by `npm run docs:limits` from the *.limits.ts files; edit those) -->';
+export const LIMITS_END = '<!-- limits:end -->';
+
+export function limitsTable(): string {
+  return ['| Limit | Value | Error |', '|---|---|---|', ...rows().map((cells) => `| ${cells.join(' | ')} |`)].join('\n');
+}
+
+/** `readme` with the text between the markers replaced by the current table. */
+export function withLimitsTable(readme: string): string {
+  const begin = readme.indexOf(LIMITS_BEGIN);
+  const end = readme.indexOf(LIMITS_END);
+  if (begin < 0 || end < begin) throw new Error(`README.md lacks the markers ${LIMITS_BEGIN} … ${LIMITS_END}`);
+  return `${readme.slice(0, begin + LIMITS_BEGIN.length)}\n${limitsTable()}\n${readme.slice(end)}`;
+}
+
+export const README_PATH = join(__dirname, '../../README.md');
+
+if (require.main === module) {
+  const readme = readFileSync(README_PATH, 'utf8');
+  const updated = withLimitsTable(readme);
+  if (updated !== readme) writeFileSync(README_PATH, updated);
+  process.stdout.write(updated === readme ? 'README.md limits table: up to date\n' : 'README.md limits table: rewritten\n');
+}

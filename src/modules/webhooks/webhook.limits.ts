@@ -1,0 +1,6 @@
+// Limits of webhook subscriptions (README, Limits); retries follow RETRY_DELAYS_MS (webhook.delivery.ts).
+
+/** Topics of one subscription (at least one, none twice). */
+export const MAX_TOPICS = 16;
+/** Characters of an endpoint URL. */
+export const MAX_ENDPOINT_LENGTH = 2000;
