@@ -15,8 +15,10 @@ import { Contact, Recipient } from './recipients/recipient.entities';
 import { findVisibleRequest } from './requests/request.access';
 import { getRequest } from './requests/request.service';
 import { getTemplate } from './templates/template.service';
+import { WebhookDelivery } from './webhooks/webhook.entities';
+import { getWebhook } from './webhooks/webhook.service';
 
-type NodeKind = 'User' | 'Team' | 'Request' | 'Template' | 'Contact' | 'RequestItem' | 'Recipient' | 'ApiKey' | 'Attachment' | 'Document' | 'Contract';
+type NodeKind = 'User' | 'Team' | 'Request' | 'Template' | 'Contact' | 'RequestItem' | 'Recipient' | 'ApiKey' | 'Attachment' | 'Document' | 'Contract' | 'Webhook' | 'WebhookDelivery';
 
 // Which table holds the id, limited to the caller's organization; the module's own lookup then
 // applies its visibility rules.
@@ -32,8 +34,10 @@ const KIND_SQL = `
   union all select 'Attachment' from attachment where id = ? and organization_id = ?
   union all select 'Document' from document d join request r on r.id = d.request_id where d.id = ? and r.organization_id = ?
   union all select 'Contract' from contract where id = ? and organization_id = ?
+  union all select 'Webhook' from webhook where id = ? and organization_id = ?
+  union all select 'WebhookDelivery' from webhook_delivery d join webhook w on w.id = d.webhook_id where d.id = ? and w.organization_id = ?
   limit 1`;
-const KIND_SQL_PAIRS = 11;
+const KIND_SQL_PAIRS = 13;
 
 async function findNode(ctx: GraphQLContext, id: string): Promise<object | null> {
   if (!isUuid(id)) return null;
@@ -67,6 +71,11 @@ async function findNode(ctx: GraphQLContext, id: string): Promise<object | null>
       return getDocument(ctx, id);
     case 'Contract':
       return getContract(ctx, id);
+    // Webhooks are the ADMIN's: to a USER they do not exist.
+    case 'Webhook':
+      return isAdmin(ctx.viewer) ? getWebhook(ctx, id) : null;
+    case 'WebhookDelivery':
+      return isAdmin(ctx.viewer) ? ctx.em.findOne(WebhookDelivery, id) : null;
     default:
       return null;
   }
