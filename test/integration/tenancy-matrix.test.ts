@@ -2,32 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { getNullableType, type GraphQLField, type GraphQLInterfaceType, type GraphQLSchema } from 'graphql';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
 import { answerSelection, fieldDocument, idPositions, minimalValue, positionName, setAt, userErrorPath, type IdPosition } from '../support/graphql-schema';
-import { fillPath, minimalPayload, paramCollection, pathParams, REST_ROWS, rowName } from '../support/rest-rows';
+import { fillPath, minimalPayload, pathParams, REST_ROWS, restNoun, rowName } from '../support/rest-rows';
 import { startReceiver } from '../support/receiver';
 import { snapshotAll } from '../support/snapshot';
-import { buildWorld, type World } from '../support/world';
-import type { RestRow } from '../../src/kernel/rest/engine';
+import { buildWorld, type World, type WorldNoun } from '../support/world';
 
 // Generated from the route table and the schema: a by-id REST row or an id-taking GraphQL field
 // that this file cannot fill fails it, so no new module ships without its cross-tenant check.
 
-type Noun = Exclude<keyof World, 'adminKey'>;
-
-/** What a path parameter indexes, by its collection segment (qualified by its parent's where they differ). */
-const REST_NOUNS: Record<string, Noun> = {
-  organizations: 'organization',
-  users: 'user',
-  teams: 'team',
-  requests: 'request',
-  items: 'item',
-  'items/attachments': 'itemAttachment',
-  attachments: 'libraryAttachment',
-  documents: 'document',
-  contracts: 'contract',
-  templates: 'template',
-  webhooks: 'webhook',
-  'webhooks/deliveries': 'delivery',
-};
+type Noun = WorldNoun;
 
 /** The name a not-found answer gives each noun (`"Request not found"`). */
 const NOT_FOUND_NAME: Record<Noun, string> = {
@@ -132,11 +115,6 @@ const NOT_FOUND_INPUTS: Record<string, string> = {
   'Mutation.requestCreate(input.templateId)': 'README, Tenancy: a template_id the caller cannot see is 404 Template not found',
 };
 
-function restNoun(row: RestRow, param: string): Noun | undefined {
-  const { collection, qualified } = paramCollection(row.url, param);
-  return REST_NOUNS[qualified] ?? REST_NOUNS[collection];
-}
-
 describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
   let t: TestApp;
   let acme: World;
@@ -175,7 +153,7 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
       const missing: string[] = [];
       for (const row of byId) {
         for (const param of pathParams(row.url)) {
-          if (!restNoun(row, param)) missing.push(`${rowName(row)}: add an Acme id for parameter ${param} (REST_NOUNS in test/integration/tenancy-matrix.test.ts)`);
+          if (!restNoun(row, param)) missing.push(`${rowName(row)}: add an Acme id for parameter ${param} (REST_NOUNS in test/support/rest-rows.ts)`);
         }
         if (!(rowName(row) in REST_BODY_OVERRIDES) && minimalPayload(row) === undefined) missing.push(`${rowName(row)}: add a body to REST_BODY_OVERRIDES`);
       }

@@ -1,5 +1,6 @@
 import {
   getNamedType,
+  isAbstractType,
   getNullableType,
   isEnumType,
   isInputObjectType,
@@ -11,6 +12,8 @@ import {
   type GraphQLField,
   type GraphQLInputObjectType,
   type GraphQLInputType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
   type GraphQLSchema,
 } from 'graphql';
 
@@ -138,4 +141,79 @@ export function userErrorPath(field: GraphQLField<unknown, unknown>, path: strin
     if (isListType(getNullableType(type))) out.push('0');
   }
   return out;
+}
+
+/**
+ * A selection of everything under `type`: scalars, and objects and lists to `depth` levels, each
+ * object type expanded once per document (so the document stays small and acyclic), connections
+ * through `nodes` and `totalCount` with their largest page, abstract types through a fragment per
+ * implementation. A connection inside a list is left out: each parent pages its own, one statement
+ * per parent by design, so it is measured under a single parent (`request(id) { documents }`).
+ * Records in `lists` each list field it selects (`Request.items`), for coverage checks.
+ */
+export function deepSelection(
+  schema: GraphQLSchema,
+  type: GraphQLOutputType,
+  depth: number,
+  lists: Set<string>,
+  context: { expanded: Set<string>; underList: boolean } = { expanded: new Set(), underList: false },
+  prefix = '',
+): string {
+  const named = getNamedType(type);
+  if (isLeafType(named)) return '';
+  if (isAbstractType(named)) {
+    // Each implementation's fields under names of its own: same-named fields of different types
+    // (an item's status, a request's status) may not share a response key.
+    const parts = schema.getPossibleTypes(named).map((possible) => `... on ${possible.name} ${deepSelection(schema, possible, depth, lists, context, `${possible.name}_`)}`);
+    return `{ __typename ${parts.join(' ')} }`;
+  }
+  const object = named as GraphQLObjectType;
+  context.expanded.add(object.name);
+  const selected: string[] = [];
+  for (const field of Object.values(object.getFields())) {
+    if (field.args.some((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined)) continue;
+    const inner = getNamedType(field.type);
+    const key = prefix ? `${prefix}${field.name}: ${field.name}` : field.name;
+    if (isLeafType(inner)) {
+      selected.push(key);
+      continue;
+    }
+    if (field.name === 'edges' && object.name.endsWith('Connection')) continue;
+    const isConnection = inner.name.endsWith('Connection');
+    if (isConnection && context.underList) continue;
+    const innerTypes = isAbstractType(inner) ? schema.getPossibleTypes(inner).map((t) => t.name) : [inner.name];
+    const args = field.args.some((arg) => arg.name === 'first') ? '(first: 100)' : '';
+    const isList = isListType(getNullableType(field.type)) || isConnection;
+    if (isList && !object.name.endsWith('Connection')) lists.add(`${object.name}.${field.name}`);
+    if (depth === 0 || innerTypes.every((name) => context.expanded.has(name))) {
+      // Still fetched, so the list's own loading is measured wherever it appears.
+      if (isList && !object.name.endsWith('Connection')) selected.push(`${key}${args} { __typename${isConnection ? ' totalCount' : ''} }`);
+      continue;
+    }
+    const inside = { expanded: context.expanded, underList: context.underList || isListType(getNullableType(field.type)) };
+    selected.push(`${key}${args} ${deepSelection(schema, field.type, depth - 1, lists, inside)}`);
+  }
+  return `{ ${selected.join(' ')} }`;
+}
+
+/** Every list or connection of objects a client can reach from Query (`Request.items`), connections' own `nodes` and `edges` aside. */
+export function reachableLists(schema: GraphQLSchema): string[] {
+  const lists = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (typeName: string) => {
+    if (seen.has(typeName)) return;
+    seen.add(typeName);
+    const type = schema.getType(typeName)!;
+    if (isAbstractType(type)) return schema.getPossibleTypes(type).forEach((t) => visit(t.name));
+    if (!isObjectType(type)) return;
+    for (const field of Object.values(type.getFields())) {
+      const inner = getNamedType(field.type);
+      if (isLeafType(inner)) continue;
+      const isList = isListType(getNullableType(field.type)) || inner.name.endsWith('Connection');
+      if (isList && !type.name.endsWith('Connection') && !field.args.some((arg) => isNonNullType(arg.type))) lists.add(`${type.name}.${field.name}`);
+      visit(inner.name);
+    }
+  };
+  visit(schema.getQueryType()!.name);
+  return [...lists].sort();
 }

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { RestRow } from '../../src/kernel/rest/engine';
 import { REST_ROWS } from '../../src/modules';
 import { multipart } from './files';
+import type { WorldNoun } from './world';
 
 export { REST_ROWS };
 
@@ -19,7 +20,29 @@ export function paramCollection(url: string, param: string): { collection: strin
   return { collection, qualified: parent ? `${parent}/${collection}` : collection };
 }
 
+/** The noun of the world a path parameter takes an id of; undefined for a collection not in REST_NOUNS. */
+export function restNoun(row: Pick<RestRow, 'url'>, param: string): WorldNoun | undefined {
+  const { collection, qualified } = paramCollection(row.url, param);
+  return REST_NOUNS[qualified] ?? REST_NOUNS[collection];
+}
+
 export const fillPath = (url: string, values: Record<string, string>) => url.replace(/:([a-z_]+)/g, (_, name: string) => values[name]);
+
+/** What a path parameter indexes, by its collection segment (qualified by its parent's where they differ). */
+export const REST_NOUNS: Record<string, WorldNoun> = {
+  organizations: 'organization',
+  users: 'user',
+  teams: 'team',
+  requests: 'request',
+  items: 'item',
+  'items/attachments': 'itemAttachment',
+  attachments: 'libraryAttachment',
+  documents: 'document',
+  contracts: 'contract',
+  templates: 'template',
+  webhooks: 'webhook',
+  'webhooks/deliveries': 'delivery',
+};
 
 export const isUpload = (row: RestRow) => 'receive' in row;
 

@@ -37,7 +37,10 @@ export type World = {
   adminKey: string;
 };
 
-async function ok<T = any>(response: { statusCode: number; body: string; json(): any }, what: string): Promise<T> {
+/** A kind of record the world holds one of. */
+export type WorldNoun = Exclude<keyof World, 'adminKey'>;
+
+export async function ok<T = any>(response: { statusCode: number; body: string; json(): any }, what: string): Promise<T> {
   if (response.statusCode !== 200) throw new Error(`${what} answered ${response.statusCode}: ${response.body}`);
   return response.json();
 }
