@@ -40,7 +40,7 @@ export type KeysetOrder = {
 
 type CursorValue = string | number;
 
-function encodeCursor(value: unknown, id: string): string {
+export function encodeCursor(value: unknown, id: string): string {
   const key = value instanceof Date ? value.toISOString() : (value as CursorValue);
   return Buffer.from(JSON.stringify([key, id])).toString('base64url');
 }
@@ -57,7 +57,7 @@ class LazyEdge<T> {
   }
 }
 
-function decodeCursor(cursor: string, argument: string): [CursorValue, string] {
+export function decodeCursor(cursor: string, argument: string): [CursorValue, string] {
   try {
     const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (

@@ -12,7 +12,7 @@ export const StoredFile = defineEntity({
     storageKey: p.string().length(200),
     name: p.string().length(255),
     size: p.integer(),
-    sha256: p.string().length(64),
+    sha256: p.string().length(64).columnType('char(64)'),
     /** Detected from the content; what the client claimed is kept beside it, never trusted. */
     mimeType: p.string().length(255),
     claimedMimeType: p.string().length(255).nullable(),

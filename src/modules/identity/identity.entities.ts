@@ -51,7 +51,7 @@ export const ApiKey = defineEntity({
     user: () => p.manyToOne(User).ref(),
     name: p.string().length(100).nullable(),
     prefix: p.string().length(16),
-    keyHash: p.string().length(64),
+    keyHash: p.string().length(64).columnType('char(64)'),
     createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),
   },

@@ -62,8 +62,9 @@ export async function listUsers(ctx: Ctx, args: PageArgs): Promise<Connection<Us
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
 }
 
-export async function listTeams(ctx: Ctx): Promise<Team[]> {
-  return ctx.em.find(Team, { organization: ctx.viewer.organizationId }, { orderBy: { name: 'asc', id: 'asc' } });
+/** The organization's teams by name, through the operation's loader: once per operation, however many times a query reaches them. */
+export function listTeams(ctx: Pick<GraphQLContext, 'viewer' | 'loaders'>): Promise<Team[]> {
+  return ctx.loaders.teamsByOrganization.load(ctx.viewer.organizationId);
 }
 
 function checkPerson(check: InputCheck, input: { email?: string | null; firstName?: string | null; lastName?: string | null }) {

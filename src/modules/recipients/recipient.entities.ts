@@ -40,10 +40,10 @@ export const Recipient = defineEntity({
     authMethod: p.enum([...AUTH_METHODS]),
     sendMethod: p.enum([...SEND_METHODS]),
     questionText: p.text().nullable(),
-    questionAnswerHash: p.string().length(64).nullable(),
+    questionAnswerHash: p.string().length(64).columnType('char(64)').nullable(),
     linkNonce: p.string().length(64),
-    tokenHash: p.string().length(64),
-    passwordHash: p.string().length(64),
+    tokenHash: p.string().length(64).columnType('char(64)'),
+    passwordHash: p.string().length(64).columnType('char(64)'),
     createdAt: createdAt(),
   },
 });

@@ -35,7 +35,7 @@ export const WebhookDelivery = defineEntity({
     webhook: () => p.manyToOne(Webhook).ref(),
     eventId: p.uuid(),
     eventSeq: p.bigint('string'),
-    topic: p.string().$type<Topic>(),
+    topic: p.string().$type<Topic>().columnType('text'),
     status: p.enum([...DELIVERY_STATUSES]),
     attempts: p.integer(),
     nextAttemptAt: p.datetime().nullable(),

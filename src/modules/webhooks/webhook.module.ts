@@ -3,7 +3,8 @@ import { Webhook, WebhookAttempt, WebhookDelivery } from './webhook.entities';
 import { webhookLoaders } from './webhook.loaders';
 import { webhookResolvers } from './webhook.resolvers';
 import { webhookRestRows } from './webhook.rest';
-import { queueDeliveries } from './webhook.service';
+import { isAdmin } from '../identity/viewer';
+import { getWebhook, queueDeliveries } from './webhook.service';
 
 export const webhooksModule: ModuleDescriptor = {
   name: 'webhooks',
@@ -11,5 +12,13 @@ export const webhooksModule: ModuleDescriptor = {
   loaders: webhookLoaders,
   resolvers: webhookResolvers,
   restRows: webhookRestRows,
+  // Webhooks are the ADMIN's: to a USER they do not exist.
+  nodes: {
+    Webhook: { sql: 'select 1 from webhook where id = ? and organization_id = ?', load: async (ctx, id) => (isAdmin(ctx.viewer) ? getWebhook(ctx, id) : null) },
+    WebhookDelivery: {
+      sql: 'select 1 from webhook_delivery d join webhook w on w.id = d.webhook_id where d.id = ? and w.organization_id = ?',
+      load: async (ctx, id) => (isAdmin(ctx.viewer) ? ctx.em.findOne(WebhookDelivery, id) : null),
+    },
+  },
   emitHooks: [queueDeliveries],
 };

@@ -1,0 +1,251 @@
+import type { GraphQLField } from 'graphql';
+import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
+import { submit } from '../support/documents';
+import { createRequest, createTeam } from '../support/fixtures';
+import { pdfBytes, upload } from '../support/files';
+import { deepSelection, reachableLists } from '../support/graphql-schema';
+import { startReceiver } from '../support/receiver';
+import { fillPath, pathParams, REST_ROWS, restNoun, rowName } from '../support/rest-rows';
+import { ok, type WorldNoun } from '../support/world';
+import { MAX_RECIPIENTS } from '../../src/modules/recipients/recipient.limits';
+
+// A read must cost the same statements for 1, 20 or 100 records: one per kind of record it shows,
+// never one per record. Lists grow their records, by-id reads their children; the rows and fields
+// come from the route table and the schema, so a new one is measured (or fails) without an edit here.
+
+const STAGES = [1, 20, 100] as const;
+
+/**
+ * What grows under each GET row as the data goes from 1 to 100 (its answer must grow with it), or
+ * null for a row whose answer is one record without children. A new GET row must be named here.
+ */
+const GROWS: Record<string, string | null> = {
+  'GET /whoami': null,
+  'GET /users': 'users',
+  'GET /users/:user_id': null,
+  'GET /organizations/:org_id/users': 'users',
+  'GET /teams': 'teams',
+  'GET /teams/:team_id': null,
+  'GET /requests': 'requests',
+  'GET /requests/:request_id': 'items, recipients, collaborators, request attachments',
+  'GET /organizations/:org_id/requests': 'requests',
+  'GET /requests/:request_id/items': 'items, their attachments and documents',
+  'GET /requests/:request_id/items/:item_id': null,
+  'GET /templates': 'templates',
+  'GET /templates/:id': 'template items',
+  'GET /organizations/:org_id/templates': 'templates',
+  'GET /contacts': 'contacts',
+  'GET /organizations/:org_id/contacts': 'contacts',
+  'GET /attachments': 'library attachments',
+  'GET /attachments/:attachment_id': null,
+  'GET /requests/:request_id/items/:item_id/attachments': "the item's attachments",
+  'GET /requests/:request_id/items/:item_id/attachments/:attachment_id': null,
+  'GET /requests/:request_id/items/:item_id/attachments/:attachment_id/download': null,
+  'GET /requests/:request_id/documents': 'documents',
+  'GET /requests/:request_id/items/:item_id/documents': "the item's documents",
+  'GET /requests/:request_id/items/:item_id/download': "the item's documents",
+  'GET /requests/:request_id/download': 'documents (zip)',
+  'GET /documents/:document_id': null,
+  'GET /documents/:document_id/download': null,
+  'GET /contracts': 'contracts',
+  'GET /contracts/:contract_id': null,
+  'GET /contracts/:contract_id/preview': null,
+  'GET /webhooks': 'webhooks',
+  'GET /webhooks/:id': null,
+  'GET /webhooks/:id/secret': null,
+  'GET /webhooks/:id/deliveries': 'deliveries with their attempts',
+};
+
+type Subjects = Partial<Record<WorldNoun, string>>;
+
+/** Measured at one stage: statements and answer size per probe. */
+type Measure = { count: number; statements: string[]; bytes: number };
+
+const normalise = (statement: string) => statement.replace(/\s+/g, ' ').replace(/'[^']*'/g, '…').slice(0, 160);
+
+describe('statement counts: constant whether 1, 20 or 100 records', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let api: ReturnType<typeof client>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let pdf: Buffer;
+  const have = { users: 0, teams: 0, library: [] as string[], contracts: [] as string[], webhooks: 0, templates: 0, requests: 0 };
+  let team: string;
+  let webhook: string;
+  const rest: Record<string, Record<number, Measure>> = {};
+  const graphql: Record<string, Record<number, Measure>> = {};
+  const covered = new Set<string>();
+
+  /** Adds records until each kind has `n`, and a subject request and template whose children number `n`. */
+  async function growTo(n: number): Promise<Subjects> {
+    while (have.teams < n) team = await createTeam(t.app, tenant.apiKey, `Team ${++have.teams}`);
+    while (have.users < n) {
+      await api.graphql(`mutation ($input: UserCreateInput!) { userCreate(input: $input) { user { id } } }`, { input: { email: `user${++have.users}@example.com`, teamId: team } });
+    }
+    while (have.library.length < n) have.library.push((await ok(await upload(t.app, tenant.apiKey, '/attachments', `guide ${have.library.length}`, { filename: 'guide.txt' }), 'upload')).id);
+    while (have.contracts.length < n) {
+      have.contracts.push((await ok(await api.post('/contracts?name=c.pdf', pdf, { 'content-type': 'application/pdf' }), 'contract')).id);
+    }
+    // One endpoint hears every request created (its deliveries grow with them); the others listen
+    // for a topic nothing raises here.
+    for (; have.webhooks < n; have.webhooks++) {
+      const created = await ok(await api.post('/webhooks', { endpoint: receiver.url, topics: [webhook ? 'contract.signed' : 'request.created'] }), 'webhook');
+      webhook ??= created.id;
+    }
+    while (have.templates < n - 1) await ok(await api.post('/templates', { name: `Template ${++have.templates}`, items: [{ name: 'A', type: 'UPLOAD' }] }), 'template');
+    const template = await ok(await api.post('/templates', { name: `Subject ${n}`, items: Array.from({ length: n }, (_, i) => ({ name: `T${i}`, type: 'UPLOAD' })) }), 'template');
+    while (have.requests < n - 1) await createRequest(t.app, tenant.apiKey, { name: `R${++have.requests}`, recipients: [{ email: `r${have.requests}@example.com` }] });
+
+    // Users other than the owner: a collaborator who owns the request costs no lookup of its own.
+    const collaborators = (await api.get('/users?limit=100')).json().map((u: { id: string }) => u.id).filter((id: string) => id !== tenant.userId).slice(0, Math.min(n, 20));
+    const subject = await createRequest(t.app, tenant.apiKey, {
+      name: `Subject ${n}`,
+      template_id: template.id,
+      overwrite_template_items: true,
+      collaborators,
+      attachment_ids: have.library.slice(0, n),
+      recipients: Array.from({ length: Math.min(n, MAX_RECIPIENTS) }, (_, i) => ({ email: `s${n}-${i}@example.com`, first_name: 'S' })),
+      // One item of each kind from the first stage on, so growth adds records, never kinds.
+      items: Array.from({ length: Math.max(n, 3) }, (_, i) => {
+        const attachment_ids = i === 0 ? have.library.slice(0, n) : [have.library[i % have.library.length]];
+        if (i % 3 === 1) return { type: 'E_SIGNATURE', name: `Sign ${i}`, contract_id: have.contracts[i % have.contracts.length], attachment_ids };
+        if (i % 3 === 2) return { type: 'QUESTION', name: `Question ${i}`, attachment_ids };
+        return { type: 'UPLOAD', name: `Upload ${i}`, attachment_ids };
+      }),
+    });
+    const items = subject.items as Array<{ id: string }>;
+    for (let i = 0; i < n; i++) await submit(t, tenant, subject.id, items[0].id, `document ${i}`, `doc${i}.txt`);
+    for (const item of items.slice(1)) await submit(t, tenant, subject.id, item.id, 'document', 'doc.txt');
+    // Every delivery gets an attempt, so the delivery list shows attempts too.
+    while ((await t.app.webhookWorker.runOnce()) > 0);
+
+    const itemAttachment = (await api.get(`/requests/${subject.id}/items/${items[0].id}/attachments`)).json()[0].id;
+    const document = (await api.get(`/requests/${subject.id}/items/${items[0].id}/documents`)).json()[0].id;
+    const delivery = (await api.get(`/webhooks/${webhook}/deliveries?limit=1`)).json()[0].id;
+    return {
+      organization: tenant.organizationId,
+      user: tenant.userId,
+      team,
+      request: subject.id,
+      item: items[0].id,
+      itemAttachment,
+      document,
+      libraryAttachment: have.library[0],
+      contract: have.contracts[0],
+      template: template.id,
+      webhook,
+      delivery,
+    };
+  }
+
+  async function measure(run: () => Promise<{ statusCode: number; body: string }>, what: string): Promise<Measure> {
+    t.sql.reset();
+    const response = await run();
+    const statements = t.sql.statements.map(normalise);
+    if (response.statusCode >= 300) throw new Error(`${what} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
+    return { count: statements.length, statements, bytes: response.body.length };
+  }
+
+  const getRows = REST_ROWS.filter((row) => row.method === 'GET');
+  const rootFields = () => Object.values(t.app.graphql.schema.getQueryType()!.getFields()) as GraphQLField<unknown, unknown>[];
+
+  /** The id arguments of root queries, by the noun they take. */
+  const ROOT_ID_NOUNS: Record<string, WorldNoun> = {
+    node: 'request',
+    attachment: 'libraryAttachment',
+    contract: 'contract',
+    document: 'document',
+    user: 'user',
+    team: 'team',
+    request: 'request',
+    template: 'template',
+    webhook: 'webhook',
+    webhookSecret: 'webhook',
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    receiver = await startReceiver();
+    tenant = await createTenant(t.orm);
+    api = client(t.app, tenant.apiKey);
+    pdf = await pdfBytes();
+    for (const n of STAGES) {
+      const subjects = await growTo(n);
+      for (const row of getRows) {
+        const params = pathParams(row.url);
+        if (params.some((param) => !subjects[restNoun(row, param)!])) continue;
+        const limited = (row.schema.querystring as { properties?: Record<string, unknown> } | undefined)?.properties?.limit ? '?limit=100' : '';
+        const url = fillPath(row.url, Object.fromEntries(params.map((param) => [param, subjects[restNoun(row, param)!]!]))) + limited;
+        for (const revision of ['1', '2']) {
+          const key = `${rowName(row)} (API-Revision ${revision})`;
+          (rest[key] ??= {})[n] = await measure(() => api.get(url, { 'api-revision': revision }), key);
+        }
+      }
+      for (const field of rootFields()) {
+        const idArg = field.args.find((arg) => arg.name === 'id');
+        if (idArg && !ROOT_ID_NOUNS[field.name]) continue;
+        const args = [idArg ? `id: "${subjects[ROOT_ID_NOUNS[field.name]]}"` : '', field.args.some((arg) => arg.name === 'first') ? 'first: 100' : ''].filter(Boolean).join(', ');
+        const document = `{ ${field.name}${args ? `(${args})` : ''} ${deepSelection(t.app.graphql.schema, field.type, 6, covered)} }`;
+        covered.add(`Query.${field.name}`);
+        (graphql[field.name] ??= {})[n] = await measure(async () => {
+          const response = await api.post('/graphql', { query: document });
+          const body = response.json();
+          if (body.errors) return { statusCode: 500, body: JSON.stringify(body.errors) };
+          return response;
+        }, `Query.${field.name}`);
+      }
+    }
+  }, 240_000);
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  /** Each probe whose statements changed between stages, with what changed. */
+  function unsteady(measures: Record<string, Record<number, Measure>>): string[] {
+    return Object.entries(measures).flatMap(([name, byStage]) => {
+      const counts = STAGES.map((n) => byStage[n]?.count);
+      if (new Set(counts).size === 1) return [];
+      const tally = (statements: string[]) => statements.reduce((map, s) => map.set(s, (map.get(s) ?? 0) + 1), new Map<string, number>());
+      const [first, last] = [tally(byStage[STAGES[0]].statements), tally(byStage[STAGES[STAGES.length - 1]].statements)];
+      const grew = [...last].filter(([statement, times]) => times > (first.get(statement) ?? 0)).map(([statement, times]) => `${times}x ${statement}`);
+      return [`${name}: ${STAGES.map((n, i) => `${counts[i]} statements for ${n}`).join(', ')}; grew: ${grew.slice(0, 3).join(' | ')}`];
+    });
+  }
+
+  it('should know what grows under every REST GET row, and find an id for each of its parameters', () => {
+    const problems = getRows.flatMap((row) => [
+      ...(rowName(row) in GROWS ? [] : [`${rowName(row)}: say what grows under it in GROWS (test/integration/statement-counts.test.ts), and grow it in growTo`]),
+      ...pathParams(row.url)
+        .filter((param) => !restNoun(row, param))
+        .map((param) => `${rowName(row)}: add an id for parameter ${param} (REST_NOUNS in test/support/rest-rows.ts)`),
+      ...(rest[`${rowName(row)} (API-Revision 2)`] ? [] : [`${rowName(row)}: was not measured (growTo returns no id for one of its parameters)`]),
+    ]);
+    expect(problems).toEqual([]);
+    expect(Object.keys(GROWS).filter((name) => !getRows.some((row) => rowName(row) === name))).toEqual([]);
+  });
+
+  it('should run as many statements for 100 records as for 1 on every REST GET row', () => {
+    expect(unsteady(rest)).toEqual([]);
+  });
+
+  it('should answer more as the data grows, on every row said to grow (so the counts above measured the growth)', () => {
+    const flat = Object.entries(GROWS)
+      .filter(([, grows]) => grows)
+      .filter(([name]) => !(rest[`${name} (API-Revision 2)`][100].bytes > 3 * rest[`${name} (API-Revision 2)`][1].bytes))
+      .map(([name]) => `${name}: ${rest[`${name} (API-Revision 2)`][1].bytes} bytes for 1, ${rest[`${name} (API-Revision 2)`][100].bytes} for 100`);
+    expect(flat).toEqual([]);
+  });
+
+  it('should measure every root query and every list and connection reachable from it', () => {
+    const unmeasured = rootFields()
+      .filter((field) => !graphql[field.name])
+      .map((field) => `Query.${field.name}: give its id argument a noun in ROOT_ID_NOUNS`);
+    const uncovered = reachableLists(t.app.graphql.schema).filter((list) => !covered.has(list));
+    expect([...unmeasured, ...uncovered.map((list) => `${list}: no measured query selects it`)]).toEqual([]);
+  });
+
+  it('should run as many statements for 100 records as for 1 on every root query, everything under it selected', () => {
+    expect(unsteady(graphql)).toEqual([]);
+  });
+});

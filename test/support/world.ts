@@ -1,0 +1,97 @@
+import { client, type TestApp, type Tenant } from './app';
+import { submit } from './documents';
+import { createRequest, createTeam, createUser } from './fixtures';
+import { createContract, pdfBytes, upload } from './files';
+
+/**
+ * One record of every noun of an organization, by noun. The guard tests look ids up here by name,
+ * so a noun a new module adds is one entry to add.
+ */
+export type World = {
+  organization: string;
+  admin: string;
+  user: string;
+  team: string;
+  apiKey: string;
+  template: string;
+  contract: string;
+  /** A file of the admin's library. */
+  libraryAttachment: string;
+  request: string;
+  /** The request's UPLOAD item, which holds the item attachment and the document. */
+  item: string;
+  /** The request's E_SIGNATURE item (names the contract). */
+  signatureItem: string;
+  questionItem: string;
+  /** The request's recipient (its own record, not the contact). */
+  recipient: string;
+  /** Attached to `item` (copied from the library at creation). */
+  itemAttachment: string;
+  document: string;
+  /** A recipient of the request, as a contact of the admin. */
+  contact: string;
+  webhook: string;
+  /** The delivery of the request's `request.created` event to `webhook`. */
+  delivery: string;
+  /** A key that may act as the organization's admin (the tenant's own). */
+  adminKey: string;
+};
+
+/** A kind of record the world holds one of. */
+export type WorldNoun = Exclude<keyof World, 'adminKey'>;
+
+export async function ok<T = any>(response: { statusCode: number; body: string; json(): any }, what: string): Promise<T> {
+  if (response.statusCode !== 200) throw new Error(`${what} answered ${response.statusCode}: ${response.body}`);
+  return response.json();
+}
+
+/** Builds one record of every noun in the tenant's organization, through the API as a client would. */
+export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string, label: string): Promise<World> {
+  const api = client(t.app, tenant.apiKey);
+  const team = await createTeam(t.app, tenant.apiKey, `${label} team`);
+  const member = await createUser(t.app, tenant.apiKey, { email: `member-${tenant.organizationId}@${label.toLowerCase()}.test`, teamId: team });
+  const key = await api.graphql(`mutation ($input: ApiKeyCreateInput!) { apiKeyCreate(input: $input) { apiKey { id } } }`, { input: { userId: member.userId, name: 'world' } });
+  const template = await ok(await api.post('/templates', { name: `${label} template`, items: [{ name: 'A', type: 'UPLOAD' }] }), 'POST /templates');
+  const contract = await createContract(t.app, tenant.apiKey);
+  const libraryAttachment = await ok(await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes('Guide'), { filename: 'Guide.pdf' }), 'POST /attachments');
+  // Subscribed before the request exists, so its creation queues one delivery.
+  const webhook = await ok(await api.post('/webhooks', { endpoint: receiverUrl, topics: ['request.created'] }), 'POST /webhooks');
+  const request = await createRequest(t.app, tenant.apiKey, {
+    name: `${label} request`,
+    template_id: template.id,
+    team_id: team,
+    collaborators: [member.userId],
+    items: [
+      { type: 'UPLOAD', name: 'W-2', attachment_ids: [libraryAttachment.id] },
+      { type: 'E_SIGNATURE', name: 'Sign', contract_id: contract.id },
+      { type: 'QUESTION', name: 'Dependents?' },
+    ],
+  });
+  const [item, signatureItem, questionItem] = request.items as Array<{ id: string }>;
+  const recipients = await api.graphql(`query ($id: ID!) { request(id: $id) { recipients { id } } }`, { id: request.id });
+  const itemAttachments = await ok<Array<{ id: string }>>(await api.get(`/requests/${request.id}/items/${item.id}/attachments`), 'item attachments');
+  const document = await submit(t, tenant, request.id, item.id, 'submitted bytes', 'w2.txt');
+  const deliveries = await ok<Array<{ id: string }>>(await api.get(`/webhooks/${webhook.id}/deliveries`), 'deliveries');
+  if (deliveries.length !== 1 || itemAttachments.length !== 1) throw new Error('the world was not built as expected');
+  return {
+    organization: tenant.organizationId,
+    admin: tenant.userId,
+    user: member.userId,
+    team,
+    apiKey: key.data.apiKeyCreate.apiKey.id,
+    template: template.id,
+    contract: contract.id,
+    libraryAttachment: libraryAttachment.id,
+    request: request.id,
+    item: item.id,
+    signatureItem: signatureItem.id,
+    questionItem: questionItem.id,
+    recipient: recipients.data.request.recipients[0].id,
+    itemAttachment: itemAttachments[0].id,
+    document: document.id,
+    contact: request.recipients[0].recipient.id,
+    webhook: webhook.id,
+    delivery: deliveries[0].id,
+    adminKey: tenant.apiKey,
+  };
+}
