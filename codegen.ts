@@ -61,7 +61,7 @@ const config: CodegenConfig = {
     },
     [`${GENERATED}/operations.ts`]: {
       documents: `${MODULES}/*/*.operations.graphql`,
-      plugins: [{ add: { content: HEADER } }, 'typescript-operations'],
+      plugins: [{ add: { content: HEADER } }, 'typescript-operations', 'typed-document-node'],
       config: {
         // Results are plain JSON here: scalars and enums are their serialised forms (`EN_US`).
         scalars: { DateTime: 'string', URL: 'string', JSON: 'unknown' },
