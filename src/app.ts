@@ -1,4 +1,5 @@
 import type { LookupFunction } from 'node:net';
+import type { ResultOf } from '@graphql-typed-document-node/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
@@ -10,6 +11,7 @@ import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/su
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerRestRows } from './kernel/rest/engine';
+import { sourceOf } from './kernel/rest/operations';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
 import { subjectLoader } from './kernel/graphql/events';
@@ -83,9 +85,9 @@ export async function buildApp({
   const outbox = new Outbox<Loaders>((em, viewer) => {
     const ctx = contexts.forViewer(viewer, { em, log: app.log, requestId: 'event' });
     const run: RunOperation = async (document, variables) => {
-      const result = (await app.graphql(document, ctx as never, variables)) as { data?: unknown; errors?: Array<{ message: string }> };
+      const result = (await app.graphql(sourceOf(document), ctx as never, variables)) as { data?: ResultOf<typeof document>; errors?: Array<{ message: string }> };
       if (result.errors?.length) throw new Error(`rendering an event failed: ${result.errors[0].message}`);
-      return result.data;
+      return result.data!;
     };
     return { run, loaders: ctx.loaders };
   }, MODULES.renderers);

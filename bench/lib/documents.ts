@@ -1,5 +1,5 @@
-import { join } from 'node:path';
-import { loadOperations } from '../../src/kernel/rest/operations';
+import { RequestListDocument } from '../../src/kernel/graphql/__generated__/operations';
+import { sourceOf } from '../../src/kernel/rest/operations';
 
 // What the scenarios send. The GraphQL documents select the same fields the bare baseline returns,
 // so both produce the same JSON (checked before every run, see checks.ts).
@@ -53,11 +53,7 @@ export const GET_QUERY = `query BenchRequestGet($id: ID!) {
  * Scenario 4's baseline: the very document the REST row GET /requests runs in-process (taken from the
  * row's own .graphql file), with the variables the row builds for `?limit=20`.
  */
-export const REST_LIST_DOCUMENT = loadOperations(
-  join(__dirname, '../../src/modules/requests/request.operations.graphql'),
-  join(__dirname, '../../src/modules/items/item.operations.graphql'),
-  join(__dirname, '../../src/modules/attachments/attachment.operations.graphql'),
-).RequestList;
+export const REST_LIST_DOCUMENT = sourceOf(RequestListDocument);
 export const REST_LIST_VARIABLES = { first: 20, orderBy: { field: 'CREATED_AT', direction: 'DESC' }, filter: null };
 
 /** Scenario 5: the body of POST /requests, 3 items and 2 recipients; `n` makes the recipients new people. */

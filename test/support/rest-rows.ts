@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { RestRow } from '../../src/kernel/rest/engine';
+import { isUploadRow, type RestRow } from '../../src/kernel/rest/engine';
 import { REST_ROWS } from '../../src/modules';
 import { multipart } from './files';
 import type { WorldNoun } from './world';
@@ -44,7 +44,6 @@ export const REST_NOUNS: Record<string, WorldNoun> = {
   'webhooks/deliveries': 'delivery',
 };
 
-export const isUpload = (row: RestRow) => 'receive' in row;
 
 type Schema = TSchema & Record<string, any>;
 
@@ -90,7 +89,7 @@ export function minimalJson(schema: Schema | undefined): unknown {
 
 /** What to send to a row: a one-file multipart body for uploads, else the smallest valid JSON body. */
 export function minimalPayload(row: RestRow): { payload?: unknown; headers?: Record<string, string> } | undefined {
-  if (isUpload(row)) {
+  if (isUploadRow(row)) {
     const { payload, headers } = multipart('tenancy probe\n', { filename: 'probe.txt', type: 'text/plain' });
     return { payload, headers };
   }

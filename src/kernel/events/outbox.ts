@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Viewer } from '../graphql/context';
 import { afterCommit } from '../db/transaction';
+import type { Variables } from '../rest/operations';
 import type { StoredEvent } from './topics';
 
 /** The channel whose notifications carry the ids of committed events. */
@@ -20,7 +22,7 @@ export type EventDraft = {
 };
 
 /** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
-export type RunOperation = (document: string, variables: Record<string, unknown>) => Promise<any>;
+export type RunOperation = <TResult, TVariables extends Variables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
 
 /** Where renders run: an operation runner and the loaders its documents read through. */
 export type RenderSession<L> = { run: RunOperation; loaders: L };

@@ -1,8 +1,10 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, httpStatus, httpStatusOfGraphQLCode, type UserError } from '../errors/app-error';
 import type { GraphQLContext } from '../graphql/context';
 import { acceptFileBodies } from '../http/files';
+import { sourceOf, type Variables } from './operations';
 import type { ValidationEntry } from './validation';
 
 export type RestInput = {
@@ -15,12 +17,7 @@ export type RestInput = {
 
 export type RestResponse = { status?: number; body?: unknown };
 
-/**
- * One documented path. Rows that move JSON run `operation` (a GraphQL document) in-process with the
- * variables `variables` builds, and map the result with `result`. Rows that move bytes give `handle`
- * and call the domain services directly; a handler that sends the reply itself (a stream) returns it.
- */
-export type RestRow = {
+type RowPath = {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   url: string;
   summary: string;
@@ -33,25 +30,58 @@ export type RestRow = {
     body?: TSchema;
     response: Record<number, TSchema>;
   };
+};
+
+/**
+ * A row that runs `operation` (a generated document) in-process and maps its result with `result`.
+ * Its variables come from `variables`, or, where the body carries a file, from `receive`, which stores
+ * the file (multipart, or raw bytes where the row allows), read as a stream, and answers the variables
+ * with which `operation` reads back what was stored.
+ */
+export type OperationRow<TResult, TVariables extends Variables> = RowPath & {
+  operation: TypedDocumentNode<TResult, TVariables>;
+  result: (data: TResult, input: RestInput) => RestResponse;
 } & (
-  | {
-      operation: string;
-      variables: (input: RestInput) => Record<string, unknown>;
-      result: (data: any, input: RestInput) => RestResponse;
-    }
-  | {
-      /**
-       * Stores the file the body carries (multipart, or raw bytes where the row allows), read as a
-       * stream; answers the variables with which `operation` reads back what was stored.
-       */
-      receive: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest) => Promise<Record<string, unknown>>;
-      operation: string;
-      result: (data: any, input: RestInput) => RestResponse;
-    }
-  | {
-      handle: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest, reply: FastifyReply) => Promise<RestResponse | FastifyReply>;
-    }
-);
+    | { variables: (input: RestInput) => TVariables }
+    | { receive: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest) => Promise<TVariables> }
+  );
+
+/** A row that moves bytes: it calls the domain services directly; a handler that sends the reply itself (a stream) returns it. */
+export type HandlerRow = RowPath & {
+  handle: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest, reply: FastifyReply) => Promise<RestResponse | FastifyReply>;
+};
+
+/** An operation row once `restRow` has checked its document against its variables and result. */
+type CheckedOperation = {
+  /** The document's text, printed as the row is made rather than per call (see sourceOf). */
+  source: string;
+  upload: boolean;
+  variables: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest) => Promise<Variables> | Variables;
+  result: (data: unknown, input: RestInput) => RestResponse;
+};
+
+/** One documented path. */
+export type RestRow = RowPath & ({ operation: CheckedOperation } | Pick<HandlerRow, 'handle'>);
+
+/** An operation row, whose variables and result are typed by its document. */
+export function restRow<TResult, TVariables extends Variables>(row: OperationRow<TResult, TVariables>): RestRow {
+  const { method, url, summary, tags, badBodyStatus, schema, operation, result } = row;
+  return {
+    method,
+    url,
+    summary,
+    tags,
+    badBodyStatus,
+    schema,
+    operation: {
+      source: sourceOf(operation),
+      upload: 'receive' in row,
+      variables: 'receive' in row ? row.receive : (_ctx, input) => row.variables(input),
+      // The data is what this document answered, so it has the document's result type.
+      result: (data, input) => result(data as TResult, input),
+    },
+  };
+}
 
 /** A failure already in the REST contract's terms (status and `detail`). */
 export class RestError extends Error {
@@ -122,6 +152,9 @@ declare module 'fastify' {
   }
 }
 
+/** Whether a row receives a file (its body is multipart or raw bytes, not JSON). */
+export const isUploadRow = (row: RestRow): boolean => 'operation' in row && row.operation.upload;
+
 export type RestEngineOptions = {
   buildContext: (request: FastifyRequest) => GraphQLContext;
 };
@@ -131,11 +164,10 @@ export type RestEngineOptions = {
  * Upload rows live in a scope of their own, whose body parsers stream files past the JSON body limit.
  */
 export function registerRestRows(app: FastifyInstance, rows: RestRow[], options: RestEngineOptions): void {
-  const isUpload = (row: RestRow) => 'receive' in row;
-  for (const row of rows.filter((r) => !isUpload(r))) registerRow(app, row, options);
+  for (const row of rows.filter((r) => !isUploadRow(r))) registerRow(app, row, options);
   app.register(async (scope) => {
     await acceptFileBodies(scope);
-    for (const row of rows.filter(isUpload)) registerRow(scope, row, options);
+    for (const row of rows.filter(isUploadRow)) registerRow(scope, row, options);
   });
 }
 
@@ -161,13 +193,10 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
         if ((handled as unknown) === reply) return reply;
         response = handled as RestResponse;
       } else {
-        const variables = 'receive' in row ? await row.receive(ctx, input, request) : row.variables(input);
-        const execution = (await app.graphql(row.operation, ctx as never, variables)) as {
-          data?: any;
-          errors?: GraphQLErrorJson[];
-        };
+        const variables = await row.operation.variables(ctx, input, request);
+        const execution = (await app.graphql(row.operation.source, ctx as never, variables)) as { data?: unknown; errors?: GraphQLErrorJson[] };
         if (execution.errors?.length) throw restErrorFromGraphQL(execution.errors[0]);
-        response = row.result(execution.data, input);
+        response = row.operation.result(execution.data, input);
       }
       const status = response.status ?? 200;
       reply.code(status);

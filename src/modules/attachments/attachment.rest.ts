@@ -1,16 +1,20 @@
-import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type { AttachmentDeleteMutation, AttachmentGetQuery, AttachmentListQuery, ItemAttachmentListQuery, RestAttachmentFragment } from '../../kernel/graphql/__generated__/operations';
+import {
+  AttachmentDeleteDocument,
+  AttachmentGetDocument,
+  AttachmentListDocument,
+  ItemAttachmentListDocument,
+  type ItemAttachmentListQuery,
+  type RestAttachmentFragment,
+} from '../../kernel/graphql/__generated__/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
-import { found, type RestRow } from '../../kernel/rest/engine';
+import { found, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
-import { loadOperations } from '../../kernel/rest/operations';
 import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { openFile } from '../files/file.service';
 import { AttachmentBody, restAttachment } from './attachment.rest-shapes';
 import { getItemAttachmentFile, uploadAttachment, uploadItemAttachment } from './attachment.service';
 
-const operations = loadOperations(join(__dirname, 'attachment.operations.graphql'));
 
 const tags = ['Attachments'];
 const AttachmentParams = Type.Object({ attachment_id: Uuid() });
@@ -26,37 +30,37 @@ const restItemAttachment = (attachment: RestAttachmentFragment) => ({ ...restAtt
 const itemAttachments = (data: ItemAttachmentListQuery) => found(found(data.request, 'Request').item, 'Item').attachments;
 
 export const attachmentRestRows: RestRow[] = [
-  {
+  restRow({
     method: 'POST',
     url: '/attachments',
     summary: 'Upload a file into your library (multipart/form-data, part `file`)',
     tags,
     schema: { response: withErrors({ 200: AttachmentBody }, [413, 415, 422]) },
     receive: async (ctx, _input, request) => ({ id: (await uploadAttachment(ctx, await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes }))).id }),
-    operation: operations.AttachmentGet,
-    result: (data: AttachmentGetQuery) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
-  },
-  {
+    operation: AttachmentGetDocument,
+    result: (data) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/attachments',
     summary: 'List your library of attachments, newest first',
     tags,
     schema: { querystring: listQuery('desc'), response: withErrors({ 200: Type.Array(AttachmentBody) }, [422]) },
-    operation: operations.AttachmentList,
+    operation: AttachmentListDocument,
     variables: ({ query }) => ({ first: query.limit }),
-    result: (data: AttachmentListQuery) => ({ body: data.attachments.nodes.map(restAttachment) }),
-  },
-  {
+    result: (data) => ({ body: data.attachments.nodes.map(restAttachment) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/attachments/:attachment_id',
     summary: 'Get an attachment of your library (or of a request you see)',
     tags,
     schema: { params: AttachmentParams, response: withErrors({ 200: AttachmentBody }) },
-    operation: operations.AttachmentGet,
+    operation: AttachmentGetDocument,
     variables: ({ params }) => ({ id: params.attachment_id }),
-    result: (data: AttachmentGetQuery) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
-  },
-  {
+    result: (data) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
+  }),
+  restRow({
     method: 'POST',
     url: '/requests/:request_id/items/:item_id/attachments',
     summary: 'Attach a file to an item (multipart/form-data, part `file`)',
@@ -66,41 +70,41 @@ export const attachmentRestRows: RestRow[] = [
       const upload = await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes });
       return { id: (await uploadItemAttachment(ctx, params.request_id, params.item_id, upload)).id };
     },
-    operation: operations.AttachmentGet,
-    result: (data: AttachmentGetQuery) => ({ body: restItemAttachment(found(data.attachment, 'Attachment')) }),
-  },
-  {
+    operation: AttachmentGetDocument,
+    result: (data) => ({ body: restItemAttachment(found(data.attachment, 'Attachment')) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/requests/:request_id/items/:item_id/attachments',
     summary: "List an item's attachments",
     tags,
     schema: { params: ItemParams, response: withErrors({ 200: Type.Array(ItemAttachmentBody) }) },
-    operation: operations.ItemAttachmentList,
+    operation: ItemAttachmentListDocument,
     variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
-    result: (data: ItemAttachmentListQuery) => ({ body: itemAttachments(data).map(restItemAttachment) }),
-  },
-  {
+    result: (data) => ({ body: itemAttachments(data).map(restItemAttachment) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/requests/:request_id/items/:item_id/attachments/:attachment_id',
     summary: 'Get an item attachment',
     tags,
     schema: { params: ItemAttachmentParams, response: withErrors({ 200: ItemAttachmentBody }) },
-    operation: operations.ItemAttachmentList,
+    operation: ItemAttachmentListDocument,
     variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
-    result: (data: ItemAttachmentListQuery, { params }) => ({
+    result: (data, { params }) => ({
       body: restItemAttachment(found(itemAttachments(data).find((a) => a.id === params.attachment_id), 'Attachment')),
     }),
-  },
-  {
+  }),
+  restRow({
     method: 'DELETE',
     url: '/requests/:request_id/items/:item_id/attachments/:attachment_id',
     summary: 'Delete an item attachment',
     tags,
     schema: { params: ItemAttachmentParams, response: withErrors({ 204: NoContent }) },
-    operation: operations.AttachmentDelete,
+    operation: AttachmentDeleteDocument,
     variables: ({ params }) => ({ id: params.attachment_id, requestId: params.request_id, itemId: params.item_id }),
-    result: (data: AttachmentDeleteMutation) => noContent(data.attachmentDelete, 'deletedAttachmentId'),
-  },
+    result: (data) => noContent(data.attachmentDelete, 'deletedAttachmentId'),
+  }),
   {
     method: 'GET',
     // The spec writes /requests/{requestId}/items/{itemId}/attachments/{attachmentId}/download; one

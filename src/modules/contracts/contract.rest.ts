@@ -1,12 +1,15 @@
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import type { ContractDeleteMutation, ContractGetQuery, ContractListQuery, ContractUpdateMutation } from '../../kernel/graphql/__generated__/operations';
+import {
+  ContractDeleteDocument,
+  ContractGetDocument,
+  ContractListDocument,
+  ContractUpdateDocument,
+} from '../../kernel/graphql/__generated__/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
 import type { Renderer } from '../../kernel/events/outbox';
-import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
-import { loadOperations } from '../../kernel/rest/operations';
 import { listQuery, NoContent, Query, Text, Uuid, ValidationBody, withErrors } from '../../kernel/rest/schemas';
 import { previewContract } from './contract.preview';
 import { ContractBody, contractUpdateInputFromRest, ContractUpdateBody, restContract } from './contract.rest-shapes';
@@ -14,14 +17,13 @@ import { uploadContract } from './contract.service';
 import { MAX_CONTRACT_BYTES } from './contract.limits';
 import { MAX_RAW_UPLOAD_NAME } from '../files/file.limits';
 
-const operations = loadOperations(join(__dirname, 'contract.operations.graphql'));
 
 const tags = ['E-signature documents'];
 const ContractParams = Type.Object({ contract_id: Uuid() });
 const UploadQuery = Query({ name: Text(MAX_RAW_UPLOAD_NAME, { description: 'the file name, when the body is the raw file' }) });
 
 export const contractRestRows: RestRow[] = [
-  {
+  restRow({
     method: 'POST',
     url: '/contracts',
     summary: 'Upload a document to e-sign: PDF, DOC or DOCX, as multipart (part `file`) or as the raw body',
@@ -31,51 +33,51 @@ export const contractRestRows: RestRow[] = [
       const upload = await receiveFile(request, { raw: true, maxBytes: Math.min(MAX_CONTRACT_BYTES, ctx.settings.maxUploadBytes), name: query.name });
       return { id: (await uploadContract(ctx, upload)).id };
     },
-    operation: operations.ContractGet,
-    result: (data: ContractGetQuery) => ({ body: restContract(found(data.contract, 'Contract')) }),
-  },
-  {
+    operation: ContractGetDocument,
+    result: (data) => ({ body: restContract(found(data.contract, 'Contract')) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/contracts',
     summary: "List the organization's contracts, newest first",
     tags,
     schema: { querystring: listQuery('desc'), response: withErrors({ 200: Type.Array(ContractBody) }, [422]) },
-    operation: operations.ContractList,
+    operation: ContractListDocument,
     variables: ({ query }) => ({ first: query.limit }),
-    result: (data: ContractListQuery) => ({ body: data.contracts.nodes.map(restContract) }),
-  },
-  {
+    result: (data) => ({ body: data.contracts.nodes.map(restContract) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/contracts/:contract_id',
     summary: 'Get a contract',
     tags,
     schema: { params: ContractParams, response: withErrors({ 200: ContractBody }) },
-    operation: operations.ContractGet,
+    operation: ContractGetDocument,
     variables: ({ params }) => ({ id: params.contract_id }),
-    result: (data: ContractGetQuery) => ({ body: restContract(found(data.contract, 'Contract')) }),
-  },
-  {
+    result: (data) => ({ body: restContract(found(data.contract, 'Contract')) }),
+  }),
+  restRow({
     method: 'PATCH',
     url: '/contracts/:contract_id',
     summary: "Replace a contract's annotations or fields (400 for bad shapes)",
     tags,
     badBodyStatus: 400,
     schema: { params: ContractParams, body: ContractUpdateBody, response: { ...withErrors({ 200: ContractBody }), 400: ValidationBody } },
-    operation: operations.ContractUpdate,
+    operation: ContractUpdateDocument,
     variables: ({ params, body }) => ({ id: params.contract_id, input: contractUpdateInputFromRest(body ?? {}) }),
     // Every rule contractUpdate checks is about the shape of annotations and fields.
-    result: (data: ContractUpdateMutation) => ({ body: restContract(fromPayload(data.contractUpdate, 'contract', 400)) }),
-  },
-  {
+    result: (data) => ({ body: restContract(fromPayload(data.contractUpdate, 'contract', 400)) }),
+  }),
+  restRow({
     method: 'DELETE',
     url: '/contracts/:contract_id',
     summary: 'Delete a contract (422 while an item of an open request uses it)',
     tags,
     schema: { params: ContractParams, response: withErrors({ 204: NoContent }) },
-    operation: operations.ContractDelete,
+    operation: ContractDeleteDocument,
     variables: ({ params }) => ({ id: params.contract_id }),
-    result: (data: ContractDeleteMutation) => noContent(data.contractDelete, 'deletedContractId'),
-  },
+    result: (data) => noContent(data.contractDelete, 'deletedContractId'),
+  }),
   {
     method: 'GET',
     url: '/contracts/:contract_id/preview',
@@ -90,4 +92,4 @@ export const contractRestRows: RestRow[] = [
 ];
 
 /** A contract in its REST shape, for event payloads. */
-export const renderContract: Renderer = async (run, id) => restContract(found(((await run(operations.ContractGet, { id })) as ContractGetQuery).contract, 'Contract'));
+export const renderContract: Renderer = async (run, id) => restContract(found((await run(ContractGetDocument, { id })).contract, 'Contract'));

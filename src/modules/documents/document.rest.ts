@@ -1,24 +1,22 @@
-import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type {
-  DocumentDeleteMutation,
-  DocumentGetQuery,
-  ItemDocumentListQuery,
-  RequestDocumentListQuery,
-  RequestDocumentsDeleteMutation,
+import {
+  DocumentDeleteDocument,
+  DocumentGetDocument,
+  ItemDocumentListDocument,
+  RequestDocumentListDocument,
+  RequestDocumentsDeleteDocument,
+  type ItemDocumentListQuery,
 } from '../../kernel/graphql/__generated__/operations';
 import { sendFile } from '../../kernel/http/files';
 import type { Renderer } from '../../kernel/events/outbox';
-import { found, type RestRow } from '../../kernel/rest/engine';
+import { found, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
-import { loadOperations } from '../../kernel/rest/operations';
 import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { openFile } from '../files/file.service';
 import { DocumentBody, restDocument } from './document.rest-shapes';
 import { documentsByItem, getDocumentFile } from './document.service';
 import { zipDocuments } from './document.zip';
 
-const operations = loadOperations(join(__dirname, 'document.operations.graphql'));
 
 const tags = ['Documents'];
 const RequestParams = Type.Object({ request_id: Uuid() });
@@ -28,49 +26,49 @@ const DocumentParams = Type.Object({ document_id: Uuid() });
 const itemDocuments = (data: ItemDocumentListQuery) => found(found(data.request, 'Request').item, 'Item').documents;
 
 export const documentRestRows: RestRow[] = [
-  {
+  restRow({
     method: 'GET',
     url: '/requests/:request_id/documents',
     summary: "List a request's submitted documents, oldest first",
     tags,
     schema: { params: RequestParams, querystring: listQuery('asc'), response: withErrors({ 200: Type.Array(DocumentBody) }) },
-    operation: operations.RequestDocumentList,
+    operation: RequestDocumentListDocument,
     variables: ({ params, query }) => ({ requestId: params.request_id, first: query.limit }),
-    result: (data: RequestDocumentListQuery) => ({ body: found(data.request, 'Request').documents.nodes.map(restDocument) }),
-  },
-  {
+    result: (data) => ({ body: found(data.request, 'Request').documents.nodes.map(restDocument) }),
+  }),
+  restRow({
     method: 'DELETE',
     url: '/requests/:request_id/documents',
     summary: "Delete every document of a request",
     tags,
     schema: { params: RequestParams, response: withErrors({ 204: NoContent }) },
-    operation: operations.RequestDocumentsDelete,
+    operation: RequestDocumentsDeleteDocument,
     variables: ({ params }) => ({ requestId: params.request_id }),
-    result: (data: RequestDocumentsDeleteMutation) => noContent(data.requestDocumentsDelete, 'deletedDocumentIds'),
-  },
-  {
+    result: (data) => noContent(data.requestDocumentsDelete, 'deletedDocumentIds'),
+  }),
+  restRow({
     method: 'GET',
     url: '/requests/:request_id/items/:item_id/documents',
     summary: "List an item's submitted documents",
     tags,
     schema: { params: ItemParams, response: withErrors({ 200: Type.Array(DocumentBody) }) },
-    operation: operations.ItemDocumentList,
+    operation: ItemDocumentListDocument,
     variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
-    result: (data: ItemDocumentListQuery) => ({ body: itemDocuments(data).map(restDocument) }),
-  },
-  {
+    result: (data) => ({ body: itemDocuments(data).map(restDocument) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/requests/:request_id/items/:item_id/download',
     summary: "An item's documents with their download URLs (204 when there is none)",
     tags,
     schema: { params: ItemParams, response: withErrors({ 200: Type.Array(DocumentBody), 204: NoContent }) },
-    operation: operations.ItemDocumentList,
+    operation: ItemDocumentListDocument,
     variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
-    result: (data: ItemDocumentListQuery) => {
+    result: (data) => {
       const documents = itemDocuments(data);
       return documents.length ? { body: documents.map(restDocument) } : { status: 204 };
     },
-  },
+  }),
   {
     method: 'GET',
     url: '/requests/:request_id/download',
@@ -83,26 +81,26 @@ export const documentRestRows: RestRow[] = [
       return sendFile(reply, { stream: zipDocuments(ctx, items), name: `${request.name}.zip`, type: 'application/zip' });
     },
   },
-  {
+  restRow({
     method: 'GET',
     url: '/documents/:document_id',
     summary: 'Get a document',
     tags,
     schema: { params: DocumentParams, response: withErrors({ 200: DocumentBody }) },
-    operation: operations.DocumentGet,
+    operation: DocumentGetDocument,
     variables: ({ params }) => ({ id: params.document_id }),
-    result: (data: DocumentGetQuery) => ({ body: restDocument(found(data.document, 'Document')) }),
-  },
-  {
+    result: (data) => ({ body: restDocument(found(data.document, 'Document')) }),
+  }),
+  restRow({
     method: 'DELETE',
     url: '/documents/:document_id',
     summary: 'Delete a document',
     tags,
     schema: { params: DocumentParams, response: withErrors({ 204: NoContent }) },
-    operation: operations.DocumentDelete,
+    operation: DocumentDeleteDocument,
     variables: ({ params }) => ({ id: params.document_id }),
-    result: (data: DocumentDeleteMutation) => noContent(data.documentDelete, 'deletedDocumentId'),
-  },
+    result: (data) => noContent(data.documentDelete, 'deletedDocumentId'),
+  }),
   {
     method: 'GET',
     url: '/documents/:document_id/download',
@@ -117,4 +115,4 @@ export const documentRestRows: RestRow[] = [
 ];
 
 /** A document in its REST shape, for event payloads. */
-export const renderDocument: Renderer = async (run, id) => restDocument(found(((await run(operations.DocumentGet, { id })) as DocumentGetQuery).document, 'Document'));
+export const renderDocument: Renderer = async (run, id) => restDocument(found((await run(DocumentGetDocument, { id })).document, 'Document'));

@@ -1,21 +1,18 @@
-import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type {
-  OrganizationUserListQuery,
-  TeamGetQuery,
-  TeamListQuery,
-  UserGetQuery,
-  UserListQuery,
-  WhoamiQuery,
+import {
+  OrganizationUserListDocument,
+  TeamGetDocument,
+  TeamListDocument,
+  UserGetDocument,
+  UserListDocument,
+  WhoamiDocument,
 } from '../../kernel/graphql/__generated__/operations';
-import { found, type RestRow } from '../../kernel/rest/engine';
+import { found, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
-import { loadOperations } from '../../kernel/rest/operations';
 import { DetailBody, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../kernel/limits';
 import { restTeam, restUser, TeamBody, UserBody } from './identity.rest-shapes';
 
-const operations = loadOperations(join(__dirname, 'identity.operations.graphql'));
 
 // GET /whoami answers "an object with string properties": absent values are left out, not null.
 const stringsOnly = (record: Record<string, string | null | undefined>) =>
@@ -28,72 +25,72 @@ const UsersQuery = Query({
 const tags = ['Users'];
 
 export const identityRestRows: RestRow[] = [
-  {
+  restRow({
     method: 'GET',
     url: '/whoami',
     summary: 'Describe the authenticated user',
     tags,
     schema: { response: { 200: Type.Record(Type.String(), Type.String()) } },
-    operation: operations.Whoami,
+    operation: WhoamiDocument,
     variables: () => ({}),
-    result: ({ viewer }: WhoamiQuery) => ({
+    result: ({ viewer }) => ({
       body: stringsOnly({
         ...restUser(viewer),
         organization_name: viewer.organization.name,
         team_name: viewer.team?.name,
       }),
     }),
-  },
-  {
+  }),
+  restRow({
     method: 'GET',
     url: '/users',
     summary: 'List the users of the organization',
     tags,
     schema: { querystring: UsersQuery, response: withErrors({ 200: Type.Array(UserBody) }, [422]) },
-    operation: operations.UserList,
+    operation: UserListDocument,
     variables: ({ query }) => ({ first: query.limit }),
-    result: (data: UserListQuery) => ({ body: data.organization.users.nodes.map(restUser) }),
-  },
-  {
+    result: (data) => ({ body: data.organization.users.nodes.map(restUser) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/users/:user_id',
     summary: 'Get a user',
     tags,
     schema: { params: Type.Object({ user_id: Uuid() }), response: withErrors({ 200: UserBody }) },
-    operation: operations.UserGet,
+    operation: UserGetDocument,
     variables: ({ params }) => ({ id: params.user_id }),
-    result: (data: UserGetQuery) => ({ body: restUser(found(data.user, 'User')) }),
-  },
-  {
+    result: (data) => ({ body: restUser(found(data.user, 'User')) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/organizations/:org_id/users',
     summary: 'List the users of an organization',
     tags,
     schema: { params: Type.Object({ org_id: Uuid() }), querystring: UsersQuery, response: withErrors({ 200: Type.Array(UserBody) }) },
-    operation: operations.OrganizationUserList,
+    operation: OrganizationUserListDocument,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
-    result: (data: OrganizationUserListQuery) => {
+    result: (data) => {
       return { body: foundOrganization(data.node, 'users').users.nodes.map(restUser) };
     },
-  },
-  {
+  }),
+  restRow({
     method: 'GET',
     url: '/teams',
     summary: 'List the teams of the organization',
     tags: ['Teams'],
     schema: { response: { 200: Type.Array(TeamBody) } },
-    operation: operations.TeamList,
+    operation: TeamListDocument,
     variables: () => ({}),
-    result: (data: TeamListQuery) => ({ body: data.organization.teams.map(restTeam) }),
-  },
-  {
+    result: (data) => ({ body: data.organization.teams.map(restTeam) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/teams/:team_id',
     summary: 'Get a team',
     tags: ['Teams'],
     schema: { params: Type.Object({ team_id: Uuid() }), response: withErrors({ 200: TeamBody, 404: DetailBody }) },
-    operation: operations.TeamGet,
+    operation: TeamGetDocument,
     variables: ({ params }) => ({ id: params.team_id }),
-    result: (data: TeamGetQuery) => ({ body: restTeam(found(data.team, 'Team')) }),
-  },
+    result: (data) => ({ body: restTeam(found(data.team, 'Team')) }),
+  }),
 ];

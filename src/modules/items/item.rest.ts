@@ -1,27 +1,19 @@
-import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type {
-  ItemCreateMutation,
-  ItemDeleteMutation,
-  ItemGetQuery,
-  ItemListQuery,
-  ItemUpdateMutation,
-  ItemVerifyMutation,
+import {
+  ItemCreateDocument,
+  ItemDeleteDocument,
+  ItemGetDocument,
+  ItemListDocument,
+  ItemUpdateDocument,
+  ItemVerifyDocument,
 } from '../../kernel/graphql/__generated__/operations';
 import type { Renderer } from '../../kernel/events/outbox';
-import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
-import { loadOperations } from '../../kernel/rest/operations';
 import { NoContent, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ItemBodyA, ItemBodyB, ItemCreateBody, itemInputFromRest, restItemA, restItemB } from './item.rest-shapes';
 import { MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
-const operations = loadOperations(
-  join(__dirname, 'item.operations.graphql'),
-  join(__dirname, '../attachments/attachment.operations.graphql'),
-  join(__dirname, '../documents/document.operations.graphql'),
-  join(__dirname, '../contracts/contract.operations.graphql'),
-);
 
 const tags = ['Request items'];
 const RequestParams = Type.Object({ request_id: Uuid() });
@@ -32,71 +24,72 @@ const updateInput = (body: Record<string, unknown> = {}) =>
   Object.fromEntries(Object.entries(body).filter(([key]) => ['name', 'description', 'required'].includes(key)));
 
 export const itemRestRows: RestRow[] = [
-  {
+  restRow({
     method: 'POST',
     url: '/requests/:request_id/items',
     summary: 'Add an item to a request',
     tags,
     schema: { params: RequestParams, body: ItemCreateBody, response: withErrors({ 200: ItemBodyA }) },
-    operation: operations.ItemCreate,
+    operation: ItemCreateDocument,
     variables: ({ params, body }) => ({ requestId: params.request_id, input: itemInputFromRest(body) }),
-    result: (data: ItemCreateMutation) => ({ body: restItemA(fromPayload(data.itemCreate, 'item')) }),
-  },
-  {
+    result: (data) => ({ body: restItemA(fromPayload(data.itemCreate, 'item')) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/requests/:request_id/items',
     summary: "List a request's items (shape B; shape A with API-Revision: 1)",
     tags,
     schema: { params: RequestParams, response: withErrors({ 200: Type.Union([Type.Array(ItemBodyB), Type.Array(ItemBodyA)]) }) },
-    operation: operations.ItemList,
+    operation: ItemListDocument,
     variables: ({ params }) => ({ requestId: params.request_id }),
-    result: (data: ItemListQuery, { revision }) => {
+    result: (data, { revision }) => {
       const items = found(data.request, 'Request').items;
       return { body: revision === 1 ? items.map(restItemA) : items.map(restItemB) };
     },
-  },
-  {
+  }),
+  restRow({
     method: 'GET',
     url: '/requests/:request_id/items/:item_id',
     summary: 'Get an item',
     tags,
     schema: { params: ItemParams, response: withErrors({ 200: ItemBodyA }) },
-    operation: operations.ItemGet,
+    operation: ItemGetDocument,
     variables: ({ params }) => ({ requestId: params.request_id, id: params.item_id }),
-    result: (data: ItemGetQuery) => ({ body: restItemA(found(data.request?.item, 'Item')) }),
-  },
-  {
+    result: (data) => ({ body: restItemA(found(data.request?.item, 'Item')) }),
+  }),
+  restRow({
     method: 'PATCH',
     url: '/requests/:request_id/items/:item_id',
     summary: "Update an item's name, description or required flag",
     tags,
     schema: { params: ItemParams, body: ItemUpdateBody, response: withErrors({ 200: ItemBodyA }) },
-    operation: operations.ItemUpdate,
+    operation: ItemUpdateDocument,
     variables: ({ params, body }) => ({ requestId: params.request_id, id: params.item_id, input: updateInput(body ?? {}) }),
-    result: (data: ItemUpdateMutation) => ({ body: restItemA(fromPayload(data.itemUpdate, 'item')) }),
-  },
-  {
+    result: (data) => ({ body: restItemA(fromPayload(data.itemUpdate, 'item')) }),
+  }),
+  restRow({
     method: 'DELETE',
     url: '/requests/:request_id/items/:item_id',
     summary: 'Delete an item',
     tags,
     schema: { params: ItemParams, response: withErrors({ 204: NoContent }) },
-    operation: operations.ItemDelete,
+    operation: ItemDeleteDocument,
     variables: ({ params }) => ({ requestId: params.request_id, id: params.item_id }),
-    result: (data: ItemDeleteMutation) => noContent(data.itemDelete, 'deletedItemId'),
-  },
-  {
+    result: (data) => noContent(data.itemDelete, 'deletedItemId'),
+  }),
+  restRow({
     method: 'POST',
     url: '/requests/:request_id/items/:item_id/verify',
     summary: 'Verify an item (status VERIFIED)',
     tags,
     schema: { params: ItemParams, response: withErrors({ 200: ItemBodyA }) },
-    operation: operations.ItemVerify,
+    operation: ItemVerifyDocument,
     variables: ({ params }) => ({ requestId: params.request_id, id: params.item_id }),
-    result: (data: ItemVerifyMutation) => ({ body: restItemA(fromPayload(data.itemVerify, 'item')) }),
-  },
+    result: (data) => ({ body: restItemA(fromPayload(data.itemVerify, 'item')) }),
+  }),
 ];
 
 /** An item in its REST shape (A, as every payload but the item list), for event payloads. */
 export const renderItem: Renderer = async (run, id, requestId) =>
-  restItemA(found(((await run(operations.ItemGet, { requestId, id })) as ItemGetQuery).request?.item, 'Item'));
+  // Item events always name their request.
+  restItemA(found((await run(ItemGetDocument, { requestId: requestId!, id })).request?.item, 'Item'));

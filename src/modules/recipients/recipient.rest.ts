@@ -1,19 +1,16 @@
-import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type {
-  ContactListQuery,
-  ContactUpsertMutation,
-  OrganizationContactListQuery,
+import {
+  ContactListDocument,
+  ContactUpsertDocument,
+  OrganizationContactListDocument,
 } from '../../kernel/graphql/__generated__/operations';
-import { fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
-import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
 import { ContactBody, restContact } from './recipient.rest-shapes';
 
-const operations = loadOperations(join(__dirname, 'recipient.operations.graphql'));
 
 const tags = ['Contacts'];
 const ListQuery = Query({ limit: listQuery('asc').properties.limit });
@@ -22,38 +19,38 @@ const ContactUpsertBody = Body(
   { first_name: Nullable(Text(MAX_PERSON_NAME)), last_name: Nullable(Text(MAX_PERSON_NAME)), email: Nullable(Text(MAX_EMAIL)), phone: Nullable(Text(MAX_PHONE)), language: Nullable(LanguageSchema) });
 
 export const recipientRestRows: RestRow[] = [
-  {
+  restRow({
     method: 'GET',
     url: '/contacts',
     summary: "List the caller's contacts, oldest first",
     tags,
     schema: { querystring: ListQuery, response: withErrors({ 200: Type.Array(ContactBody) }, [422]) },
-    operation: operations.ContactList,
+    operation: ContactListDocument,
     variables: ({ query }) => ({ first: query.limit }),
-    result: (data: ContactListQuery) => ({ body: data.contacts.nodes.map(restContact) }),
-  },
-  {
+    result: (data) => ({ body: data.contacts.nodes.map(restContact) }),
+  }),
+  restRow({
     method: 'POST',
     url: '/contacts',
     summary: 'Create a contact, or update the one with the same email and phone',
     tags,
     schema: { body: ContactUpsertBody, response: withErrors({ 200: ContactBody }, [422]) },
-    operation: operations.ContactUpsert,
+    operation: ContactUpsertDocument,
     variables: ({ body }) => ({
       input: { firstName: body?.first_name, lastName: body?.last_name, email: body?.email, phone: body?.phone, language: body?.language ? languageFromRest(body.language) : body?.language },
     }),
-    result: (data: ContactUpsertMutation) => ({ body: restContact(fromPayload(data.contactUpsert, 'contact')) }),
-  },
-  {
+    result: (data) => ({ body: restContact(fromPayload(data.contactUpsert, 'contact')) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/organizations/:org_id/contacts',
     summary: "List the organization's contacts (ADMIN: all; USER: its own)",
     tags,
     schema: { params: Type.Object({ org_id: Uuid() }), querystring: ListQuery, response: withErrors({ 200: Type.Array(ContactBody) }) },
-    operation: operations.OrganizationContactList,
+    operation: OrganizationContactListDocument,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
-    result: (data: OrganizationContactListQuery) => {
+    result: (data) => {
       return { body: foundOrganization(data.node, 'contacts').contacts.nodes.map(restContact) };
     },
-  },
+  }),
 ];

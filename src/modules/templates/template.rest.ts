@@ -1,16 +1,15 @@
-import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type {
-  OrganizationTemplateListQuery,
-  TemplateCreateMutation,
-  TemplateDeleteMutation,
-  TemplateGetQuery,
-  TemplateListQuery,
-  TemplateUpdateMutation,
+import {
+  OrganizationTemplateListDocument,
+  TemplateCreateDocument,
+  TemplateDeleteDocument,
+  TemplateGetDocument,
+  TemplateListDocument,
+  TemplateUpdateDocument,
+  type TemplateCreateInput,
 } from '../../kernel/graphql/__generated__/operations';
-import { found, fromPayload, type RestRow } from '../../kernel/rest/engine';
+import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization, inputFromBody, noContent } from '../../kernel/rest/mapping';
-import { loadOperations } from '../../kernel/rest/operations';
 import { Query, listQuery, NoContent, Nullable, StringEnum, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
 import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
@@ -19,7 +18,6 @@ import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from '../items/item.l
 import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_FORM_DEFAULT_VALUE, MAX_FORM_FIELDS, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
 import { restTemplate, TemplateBody } from './template.rest-shapes';
 
-const operations = loadOperations(join(__dirname, 'template.operations.graphql'));
 
 const tags = ['Templates'];
 const IdParams = Type.Object({ id: Uuid() });
@@ -77,66 +75,67 @@ const templateInput = (body: Record<string, unknown>) =>
   inputFromBody(body, Object.keys(templateFields), { language: languageFromRest, items: templateItemsFromRest });
 
 export const templateRestRows: RestRow[] = [
-  {
+  restRow({
     method: 'GET',
     url: '/templates',
     summary: 'List templates, newest first',
     tags,
     schema: { querystring: ListQuery, response: withErrors({ 200: Type.Array(TemplateBody) }, [422]) },
-    operation: operations.TemplateList,
+    operation: TemplateListDocument,
     variables: ({ query }) => ({ first: query.limit }),
-    result: (data: TemplateListQuery) => ({ body: data.templates.nodes.map(restTemplate) }),
-  },
-  {
+    result: (data) => ({ body: data.templates.nodes.map(restTemplate) }),
+  }),
+  restRow({
     method: 'POST',
     url: '/templates',
     summary: 'Create a template',
     tags,
     schema: { body: TemplateCreateBody, response: withErrors({ 200: TemplateBody }, [422]) },
-    operation: operations.TemplateCreate,
-    variables: ({ body }) => ({ input: templateInput(body) }),
-    result: (data: TemplateCreateMutation) => ({ body: restTemplate(fromPayload(data.templateCreate, 'template')) }),
-  },
-  {
+    operation: TemplateCreateDocument,
+    // The body's schema requires what the input requires; inputFromBody renames whatever fields were sent.
+    variables: ({ body }) => ({ input: templateInput(body) as TemplateCreateInput }),
+    result: (data) => ({ body: restTemplate(fromPayload(data.templateCreate, 'template')) }),
+  }),
+  restRow({
     method: 'GET',
     url: '/templates/:id',
     summary: 'Get a template',
     tags,
     schema: { params: IdParams, response: withErrors({ 200: TemplateBody }) },
-    operation: operations.TemplateGet,
+    operation: TemplateGetDocument,
     variables: ({ params }) => ({ id: params.id }),
-    result: (data: TemplateGetQuery) => ({ body: restTemplate(found(data.template, 'Template')) }),
-  },
-  {
+    result: (data) => ({ body: restTemplate(found(data.template, 'Template')) }),
+  }),
+  restRow({
     method: 'PATCH',
     url: '/templates/:id',
     summary: 'Update a template (items, when given, replace all items)',
     tags,
     schema: { params: IdParams, body: TemplateUpdateBody, response: withErrors({ 200: TemplateBody }) },
-    operation: operations.TemplateUpdate,
+    operation: TemplateUpdateDocument,
     variables: ({ params, body }) => ({ id: params.id, input: templateInput(body ?? {}) }),
-    result: (data: TemplateUpdateMutation) => ({ body: restTemplate(fromPayload(data.templateUpdate, 'template')) }),
-  },
-  {
+    result: (data) => ({ body: restTemplate(fromPayload(data.templateUpdate, 'template')) }),
+  }),
+  restRow({
     method: 'DELETE',
     url: '/templates/:id',
     summary: 'Delete a template',
     tags,
     schema: { params: IdParams, response: withErrors({ 204: NoContent }) },
-    operation: operations.TemplateDelete,
+    operation: TemplateDeleteDocument,
     variables: ({ params }) => ({ id: params.id }),
-    result: (data: TemplateDeleteMutation) => noContent(data.templateDelete, 'deletedTemplateId'),
-  },
-  {
+    result: (data) => noContent(data.templateDelete, 'deletedTemplateId'),
+  }),
+  restRow({
     method: 'GET',
     url: '/organizations/:org_id/templates',
     summary: "List an organization's templates",
     tags,
     schema: { params: Type.Object({ org_id: Uuid() }), querystring: ListQuery, response: withErrors({ 200: Type.Array(TemplateBody) }) },
-    operation: operations.OrganizationTemplateList,
+    operation: OrganizationTemplateListDocument,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
-    result: (data: OrganizationTemplateListQuery) => {
+    result: (data) => {
       return { body: foundOrganization(data.node, 'templates').templates.nodes.map(restTemplate) };
     },
-  },
+  }),
 ];
