@@ -1,4 +1,4 @@
-import type { EntityManager, EntityMetadata, EntityName, QueryBuilder } from '@mikro-orm/postgresql';
+import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -10,10 +10,20 @@ import type { EntityManager, EntityMetadata, EntityName, QueryBuilder } from '@m
  * using managed entities.
  */
 
+type RowValue<V> = V extends Reference<any> ? { readonly id: string } : V;
+
+/**
+ * A record as read paths return it: the entity's stored properties, read-only, relations as
+ * `{ id }`. A lean record is one; so is a managed entity, seen through this type. Changing a row is a
+ * type error, because a lean record is saved by nothing: writers get managed entities from lookups
+ * named `…ForUpdate`.
+ */
+export type Row<E> = { readonly [K in keyof E]: RowValue<E[K]> };
+
 /** The entity name of a lean record, for code that must tell types apart (Node.__resolveType). */
 export const LEAN_ENTITY = Symbol('leanEntity');
 
-type Row = Record<string, unknown>;
+type Fields = Record<string, unknown>;
 type Mapper = (row: unknown[]) => Record<string, unknown>;
 type Prop = EntityMetadata['props'][number];
 
@@ -21,7 +31,7 @@ type Prop = EntityMetadata['props'][number];
  * What lean records of an entity share: their class, the stored properties, and the row mappers, one
  * per column layout a statement returns (rows come as arrays: pg then builds no object per row).
  */
-type Shape = { Record: new () => Row; props: Prop[]; mappers: Map<string, Mapper> };
+type Shape = { Record: new () => Fields; props: Prop[]; mappers: Map<string, Mapper> };
 
 const shapes = new WeakMap<EntityMetadata, Shape>();
 
@@ -34,7 +44,7 @@ function shapeOf(meta: EntityMetadata): Shape {
   if (shape) return shape;
   const props = meta.props.filter((prop) => (prop.kind === 'scalar' || prop.kind === 'm:1') && prop.fieldNames?.length === 1 && prop.persist !== false);
   // One class per entity: its prototype carries the entity's name, so a record holds only its fields.
-  const Record = class {} as unknown as new () => Row;
+  const Record = class {} as unknown as new () => Fields;
   Object.defineProperty(Record.prototype, LEAN_ENTITY, { value: meta.className });
   shape = { Record, props, mappers: new Map() };
   shapes.set(meta, shape);
@@ -74,9 +84,9 @@ const metaOf = (em: EntityManager, entity: EntityName<any>) => em.getMetadata().
  * every stored property set, defaults from the entity's `onCreate` (id, timestamps), relations as
  * `{ id }` (given as ids or records).
  */
-export function newRecord<T extends object>(em: EntityManager, entity: EntityName<T>, values: { [K in keyof T]?: unknown }): T {
+export function newRecord<T extends object>(em: EntityManager, entity: EntityName<T>, values: { [K in keyof T]?: unknown }): Row<T> {
   const { Record, props } = shapeOf(metaOf(em, entity));
-  const given = values as Row;
+  const given = values as Fields;
   const out = new Record();
   for (const prop of props) {
     let value = given[prop.name];
@@ -84,7 +94,7 @@ export function newRecord<T extends object>(em: EntityManager, entity: EntityNam
     if (prop.kind === 'm:1' && value != null) value = { id: typeof value === 'string' ? value : (value as { id: string }).id };
     out[prop.name] = value ?? null;
   }
-  return out as T;
+  return out as Row<T>;
 }
 
 /**
@@ -100,7 +110,7 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
     const { props } = shapeOf(meta);
     const rows = records.map((record) => {
       const values = props.map((prop) => {
-        const value = (record as Row)[prop.name];
+        const value = (record as Fields)[prop.name];
         const json = isJson(prop);
         if (prop.kind === 'm:1') params.push(value == null ? null : (value as { id: string }).id);
         // A JSON column's null stays SQL NULL, not the JSON value null.
@@ -156,15 +166,15 @@ async function run(em: EntityManager, sql: string, params: readonly unknown[], r
 }
 
 /** A statement's rows as objects keyed by column name (see `run`). */
-export async function queryRows<T = Row>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+export async function queryRows<T = Fields>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
   return (await run(em, sql, params)).rows as T[];
 }
 
 /** Rows of `entity`'s table as lean records. */
-export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = []): Promise<Row<T>[]> {
   const result = await run(em, sql, params, 'array');
   const map = mapperFor(shapeOf(metaOf(em, entity)), result.fields.map((field) => field.name));
-  return (result.rows as unknown[][]).map(map) as T[];
+  return (result.rows as unknown[][]).map(map) as Row<T>[];
 }
 
 /** A statement of `entity`'s rows (`?` placeholders), to run or to wrap, and where to run it. */

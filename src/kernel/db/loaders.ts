@@ -1,6 +1,6 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { findLean, tableOf } from './lean';
+import { findLean, tableOf, type Row } from './lean';
 
 type WithId = { id: string };
 
@@ -33,11 +33,11 @@ const statement = (key: string, build: () => string) => statements.get(key) ?? (
  * Batches lookups by id within one operation: one statement (`id = any($1)`) per batch, the ids one
  * array parameter, so the statement's text is the same whatever their number.
  */
-export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, T | null> {
+export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, Row<T> | null> {
   const sql = statement(`id:${tableOf(em, entity)}`, () => `select * from ${tableOf(em, entity)} where id = any(?::uuid[])`);
   return new DataLoader(async (ids) => {
     const rows = await inTurn(em, () => findLean(em, entity, sql, [ids]));
-    const byId = new Map(rows.map((row) => [row.id, row]));
+    const byId = new Map<string, Row<T>>(rows.map((row) => [row.id as string, row]));
     return ids.map((id) => byId.get(id) ?? null);
   });
 }
@@ -52,7 +52,7 @@ export function createChildrenLoader<T extends object>(
   parentProperty: keyof T & string,
   orderBy: Record<string, 'asc' | 'desc'>,
   nullProperties: (keyof T & string)[] = [],
-): DataLoader<string, T[]> {
+): DataLoader<string, Row<T>[]> {
   const sql = statement(`children:${tableOf(em, entity)}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}`, () => {
     const conditions = [`${columnOf(em, entity, parentProperty)} = any(?::uuid[])`, ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`)];
     const order = Object.entries(orderBy).map(([property, direction]) => `${columnOf(em, entity, property)} ${direction}`);
@@ -60,7 +60,7 @@ export function createChildrenLoader<T extends object>(
   });
   return new DataLoader(async (parentIds) => {
     const rows = await inTurn(em, () => findLean(em, entity, sql, [parentIds]));
-    const groups = new Map<string, T[]>(parentIds.map((id) => [id, []]));
+    const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const reference = (row as Record<string, unknown>)[parentProperty] as WithId;
       groups.get(reference.id)?.push(row);

@@ -1,5 +1,5 @@
 import { QueryBuilder } from '@mikro-orm/postgresql';
-import { baseQuery, findLean, queryRows, type LeanQuery } from '../db/lean';
+import { baseQuery, findLean, queryRows, type LeanQuery, type Row } from '../db/lean';
 import { AppError } from '../errors/app-error';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits';
 
@@ -98,7 +98,7 @@ export async function paginate<T extends object>(
   source: QueryBuilder<T> | LeanQuery<T>,
   args: PageArgs,
   order: KeysetOrder,
-): Promise<Connection<T>> {
+): Promise<Connection<Row<T>>> {
   checkPageArgs(args);
   const backward = args.last != null || (args.before != null && args.first == null);
   const size = (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;

@@ -4,6 +4,7 @@ import { Organization, User } from '../identity/identity.entities';
 import { RequestItem } from '../items/item.entities';
 import { Request } from '../requests/request.entities';
 import { StoredFile } from '../files/file.entities';
+import type { Row } from '../../kernel/db/lean';
 
 /**
  * A file that helps a recipient complete a request. Without a request it sits in its owner's library
@@ -24,3 +25,5 @@ export const Attachment = defineEntity({
   },
 });
 export type Attachment = InferEntity<typeof Attachment>;
+/** A Attachment as read paths return it (see `Row`). */
+export type AttachmentRow = Row<Attachment>;

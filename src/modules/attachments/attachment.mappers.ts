@@ -1,4 +1,4 @@
 // What the resolvers of these GraphQL types receive (codegen's mappers: `<GraphQLTypeName>Mapper`).
-import type { Attachment } from './attachment.entities';
+import type { AttachmentRow } from './attachment.entities';
 
-export type AttachmentMapper = Attachment;
+export type AttachmentMapper = AttachmentRow;

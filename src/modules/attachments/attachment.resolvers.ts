@@ -3,10 +3,10 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
-import type { RequestItem } from '../items/item.entities';
+import type { RequestItemRow } from '../items/item.entities';
 import { deleteAttachment, getAttachment, listAttachments } from './attachment.service';
 
-const itemAttachments = { attachments: (item: RequestItem, _args: unknown, ctx: GraphQLContext) => ctx.loaders.attachmentsByItem.load(item.id) };
+const itemAttachments = { attachments: (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.attachmentsByItem.load(item.id) };
 
 export const attachmentResolvers: Resolvers = {
   Query: {

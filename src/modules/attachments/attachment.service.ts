@@ -6,10 +6,9 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { StoredFile } from '../files/file.entities';
 import { deleteReferences, saveUpload } from '../files/file.service';
-import { requireItem, requireOpen } from '../items/item.service';
-import { findVisibleRequest } from '../requests/request.access';
-import type { Request } from '../requests/request.entities';
-import { Attachment } from './attachment.entities';
+import { requireItem, requireItemForUpdate, requireOpen } from '../items/item.service';
+import { findVisibleRequest, findVisibleRequestForUpdate } from '../requests/request.access';
+import { Attachment, type AttachmentRow } from './attachment.entities';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'>;
 
@@ -32,7 +31,7 @@ export async function getAttachment(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string)
 }
 
 /** The caller's library, newest first. */
-export function listAttachments(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<Attachment>> {
+export function listAttachments(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<AttachmentRow>> {
   const qb = ctx.em.createQueryBuilder(Attachment, 'a').where({ owner: ctx.viewer.userId, request: null });
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
 }
@@ -56,11 +55,11 @@ async function checkRoom(ctx: Ctx, em: EntityManager, where: { request: string; 
 /** Uploads a file attached to an item, to help its recipient complete it. */
 export async function uploadItemAttachment(ctx: Ctx, requestId: string, itemId: string, upload: IncomingFile): Promise<Attachment> {
   // Checked before the bytes are read, so a refused upload costs nothing; checked again below, locked.
-  const { request } = await requireItem(ctx.em, ctx, itemId, requestId, { lock: false });
+  const { request } = await requireItem(ctx.em, ctx, itemId, requestId);
   requireOpen(request);
   await checkRoom(ctx, ctx.em, { request: requestId, item: itemId });
   return saveUpload(ctx, upload, {}, async (tx, file) => {
-    const { item, request } = await requireItem(tx, ctx, itemId, requestId);
+    const { item, request } = await requireItemForUpdate(tx, ctx, itemId, requestId);
     requireOpen(request);
     const position = await checkRoom(ctx, tx, { request: request.id, item: item.id });
     return tx.create(Attachment, { organization: ctx.viewer.organizationId, owner: ctx.viewer.userId, file, request, item, position });
@@ -80,7 +79,7 @@ export async function deleteAttachment(ctx: Ctx, id: string, scope: { requestId?
       (scope.itemId == null || attachment.item?.id === scope.itemId);
     if (!attachment || !inScope) throw AppError.notFound('Attachment');
     if (attachment.request) {
-      const request = await findVisibleRequest(tx, ctx.viewer, attachment.request.id, { lock: true });
+      const request = await findVisibleRequestForUpdate(tx, ctx.viewer, attachment.request.id);
       if (!request) throw AppError.notFound('Attachment');
       requireOpen(request);
     } else if (attachment.owner.id !== ctx.viewer.userId) {
@@ -112,7 +111,7 @@ export async function findLibraryAttachments(ctx: Pick<Ctx, 'em' | 'viewer' | 's
 }
 
 /** Copies library attachments onto a request (or one of its items): new rows, the same bytes. */
-export function attachFiles(em: EntityManager, sources: Attachment[], request: Pick<Request, 'id' | 'organization'>, item: { id: string } | null, firstPosition = 0): Attachment[] {
+export function attachFiles(em: EntityManager, sources: Attachment[], request: { readonly id: string; readonly organization: { readonly id: string } }, item: { readonly id: string } | null, firstPosition = 0): Attachment[] {
   return sources.map((source, index) =>
     em.create(Attachment, {
       organization: request.organization.id,

@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization, User } from '../identity/identity.entities';
 import { StoredFile } from '../files/file.entities';
+import type { Row } from '../../kernel/db/lean';
 
 export type ContractLayout = {
   page?: number | null;
@@ -41,3 +42,5 @@ export const Contract = defineEntity({
   },
 });
 export type Contract = InferEntity<typeof Contract>;
+/** A Contract as read paths return it (see `Row`). */
+export type ContractRow = Row<Contract>;

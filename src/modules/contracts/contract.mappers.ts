@@ -1,4 +1,4 @@
 // What the resolvers of these GraphQL types receive (codegen's mappers: `<GraphQLTypeName>Mapper`).
-import type { Contract } from './contract.entities';
+import type { ContractRow } from './contract.entities';
 
-export type ContractMapper = Contract;
+export type ContractMapper = ContractRow;

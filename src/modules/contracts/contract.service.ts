@@ -6,7 +6,7 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import type { Viewer } from '../identity/viewer';
-import { Contract, type ContractAnnotation, type ContractField, type ContractLayout } from './contract.entities';
+import { Contract, type ContractAnnotation, type ContractField, type ContractLayout, type ContractRow } from './contract.entities';
 import { inTransaction } from '../../kernel/db/transaction';
 import { MAX_PERSON_NAME } from '../../kernel/limits';
 import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contract.limits';
@@ -43,7 +43,7 @@ export async function requireContract(ctx: Pick<Ctx, 'em' | 'viewer'>, id: strin
   return contract;
 }
 
-export function listContracts(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<Contract>> {
+export function listContracts(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<ContractRow>> {
   const qb = ctx.em.createQueryBuilder(Contract, 'c').where({ organization: ctx.viewer.organizationId });
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
 }

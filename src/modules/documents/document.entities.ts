@@ -3,6 +3,7 @@ import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { RequestItem } from '../items/item.entities';
 import { Request } from '../requests/request.entities';
 import { StoredFile } from '../files/file.entities';
+import type { Row } from '../../kernel/db/lean';
 
 /** A file submitted to an item of a request. */
 export const Document = defineEntity({
@@ -17,3 +18,5 @@ export const Document = defineEntity({
   },
 });
 export type Document = InferEntity<typeof Document>;
+/** A Document as read paths return it (see `Row`). */
+export type DocumentRow = Row<Document>;

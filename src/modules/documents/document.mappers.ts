@@ -1,4 +1,4 @@
 // What the resolvers of these GraphQL types receive (codegen's mappers: `<GraphQLTypeName>Mapper`).
-import type { Document } from './document.entities';
+import type { DocumentRow } from './document.entities';
 
-export type DocumentMapper = Document;
+export type DocumentMapper = DocumentRow;

@@ -3,10 +3,10 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
-import type { RequestItem } from '../items/item.entities';
+import type { RequestItemRow } from '../items/item.entities';
 import { deleteDocument, deleteRequestDocuments, getDocument, listRequestDocuments } from './document.service';
 
-const itemDocuments = { documents: (item: RequestItem, _args: unknown, ctx: GraphQLContext) => ctx.loaders.documentsByItem.load(item.id) };
+const itemDocuments = { documents: (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.documentsByItem.load(item.id) };
 
 export const documentResolvers: Resolvers = {
   Query: {

@@ -6,11 +6,11 @@ import { isUuid } from '../../kernel/validation/input-check';
 import { StoredFile } from '../files/file.entities';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import { RequestItem } from '../items/item.entities';
-import { requireItem, requireOpen } from '../items/item.service';
-import { findEventRequest, findVisibleRequest, requireVisibleRequest } from '../requests/request.access';
+import { requireItemForUpdate, requireOpen } from '../items/item.service';
+import { findEventRequest, findVisibleRequest, findVisibleRequestForUpdate, requireVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
 import type { StoredEvent } from '../../kernel/events/topics';
-import type { Request } from '../requests/request.entities';
-import { Document } from './document.entities';
+import type { RequestRow } from '../requests/request.entities';
+import { Document, type DocumentRow } from './document.entities';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log' | 'events' | 'loaders'>;
 
@@ -22,7 +22,7 @@ type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'
  */
 export async function submitDocument(ctx: Ctx, requestId: string, itemId: string, upload: IncomingFile): Promise<Document> {
   return saveUpload(ctx, upload, {}, async (tx, file) => {
-    const { item, request } = await requireItem(tx, ctx, itemId, requestId);
+    const { item, request } = await requireItemForUpdate(tx, ctx, itemId, requestId);
     requireOpen(request);
     if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
@@ -53,7 +53,7 @@ export async function getDocumentFile(ctx: Pick<Ctx, 'em' | 'viewer'>, id: strin
 }
 
 /** A request's documents, oldest first by default. */
-export function listRequestDocuments(ctx: Pick<Ctx, 'em'>, request: Request, args: PageArgs): Promise<Connection<Document>> {
+export function listRequestDocuments(ctx: Pick<Ctx, 'em'>, request: { id: string }, args: PageArgs): Promise<Connection<DocumentRow>> {
   const qb = ctx.em.createQueryBuilder(Document, 'd').where({ request: request.id });
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
 }
@@ -61,7 +61,7 @@ export function listRequestDocuments(ctx: Pick<Ctx, 'em'>, request: Request, arg
 export async function deleteDocument(ctx: Ctx, id: string): Promise<string> {
   return deleteReferences(ctx, async (tx) => {
     const document = isUuid(id) ? await tx.findOne(Document, id) : null;
-    if (!document || !(await findVisibleRequest(tx, ctx.viewer, document.request.id, { lock: true }))) throw AppError.notFound('Document');
+    if (!document || !(await findVisibleRequestForUpdate(tx, ctx.viewer, document.request.id))) throw AppError.notFound('Document');
     tx.remove(document);
     return { result: id, fileIds: [document.file.id] };
   });
@@ -70,7 +70,7 @@ export async function deleteDocument(ctx: Ctx, id: string): Promise<string> {
 /** Deletes every document of a request; the ids deleted. */
 export async function deleteRequestDocuments(ctx: Ctx, requestId: string): Promise<string[]> {
   return deleteReferences(ctx, async (tx) => {
-    const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
+    const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     const documents = await tx.find(Document, { request: request.id });
     tx.remove(documents);
     return { result: documents.map((d) => d.id), fileIds: documents.map((d) => d.file.id) };
@@ -80,7 +80,7 @@ export async function deleteRequestDocuments(ctx: Ctx, requestId: string): Promi
 export type ItemDocuments = { item: RequestItem; documents: { document: Document; file: StoredFile }[] };
 
 /** A visible request's documents with their files, grouped by item in item order (for the zip). */
-export async function documentsByItem(ctx: Pick<Ctx, 'em' | 'viewer'>, requestId: string): Promise<{ request: Request; items: ItemDocuments[] }> {
+export async function documentsByItem(ctx: Pick<Ctx, 'em' | 'viewer'>, requestId: string): Promise<{ request: RequestRow; items: ItemDocuments[] }> {
   const request = await requireVisibleRequest(ctx.em, ctx.viewer, requestId);
   const [items, documents] = await Promise.all([
     ctx.em.find(RequestItem, { request: request.id }, { orderBy: { position: 'asc' } }),

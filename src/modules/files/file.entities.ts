@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization, User } from '../identity/identity.entities';
+import type { Row } from '../../kernel/db/lean';
 
 /** Bytes in storage, as measured and sniffed while they were stored. */
 export const StoredFile = defineEntity({
@@ -21,3 +22,5 @@ export const StoredFile = defineEntity({
   },
 });
 export type StoredFile = InferEntity<typeof StoredFile>;
+/** A StoredFile as read paths return it (see `Row`). */
+export type StoredFileRow = Row<StoredFile>;

@@ -2,7 +2,9 @@ import { loadRef } from '../../kernel/db/loaders';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { StoredFile } from './file.entities';
 
-type WithFile = { file: { id: string; isInitialized(): boolean; getEntity(): StoredFile } };
+// A record's file: a lean record's `{ id }`, or a managed entity's reference.
+
+type WithFile = { readonly file: { readonly id: string; isInitialized?(): boolean; getEntity?(): StoredFile } };
 
 const fileOf = async (record: WithFile, ctx: GraphQLContext) => (await loadRef(record.file, ctx.loaders.fileById))!;
 

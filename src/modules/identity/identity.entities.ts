@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
+import type { Row } from '../../kernel/db/lean';
 
 export const USER_ROLES = ['ADMIN', 'USER'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -14,6 +15,8 @@ export const Organization = defineEntity({
   },
 });
 export type Organization = InferEntity<typeof Organization>;
+/** A Organization as read paths return it (see `Row`). */
+export type OrganizationRow = Row<Organization>;
 
 export const Team = defineEntity({
   name: 'Team',
@@ -26,6 +29,8 @@ export const Team = defineEntity({
   },
 });
 export type Team = InferEntity<typeof Team>;
+/** A Team as read paths return it (see `Row`). */
+export type TeamRow = Row<Team>;
 
 export const User = defineEntity({
   name: 'User',
@@ -42,6 +47,8 @@ export const User = defineEntity({
   },
 });
 export type User = InferEntity<typeof User>;
+/** A User as read paths return it (see `Row`). */
+export type UserRow = Row<User>;
 
 export const ApiKey = defineEntity({
   name: 'ApiKey',
@@ -57,3 +64,5 @@ export const ApiKey = defineEntity({
   },
 });
 export type ApiKey = InferEntity<typeof ApiKey>;
+/** A ApiKey as read paths return it (see `Row`). */
+export type ApiKeyRow = Row<ApiKey>;

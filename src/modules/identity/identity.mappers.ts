@@ -1,7 +1,7 @@
 // What the resolvers of these GraphQL types receive (codegen's mappers: `<GraphQLTypeName>Mapper`).
-import type { ApiKey, Organization, Team, User } from './identity.entities';
+import type { ApiKeyRow, OrganizationRow, TeamRow, UserRow } from './identity.entities';
 
-export type OrganizationMapper = Organization;
-export type TeamMapper = Team;
-export type UserMapper = User;
-export type ApiKeyMapper = ApiKey;
+export type OrganizationMapper = OrganizationRow;
+export type TeamMapper = TeamRow;
+export type UserMapper = UserRow;
+export type ApiKeyMapper = ApiKeyRow;

@@ -4,7 +4,7 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { apiKeyPrefix, generateApiKey, hashApiKey } from './api-key';
-import { ApiKey, Organization, Team, User, type UserRole } from './identity.entities';
+import { ApiKey, Organization, Team, User, type UserRole, type UserRow, type TeamRow } from './identity.entities';
 import { isAdmin, type Viewer } from './viewer';
 import { inTransaction } from '../../kernel/db/transaction';
 import { MAX_EMAIL, MAX_PERSON_NAME } from '../../kernel/limits';
@@ -57,13 +57,13 @@ export async function getOrganization(ctx: Ctx): Promise<Organization> {
   return ctx.em.findOneOrFail(Organization, ctx.viewer.organizationId);
 }
 
-export async function listUsers(ctx: Ctx, args: PageArgs): Promise<Connection<User>> {
+export async function listUsers(ctx: Ctx, args: PageArgs): Promise<Connection<UserRow>> {
   const qb = ctx.em.createQueryBuilder(User, 'u').where({ organization: ctx.viewer.organizationId });
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
 }
 
 /** The organization's teams by name, through the operation's loader: once per operation, however many times a query reaches them. */
-export function listTeams(ctx: Pick<GraphQLContext, 'viewer' | 'loaders'>): Promise<Team[]> {
+export function listTeams(ctx: Pick<GraphQLContext, 'viewer' | 'loaders'>): Promise<TeamRow[]> {
   return ctx.loaders.teamsByOrganization.load(ctx.viewer.organizationId);
 }
 

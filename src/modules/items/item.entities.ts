@@ -3,6 +3,7 @@ import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Recipient } from '../recipients/recipient.entities';
 import { ITEM_STATUSES, ITEM_TYPES, QUESTION_TYPES } from './item.enums';
 import { Request } from '../requests/request.entities';
+import type { Row } from '../../kernel/db/lean';
 
 export const RequestItem = defineEntity({
   name: 'RequestItem',
@@ -28,3 +29,5 @@ export const RequestItem = defineEntity({
   },
 });
 export type RequestItem = InferEntity<typeof RequestItem>;
+/** A RequestItem as read paths return it (see `Row`). */
+export type RequestItemRow = Row<RequestItem>;

@@ -1,12 +1,12 @@
 import { loadRef } from '../../kernel/db/loaders';
 import type { Resolvers, UploadItemResolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
-import type { RequestItem } from './item.entities';
+import type { RequestItemRow } from './item.entities';
 import { createItem, deleteItem, updateItem, verifyItem } from './item.service';
 
 const ITEM_TYPE_NAMES = { UPLOAD: 'UploadItem', E_SIGNATURE: 'ESignatureItem', QUESTION: 'QuestionItem' } as const;
 
-export const itemTypeName = (item: RequestItem) => ITEM_TYPE_NAMES[item.type];
+export const itemTypeName = (item: RequestItemRow) => ITEM_TYPE_NAMES[item.type];
 
 // Fields every item type resolves the same way.
 const itemFields: UploadItemResolvers = {

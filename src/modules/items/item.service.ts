@@ -11,10 +11,10 @@ import { checkContractIds } from '../contracts/contract.service';
 import { Document } from '../documents/document.entities';
 import { deleteReferences } from '../files/file.service';
 import { Recipient } from '../recipients/recipient.entities';
-import { findEventRequest, findVisibleRequest, requireVisibleRequest } from '../requests/request.access';
-import type { Request } from '../requests/request.entities';
+import { findEventRequest, findVisibleRequest, requireVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
+import type { Request, RequestRow } from '../requests/request.entities';
 import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
-import { RequestItem } from './item.entities';
+import { RequestItem, type RequestItemRow } from './item.entities';
 import { MAX_ITEMS } from './item.limits';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
@@ -26,7 +26,7 @@ type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | '
  * New items at the end of a request, assigned to `assignee` (its first recipient), as lean records
  * for `insertRecords` (the caller inserts them, with the request's other new rows when it has some).
  */
-export function newItems(em: EntityManager, request: { id: string }, drafts: (ItemDraft & { received?: boolean })[], assignee: { id: string } | null, firstPosition: number): RequestItem[] {
+export function newItems(em: EntityManager, request: { id: string }, drafts: (ItemDraft & { received?: boolean })[], assignee: { id: string } | null, firstPosition: number): RequestItemRow[] {
   return drafts.map(({ received, ...draft }, index) =>
     newRecord(em, RequestItem, {
       ...draft,
@@ -43,18 +43,28 @@ export function newItems(em: EntityManager, request: { id: string }, drafts: (It
 
 /**
  * The item and its request, if the request is visible to the viewer (and is `requestId` when given);
- * the request is locked unless `lock` is false (a check outside a transaction).
+ * `findRequest` reads the request (a row) or locks it (a managed entity, for writers).
  */
-export async function requireItem(em: EntityManager, ctx: Pick<Ctx, 'viewer'>, id: string, requestId?: string | null, { lock = true } = {}): Promise<{ item: RequestItem; request: Request }> {
+async function itemWithRequest<R>(em: EntityManager, id: string, requestId: string | null | undefined, findRequest: (id: string) => Promise<R>): Promise<{ item: RequestItem; request: R }> {
   const item = isUuid(id) ? await em.findOne(RequestItem, { id, deletedAt: null }) : null;
   if (!item || (requestId != null && item.request.id !== requestId)) throw AppError.notFound('Item');
   // Visibility of the item is the visibility of its request; a hidden request hides its items.
   try {
-    return { item, request: await requireVisibleRequest(em, ctx.viewer, item.request.id, { lock }) };
+    return { item, request: await findRequest(item.request.id) };
   } catch (err) {
     if (err instanceof AppError && err.code === 'NOT_FOUND') throw AppError.notFound('Item');
     throw err;
   }
+}
+
+/** The item and its request as the viewer may read them (a check outside a transaction). */
+export function requireItem(em: EntityManager, ctx: Pick<Ctx, 'viewer'>, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: RequestRow }> {
+  return itemWithRequest(em, id, requestId, (rid) => requireVisibleRequest(em, ctx.viewer, rid));
+}
+
+/** The item and its request, managed, the request locked until the transaction ends. */
+export function requireItemForUpdate(em: EntityManager, ctx: Pick<Ctx, 'viewer'>, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: Request }> {
+  return itemWithRequest(em, id, requestId, (rid) => requireVisibleRequestForUpdate(em, ctx.viewer, rid));
 }
 
 /** An item, if its request is visible to the viewer. */
@@ -70,17 +80,17 @@ export async function getItemSubject(ctx: Pick<Ctx, 'em' | 'viewer'>, event: Sto
 }
 
 /** A closed request keeps the items (and their files) it was closed with. */
-export function requireOpen(request: Request): void {
+export function requireOpen(request: RequestRow): void {
   if (request.state === 'CLOSED') throw AppError.validation([{ field: [], message: 'The request is closed; its items cannot change', code: 'INVALID_STATE' }]);
 }
 
-export async function createItem(ctx: FileCtx, requestId: string, input: RequestItemInput): Promise<RequestItem> {
+export async function createItem(ctx: FileCtx, requestId: string, input: RequestItemInput): Promise<RequestItemRow> {
   const check = new InputCheck();
   const draft = draftFromInput(check, [], input);
   await checkContractIds(ctx, check, [{ path: [], contractId: draft?.contractId ?? null }]);
   const attachments = await findLibraryAttachments(ctx, check, ['attachmentIds'], attachmentIdsOf(input));
   return inTransaction(ctx.em, async (tx) => {
-    const request = await requireVisibleRequest(tx, ctx.viewer, requestId, { lock: true });
+    const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     requireOpen(request);
     const count = await tx.count(RequestItem, { request: request.id, deletedAt: null });
     if (count >= MAX_ITEMS) check.add([], `A request holds at most ${MAX_ITEMS} items`, 'TOO_MANY');
@@ -97,7 +107,7 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
   });
 }
 
-function emitItemEvent(em: EntityManager, ctx: Ctx, topic: Topic, item: RequestItem, data?: Record<string, unknown>) {
+function emitItemEvent(em: EntityManager, ctx: Ctx, topic: Topic, item: RequestItemRow, data?: Record<string, unknown>) {
   return ctx.events.emit(em, ctx, { topic, subjectType: 'RequestItem', subjectId: item.id, requestId: item.request.id, data });
 }
 
@@ -108,7 +118,7 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
   if (input.required === null) check.add(['required'], 'Cannot be null', 'INVALID');
   check.done();
   return inTransaction(ctx.em, async (tx) => {
-    const { item, request } = await requireItem(tx, ctx, id, requestId);
+    const { item, request } = await requireItemForUpdate(tx, ctx, id, requestId);
     requireOpen(request);
     const before = JSON.stringify([item.name, item.description, item.required]);
     if (input.name != null) item.name = input.name.trim();
@@ -122,7 +132,7 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
 /** Deletes an item, and with it its attachments and documents (their bytes once nothing else uses them). */
 export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | null): Promise<string> {
   return deleteReferences(ctx, async (tx) => {
-    const { item, request } = await requireItem(tx, ctx, id, requestId);
+    const { item, request } = await requireItemForUpdate(tx, ctx, id, requestId);
     requireOpen(request);
     // Rendered while still visible: the event shows the item as it was, files included.
     const data = await ctx.events.render(tx, ctx.viewer, 'RequestItem', item.id, request.id);
@@ -138,7 +148,7 @@ export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | 
 /** Marks an item valid and approved; verifying a verified item changes nothing. */
 export async function verifyItem(ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
   return inTransaction(ctx.em, async (tx) => {
-    const { item } = await requireItem(tx, ctx, id, requestId);
+    const { item } = await requireItemForUpdate(tx, ctx, id, requestId);
     if (item.status !== 'VERIFIED') {
       item.status = 'VERIFIED';
       item.verifiedAt = new Date();

@@ -4,6 +4,7 @@ import { Organization, Team, User } from '../identity/identity.entities';
 import { LANGUAGES } from '../requests/request.enums';
 import { AUTH_METHODS, SEND_METHODS } from './recipient.enums';
 import { Request } from '../requests/request.entities';
+import type { Row } from '../../kernel/db/lean';
 
 /** A person the owner sends requests to; recipients of a request become contacts of its owner. */
 export const Contact = defineEntity({
@@ -23,6 +24,8 @@ export const Contact = defineEntity({
   },
 });
 export type Contact = InferEntity<typeof Contact>;
+/** A Contact as read paths return it (see `Row`). */
+export type ContactRow = Row<Contact>;
 
 export const Recipient = defineEntity({
   name: 'Recipient',
@@ -48,3 +51,5 @@ export const Recipient = defineEntity({
   },
 });
 export type Recipient = InferEntity<typeof Recipient>;
+/** A Recipient as read paths return it (see `Row`). */
+export type RecipientRow = Row<Recipient>;

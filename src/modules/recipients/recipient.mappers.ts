@@ -1,5 +1,5 @@
 // What the resolvers of these GraphQL types receive (codegen's mappers: `<GraphQLTypeName>Mapper`).
-import type { Contact, Recipient } from './recipient.entities';
+import type { ContactRow, RecipientRow } from './recipient.entities';
 
-export type ContactMapper = Contact;
-export type RecipientMapper = Recipient;
+export type ContactMapper = ContactRow;
+export type RecipientMapper = RecipientRow;

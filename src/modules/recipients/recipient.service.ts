@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findLean, newRecord } from '../../kernel/db/lean';
 import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/context';
@@ -9,7 +10,7 @@ import { isAdmin, userRefOf, type UserRef } from '../identity/viewer';
 import { findVisibleRequest } from '../requests/request.access';
 import type { Language } from '../requests/request.enums';
 import type { AuthMethod, SendMethod } from './recipient.enums';
-import { Contact, Recipient } from './recipient.entities';
+import { Contact, Recipient, type RecipientRow, type ContactRow } from './recipient.entities';
 import { MAX_QUESTION, MAX_RECIPIENTS } from './recipient.limits';
 import { answerHash, linkToken, newLinkNonce, recipientPassword, sha256Hex } from './recipient-link';
 
@@ -92,7 +93,7 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
  * lower() (which may differ from JavaScript's for letters such as İ) decides which drafts are the same
  * person.
  */
-async function upsertContacts(em: EntityManager, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, Contact>> {
+async function upsertContacts(em: EntityManager, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, ContactRow>> {
   const values: unknown[] = [];
   const rows: string[] = [];
   const positions: number[] = [];
@@ -102,7 +103,7 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
     rows.push('(?::int, ?, ?, ?, ?, ?)');
     positions.push(position);
   });
-  const contacts = new Map<number, Contact>();
+  const contacts = new Map<number, ContactRow>();
   if (rows.length === 0) return contacts;
   const now = new Date();
   // One row per input row (each matches exactly one upserted contact), in the input's order.
@@ -134,10 +135,14 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
  * The recipients of a new request, each with its link secrets, as lean records for `insertRecords`,
  * and their contacts, upserted first.
  */
-export async function newRecipients(em: EntityManager, settings: ServiceSettings, request: { id: string }, owner: UserRef, drafts: RecipientDraft[]): Promise<{ recipients: Recipient[]; contacts: Contact[] }> {
+export async function newRecipients(em: EntityManager, settings: ServiceSettings, request: { id: string }, owner: UserRef, drafts: RecipientDraft[]): Promise<{ recipients: RecipientRow[]; contacts: ContactRow[] }> {
   const contacts = await upsertContacts(em, owner, drafts);
   const recipients = drafts.map((draft, position) => {
-    const recipient = newRecord(em, Recipient, {
+    // The link secrets derive from the id, so it is chosen here rather than by the record's default.
+    const id = randomUUID();
+    const linkNonce = newLinkNonce();
+    return newRecord(em, Recipient, {
+      id,
       request,
       contact: draft.contactId ?? contacts.get(position)!.id,
       position,
@@ -149,13 +154,11 @@ export async function newRecipients(em: EntityManager, settings: ServiceSettings
       authMethod: draft.authMethod,
       sendMethod: draft.sendMethod,
       questionText: draft.questionText,
-      questionAnswerHash: null,
-      linkNonce: newLinkNonce(),
+      linkNonce,
+      tokenHash: sha256Hex(linkToken(settings.secret, id, linkNonce)),
+      passwordHash: sha256Hex(recipientPassword(settings.secret, id, linkNonce)),
+      questionAnswerHash: draft.questionAnswer ? answerHash(settings.secret, id, draft.questionAnswer) : null,
     });
-    recipient.tokenHash = sha256Hex(linkToken(settings.secret, recipient.id, recipient.linkNonce));
-    recipient.passwordHash = sha256Hex(recipientPassword(settings.secret, recipient.id, recipient.linkNonce));
-    if (draft.questionAnswer) recipient.questionAnswerHash = answerHash(settings.secret, recipient.id, draft.questionAnswer);
-    return recipient;
   });
   return { recipients, contacts: [...contacts.values()] };
 }
@@ -173,7 +176,7 @@ export async function getRecipient(ctx: Ctx, id: string): Promise<Recipient | nu
   return recipient && (await findVisibleRequest(ctx.em, ctx.viewer, recipient.request.id)) ? recipient : null;
 }
 
-export async function listContacts(ctx: Ctx, args: PageArgs, scope: 'own' | 'organization'): Promise<Connection<Contact>> {
+export async function listContacts(ctx: Ctx, args: PageArgs, scope: 'own' | 'organization'): Promise<Connection<ContactRow>> {
   const where: Record<string, unknown> = { organization: ctx.viewer.organizationId };
   if (scope === 'own' || !isAdmin(ctx.viewer)) where.owner = ctx.viewer.userId;
   const qb = ctx.em.createQueryBuilder(Contact, 'c').where(where);
@@ -181,7 +184,7 @@ export async function listContacts(ctx: Ctx, args: PageArgs, scope: 'own' | 'org
 }
 
 /** POST /contacts: creates a contact of the caller or updates the one with the same email and phone. */
-export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promise<Contact> {
+export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promise<ContactRow> {
   const check = new InputCheck();
   checkPersonFields(check, [], input);
   if (!input.email?.trim() && !input.phone?.trim()) check.add(['email'], 'A contact needs an email or a phone', 'REQUIRED');

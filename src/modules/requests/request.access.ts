@@ -3,7 +3,7 @@ import { findLean } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
 import { isUuid } from '../../kernel/validation/input-check';
 import { isAdmin, type Viewer } from '../identity/viewer';
-import { Request } from './request.entities';
+import { Request, type RequestRow } from './request.entities';
 
 // Who sees a request: ADMIN everything of its organization; USER what it owns, its team's, and
 // where it collaborates. Whoever sees a request may update it; deleting it (and changing its
@@ -31,15 +31,23 @@ export function requestVisibility(alias: string, viewer: Viewer, options: { incl
 }
 
 /**
- * The request, if the viewer may see it; null otherwise (missing, deleted, another organization's).
- * Writers lock the row (so concurrent changes to one request apply one after the other) and get a
- * managed entity; readers get a lean record (kernel/db/lean.ts) from a statement written out, since
- * building it with a QueryBuilder was a tenth of a by-id read's CPU in profiles.
+ * The request, if the viewer may see it; null otherwise (missing, deleted, another organization's),
+ * as a read-only row from a statement written out (kernel/db/lean.ts): building it with a
+ * QueryBuilder was a tenth of a by-id read's CPU in profiles.
  */
-export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean; includeDeleted?: boolean } = {}): Promise<Request | null> {
+export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { includeDeleted?: boolean } = {}): Promise<RequestRow | null> {
   if (!isUuid(id)) return null;
   const { sql, params } = requestVisibility('r', viewer, options);
-  if (!options.lock) return (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql}`, [id, ...params]))[0] ?? null;
+  return (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql}`, [id, ...params]))[0] ?? null;
+}
+
+/**
+ * The request as a managed entity, its row locked until the transaction ends (so concurrent changes
+ * to one request apply one after the other), if the viewer may see it; for writers.
+ */
+export async function findVisibleRequestForUpdate(em: EntityManager, viewer: Viewer, id: string): Promise<Request | null> {
+  if (!isUuid(id)) return null;
+  const { sql, params } = requestVisibility('r', viewer);
   return em.createQueryBuilder(Request, 'r').select('*').where({ id }).andWhere(sql, params).setLockMode(LockMode.PESSIMISTIC_WRITE).getSingleResult();
 }
 
@@ -47,21 +55,27 @@ export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: 
  * The request an event happened on, as a subscriber may see it now (deleted ones too, so deletion
  * events can show what went): the records of events on requests are visible through it.
  */
-export function findEventRequest(ctx: { em: EntityManager; viewer: Viewer }, event: { requestId: string | null }): Promise<Request | null> {
+export function findEventRequest(ctx: { em: EntityManager; viewer: Viewer }, event: { requestId: string | null }): Promise<RequestRow | null> {
   return event.requestId ? findVisibleRequest(ctx.em, ctx.viewer, event.requestId, { includeDeleted: true }) : Promise.resolve(null);
 }
 
-export async function requireVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { lock?: boolean } = {}): Promise<Request> {
-  const request = await findVisibleRequest(em, viewer, id, options);
+export async function requireVisibleRequest(em: EntityManager, viewer: Viewer, id: string): Promise<RequestRow> {
+  const request = await findVisibleRequest(em, viewer, id);
   if (!request) throw AppError.notFound('Request');
   return request;
 }
 
-export function canDeleteRequest(viewer: Viewer, request: Request): boolean {
+export async function requireVisibleRequestForUpdate(em: EntityManager, viewer: Viewer, id: string): Promise<Request> {
+  const request = await findVisibleRequestForUpdate(em, viewer, id);
+  if (!request) throw AppError.notFound('Request');
+  return request;
+}
+
+export function canDeleteRequest(viewer: Viewer, request: RequestRow): boolean {
   return isAdmin(viewer) || request.owner.id === viewer.userId || (viewer.teamId !== null && request.team?.id === viewer.teamId);
 }
 
-export function requireDeleteRight(viewer: Viewer, request: Request, what = 'delete this request'): void {
+export function requireDeleteRight(viewer: Viewer, request: RequestRow, what = 'delete this request'): void {
   if (!canDeleteRequest(viewer, request)) {
     throw AppError.forbidden(`Only the owner, the owner's team or an ADMIN may ${what}`);
   }

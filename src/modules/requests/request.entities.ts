@@ -3,6 +3,7 @@ import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-pr
 import { Organization, Team, User, USER_ROLES } from '../identity/identity.entities';
 import { Template } from '../templates/template.entities';
 import { CONNECTION_PROVIDERS, LANGUAGES, REQUEST_STATES } from './request.enums';
+import type { Row } from '../../kernel/db/lean';
 
 /** One entry of a request's reminder schedule: a reminder sent at a fixed time. */
 export type ReminderScheduleEntry = { sendAt: string; message?: string | null };
@@ -44,6 +45,8 @@ export const Request = defineEntity({
   },
 });
 export type Request = InferEntity<typeof Request>;
+/** A Request as read paths return it (see `Row`). */
+export type RequestRow = Row<Request>;
 
 export const Collaborator = defineEntity({
   name: 'Collaborator',
@@ -58,3 +61,5 @@ export const Collaborator = defineEntity({
   },
 });
 export type Collaborator = InferEntity<typeof Collaborator>;
+/** A Collaborator as read paths return it (see `Row`). */
+export type CollaboratorRow = Row<Collaborator>;

@@ -1,5 +1,5 @@
 // What the resolvers of these GraphQL types receive (codegen's mappers: `<GraphQLTypeName>Mapper`).
-import type { Collaborator, Request } from './request.entities';
+import type { CollaboratorRow, RequestRow } from './request.entities';
 
-export type RequestMapper = Request;
-export type CollaboratorMapper = Collaborator;
+export type RequestMapper = RequestRow;
+export type CollaboratorMapper = CollaboratorRow;

@@ -1,9 +1,9 @@
-import type { RequestItem } from '../items/item.entities';
+import type { RequestItemRow } from '../items/item.entities';
 
-const done = (item: RequestItem) => item.status === 'COMPLETE' || item.status === 'VERIFIED' || item.isNa;
+const done = (item: RequestItemRow) => item.status === 'COMPLETE' || item.status === 'VERIFIED' || item.isNa;
 
 /** Share of required items that are done (of all items when none is required), 0 to 100; 0 without items. */
-export function percentComplete(items: RequestItem[]): number {
+export function percentComplete(items: readonly RequestItemRow[]): number {
   const required = items.filter((item) => item.required);
   const counted = required.length ? required : items;
   if (counted.length === 0) return 0;

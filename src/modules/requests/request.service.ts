@@ -23,8 +23,8 @@ import { MAX_ITEMS } from '../items/item.limits';
 import { Recipient } from '../recipients/recipient.entities';
 import { newRecipients, prepareRecipients } from '../recipients/recipient.service';
 import { DEFAULT_REMINDERS, replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from '../templates/template.service';
-import { requestVisibility, requireDeleteRight, requireVisibleRequest } from './request.access';
-import { Collaborator, Request, type ReminderScheduleEntry } from './request.entities';
+import { requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate } from './request.access';
+import { Collaborator, Request, type ReminderScheduleEntry, type RequestRow } from './request.entities';
 import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
@@ -109,13 +109,13 @@ function emitRequestEvent(
   em: EntityManager,
   ctx: Ctx,
   topic: Topic,
-  request: Request,
+  request: { id: string },
   { known, ...extra }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void } = {},
 ) {
   return ctx.events.emit(em, ctx, { topic, subjectType: 'Request', subjectId: request.id, requestId: request.id, ...extra }, known);
 }
 
-export async function getRequest(ctx: Ctx, id: string): Promise<Request | null> {
+export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | null> {
   try {
     return await requireVisibleRequest(ctx.em, ctx.viewer, id);
   } catch (err) {
@@ -128,7 +128,7 @@ export async function getRequest(ctx: Ctx, id: string): Promise<Request | null> 
  * A page of the requests the viewer may see. The statement is written out rather than built with a
  * QueryBuilder: building it was 7% of a list request's CPU in profiles.
  */
-export async function listRequests(ctx: Ctx, args: PageArgs & { filter?: RequestFilter | null; orderBy?: RequestOrder | null }): Promise<Connection<Request>> {
+export async function listRequests(ctx: Ctx, args: PageArgs & { filter?: RequestFilter | null; orderBy?: RequestOrder | null }): Promise<Connection<RequestRow>> {
   const { sql: visible, params } = requestVisibility('r', ctx.viewer);
   const conditions = [visible];
   const filter = args.filter ?? {};
@@ -160,7 +160,7 @@ async function requestOwner(em: EntityManager, viewer: Viewer, ownerId: string |
   return user && { id: user.id, organizationId: viewer.organizationId, teamId: user.team?.id ?? null };
 }
 
-export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<Request> {
+export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<RequestRow> {
   const { em, viewer } = ctx;
   const check = new InputCheck();
   checkCommonFields(check, input);
@@ -270,7 +270,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
 
 export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateInput): Promise<{ request: Request; updated: string[] }> {
   return inTransaction(ctx.em, async (tx) => {
-    const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
+    const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
     checkCommonFields(check, input, request);
     if (input.collaborators !== undefined) requireDeleteRight(ctx.viewer, request, 'change the collaborators of this request');
@@ -318,7 +318,7 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
 
 export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
   return inTransaction(ctx.em, async (tx) => {
-    const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
+    const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     requireDeleteRight(ctx.viewer, request);
     // Rendered while still visible: the event shows the request as it was, marked deleted.
     const data = { ...(await ctx.events.render(tx, ctx.viewer, 'Request', request.id)), deleted: true };
@@ -331,7 +331,7 @@ export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
 /** Moves a request to CLOSED; closing a closed request changes nothing. */
 export async function closeRequest(ctx: Ctx, id: string): Promise<Request> {
   return inTransaction(ctx.em, async (tx) => {
-    const request = await requireVisibleRequest(tx, ctx.viewer, id, { lock: true });
+    const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     if (request.state !== 'CLOSED') {
       request.state = 'CLOSED';
       request.closedAt = new Date();

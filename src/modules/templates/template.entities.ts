@@ -3,6 +3,7 @@ import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-pr
 import { Organization, Team, User } from '../identity/identity.entities';
 import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
 import { LANGUAGES } from '../requests/request.enums';
+import type { Row } from '../../kernel/db/lean';
 
 /** The form part of a template item (spec 2.6), kept as given until forms are a module of their own. */
 export type TemplateItemForm = {
@@ -29,6 +30,8 @@ export const Template = defineEntity({
   },
 });
 export type Template = InferEntity<typeof Template>;
+/** A Template as read paths return it (see `Row`). */
+export type TemplateRow = Row<Template>;
 
 export const TemplateItem = defineEntity({
   name: 'TemplateItem',
@@ -50,3 +53,5 @@ export const TemplateItem = defineEntity({
   },
 });
 export type TemplateItem = InferEntity<typeof TemplateItem>;
+/** A TemplateItem as read paths return it (see `Row`). */
+export type TemplateItemRow = Row<TemplateItem>;

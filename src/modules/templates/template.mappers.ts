@@ -1,5 +1,5 @@
 // What the resolvers of these GraphQL types receive (codegen's mappers: `<GraphQLTypeName>Mapper`).
-import type { Template, TemplateItem } from './template.entities';
+import type { TemplateRow, TemplateItemRow } from './template.entities';
 
-export type TemplateMapper = Template;
-export type TemplateItemMapper = TemplateItem;
+export type TemplateMapper = TemplateRow;
+export type TemplateItemMapper = TemplateItemRow;

@@ -10,7 +10,7 @@ import { checkItemText, type ItemDraft } from '../items/item.drafts';
 import { DEFAULT_LANGUAGE } from '../requests/request.enums';
 import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
 import { MAX_ANSWER } from '../items/item.limits';
-import { Template, TemplateItem, type TemplateItemForm } from './template.entities';
+import { Template, TemplateItem, type TemplateItemForm, type TemplateRow } from './template.entities';
 import {
   MAX_DEFAULT_TITLE,
   MAX_DUE_DATE_INTERVAL,
@@ -49,7 +49,7 @@ export async function requireTemplate(ctx: Ctx, id: string): Promise<Template> {
   return template;
 }
 
-export async function listTemplates(ctx: Ctx, args: PageArgs): Promise<Connection<Template>> {
+export async function listTemplates(ctx: Ctx, args: PageArgs): Promise<Connection<TemplateRow>> {
   const qb = scopeTemplates(ctx.em.createQueryBuilder(Template, 't'), ctx.viewer);
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
 }

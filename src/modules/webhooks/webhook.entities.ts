@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import type { Topic } from '../events/event.topics';
 import { Organization, User } from '../identity/identity.entities';
+import type { Row } from '../../kernel/db/lean';
 
 export const Webhook = defineEntity({
   name: 'Webhook',
@@ -23,6 +24,8 @@ export const Webhook = defineEntity({
   },
 });
 export type Webhook = InferEntity<typeof Webhook>;
+/** A Webhook as read paths return it (see `Row`). */
+export type WebhookRow = Row<Webhook>;
 
 export const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -46,6 +49,8 @@ export const WebhookDelivery = defineEntity({
   },
 });
 export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
+/** A WebhookDelivery as read paths return it (see `Row`). */
+export type WebhookDeliveryRow = Row<WebhookDelivery>;
 
 export const WebhookAttempt = defineEntity({
   name: 'WebhookAttempt',
@@ -60,3 +65,5 @@ export const WebhookAttempt = defineEntity({
   },
 });
 export type WebhookAttempt = InferEntity<typeof WebhookAttempt>;
+/** A WebhookAttempt as read paths return it (see `Row`). */
+export type WebhookAttemptRow = Row<WebhookAttempt>;

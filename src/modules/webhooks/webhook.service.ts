@@ -10,7 +10,7 @@ import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
 import { checkEndpoint } from './webhook.endpoint';
 import { MAX_TOPICS } from './webhook.limits';
-import { Webhook, WebhookDelivery, type DeliveryStatus } from './webhook.entities';
+import { Webhook, WebhookDelivery, type DeliveryStatus, type WebhookDeliveryRow, type WebhookRow } from './webhook.entities';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
 
@@ -58,7 +58,7 @@ export async function getWebhook(ctx: Ctx, id: string): Promise<Webhook | null> 
   return isUuid(id) ? ctx.em.findOne(Webhook, { id, organization: ctx.viewer.organizationId }) : null;
 }
 
-export async function listWebhooks(ctx: Ctx, args: PageArgs & { topic?: Topic | null }): Promise<Connection<Webhook>> {
+export async function listWebhooks(ctx: Ctx, args: PageArgs & { topic?: Topic | null }): Promise<Connection<WebhookRow>> {
   requireAdmin(ctx);
   const qb = ctx.em.createQueryBuilder(Webhook, 'w').where({ organization: ctx.viewer.organizationId });
   if (args.topic) qb.andWhere('? = any(w.topics)', [args.topic]);
@@ -133,7 +133,7 @@ export async function rotateSecret(ctx: Ctx, id: string): Promise<{ webhook: Web
   return { webhook, secret };
 }
 
-export async function listDeliveries(ctx: Ctx, webhook: Webhook, args: PageArgs & { status?: DeliveryStatus | null }): Promise<Connection<WebhookDelivery>> {
+export async function listDeliveries(ctx: Ctx, webhook: { id: string }, args: PageArgs & { status?: DeliveryStatus | null }): Promise<Connection<WebhookDeliveryRow>> {
   requireAdmin(ctx);
   const qb = ctx.em.createQueryBuilder(WebhookDelivery, 'd').where({ webhook: webhook.id, ...(args.status ? { status: args.status } : {}) });
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
