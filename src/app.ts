@@ -1,21 +1,18 @@
 import type { LookupFunction } from 'node:net';
-import type { ResultOf } from '@graphql-typed-document-node/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
 import { EventDispatcher } from './kernel/events/dispatcher';
-import { Outbox, type RunOperation } from './kernel/events/outbox';
-import { createContextFactory, type ContextFactory } from './kernel/graphql/context';
+import { Outbox } from './kernel/events/outbox';
+import { createContextFactory, type ContextFactory, type Execute } from './kernel/graphql/context';
 import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerRestRows } from './kernel/rest/engine';
-import { sourceOf } from './kernel/rest/operations';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
 import { subjectLoader } from './kernel/graphql/events';
-import type { Loaders } from './kernel/graphql/context';
 import { MODULES } from './modules';
 import { TOPICS } from './modules/events/event.topics';
 import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
@@ -80,18 +77,7 @@ export async function buildApp({
 
   const resolveViewer = (key: string) => findViewerByApiKey(orm.em.fork(), key);
   registerAuth(app, resolveViewer);
-  // Events render their record with the REST rows' own documents, run in-process inside the
-  // writing transaction (app.graphql exists once mercurius is registered below).
-  const outbox = new Outbox<Loaders>((em, viewer) => {
-    const ctx = contexts.forViewer(viewer, { em, log: app.log, requestId: 'event' });
-    const run: RunOperation = async (document, variables) => {
-      const result = (await app.graphql(sourceOf(document), ctx as never, variables)) as { data?: ResultOf<typeof document>; errors?: Array<{ message: string }> };
-      if (result.errors?.length) throw new Error(`rendering an event failed: ${result.errors[0].message}`);
-      return result.data!;
-    };
-    return { run, loaders: ctx.loaders };
-  }, MODULES.renderers);
-  for (const hook of MODULES.emitHooks) outbox.addHook(hook);
+  const outbox = new Outbox(MODULES.renderers, MODULES.emitHooks);
   const contexts = createContextFactory({
     orm,
     settings: {
@@ -103,6 +89,8 @@ export async function buildApp({
       maxFilesPerItem: config.maxFilesPerItem,
     },
     events: outbox,
+    // Event renders run the REST rows' documents in-process, inside the writing transaction.
+    execute: (source, ctx, variables) => app.graphql(source, ctx as never, variables) as ReturnType<Execute>,
     storage,
     createLoaders: MODULES.createLoaders,
   });

@@ -2,7 +2,9 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { WebhookSettings } from '../../config/config';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Outbox } from '../events/outbox';
+import { sourceOf, type Variables } from '../rest/operations';
 import type { Storage } from '../storage';
 
 /**
@@ -45,7 +47,9 @@ export type GraphQLContext = {
   loaders: Loaders;
   settings: ServiceSettings;
   /** Where state changes write their events, in their own transaction. */
-  events: Outbox<Loaders>;
+  events: Outbox;
+  /** In-process execution, shared by every context of the app. */
+  operations: Operations;
   /** Where file bytes live. */
   storage: Storage;
   log: FastifyBaseLogger;
@@ -53,10 +57,22 @@ export type GraphQLContext = {
   requestId: string;
 };
 
+/** Runs documents in-process (event renders run the REST rows' documents inside the writing transaction). */
+export type Operations = {
+  /** A context like `ctx` on another entity manager (a transaction), with loaders of its own. */
+  on(ctx: Pick<GraphQLContext, 'viewer' | 'log' | 'requestId'>, em: EntityManager): GraphQLContext;
+  /** Runs a document as `ctx`'s viewer, through `ctx`'s entity manager and loaders; fails on any error. */
+  run: <TResult, TVariables extends Variables>(ctx: GraphQLContext, document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
+};
+
+/** Executes a document with a context: the GraphQL engine's in-process entry (mercurius's `app.graphql`). */
+export type Execute = (source: string, ctx: GraphQLContext, variables: Record<string, unknown>) => Promise<{ data?: unknown; errors?: ReadonlyArray<{ message: string }> }>;
+
 export type ContextFactoryOptions = {
   orm: MikroORM;
   settings: ServiceSettings;
-  events: Outbox<Loaders>;
+  events: Outbox;
+  execute: Execute;
   storage: Storage;
   createLoaders: (em: EntityManager) => Loaders;
 };
@@ -69,12 +85,21 @@ export type ContextFactory = {
 };
 
 export function createContextFactory(options: ContextFactoryOptions): ContextFactory {
+  const operations: Operations = {
+    on: (ctx, em) => forViewer(ctx.viewer, { em, log: ctx.log, requestId: ctx.requestId }),
+    run: async <TResult, TVariables extends Variables>(ctx: GraphQLContext, document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => {
+      const result = await options.execute(sourceOf(document), ctx, variables);
+      if (result.errors?.length) throw new Error(`an in-process operation failed: ${result.errors[0].message}`);
+      return result.data as TResult;
+    },
+  };
   const forViewer: ContextFactory['forViewer'] = (viewer, { em = options.orm.em.fork(), log, requestId }) => ({
     em,
     viewer,
     loaders: options.createLoaders(em),
     settings: options.settings,
     events: options.events,
+    operations,
     storage: options.storage,
     log,
     requestId,

@@ -1,4 +1,5 @@
 import { AppError } from '../../kernel/errors/app-error';
+import type { EmittingContext } from '../../kernel/events/outbox';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
@@ -12,7 +13,7 @@ import type { StoredEvent } from '../../kernel/events/topics';
 import type { RequestRow } from '../requests/request.entities';
 import { Document, type DocumentRow } from './document.entities';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log' | 'events' | 'loaders'>;
+type Ctx = Pick<GraphQLContext, 'em' | 'storage' | 'settings'> & EmittingContext;
 
 // Documents are seen, downloaded and deleted by whoever sees their request.
 
@@ -28,7 +29,8 @@ export async function submitDocument(ctx: Ctx, requestId: string, itemId: string
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
     }
     const document = tx.create(Document, { request, item, file });
-    await ctx.events.emit(tx, ctx, { topic: 'document.uploaded', subjectType: 'Document', subjectId: document.id, requestId: request.id });
+    const data = await ctx.events.renderForAnswer(tx, ctx, { type: 'Document', id: document.id, requestId: request.id });
+    await ctx.events.emit(tx, ctx.viewer, { topic: 'document.uploaded', subjectType: 'Document', subjectId: document.id, requestId: request.id, data });
     return document;
   });
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
 import type { StoredEvent } from '../../kernel/events/topics';
 import type { Topic } from '../events/event.topics';
+import type { EmittingContext } from '../../kernel/events/outbox';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
@@ -19,8 +20,8 @@ import { MAX_ITEMS } from './item.limits';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'events' | 'loaders'>;
-type FileCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log' | 'events' | 'loaders'>;
+type Ctx = Pick<GraphQLContext, 'em'> & EmittingContext;
+type FileCtx = Pick<GraphQLContext, 'em' | 'settings' | 'storage'> & EmittingContext;
 
 /**
  * New items at the end of a request, assigned to `assignee` (its first recipient), as lean records
@@ -107,8 +108,11 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
   });
 }
 
-function emitItemEvent(em: EntityManager, ctx: Ctx, topic: Topic, item: RequestItemRow, data?: Record<string, unknown>) {
-  return ctx.events.emit(em, ctx, { topic, subjectType: 'RequestItem', subjectId: item.id, requestId: item.request.id, data });
+/** Writes an item's event, last in its transaction (see emitRequestEvent). */
+async function emitItemEvent(tx: EntityManager, ctx: Ctx, topic: Topic, item: RequestItemRow, data?: Record<string, unknown>) {
+  const subject = { type: 'RequestItem', id: item.id, requestId: item.request.id };
+  const rendered = data ?? (await ctx.events.renderForAnswer(tx, ctx, subject));
+  return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, data: rendered });
 }
 
 export async function updateItem(ctx: Ctx, id: string, requestId: string | null | undefined, input: ItemUpdateInput): Promise<RequestItem> {
@@ -135,7 +139,7 @@ export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | 
     const { item, request } = await requireItemForUpdate(tx, ctx, id, requestId);
     requireOpen(request);
     // Rendered while still visible: the event shows the item as it was, files included.
-    const data = await ctx.events.render(tx, ctx.viewer, 'RequestItem', item.id, request.id);
+    const { data } = await ctx.events.render(tx, ctx, { type: 'RequestItem', id: item.id, requestId: request.id });
     const files = [...(await tx.find(Attachment, { item: item.id })), ...(await tx.find(Document, { item: item.id }))];
     // The item row stays (soft-deleted, for its event); its attachments and documents go.
     for (const file of files) tx.remove(file);

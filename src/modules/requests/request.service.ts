@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Topic } from '../events/event.topics';
+import type { EmittingContext } from '../../kernel/events/outbox';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type {
   CollaboratorInput,
@@ -44,7 +45,7 @@ import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { primeAll } from '../../kernel/db/loaders';
 import { inTransaction } from '../../kernel/db/transaction';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'events' | 'loaders'>;
+type Ctx = Pick<GraphQLContext, 'em' | 'settings'> & EmittingContext;
 type Loaders = Ctx['loaders'];
 
 type CommonFields = Omit<RequestUpdateInput, 'collaborators'>;
@@ -105,14 +106,21 @@ function storeCollaborators(em: EntityManager, request: { id: string }, collabor
   return collaborators.map(({ user, role }, position) => em.create(Collaborator, { request: request.id, user, role, position }));
 }
 
-function emitRequestEvent(
-  em: EntityManager,
+/**
+ * Writes a request's event, last in its transaction: its data is the request as REST shows it,
+ * rendered now unless given (a deletion renders before it deletes), and the render's reads then serve
+ * the mutation's answer.
+ */
+async function emitRequestEvent(
+  tx: EntityManager,
   ctx: Ctx,
   topic: Topic,
   request: { id: string },
-  { known, ...extra }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void } = {},
+  { known, updated, data }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void } = {},
 ) {
-  return ctx.events.emit(em, ctx, { topic, subjectType: 'Request', subjectId: request.id, requestId: request.id, ...extra }, known);
+  const subject = { type: 'Request', id: request.id, requestId: request.id };
+  const rendered = data ?? (await ctx.events.renderForAnswer(tx, ctx, subject, known));
+  return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, updated, data: rendered });
 }
 
 export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | null> {
@@ -321,7 +329,7 @@ export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     requireDeleteRight(ctx.viewer, request);
     // Rendered while still visible: the event shows the request as it was, marked deleted.
-    const data = { ...(await ctx.events.render(tx, ctx.viewer, 'Request', request.id)), deleted: true };
+    const data = { ...(await ctx.events.render(tx, ctx, { type: 'Request', id: request.id, requestId: request.id })).data, deleted: true };
     request.deletedAt = new Date();
     await emitRequestEvent(tx, ctx, 'request.deleted', request, { data });
     return request.id;
