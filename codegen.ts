@@ -22,7 +22,7 @@ function mappers(): Record<string, string> {
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.endsWith('Connection')) result[type.name] = '../pagination#Connection';
     else if (type.name.endsWith('Edge')) result[type.name] = '../pagination#Edge';
-    else if (events.has(type.name)) result[type.name] = '../subscriptions#EventRoot';
+    else if (events.has(type.name)) result[type.name] = '../events#EventRoot';
   }
   for (const folder of readdirSync(MODULES, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
     for (const file of readdirSync(join(MODULES, folder.name)).filter((name) => name.endsWith('.mappers.ts'))) {

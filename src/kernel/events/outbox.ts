@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { GraphQLContext, Loaders, Viewer } from '../graphql/context';
-import { afterCommit } from '../db/transaction';
 import type { Variables } from '../rest/operations';
 import type { StoredEvent } from './topics';
 
@@ -17,15 +15,9 @@ export type EventDraft = {
   requestId?: string | null;
   /** For request.updated: entity property names of the fields that changed (mapped to REST names). */
   updated?: string[];
-  /** The subject in its REST shape (`render`, `renderForAnswer`): webhook deliveries carry it. */
+  /** The subject in its REST shape (kernel/events/render.ts): webhook deliveries carry it. */
   data: Record<string, unknown>;
 };
-
-/** What a change needs of its operation's context to render and write its event. */
-export type EmittingContext = Pick<GraphQLContext, 'viewer' | 'loaders' | 'events' | 'operations' | 'log' | 'requestId'>;
-
-/** What an event is about, for rendering it. */
-export type EventSubject = { type: string; id: string; requestId?: string | null };
 
 /** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
 export type RunOperation = <TResult, TVariables extends Variables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
@@ -53,38 +45,15 @@ export class Outbox {
     private readonly hooks: readonly EmitHook[],
   ) {}
 
-  /**
-   * The subject now, as the REST API shows it, read inside the writing transaction `tx` through a
-   * context of its own (for a deletion, call it before deleting). `known` primes that context's
-   * loaders with records the change holds as written (what it just created), so the render reads back
-   * only what it does not know.
-   */
-  async render(tx: EntityManager, ctx: EmittingContext, subject: EventSubject, known?: (loaders: Loaders) => void): Promise<{ data: Record<string, unknown>; loaders: Loaders }> {
-    const renderer = this.renderers[subject.type];
-    if (!renderer) throw new Error(`no renderer for ${subject.type} events`);
-    // The renderer reads through the database, so this transaction's changes must be written first.
-    await tx.flush();
-    const session = ctx.operations.on(ctx, tx);
-    known?.(session.loaders);
-    const data = await renderer((document, variables) => ctx.operations.run(session, document, variables), subject.id, subject.requestId ?? null);
-    return { data, loaders: session.loaders };
-  }
-
-  /**
-   * `render`, for the change `ctx` is making: once `tx` commits, `ctx` reads on through the render's
-   * loaders, which hold the rows as the transaction committed them, so the operation's answer costs
-   * no second round of reads.
-   */
-  async renderForAnswer(tx: EntityManager, ctx: EmittingContext, subject: EventSubject, known?: (loaders: Loaders) => void): Promise<Record<string, unknown>> {
-    const rendered = await this.render(tx, ctx, subject, known);
-    afterCommit(tx, () => {
-      ctx.loaders = rendered.loaders;
-    });
-    return rendered.data;
+  /** How events about `subjectType` render their subject (its module declares it). */
+  rendererOf(subjectType: string): Renderer {
+    const renderer = this.renderers[subjectType];
+    if (!renderer) throw new Error(`no renderer for ${subjectType} events`);
+    return renderer;
   }
 
   /** Writes the event of a change; call it last in the change's transaction, after every write. */
-  async emit(tx: EntityManager, viewer: Viewer, draft: EventDraft): Promise<StoredEvent> {
+  async emit(tx: EntityManager, viewer: { organizationId: string }, draft: EventDraft): Promise<StoredEvent> {
     const requestId = draft.requestId ?? null;
     const event: Omit<StoredEvent, 'seq'> = {
       id: randomUUID(),

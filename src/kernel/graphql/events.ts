@@ -2,7 +2,6 @@ import type { IResolvers } from '@graphql-tools/utils';
 import type { StoredEvent } from '../events/topics';
 import type { Renderer } from '../events/outbox';
 import type { GraphQLContext } from './context';
-import type { EventRoot } from './subscriptions';
 
 /** What an event's root field resolves to, as `ctx.viewer` may see it; null hides the event from it. */
 export type SubjectLoader = (ctx: GraphQLContext, event: StoredEvent) => Promise<object | null>;
@@ -16,6 +15,17 @@ export type EventSubject = {
   render: Renderer;
   /** The record for a subscriber (deleted ones too, so deletions can show what went). */
   load: SubjectLoader;
+};
+
+/** The root value of `Subscription.events`: the event with the record it is about. */
+export type EventRoot = {
+  eventId: string;
+  topic: string;
+  organizationId: string;
+  createdAt: Date;
+  updated: string[];
+  subjectType: string;
+  subject: object;
 };
 
 /** The `Event` interface's type resolution and each event type's record field. */

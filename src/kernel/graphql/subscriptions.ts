@@ -7,19 +7,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { subscriptionField, type StoredEvent } from '../events/topics';
 import type { ContextFactory, Viewer } from './context';
-import type { SubjectLoader } from './events';
+import type { EventRoot, SubjectLoader } from './events';
 import { MAX_MESSAGE_BYTES, MAX_PENDING_EVENTS } from '../limits';
-
-/** The root value of `Subscription.events`: the event with the record it is about. */
-export type EventRoot = {
-  eventId: string;
-  topic: string;
-  organizationId: string;
-  createdAt: Date;
-  updated: string[];
-  subjectType: string;
-  subject: object;
-};
 
 /** The socket a subscriber's messages go out on (a `ws` WebSocket). */
 export type SubscriberSocket = { send(data: string, sent: (err?: Error) => void): void };

@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors/app-error';
-import type { EmittingContext } from '../../kernel/events/outbox';
+import { renderForAnswer, type EmittingContext } from '../../kernel/events/render';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
@@ -29,7 +29,7 @@ export async function submitDocument(ctx: Ctx, requestId: string, itemId: string
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
     }
     const document = tx.create(Document, { request, item, file });
-    const data = await ctx.events.renderForAnswer(tx, ctx, { type: 'Document', id: document.id, requestId: request.id });
+    const data = await renderForAnswer(tx, ctx, { type: 'Document', id: document.id, requestId: request.id });
     await ctx.events.emit(tx, ctx.viewer, { topic: 'document.uploaded', subjectType: 'Document', subjectId: document.id, requestId: request.id, data });
     return document;
   });

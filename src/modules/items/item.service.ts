@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
 import type { StoredEvent } from '../../kernel/events/topics';
 import type { Topic } from '../events/event.topics';
-import type { EmittingContext } from '../../kernel/events/outbox';
+import { renderForAnswer, renderSubject, type EmittingContext } from '../../kernel/events/render';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
@@ -111,7 +111,7 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
 /** Writes an item's event, last in its transaction (see emitRequestEvent). */
 async function emitItemEvent(tx: EntityManager, ctx: Ctx, topic: Topic, item: RequestItemRow, data?: Record<string, unknown>) {
   const subject = { type: 'RequestItem', id: item.id, requestId: item.request.id };
-  const rendered = data ?? (await ctx.events.renderForAnswer(tx, ctx, subject));
+  const rendered = data ?? (await renderForAnswer(tx, ctx, subject));
   return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, data: rendered });
 }
 
@@ -139,7 +139,7 @@ export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | 
     const { item, request } = await requireItemForUpdate(tx, ctx, id, requestId);
     requireOpen(request);
     // Rendered while still visible: the event shows the item as it was, files included.
-    const { data } = await ctx.events.render(tx, ctx, { type: 'RequestItem', id: item.id, requestId: request.id });
+    const { data } = await renderSubject(tx, ctx, { type: 'RequestItem', id: item.id, requestId: request.id });
     const files = [...(await tx.find(Attachment, { item: item.id })), ...(await tx.find(Document, { item: item.id }))];
     // The item row stays (soft-deleted, for its event); its attachments and documents go.
     for (const file of files) tx.remove(file);

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Topic } from '../events/event.topics';
-import type { EmittingContext } from '../../kernel/events/outbox';
+import { renderForAnswer, renderSubject, type EmittingContext } from '../../kernel/events/render';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type {
   CollaboratorInput,
@@ -119,7 +119,7 @@ async function emitRequestEvent(
   { known, updated, data }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void } = {},
 ) {
   const subject = { type: 'Request', id: request.id, requestId: request.id };
-  const rendered = data ?? (await ctx.events.renderForAnswer(tx, ctx, subject, known));
+  const rendered = data ?? (await renderForAnswer(tx, ctx, subject, known));
   return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, updated, data: rendered });
 }
 
@@ -329,7 +329,7 @@ export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     requireDeleteRight(ctx.viewer, request);
     // Rendered while still visible: the event shows the request as it was, marked deleted.
-    const data = { ...(await ctx.events.render(tx, ctx, { type: 'Request', id: request.id, requestId: request.id })).data, deleted: true };
+    const data = { ...(await renderSubject(tx, ctx, { type: 'Request', id: request.id, requestId: request.id })).data, deleted: true };
     request.deletedAt = new Date();
     await emitRequestEvent(tx, ctx, 'request.deleted', request, { data });
     return request.id;
