@@ -1,4 +1,4 @@
-import type { RequestItem } from '../items/item.entities';
+import type { RequestItem } from './item.entities';
 
 const done = (item: RequestItem) => item.status === 'COMPLETE' || item.status === 'VERIFIED' || item.isNa;
 
