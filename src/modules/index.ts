@@ -12,19 +12,22 @@ import { requestsModule } from './requests/request.module';
 import { templatesModule } from './templates/template.module';
 import { webhooksModule } from './webhooks/webhook.module';
 
-/** Every module of the service, folded once: adding a module is adding its descriptor here. */
+/**
+ * Every module of the service, folded once: adding a module is adding its descriptor here. Listed bottom
+ * to top (a module imports only those before it), which is also the order their contributions run in.
+ */
 export const MODULES = foldModules([
   { name: 'schema history', migrations: MIGRATIONS },
   identityModule,
   filesModule,
   eventsModule,
   requestsModule,
-  templatesModule,
   recipientsModule,
+  contractsModule,
   itemsModule,
+  templatesModule,
   attachmentsModule,
   documentsModule,
-  contractsModule,
   webhooksModule,
 ]);
 

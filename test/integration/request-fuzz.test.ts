@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../src/kernel/limits';
-import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_ITEMS } from '../../src/modules/items/item.limits';
+import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from '../../src/modules/items/item.limits';
 import { MAX_QUESTION, MAX_RECIPIENTS } from '../../src/modules/recipients/recipient.limits';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
   MAX_COLLABORATORS,
+  MAX_ITEMS,
   MAX_METADATA_KEY,
   MAX_METADATA_KEYS,
   MAX_METADATA_VALUE,

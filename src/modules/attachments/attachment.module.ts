@@ -4,6 +4,10 @@ import { attachmentLoaders } from './attachment.loaders';
 import { attachmentResolvers } from './attachment.resolvers';
 import { attachmentRestRows } from './attachment.rest';
 import { getAttachment } from './attachment.service';
+import { itemAttachmentsPart } from './attachment.item-part';
+import { requestAttachmentsPart } from './attachment.request-creation';
+import { itemParts } from '../items/item.parts';
+import { requestCreationParts } from '../requests/request.creation';
 
 export const attachmentsModule: ModuleDescriptor = {
   name: 'attachments',
@@ -12,4 +16,5 @@ export const attachmentsModule: ModuleDescriptor = {
   resolvers: attachmentResolvers,
   restRows: attachmentRestRows,
   nodes: { Attachment: { sql: 'select 1 from attachment where id = ? and organization_id = ?', load: getAttachment } },
+  contributes: [requestCreationParts.contribute(requestAttachmentsPart), itemParts.contribute(itemAttachmentsPart)],
 };

@@ -4,6 +4,8 @@ import { documentLoaders } from './document.loaders';
 import { documentResolvers } from './document.resolvers';
 import { documentRestRows, renderDocument } from './document.rest';
 import { getDocument, getDocumentSubject } from './document.service';
+import { itemDocumentsPart } from './document.item-part';
+import { itemParts } from '../items/item.parts';
 
 export const documentsModule: ModuleDescriptor = {
   name: 'documents',
@@ -13,4 +15,5 @@ export const documentsModule: ModuleDescriptor = {
   restRows: documentRestRows,
   nodes: { Document: { sql: 'select 1 from document d join request r on r.id = d.request_id where d.id = ? and r.organization_id = ?', load: getDocument } },
   subjects: { Document: { eventType: 'DocumentEvent', field: 'document', render: renderDocument, load: getDocumentSubject } },
+  contributes: [itemParts.contribute(itemDocumentsPart)],
 };

@@ -1,7 +1,5 @@
 // Limits of request items (README, Limits); template items share the text limits.
 
-/** Items of one request, at creation and through POST …/items. */
-export const MAX_ITEMS = 100;
 /** Characters of an item's name (at least one that is not blank). */
 export const MAX_ITEM_NAME = 1000;
 /** Characters of an item's description. */

@@ -3,6 +3,8 @@ import { RequestItem } from './item.entities';
 import { itemLoaders } from './item.loaders';
 import { itemResolvers, itemTypeName } from './item.resolvers';
 import { itemRestRows, renderItem } from './item.rest';
+import { requestItemsPart } from './item.request-creation';
+import { requestCreationParts } from '../requests/request.creation';
 import { getItem, getItemSubject } from './item.service';
 
 export const itemsModule: ModuleDescriptor = {
@@ -19,4 +21,5 @@ export const itemsModule: ModuleDescriptor = {
     },
   },
   subjects: { RequestItem: { eventType: 'ItemEvent', field: 'item', render: renderItem, load: getItemSubject } },
+  contributes: [requestCreationParts.contribute(requestItemsPart)],
 };

@@ -2,6 +2,7 @@ import { loadRef } from '../../kernel/db/loaders';
 import type { Resolvers, UploadItemResolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import type { RequestItemRow } from './item.entities';
+import { percentComplete } from './item.progress';
 import { createItem, deleteItem, updateItem, verifyItem } from './item.service';
 
 const ITEM_TYPE_NAMES = { UPLOAD: 'UploadItem', E_SIGNATURE: 'ESignatureItem', QUESTION: 'QuestionItem' } as const;
@@ -28,6 +29,11 @@ export const itemResolvers: Resolvers = {
     itemUpdate: (_root, { id, requestId, input }, ctx) => payload(async () => ({ item: await updateItem(ctx, id, requestId, input) })),
     itemDelete: (_root, { id, requestId }, ctx) => payload(async () => ({ deletedItemId: await deleteItem(ctx, id, requestId) })),
     itemVerify: (_root, { id, requestId }, ctx) => payload(async () => ({ item: await verifyItem(ctx, id, requestId) })),
+  },
+  Request: {
+    percentComplete: async (request, _args, ctx) => percentComplete(await ctx.loaders.itemsByRequest.load(request.id)),
+    items: (request, _args, ctx) => ctx.loaders.itemsByRequest.load(request.id),
+    item: async (request, { id }, ctx) => (await ctx.loaders.itemsByRequest.load(request.id)).find((item) => item.id === id) ?? null,
   },
   RequestItem: {
     __resolveType: itemTypeName,

@@ -6,17 +6,15 @@ import { renderForAnswer, renderSubject, type EmittingContext } from '../../kern
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
-import { Attachment } from '../attachments/attachment.entities';
-import { attachFiles, findLibraryAttachments } from '../attachments/attachment.service';
 import { checkContractIds } from '../contracts/contract.service';
-import { Document } from '../documents/document.entities';
 import { deleteReferences } from '../files/file.service';
 import { Recipient } from '../recipients/recipient.entities';
 import { findEventRequest, findVisibleRequest, requireVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
 import type { Request, RequestRow } from '../requests/request.entities';
-import { attachmentIdsOf, checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
+import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem, type RequestItemRow } from './item.entities';
-import { MAX_ITEMS } from './item.limits';
+import { itemParts, type ItemWrite } from './item.parts';
+import { MAX_ITEMS } from '../requests/request.limits';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 
@@ -89,7 +87,8 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
   const check = new InputCheck();
   const draft = draftFromInput(check, [], input);
   await checkContractIds(ctx, check, [{ path: [], contractId: draft?.contractId ?? null }]);
-  const attachments = await findLibraryAttachments(ctx, check, ['attachmentIds'], attachmentIdsOf(input));
+  const writes: ItemWrite[] = [];
+  for (const part of itemParts.values()) if (part.prepareCreate) writes.push(await part.prepareCreate(ctx, check, input));
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     requireOpen(request);
@@ -101,7 +100,7 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
     const assignee = await tx.findOne(Recipient, { request: request.id }, { orderBy: { position: 'asc' } });
     const [item] = newItems(tx, request, [draft!], assignee, (last?.position ?? -1) + 1);
     await insertRecords(tx, [[RequestItem, [item]]]);
-    attachFiles(tx, attachments, request, item);
+    for (const write of writes) write(tx, request, item);
     request.updatedAt = new Date();
     await emitItemEvent(tx, ctx, 'item.created', item);
     return item;
@@ -140,12 +139,12 @@ export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | 
     requireOpen(request);
     // Rendered while still visible: the event shows the item as it was, files included.
     const { data } = await renderSubject(tx, ctx, { type: 'RequestItem', id: item.id, requestId: request.id });
-    const files = [...(await tx.find(Attachment, { item: item.id })), ...(await tx.find(Document, { item: item.id }))];
     // The item row stays (soft-deleted, for its event); its attachments and documents go.
-    for (const file of files) tx.remove(file);
+    const fileIds: string[] = [];
+    for (const part of itemParts.values()) if (part.removeWith) fileIds.push(...(await part.removeWith(tx, item)));
     item.deletedAt = new Date();
     await emitItemEvent(tx, ctx, 'item.deleted', item, data);
-    return { result: id, fileIds: files.map((f) => f.file.id) };
+    return { result: id, fileIds };
   });
 }
 

@@ -4,6 +4,8 @@ import { recipientLoaders } from './recipient.loaders';
 import { recipientResolvers } from './recipient.resolvers';
 import { recipientRestRows } from './recipient.rest';
 import { getContact, getRecipient } from './recipient.service';
+import { requestRecipientsPart } from './recipient.request-creation';
+import { requestCreationParts } from '../requests/request.creation';
 
 export const recipientsModule: ModuleDescriptor = {
   name: 'recipients',
@@ -15,4 +17,5 @@ export const recipientsModule: ModuleDescriptor = {
     Contact: { sql: 'select 1 from contact where id = ? and organization_id = ?', load: getContact },
     Recipient: { sql: 'select 1 from recipient p join request r on r.id = p.request_id where p.id = ? and r.organization_id = ?', load: getRecipient },
   },
+  contributes: [requestCreationParts.contribute(requestRecipientsPart)],
 };

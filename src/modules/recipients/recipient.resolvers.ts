@@ -18,6 +18,9 @@ export const recipientResolvers: Resolvers = {
     owner: async (contact, _args, ctx) => (await loadRef(contact.owner, ctx.loaders.userById))!,
     team: (contact, _args, ctx) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById) : null),
   },
+  Request: {
+    recipients: (request, _args, ctx) => ctx.loaders.recipientsByRequest.load(request.id),
+  },
   Recipient: {
     contact: async (recipient, _args, ctx) => (await loadRef(recipient.contact, ctx.loaders.contactById))!,
     auth: async (recipient, _args, ctx) => {

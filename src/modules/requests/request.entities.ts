@@ -1,9 +1,12 @@
-import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { defineEntity, p, type EntitySchema, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization, Team, User, USER_ROLES } from '../identity/identity.entities';
-import { Template } from '../templates/template.entities';
 import { CONNECTION_PROVIDERS, LANGUAGES, REQUEST_STATES } from './request.enums';
 import type { Row } from '../../kernel/db/lean';
+
+// Templates sit above requests (a template makes requests), so the relation names their entity, which
+// MikroORM resolves by name at discovery, instead of importing it; the record holds `{ id }` as before.
+const Template = 'Template' as unknown as EntitySchema<{ id: string }>;
 
 /** One entry of a request's reminder schedule: a reminder sent at a fixed time. */
 export type ReminderScheduleEntry = { sendAt: string; message?: string | null };

@@ -20,6 +20,8 @@ export type RequestState = (typeof REQUEST_STATES)[number];
 export const LANGUAGES = ['en-US', 'es', 'ar', 'zh', 'fr', 'de', 'ht', 'he', 'id', 'it', 'ko', 'pt', 'pa', 'ru'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = 'en-US';
+/** Days between reminders of a request (and of a template) that names none. */
+export const DEFAULT_REMINDERS = 3;
 /** The spec writes the default as "en"; legacy clients send it. */
 export const LANGUAGE_ALIASES: Record<string, Language> = { en: 'en-US' };
 

@@ -18,6 +18,8 @@ export const MAX_METADATA_VALUE = 1000;
 export const MAX_REMINDER_SCHEDULE = 20;
 /** Characters of the message of one reminder schedule entry. */
 export const MAX_REMINDER_MESSAGE = 2000;
+/** Items of one request, at creation and through POST …/items. */
+export const MAX_ITEMS = 100;
 /** Collaborators of one request. */
 export const MAX_COLLABORATORS = 20;
 /** Fewest days between reminders of a request or a template (-1: no reminders). */

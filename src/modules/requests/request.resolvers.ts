@@ -5,7 +5,6 @@ import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
 import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, updateRequest } from './request.service';
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
-import { percentComplete } from './request.progress';
 
 /** A page of requests whose records also answer lookups by id (an item's or recipient's request). */
 async function listRequestsPrimed(ctx: GraphQLContext, args: Parameters<typeof listRequests>[1]) {
@@ -37,12 +36,7 @@ export const requestResolvers: Resolvers = {
   Request: {
     owner: async (request, _args, ctx) => (await loadRef(request.owner, ctx.loaders.userById))!,
     team: (request, _args, ctx) => (request.team ? loadRef(request.team, ctx.loaders.teamById) : null),
-    template: (request, _args, ctx) => (request.template ? loadRef(request.template, ctx.loaders.templateById) : null),
     userMetadata: (request) => request.userMetadata,
-    percentComplete: async (request, _args, ctx) => percentComplete(await ctx.loaders.itemsByRequest.load(request.id)),
-    items: (request, _args, ctx) => ctx.loaders.itemsByRequest.load(request.id),
-    item: async (request, { id }, ctx) => (await ctx.loaders.itemsByRequest.load(request.id)).find((item) => item.id === id) ?? null,
-    recipients: (request, _args, ctx) => ctx.loaders.recipientsByRequest.load(request.id),
     collaborators: (request, _args, ctx) => ctx.loaders.collaboratorsByRequest.load(request.id),
     // Whoever sees a request may update it (see request.access.ts).
     viewerCanUpdate: () => true,

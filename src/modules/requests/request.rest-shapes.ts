@@ -5,7 +5,7 @@ import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/r
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { AttachmentIds, FileRef, ItemBodyA, ItemCreateBody, itemInputFromRest, restFileRef, restItemA } from '../items/item.rest-shapes';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
-import { MAX_ITEMS } from '../items/item.limits';
+import { MAX_ITEMS } from './request.limits';
 import { MAX_QUESTION, MAX_RECIPIENTS } from '../recipients/recipient.limits';
 import {
   MAX_CLOUD_STORAGE_FOLDER,

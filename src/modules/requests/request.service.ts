@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Topic } from '../events/event.topics';
 import { renderForAnswer, renderSubject, type EmittingContext } from '../../kernel/events/render';
@@ -14,22 +14,14 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { Team, User } from '../identity/identity.entities';
 import { isAdmin, userRefOf, type UserRef, type Viewer } from '../identity/viewer';
-import type { Attachment } from '../attachments/attachment.entities';
-import { attachFiles, findLibraryAttachments } from '../attachments/attachment.service';
-import { checkContractIds } from '../contracts/contract.service';
-import { attachmentIdsOf, draftFromInput, type ItemDraft } from '../items/item.drafts';
-import { RequestItem } from '../items/item.entities';
-import { newItems } from '../items/item.service';
-import { MAX_ITEMS } from '../items/item.limits';
-import { Recipient } from '../recipients/recipient.entities';
-import { newRecipients, prepareRecipients } from '../recipients/recipient.service';
-import { DEFAULT_REMINDERS, replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from '../templates/template.service';
 import { requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate } from './request.access';
+import { requestCreationParts, type NewRequest, type RequestCreationPart, type RequestCreationPlan, type RequestDefaults } from './request.creation';
 import { Collaborator, Request, type ReminderScheduleEntry, type RequestRow } from './request.entities';
-import { DEFAULT_LANGUAGE, type RequestState } from './request.enums';
+import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS, type RequestState } from './request.enums';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
   MAX_COLLABORATORS,
+  MAX_ITEMS,
   MAX_METADATA_KEY,
   MAX_METADATA_KEYS,
   MAX_METADATA_VALUE,
@@ -41,8 +33,7 @@ import {
   MAX_REQUEST_NAME,
   MIN_REMINDERS,
 } from './request.limits';
-import { insertRecords, newRecord } from '../../kernel/db/lean';
-import { primeAll } from '../../kernel/db/loaders';
+import { insertRecords, newRecord, type Row } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'settings'> & EmittingContext;
@@ -168,6 +159,12 @@ async function requestOwner(em: EntityManager, viewer: Viewer, ownerId: string |
   return user && { id: user.id, organizationId: viewer.organizationId, teamId: user.team?.id ?? null };
 }
 
+// The parts report their problems in the order of these fields (then collaborators), whatever the
+// order of the module list, which is the order their records are built in.
+const CHECKED_FIELDS: (keyof RequestCreateInput)[] = ['items', 'attachmentIds', 'recipients'];
+
+const checkOrder = (part: RequestCreationPart) => CHECKED_FIELDS.indexOf(part.field);
+
 export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<RequestRow> {
   const { em, viewer } = ctx;
   const check = new InputCheck();
@@ -175,8 +172,17 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   check.uuid(['ownerId'], input.ownerId).uuid(['teamId'], input.teamId).uuid(['templateId'], input.templateId);
   check.count(['items'], input.items, { max: MAX_ITEMS });
 
+  const parts = requestCreationParts.values();
+  const plans = new Map<RequestCreationPart, RequestCreationPlan>();
   // Tenancy first: a template the caller cannot see is a 404, an owner outside its reach a 403.
-  const template = input.templateId && isUuid(input.templateId) ? await requireTemplate(ctx, input.templateId) : null;
+  let defaults: RequestDefaults | null = null;
+  for (const part of parts) {
+    const plan = await part.defaults?.(ctx, input);
+    if (plan) {
+      defaults = plan.defaults;
+      plans.set(part, plan);
+    }
+  }
   if (input.ownerId && input.ownerId !== viewer.userId && !isAdmin(viewer)) {
     throw AppError.forbidden('Only an ADMIN may create requests for another owner');
   }
@@ -189,32 +195,19 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   const team = input.teamId && isUuid(input.teamId) ? await em.findOne(Team, { id: input.teamId, organization: viewer.organizationId }) : null;
   if (input.teamId && isUuid(input.teamId) && !team) check.add(['teamId'], 'Names no team of your organization', 'NOT_FOUND');
 
-  if (!template) {
+  if (!defaults) {
     if (input.name == null) check.add(['name'], 'Required unless a template is given', 'REQUIRED');
     if (input.items == null) check.add(['items'], 'Required unless a template is given', 'REQUIRED');
   }
-  const given = (input.items ?? []).map((item, index) => draftFromInput(check, ['items', index], item));
-  await checkContractIds(ctx, check, given.map((draft, index) => ({ path: ['items', index], contractId: draft?.contractId ?? null })));
-  const requestAttachments = await findLibraryAttachments(ctx, check, ['attachmentIds'], input.attachmentIds);
-  const itemAttachments: Attachment[][] = [];
-  for (const [index, item] of (input.items ?? []).entries()) {
-    itemAttachments.push(await findLibraryAttachments(ctx, check, ['items', index, 'attachmentIds'], attachmentIdsOf(item)));
+  for (const part of [...parts].sort((a, b) => checkOrder(a) - checkOrder(b))) {
+    if (part.prepare) plans.set(part, await part.prepare(ctx, check, input));
   }
-  const recipients = await prepareRecipients(ctx, check, input.recipients);
   const collaborators = await prepareCollaborators(ctx, check, input.collaborators);
   check.done();
+  const ordered = parts.flatMap((part) => plans.get(part) ?? []);
 
   return inTransaction(em, async (tx) => {
-    const itemDrafts: (ItemDraft & { received?: boolean })[] = input.items
-      ? (given as ItemDraft[])
-      : template
-        ? await templateItemsForRequest(tx, template)
-        : [];
-    if (template && input.items && input.overwriteTemplateItems) {
-      await replaceTemplateItems(tx, template, templateDraftsFromItems(itemDrafts));
-      template.updatedAt = new Date();
-    }
-    const dueDate = input.dueDate ?? (template?.dueDateInterval != null ? new Date(Date.now() + template.dueDateInterval * 86_400_000) : null);
+    const dueDate = input.dueDate ?? (defaults?.dueDateInterval != null ? new Date(Date.now() + defaults.dueDateInterval * 86_400_000) : null);
     if (dueDate && input.expirationDate && input.expirationDate.getTime() <= dueDate.getTime()) {
       throw AppError.validation([{ field: ['expirationDate'], message: "Must be later than the due date the template sets", code: 'INVALID' }]);
     }
@@ -223,8 +216,8 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       organization: viewer.organizationId,
       owner: owner!.id,
       team: team ?? owner!.teamId,
-      template,
-      name: (input.name ?? template?.defaultTitle ?? template?.name ?? '').trim(),
+      template: defaults?.templateId ?? null,
+      name: (input.name ?? defaults?.name ?? '').trim(),
       state,
       ownerOpened: false,
       userOpened: false,
@@ -234,11 +227,11 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       expirationDate: input.expirationDate ?? null,
       autoCloseAt: input.autoCloseAt ?? null,
       firstReminderDate: input.firstReminderDate ?? null,
-      personalMessage: input.personalMessage ?? template?.personalMessage ?? null,
+      personalMessage: input.personalMessage ?? defaults?.personalMessage ?? null,
       notes: input.notes ?? null,
       userMetadata: (input.userMetadata as Record<string, string> | null | undefined) ?? {},
-      language: input.language ?? template?.language ?? DEFAULT_LANGUAGE,
-      reminders: input.reminders ?? template?.reminders ?? DEFAULT_REMINDERS,
+      language: input.language ?? defaults?.language ?? DEFAULT_LANGUAGE,
+      reminders: input.reminders ?? defaults?.reminders ?? DEFAULT_REMINDERS,
       reminderSchedule: schedule(input.reminderSchedule),
       cloudStorageFolder: input.cloudStorageFolder ?? null,
       cloudStorageProvider: input.cloudStorageProvider ?? 'SERVICE',
@@ -249,27 +242,26 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       closedAt: null,
       deletedAt: null,
     });
-    const stored = await newRecipients(tx, ctx.settings, request, owner!, recipients);
-    const items = newItems(tx, request, itemDrafts, stored.recipients[0] ?? null, 0);
-    await insertRecords(tx, [
-      [Request, [request]],
-      [Recipient, stored.recipients],
-      [RequestItem, items],
-    ]);
-    const attachments = attachFiles(tx, requestAttachments, request, null);
-    // Given items only: items copied from a template have no attachments to copy.
-    const itemFiles = items.map((item, index) => (input.items ? attachFiles(tx, itemAttachments[index], request, item) : []));
+    const batches: [EntityName<any>, object[]][] = [[Request, [request]]];
+    const created: NewRequest = {
+      input,
+      request,
+      owner: owner!,
+      recordsOf: <T extends object>(entity: EntityName<T>) => batches.flatMap(([of, records]) => (of === entity ? (records as Row<T>[]) : [])),
+    };
+    for (const plan of ordered) {
+      const batch = await plan.records?.(tx, created);
+      if (batch) batches.push(batch);
+    }
+    await insertRecords(tx, batches);
+    for (const plan of ordered) await plan.afterInsert?.(tx, created);
     const storedCollaborators = storeCollaborators(tx, request, collaborators);
     // A new request's relations and its new contacts are all here: the event's render reads back
     // only the request and its owner.
     await emitRequestEvent(tx, ctx, 'request.created', request, {
       known: (loaders) => {
-        loaders.itemsByRequest.prime(request.id, items);
-        loaders.recipientsByRequest.prime(request.id, stored.recipients);
-        primeAll(loaders.contactById, stored.contacts);
+        for (const plan of ordered) plan.prime?.(loaders, created);
         loaders.collaboratorsByRequest.prime(request.id, storedCollaborators);
-        loaders.attachmentsByRequest.prime(request.id, attachments);
-        items.forEach((item, index) => loaders.attachmentsByItem.prime(item.id, itemFiles[index]));
       },
     });
     return request;

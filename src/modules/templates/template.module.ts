@@ -4,6 +4,8 @@ import { templateLoaders } from './template.loaders';
 import { templateResolvers } from './template.resolvers';
 import { templateRestRows } from './template.rest';
 import { getTemplate } from './template.service';
+import { requestTemplatePart } from './template.request-creation';
+import { requestCreationParts } from '../requests/request.creation';
 
 export const templatesModule: ModuleDescriptor = {
   name: 'templates',
@@ -12,4 +14,5 @@ export const templatesModule: ModuleDescriptor = {
   resolvers: templateResolvers,
   restRows: templateRestRows,
   nodes: { Template: { sql: 'select 1 from template where id = ? and organization_id = ?', load: getTemplate } },
+  contributes: [requestCreationParts.contribute(requestTemplatePart)],
 };

@@ -1,6 +1,8 @@
+import type { Ref } from '@mikro-orm/postgresql';
 import { loadRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
+import type { Template } from './template.entities';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './template.service';
 
 export const templateResolvers: Resolvers = {
@@ -22,6 +24,10 @@ export const templateResolvers: Resolvers = {
     team: (template, _args, ctx) => (template.team ? loadRef(template.team, ctx.loaders.teamById) : null),
     // Whoever sees a template may change it (see template.service.ts).
     viewerCanUpdate: () => true,
+  },
+  Request: {
+    // A request names its template by entity name (see request.entities.ts), so its type says only `{ id }`.
+    template: (request, _args, ctx) => (request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById) : null),
   },
   TemplateItem: {
     kind: (item) => item.type,

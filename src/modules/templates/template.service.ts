@@ -7,8 +7,9 @@ import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/inpu
 import { User } from '../identity/identity.entities';
 import { isAdmin, type Viewer } from '../identity/viewer';
 import { checkItemText, type ItemDraft } from '../items/item.drafts';
-import { DEFAULT_LANGUAGE } from '../requests/request.enums';
+import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from '../requests/request.enums';
 import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
+import type { RequestItemRow } from '../items/item.entities';
 import { MAX_ANSWER } from '../items/item.limits';
 import { Template, TemplateItem, type TemplateItemForm, type TemplateRow } from './template.entities';
 import {
@@ -23,8 +24,6 @@ import {
 import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
-
-export const DEFAULT_REMINDERS = 3;
 
 export type TemplateItemDraft = ItemDraft & { received: boolean; form: TemplateItemForm | null };
 
@@ -188,5 +187,15 @@ export async function templateItemsForRequest(em: EntityManager, template: Templ
 }
 
 /** Request items saved into their template (`overwriteTemplateItems`). */
-export const templateDraftsFromItems = (drafts: ItemDraft[]): TemplateItemDraft[] =>
-  drafts.map((draft) => ({ ...draft, received: false, form: null }));
+export const templateDraftsFromItems = (items: readonly RequestItemRow[]): TemplateItemDraft[] =>
+  items.map((item) => ({
+    type: item.type,
+    name: item.name,
+    description: item.description ?? null,
+    required: item.required,
+    questionType: item.questionType ?? null,
+    answer: item.answer ?? null,
+    contractId: item.contractId ?? null,
+    received: false,
+    form: null,
+  }));

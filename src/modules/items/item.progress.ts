@@ -1,4 +1,4 @@
-import type { RequestItemRow } from '../items/item.entities';
+import type { RequestItemRow } from './item.entities';
 
 const done = (item: RequestItemRow) => item.status === 'COMPLETE' || item.status === 'VERIFIED' || item.isNa;
 

@@ -1,0 +1,21 @@
+import type { RequestCreationPart } from '../requests/request.creation';
+import { Recipient } from '../recipients/recipient.entities';
+import { checkContractIds } from '../contracts/contract.service';
+import { draftFromInput, type ItemDraft } from './item.drafts';
+import { RequestItem } from './item.entities';
+import { newItems } from './item.service';
+
+/** The items a new request's input gives, assigned to its first recipient. */
+export const requestItemsPart: RequestCreationPart = {
+  field: 'items',
+  async prepare(ctx, check, input) {
+    const drafts = (input.items ?? []).map((item, index) => draftFromInput(check, ['items', index], item));
+    await checkContractIds(ctx, check, drafts.map((draft, index) => ({ path: ['items', index], contractId: draft?.contractId ?? null })));
+    return {
+      // Without items in the input, a template's items (templates' part) stand in.
+      records: (tx, { request, recordsOf }) =>
+        input.items ? [RequestItem, newItems(tx, request, drafts as ItemDraft[], recordsOf(Recipient)[0] ?? null, 0)] : null,
+      prime: (loaders, { request, recordsOf }) => loaders.itemsByRequest.prime(request.id, recordsOf(RequestItem)),
+    };
+  },
+};

@@ -1,0 +1,59 @@
+import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
+import type { GraphQLContext, Loaders } from '../../kernel/graphql/context';
+import type { RequestCreateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Row } from '../../kernel/db/lean';
+import { extensionPoint } from '../../kernel/module';
+import type { InputCheck } from '../../kernel/validation/input-check';
+import type { UserRef } from '../identity/viewer';
+import type { RequestRow } from './request.entities';
+import type { Language } from './request.enums';
+
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
+
+/** What a template gives the fields of a new request that its input leaves out. */
+export type RequestDefaults = {
+  templateId: string;
+  name: string;
+  personalMessage: string | null;
+  language: Language;
+  reminders: number;
+  /** Days from the request's creation to its due date. */
+  dueDateInterval: number | null;
+};
+
+/** The request being created, as the parts see it in its transaction. */
+export type NewRequest = {
+  readonly input: RequestCreateInput;
+  readonly request: RequestRow;
+  readonly owner: UserRef;
+  /** The records of `entity` the parts before this one built (parts run in the order of the module list). */
+  recordsOf<T extends object>(entity: EntityName<T>): Row<T>[];
+};
+
+/** What one part does in the transaction, once its checks passed. */
+export type RequestCreationPlan = {
+  /** Records inserted with the request, in its one statement. */
+  records?(tx: EntityManager, created: NewRequest): Promise<[EntityName<any>, object[]] | null> | [EntityName<any>, object[]] | null;
+  /** Writes once the request's statement ran. */
+  afterInsert?(tx: EntityManager, created: NewRequest): Promise<void> | void;
+  /** Primes the event render's loaders with what it wrote, so that the render does not read it back. */
+  prime?(loaders: Loaders, created: NewRequest): void;
+};
+
+/**
+ * What a module adds to a new request (its recipients, items, attachments, a template's defaults).
+ * Requests ask through this point, so that they import none of the modules above them.
+ */
+export type RequestCreationPart = {
+  /** The input field whose problems it reports; see CHECKED_FIELDS in request.service.ts. */
+  field: keyof RequestCreateInput;
+  /**
+   * The defaults the input names (a template), read before any other check as a template the caller
+   * cannot see is a 404 whatever else is wrong; null when it names none.
+   */
+  defaults?(ctx: Ctx, input: RequestCreateInput): Promise<(RequestCreationPlan & { defaults: RequestDefaults }) | null>;
+  /** Reads and checks before the transaction (problems go to `check`). */
+  prepare?(ctx: Ctx, check: InputCheck, input: RequestCreateInput): Promise<RequestCreationPlan>;
+};
+
+export const requestCreationParts = extensionPoint<RequestCreationPart>('request creation');
