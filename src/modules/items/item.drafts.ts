@@ -21,6 +21,20 @@ export function checkItemText(check: InputCheck, path: FieldPath, item: { name?:
     .text([...path, 'answer'], item.answer, { max: MAX_ANSWER });
 }
 
+/** A stored item or template item, whose optional fields may be absent rather than null. */
+type DraftSource = Readonly<Pick<ItemDraft, 'type' | 'name' | 'required'> & Partial<Omit<ItemDraft, 'type' | 'name' | 'required'>>>;
+
+/** The draft a stored item, or a template's item, gives a new item. */
+export const draftOf = (item: DraftSource): ItemDraft => ({
+  type: item.type,
+  name: item.name,
+  description: item.description ?? null,
+  required: item.required,
+  questionType: item.questionType ?? null,
+  answer: item.answer ?? null,
+  contractId: item.contractId ?? null,
+});
+
 /** The attachments an item input names, whichever kind it is. */
 export const attachmentIdsOf = (input: RequestItemInput) => (input.upload ?? input.eSignature ?? input.question)?.attachmentIds;
 

@@ -6,7 +6,7 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { User } from '../identity/identity.entities';
 import { isAdmin, type Viewer } from '../identity/viewer';
-import { checkItemText, type ItemDraft } from '../items/item.drafts';
+import { checkItemText, draftOf, type ItemDraft } from '../items/item.drafts';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from '../requests/request.enums';
 import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
 import type { RequestItemRow } from '../items/item.entities';
@@ -174,28 +174,9 @@ export async function deleteTemplate(ctx: Ctx, id: string): Promise<string> {
 /** A template's items as drafts of request items (their order kept; received ones start COMPLETE). */
 export async function templateItemsForRequest(em: EntityManager, template: Template): Promise<(ItemDraft & { received: boolean })[]> {
   const items = await em.find(TemplateItem, { template: template.id }, { orderBy: { position: 'asc' } });
-  return items.map((item) => ({
-    type: item.type,
-    name: item.name,
-    description: item.description ?? null,
-    required: item.required,
-    questionType: item.questionType ?? null,
-    answer: item.answer ?? null,
-    contractId: item.contractId ?? null,
-    received: item.received,
-  }));
+  return items.map((item) => ({ ...draftOf(item), received: item.received }));
 }
 
 /** Request items saved into their template (`overwriteTemplateItems`). */
 export const templateDraftsFromItems = (items: readonly RequestItemRow[]): TemplateItemDraft[] =>
-  items.map((item) => ({
-    type: item.type,
-    name: item.name,
-    description: item.description ?? null,
-    required: item.required,
-    questionType: item.questionType ?? null,
-    answer: item.answer ?? null,
-    contractId: item.contractId ?? null,
-    received: false,
-    form: null,
-  }));
+  items.map((item) => ({ ...draftOf(item), received: false, form: null }));
