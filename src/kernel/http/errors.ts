@@ -1,7 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError } from '../errors/app-error';
-import { RestError, restErrorFromAppError, userErrorsToEntries } from '../rest/engine';
-import { toValidationEntries, type ValidationEntry } from '../rest/validation';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { RestError, restErrorOf } from '../rest/engine';
+import { toValidationEntries } from '../rest/validation';
 import { MAX_JSON_DEPTH } from '../limits';
 
 /**
@@ -22,6 +22,17 @@ function sanitiseJson(root: unknown): void {
   }
 }
 
+/** A refusal of the HTTP layer (schemas, body limit, parsing) in REST terms; undefined for a bug. */
+function httpRestError(error: FastifyError, request: FastifyRequest, bodyLimit: number): RestError | undefined {
+  if (error.validation) {
+    const part = error.validationContext ?? 'body';
+    return new RestError(part === 'body' ? (request.routeOptions.config?.badBodyStatus ?? 422) : 422, toValidationEntries(error.validation as never, part));
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new RestError(413, `Request body is larger than ${bodyLimit} bytes`);
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) return new RestError(error.statusCode, error.message);
+  return undefined;
+}
+
 /**
  * Every failure leaves as a REST error body: 4xx with what to fix, or a masked 500 whose request id
  * finds the logged cause. (GraphQL formats its own errors; see kernel/graphql/plugin.ts.)
@@ -31,27 +42,8 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     reply.code(404).send({ detail: 'Not found' });
   });
 
-  app.setErrorHandler((error: FastifyError & { errors?: Array<{ message: string }> }, request, reply) => {
-    let rest: RestError | undefined;
-    if (error instanceof RestError) rest = error;
-    else if (error instanceof AppError) rest = restErrorFromAppError(error);
-    else if (error.validation) {
-      const part = error.validationContext ?? 'body';
-      rest = new RestError(part === 'body' ? (request.routeOptions.config?.badBodyStatus ?? 422) : 422, toValidationEntries(error.validation as never, part));
-    }
-    else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') rest = new RestError(413, `Request body is larger than ${options.bodyLimit} bytes`);
-    else if (error.code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(error.errors)) {
-      // Variables a REST row built that GraphQL still refused (a value its scalar does not take):
-      // graphql-js names the place as `at "input.endpoint"`, which becomes the loc.
-      const entries: ValidationEntry[] = error.errors.map((e) => {
-        const [, path] = /at "([^"]+)"/.exec(e.message) ?? [];
-        const [, reason] = /; (.*)$/.exec(e.message) ?? [];
-        return userErrorsToEntries([{ field: path ? path.split('.') : [], message: reason ?? e.message, code: 'VALUE_ERROR' }])[0];
-      });
-      rest = new RestError(422, entries);
-    } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      rest = new RestError(error.statusCode, error.message);
-    }
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const rest = restErrorOf(error, request.routeOptions.schema?.body as TSchema | undefined) ?? httpRestError(error, request, options.bodyLimit);
     // An upload refused part-way leaves the rest of its body unread on the connection: close it after
     // this answer rather than read (or misread as the next request) what the client still sends.
     if (request.raw.complete === false) reply.header('connection', 'close');
