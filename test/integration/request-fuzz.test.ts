@@ -752,6 +752,28 @@ describe('request fuzzing', () => {
       }
     });
 
+    it('should keep a "__proto__" key of user_metadata like any other: stored and read back, or refused by name', async () => {
+      // Seed 1119468990 found it dropped silently: a value over the limit answered 200.
+      const metadata = (value: string) => `{" ": "", "__proto__": ${JSON.stringify(value)}}`;
+      const entries = (response: LightMyRequestResponse) => Object.entries(response.json().user_metadata as Record<string, string>).sort();
+      const tooLong = 'x'.repeat(MAX_METADATA_VALUE + 1);
+      const refusal = [{ loc: ['body', 'user_metadata', '__proto__'], msg: `String should have at most ${MAX_METADATA_VALUE} characters`, type: 'string_too_long' }];
+
+      const refusedPatch = `{"user_metadata": ${metadata(tooLong)}}`;
+      const refused = await checkPatch({ label: '__proto__ metadata key over the limit', body: JSON.parse(refusedPatch), expect: 'reject' }, refusedPatch);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().detail).toEqual(refusal);
+      const keptPatch = `{"user_metadata": ${metadata('kept')}}`;
+      const kept = await checkPatch({ label: '__proto__ metadata key', body: JSON.parse(keptPatch), expect: 'accept' }, keptPatch);
+      expect(entries(kept)).toEqual([[' ', ''], ['__proto__', 'kept']]);
+
+      const post = (value: string) => `${JSON.stringify(validPost()).slice(0, -1)}, "user_metadata": ${metadata(value)}}`;
+      const refusedPost = await checkPost({ label: '__proto__ metadata key over the limit', body: JSON.parse(post(tooLong)), expect: 'reject' }, post(tooLong));
+      expect(refusedPost.json().detail).toEqual(refusal);
+      const created = await checkPost({ label: '__proto__ metadata key', body: JSON.parse(post('created')), expect: 'accept' }, post('created'));
+      expect(entries(created)).toEqual([[' ', ''], ['__proto__', 'created']]);
+    });
+
     it('should refuse text with an unpaired surrogate rather than store something else', async () => {
       // PostgreSQL stores UTF-8, which has no unpaired surrogates: stored, "\ud800" becomes U+FFFD.
       const response = await checkPost({ label: 'unpaired surrogate', body: { ...validPost(), name: 'Tax \ud800' }, expect: 'reject' });

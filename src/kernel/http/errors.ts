@@ -5,10 +5,12 @@ import { toValidationEntries } from '../rest/validation';
 import { MAX_JSON_DEPTH } from '../limits';
 
 /**
- * Walks a parsed body without recursion: refuses nesting beyond MAX_JSON_DEPTH and drops "__proto__"
- * keys, which would become an object's prototype once the object is assigned somewhere.
+ * Walks a parsed body without recursion and refuses nesting beyond MAX_JSON_DEPTH. A "__proto__" key
+ * stays: JSON.parse makes it an own property, with no effect on any prototype, and it is the client's
+ * key like any other (a metadata key is stored or refused, an unknown field dropped by the schema).
+ * What copies a client's keys must define them (spread, Object.fromEntries), never assign them.
  */
-function sanitiseJson(root: unknown): void {
+function checkDepth(root: unknown): void {
   const stack: Array<[unknown, number]> = [[root, 1]];
   while (stack.length) {
     const [value, depth] = stack.pop()!;
@@ -17,7 +19,6 @@ function sanitiseJson(root: unknown): void {
       // Valid JSON, so not a 400 (API-DECISIONS keeps 400 for bodies that are not JSON).
       throw new RestError(422, [{ loc: ['body'], msg: `Body nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
     }
-    if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, '__proto__')) delete (value as Record<string, unknown>).__proto__;
     for (const child of Object.values(value)) stack.push([child, depth + 1]);
   }
 }
@@ -65,7 +66,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     } catch (err) {
       throw new RestError(400, `Body is not valid JSON: ${(err as Error).message}`);
     }
-    sanitiseJson(value);
+    checkDepth(value);
     return value;
   };
   app.removeContentTypeParser(['application/json', 'text/plain']);
