@@ -456,6 +456,12 @@ function parsed(raw: string): Record<string, any> {
   }
 }
 
+/** Whether an accepted body's user_metadata (when it sent one) is what the answer holds, every key kept. */
+function metadataKept(raw: string, answer: Record<string, unknown>): boolean {
+  const sent = parsed(raw).user_metadata;
+  return !isObject(sent) || canonical(JSON.stringify(answer.user_metadata)) === canonical(JSON.stringify(sent));
+}
+
 function describeResponse(response: LightMyRequestResponse): string {
   return `${response.statusCode} ${response.body.slice(0, 600)}`;
 }
@@ -487,8 +493,10 @@ describe('request fuzzing', () => {
   let t: TestApp;
   let tenant: Tenant;
   let patchTarget: string;
-  // FUZZ_RUNS=5000 fuzzes longer; the default keeps the file well under a minute.
+  // FUZZ_RUNS=5000 fuzzes longer; the default keeps the file well under a minute. FUZZ_SEED replays
+  // the seed a failure printed (fast-check reports it with the counterexample).
   const NUM_RUNS = Number(process.env.FUZZ_RUNS ?? 250);
+  const RUN_OPTIONS = { numRuns: NUM_RUNS, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) };
 
   /** Sends `payload` byte for byte as application/json (the client helper would serialise objects itself). */
   const inject = (method: 'POST' | 'PATCH' | 'GET', url: string, payload?: string) =>
@@ -544,6 +552,7 @@ describe('request fuzzing', () => {
     if (response.statusCode !== 200) throw fail('creation answered other than 200');
     if (c.expect === 'reject') throw fail('an invalid body was accepted');
     const created = response.json();
+    if (!metadataKept(raw, created)) throw fail('user_metadata was not stored as sent');
     const body = parsed(raw);
     const expected: Partial<Counts> = {
       request: before.request + 1,
@@ -587,6 +596,7 @@ describe('request fuzzing', () => {
     const { collaborator: _a, ...restAfter } = after;
     if (JSON.stringify(restAfter) !== JSON.stringify(restBefore)) throw fail(`an update added or removed rows: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
     if (canonical(now.body) !== canonical(response.body)) throw fail(`GET after the update differs from the update's answer:\n  GET: ${now.body.slice(0, 600)}`);
+    if (!metadataKept(raw, response.json())) throw fail('user_metadata was not stored as sent');
     if (c.marker) {
       if (response.body.includes(c.marker)) throw fail('an unknown field was echoed back');
       if ((await rowsMentioning(c.marker)) > 0) throw fail('an unknown field was stored');
@@ -601,7 +611,7 @@ describe('request fuzzing', () => {
       fc.asyncProperty(casesArb(CREATE, createBodyArb(tenant.userId)), async (c) => {
         await checkPost(c);
       }),
-      { numRuns: NUM_RUNS },
+      RUN_OPTIONS,
     );
   }, 120_000);
 
@@ -610,7 +620,7 @@ describe('request fuzzing', () => {
       fc.asyncProperty(casesArb(WRITABLE, updateBodyArb(tenant.userId)), async (c) => {
         await checkPatch(c);
       }),
-      { numRuns: NUM_RUNS },
+      RUN_OPTIONS,
     );
   }, 120_000);
 
