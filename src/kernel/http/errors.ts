@@ -23,15 +23,26 @@ function checkDepth(root: unknown): void {
   }
 }
 
-/** A refusal of the HTTP layer (schemas, body limit, parsing) in REST terms; undefined for a bug. */
+/**
+ * A request refused before its route ran (a body over the limit, not JSON or nested too deep; a
+ * request GraphQL's route does not take), in REST terms; undefined for a bug. GraphQL answers the same
+ * refusals in its own shape (kernel/graphql/plugin.ts).
+ */
+export function requestRefusal(error: unknown, bodyLimit: number): RestError | undefined {
+  if (error instanceof RestError) return error;
+  const { code, statusCode, message } = error as Partial<FastifyError>;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new RestError(413, `Request body is larger than ${bodyLimit} bytes`);
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return new RestError(statusCode, message ?? 'Bad request');
+  return undefined;
+}
+
+/** A refusal of the HTTP layer (a row's schemas, the body) in REST terms; undefined for a bug. */
 function httpRestError(error: FastifyError, request: FastifyRequest, bodyLimit: number): RestError | undefined {
   if (error.validation) {
     const part = error.validationContext ?? 'body';
     return new RestError(part === 'body' ? (request.routeOptions.config?.badBodyStatus ?? 422) : 422, toValidationEntries(error.validation as never, part));
   }
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new RestError(413, `Request body is larger than ${bodyLimit} bytes`);
-  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) return new RestError(error.statusCode, error.message);
-  return undefined;
+  return requestRefusal(error, bodyLimit);
 }
 
 /**
