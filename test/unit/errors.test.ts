@@ -1,5 +1,8 @@
+import { Type } from '@sinclair/typebox';
 import { AppError, graphqlCode, httpStatus, httpStatusOfGraphQLCode, type AppErrorCode } from '../../src/kernel/errors/app-error';
-import { found, fromPayload, RestError, restErrorFromAppError, userErrorsToEntries } from '../../src/kernel/rest/engine';
+import { found, fromPayload, RefusedInput, RestError, restErrorFromAppError, restErrorOf, userErrorsToEntries } from '../../src/kernel/rest/engine';
+import { Body, Nullable, Text } from '../../src/kernel/rest/schemas';
+import { RequestCreateBody } from '../../src/modules/requests/request.rest-shapes';
 
 // Every code a service may throw, with its two faces: a new code must be given both.
 const TABLE: Record<AppErrorCode, { graphql: string; http: number }> = {
@@ -54,21 +57,71 @@ describe('422 mapping', () => {
     ]);
   });
 
-  it("should quote the client's own keys back as sent: metadata keys and a form's field names", () => {
+  it("should quote the keys of a request's user_metadata back as sent, by the row's body schema", () => {
     expect(
-      userErrorsToEntries([
-        { field: ['input', 'userMetadata', 'myKey'], message: 'm', code: 'INVALID' },
-        { field: ['input', 'userMetadata', '7'], message: 'm', code: 'INVALID' },
-        { field: ['input', 'items', '1', 'form', 'fields', 'firstName'], message: 'm', code: 'INVALID' },
-        // A contract's fields are a list: its index is a number and its names are ours.
-        { field: ['input', 'fields', '2', 'placeholder'], message: 'm', code: 'TOO_LONG' },
-      ]).map((entry) => entry.loc),
+      userErrorsToEntries(
+        [
+          { field: ['input', 'userMetadata', 'myKey'], message: 'm', code: 'INVALID' },
+          { field: ['input', 'userMetadata', '7'], message: 'm', code: 'INVALID' },
+          { field: ['input', 'recipients', '0', 'firstName'], message: 'm', code: 'INVALID' },
+        ],
+        RequestCreateBody,
+      ).map((entry) => entry.loc),
     ).toEqual([
       ['body', 'user_metadata', 'myKey'],
       ['body', 'user_metadata', '7'],
-      ['body', 'items', 1, 'form', 'fields', 'firstName'],
-      ['body', 'fields', 2, 'placeholder'],
+      ['body', 'recipients', 0, 'first_name'],
     ]);
+  });
+
+  describe('walking the body schema', () => {
+    const Value = Text(10);
+    const Form = Body({ fields: Nullable(Type.Record(Type.String(), Body({ default_value: Nullable(Value), read_only: Type.Boolean() }))) });
+    const Schema = Body({
+      // A schema-valued additionalProperties, as user_metadata declares it, nullable as a type list.
+      user_metadata: Nullable(Type.Unsafe({ type: 'object', additionalProperties: Value })),
+      // A record of records (TypeBox's patternProperties), nullable as a union.
+      groups: Type.Union([Type.Record(Type.String(), Type.Record(Type.String(), Value)), Type.Null()]),
+      items: Nullable(Type.Array(Body({ form: Nullable(Form), tags: Type.Array(Value) }))),
+      // A list of objects whose `fields` is a list, not a map.
+      fields: Type.Array(Body({ placeholder: Value })),
+      // A union of a string and an object, as a collaborator is.
+      owner: Type.Union([Value, Body({ firstName: Value })]),
+    });
+    const locs = (...paths: string[][]) => userErrorsToEntries(paths.map((field) => ({ field, message: 'm', code: 'INVALID' })), Schema).map((e) => e.loc);
+
+    it('should quote keys that look like indexes or hold capitals, and nothing after the map', () => {
+      expect(locs(['input', 'userMetadata', '0'], ['input', 'userMetadata', 'CamelKey'], ['input', 'userMetadata', '__proto__'], ['input', 'userMetadata'])).toEqual([
+        ['body', 'user_metadata', '0'],
+        ['body', 'user_metadata', 'CamelKey'],
+        ['body', 'user_metadata', '__proto__'],
+        ['body', 'user_metadata'],
+      ]);
+    });
+
+    it('should quote each level of nested maps', () => {
+      expect(locs(['input', 'groups', '12', 'someKey'], ['input', 'groups', 'A', '3'])).toEqual([
+        ['body', 'groups', '12', 'someKey'],
+        ['body', 'groups', 'A', '3'],
+      ]);
+    });
+
+    it('should read indexes of lists and names of objects around a map, inside a list of objects', () => {
+      expect(locs(['input', 'items', '3', 'form', 'fields', '2', 'defaultValue'], ['input', 'items', '3', 'tags', '1'], ['input', 'fields', '2', 'placeholder'])).toEqual([
+        ['body', 'items', 3, 'form', 'fields', '2', 'default_value'],
+        ['body', 'items', 3, 'tags', 1],
+        ['body', 'fields', 2, 'placeholder'],
+      ]);
+    });
+
+    it('should follow the object branch of a union', () => {
+      expect(locs(['input', 'owner', 'firstName'])).toEqual([['body', 'owner', 'first_name']]);
+    });
+
+    it('should read names and indexes where the schema says nothing (a field GraphQL names otherwise, or no schema)', () => {
+      expect(locs(['input', 'itemKind', '0', 'userMetadata', 'myKey'])).toEqual([['body', 'item_kind', 0, 'user_metadata', 'my_key']]);
+      expect(userErrorsToEntries([{ field: ['input', 'userMetadata', 'myKey'], message: 'm', code: 'INVALID' }])[0].loc).toEqual(['body', 'user_metadata', 'my_key']);
+    });
   });
 
   it('should place an error about the input as a whole on the body', () => {
@@ -85,7 +138,7 @@ describe('422 mapping', () => {
     expect(restErrorFromAppError(new AppError('UNSUPPORTED_MEDIA_TYPE', 'not a PDF'))).toMatchObject({ status: 415 });
   });
 
-  it('should unwrap payloads and lookups, or fail in REST terms', () => {
+  it('should unwrap payloads and lookups, or fail in REST terms once the body schema is known', () => {
     expect(fromPayload({ userErrors: [], request: { id: 'r' } }, 'request')).toEqual({ id: 'r' });
     const refused = (() => {
       try {
@@ -94,8 +147,13 @@ describe('422 mapping', () => {
         return error;
       }
     })();
-    expect(refused).toBeInstanceOf(RestError);
-    expect(refused).toMatchObject({ status: 400, detail: [{ loc: ['body', 'fields'], msg: 'bad', type: 'invalid' }], message: 'Validation error' });
+    expect(refused).toBeInstanceOf(RefusedInput);
+    expect(restErrorOf(refused, undefined)).toMatchObject({ status: 400, detail: [{ loc: ['body', 'fields'], msg: 'bad', type: 'invalid' }], message: 'Validation error' });
+    const metadata = new RefusedInput(422, [{ field: ['input', 'userMetadata', 'Key'], message: 'bad', code: 'TOO_LONG' }]);
+    expect(restErrorOf(metadata, RequestCreateBody)).toMatchObject({ status: 422, detail: [{ loc: ['body', 'user_metadata', 'Key'], msg: 'bad', type: 'too_long' }] });
+    const service = AppError.validation([{ field: ['userMetadata', '1'], message: 'bad', code: 'INVALID' }]);
+    expect(restErrorOf(service, RequestCreateBody)).toMatchObject({ status: 422, detail: [{ loc: ['body', 'user_metadata', '1'] }] });
+    expect(restErrorOf(new Error('a bug'), RequestCreateBody)).toBeUndefined();
     expect(found(0, 'Count')).toBe(0);
     expect(() => found(null, 'Template')).toThrow('Template not found');
     expect(() => found(undefined, 'Team')).toThrow(RestError);

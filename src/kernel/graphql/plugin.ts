@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import mercurius from 'mercurius';
 import { AppError, graphqlCode } from '../errors/app-error';
+import { requestRefusal } from '../http/errors';
 import type { GraphQLContext } from './context';
 import { DateTimeScalar, JSONScalar, URLScalar } from './scalars';
 import { loadSdl } from './sdl';
@@ -42,14 +43,34 @@ function formatOne(error: GraphQLError, context: { requestId?: string; log?: Gra
   ];
 }
 
-function errorFormatter(execution: ExecutionResult & { statusCode?: number }, context: any) {
+/**
+ * The HTTP request refused before GraphQL ran (a body over the limit, not JSON or nested too deep; a
+ * GET without a query), which mercurius reports as one error of no field: REST's status and message,
+ * in GraphQL's shape. Its document's validation errors (carried as `errors`) are formatted as usual.
+ */
+function refusalOf(errors: readonly GraphQLError[], bodyLimit: number): { status: number; error: FormattedError } | undefined {
+  const [error] = errors;
+  const original = error?.originalError as (Error & { errors?: unknown }) | undefined;
+  if (errors.length !== 1 || error.path || !original || Array.isArray(original.errors)) return undefined;
+  const refusal = requestRefusal(original, bodyLimit);
+  if (!refusal) return undefined;
+  const message = typeof refusal.detail === 'string' ? refusal.detail : refusal.detail.map((entry) => entry.msg).join('; ');
+  // REST's 422 (JSON it will not take) is GraphQL's 400: bad input, no data.
+  return refusal.status === 413
+    ? { status: 413, error: { message, extensions: { code: 'PAYLOAD_TOO_LARGE' } } }
+    : { status: refusal.status === 422 ? 400 : refusal.status, error: { message, extensions: { code: 'BAD_USER_INPUT' } } };
+}
+
+const errorFormatter = (bodyLimit: number) => (execution: ExecutionResult & { statusCode?: number }, context: any) => {
+  const refusal = execution.data ? undefined : refusalOf(execution.errors ?? [], bodyLimit);
+  if (refusal) return { statusCode: refusal.status, response: { data: null, errors: [refusal.error] } };
   const errors = (execution.errors ?? []).flatMap((error) => formatOne(error as GraphQLError, context));
   const validation = !execution.data && errors.some((e) => e.extensions.code === 'GRAPHQL_VALIDATION_FAILED' || e.extensions.code === 'BAD_USER_INPUT');
   return {
     statusCode: execution.data ? 200 : validation ? 400 : (execution.statusCode ?? 200),
     response: { data: execution.data ?? null, errors },
   };
-}
+};
 
 export type GraphQLPluginOptions = {
   resolvers: IResolvers<any, GraphQLContext>[];
@@ -72,6 +93,7 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     jit: 1,
     queryDepth: MAX_QUERY_DEPTH,
     context: (request) => options.buildContext(request),
-    errorFormatter: errorFormatter as never,
+    // Fastify's validated options always hold the limit (its default when none was given).
+    errorFormatter: errorFormatter(app.initialConfig.bodyLimit!) as never,
   });
 }

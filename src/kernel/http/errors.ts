@@ -1,14 +1,16 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError } from '../errors/app-error';
-import { RestError, restErrorFromAppError, userErrorsToEntries } from '../rest/engine';
-import { toValidationEntries, type ValidationEntry } from '../rest/validation';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { RestError, restErrorOf } from '../rest/engine';
+import { toValidationEntries } from '../rest/validation';
 import { MAX_JSON_DEPTH } from '../limits';
 
 /**
- * Walks a parsed body without recursion: refuses nesting beyond MAX_JSON_DEPTH and drops "__proto__"
- * keys, which would become an object's prototype once the object is assigned somewhere.
+ * Walks a parsed body without recursion and refuses nesting beyond MAX_JSON_DEPTH. A "__proto__" key
+ * stays: JSON.parse makes it an own property, with no effect on any prototype, and it is the client's
+ * key like any other (a metadata key is stored or refused, an unknown field dropped by the schema).
+ * What copies a client's keys must define them (spread, Object.fromEntries), never assign them.
  */
-function sanitiseJson(root: unknown): void {
+function checkDepth(root: unknown): void {
   const stack: Array<[unknown, number]> = [[root, 1]];
   while (stack.length) {
     const [value, depth] = stack.pop()!;
@@ -17,9 +19,30 @@ function sanitiseJson(root: unknown): void {
       // Valid JSON, so not a 400 (API-DECISIONS keeps 400 for bodies that are not JSON).
       throw new RestError(422, [{ loc: ['body'], msg: `Body nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
     }
-    if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, '__proto__')) delete (value as Record<string, unknown>).__proto__;
     for (const child of Object.values(value)) stack.push([child, depth + 1]);
   }
+}
+
+/**
+ * A request refused before its route ran (a body over the limit, not JSON or nested too deep; a
+ * request GraphQL's route does not take), in REST terms; undefined for a bug. GraphQL answers the same
+ * refusals in its own shape (kernel/graphql/plugin.ts).
+ */
+export function requestRefusal(error: unknown, bodyLimit: number): RestError | undefined {
+  if (error instanceof RestError) return error;
+  const { code, statusCode, message } = error as Partial<FastifyError>;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new RestError(413, `Request body is larger than ${bodyLimit} bytes`);
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return new RestError(statusCode, message ?? 'Bad request');
+  return undefined;
+}
+
+/** A refusal of the HTTP layer (a row's schemas, the body) in REST terms; undefined for a bug. */
+function httpRestError(error: FastifyError, request: FastifyRequest, bodyLimit: number): RestError | undefined {
+  if (error.validation) {
+    const part = error.validationContext ?? 'body';
+    return new RestError(part === 'body' ? (request.routeOptions.config?.badBodyStatus ?? 422) : 422, toValidationEntries(error.validation as never, part));
+  }
+  return requestRefusal(error, bodyLimit);
 }
 
 /**
@@ -31,27 +54,8 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     reply.code(404).send({ detail: 'Not found' });
   });
 
-  app.setErrorHandler((error: FastifyError & { errors?: Array<{ message: string }> }, request, reply) => {
-    let rest: RestError | undefined;
-    if (error instanceof RestError) rest = error;
-    else if (error instanceof AppError) rest = restErrorFromAppError(error);
-    else if (error.validation) {
-      const part = error.validationContext ?? 'body';
-      rest = new RestError(part === 'body' ? (request.routeOptions.config?.badBodyStatus ?? 422) : 422, toValidationEntries(error.validation as never, part));
-    }
-    else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') rest = new RestError(413, `Request body is larger than ${options.bodyLimit} bytes`);
-    else if (error.code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(error.errors)) {
-      // Variables a REST row built that GraphQL still refused (a value its scalar does not take):
-      // graphql-js names the place as `at "input.endpoint"`, which becomes the loc.
-      const entries: ValidationEntry[] = error.errors.map((e) => {
-        const [, path] = /at "([^"]+)"/.exec(e.message) ?? [];
-        const [, reason] = /; (.*)$/.exec(e.message) ?? [];
-        return userErrorsToEntries([{ field: path ? path.split('.') : [], message: reason ?? e.message, code: 'VALUE_ERROR' }])[0];
-      });
-      rest = new RestError(422, entries);
-    } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      rest = new RestError(error.statusCode, error.message);
-    }
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const rest = restErrorOf(error, request.routeOptions.schema?.body as TSchema | undefined) ?? httpRestError(error, request, options.bodyLimit);
     // An upload refused part-way leaves the rest of its body unread on the connection: close it after
     // this answer rather than read (or misread as the next request) what the client still sends.
     if (request.raw.complete === false) reply.header('connection', 'close');
@@ -73,7 +77,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     } catch (err) {
       throw new RestError(400, `Body is not valid JSON: ${(err as Error).message}`);
     }
-    sanitiseJson(value);
+    checkDepth(value);
     return value;
   };
   app.removeContentTypeParser(['application/json', 'text/plain']);

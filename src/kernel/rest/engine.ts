@@ -98,25 +98,88 @@ const snake = (segment: string): string => segment.replace(/[A-Z]/g, (c) => `_${
 /** A user error as GraphQL returns it. */
 type UserErrorJson = { field: string[] | null; message: string; code: string };
 
-// Fields whose keys are the client's own (metadata keys, a form's field names): the segment after them
-// is quoted back as sent, neither snake-cased nor read as a list index. (A contract's `fields` is a list.)
-const isFreeForm = (path: string[], index: number) => path[index] === 'userMetadata' || (path[index] === 'fields' && path[index - 1] === 'form');
+type SchemaNode = {
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  properties?: Record<string, SchemaNode>;
+  patternProperties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
+  items?: SchemaNode;
+};
 
-/** A GraphQL user-error path (`["input", "dueDate"]`) as a 422 `loc` (`["body", "due_date"]`). */
-export function userErrorsToEntries(userErrors: UserErrorJson[]): ValidationEntry[] {
+/** The shapes a value of `node` may take: its union's branches (a nullable's included), or itself. */
+const branches = (node: SchemaNode): SchemaNode[] => {
+  const union = node.anyOf ?? node.oneOf;
+  return union ? union.flatMap(branches) : [node];
+};
+
+/**
+ * The schema of a map's values when `node` is a map whose keys are the client's own (metadata, a
+ * form's fields): values described, no properties declared, as `Type.Record` or a schema-valued
+ * `additionalProperties` give.
+ */
+function recordValues(node: SchemaNode): SchemaNode | undefined {
+  if (node.properties && Object.keys(node.properties).length > 0) return undefined;
+  const [pattern] = Object.values(node.patternProperties ?? {});
+  if (pattern) return pattern;
+  return typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined;
+}
+
+/**
+ * A GraphQL input path (`["items", "0", "dueDate"]`) as a 422 `loc` (`["items", 0, "due_date"]`),
+ * walked alongside the body's JSON Schema: a key of a map the client names is quoted back as sent,
+ * neither snake-cased nor read as a list index. Where the schema says nothing (a field GraphQL names
+ * otherwise), segments are read as names and indexes.
+ */
+function locOf(path: string[], body: TSchema | undefined): (string | number)[] {
+  let nodes: SchemaNode[] = body ? branches(body as SchemaNode) : [];
+  return path.map((segment) => {
+    const values = nodes.map(recordValues).filter((node) => node !== undefined);
+    if (values.length > 0) {
+      nodes = values.flatMap(branches);
+      return segment;
+    }
+    if (/^\d+$/.test(segment)) {
+      nodes = nodes.flatMap((node) => (node.items ? branches(node.items) : []));
+      return Number(segment);
+    }
+    const name = snake(segment);
+    nodes = nodes.flatMap((node) => {
+      const property = node.properties?.[name] ?? node.properties?.[segment];
+      return property ? branches(property) : [];
+    });
+    return name;
+  });
+}
+
+/**
+ * GraphQL user errors (paths relative to the mutation's arguments, `input` left out) as 422 entries,
+ * placed by the body schema of the row that sent the input.
+ */
+export function userErrorsToEntries(userErrors: UserErrorJson[], body?: TSchema): ValidationEntry[] {
   return userErrors.map((e) => {
     const field = e.field ?? [];
     const path = field[0] === 'input' ? field.slice(1) : field;
-    const loc = path.map((segment, index) =>
-      index > 0 && isFreeForm(path, index - 1) ? segment : /^\d+$/.test(segment) ? Number(segment) : snake(segment),
-    );
-    return { loc: ['body', ...loc], msg: e.message, type: e.code.toLowerCase() };
+    return { loc: ['body', ...locOf(path, body)], msg: e.message, type: e.code.toLowerCase() };
   });
+}
+
+/**
+ * User errors thrown where the row's body schema is not at hand (a row's `result`); the error
+ * handler places them into a 422 (or the status the spec names) once it knows the route's schema.
+ */
+export class RefusedInput extends Error {
+  constructor(
+    readonly status: number,
+    readonly userErrors: UserErrorJson[],
+  ) {
+    super('Validation error');
+  }
 }
 
 /** The record of a mutation payload, or a 422 (or the status the spec names) carrying its user errors. */
 export function fromPayload<P extends { userErrors: UserErrorJson[] }, K extends keyof P>(payload: P, key: K, status = 422): NonNullable<P[K]> {
-  if (payload.userErrors.length > 0) throw new RestError(status, userErrorsToEntries(payload.userErrors));
+  if (payload.userErrors.length > 0) throw new RefusedInput(status, payload.userErrors);
   return payload[key] as NonNullable<P[K]>;
 }
 
@@ -128,12 +191,13 @@ export function found<T>(value: T | null | undefined, resource: string): T {
 
 type GraphQLErrorJson = { message: string; extensions?: { code?: string; userErrors?: UserError[]; requestId?: string } };
 
-function restErrorFromGraphQL(error: GraphQLErrorJson): RestError {
+/** A failed document of a row; its user errors are placed once the route's body schema is known. */
+function failureOfGraphQL(error: GraphQLErrorJson): Error {
   const code = error.extensions?.code ?? 'INTERNAL_SERVER_ERROR';
   const status = httpStatusOfGraphQLCode(code);
   if (status === 422) {
     const userErrors = error.extensions?.userErrors;
-    return new RestError(422, userErrors?.length ? userErrorsToEntries(userErrors) : [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
+    return userErrors?.length ? new RefusedInput(422, userErrors) : new RestError(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
   }
   return new RestError(status, error.message);
 }
@@ -195,7 +259,7 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
       } else {
         const variables = await row.operation.variables(ctx, input, request);
         const execution = (await app.graphql(row.operation.source, ctx as never, variables)) as { data?: unknown; errors?: GraphQLErrorJson[] };
-        if (execution.errors?.length) throw restErrorFromGraphQL(execution.errors[0]);
+        if (execution.errors?.length) throw failureOfGraphQL(execution.errors[0]);
         response = row.operation.result(execution.data, input);
       }
       const status = response.status ?? 200;
@@ -206,9 +270,35 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
 }
 
 /** The transport-neutral error of a service, in REST terms. */
-export function restErrorFromAppError(error: AppError): RestError {
+export function restErrorFromAppError(error: AppError, body?: TSchema): RestError {
   if (error.code === 'VALIDATION' || error.code === 'BAD_USER_INPUT') {
-    return new RestError(422, error.userErrors.length ? userErrorsToEntries(error.userErrors) : [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
+    return new RestError(422, error.userErrors.length ? userErrorsToEntries(error.userErrors, body) : [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
   }
   return new RestError(httpStatus(error.code), error.message);
+}
+
+type VariablesRefusal = Error & { code: 'MER_ERR_GQL_VALIDATION'; errors: Array<{ message: string }> };
+
+const isVariablesRefusal = (error: unknown): error is VariablesRefusal =>
+  error instanceof Error && (error as { code?: unknown }).code === 'MER_ERR_GQL_VALIDATION' && Array.isArray((error as { errors?: unknown }).errors);
+
+/**
+ * A row's failure in the REST contract's terms, its user errors placed by the body schema of its
+ * route; undefined when the failure is not a row's (the HTTP layer's, or a bug).
+ */
+export function restErrorOf(error: unknown, body: TSchema | undefined): RestError | undefined {
+  if (error instanceof RestError) return error;
+  if (error instanceof RefusedInput) return new RestError(error.status, userErrorsToEntries(error.userErrors, body));
+  if (error instanceof AppError) return restErrorFromAppError(error, body);
+  if (isVariablesRefusal(error)) {
+    // Variables a row built that GraphQL still refused (a value its scalar does not take):
+    // graphql-js names the place as `at "input.endpoint"`, which becomes the loc.
+    const userErrors = error.errors.map((e) => {
+      const [, path] = /at "([^"]+)"/.exec(e.message) ?? [];
+      const [, reason] = /; (.*)$/.exec(e.message) ?? [];
+      return { field: path ? path.split('.') : [], message: reason ?? e.message, code: 'VALUE_ERROR' };
+    });
+    return new RestError(422, userErrorsToEntries(userErrors, body));
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest, createUser } from '../../support/fixtures';
+import { MAX_METADATA_VALUE } from '../../../src/modules/requests/request.limits';
 
 const LIST = `
   query ($first: Int!) {
@@ -183,6 +184,31 @@ describe('GraphQL requests', () => {
       expect(deleted.data.requestDelete.deletedRequestId).toBe(request.id);
       const gone = await api.graphql(`query ($id: ID!) { request(id: $id) { id } node(id: $id) { id } }`, { id: request.id });
       expect(gone.data).toEqual({ request: null, node: null });
+    });
+
+    it('should keep a "__proto__" key of userMetadata like any other key, from variables and from literals', async () => {
+      // Built by JSON.parse, as a client's body is: an own key, not a prototype.
+      const metadata = (value: string) => JSON.parse(`{"a": "b", "__proto__": ${JSON.stringify(value)}}`) as Record<string, string>;
+      const entries = (value: Record<string, string>) => Object.entries(value).sort();
+      const create = `mutation ($input: RequestCreateInput!) { requestCreate(input: $input) { request { id userMetadata } userErrors { field code } } }`;
+      const input = (userMetadata: Record<string, string>) => ({ name: 'Proto', items: [{ upload: { name: 'ID card' } }], recipients: [{ email: 'proto@example.com' }], userMetadata });
+      const created = await api.graphql(create, { input: input(metadata('created')) });
+      expect(created.data.requestCreate.userErrors).toEqual([]);
+      const id = created.data.requestCreate.request.id;
+      expect(entries(created.data.requestCreate.request.userMetadata)).toEqual([['__proto__', 'created'], ['a', 'b']]);
+      const tooLong = await api.graphql(create, { input: input(metadata('x'.repeat(MAX_METADATA_VALUE + 1))) });
+      expect(tooLong.data.requestCreate).toEqual({ request: null, userErrors: [{ field: ['input', 'userMetadata', '__proto__'], code: 'TOO_LONG' }] });
+
+      const update = `mutation ($id: ID!, $input: RequestUpdateInput!) { requestUpdate(id: $id, input: $input) { request { userMetadata } userErrors { field code } } }`;
+      const refused = await api.graphql(update, { id, input: { userMetadata: metadata('x'.repeat(MAX_METADATA_VALUE + 1)) } });
+      expect(refused.data.requestUpdate).toEqual({ request: null, userErrors: [{ field: ['input', 'userMetadata', '__proto__'], code: 'TOO_LONG' }] });
+      const updated = await api.graphql(update, { id, input: { userMetadata: metadata('updated') } });
+      expect(entries(updated.data.requestUpdate.request.userMetadata)).toEqual([['__proto__', 'updated'], ['a', 'b']]);
+      const literal = await api.graphql(`mutation ($id: ID!) { requestUpdate(id: $id, input: { userMetadata: { __proto__: "literal" } }) { request { userMetadata } userErrors { code } } }`, { id });
+      expect(entries(literal.data.requestUpdate.request.userMetadata)).toEqual([['__proto__', 'literal']]);
+      const read = await api.graphql(`query ($id: ID!) { request(id: $id) { userMetadata } }`, { id });
+      expect(entries(read.data.request.userMetadata)).toEqual([['__proto__', 'literal']]);
+      expect(Object.getPrototypeOf(read.data.request.userMetadata)).toBe(Object.prototype);
     });
 
     it('should answer NOT_FOUND as a coded top-level error', async () => {

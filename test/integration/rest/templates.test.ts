@@ -1,5 +1,6 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { UNKNOWN_ID } from '../../support/fixtures';
+import { MAX_FORM_FIELD_NAME } from '../../../src/modules/templates/template.limits';
 
 const FORM_ID = '11111111-1111-4111-8111-111111111111';
 
@@ -80,6 +81,14 @@ describe('REST templates', () => {
     expect(response.json().detail.map((d: { loc: unknown[] }) => d.loc.join('.'))).toEqual(
       expect.arrayContaining(['body.items.0.name', 'body.items.1.type', 'body.items.2.form.id']),
     );
+  });
+
+  it("POST /templates should quote a form's field names back as sent in the loc of a 422", async () => {
+    const names = [`First${'x'.repeat(MAX_FORM_FIELD_NAME)}`, '1'.repeat(MAX_FORM_FIELD_NAME + 1)];
+    const form = { id: FORM_ID, fields: Object.fromEntries(names.map((name) => [name, { default_value: 'v' }])) };
+    const response = await api.post('/templates', { name: 'Long field names', items: [{ name: 'Tax form', type: 'UPLOAD', form }] });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(names.map((name) => ['body', 'items', 0, 'form', 'fields', name]));
   });
 
   it('GET /templates/{id} should answer the template; 404 Template not found otherwise', async () => {
