@@ -57,7 +57,8 @@ function checkForm(check: InputCheck, path: FieldPath, form: TemplateItemInput['
   if (!form) return null;
   check.uuid([...path, 'id'], form.id);
   const fields = form.fields ?? {};
-  const result: TemplateItemForm['fields'] = {};
+  // Built as entries: a field named `__proto__` is a field like any other, not the object's prototype.
+  const result: [string, TemplateItemForm['fields'][string]][] = [];
   if (typeof fields !== 'object' || Array.isArray(fields)) {
     check.add([...path, 'fields'], 'Input should map field names to {defaultValue, readOnly}', 'INVALID');
   } else {
@@ -74,10 +75,10 @@ function checkForm(check: InputCheck, path: FieldPath, form: TemplateItemInput['
       if (field.defaultValue != null && typeof field.defaultValue !== 'string') check.add([...fieldPath, 'defaultValue'], 'Input should be a valid string', 'INVALID');
       else check.text([...fieldPath, 'defaultValue'], field.defaultValue as string | null | undefined, { max: MAX_FORM_DEFAULT_VALUE });
       if (field.readOnly != null && typeof field.readOnly !== 'boolean') check.add([...fieldPath, 'readOnly'], 'Input should be a valid boolean', 'INVALID');
-      result[name] = { defaultValue: (field.defaultValue as string | undefined) ?? null, readOnly: (field.readOnly as boolean | undefined) ?? false };
+      result.push([name, { defaultValue: (field.defaultValue as string | undefined) ?? null, readOnly: (field.readOnly as boolean | undefined) ?? false }]);
     }
   }
-  return { id: form.id, allowFileUpload: form.allowFileUpload ?? false, fields: result };
+  return { id: form.id, allowFileUpload: form.allowFileUpload ?? false, fields: Object.fromEntries(result) };
 }
 
 function templateItemDrafts(check: InputCheck, items: TemplateItemInput[]): TemplateItemDraft[] {

@@ -91,6 +91,15 @@ describe('REST templates', () => {
     expect(response.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(names.map((name) => ['body', 'items', 0, 'form', 'fields', name]));
   });
 
+  it('POST /templates should keep a form field named __proto__ like any other', async () => {
+    const fields = JSON.parse('{"__proto__": {"default_value": "x", "read_only": true}, "ssn": {"default_value": "", "read_only": false}}');
+    const response = await api.post('/templates', { name: 'Odd field', items: [{ name: 'Tax form', type: 'UPLOAD', form: { id: FORM_ID, fields } }] });
+    expect(response.statusCode).toBe(200);
+    const stored = (await api.get(`/templates/${response.json().id}`)).json().items[0].form.fields;
+    expect(Object.keys(stored).sort()).toEqual(['__proto__', 'ssn']);
+    expect(Object.getOwnPropertyDescriptor(stored, '__proto__')?.value).toEqual({ default_value: 'x', read_only: true });
+  });
+
   it('GET /templates/{id} should answer the template; 404 Template not found otherwise', async () => {
     const created = (await api.post('/templates', templateBody)).json();
     const response = await api.get(`/templates/${created.id}`);
