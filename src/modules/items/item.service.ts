@@ -80,7 +80,7 @@ export async function getItemSubject(ctx: Pick<Ctx, 'em' | 'viewer'>, event: Sto
 
 /** A closed request keeps the items (and their files) it was closed with. */
 export function requireOpen(request: RequestRow): void {
-  if (request.state === 'CLOSED') throw AppError.validation([{ field: [], message: 'The request is closed; its items cannot change', code: 'INVALID_STATE' }]);
+  if (request.state === 'CLOSED') throw AppError.invalidState('The request is closed; its items cannot change');
 }
 
 export async function createItem(ctx: FileCtx, requestId: string, input: RequestItemInput): Promise<RequestItemRow> {
