@@ -14,6 +14,7 @@ import type { Request, RequestRow } from '../requests/request.entities';
 import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem, type RequestItemRow } from './item.entities';
 import { itemParts, type ItemWrite } from './item.parts';
+import { itemTransition } from './item.states';
 import { MAX_ITEMS } from '../requests/request.limits';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
@@ -152,8 +153,9 @@ export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | 
 export async function verifyItem(ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
   return inTransaction(ctx.em, async (tx) => {
     const { item } = await requireItemForUpdate(tx, ctx, id, requestId);
-    if (item.status !== 'VERIFIED') {
-      item.status = 'VERIFIED';
+    const status = itemTransition(item.status, 'verify');
+    if (status !== item.status) {
+      item.status = status;
       item.verifiedAt = new Date();
       await emitItemEvent(tx, ctx, 'item.verified', item);
     }
