@@ -13,7 +13,7 @@ export type StateTable<S extends string, T extends string, C> = {
 };
 
 /** Whether `trigger` may fire from `state` (null: before the record exists). */
-export function allows<S extends string, T extends string, C>(table: StateTable<S, T, C>, state: S | null, trigger: T): boolean {
+function allows<S extends string, T extends string, C>(table: StateTable<S, T, C>, state: S | null, trigger: T): boolean {
   const { from } = table.moves[trigger];
   return state === null || from === null ? state === from : from.includes(state);
 }
