@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { README_PATH, withLimitsTable } from '../../src/modules/limits-table';
+import { LIMITS_SECTION } from '../../src/modules/limits-table';
+import { README_PATH, withSection } from '../../src/modules/readme-section';
 
 const src = join(__dirname, '../../src');
 const limitsFiles = [
@@ -13,7 +14,7 @@ const limitsFiles = [
 describe('README Limits table', () => {
   it('should be the table the limits constants give (run `npm run docs:limits` after changing one)', () => {
     const readme = readFileSync(README_PATH, 'utf8');
-    expect(readme).toBe(withLimitsTable(readme));
+    expect(readme).toBe(withSection(readme, LIMITS_SECTION));
   });
 
   it('should show every limits constant', () => {

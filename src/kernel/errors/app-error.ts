@@ -59,6 +59,15 @@ export class AppError extends Error {
   static forbidden(message = 'Your role may not do this'): AppError {
     return new AppError('FORBIDDEN', message);
   }
+
+  /**
+   * The record's state does not allow the operation. A user error rather than a code of its own, so
+   * that it travels as every refused input does: REST `422` with `type: "invalid_state"`, GraphQL a
+   * `userErrors` entry with the code `INVALID_STATE` (or that entry under `BAD_USER_INPUT`).
+   */
+  static invalidState(message: string): AppError {
+    return AppError.validation([{ field: [], message, code: 'INVALID_STATE' }]);
+  }
 }
 
 export function assertUnreachable(value: never): never {

@@ -123,7 +123,7 @@ export async function deleteContract(ctx: Ctx, id: string): Promise<string> {
       tx.getTransactionContext(),
     );
     if (Number(count) > 0) {
-      throw AppError.validation([{ field: [], message: `${count} item(s) of open requests use this contract; delete or close those first`, code: 'INVALID_STATE' }]);
+      throw AppError.invalidState(`${count} item(s) of open requests use this contract; delete or close those first`);
     }
     tx.remove(contract);
     return { result: id, fileIds: [contract.file.id] };

@@ -14,6 +14,7 @@ import type { Request, RequestRow } from '../requests/request.entities';
 import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem, type RequestItemRow } from './item.entities';
 import { itemParts, type ItemWrite } from './item.parts';
+import { itemTransition } from './item.states';
 import { MAX_ITEMS } from '../requests/request.limits';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
@@ -80,7 +81,7 @@ export async function getItemSubject(ctx: Pick<Ctx, 'em' | 'viewer'>, event: Sto
 
 /** A closed request keeps the items (and their files) it was closed with. */
 export function requireOpen(request: RequestRow): void {
-  if (request.state === 'CLOSED') throw AppError.validation([{ field: [], message: 'The request is closed; its items cannot change', code: 'INVALID_STATE' }]);
+  if (request.state === 'CLOSED') throw AppError.invalidState('The request is closed; its items cannot change');
 }
 
 export async function createItem(ctx: FileCtx, requestId: string, input: RequestItemInput): Promise<RequestItemRow> {
@@ -152,8 +153,9 @@ export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | 
 export async function verifyItem(ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
   return inTransaction(ctx.em, async (tx) => {
     const { item } = await requireItemForUpdate(tx, ctx, id, requestId);
-    if (item.status !== 'VERIFIED') {
-      item.status = 'VERIFIED';
+    const status = itemTransition(item.status, 'verify');
+    if (status !== item.status) {
+      item.status = status;
       item.verifiedAt = new Date();
       await emitItemEvent(tx, ctx, 'item.verified', item);
     }

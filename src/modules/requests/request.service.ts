@@ -17,7 +17,8 @@ import { isAdmin, userRefOf, type UserRef, type Viewer } from '../identity/viewe
 import { requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate } from './request.access';
 import { requestCreationParts, type NewRequest, type RequestCreationPart, type RequestCreationPlan, type RequestDefaults } from './request.creation';
 import { Collaborator, Request, type ReminderScheduleEntry, type RequestRow } from './request.entities';
-import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS, type RequestState } from './request.enums';
+import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from './request.enums';
+import { transition } from './request.states';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
   MAX_COLLABORATORS,
@@ -211,7 +212,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     if (dueDate && input.expirationDate && input.expirationDate.getTime() <= dueDate.getTime()) {
       throw AppError.validation([{ field: ['expirationDate'], message: "Must be later than the due date the template sets", code: 'INVALID' }]);
     }
-    const state: RequestState = input.skipInitialNotification ? 'INCOMPLETE_AND_LINK_GENERATED' : 'INCOMPLETE_AND_LINK_SENT';
+    const state = transition(null, input.skipInitialNotification ? 'create-skip-notification' : 'create');
     const request = newRecord(tx, Request, {
       organization: viewer.organizationId,
       owner: owner!.id,
@@ -328,12 +329,13 @@ export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
   });
 }
 
-/** Moves a request to CLOSED; closing a closed request changes nothing. */
+/** Moves a request to CLOSED (an expired one is refused); closing a closed request changes nothing. */
 export async function closeRequest(ctx: Ctx, id: string): Promise<Request> {
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
-    if (request.state !== 'CLOSED') {
-      request.state = 'CLOSED';
+    const state = transition(request.state, 'close');
+    if (state !== request.state) {
+      request.state = state;
       request.closedAt = new Date();
       await emitRequestEvent(tx, ctx, 'request.closed', request);
     }

@@ -396,6 +396,18 @@ describe('REST requests', () => {
       expect(again.json().closed_at).toBe(response.json().closed_at);
     });
 
+    it('should refuse to close an expired request: 422 invalid_state, GraphQL INVALID_STATE', async () => {
+      const request = await createRequest(t.app, tenant.apiKey);
+      // Nothing expires a request through the API yet.
+      await t.orm.em.fork().getConnection().execute(`update request set state = 'EXPIRED' where id = ?`, [request.id]);
+      const response = await api.post(`/requests/${request.id}/close`);
+      expect(response.statusCode).toBe(422);
+      expect(response.json().detail).toEqual([{ loc: ['body'], msg: 'close is not allowed from request state EXPIRED', type: 'invalid_state' }]);
+      const result = await api.graphql(`mutation ($id: ID!) { requestClose(id: $id) { request { id } userErrors { code message } } }`, { id: request.id });
+      expect(result.data.requestClose).toEqual({ request: null, userErrors: [{ code: 'INVALID_STATE', message: 'close is not allowed from request state EXPIRED' }] });
+      expect((await api.get(`/requests/${request.id}`)).json()).toMatchObject({ state: 'EXPIRED', closed_at: null });
+    });
+
     it('should answer 404 for an unknown request', async () => {
       expect((await api.post(`/requests/${UNKNOWN_ID}/close`)).statusCode).toBe(404);
     });
