@@ -27,6 +27,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     dbPoolMax: 5,
     shutdownTimeoutMs: 1000,
     webhooks: { allowPrivate: true, timeoutMs: 2000, concurrency: 8, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000 },
+    mail: { from: 'Gather <no-reply@gather.test>' },
     storage: { driver: 'local', dir: join(dataDir, 'files') },
     maxUploadBytes: 256 * 1024 * 1024,
     maxFilesPerItem: 100,
