@@ -80,9 +80,10 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Om
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });
   const storage = options.storage ?? createStorage(config.storage);
-  // Webhooks are sent by hand (webhookWorker.runOnce) unless a test asks for the running worker, so
-  // its polling neither races assertions nor shows up in statement counts.
-  const app = await buildApp({ config, orm, deliverWebhooks: false, ...options, storage });
+  // Webhooks and notifications are sent by hand (webhookWorker.runOnce, notificationWorker.runOnce)
+  // unless a test asks for the running workers, so their polling neither races assertions nor shows
+  // up in statement counts.
+  const app = await buildApp({ config, orm, deliverWebhooks: false, sendNotifications: false, ...options, storage });
   await app.ready();
   return {
     app,
