@@ -18,6 +18,8 @@ import { TOPICS } from './modules/events/event.topics';
 import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
 import { DeliveryWorker, type Clock } from './modules/webhooks/webhook.delivery';
 import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
+import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
+import { NotificationWorker } from './modules/notifications/notification.worker';
 
 export type AppOptions = {
   config: Config;
@@ -30,6 +32,10 @@ export type AppOptions = {
   deliveryLookup?: LookupFunction;
   /** Whether this instance sends webhook deliveries by itself (tests drive the worker by hand). */
   deliverWebhooks?: boolean;
+  /** Whether this instance sends notifications by itself (tests drive the worker by hand). */
+  sendNotifications?: boolean;
+  /** Where SMS go; by default the log (and the notification table). */
+  sms?: SmsProvider;
   /** Where file bytes go; by default the driver the configuration names. */
   storage?: Storage;
 };
@@ -41,6 +47,8 @@ declare module 'fastify' {
     subscriptions: SubscriptionHub;
     /** This instance's webhook sender. */
     webhookWorker: DeliveryWorker;
+    /** This instance's notification sender. */
+    notificationWorker: NotificationWorker;
     /** Builds operation contexts (for code that acts outside an HTTP request, such as test helpers). */
     contexts: ContextFactory;
   }
@@ -56,6 +64,8 @@ export async function buildApp({
   resolveHost = systemResolver,
   deliveryLookup,
   deliverWebhooks = true,
+  sendNotifications = true,
+  sms,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: false }),
@@ -111,14 +121,29 @@ export async function buildApp({
   const worker = new DeliveryWorker({ orm, settings: config.webhooks, serverSecret: config.secret, log: app.log, clock, lookup: deliveryLookup });
   app.decorate('webhookWorker', worker);
   dispatcher.on('event', (event) => void hub.publish(event));
-  dispatcher.on('committed', () => worker.wake());
+  const notifier = new NotificationWorker({
+    orm,
+    mailer: createMailer(config.mail),
+    sms: sms ?? logSmsProvider(app.log),
+    serverSecret: config.secret,
+    publicUrl: config.publicUrl,
+    log: app.log,
+    clock,
+  });
+  app.decorate('notificationWorker', notifier);
+  dispatcher.on('committed', () => {
+    worker.wake();
+    notifier.wake();
+  });
   registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer });
   app.addHook('onReady', async () => {
     await dispatcher.start();
     if (deliverWebhooks) worker.start();
+    if (sendNotifications) notifier.start();
   });
   app.addHook('onClose', async () => {
     await worker.stop();
+    await notifier.stop();
     await dispatcher.stop();
   });
   return app;

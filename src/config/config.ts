@@ -62,6 +62,10 @@ export const ENV_SCHEMA = Type.Object({
   // Sizes are stored and exposed as 32-bit integers (GraphQL Int), hence the ceiling of 2 GiB - 1.
   MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1024, maximum: 2147483647, default: 256 * 1024 * 1024, description: 'largest file upload in bytes (413 above)' }),
   MAX_FILES_PER_ITEM: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'attachments, and separately submitted documents, one item (or one request) may hold' }),
+  SMTP_URL: Type.Optional(
+    Type.String({ pattern: '^smtps?://[^\\s]+$', description: 'mail server for notifications, smtp:// or smtps://; unset keeps messages in the notification table' }),
+  ),
+  MAIL_FROM: Type.String({ minLength: 3, default: 'Gather <no-reply@localhost>', description: 'sender of notification mail' }),
 });
 
 type Env = Static<typeof ENV_SCHEMA>;
@@ -84,6 +88,13 @@ export type Config = {
   maxUploadBytes: number;
   maxFilesPerItem: number;
   webhooks: WebhookSettings;
+  mail: MailSettings;
+};
+
+export type MailSettings = {
+  /** Unset: messages are rendered and kept in the notification table, not sent. */
+  smtpUrl?: string;
+  from: string;
 };
 
 export type WebhookSettings = {
@@ -153,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secretGraceMs: parsed.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000,
       disableAfterMs: parsed.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     },
+    mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
   };
 }
 

@@ -7,6 +7,7 @@ import { filesModule } from './files/file.module';
 import { identityModule } from './identity/identity.module';
 import { itemsModule } from './items/item.module';
 import { MIGRATIONS } from './migrations';
+import { notificationsModule } from './notifications/notification.module';
 import { recipientsModule } from './recipients/recipient.module';
 import { requestsModule } from './requests/request.module';
 import { templatesModule } from './templates/template.module';
@@ -29,6 +30,7 @@ export const MODULES = foldModules([
   attachmentsModule,
   documentsModule,
   webhooksModule,
+  notificationsModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

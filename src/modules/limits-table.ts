@@ -40,6 +40,17 @@ import {
   MAX_TEMPLATE_ITEMS,
   MAX_TEMPLATE_NAME,
 } from './templates/template.limits';
+import {
+  MAX_BODY_LENGTH,
+  MAX_NOTIFICATION_ERROR,
+  MAX_SMS_LENGTH,
+  MAX_SUBJECT_LENGTH,
+  NOTIFICATION_BATCH,
+  NOTIFICATION_CONCURRENCY,
+  NOTIFICATION_MAX_ATTEMPTS,
+  NOTIFICATION_RETRY_DELAYS_MS,
+  NOTIFICATION_SEND_TIMEOUT_MS,
+} from './notifications/notification.limits';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
 import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
 import { writeSection, type ReadmeSection } from './readme-section';
@@ -57,16 +68,17 @@ const CONFIGURATION = '(see [Configuration](#configuration))';
 const duration = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
 
 /** `0, 5 s, 5 min, …, 7 × 10 h`: when each attempt is made, repeats of one delay counted. */
-function retrySchedule(): string {
+function retrySchedule(delays: number[], attempts: number): string {
   const runs: { delay: number; count: number }[] = [];
-  for (const delay of RETRY_DELAYS_MS) {
+  for (const delay of delays) {
     const last = runs.at(-1);
     if (last?.delay === delay) last.count++;
     else runs.push({ delay, count: 1 });
   }
-  const total = RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0);
+  const total = delays.reduce((sum, delay) => sum + delay, 0);
   const steps = ['0', ...runs.map(({ delay, count }) => (count > 1 ? `${count} × ${duration(delay)}` : duration(delay)))];
-  return `${MAX_ATTEMPTS} over about ${(total / 86_400_000).toFixed(1)} days (${steps.join(', ')})`;
+  const span = total >= 86_400_000 ? `${(total / 86_400_000).toFixed(1)} days` : `${(total / 3_600_000).toFixed(1)} hours`;
+  return `${attempts} over about ${span} (${steps.join(', ')})`;
 }
 
 /** Limit, value, error: one row each. */
@@ -122,7 +134,16 @@ const rows = (): [string, string, string][] => [
   ['Text anywhere', 'no NUL character, no unpaired UTF-16 surrogate (PostgreSQL would store U+FFFD instead)', '`422`'],
   ['Webhook topics per subscription', `1 to ${n(MAX_TOPICS)}, no repeats`, '`422`'],
   ['Webhook endpoint', `${chars(MAX_ENDPOINT_LENGTH)}, \`https\` (or \`http\` with private targets allowed)`, '`422`'],
-  ['Webhook attempts', retrySchedule(), 'delivery `FAILED`'],
+  ['Webhook attempts', retrySchedule(RETRY_DELAYS_MS, MAX_ATTEMPTS), 'delivery `FAILED`'],
+  ['Notification attempts (mail or SMS refused or unreachable)', retrySchedule(NOTIFICATION_RETRY_DELAYS_MS, NOTIFICATION_MAX_ATTEMPTS), 'notification `FAILED`, `last_error` kept'],
+  [
+    'Notifications handed over at once',
+    `${n(NOTIFICATION_BATCH)} claimed per round, ${n(NOTIFICATION_CONCURRENCY)} in flight per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
+    'attempt failed, retried',
+  ],
+  ['Notification subject', chars(MAX_SUBJECT_LENGTH), 'cut with `…`, not refused'],
+  ['Notification text and HTML parts; SMS text', `${chars(MAX_BODY_LENGTH)} each; SMS ${chars(MAX_SMS_LENGTH)}`, 'notification `FAILED`'],
+  ['Notification `last_error`', chars(MAX_NOTIFICATION_ERROR), 'cut'],
   ['Events waiting for one subscriber (not yet written to its socket)', n(MAX_PENDING_EVENTS), 'subscription ended with `RATE_LIMITED`'],
   ['WebSocket message from a client', `${MAX_MESSAGE_BYTES / 1024} KiB`, 'connection closed with `1009`'],
   ['JSON body nesting', `${n(MAX_JSON_DEPTH)} levels`, '`422` `too_deep` (`loc: ["body"]`)'],

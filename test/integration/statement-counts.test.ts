@@ -54,6 +54,7 @@ const GROWS: Record<string, string | null> = {
   'GET /webhooks/:id': null,
   'GET /webhooks/:id/secret': null,
   'GET /webhooks/:id/deliveries': 'deliveries with their attempts',
+  'GET /notifications': 'invitations (one per request created, one per recipient of the subject)',
 };
 
 type Subjects = Partial<Record<WorldNoun, string>>;
@@ -118,6 +119,8 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     for (const item of items.slice(1)) await submit(t, tenant, subject.id, item.id, 'document', 'doc.txt');
     // Every delivery gets an attempt, so the delivery list shows attempts too.
     while ((await t.app.webhookWorker.runOnce()) > 0);
+    // Rendered messages (kept: no SMTP_URL), so the list shows their texts.
+    while ((await t.app.notificationWorker.runOnce()) > 0);
 
     const itemAttachment = (await api.get(`/requests/${subject.id}/items/${items[0].id}/attachments`)).json()[0].id;
     const document = (await api.get(`/requests/${subject.id}/items/${items[0].id}/documents`)).json()[0].id;

@@ -32,6 +32,7 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
   contact: 'Contact',
   webhook: 'Webhook',
   delivery: 'Delivery',
+  notification: 'Notification',
 };
 
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */
@@ -42,7 +43,7 @@ const EXTERNAL = 'external';
 
 /** The nouns whose ids each GraphQL id position takes. */
 const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
-  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery'],
+  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification'],
   'Query.attachment(id)': ['libraryAttachment', 'itemAttachment'],
   'Query.contract(id)': ['contract'],
   'Query.document(id)': ['document'],
@@ -55,6 +56,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Query.template(id)': ['template'],
   'Query.webhook(id)': ['webhook'],
   'Query.webhookSecret(id)': ['webhook'],
+  'Query.notifications(requestId)': ['request'],
   'Mutation.attachmentDelete(id)': ['libraryAttachment', 'itemAttachment'],
   'Mutation.attachmentDelete(requestId)': ['request'],
   'Mutation.attachmentDelete(itemId)': ['item'],

@@ -27,6 +27,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     dbPoolMax: 5,
     shutdownTimeoutMs: 1000,
     webhooks: { allowPrivate: true, timeoutMs: 2000, concurrency: 8, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000 },
+    mail: { from: 'Gather <no-reply@gather.test>' },
     storage: { driver: 'local', dir: join(dataDir, 'files') },
     maxUploadBytes: 256 * 1024 * 1024,
     maxFilesPerItem: 100,
@@ -79,9 +80,10 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Om
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });
   const storage = options.storage ?? createStorage(config.storage);
-  // Webhooks are sent by hand (webhookWorker.runOnce) unless a test asks for the running worker, so
-  // its polling neither races assertions nor shows up in statement counts.
-  const app = await buildApp({ config, orm, deliverWebhooks: false, ...options, storage });
+  // Webhooks and notifications are sent by hand (webhookWorker.runOnce, notificationWorker.runOnce)
+  // unless a test asks for the running workers, so their polling neither races assertions nor shows
+  // up in statement counts.
+  const app = await buildApp({ config, orm, deliverWebhooks: false, sendNotifications: false, ...options, storage });
   await app.ready();
   return {
     app,

@@ -33,6 +33,8 @@ export type World = {
   webhook: string;
   /** The delivery of the request's `request.created` event to `webhook`. */
   delivery: string;
+  /** The invitation of the request's recipient. */
+  notification: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
 };
@@ -72,7 +74,8 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const itemAttachments = await ok<Array<{ id: string }>>(await api.get(`/requests/${request.id}/items/${item.id}/attachments`), 'item attachments');
   const document = await submit(t, tenant, request.id, item.id, 'submitted bytes', 'w2.txt');
   const deliveries = await ok<Array<{ id: string }>>(await api.get(`/webhooks/${webhook.id}/deliveries`), 'deliveries');
-  if (deliveries.length !== 1 || itemAttachments.length !== 1) throw new Error('the world was not built as expected');
+  const notifications = await ok<Array<{ id: string }>>(await api.get(`/notifications?request_id=${request.id}`), 'notifications');
+  if (deliveries.length !== 1 || itemAttachments.length !== 1 || notifications.length !== 1) throw new Error('the world was not built as expected');
   return {
     organization: tenant.organizationId,
     admin: tenant.userId,
@@ -92,6 +95,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     contact: request.recipients[0].recipient.id,
     webhook: webhook.id,
     delivery: deliveries[0].id,
+    notification: notifications[0].id,
     adminKey: tenant.apiKey,
   };
 }

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       bodyLimit: 1048576,
       dbPoolMax: 10,
       shutdownTimeoutMs: 10000,
+      mail: { smtpUrl: undefined, from: 'Gather <no-reply@localhost>' },
     });
   });
 
@@ -31,6 +32,8 @@ describe('loadConfig', () => {
       BODY_LIMIT: '2048',
       DB_POOL_MAX: '4',
       GATHER_ADMIN_API_KEY: 'k'.repeat(40),
+      SMTP_URL: 'smtps://mailer:p%40ss@smtp.example.com:465',
+      MAIL_FROM: 'Acme <requests@acme.example>',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -42,19 +45,20 @@ describe('loadConfig', () => {
       bodyLimit: 2048,
       dbPoolMax: 4,
       adminApiKey: 'k'.repeat(40),
+      mail: { smtpUrl: 'smtps://mailer:p%40ss@smtp.example.com:465', from: 'Acme <requests@acme.example>' },
     });
   });
 
   it('should name each bad variable, its value and what it must be', () => {
     let error: unknown;
     try {
-      loadConfig({ ...base, PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', PUBLIC_URL: 'ftp://x', GATHER_ADMIN_API_KEY: 'short' });
+      loadConfig({ ...base, PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', PUBLIC_URL: 'ftp://x', GATHER_ADMIN_API_KEY: 'short', SMTP_URL: 'mail.example.com:25' });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'PUBLIC_URL', 'GATHER_ADMIN_API_KEY']) expect(problems).toContain(name);
+    for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'PUBLIC_URL', 'GATHER_ADMIN_API_KEY', 'SMTP_URL']) expect(problems).toContain(name);
     expect(problems).toContain('"eighty"');
     expect(problems).toContain('HTTP port');
   });

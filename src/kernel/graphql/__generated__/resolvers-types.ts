@@ -7,6 +7,7 @@ import type { ContractMapper } from '../../../modules/contracts/contract.mappers
 import type { DocumentMapper } from '../../../modules/documents/document.mappers';
 import type { OrganizationMapper, TeamMapper, UserMapper, ApiKeyMapper } from '../../../modules/identity/identity.mappers';
 import type { RequestItemMapper, UploadItemMapper, ESignatureItemMapper, QuestionItemMapper } from '../../../modules/items/item.mappers';
+import type { NotificationMapper } from '../../../modules/notifications/notification.mappers';
 import type { ContactMapper, RecipientMapper } from '../../../modules/recipients/recipient.mappers';
 import type { RequestMapper, CollaboratorMapper } from '../../../modules/requests/request.mappers';
 import type { TemplateMapper, TemplateItemMapper } from '../../../modules/templates/template.mappers';
@@ -1010,6 +1011,103 @@ export type Node = {
   id: Scalars['ID']['output'];
 };
 
+/**
+ * A message to a recipient or a user (an invitation, a one-time code, a change request, a submission),
+ * kept whether or not it could be sent. Readable by the organization's ADMIN.
+ */
+export type Notification = Node & {
+  __typename?: 'Notification';
+  /** The email address or phone number it goes to. */
+  address: Scalars['String']['output'];
+  /** How many attempts were made. */
+  attemptCount: Scalars['Int']['output'];
+  /** How it is carried. */
+  channel: NotificationChannel;
+  /** When it was queued (with the change that caused it). */
+  createdAt: Scalars['DateTime']['output'];
+  /** The HTML part as last rendered, with one-time codes masked; null for SMS and before the first attempt. */
+  html?: Maybe<Scalars['String']['output']>;
+  /** The message's UUID. */
+  id: Scalars['ID']['output'];
+  /** Which message it is. */
+  kind: NotificationKind;
+  /** The language of its texts (the request's; languages without texts yet are written in English). */
+  language: Language;
+  /** The last failure, if any. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** When the next attempt is due, while pending. */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The recipient it is for (its links are theirs), when it is for a recipient. */
+  recipientId?: Maybe<Scalars['ID']['output']>;
+  /** The request it is about, if any. */
+  requestId?: Maybe<Scalars['ID']['output']>;
+  /** When the mail server or SMS provider took it. */
+  sentAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where it stands. */
+  status: NotificationStatus;
+  /** The subject as last rendered; null for SMS and before the first attempt. */
+  subject?: Maybe<Scalars['String']['output']>;
+  /** The text part (the SMS itself for SMS) as last rendered, with one-time codes masked; it holds the recipient's link. Null before the first attempt. */
+  text?: Maybe<Scalars['String']['output']>;
+  /** When it last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+  /** The user it is for (an owner or collaborator), when it is for a user. */
+  userId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** How a notification is carried. */
+export type NotificationChannel =
+  /** Mail, through the configured SMTP server. */
+  | 'EMAIL'
+  /** A text message, through the SMS provider. */
+  | 'SMS';
+
+/** A page of notifications. */
+export type NotificationConnection = {
+  __typename?: 'NotificationConnection';
+  /** The notifications of this page with their cursors. */
+  edges: Array<NotificationEdge>;
+  /** The notifications of this page. */
+  nodes: Array<Notification>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many notifications match, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A notification and its cursor. */
+export type NotificationEdge = {
+  __typename?: 'NotificationEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The notification. */
+  node: Notification;
+};
+
+/** Which message a notification is. Values may be added. */
+export type NotificationKind =
+  /** The owner asks a recipient to redo items (its link). */
+  | 'CHANGES_REQUESTED'
+  /** A recipient is asked to complete a new request (its link). */
+  | 'INVITATION'
+  /** A one-time sign-in code for a recipient. */
+  | 'ONE_TIME_CODE'
+  /** To the owner and collaborators: every item is complete. */
+  | 'REQUEST_COMPLETED'
+  /** To the owner and collaborators: a recipient submitted. */
+  | 'REQUEST_SUBMITTED';
+
+/** Where a notification stands. Values may be added. */
+export type NotificationStatus =
+  /** Every attempt failed, or the message could not be built. */
+  | 'FAILED'
+  /** Rendered and kept here, not sent: no SMTP_URL is configured (mail), or the SMS provider only logs. */
+  | 'KEPT'
+  /** Waiting for its first or next attempt. */
+  | 'PENDING'
+  /** Taken by the mail server or SMS provider. */
+  | 'SENT';
+
 /** Direction of an ordering. Values may be added. */
 export type OrderDirection =
   /** Smallest first. */
@@ -1109,6 +1207,8 @@ export type Query = {
    * outside what the caller may see.
    */
   node?: Maybe<Node>;
+  /** The organization's notifications, newest first. Requires ADMIN. */
+  notifications: NotificationConnection;
   /** The caller's organization. */
   organization: Organization;
   /** A request the caller may see. */
@@ -1188,6 +1288,17 @@ export type QueryDocumentArgs = {
 /** The root of every read. Modules add their fields with `extend type Query`. */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryNotificationsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+  status?: InputMaybe<NotificationStatus>;
 };
 
 
@@ -2753,6 +2864,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ContractMapper )
     | ( DocumentMapper )
     | ( ESignatureItemMapper )
+    | ( NotificationMapper )
     | ( OrganizationMapper )
     | ( QuestionItemMapper )
     | ( RecipientMapper )
@@ -2835,6 +2947,12 @@ export type ResolversTypes = {
   Language: null;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
+  Notification: ResolverTypeWrapper<NotificationMapper>;
+  NotificationChannel: NotificationChannel;
+  NotificationConnection: ResolverTypeWrapper<Connection>;
+  NotificationEdge: ResolverTypeWrapper<Edge>;
+  NotificationKind: NotificationKind;
+  NotificationStatus: NotificationStatus;
   OrderDirection: OrderDirection;
   Organization: ResolverTypeWrapper<OrganizationMapper>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
@@ -2974,6 +3092,9 @@ export type ResolversParentTypes = {
   JSON: Scalars['JSON']['output'];
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
+  Notification: NotificationMapper;
+  NotificationConnection: Connection;
+  NotificationEdge: Edge;
   Organization: OrganizationMapper;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
@@ -3351,7 +3472,41 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+};
+
+export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  attemptCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  channel?: Resolver<ResolversTypes['NotificationChannel'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  html?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
+  language?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  recipientId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  requestId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  sentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['NotificationStatus'], ParentType, ContextType>;
+  subject?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  text?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  userId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type NotificationConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationConnection'] = ResolversParentTypes['NotificationConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['NotificationEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Notification']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type NotificationEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationEdge'] = ResolversParentTypes['NotificationEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Notification'], ParentType, ContextType>;
 };
 
 export type OrganizationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Organization'] = ResolversParentTypes['Organization']> = {
@@ -3381,6 +3536,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   contracts?: Resolver<ResolversTypes['ContractConnection'], ParentType, ContextType, Partial<QueryContractsArgs>>;
   document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentArgs, 'id'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  notifications?: Resolver<ResolversTypes['NotificationConnection'], ParentType, ContextType, Partial<QueryNotificationsArgs>>;
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType, RequireFields<QueryRequestArgs, 'id'>>;
   requests?: Resolver<ResolversTypes['RequestConnection'], ParentType, ContextType, Partial<QueryRequestsArgs>>;
@@ -3829,6 +3985,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Language?: LanguageResolvers;
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
+  Notification?: NotificationResolvers<ContextType>;
+  NotificationConnection?: NotificationConnectionResolvers<ContextType>;
+  NotificationEdge?: NotificationEdgeResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

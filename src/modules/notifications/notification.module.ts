@@ -1,0 +1,22 @@
+import type { ModuleDescriptor } from '../../kernel/module';
+import { isAdmin } from '../identity/viewer';
+import { Migration20261123000000_notifications } from './Migration20261123000000_notifications';
+import { Notification } from './notification.entities';
+import { notificationLoaders } from './notification.loaders';
+import { notificationResolvers } from './notification.resolvers';
+import { notificationRestRows } from './notification.rest';
+import { getNotification, queueInvitations } from './notification.service';
+
+export const notificationsModule: ModuleDescriptor = {
+  name: 'notifications',
+  entities: [Notification],
+  migrations: [{ name: 'Migration20261123000000_notifications', class: Migration20261123000000_notifications }],
+  loaders: notificationLoaders,
+  resolvers: notificationResolvers,
+  restRows: notificationRestRows,
+  // Notifications are the ADMIN's: to a USER they do not exist.
+  nodes: {
+    Notification: { sql: 'select 1 from notification where id = ? and organization_id = ?', load: async (ctx, id) => (isAdmin(ctx.viewer) ? getNotification(ctx, id) : null) },
+  },
+  emitHooks: [queueInvitations],
+};

@@ -1,0 +1,17 @@
+import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { listNotifications } from './notification.service';
+
+export const notificationResolvers: Resolvers = {
+  Query: {
+    notifications: (_root, args, ctx) => listNotifications(ctx, args),
+  },
+  Notification: {
+    recipientId: (notification) => notification.recipient?.id ?? null,
+    userId: (notification) => notification.user?.id ?? null,
+    requestId: (notification) => notification.request?.id ?? null,
+    attemptCount: (notification) => notification.attempts,
+  },
+  NotificationConnection: {
+    totalCount: (connection) => connection.totalCount(),
+  },
+};

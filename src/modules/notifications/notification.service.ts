@@ -1,0 +1,122 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { seal, unseal } from '../../kernel/crypto/seal';
+import { AppError } from '../../kernel/errors/app-error';
+import type { EmitHook } from '../../kernel/events/outbox';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
+import { isUuid } from '../../kernel/validation/input-check';
+import { isAdmin } from '../identity/viewer';
+import type { Language } from '../requests/request.enums';
+import { Notification, type NotificationChannel, type NotificationKind, type NotificationRow, type NotificationStatus } from './notification.entities';
+import type { TemplateParams, TemplateSecrets } from './notification.templates';
+
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'loaders'>;
+
+const SECRETS_PURPOSE = 'notification-secrets';
+
+export const sealSecrets = (serverSecret: string, secrets: Record<string, string>) => seal(serverSecret, SECRETS_PURPOSE, JSON.stringify(secrets));
+export const unsealSecrets = (serverSecret: string, sealed: string): Record<string, string> => JSON.parse(unseal(serverSecret, SECRETS_PURPOSE, sealed));
+
+/** One message to queue: for a recipient of the request (links are theirs) or for a user. */
+export type NotificationDraft<K extends NotificationKind> = {
+  organizationId: string;
+  requestId: string | null;
+  to: { recipientId: string } | { userId: string };
+  channel: NotificationChannel;
+  address: string;
+  language: Language;
+  kind: K;
+  params: TemplateParams[K];
+} & (keyof TemplateSecrets[K] extends never ? { secrets?: undefined } : { secrets: TemplateSecrets[K] });
+
+/**
+ * Queues a message in the caller's transaction (one statement), so it goes out if and only if the
+ * change that causes it commits; the worker renders and sends it after the commit. `serverSecret`
+ * seals the kind's secrets (a one-time code) until they are sent.
+ */
+export async function queueNotification<K extends NotificationKind>(tx: EntityManager, serverSecret: string, draft: NotificationDraft<K>): Promise<string> {
+  const now = new Date();
+  const secrets = draft.secrets as Record<string, string> | undefined;
+  const [{ id }] = await tx.execute<{ id: string }[]>(
+    `insert into notification (id, organization_id, request_id, recipient_id, user_id, channel, kind, address, language, params, secrets_sealed, status, attempts, next_attempt_at, created_at, updated_at)
+     values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'PENDING', 0, ?, ?, ?) returning id`,
+    [
+      draft.organizationId,
+      draft.requestId,
+      'recipientId' in draft.to ? draft.to.recipientId : null,
+      'userId' in draft.to ? draft.to.userId : null,
+      draft.channel,
+      draft.kind,
+      draft.address,
+      draft.language,
+      JSON.stringify(draft.params),
+      secrets && Object.keys(secrets).length ? sealSecrets(serverSecret, secrets) : null,
+      now,
+      now,
+      now,
+    ],
+  );
+  return id;
+}
+
+/**
+ * Outbox hook: the invitation of every recipient of a new request (unless it is a draft or asked
+ * for `skip_initial_notification`), written in the request.created event's own statement, so the
+ * request's creation costs no statement more. A recipient gets an email when it has an address and
+ * did not ask for SMS alone, and an SMS when it asked for one (SMS, BOTH, MULTIPLE) or has only a phone.
+ */
+export const queueInvitations: EmitHook = {
+  sql: `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
+        select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, 'INVITATION', ch.address, r.language,
+               jsonb_build_object(
+                 'requestName', r.name,
+                 'senderName', coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email),
+                 'organizationName', o.name,
+                 'recipientFirstName', rc.first_name,
+                 'personalMessage', r.personal_message,
+                 'dueDate', r.due_date),
+               'PENDING', 0, ?, ?, ?
+          from request r
+          join app_user u on u.id = r.owner_id
+          join organization o on o.id = r.organization_id
+          join recipient rc on rc.request_id = r.id
+          cross join lateral (values
+            ('EMAIL', case when rc.email is not null and (rc.send_method <> 'SMS' or rc.phone is null) then rc.email end),
+            ('SMS', case when rc.phone is not null and (rc.send_method in ('SMS', 'BOTH', 'MULTIPLE') or rc.email is null) then rc.phone end)
+          ) as ch (channel, address)
+         where ?::text = 'request.created' and r.id = ? and r.organization_id = ?
+           and not r.skip_initial_notification and r.state <> 'PRE_LINK_GENERATED' and ch.address is not null`,
+  params: (event) => [event.createdAt, event.createdAt, event.createdAt, event.topic, event.subjectId, event.organizationId],
+};
+
+// The messages hold addresses and what was said to recipients: the organization's ADMIN reads them.
+function requireAdmin(ctx: Ctx): void {
+  if (!isAdmin(ctx.viewer)) throw AppError.forbidden('Only an ADMIN may read notifications');
+}
+
+export async function getNotification(ctx: Ctx, id: string): Promise<NotificationRow | null> {
+  requireAdmin(ctx);
+  const notification = isUuid(id) ? await ctx.loaders.notificationById.load(id) : null;
+  return notification?.organization.id === ctx.viewer.organizationId ? notification : null;
+}
+
+export async function listNotifications(
+  ctx: Ctx,
+  args: PageArgs & { requestId?: string | null; status?: NotificationStatus | null },
+): Promise<Connection<NotificationRow>> {
+  requireAdmin(ctx);
+  const conditions = ['n.organization_id = ?'];
+  const params: unknown[] = [ctx.viewer.organizationId];
+  const where = (condition: string, value: unknown) => {
+    conditions.push(condition);
+    params.push(value);
+  };
+  // An id that is no UUID names nothing: it narrows the list as an unknown id would.
+  if (args.requestId != null) where('n.request_id = any(?::uuid[])', [args.requestId].filter(isUuid));
+  if (args.status) where('n.status = ?', args.status);
+  return paginate({ em: ctx.em, entity: Notification, sql: `select n.* from notification n where ${conditions.join(' and ')}`, params }, args, {
+    property: 'createdAt',
+    column: 'created_at',
+    direction: 'DESC',
+  });
+}

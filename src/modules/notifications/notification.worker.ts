@@ -1,0 +1,206 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
+import { linkToken, requestLink } from '../recipients/recipient-link';
+import type { NotificationChannel, NotificationKind, NotificationStatus } from './notification.entities';
+import {
+  MAX_BODY_LENGTH,
+  MAX_NOTIFICATION_ERROR,
+  MAX_SMS_LENGTH,
+  NOTIFICATION_BATCH,
+  NOTIFICATION_CONCURRENCY,
+  NOTIFICATION_MAX_ATTEMPTS,
+  NOTIFICATION_RETRY_DELAYS_MS,
+  NOTIFICATION_SEND_TIMEOUT_MS,
+} from './notification.limits';
+import type { Handover, Mailer, SmsProvider } from './notification.channels';
+import { unsealSecrets } from './notification.service';
+import { KINDS_WITH_LINK, maskSecrets, renderNotification, type RenderedMessage } from './notification.templates';
+
+type Clock = { now(): Date };
+
+export type NotificationWorkerOptions = {
+  orm: MikroORM;
+  mailer: Mailer;
+  sms: SmsProvider;
+  /** The server secret: recipient links derive from it, one-time codes are sealed with it. */
+  serverSecret: string;
+  publicUrl: string;
+  log: FastifyBaseLogger;
+  clock?: Clock;
+  /** How often due retries are looked for, besides waking after every commit. */
+  pollMs?: number;
+};
+
+// Raw statements through MikroORM answer jsonb parsed and timestamps as strings.
+type Claimed = {
+  id: string;
+  attempts: number;
+  channel: NotificationChannel;
+  kind: NotificationKind;
+  address: string;
+  language: string;
+  params: Record<string, unknown>;
+  secrets_sealed: string | null;
+  recipient_id: string | null;
+  link_nonce: string | null;
+};
+
+type Stored = { subject: string | null; text: string; html: string | null };
+type Outcome = { status: NotificationStatus; error: string | null; stored: Stored | null };
+
+/** A whole batch may be sent one timeout after another; a lease lapses only when its holder is gone. */
+const LEASE_MS = Math.ceil(NOTIFICATION_BATCH / NOTIFICATION_CONCURRENCY) * 3 * NOTIFICATION_SEND_TIMEOUT_MS + 60_000;
+
+/**
+ * Renders and sends queued notifications, as the webhook worker sends deliveries: due rows are claimed
+ * with FOR UPDATE SKIP LOCKED under a lease (instances share the work, a dead instance's rows go out
+ * when its lease lapses: at least once), each attempt is recorded in one statement, failures are
+ * retried on NOTIFICATION_RETRY_DELAYS_MS. The recipient's link is derived here, at send time, so
+ * it is never stored anywhere but in the body of the message that carries it.
+ */
+export class NotificationWorker {
+  private readonly clock: Clock;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer?: NodeJS.Timeout;
+  private stopped = true;
+
+  constructor(private readonly options: NotificationWorkerOptions) {
+    this.clock = options.clock ?? { now: () => new Date() };
+  }
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      this.wake();
+      this.timer = setTimeout(tick, this.options.pollMs ?? 1_000);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  /** Looks for due messages now (called after every committed event). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.runUntilIdle().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async runUntilIdle(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while (!this.stopped && (await this.runOnce()) > 0);
+      } catch (err) {
+        this.options.log.error({ err }, 'notification round failed');
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** Claims one batch of due messages and sends them; returns how many were attempted. */
+  async runOnce(): Promise<number> {
+    const now = this.clock.now();
+    const claimed = await this.options.orm.em.fork().execute<Claimed[]>(
+      `with due as (
+         select id from notification
+          where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
+          order by next_attempt_at
+          limit ?
+          for update skip locked)
+       update notification n set locked_until = ?
+         from due
+        where n.id = due.id
+       returning n.id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
+                 (select link_nonce from recipient where id = n.recipient_id) as link_nonce`,
+      [now, now, NOTIFICATION_BATCH, new Date(now.getTime() + LEASE_MS)],
+    );
+    const queue = [...claimed];
+    const workers = Array.from({ length: Math.min(NOTIFICATION_CONCURRENCY, queue.length) }, async () => {
+      for (let row = queue.shift(); row; row = queue.shift()) await this.record(row, await this.attempt(row));
+    });
+    await Promise.all(workers);
+    return claimed.length;
+  }
+
+  private render(row: Claimed): { sent: RenderedMessage; stored: RenderedMessage } {
+    let link: string | null = null;
+    if (KINDS_WITH_LINK.has(row.kind)) {
+      if (!row.recipient_id || !row.link_nonce) throw new Error('The recipient no longer exists');
+      link = requestLink(this.options.publicUrl, linkToken(this.options.serverSecret, row.recipient_id, row.link_nonce));
+    }
+    const secrets = row.secrets_sealed ? unsealSecrets(this.options.serverSecret, row.secrets_sealed) : {};
+    const values = { params: row.params as never, link };
+    return {
+      sent: renderNotification(row.kind, row.language, { ...values, secrets: secrets as never }),
+      stored: renderNotification(row.kind, row.language, { ...values, secrets: maskSecrets(secrets) as never }),
+    };
+  }
+
+  private async attempt(row: Claimed): Promise<Outcome> {
+    let message: { sent: RenderedMessage; stored: RenderedMessage };
+    try {
+      message = this.render(row);
+    } catch (err) {
+      return { status: 'FAILED', error: `Cannot build the message: ${(err as Error).message}`, stored: null };
+    }
+    const { sent, stored } = message;
+    const email = row.channel === 'EMAIL';
+    const kept: Stored = email ? { subject: stored.subject, text: stored.text, html: stored.html } : { subject: null, text: stored.sms, html: null };
+    const tooLarge = email ? Math.max(sent.text.length, sent.html.length) > MAX_BODY_LENGTH : sent.sms.length > MAX_SMS_LENGTH;
+    if (tooLarge) return { status: 'FAILED', error: `The message is longer than ${email ? MAX_BODY_LENGTH : MAX_SMS_LENGTH} characters`, stored: kept };
+    try {
+      const handover: Handover = email
+        ? await this.options.mailer.send({ to: row.address, subject: sent.subject, text: sent.text, html: sent.html })
+        : await this.options.sms.send({ to: row.address, text: sent.sms });
+      return { status: handover.status, error: null, stored: kept };
+    } catch (err) {
+      const attempts = row.attempts + 1;
+      const error = ((err as Error).message || String(err)).slice(0, MAX_NOTIFICATION_ERROR);
+      return { status: attempts >= NOTIFICATION_MAX_ATTEMPTS ? 'FAILED' : 'PENDING', error, stored: kept };
+    }
+  }
+
+  /** Records the attempt and its outcome in one statement; a settled message drops its sealed secrets. */
+  private async record(row: Claimed, outcome: Outcome): Promise<void> {
+    const now = this.clock.now();
+    const attempts = row.attempts + 1;
+    const next = outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[attempts - 1]) : null;
+    const settled = outcome.status !== 'PENDING';
+    try {
+      await this.options.orm.em.fork().execute(
+        `update notification set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_error = ?,
+                subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), sent_at = ?,
+                secrets_sealed = case when ?::boolean then null else secrets_sealed end, updated_at = ?
+          where id = ?`,
+        [
+          outcome.status,
+          attempts,
+          next,
+          outcome.error,
+          outcome.stored?.subject ?? null,
+          outcome.stored?.text ?? null,
+          outcome.stored?.html ?? null,
+          outcome.status === 'SENT' ? now : null,
+          settled,
+          now,
+          row.id,
+        ],
+      );
+    } catch (err) {
+      // The row stays leased and is tried again when the lease lapses (at least once).
+      this.options.log.error({ err, notification: row.id }, 'recording a notification attempt failed');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    this.options.mailer.close();
+  }
+}
