@@ -24,7 +24,11 @@ export type ModuleDescriptor = {
   loaders?: Record<string, (em: EntityManager) => DataLoader<any, any>>;
   /** Its resolvers (several modules may add fields to one type: they are merged). */
   resolvers?: IResolvers<any, GraphQLContext>;
-  restRows?: RestRow[];
+  /**
+   * Its REST rows; a function when their schemas hold what other modules contribute, as those are
+   * known only once `foldModules` has applied every contribution.
+   */
+  restRows?: RestRow[] | (() => RestRow[]);
   /** The GraphQL types `node(id:)` may answer with, by type name. */
   nodes?: Record<string, NodeKind>;
   /** What its events are about, by subject type (`Request`): how they render and reach subscribers. */
@@ -69,7 +73,7 @@ export function foldModules(modules: ModuleDescriptor[]): Modules {
     migrations: modules.flatMap((m) => m.migrations ?? []).sort((a, b) => a.name.localeCompare(b.name)),
     createLoaders: loaderSet(loaders) as unknown as (em: EntityManager) => Loaders,
     resolvers: [nodeResolvers(nodes), eventResolvers(subjects), ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))],
-    restRows: modules.flatMap((m) => m.restRows ?? []),
+    restRows: modules.flatMap((m) => (typeof m.restRows === 'function' ? m.restRows() : (m.restRows ?? []))),
     renderers: Object.fromEntries(Object.entries(subjects).map(([type, subject]) => [type, subject.render])),
     subjects,
     emitHooks: modules.flatMap((m) => m.emitHooks ?? []),

@@ -20,19 +20,14 @@ const tsFiles = (dir: string): string[] =>
 /** Every `from '…'` of a file, `import type` and re-exports included. */
 const specifiers = (file: string) => [...readFileSync(file, 'utf8').matchAll(/\bfrom\s+'([^']+)'/g)].map((match) => match[1]);
 
-// Still to break (issue 9): the REST request bodies embed the item, attachment and recipient shapes.
-// Only these imports of this file are let through, so that no other edge of the kind can come back.
-const PENDING: Record<string, string[]> = { 'requests/request.rest-shapes.ts': ['items', 'recipients'] };
-
 function moduleEdges(): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>();
   for (const folder of readdirSync(MODULES, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
     const targets = new Set<string>();
     for (const file of tsFiles(join(MODULES, folder.name))) {
-      const pending = PENDING[relative(MODULES, file).split(sep).join('/')] ?? [];
       for (const specifier of specifiers(file)) {
         const target = /^\.\.\/([^/.][^/]*)\//.exec(specifier)?.[1];
-        if (target && target !== folder.name && !pending.includes(target)) targets.add(target);
+        if (target && target !== folder.name) targets.add(target);
       }
     }
     edges.set(folder.name, targets);

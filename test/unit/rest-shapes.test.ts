@@ -2,6 +2,8 @@ import type { RestItemBFragment } from '../../src/kernel/graphql/__generated__/o
 import { restContract } from '../../src/modules/contracts/contract.rest-shapes';
 import { itemInputFromRest, restItemA, restItemB } from '../../src/modules/items/item.rest-shapes';
 import { languageFromRest, languageToRest, restRequest } from '../../src/modules/requests/request.rest-shapes';
+// The request's shape holds the keys its parts contribute when the modules are folded.
+import '../../src/modules';
 
 const base = { id: 'i1', name: 'W-2', description: null, required: true, verified: false, isNa: false, status: 'INCOMPLETE' as const };
 const files = { attachments: [{ id: 'a1', name: 'guide.pdf', mimeType: 'application/pdf' }], documents: [{ id: 'd1', name: 'w2.png', mimeType: 'image/png' }] };

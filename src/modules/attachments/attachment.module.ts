@@ -7,7 +7,9 @@ import { getAttachment } from './attachment.service';
 import { itemAttachmentsPart } from './attachment.item-part';
 import { requestAttachmentsPart } from './attachment.request-creation';
 import { itemParts } from '../items/item.parts';
+import { requestAttachmentsRestPart } from './attachment.rest-shapes';
 import { requestCreationParts } from '../requests/request.creation';
+import { requestRestParts } from '../requests/request.rest-parts';
 
 export const attachmentsModule: ModuleDescriptor = {
   name: 'attachments',
@@ -16,5 +18,9 @@ export const attachmentsModule: ModuleDescriptor = {
   resolvers: attachmentResolvers,
   restRows: attachmentRestRows,
   nodes: { Attachment: { sql: 'select 1 from attachment where id = ? and organization_id = ?', load: getAttachment } },
-  contributes: [requestCreationParts.contribute(requestAttachmentsPart), itemParts.contribute(itemAttachmentsPart)],
+  contributes: [
+    requestCreationParts.contribute(requestAttachmentsPart),
+    requestRestParts.contribute(requestAttachmentsRestPart),
+    itemParts.contribute(itemAttachmentsPart),
+  ],
 };

@@ -4,7 +4,9 @@ import { itemLoaders } from './item.loaders';
 import { itemResolvers, itemTypeName } from './item.resolvers';
 import { itemRestRows, renderItem } from './item.rest';
 import { requestItemsPart } from './item.request-creation';
+import { requestItemsRestPart } from './item.rest-shapes';
 import { requestCreationParts } from '../requests/request.creation';
+import { requestRestParts } from '../requests/request.rest-parts';
 import { getItem, getItemSubject } from './item.service';
 
 export const itemsModule: ModuleDescriptor = {
@@ -21,5 +23,5 @@ export const itemsModule: ModuleDescriptor = {
     },
   },
   subjects: { RequestItem: { eventType: 'ItemEvent', field: 'item', render: renderItem, load: getItemSubject } },
-  contributes: [requestCreationParts.contribute(requestItemsPart)],
+  contributes: [requestCreationParts.contribute(requestItemsPart), requestRestParts.contribute(requestItemsRestPart)],
 };

@@ -4,11 +4,14 @@ import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolv
 import { Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { contractPartFields } from '../contracts/contract.rest-shapes';
+import { MAX_ITEMS } from '../requests/request.limits';
+import type { RequestRestPart } from '../requests/request.rest-parts';
 import { QUESTION_TYPES } from './item.enums';
 import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
 // The spec's shapes of items: A (inside requests and templates, and item create/get/update) and B
-// (the item list of the later revision), with the mapping of CreateRequestItem onto GraphQL.
+// (the item list of the later revision), with the mapping of CreateRequestItem onto GraphQL, and the
+// `items` of a request's create body and response.
 
 /** Ids of attachments of the caller's library, copied onto a request or item at creation. */
 export const AttachmentIds = Type.Array(Uuid('the id of an attachment of your library'), { maxItems: MAX_ATTACHMENT_IDS });
@@ -55,6 +58,14 @@ export const { schema: ItemBodyA, map: restItemA } = restShape((field: Field<Res
   verified: Type.Boolean(),
   is_na: Type.Boolean(),
 }));
+
+const RequestItemsBody = Body({ items: Nullable(Type.Array(ItemCreateBody, { maxItems: MAX_ITEMS })) });
+
+export const requestItemsRestPart: RequestRestPart<typeof RequestItemsBody> = {
+  createBody: RequestItemsBody,
+  input: (body) => ({ items: body.items == null ? body.items : body.items.map(itemInputFromRest) }),
+  response: (field) => ({ items: field(Type.Array(ItemBodyA), (r) => r.items.map(restItemA)) }),
+};
 
 /** An attachment or document inside another record: `{id, name, mime}`. */
 export const { schema: FileRef, map: restFileRef } = restShape((field: Field<{ id: string; name: string; mimeType: string }>) => ({

@@ -5,7 +5,9 @@ import { recipientResolvers } from './recipient.resolvers';
 import { recipientRestRows } from './recipient.rest';
 import { getContact, getRecipient } from './recipient.service';
 import { requestRecipientsPart } from './recipient.request-creation';
+import { requestRecipientsRestPart } from './recipient.rest-shapes';
 import { requestCreationParts } from '../requests/request.creation';
+import { requestRestParts } from '../requests/request.rest-parts';
 
 export const recipientsModule: ModuleDescriptor = {
   name: 'recipients',
@@ -17,5 +19,5 @@ export const recipientsModule: ModuleDescriptor = {
     Contact: { sql: 'select 1 from contact where id = ? and organization_id = ?', load: getContact },
     Recipient: { sql: 'select 1 from recipient p join request r on r.id = p.request_id where p.id = ? and r.organization_id = ?', load: getRecipient },
   },
-  contributes: [requestCreationParts.contribute(requestRecipientsPart)],
+  contributes: [requestCreationParts.contribute(requestRecipientsPart), requestRestParts.contribute(requestRecipientsRestPart)],
 };

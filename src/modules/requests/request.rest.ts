@@ -15,15 +15,7 @@ import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/eng
 import { foundOrganization, noContent } from '../../kernel/rest/mapping';
 import { listQuery, NoContent, Query, StringEnum, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { REQUEST_STATES } from './request.enums';
-import {
-  RequestBody,
-  RequestCreateBody,
-  requestCreateInputFromRest,
-  RequestUpdateBody,
-  requestUpdateInputFromRest,
-  restRequest,
-} from './request.rest-shapes';
-
+import { requestRest, RequestUpdateBody, requestUpdateInputFromRest, restRequest } from './request.rest-shapes';
 
 const tags = ['Requests'];
 const RequestParams = Type.Object({ request_id: Uuid() });
@@ -32,82 +24,86 @@ const RequestListQuery = Query({ ...ListQuery.properties, status: StringEnum(REQ
 
 const order = (query: Record<string, any>): RequestOrder => ({ field: 'CREATED_AT', direction: query.order === 'asc' ? 'ASC' : 'DESC' });
 
-export const requestRestRows: RestRow[] = [
-  restRow({
-    method: 'POST',
-    url: '/requests',
-    summary: 'Create a request',
-    tags,
-    schema: { body: RequestCreateBody, response: withErrors({ 200: RequestBody }, [403, 404, 422]) },
-    operation: RequestCreateDocument,
-    // The body's schema holds what the input requires; the shape's builder types its fields loosely.
-    variables: ({ body }) => ({ input: requestCreateInputFromRest(body) as RequestCreateInput }),
-    result: (data) => ({ body: restRequest(fromPayload(data.requestCreate, 'request')) }),
-  }),
-  restRow({
-    method: 'GET',
-    url: '/requests',
-    summary: 'List requests, newest first by default',
-    tags,
-    schema: { querystring: RequestListQuery, response: withErrors({ 200: Type.Array(RequestBody) }, [422]) },
-    operation: RequestListDocument,
-    variables: ({ query }) => ({ first: query.limit, orderBy: order(query), filter: query.status ? { states: [query.status] } : null }),
-    result: (data) => ({ body: data.requests.nodes.map(restRequest) }),
-  }),
-  restRow({
-    method: 'GET',
-    // The spec writes this path /requests/{id}; one name per position keeps the router unambiguous.
-    url: '/requests/:request_id',
-    summary: 'Get a request',
-    tags,
-    schema: { params: RequestParams, response: withErrors({ 200: RequestBody }) },
-    operation: RequestGetDocument,
-    variables: ({ params }) => ({ id: params.request_id }),
-    result: (data) => ({ body: restRequest(found(data.request, 'Request')) }),
-  }),
-  restRow({
-    method: 'GET',
-    url: '/organizations/:org_id/requests',
-    summary: "List an organization's requests",
-    tags,
-    schema: { params: Type.Object({ org_id: Uuid() }), querystring: ListQuery, response: withErrors({ 200: Type.Array(RequestBody) }) },
-    operation: OrganizationRequestListDocument,
-    variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit, orderBy: order(query) }),
-    result: (data) => {
-      return { body: foundOrganization(data.node, 'requests').requests.nodes.map(restRequest) };
-    },
-  }),
-  restRow({
-    method: 'PATCH',
-    url: '/requests/:request_id',
-    summary: 'Update a request',
-    tags,
-    schema: { params: RequestParams, body: RequestUpdateBody, response: withErrors({ 200: RequestBody }, [403, 404, 422]) },
-    operation: RequestUpdateDocument,
-    variables: ({ params, body }) => ({ id: params.request_id, input: requestUpdateInputFromRest(body ?? {}) }),
-    result: (data) => ({ body: restRequest(fromPayload(data.requestUpdate, 'request')) }),
-  }),
-  restRow({
-    method: 'DELETE',
-    url: '/requests/:request_id',
-    summary: 'Delete a request',
-    tags,
-    schema: { params: RequestParams, response: withErrors({ 204: NoContent }, [403, 404, 422]) },
-    operation: RequestDeleteDocument,
-    variables: ({ params }) => ({ id: params.request_id }),
-    result: (data) => noContent(data.requestDelete, 'deletedRequestId'),
-  }),
-  restRow({
-    method: 'POST',
-    url: '/requests/:request_id/close',
-    summary: 'Close a request',
-    tags,
-    schema: { params: RequestParams, response: withErrors({ 200: RequestBody }) },
-    operation: RequestCloseDocument,
-    variables: ({ params }) => ({ id: params.request_id }),
-    result: (data) => ({ body: restRequest(fromPayload(data.requestClose, 'request')) }),
-  }),
-];
+/** The rows, made once the modules are folded: the request's bodies hold what its parts contribute. */
+export function requestRestRows(): RestRow[] {
+  const { CreateBody, createInputFromRest, ResponseBody } = requestRest();
+  return [
+    restRow({
+      method: 'POST',
+      url: '/requests',
+      summary: 'Create a request',
+      tags,
+      schema: { body: CreateBody, response: withErrors({ 200: ResponseBody }, [403, 404, 422]) },
+      operation: RequestCreateDocument,
+      // The body's schema holds what the input requires; the shape's builder types its fields loosely.
+      variables: ({ body }) => ({ input: createInputFromRest(body) as RequestCreateInput }),
+      result: (data) => ({ body: restRequest(fromPayload(data.requestCreate, 'request')) }),
+    }),
+    restRow({
+      method: 'GET',
+      url: '/requests',
+      summary: 'List requests, newest first by default',
+      tags,
+      schema: { querystring: RequestListQuery, response: withErrors({ 200: Type.Array(ResponseBody) }, [422]) },
+      operation: RequestListDocument,
+      variables: ({ query }) => ({ first: query.limit, orderBy: order(query), filter: query.status ? { states: [query.status] } : null }),
+      result: (data) => ({ body: data.requests.nodes.map(restRequest) }),
+    }),
+    restRow({
+      method: 'GET',
+      // The spec writes this path /requests/{id}; one name per position keeps the router unambiguous.
+      url: '/requests/:request_id',
+      summary: 'Get a request',
+      tags,
+      schema: { params: RequestParams, response: withErrors({ 200: ResponseBody }) },
+      operation: RequestGetDocument,
+      variables: ({ params }) => ({ id: params.request_id }),
+      result: (data) => ({ body: restRequest(found(data.request, 'Request')) }),
+    }),
+    restRow({
+      method: 'GET',
+      url: '/organizations/:org_id/requests',
+      summary: "List an organization's requests",
+      tags,
+      schema: { params: Type.Object({ org_id: Uuid() }), querystring: ListQuery, response: withErrors({ 200: Type.Array(ResponseBody) }) },
+      operation: OrganizationRequestListDocument,
+      variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit, orderBy: order(query) }),
+      result: (data) => {
+        return { body: foundOrganization(data.node, 'requests').requests.nodes.map(restRequest) };
+      },
+    }),
+    restRow({
+      method: 'PATCH',
+      url: '/requests/:request_id',
+      summary: 'Update a request',
+      tags,
+      schema: { params: RequestParams, body: RequestUpdateBody, response: withErrors({ 200: ResponseBody }, [403, 404, 422]) },
+      operation: RequestUpdateDocument,
+      variables: ({ params, body }) => ({ id: params.request_id, input: requestUpdateInputFromRest(body ?? {}) }),
+      result: (data) => ({ body: restRequest(fromPayload(data.requestUpdate, 'request')) }),
+    }),
+    restRow({
+      method: 'DELETE',
+      url: '/requests/:request_id',
+      summary: 'Delete a request',
+      tags,
+      schema: { params: RequestParams, response: withErrors({ 204: NoContent }, [403, 404, 422]) },
+      operation: RequestDeleteDocument,
+      variables: ({ params }) => ({ id: params.request_id }),
+      result: (data) => noContent(data.requestDelete, 'deletedRequestId'),
+    }),
+    restRow({
+      method: 'POST',
+      url: '/requests/:request_id/close',
+      summary: 'Close a request',
+      tags,
+      schema: { params: RequestParams, response: withErrors({ 200: ResponseBody }) },
+      operation: RequestCloseDocument,
+      variables: ({ params }) => ({ id: params.request_id }),
+      result: (data) => ({ body: restRequest(fromPayload(data.requestClose, 'request')) }),
+    }),
+  ];
+}
 
 /** A request in its REST shape, for event payloads. */
 export const renderRequest: Renderer = async (run, id) =>
