@@ -2,7 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { AppError, graphqlCode, httpStatus, httpStatusOfGraphQLCode, type AppErrorCode } from '../../src/kernel/errors/app-error';
 import { found, fromPayload, RefusedInput, RestError, restErrorFromAppError, restErrorOf, userErrorsToEntries } from '../../src/kernel/rest/engine';
 import { Body, Nullable, Text } from '../../src/kernel/rest/schemas';
-import { RequestCreateBody } from '../../src/modules/requests/request.rest-shapes';
+import '../../src/modules';
+import { requestRest } from '../../src/modules/requests/request.rest-shapes';
+
+// The request's create body, with the parts its child modules contribute (folded by the import above).
+const RequestCreateBody = requestRest().CreateBody;
 
 // Every code a service may throw, with its two faces: a new code must be given both.
 const TABLE: Record<AppErrorCode, { graphql: string; http: number }> = {
