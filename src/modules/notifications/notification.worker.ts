@@ -1,3 +1,4 @@
+import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { linkToken, requestLink } from '../recipients/recipient-link';
@@ -58,52 +59,16 @@ const LEASE_MS = Math.ceil(NOTIFICATION_BATCH / NOTIFICATION_CONCURRENCY) * 3 * 
  * retried on NOTIFICATION_RETRY_DELAYS_MS. The recipient's link is derived here, at send time, so
  * it is never stored anywhere but in the body of the message that carries it.
  */
-export class NotificationWorker {
+export class NotificationWorker extends PollingWorker {
   private readonly clock: Clock;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private timer?: NodeJS.Timeout;
-  private stopped = true;
 
   constructor(private readonly options: NotificationWorkerOptions) {
+    super(options.log, 'notification', options.pollMs);
     this.clock = options.clock ?? { now: () => new Date() };
   }
 
-  start(): void {
-    this.stopped = false;
-    const tick = () => {
-      this.wake();
-      this.timer = setTimeout(tick, this.options.pollMs ?? 1_000);
-      this.timer.unref();
-    };
-    tick();
-  }
-
-  /** Looks for due messages now (called after every committed event). */
-  wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.runUntilIdle().finally(() => {
-      this.running = null;
-    });
-  }
-
-  private async runUntilIdle(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        while (!this.stopped && (await this.runOnce()) > 0);
-      } catch (err) {
-        this.options.log.error({ err }, 'notification round failed');
-      }
-    } while (this.again && !this.stopped);
-  }
-
   /** Claims one batch of due messages and sends them; returns how many were attempted. */
-  async runOnce(): Promise<number> {
+  override async runOnce(): Promise<number> {
     const now = this.clock.now();
     const claimed = await this.options.orm.em.fork().execute<Claimed[]>(
       `with due as (
@@ -197,10 +162,8 @@ export class NotificationWorker {
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  protected override async release(): Promise<void> {
     this.options.mailer.close();
   }
+
 }

@@ -1,3 +1,4 @@
+import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import { createHmac } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -61,16 +62,13 @@ type Outcome = { statusCode: number | null; error: string | null; latencyMs: num
  * agent that refuses private addresses at connect time, and records every attempt. A claim is a lease:
  * if the instance dies mid-send, the lease expires and another attempt follows (at least once).
  */
-export class DeliveryWorker {
+export class DeliveryWorker extends PollingWorker {
   private readonly clock: Clock;
-  private running: Promise<number> | null = null;
-  private again = false;
-  private timer?: NodeJS.Timeout;
-  private stopped = true;
   private agents?: Promise<{ http: HttpAgent; https: HttpAgent }>;
   private readonly signingKeys = new Map<string, Buffer>();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
+    super(options.log, 'webhook delivery', options.pollMs);
     this.clock = options.clock ?? systemClock;
   }
 
@@ -92,43 +90,8 @@ export class DeliveryWorker {
     return this.options.settings.timeoutMs * 2 + 1_000;
   }
 
-  start(): void {
-    this.stopped = false;
-    const tick = () => {
-      this.wake();
-      this.timer = setTimeout(tick, this.options.pollMs ?? 1_000);
-      this.timer.unref();
-    };
-    tick();
-  }
-
-  /** Looks for due deliveries now (called for every committed event). */
-  wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.runUntilIdle().finally(() => {
-      this.running = null;
-    });
-  }
-
-  private async runUntilIdle(): Promise<number> {
-    let sent = 0;
-    do {
-      this.again = false;
-      try {
-        for (let batch = await this.runOnce(); batch > 0 && !this.stopped; batch = await this.runOnce()) sent += batch;
-      } catch (err) {
-        this.options.log.error({ err }, 'webhook delivery round failed');
-      }
-    } while (this.again && !this.stopped);
-    return sent;
-  }
-
   /** Claims one batch of due deliveries and sends them; returns how many were attempted. */
-  async runOnce(): Promise<number> {
+  override async runOnce(): Promise<number> {
     const now = this.clock.now();
     const em = this.options.orm.em.fork();
     const claimed = await em.execute<Claimed[]>(
@@ -282,12 +245,10 @@ export class DeliveryWorker {
     });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  protected override async release(): Promise<void> {
     const agents = await this.agents;
     agents?.http.destroy();
     agents?.https.destroy();
   }
+
 }

@@ -1,0 +1,68 @@
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * The loop of a worker that claims due rows of a table (webhook deliveries, notifications): it runs a
+ * round when woken (after every committed event) and on a timer (for retries coming due), one round
+ * at a time; a wake during a round runs another right after it, so nothing committed meanwhile waits
+ * for the timer. A subclass says what one round does (`runOnce`: claim a batch, work it, answer how
+ * many it attempted) and what stopping releases (`release`).
+ */
+export abstract class PollingWorker {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer?: NodeJS.Timeout;
+  protected stopped = true;
+
+  protected constructor(
+    protected readonly log: FastifyBaseLogger,
+    /** Names the work in the log line of a failed round. */
+    private readonly work: string,
+    private readonly pollMs = 1_000,
+  ) {}
+
+  /** Claims one batch of due rows and works it; answers how many were attempted. */
+  abstract runOnce(): Promise<number>;
+
+  /** What stopping frees once the last round ended (connections, agents). */
+  protected async release(): Promise<void> {}
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      this.wake();
+      this.timer = setTimeout(tick, this.pollMs);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  /** Looks for due rows now. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.runUntilIdle().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async runUntilIdle(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while (!this.stopped && (await this.runOnce()) > 0);
+      } catch (err) {
+        this.log.error({ err }, `${this.work} round failed`);
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.release();
+  }
+}
