@@ -108,6 +108,7 @@ export async function buildApp({
   const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
   await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, graphiql: !config.production });
   registerRestRows(app, MODULES.restRows, { buildContext });
+  for (const routes of MODULES.routes) await app.register(routes);
 
   // Committed events, whichever instance wrote them, reach this instance's subscribers.
   const hub = new SubscriptionHub(

@@ -42,7 +42,7 @@ serve('bare', async () => {
       [hashApiKey(key)],
     );
     const row = rows[0];
-    return row ? { userId: row.user_id, organizationId: row.organization_id, teamId: row.team_id, role: row.role, apiKeyId: row.api_key_id } : null;
+    return row ? { userId: row.user_id, organizationId: row.organization_id, teamId: row.team_id, role: row.role, apiKeyId: row.api_key_id, actor: { type: 'USER' as const, id: row.user_id } } : null;
   });
 
   /** What the viewer may see (request.access.ts), as SQL on alias `r` with parameters from $1. */

@@ -1,5 +1,6 @@
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
 import type { IResolvers } from '@graphql-tools/utils';
 import type DataLoader from 'dataloader';
 import { loaderSet } from './db/loaders';
@@ -37,6 +38,11 @@ export type ModuleDescriptor = {
   emitHooks?: EmitHook[];
   /** Values it adds to other modules' extension points (see `extensionPoint`). */
   contributes?: Contribution[];
+  /**
+   * Routes that are not REST rows (pages, the recipient API, which authenticate their own way),
+   * registered in a scope of their own once the app's contexts exist (`app.contexts`).
+   */
+  routes?: (scope: FastifyInstance) => Promise<void>;
 };
 
 /** The folded modules: what the app and the database register. */
@@ -49,6 +55,7 @@ export type Modules = {
   renderers: Record<string, Renderer>;
   subjects: Record<string, EventSubject>;
   emitHooks: EmitHook[];
+  routes: ((scope: FastifyInstance) => Promise<void>)[];
 };
 
 function mergeUnique<T>(what: string, into: Record<string, T>, from: Record<string, T> | undefined, owner: string): void {
@@ -77,6 +84,7 @@ export function foldModules(modules: ModuleDescriptor[]): Modules {
     renderers: Object.fromEntries(Object.entries(subjects).map(([type, subject]) => [type, subject.render])),
     subjects,
     emitHooks: modules.flatMap((m) => m.emitHooks ?? []),
+    routes: modules.flatMap((m) => (m.routes ? [m.routes] : [])),
   };
 }
 

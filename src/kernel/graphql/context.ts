@@ -8,11 +8,26 @@ import { sourceOf, type Variables } from '../rest/operations';
 import type { Storage } from '../storage';
 
 /**
+ * Who did something, as the activity log and events record it: a user (an API key's), a recipient
+ * (a portal session's), or the service itself (timed work).
+ */
+export type Actor = {
+  type: 'USER' | 'RECIPIENT' | 'SYSTEM';
+  /** The user's or the recipient's id; null for SYSTEM. */
+  id: string | null;
+  /** The client's address and user agent, recorded for recipients (the audit trail of a signature). */
+  ip?: string | null;
+  userAgent?: string | null;
+};
+
+/**
  * The caller of an operation. The kernel needs only its organization, which scopes every read and
- * write; the identity module declares the rest (declaration merging), so the kernel names no module.
+ * write, and who acts; the identity module declares the rest (declaration merging), so the kernel
+ * names no module. A RECIPIENT actor may call only the recipient operations, any other only the rest.
  */
 export interface Viewer {
   organizationId: string;
+  actor: Actor;
 }
 
 /**

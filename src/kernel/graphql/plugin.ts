@@ -8,6 +8,7 @@ import { requestRefusal } from '../http/errors';
 import type { GraphQLContext } from './context';
 import { DateTimeScalar, JSONScalar, URLScalar } from './scalars';
 import { loadSdl } from './sdl';
+import { guardActors } from './actor-guard';
 import { MAX_QUERY_DEPTH } from '../limits';
 
 type FormattedError = { message: string; locations?: unknown; path?: unknown; extensions: Record<string, unknown> };
@@ -85,6 +86,7 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     // Every field without a resolver must exist on its parent: a typo is a start-up failure.
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
+  guardActors(schema);
   await app.register(mercurius, {
     schema,
     path: '/graphql',

@@ -251,6 +251,8 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
         revision,
       };
       const ctx = options.buildContext(request);
+      // The REST rows are the API keys' paths; a recipient's session has its own under /r/{token}/api.
+      if (ctx.viewer.actor.type === 'RECIPIENT') throw AppError.forbidden('A recipient session may call only the recipient API under /r/{token}/api');
       let response: RestResponse;
       if ('handle' in row) {
         const handled = await row.handle(ctx, input, request, reply);

@@ -37,5 +37,5 @@ export async function findViewerByApiKey(em: EntityManager, key: string): Promis
   );
   const row = rows[0];
   if (!row) return null;
-  return { userId: row.user_id, organizationId: row.organization_id, teamId: row.team_id, role: row.role, apiKeyId: row.api_key_id };
+  return { userId: row.user_id, organizationId: row.organization_id, teamId: row.team_id, role: row.role, apiKeyId: row.api_key_id, actor: { type: 'USER', id: row.user_id } };
 }
