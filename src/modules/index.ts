@@ -1,4 +1,5 @@
 import { foldModules } from '../kernel/module';
+import { activityModule } from './activity/activity.module';
 import { attachmentsModule } from './attachments/attachment.module';
 import { contractsModule } from './contracts/contract.module';
 import { documentsModule } from './documents/document.module';
@@ -31,6 +32,7 @@ export const MODULES = foldModules([
   documentsModule,
   webhooksModule,
   notificationsModule,
+  activityModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

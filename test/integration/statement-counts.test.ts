@@ -55,6 +55,7 @@ const GROWS: Record<string, string | null> = {
   'GET /webhooks/:id/secret': null,
   'GET /webhooks/:id/deliveries': 'deliveries with their attempts',
   'GET /notifications': 'invitations (one per request created, one per recipient of the subject)',
+  'GET /requests/:request_id/activity': 'activity entries (one per document submitted)',
 };
 
 type Subjects = Partial<Record<WorldNoun, string>>;

@@ -35,6 +35,8 @@ export type World = {
   delivery: string;
   /** The invitation of the request's recipient. */
   notification: string;
+  /** The request's latest activity entry (the document's upload). */
+  activity: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
 };
@@ -75,7 +77,8 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const document = await submit(t, tenant, request.id, item.id, 'submitted bytes', 'w2.txt');
   const deliveries = await ok<Array<{ id: string }>>(await api.get(`/webhooks/${webhook.id}/deliveries`), 'deliveries');
   const notifications = await ok<Array<{ id: string }>>(await api.get(`/notifications?request_id=${request.id}`), 'notifications');
-  if (deliveries.length !== 1 || itemAttachments.length !== 1 || notifications.length !== 1) throw new Error('the world was not built as expected');
+  const activity = await ok<Array<{ id: string }>>(await api.get(`/requests/${request.id}/activity?limit=1`), 'activity');
+  if (deliveries.length !== 1 || itemAttachments.length !== 1 || notifications.length !== 1 || activity.length !== 1) throw new Error('the world was not built as expected');
   return {
     organization: tenant.organizationId,
     admin: tenant.userId,
@@ -96,6 +99,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     webhook: webhook.id,
     delivery: deliveries[0].id,
     notification: notifications[0].id,
+    activity: activity[0].id,
     adminKey: tenant.apiKey,
   };
 }

@@ -31,6 +31,11 @@ const VALUE_OBJECT_TYPES = [
   'ContractPosition',
   'ContractSize',
   'ContractAssignee',
+  // Who did an activity entry's action, stored inside the entry; its `id` is the user's or the
+  // recipient's (null for the service), not this object's.
+  'ActivityActor',
+  // A request's last rejection, stored inside the request.
+  'RequestRejection',
 ];
 
 function config(): Linter.Config[] {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../graphql/context';
 import type { Variables } from '../rest/operations';
 import type { StoredEvent } from './topics';
 
@@ -17,7 +18,17 @@ export type EventDraft = {
   updated?: string[];
   /** The subject in its REST shape (kernel/events/render.ts): webhook deliveries carry it. */
   data: Record<string, unknown>;
+  /**
+   * What happened, when the topic says less (`request.sent` is a draft's `request.updated`); the
+   * topic otherwise. The activity log records it, and hooks may act on it (invitations).
+   */
+  action?: string;
+  /** What changed, beyond `updated`, for the activity log (a rejection's message and items). */
+  details?: Record<string, unknown>;
 };
+
+/** An event as its hooks see it: what is stored, who caused it, and what it records. */
+export type EmittedEvent = Omit<StoredEvent, 'seq'> & { actor: Actor; action: string; details: Record<string, unknown> | null };
 
 /** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
 export type RunOperation = <TResult, TVariables extends Variables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
@@ -30,7 +41,7 @@ export type Renderer = (run: RunOperation, subjectId: string, requestId: string 
  * that runs beside the event's insert and may select from `inserted` (the new row's `seq`). Webhook
  * deliveries fan out here; one statement instead of one per hook, since each round trip showed.
  */
-export type EmitHook = { sql: string; params: (event: Omit<StoredEvent, 'seq'>) => unknown[] };
+export type EmitHook = { sql: string; params: (event: EmittedEvent) => unknown[] };
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -53,7 +64,7 @@ export class Outbox {
   }
 
   /** Writes the event of a change; call it last in the change's transaction, after every write. */
-  async emit(tx: EntityManager, viewer: { organizationId: string }, draft: EventDraft): Promise<StoredEvent> {
+  async emit(tx: EntityManager, viewer: { organizationId: string; actor: Actor }, draft: EventDraft): Promise<StoredEvent> {
     const requestId = draft.requestId ?? null;
     const event: Omit<StoredEvent, 'seq'> = {
       id: randomUUID(),
@@ -75,7 +86,7 @@ export class Outbox {
        select seq, pg_notify(?, ?) from inserted`,
       [
         ...[event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(draft.data), event.updated && JSON.stringify(event.updated), event.createdAt],
-        ...this.hooks.flatMap((hook) => hook.params(event)),
+        ...this.hooks.flatMap((hook) => hook.params({ ...event, actor: viewer.actor, action: draft.action ?? draft.topic, details: draft.details ?? null })),
         EVENT_CHANNEL,
         event.id,
       ],

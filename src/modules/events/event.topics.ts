@@ -23,5 +23,14 @@ export const TOPICS = [
 
 export type Topic = (typeof TOPICS)[number];
 
+/**
+ * What the activity log records besides the topics: a draft sent and a link regenerated (events whose
+ * topic is `request.updated`), and what recipients do that no webhook hears of.
+ */
+export const OTHER_ACTIONS = ['request.sent', 'link.regenerated', 'recipient.opened', 'recipient.signed_in'] as const;
+
+/** An entry of the activity log: a topic, or one of the other actions. */
+export type Action = Topic | (typeof OTHER_ACTIONS)[number];
+
 /** The GraphQL enum's values, mapped to the topics (the enum's internal values). */
 export const TOPIC_GRAPHQL_VALUES = Object.fromEntries(TOPICS.map((topic) => [topicEnumValue(topic), topic])) as Record<string, Topic>;

@@ -5,7 +5,7 @@ import { Notification } from './notification.entities';
 import { notificationLoaders } from './notification.loaders';
 import { notificationResolvers } from './notification.resolvers';
 import { notificationRestRows } from './notification.rest';
-import { getNotification, queueInvitations } from './notification.service';
+import { getNotification, queueRecipientMessages } from './notification.service';
 
 export const notificationsModule: ModuleDescriptor = {
   name: 'notifications',
@@ -18,5 +18,5 @@ export const notificationsModule: ModuleDescriptor = {
   nodes: {
     Notification: { sql: 'select 1 from notification where id = ? and organization_id = ?', load: async (ctx, id) => (isAdmin(ctx.viewer) ? getNotification(ctx, id) : null) },
   },
-  emitHooks: [queueInvitations],
+  emitHooks: [queueRecipientMessages],
 };

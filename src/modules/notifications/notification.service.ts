@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
-import type { EmitHook } from '../../kernel/events/outbox';
+import type { EmitHook, EmittedEvent } from '../../kernel/events/outbox';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { isUuid } from '../../kernel/validation/input-check';
@@ -60,21 +60,44 @@ export async function queueNotification<K extends NotificationKind>(tx: EntityMa
 }
 
 /**
- * Outbox hook: the invitation of every recipient of a new request (unless it is a draft or asked
- * for `skip_initial_notification`), written in the request.created event's own statement, so the
- * request's creation costs no statement more. A recipient gets an email when it has an address and
- * did not ask for SMS alone, and an SMS when it asked for one (SMS, BOTH, MULTIPLE) or has only a phone.
+ * The message an event sends the request's recipients, if any: the invitation when the request goes
+ * out (created unless a draft or `skip_initial_notification`, a draft sent, one recipient's link
+ * regenerated: that recipient's alone), the change request when the owner rejects (its message and
+ * the names of the items to redo, from the event's data).
  */
-export const queueInvitations: EmitHook = {
+function recipientMessage(event: EmittedEvent): { kind: NotificationKind; recipientId: string | null; params: Record<string, unknown> } | null {
+  switch (event.action) {
+    case 'request.created':
+    case 'request.sent':
+      return { kind: 'INVITATION', recipientId: null, params: {} };
+    case 'link.regenerated':
+      return { kind: 'INVITATION', recipientId: event.details?.recipient_id as string, params: {} };
+    case 'request.rejected': {
+      const itemIds = new Set(event.details?.item_ids as string[]);
+      const items = (event.data.items as { id: string; name: string }[]).filter((item) => itemIds.has(item.id));
+      return { kind: 'CHANGES_REQUESTED', recipientId: null, params: { message: event.details?.message, itemNames: items.map((item) => item.name) } };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Outbox hook: the messages an event sends the recipients (`recipientMessage`), written in the
+ * event's own statement, so the change costs no statement more. A recipient gets an email when it
+ * has an address and did not ask for SMS alone, and an SMS when it asked for one (SMS, BOTH,
+ * MULTIPLE) or has only a phone.
+ */
+export const queueRecipientMessages: EmitHook = {
   sql: `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
-        select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, 'INVITATION', ch.address, r.language,
+        select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, ?::text, ch.address, r.language,
                jsonb_build_object(
                  'requestName', r.name,
                  'senderName', coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email),
                  'organizationName', o.name,
                  'recipientFirstName', rc.first_name,
                  'personalMessage', r.personal_message,
-                 'dueDate', r.due_date),
+                 'dueDate', r.due_date) || ?::jsonb,
                'PENDING', 0, ?, ?, ?
           from request r
           join app_user u on u.id = r.owner_id
@@ -84,9 +107,24 @@ export const queueInvitations: EmitHook = {
             ('EMAIL', case when rc.email is not null and (rc.send_method <> 'SMS' or rc.phone is null) then rc.email end),
             ('SMS', case when rc.phone is not null and (rc.send_method in ('SMS', 'BOTH', 'MULTIPLE') or rc.email is null) then rc.phone end)
           ) as ch (channel, address)
-         where ?::text = 'request.created' and r.id = ? and r.organization_id = ?
-           and not r.skip_initial_notification and r.state <> 'PRE_LINK_GENERATED' and ch.address is not null`,
-  params: (event) => [event.createdAt, event.createdAt, event.createdAt, event.topic, event.subjectId, event.organizationId],
+         where ?::text is not null and r.id = ? and r.organization_id = ? and (?::uuid is null or rc.id = ?::uuid)
+           and (not ?::boolean or (not r.skip_initial_notification and r.state <> 'PRE_LINK_GENERATED')) and ch.address is not null`,
+  params: (event) => {
+    const message = recipientMessage(event);
+    return [
+      message?.kind ?? null,
+      JSON.stringify(message?.params ?? {}),
+      event.createdAt,
+      event.createdAt,
+      event.createdAt,
+      message?.kind ?? null,
+      event.requestId,
+      event.organizationId,
+      message?.recipientId ?? null,
+      message?.recipientId ?? null,
+      event.action === 'request.created',
+    ];
+  },
 };
 
 // The messages hold addresses and what was said to recipients: the organization's ADMIN reads them.

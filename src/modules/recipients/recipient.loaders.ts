@@ -4,6 +4,7 @@ import { Contact, Recipient } from './recipient.entities';
 
 export const recipientLoaders = {
   recipientsByRequest: (em: EntityManager) => createChildrenLoader(em, Recipient, 'request', { position: 'asc' }),
+  recipientById: (em: EntityManager) => createByIdLoader(em, Recipient),
   contactById: (em: EntityManager) => createByIdLoader(em, Contact),
 };
 

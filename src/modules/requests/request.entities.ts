@@ -11,6 +11,9 @@ const Template = 'Template' as unknown as EntitySchema<{ id: string }>;
 /** One entry of a request's reminder schedule: a reminder sent at a fixed time. */
 export type ReminderScheduleEntry = { sendAt: string; message?: string | null };
 
+/** The owner's last rejection: what the recipients are asked to redo, shown to them until they resubmit. */
+export type RequestRejection = { message: string; itemIds: string[]; rejectedAt: string };
+
 export const Request = defineEntity({
   name: 'Request',
   tableName: 'request',
@@ -44,6 +47,9 @@ export const Request = defineEntity({
     skipInitialNotification: p.boolean(),
     closedAt: p.datetime().nullable(),
     deletedAt: p.datetime().nullable(),
+    /** When a recipient first submitted (set by the submission; a regenerated link then keeps the state). */
+    firstSubmittedAt: p.datetime().nullable(),
+    rejection: p.json<RequestRejection>().nullable(),
     ...timestamps(),
   },
 });

@@ -1,4 +1,5 @@
 import type { ModuleDescriptor } from '../../kernel/module';
+import { Migration20261124000000_review } from './Migration20261124000000_review';
 import { findEventRequest } from './request.access';
 import { Collaborator, Request } from './request.entities';
 import { requestLoaders } from './request.loaders';
@@ -9,6 +10,7 @@ import { getRequest } from './request.service';
 export const requestsModule: ModuleDescriptor = {
   name: 'requests',
   entities: [Request, Collaborator],
+  migrations: [{ name: 'Migration20261124000000_review', class: Migration20261124000000_review }],
   loaders: requestLoaders,
   resolvers: requestResolvers,
   restRows: requestRestRows,

@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
-import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, updateRequest } from './request.service';
+import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, noteRead, updateRequest } from './request.service';
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
 
 /** A page of requests whose records also answer lookups by id (an item's or recipient's request). */
@@ -18,7 +18,8 @@ export const requestResolvers: Resolvers = {
   Language: LANGUAGE_GRAPHQL_VALUES as never,
   Query: {
     request: async (_root, { id }, ctx) => {
-      const request = await getRequest(ctx, id);
+      const found = await getRequest(ctx, id);
+      const request = found && (await noteRead(ctx, found));
       if (request) primeAll(ctx.loaders.requestById, [request]);
       return request;
     },
@@ -37,6 +38,7 @@ export const requestResolvers: Resolvers = {
     owner: async (request, _args, ctx) => (await loadRef(request.owner, ctx.loaders.userById))!,
     team: (request, _args, ctx) => (request.team ? loadRef(request.team, ctx.loaders.teamById) : null),
     userMetadata: (request) => request.userMetadata,
+    rejection: (request) => request.rejection ?? null,
     collaborators: (request, _args, ctx) => ctx.loaders.collaboratorsByRequest.load(request.id),
     // Whoever sees a request may update it (see request.access.ts).
     viewerCanUpdate: () => true,

@@ -166,6 +166,9 @@ function buildRequestRest() {
     // Deleted requests are not found, so every request a client sees says false.
     deleted: field(Type.Boolean(), () => false),
     rejected: Type.Boolean(),
+    rejection: field(Nullable(Type.Object({ message: Type.String(), item_ids: Type.Array(Type.String()), rejected_at: Type.String() })), (r) =>
+      r.rejection ? { message: r.rejection.message, item_ids: r.rejection.itemIds, rejected_at: String(r.rejection.rejectedAt) } : null,
+    ),
     due_date: Nullable(Type.String()),
     expiration_date: Nullable(Type.String()),
     auto_close_at: Nullable(Type.String()),

@@ -2,6 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Connection, Edge } from '../pagination';
 import type { EventRoot } from '../events';
+import type { ActivityMapper, ActivityActorMapper } from '../../../modules/activity/activity.mappers';
 import type { AttachmentMapper } from '../../../modules/attachments/attachment.mappers';
 import type { ContractMapper } from '../../../modules/contracts/contract.mappers';
 import type { DocumentMapper } from '../../../modules/documents/document.mappers';
@@ -31,6 +32,79 @@ export type Scalars = {
   /** An absolute http or https URL. */
   URL: { input: string; output: string; }
 };
+
+/** One entry of a request's activity log. */
+export type Activity = Node & {
+  __typename?: 'Activity';
+  /**
+   * What happened, a dotted name: an event topic (`request.created`, `document.uploaded`,
+   * `request.rejected`) or another action (`request.sent`, `link.regenerated`, `recipient.opened`,
+   * `recipient.signed_in`). Values may be added.
+   */
+  action: Scalars['String']['output'];
+  /** Who did it. */
+  actor: ActivityActor;
+  /** When it happened. */
+  createdAt: Scalars['DateTime']['output'];
+  /**
+   * What changed: the subject when it is not the request (`item_id`, `document_id`), the fields a
+   * `request.updated` changed (`updated`), a rejection's `message` and `item_ids`, a regenerated
+   * link's `recipient_id`.
+   */
+  details: Scalars['JSON']['output'];
+  /** The entry's UUID. */
+  id: Scalars['ID']['output'];
+};
+
+/** Who did an action of the activity log. */
+export type ActivityActor = {
+  __typename?: 'ActivityActor';
+  /** The user's or the recipient's UUID; null for SYSTEM. */
+  id?: Maybe<Scalars['ID']['output']>;
+  /** The address a recipient acted from; null for users and the service. */
+  ip?: Maybe<Scalars['String']['output']>;
+  /** The user's or the recipient's name (its email or phone when it has none); null for SYSTEM. */
+  name?: Maybe<Scalars['String']['output']>;
+  /** The recipient, when a recipient acted. */
+  recipient?: Maybe<Recipient>;
+  /** What kind of actor. */
+  type: ActorType;
+  /** The user, when a user acted. */
+  user?: Maybe<User>;
+  /** The user agent a recipient acted with; null for users and the service. */
+  userAgent?: Maybe<Scalars['String']['output']>;
+};
+
+/** A page of activity entries. */
+export type ActivityConnection = {
+  __typename?: 'ActivityConnection';
+  /** The entries of this page with their cursors. */
+  edges: Array<ActivityEdge>;
+  /** The entries of this page. */
+  nodes: Array<Activity>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many entries the request's log holds. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An activity entry and its cursor. */
+export type ActivityEdge = {
+  __typename?: 'ActivityEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The entry. */
+  node: Activity;
+};
+
+/** Who did something on a request. Values may be added. */
+export type ActorType =
+  /** A recipient, through its link. */
+  | 'RECIPIENT'
+  /** The service itself (timed work: reminders, expiry). */
+  | 'SYSTEM'
+  /** A user of the organization (through an API key). */
+  | 'USER';
 
 /** An API key, described without its secret value (shown once, when created). */
 export type ApiKey = Node & {
@@ -1507,6 +1581,11 @@ export type ReminderScheduleEntryInput = {
 /** A document-collection request: recipients are asked to complete its items through private links. */
 export type Request = Node & {
   __typename?: 'Request';
+  /**
+   * What happened to the request, newest first: every action of its owner, collaborators, recipients
+   * and the service.
+   */
+  activity: ActivityConnection;
   /** Files attached to the request as a whole, in the order given. */
   attachments: Array<Attachment>;
   /** Date when the request closes by itself. */
@@ -1562,6 +1641,8 @@ export type Request = Node & {
   recipients: Array<Recipient>;
   /** Whether the owner sent the request back for changes. */
   rejected: Scalars['Boolean']['output'];
+  /** The owner's last request for changes; null when it never rejected a submission. */
+  rejection?: Maybe<RequestRejection>;
   /** Reminders at fixed times. */
   reminderSchedule: Array<ReminderScheduleEntry>;
   /** Days between reminders; 0 or -1 sends none. */
@@ -1586,6 +1667,15 @@ export type Request = Node & {
   viewerCanDelete: Scalars['Boolean']['output'];
   /** Whether the caller may change the request (update, close, manage items). */
   viewerCanUpdate: Scalars['Boolean']['output'];
+};
+
+
+/** A document-collection request: recipients are asked to complete its items through private links. */
+export type RequestActivityArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1834,6 +1924,17 @@ export type RequestOrderField =
   | 'CREATED_AT'
   /** Time of the last change. */
   | 'UPDATED_AT';
+
+/** The owner's request for changes: the message and the items the recipients are asked to redo. */
+export type RequestRejection = {
+  __typename?: 'RequestRejection';
+  /** UUIDs of the items to redo (they are REJECTED until redone). */
+  itemIds: Array<Scalars['ID']['output']>;
+  /** What the owner wrote to the recipients. */
+  message: Scalars['String']['output'];
+  /** When the owner rejected the submission. */
+  rejectedAt: Scalars['DateTime']['output'];
+};
 
 /**
  * Where a request stands (the spec's section 3). New requests start in INCOMPLETE_AND_LINK_SENT, or
@@ -2858,6 +2959,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( EventRoot )
   ;
   Node:
+    | ( ActivityMapper )
     | ( ApiKeyMapper )
     | ( AttachmentMapper )
     | ( ContactMapper )
@@ -2885,6 +2987,11 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  Activity: ResolverTypeWrapper<ActivityMapper>;
+  ActivityActor: ResolverTypeWrapper<ActivityActorMapper>;
+  ActivityConnection: ResolverTypeWrapper<Connection>;
+  ActivityEdge: ResolverTypeWrapper<Edge>;
+  ActorType: ActorType;
   ApiKey: ResolverTypeWrapper<ApiKeyMapper>;
   ApiKeyCreateInput: ApiKeyCreateInput;
   ApiKeyCreatePayload: ResolverTypeWrapper<Omit<ApiKeyCreatePayload, 'apiKey'> & { apiKey?: Maybe<ResolversTypes['ApiKey']> }>;
@@ -2980,6 +3087,7 @@ export type ResolversTypes = {
   RequestItemStatus: RequestItemStatus;
   RequestOrder: RequestOrder;
   RequestOrderField: RequestOrderField;
+  RequestRejection: ResolverTypeWrapper<RequestRejection>;
   RequestState: RequestState;
   RequestUpdateInput: RequestUpdateInput;
   RequestUpdatePayload: ResolverTypeWrapper<Omit<RequestUpdatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
@@ -3036,6 +3144,10 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  Activity: ActivityMapper;
+  ActivityActor: ActivityActorMapper;
+  ActivityConnection: Connection;
+  ActivityEdge: Edge;
   ApiKey: ApiKeyMapper;
   ApiKeyCreateInput: ApiKeyCreateInput;
   ApiKeyCreatePayload: Omit<ApiKeyCreatePayload, 'apiKey'> & { apiKey?: Maybe<ResolversParentTypes['ApiKey']> };
@@ -3117,6 +3229,7 @@ export type ResolversParentTypes = {
   RequestItem: RequestItemMapper;
   RequestItemInput: RequestItemInput;
   RequestOrder: RequestOrder;
+  RequestRejection: RequestRejection;
   RequestUpdateInput: RequestUpdateInput;
   RequestUpdatePayload: Omit<RequestUpdatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   String: Scalars['String']['output'];
@@ -3163,6 +3276,37 @@ export type ResolversParentTypes = {
   WebhookSecretRotatePayload: Omit<WebhookSecretRotatePayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
   WebhookUpdateInput: WebhookUpdateInput;
   WebhookUpdatePayload: Omit<WebhookUpdatePayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
+};
+
+export type ActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Activity'] = ResolversParentTypes['Activity']> = {
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actor?: Resolver<ResolversTypes['ActivityActor'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  details?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ActivityActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityActor'] = ResolversParentTypes['ActivityActor']> = {
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  ip?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recipient?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['ActorType'], ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  userAgent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ActivityConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityConnection'] = ResolversParentTypes['ActivityConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ActivityEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Activity']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ActivityEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityEdge'] = ResolversParentTypes['ActivityEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Activity'], ParentType, ContextType>;
 };
 
 export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
@@ -3472,7 +3616,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
 };
 
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
@@ -3595,6 +3739,7 @@ export type ReminderScheduleEntryResolvers<ContextType = GraphQLContext, ParentT
 };
 
 export type RequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Request'] = ResolversParentTypes['Request']> = {
+  activity?: Resolver<ResolversTypes['ActivityConnection'], ParentType, ContextType, Partial<RequestActivityArgs>>;
   attachments?: Resolver<Array<ResolversTypes['Attachment']>, ParentType, ContextType>;
   autoCloseAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   closedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -3621,6 +3766,7 @@ export type RequestResolvers<ContextType = GraphQLContext, ParentType extends Re
   personalMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   recipients?: Resolver<Array<ResolversTypes['Recipient']>, ParentType, ContextType>;
   rejected?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  rejection?: Resolver<Maybe<ResolversTypes['RequestRejection']>, ParentType, ContextType>;
   reminderSchedule?: Resolver<Array<ResolversTypes['ReminderScheduleEntry']>, ParentType, ContextType>;
   reminders?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   requireCompleteSubmission?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -3680,6 +3826,12 @@ export type RequestEventResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type RequestItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestItem'] = ResolversParentTypes['RequestItem']> = {
   __resolveType: TypeResolveFn<'ESignatureItem' | 'QuestionItem' | 'UploadItem', ParentType, ContextType>;
+};
+
+export type RequestRejectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestRejection'] = ResolversParentTypes['RequestRejection']> = {
+  itemIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rejectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type RequestUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestUpdatePayload'] = ResolversParentTypes['RequestUpdatePayload']> = {
@@ -3944,6 +4096,10 @@ export type WebhookUpdatePayloadResolvers<ContextType = GraphQLContext, ParentTy
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  Activity?: ActivityResolvers<ContextType>;
+  ActivityActor?: ActivityActorResolvers<ContextType>;
+  ActivityConnection?: ActivityConnectionResolvers<ContextType>;
+  ActivityEdge?: ActivityEdgeResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   ApiKeyCreatePayload?: ApiKeyCreatePayloadResolvers<ContextType>;
   ApiKeyRevokePayload?: ApiKeyRevokePayloadResolvers<ContextType>;
@@ -4003,6 +4159,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RequestEdge?: RequestEdgeResolvers<ContextType>;
   RequestEvent?: RequestEventResolvers<ContextType>;
   RequestItem?: RequestItemResolvers<ContextType>;
+  RequestRejection?: RequestRejectionResolvers<ContextType>;
   RequestUpdatePayload?: RequestUpdatePayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Team?: TeamResolvers<ContextType>;

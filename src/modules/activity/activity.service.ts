@@ -1,0 +1,74 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EmitHook, EmittedEvent } from '../../kernel/events/outbox';
+import type { Actor, GraphQLContext } from '../../kernel/graphql/context';
+import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
+import { findLean } from '../../kernel/db/lean';
+import { isUuid } from '../../kernel/validation/input-check';
+import type { Action } from '../events/event.topics';
+import { findVisibleRequest } from '../requests/request.access';
+import { Activity, type ActivityRow } from './activity.entities';
+
+// Every event on a request is an entry (the hook below, in the event's own statement: no statement
+// more per change); what has no topic (a recipient opening the link) is recorded with `recordActivity`.
+
+const INSERT = `insert into activity (id, organization_id, request_id, action, actor_type, actor_id, ip, user_agent, details, created_at)
+  select gen_random_uuid(), ?, ?::uuid, ?, ?, ?::uuid, ?, ?, ?::jsonb, ? where ?::uuid is not null`;
+
+type Entry = { organizationId: string; requestId: string | null; action: string; actor: Actor; details: Record<string, unknown>; createdAt: Date };
+
+const paramsOf = (entry: Entry) => [
+  entry.organizationId,
+  entry.requestId,
+  entry.action,
+  entry.actor.type,
+  entry.actor.id,
+  entry.actor.ip ?? null,
+  entry.actor.userAgent ?? null,
+  JSON.stringify(entry.details),
+  entry.createdAt,
+  entry.requestId,
+];
+
+/** How an event's details name a subject other than the request (`item_id`). */
+const SUBJECT_KEYS: Record<string, string> = { RequestItem: 'item_id', Document: 'document_id', Contract: 'contract_id' };
+
+/** What an event changed: its subject when that is not the request, the fields it updated, and what its emitter adds. */
+function detailsOf(event: EmittedEvent): Record<string, unknown> {
+  const subjectKey = event.subjectType === 'Request' ? null : (SUBJECT_KEYS[event.subjectType] ?? `${event.subjectType.toLowerCase()}_id`);
+  return {
+    ...(subjectKey ? { [subjectKey]: event.subjectId } : {}),
+    ...(event.updated ? { updated: event.updated } : {}),
+    ...event.details,
+  };
+}
+
+/** Outbox hook: each event on a request becomes an entry of its activity log, by the event's actor. */
+export const recordEventActivity: EmitHook = {
+  sql: INSERT,
+  params: (event) => paramsOf({ ...event, details: detailsOf(event) }),
+};
+
+export type ActivityInput = { organizationId: string; requestId: string; action: Action; actor: Actor; details?: Record<string, unknown> };
+
+/**
+ * Records an action that raises no event (a recipient opened the link, signed in): one statement, in
+ * the caller's transaction. Changes that emit an event are recorded by their event.
+ */
+export async function recordActivity(tx: EntityManager, input: ActivityInput): Promise<void> {
+  await tx.execute(INSERT, paramsOf({ ...input, details: input.details ?? {}, createdAt: new Date() }));
+}
+
+/** A page of a request's activity, newest first (the request is one the viewer sees: the resolver's parent). */
+export function listActivity(ctx: Pick<GraphQLContext, 'em'>, request: { id: string }, args: PageArgs): Promise<Connection<ActivityRow>> {
+  return paginate({ em: ctx.em, entity: Activity, sql: 'select a.* from activity a where a.request_id = ?', params: [request.id] }, args, {
+    property: 'seq',
+    column: 'seq',
+    direction: 'DESC',
+  });
+}
+
+/** An entry, if the viewer sees its request (`node(id)`). */
+export async function getActivity(ctx: Pick<GraphQLContext, 'em' | 'viewer'>, id: string): Promise<ActivityRow | null> {
+  const [entry] = isUuid(id) ? await findLean(ctx.em, Activity, 'select * from activity where id = ? and organization_id = ?', [id, ctx.viewer.organizationId]) : [];
+  return entry && (await findVisibleRequest(ctx.em, ctx.viewer, entry.request.id)) ? entry : null;
+}
