@@ -97,6 +97,7 @@ export async function buildApp({
       resolveHost,
       maxUploadBytes: config.maxUploadBytes,
       maxFilesPerItem: config.maxFilesPerItem,
+      signing: config.signing,
     },
     events: outbox,
     // Event renders run the REST rows' documents in-process, inside the writing transaction.

@@ -66,6 +66,10 @@ export const ENV_SCHEMA = Type.Object({
     Type.String({ pattern: '^smtps?://[^\\s]+$', description: 'mail server for notifications, smtp:// or smtps://; unset keeps messages in the notification table' }),
   ),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Gather <no-reply@localhost>', description: 'sender of notification mail' }),
+  SIGNING_P12_PATH: Type.Optional(
+    Type.String({ minLength: 1, description: 'PKCS#12 file (certificate and private key) that signs every e-signed PDF; unset: each organization gets a generated self-signed certificate' }),
+  ),
+  SIGNING_P12_PASSPHRASE: Type.Optional(Type.String({ description: 'passphrase of SIGNING_P12_PATH (default empty)' })),
 });
 
 type Env = Static<typeof ENV_SCHEMA>;
@@ -89,6 +93,12 @@ export type Config = {
   maxFilesPerItem: number;
   webhooks: WebhookSettings;
   mail: MailSettings;
+  signing: SigningSettings;
+};
+
+export type SigningSettings = {
+  /** A configured PKCS#12 signs for every organization; unset, each gets a generated certificate. */
+  p12?: { bytes: Buffer; passphrase: string };
 };
 
 export type MailSettings = {
@@ -165,7 +175,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       disableAfterMs: parsed.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     },
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
+    signing: signingConfig(parsed),
   };
+}
+
+// The file is read at start, so a wrong path stops the start rather than the first signature.
+function signingConfig(env: Env): SigningSettings {
+  if (env.SIGNING_P12_PATH === undefined) {
+    if (env.SIGNING_P12_PASSPHRASE !== undefined) throw new ConfigError(['SIGNING_P12_PASSPHRASE is set without SIGNING_P12_PATH: the passphrase of which file?']);
+    return {};
+  }
+  try {
+    return { p12: { bytes: readFileSync(env.SIGNING_P12_PATH), passphrase: env.SIGNING_P12_PASSPHRASE ?? '' } };
+  } catch (err) {
+    throw new ConfigError([`SIGNING_P12_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}, got ${JSON.stringify(env.SIGNING_P12_PATH)}): PKCS#12 file that signs e-signed PDFs`]);
+  }
 }
 
 // Rules that join several variables, which the schema alone cannot say.

@@ -11,6 +11,7 @@ import { MIGRATIONS } from './migrations';
 import { notificationsModule } from './notifications/notification.module';
 import { recipientsModule } from './recipients/recipient.module';
 import { requestsModule } from './requests/request.module';
+import { signingModule } from './signing/signing.module';
 import { templatesModule } from './templates/template.module';
 import { webhooksModule } from './webhooks/webhook.module';
 
@@ -26,6 +27,7 @@ export const MODULES = foldModules([
   requestsModule,
   recipientsModule,
   contractsModule,
+  signingModule,
   itemsModule,
   templatesModule,
   attachmentsModule,

@@ -51,6 +51,7 @@ import {
   NOTIFICATION_RETRY_DELAYS_MS,
   NOTIFICATION_SEND_TIMEOUT_MS,
 } from './notifications/notification.limits';
+import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_TEXT } from './signing/signing.limits';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
 import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
 import { writeSection, type ReadmeSection } from './readme-section';
@@ -130,6 +131,11 @@ const rows = (): [string, string, string][] => [
     'Contract `annotations`, `fields`',
     `${n(MAX_CONTRACT_PARTS)} each; \`page\` 1 to ${n(MAX_CONTRACT_PAGE)}; offsets 0 to ${n(MAX_LAYOUT_POINTS)} points; sizes above 0 to ${n(MAX_LAYOUT_POINTS)}; \`id\` ${chars(MAX_PART_ID)}; \`defaultValue\`, \`placeholder\` ${chars(MAX_PART_TEXT)}`,
     '`400`',
+  ],
+  [
+    'E-signing',
+    `drawn signature: a PNG of up to ${mib(MAX_SIGNATURE_PNG_BYTES)}; typed signature 1 to ${chars(MAX_SIGNATURE_TEXT)}; TEXT field values 1 to ${chars(MAX_FIELD_VALUE)}; PDF contracts only`,
+    '`422` (`signature`, `fields.<id>`)',
   ],
   ['Text anywhere', 'no NUL character, no unpaired UTF-16 surrogate (PostgreSQL would store U+FFFD instead)', '`422`'],
   ['Webhook topics per subscription', `1 to ${n(MAX_TOPICS)}, no repeats`, '`422`'],

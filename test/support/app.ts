@@ -31,6 +31,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     storage: { driver: 'local', dir: join(dataDir, 'files') },
     maxUploadBytes: 256 * 1024 * 1024,
     maxFilesPerItem: 100,
+    signing: {},
     ...overrides,
   };
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/config';
 
 const base = { GATHER_SECRET: 's'.repeat(32), DATA_DIR: '/tmp/gather-config-test' };
@@ -61,5 +64,20 @@ describe('loadConfig', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'PUBLIC_URL', 'GATHER_ADMIN_API_KEY', 'SMTP_URL']) expect(problems).toContain(name);
     expect(problems).toContain('"eighty"');
     expect(problems).toContain('HTTP port');
+  });
+
+  it('should read the signing PKCS#12 at start, and refuse a path it cannot read or a passphrase without a path', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gather-config-p12-'));
+    try {
+      const path = join(dir, 'signer.p12');
+      writeFileSync(path, Buffer.from([0x30, 0x82, 0x01, 0x02]));
+      expect(loadConfig(base).signing).toEqual({});
+      expect(loadConfig({ ...base, SIGNING_P12_PATH: path, SIGNING_P12_PASSPHRASE: 'pass' }).signing).toEqual({ p12: { bytes: Buffer.from([0x30, 0x82, 0x01, 0x02]), passphrase: 'pass' } });
+      expect(loadConfig({ ...base, SIGNING_P12_PATH: path }).signing.p12?.passphrase).toBe('');
+      expect(() => loadConfig({ ...base, SIGNING_P12_PATH: join(dir, 'missing.p12') })).toThrow(/SIGNING_P12_PATH cannot be read \(ENOENT/);
+      expect(() => loadConfig({ ...base, SIGNING_P12_PASSPHRASE: 'pass' })).toThrow(/SIGNING_P12_PASSPHRASE is set without SIGNING_P12_PATH/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { WebhookSettings } from '../../config/config';
+import type { SigningSettings, WebhookSettings } from '../../config/config';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
@@ -49,6 +49,8 @@ export type ServiceSettings = {
   maxUploadBytes: number;
   /** Attachments, and separately documents, one item or request may hold. */
   maxFilesPerItem: number;
+  /** The certificate e-signatures use, when one is configured. */
+  signing: SigningSettings;
 };
 
 /**

@@ -2,36 +2,21 @@ import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { StoredFile } from '../files/file.entities';
-import { openFile } from '../files/file.service';
+import { readFile } from '../files/file.service';
 import type { ContractLayout } from './contract.entities';
+import { boxOnPage, printable } from './contract.layout';
 import { requireContract } from './contract.service';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage'>;
 
-// A box without a size in its layout gets this one (points), enough for a signature line.
-const DEFAULT_BOX = { width: 150, height: 30 };
 const FIELD_COLOUR = rgb(0.1, 0.35, 0.8);
 const ANNOTATION_COLOUR = rgb(0.85, 0.45, 0.05);
 
-/** The standard fonts encode WinAnsi only; anything else would make pdf-lib throw. */
-const printable = (text: string) => text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
-
 function drawBox(page: PDFPage, font: PDFFont, layout: ContractLayout, label: string, colour: ReturnType<typeof rgb>): void {
-  const { width: pageWidth, height: pageHeight } = page.getSize();
-  const { width, height } = layout.style ?? DEFAULT_BOX;
-  const { offsetX, offsetY, anchorPoint } = layout.position ?? { offsetX: 0, offsetY: 0, anchorPoint: 'TOP_LEFT' };
-  // Layouts measure from a corner, y downward from the top ones; PDF measures up from the bottom left.
-  const x = anchorPoint.endsWith('RIGHT') ? pageWidth - offsetX - width : offsetX;
-  const y = anchorPoint.startsWith('TOP') ? pageHeight - offsetY - height : offsetY;
+  const { x, y, width, height } = boxOnPage(page, layout);
   page.drawRectangle({ x, y, width, height, borderColor: colour, borderWidth: 1, color: colour, opacity: 0.12 });
   const size = Math.max(4, Math.min(9, height - 4));
   page.drawText(printable(label), { x: x + 3, y: y + (height - size) / 2 + 1, size, font, color: colour, maxWidth: Math.max(width - 6, 1) });
-}
-
-async function readBytes(ctx: Ctx, file: StoredFile): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await openFile(ctx, file)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /**
@@ -44,7 +29,7 @@ export async function previewContract(ctx: Ctx, id: string): Promise<{ name: str
   if (file.mimeType !== 'application/pdf') throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Only PDF contracts have a preview; this one is ${file.mimeType}`);
   let pdf: PDFDocument;
   try {
-    pdf = await PDFDocument.load(await readBytes(ctx, file), { ignoreEncryption: true });
+    pdf = await PDFDocument.load(await readFile(ctx, file), { ignoreEncryption: true });
   } catch (cause) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The contract starts like a PDF but could not be read as one', { cause });
   }

@@ -34,7 +34,12 @@ export async function uploadContract(ctx: Ctx, upload: IncomingFile): Promise<Co
 }
 
 export async function getContract(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<Contract | null> {
-  return isUuid(id) ? ctx.em.findOne(Contract, { id, organization: ctx.viewer.organizationId }) : null;
+  return findContract(ctx.em, ctx.viewer.organizationId, id);
+}
+
+/** The organization's contract, for callers that act for an organization rather than a viewer (signing). */
+export async function findContract(em: Ctx['em'], organizationId: string, id: string): Promise<Contract | null> {
+  return isUuid(id) ? em.findOne(Contract, { id, organization: organizationId }) : null;
 }
 
 export async function requireContract(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<Contract> {

@@ -108,6 +108,13 @@ export function openFile(ctx: Pick<Ctx, 'storage'>, file: StoredFile): Promise<R
   return ctx.storage.get(file.storageKey);
 }
 
+/** The bytes of a stored file, whole in memory: for files bounded by a small limit (contracts). */
+export async function readFile(ctx: Pick<Ctx, 'storage'>, file: StoredFile): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await openFile(ctx, file)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 // Every table whose rows refer to a stored file: a file is released when none of them does.
 const REFERENCES = ['attachment', 'document', 'contract'];
 
