@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config/config';
 import { openDatabase } from './kernel/db/database';
 import { DATA_MODEL } from './modules';
 import { bootstrapFirstAdmin } from './modules/identity/identity.service';
+import { checkSigningSettings } from './modules/signing/signing.certificate';
 
 // Process entry: configuration, database, first admin, then listen; Ctrl-C finishes in-flight
 // requests, closes the pool and stops the embedded PostgreSQL.
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    checkSigningSettings(config.signing);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\nFix the environment variables above (see the README's configuration table) and start again.\n`);

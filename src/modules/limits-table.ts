@@ -51,7 +51,7 @@ import {
   NOTIFICATION_RETRY_DELAYS_MS,
   NOTIFICATION_SEND_TIMEOUT_MS,
 } from './notifications/notification.limits';
-import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_TEXT } from './signing/signing.limits';
+import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_PNG_PIXELS, MAX_SIGNATURE_TEXT } from './signing/signing.limits';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
 import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
 import { writeSection, type ReadmeSection } from './readme-section';
@@ -134,7 +134,7 @@ const rows = (): [string, string, string][] => [
   ],
   [
     'E-signing',
-    `drawn signature: a PNG of up to ${mib(MAX_SIGNATURE_PNG_BYTES)}; typed signature 1 to ${chars(MAX_SIGNATURE_TEXT)}; TEXT field values 1 to ${chars(MAX_FIELD_VALUE)}; PDF contracts only`,
+    `drawn signature: a PNG of up to ${mib(MAX_SIGNATURE_PNG_BYTES)} and ${n(MAX_SIGNATURE_PNG_PIXELS)} pixels; typed signature 1 to ${chars(MAX_SIGNATURE_TEXT)}; TEXT field values 1 to ${chars(MAX_FIELD_VALUE)}; PDF contracts only`,
     '`422` (`signature`, `fields.<id>`)',
   ],
   ['Text anywhere', 'no NUL character, no unpaired UTF-16 surrogate (PostgreSQL would store U+FFFD instead)', '`422`'],

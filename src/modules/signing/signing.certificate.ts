@@ -2,6 +2,7 @@ import { createHash, generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Signer } from '@signpdf/utils';
 import forge from 'node-forge';
+import { ConfigError, type SigningSettings } from '../../config/config';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { OrganizationCertificate } from './signing.entities';
@@ -92,6 +93,16 @@ async function readStored(ctx: Ctx, organizationId: string): Promise<SigningKey 
   if (!row) return null;
   const { p12, passphrase } = JSON.parse(unseal(ctx.settings.secret, SEAL_PURPOSE, row.sealedP12)) as { p12: string; passphrase: string };
   return { p12: Buffer.from(p12, 'base64'), passphrase };
+}
+
+/** Opens the configured PKCS#12 at start, so that a wrong file or passphrase stops the start, not a signature. */
+export function checkSigningSettings(settings: SigningSettings): void {
+  if (!settings.p12) return;
+  try {
+    openKey({ p12: settings.p12.bytes, passphrase: settings.p12.passphrase });
+  } catch (err) {
+    throw new ConfigError([(err as Error).message]);
+  }
 }
 
 /** A key ready to sign: what the audit page says of its certificate, and the signer @signpdf calls. */

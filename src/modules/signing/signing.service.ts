@@ -9,7 +9,7 @@ import { findContract } from '../contracts/contract.service';
 import { StoredFile } from '../files/file.entities';
 import { readFile } from '../files/file.service';
 import { openKey, organizationKey, type SigningKey } from './signing.certificate';
-import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_TEXT } from './signing.limits';
+import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_PNG_PIXELS, MAX_SIGNATURE_TEXT } from './signing.limits';
 import { appendAuditPages, embedFonts, signDocument, stampFields, type Stamp, type StampValue } from './signing.pdf';
 
 // The e-signing engine: a contract, a signer and the values they gave become a signed PDF. It stores
@@ -88,6 +88,13 @@ function decodePng(check: InputCheck, encoded: unknown): Buffer | null {
   const bytes = Buffer.from(base64, 'base64');
   if (bytes.length > MAX_SIGNATURE_PNG_BYTES) return tooLarge(check);
   if (!bytes.subarray(0, PNG_MAGIC.length).equals(PNG_MAGIC)) return refuse('The drawn signature is not a PNG image');
+  // The header chunk comes first: its width and height say what decoding will cost.
+  if (bytes.length < 24 || bytes.toString('latin1', 12, 16) !== 'IHDR') return refuse('The drawn signature is not a readable PNG image');
+  const width = bytes.readUInt32BE(16);
+  const height = bytes.readUInt32BE(20);
+  if (width * height > MAX_SIGNATURE_PNG_PIXELS) {
+    return (check.add(['signature'], `The drawn signature is ${width} by ${height} pixels; at most ${MAX_SIGNATURE_PNG_PIXELS.toLocaleString('en-US')} pixels`, 'TOO_LONG'), null);
+  }
   return bytes;
 }
 

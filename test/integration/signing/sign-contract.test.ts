@@ -3,7 +3,8 @@ import { PDFDocument } from 'pdf-lib';
 import type { ContractField } from '../../../src/modules/contracts/contract.entities';
 import { Contract } from '../../../src/modules/contracts/contract.entities';
 import type { Viewer } from '../../../src/modules/identity/viewer';
-import { createSelfSignedKey } from '../../../src/modules/signing/signing.certificate';
+import { ConfigError } from '../../../src/config/config';
+import { checkSigningSettings, createSelfSignedKey } from '../../../src/modules/signing/signing.certificate';
 import { MAX_SIGNATURE_PNG_BYTES } from '../../../src/modules/signing/signing.limits';
 import { signContract, signerFields, type SignInput, type SigningCtx } from '../../../src/modules/signing/signing.service';
 import { createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
@@ -188,7 +189,7 @@ describe('signContract', () => {
       ]);
     });
 
-    it('should refuse a drawn signature that is not a PNG, is over 1 MiB, is not base64 or does not decode', async () => {
+    it('should refuse a drawn signature that is not a PNG, is over 1 MiB or 4 million pixels, is not base64 or does not decode', async () => {
       const drawn = (png_base64: string) => refusal({ signature: { type: 'DRAWN', png_base64 } });
       const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1]);
       expect(await drawn(jpeg.toString('base64'))).toEqual([{ field: ['signature'], message: 'The drawn signature is not a PNG image', code: 'INVALID' }]);
@@ -196,6 +197,11 @@ describe('signContract', () => {
       expect(await drawn(big.toString('base64'))).toEqual([{ field: ['signature'], message: 'The drawn signature is over 1 MiB', code: 'TOO_LONG' }]);
       expect(await drawn('not base64!')).toEqual([{ field: ['signature'], message: 'png_base64 is not base64', code: 'INVALID' }]);
       expect(await drawn('')).toEqual([{ field: ['signature'], message: 'A drawn signature needs png_base64, a PNG image in base64', code: 'INVALID' }]);
+      // 5,000 by 1,000 of one colour compresses to a few kilobytes, and would decode to 20 MB.
+      expect(await drawn(pngBytes(5000, 1000).toString('base64'))).toEqual([
+        { field: ['signature'], message: 'The drawn signature is 5000 by 1000 pixels; at most 4,000,000 pixels', code: 'TOO_LONG' },
+      ]);
+      expect(await drawn(pngBytes().subarray(0, 12).toString('base64'))).toEqual([{ field: ['signature'], message: 'The drawn signature is not a readable PNG image', code: 'INVALID' }]);
       const truncated = pngBytes().subarray(0, 40);
       expect(await drawn(truncated.toString('base64'))).toEqual([{ field: ['signature'], message: 'The drawn signature is not a readable PNG image', code: 'INVALID' }]);
     });
@@ -252,6 +258,17 @@ describe('signContract', () => {
         expect(n).toBe(0);
       } finally {
         await configured.close();
+      }
+    });
+
+    it('should stop the start on a configured PKCS#12 that does not open', async () => {
+      const { key } = await createSelfSignedKey('Configured Signer Ltd', new Date());
+      expect(() => checkSigningSettings({ p12: { bytes: key.p12, passphrase: key.passphrase } })).not.toThrow();
+      expect(() => checkSigningSettings({})).not.toThrow();
+      for (const p12 of [{ bytes: key.p12, passphrase: 'wrong' }, { bytes: Buffer.from('not a PKCS#12'), passphrase: '' }]) {
+        expect(() => checkSigningSettings({ p12 })).toThrow(
+          new ConfigError(['The signing PKCS#12 (SIGNING_P12_PATH) cannot be opened: not a PKCS#12 file, or a wrong SIGNING_P12_PASSPHRASE']),
+        );
       }
     });
   });
