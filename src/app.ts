@@ -98,6 +98,7 @@ export async function buildApp({
       maxUploadBytes: config.maxUploadBytes,
       maxFilesPerItem: config.maxFilesPerItem,
       signing: config.signing,
+      dataDir: config.dataDir,
     },
     events: outbox,
     // Event renders run the REST rows' documents in-process, inside the writing transaction.

@@ -9,6 +9,7 @@ import { identityModule } from './identity/identity.module';
 import { itemsModule } from './items/item.module';
 import { MIGRATIONS } from './migrations';
 import { notificationsModule } from './notifications/notification.module';
+import { portalModule } from './portal/portal.module';
 import { recipientsModule } from './recipients/recipient.module';
 import { requestsModule } from './requests/request.module';
 import { signingModule } from './signing/signing.module';
@@ -35,6 +36,7 @@ export const MODULES = foldModules([
   webhooksModule,
   notificationsModule,
   activityModule,
+  portalModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

@@ -15,6 +15,7 @@ import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_P
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
 import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity/identity.limits';
 import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './items/item.limits';
+import { MAX_PARTIAL_UPLOADS, PARTIAL_UPLOAD_EXPIRY_HOURS } from './portal/portal.uploads.limits';
 import { MAX_QUESTION, MAX_RECIPIENTS } from './recipients/recipient.limits';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
@@ -123,6 +124,11 @@ const rows = (): [string, string, string][] => [
     'Files per item',
     `\`MAX_FILES_PER_ITEM\` ${CONFIGURATION} attachments, and as many documents; as many attachments per request; a body lists at most ${n(MAX_ATTACHMENT_IDS)} attachment ids`,
     '`422` `too_many` (`loc: ["body","file"]`)',
+  ],
+  [
+    'Resumable (tus) uploads on `/r/{token}/api/uploads`',
+    `\`MAX_UPLOAD_BYTES\` per file; ${n(MAX_PARTIAL_UPLOADS)} unfinished per link; an unfinished one is deleted ${n(PARTIAL_UPLOAD_EXPIRY_HOURS)} h after it began`,
+    '`413`; `429`; `404` on resuming',
   ],
   ['Empty file', 'refused', '`422`'],
   ['File names', `last path segment, no control characters, ${chars(MAX_FILE_NAME)} (the \`name\` query parameter of a raw upload: ${chars(MAX_RAW_UPLOAD_NAME)})`, 'cut, not refused'],

@@ -51,6 +51,8 @@ export type ServiceSettings = {
   maxFilesPerItem: number;
   /** The certificate e-signatures use, when one is configured. */
   signing: SigningSettings;
+  /** The service's own directory (`DATA_DIR`): files it keeps for itself, such as unfinished uploads. */
+  dataDir: string;
 };
 
 /**
@@ -95,6 +97,8 @@ export type ContextFactoryOptions = {
 };
 
 export type ContextFactory = {
+  /** What the contexts carry from the deployment (for routes that build no context, such as pages). */
+  settings: ServiceSettings;
   /** For a viewer, on an entity manager of the caller's choosing (a transaction, for events). */
   forViewer(viewer: Viewer, options: { em?: EntityManager; log: FastifyBaseLogger; requestId: string }): GraphQLContext;
   /** For an authenticated HTTP request (GraphQL and REST rows). */
@@ -122,6 +126,7 @@ export function createContextFactory(options: ContextFactoryOptions): ContextFac
     requestId,
   });
   return {
+    settings: options.settings,
     forViewer,
     forRequest(request) {
       const viewer = request.viewer;

@@ -1,0 +1,66 @@
+import { formatText, portalLanguage, PORTAL_TEXTS, textsFor, type PortalTexts } from './portal.texts';
+import { ASSET_PREFIX, type PortalAssets } from './portal.assets';
+import { html, renderHeader, renderRequest, renderSignIn, SafeHtml, type PortalBoot, type ViewContext } from './portal.view';
+
+// Whole HTML documents: the portal, and the pages of a link that leads nowhere (404) or to a request
+// that no longer takes anything (410).
+
+/** Content-Security-Policy of every portal page: nothing but Gather itself, no inline script. */
+export const PORTAL_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+function documentOf(options: { language: string; title: string; assets: PortalAssets; body: SafeHtml; texts: PortalTexts; script?: boolean }): string {
+  const { assets } = options;
+  return `<!doctype html>\n${html`<html lang="${options.language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>${options.title}</title>
+<link rel="stylesheet" href="${ASSET_PREFIX}${assets.style.name}">
+${options.script ? html`<script src="${ASSET_PREFIX}${assets.script.name}" defer></script>` : ''}
+</head>
+<body>
+<main id="main">
+${options.body}
+</main>
+<footer>${options.texts.poweredBy}</footer>
+</body>
+</html>`.value}\n`;
+}
+
+/** JSON inside a <script> element: `<` escaped so no string in it can close the element. */
+function jsonIsland(id: string, value: unknown): SafeHtml {
+  const json = JSON.stringify(value).replace(/</g, '\\u003c');
+  return new SafeHtml(`<script type="application/json" id="${id}">${json}</script>`);
+}
+
+export function renderPortalPage(boot: PortalBoot, assets: PortalAssets): string {
+  const ctx: ViewContext = { token: boot.token, texts: boot.texts, locale: boot.locale, maxUploadBytes: boot.maxUploadBytes };
+  const summary = boot.request ?? boot.signIn.request;
+  const body = html`${renderHeader(ctx, summary)}
+<div id="content">${boot.request ? renderRequest(ctx, boot.request) : renderSignIn(ctx, boot.signIn, { focus: boot.focus })}</div>
+<p class="status" id="status" role="status" aria-live="polite"></p>
+${jsonIsland('portal-boot', boot)}`;
+  const title = formatText(boot.texts.pageTitle, { request: summary.name, organization: summary.organization_name });
+  return documentOf({ language: boot.language, title, assets, body, texts: boot.texts, script: true });
+}
+
+export type EndPageKind = 'notFound' | 'expired' | 'closed';
+
+export function renderEndPage(kind: EndPageKind, language: string, assets: PortalAssets): string {
+  const texts = textsFor(language);
+  const title = texts[`${kind}Title`];
+  const body = html`<section class="card notice"><h1>${title}</h1><p>${texts[`${kind}Body`]}</p></section>`;
+  return documentOf({ language: portalLanguage(language), title, assets, body, texts });
+}
+
+/** The first language of an Accept-Language header that has texts (pages about no known request). */
+export function languageFromHeader(header: string | undefined): string {
+  for (const part of (header ?? '').split(',')) {
+    const tag = part.split(';')[0].trim().toLowerCase().split('-')[0];
+    if (tag in PORTAL_TEXTS) return tag;
+  }
+  return 'en';
+}
