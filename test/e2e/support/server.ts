@@ -1,8 +1,10 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import type { Browser } from 'playwright-core';
 import { client, createTestApp, createTenant, type Tenant, type TestApp } from '../../support/app';
 import { startSmtpServer } from '../../support/smtp';
+import { launchBrowser } from './browser';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -50,4 +52,21 @@ export async function startListeningApp(): Promise<ListeningApp> {
       await smtp.close();
     },
   };
+}
+
+/**
+ * The listening service and a browser for one test file, started before its tests and stopped after
+ * them; the returned object's fields are set once `beforeAll` has run.
+ */
+export function useAppAndBrowser(): { app: ListeningApp; browser: Browser } {
+  const world = {} as { app: ListeningApp; browser: Browser };
+  beforeAll(async () => {
+    world.app = await startListeningApp();
+    world.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await world.browser?.close();
+    await world.app?.stop();
+  });
+  return world;
 }
