@@ -14,7 +14,7 @@ import {
 import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contracts/contract.limits';
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
 import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity/identity.limits';
-import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './items/item.limits';
+import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_REJECTION_MESSAGE } from './items/item.limits';
 import { MAX_PARTIAL_UPLOADS, PARTIAL_UPLOAD_EXPIRY_HOURS } from './portal/portal.uploads.limits';
 import { MAX_QUESTION, MAX_RECIPIENTS } from './recipients/recipient.limits';
 import {
@@ -100,6 +100,7 @@ const rows = (): [string, string, string][] => [
   ['Item `name`', `1 to ${chars(MAX_ITEM_NAME)} (not blank)`, '`422`'],
   ['Item `description`', chars(MAX_ITEM_DESCRIPTION), '`422`'],
   ['Item / question `answer`', chars(MAX_ANSWER), '`422`'],
+  ['Rejection `message`', `1 to ${chars(MAX_REJECTION_MESSAGE)} (not blank)`, '`422`'],
   ['`first_name`, `last_name` of recipients, contacts, users and contract signers', `${chars(MAX_PERSON_NAME)} each`, '`422` (users: GraphQL `userErrors`)'],
   ['`email`', `${chars(MAX_EMAIL)}, \`name@domain.tld\` form`, '`422` `invalid`'],
   ['`phone`', `${chars(MAX_PHONE)}; an optional \`+\`, a digit, then 3 to 30 digits, spaces or \`().-\``, '`422` `invalid`'],

@@ -42,6 +42,7 @@ export const REST_NOUNS: Record<string, WorldNoun> = {
   templates: 'template',
   webhooks: 'webhook',
   'webhooks/deliveries': 'delivery',
+  recipients: 'recipient',
 };
 
 

@@ -8,3 +8,5 @@ export const MAX_ITEM_DESCRIPTION = 5000;
 export const MAX_ANSWER = 10000;
 /** Attachment ids one body may list; the configured MAX_FILES_PER_ITEM, at most this, is checked by the service. */
 export const MAX_ATTACHMENT_IDS = 1000;
+/** Characters of the message of a rejection (the owner's request for changes). */
+export const MAX_REJECTION_MESSAGE = 5000;

@@ -2,7 +2,7 @@ import type { ModuleDescriptor } from '../../kernel/module';
 import { RequestItem } from './item.entities';
 import { itemLoaders } from './item.loaders';
 import { itemResolvers, itemTypeName } from './item.resolvers';
-import { itemRestRows, renderItem } from './item.rest';
+import { itemRestRows, renderItem, reviewRestRows } from './item.rest';
 import { requestItemsPart } from './item.request-creation';
 import { requestItemsRestPart } from './item.rest-shapes';
 import { requestCreationParts } from '../requests/request.creation';
@@ -14,7 +14,7 @@ export const itemsModule: ModuleDescriptor = {
   entities: [RequestItem],
   loaders: itemLoaders,
   resolvers: itemResolvers,
-  restRows: itemRestRows,
+  restRows: () => [...itemRestRows, ...reviewRestRows()],
   nodes: {
     RequestItem: {
       sql: 'select 1 from request_item i join request r on r.id = i.request_id where i.id = ? and r.organization_id = ? and i.deleted_at is null',

@@ -4,6 +4,7 @@ import { payload } from '../../kernel/graphql/payload';
 import type { RequestItemRow } from './item.entities';
 import { percentComplete } from './item.progress';
 import { createItem, deleteItem, updateItem, verifyItem } from './item.service';
+import { rejectRequest, verifyRequest } from './item.review';
 
 const ITEM_TYPE_NAMES = { UPLOAD: 'UploadItem', E_SIGNATURE: 'ESignatureItem', QUESTION: 'QuestionItem' } as const;
 
@@ -29,6 +30,8 @@ export const itemResolvers: Resolvers = {
     itemUpdate: (_root, { id, requestId, input }, ctx) => payload(async () => ({ item: await updateItem(ctx, id, requestId, input) })),
     itemDelete: (_root, { id, requestId }, ctx) => payload(async () => ({ deletedItemId: await deleteItem(ctx, id, requestId) })),
     itemVerify: (_root, { id, requestId }, ctx) => payload(async () => ({ item: await verifyItem(ctx, id, requestId) })),
+    requestVerify: (_root, { id }, ctx) => payload(async () => ({ request: await verifyRequest(ctx, id) })),
+    requestReject: (_root, { id, input }, ctx) => payload(async () => ({ request: await rejectRequest(ctx, id, input) })),
   },
   Request: {
     percentComplete: async (request, _args, ctx) => percentComplete(await ctx.loaders.itemsByRequest.load(request.id)),

@@ -6,13 +6,17 @@ import {
   ItemListDocument,
   ItemUpdateDocument,
   ItemVerifyDocument,
+  RequestRejectDocument,
+  RequestVerifyDocument,
 } from '../../kernel/graphql/__generated__/operations';
 import type { Renderer } from '../../kernel/events/outbox';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { NoContent, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { ItemBodyA, ItemBodyB, ItemCreateBody, itemInputFromRest, restItemA, restItemB } from './item.rest-shapes';
-import { MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
+import { MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_REJECTION_MESSAGE } from './item.limits';
+import { MAX_ITEMS } from '../requests/request.limits';
+import { requestRest, restRequest } from '../requests/request.rest-shapes';
 
 
 const tags = ['Request items'];
@@ -88,6 +92,41 @@ export const itemRestRows: RestRow[] = [
     result: (data) => ({ body: restItemA(fromPayload(data.itemVerify, 'item')) }),
   }),
 ];
+
+const RejectBody = Body(
+  {
+    message: Text(MAX_REJECTION_MESSAGE, { minLength: 1 }),
+    item_ids: Nullable(Type.Array(Uuid(), { maxItems: MAX_ITEMS, description: 'items to redo; by default every item not verified' })),
+  },
+  ['message'],
+);
+
+/** The owner's review, answered with the request (whose shape exists once the modules are folded). */
+export function reviewRestRows(): RestRow[] {
+  const { ResponseBody } = requestRest();
+  return [
+    restRow({
+      method: 'POST',
+      url: '/requests/:request_id/verify',
+      summary: 'Verify a submitted request and every item of it',
+      tags: ['Requests'],
+      schema: { params: RequestParams, response: withErrors({ 200: ResponseBody }) },
+      operation: RequestVerifyDocument,
+      variables: ({ params }) => ({ id: params.request_id }),
+      result: (data) => ({ body: restRequest(fromPayload(data.requestVerify, 'request')) }),
+    }),
+    restRow({
+      method: 'POST',
+      url: '/requests/:request_id/reject',
+      summary: 'Send a submitted request back for changes',
+      tags: ['Requests'],
+      schema: { params: RequestParams, body: RejectBody, response: withErrors({ 200: ResponseBody }) },
+      operation: RequestRejectDocument,
+      variables: ({ params, body }) => ({ id: params.request_id, input: { message: body.message, itemIds: body.item_ids } }),
+      result: (data) => ({ body: restRequest(fromPayload(data.requestReject, 'request')) }),
+    }),
+  ];
+}
 
 /** An item in its REST shape (A, as every payload but the item list), for event payloads. */
 export const renderItem: Renderer = async (run, id, requestId) =>

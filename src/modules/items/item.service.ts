@@ -14,12 +14,13 @@ import type { Request, RequestRow } from '../requests/request.entities';
 import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
 import { RequestItem, type RequestItemRow } from './item.entities';
 import { itemParts, type ItemWrite } from './item.parts';
+import { verifyRequestWhenSettled } from './item.review';
 import { itemTransition } from './item.states';
 import { MAX_ITEMS } from '../requests/request.limits';
 import { insertRecords, newRecord } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 
-type Ctx = Pick<GraphQLContext, 'em'> & EmittingContext;
+type Ctx = Pick<GraphQLContext, 'em' | 'settings'> & EmittingContext;
 type FileCtx = Pick<GraphQLContext, 'em' | 'settings' | 'storage'> & EmittingContext;
 
 /**
@@ -152,12 +153,13 @@ export async function deleteItem(ctx: FileCtx, id: string, requestId?: string | 
 /** Marks an item valid and approved; verifying a verified item changes nothing. */
 export async function verifyItem(ctx: Ctx, id: string, requestId?: string | null): Promise<RequestItem> {
   return inTransaction(ctx.em, async (tx) => {
-    const { item } = await requireItemForUpdate(tx, ctx, id, requestId);
+    const { item, request } = await requireItemForUpdate(tx, ctx, id, requestId);
     const status = itemTransition(item.status, 'verify');
     if (status !== item.status) {
       item.status = status;
       item.verifiedAt = new Date();
       await emitItemEvent(tx, ctx, 'item.verified', item);
+      await verifyRequestWhenSettled(tx, ctx, request);
     }
     return item;
   });

@@ -2,7 +2,7 @@ import { loadRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
-import { listContacts, upsertContact } from './recipient.service';
+import { listContacts, regenerateLink, upsertContact } from './recipient.service';
 
 export const recipientResolvers: Resolvers = {
   Query: {
@@ -10,6 +10,11 @@ export const recipientResolvers: Resolvers = {
   },
   Mutation: {
     contactUpsert: (_root, { input }, ctx) => payload(async () => ({ contact: await upsertContact(ctx, input) })),
+    recipientLinkRegenerate: (_root, { id, requestId }, ctx) =>
+      payload(async () => {
+        const recipient = await regenerateLink(ctx, id, requestId);
+        return { recipient, request: (await loadRef(recipient.request, ctx.loaders.requestById))! };
+      }),
   },
   Organization: {
     contacts: (_org, args, ctx) => listContacts(ctx, args, 'organization'),

@@ -78,7 +78,7 @@ const RecipientPerson = restShape((field: Field<RestRecipientFragment>) => ({
   language: field(Nullable(Type.String()), (r) => (r.language ? languageToRest(r.language) : null)),
 }));
 
-const Recipient = restShape((field: Field<RestRecipientFragment>) => ({
+export const Recipient = restShape((field: Field<RestRecipientFragment>) => ({
   request_link: Type.String(),
   mfa_link: Nullable(Type.String()),
   auth: AuthMethodSchema,

@@ -3,13 +3,14 @@ import {
   ContactListDocument,
   ContactUpsertDocument,
   OrganizationContactListDocument,
+  RecipientLinkRegenerateDocument,
 } from '../../kernel/graphql/__generated__/operations';
 import { fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
 import { Query, listQuery, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
-import { ContactBody, restContact } from './recipient.rest-shapes';
+import { ContactBody, Recipient, restContact } from './recipient.rest-shapes';
 
 
 const tags = ['Contacts'];
@@ -52,5 +53,15 @@ export const recipientRestRows: RestRow[] = [
     result: (data) => {
       return { body: foundOrganization(data.node, 'contacts').contacts.nodes.map(restContact) };
     },
+  }),
+  restRow({
+    method: 'POST',
+    url: '/requests/:request_id/recipients/:recipient_id/link',
+    summary: "Regenerate a recipient's link (the old one stops working) and invite it with the new one",
+    tags: ['Requests'],
+    schema: { params: Type.Object({ request_id: Uuid(), recipient_id: Uuid() }), response: withErrors({ 200: Recipient.schema }) },
+    operation: RecipientLinkRegenerateDocument,
+    variables: ({ params }) => ({ requestId: params.request_id, id: params.recipient_id }),
+    result: (data) => ({ body: Recipient.map(fromPayload(data.recipientLinkRegenerate, 'recipient')) }),
   }),
 ];

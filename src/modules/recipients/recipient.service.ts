@@ -7,7 +7,11 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { MAX_PERSON_NAME } from '../../kernel/limits';
 import { isAdmin, userRefOf, type UserRef } from '../identity/viewer';
-import { findVisibleRequest } from '../requests/request.access';
+import { AppError } from '../../kernel/errors/app-error';
+import { inTransaction } from '../../kernel/db/transaction';
+import { findVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
+import { emitRequestEvent, type Ctx as RequestCtx } from '../requests/request.service';
+import { transition } from '../requests/request.states';
 import type { Language } from '../requests/request.enums';
 import type { AuthMethod, SendMethod } from './recipient.enums';
 import { Contact, Recipient, type RecipientRow, type ContactRow } from './recipient.entities';
@@ -202,4 +206,29 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
     questionAnswer: null,
   };
   return (await upsertContacts(ctx.em, userRefOf(ctx.viewer), [draft])).get(0)!;
+}
+
+/**
+ * Gives a recipient a new link (and with it a new password): both derive from the nonce, so the old
+ * link stops working. A request nobody submitted yet looks fresh again; the recipient is invited anew
+ * (the notifications module's hook hears `link.regenerated`).
+ */
+export async function regenerateLink(ctx: RequestCtx, id: string, requestId?: string | null): Promise<Recipient> {
+  return inTransaction(ctx.em, async (tx) => {
+    const found = isUuid(id) ? await tx.findOne(Recipient, id) : null;
+    if (!found || (requestId != null && found.request.id !== requestId)) throw AppError.notFound('Recipient');
+    // Visibility of a recipient is the visibility of its request.
+    const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, found.request.id).catch((err: unknown) => {
+      throw err instanceof AppError && err.code === 'NOT_FOUND' ? AppError.notFound('Recipient') : err;
+    });
+    const state = transition(request.state, 'regenerate-link', { submittedBefore: request.firstSubmittedAt != null });
+    const updated = state === request.state ? ['recipients'] : ['state', 'recipients'];
+    request.state = state;
+    request.updatedAt = new Date();
+    found.linkNonce = newLinkNonce();
+    found.tokenHash = sha256Hex(linkToken(ctx.settings.secret, found.id, found.linkNonce));
+    found.passwordHash = sha256Hex(recipientPassword(ctx.settings.secret, found.id, found.linkNonce));
+    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated, action: 'link.regenerated', details: { recipient_id: found.id } });
+    return found;
+  });
 }

@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
-import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, noteRead, updateRequest } from './request.service';
+import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, noteRead, sendRequest, updateRequest } from './request.service';
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
 
 /** A page of requests whose records also answer lookups by id (an item's or recipient's request). */
@@ -30,6 +30,7 @@ export const requestResolvers: Resolvers = {
     requestUpdate: (_root, { id, input }, ctx) => payload(async () => ({ request: (await updateRequest(ctx, id, input)).request })),
     requestDelete: (_root, { id }, ctx) => payload(async () => ({ deletedRequestId: await deleteRequest(ctx, id) })),
     requestClose: (_root, { id }, ctx) => payload(async () => ({ request: await closeRequest(ctx, id) })),
+    requestSend: (_root, { id }, ctx) => payload(async () => ({ request: await sendRequest(ctx, id) })),
   },
   Organization: {
     requests: (_org, args, ctx) => listRequestsPrimed(ctx, args),

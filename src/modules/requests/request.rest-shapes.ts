@@ -135,6 +135,7 @@ function buildRequestRest() {
       template_id: Nullable(Uuid()),
       mfa_enabled: Nullable(Type.Boolean()),
       skip_initial_notification: Nullable(Type.Boolean()),
+      draft: Nullable(Type.Boolean()),
       overwrite_template_items: Nullable(Type.Boolean()),
     },
     // A part's required keys are among its keys, which are all placed above.
@@ -149,6 +150,7 @@ function buildRequestRest() {
     templateId: body.template_id,
     mfaEnabled: body.mfa_enabled,
     skipInitialNotification: body.skip_initial_notification,
+    draft: body.draft,
     overwriteTemplateItems: body.overwrite_template_items,
   });
 

@@ -6,6 +6,7 @@ import {
   RequestDeleteDocument,
   RequestGetDocument,
   RequestListDocument,
+  RequestSendDocument,
   RequestUpdateDocument,
   type RequestCreateInput,
   type RequestOrder,
@@ -101,6 +102,16 @@ export function requestRestRows(): RestRow[] {
       operation: RequestCloseDocument,
       variables: ({ params }) => ({ id: params.request_id }),
       result: (data) => ({ body: restRequest(fromPayload(data.requestClose, 'request')) }),
+    }),
+    restRow({
+      method: 'POST',
+      url: '/requests/:request_id/send',
+      summary: 'Send a draft to its recipients',
+      tags,
+      schema: { params: RequestParams, response: withErrors({ 200: ResponseBody }) },
+      operation: RequestSendDocument,
+      variables: ({ params }) => ({ id: params.request_id }),
+      result: (data) => ({ body: restRequest(fromPayload(data.requestSend, 'request')) }),
     }),
   ];
 }

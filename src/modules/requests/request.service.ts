@@ -1,6 +1,6 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
-import type { Topic } from '../events/event.topics';
+import type { Action, Topic } from '../events/event.topics';
 import { renderForAnswer, renderSubject, type EmittingContext } from '../../kernel/events/render';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type {
@@ -37,7 +37,7 @@ import {
 import { insertRecords, newRecord, type Row } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'settings'> & EmittingContext;
+export type Ctx = Pick<GraphQLContext, 'em' | 'settings'> & EmittingContext;
 type Loaders = Ctx['loaders'];
 
 type CommonFields = Omit<RequestUpdateInput, 'collaborators'>;
@@ -101,18 +101,24 @@ function storeCollaborators(em: EntityManager, request: { id: string }, collabor
 /**
  * Writes a request's event, last in its transaction: its data is the request as REST shows it,
  * rendered now unless given (a deletion renders before it deletes), and the render's reads then serve
- * the mutation's answer.
+ * the mutation's answer. `action` and `details` say more than the topic for the activity log.
  */
-async function emitRequestEvent(
+export async function emitRequestEvent(
   tx: EntityManager,
   ctx: Ctx,
   topic: Topic,
   request: { id: string },
-  { known, updated, data }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void } = {},
+  {
+    known,
+    updated,
+    data,
+    action,
+    details,
+  }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void; action?: Action; details?: Record<string, unknown> } = {},
 ) {
   const subject = { type: 'Request', id: request.id, requestId: request.id };
   const rendered = data ?? (await renderForAnswer(tx, ctx, subject, known));
-  return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, updated, data: rendered });
+  return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, updated, data: rendered, action, details });
 }
 
 export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | null> {
@@ -223,7 +229,8 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     if (dueDate && input.expirationDate && input.expirationDate.getTime() <= dueDate.getTime()) {
       throw AppError.validation([{ field: ['expirationDate'], message: "Must be later than the due date the template sets", code: 'INVALID' }]);
     }
-    const state = transition(null, input.skipInitialNotification ? 'create-skip-notification' : 'create');
+    // A draft notifies nobody until it is sent; `skip_initial_notification` never notifies at creation.
+    const state = transition(null, input.draft ? 'create-draft' : input.skipInitialNotification ? 'create-skip-notification' : 'create');
     const request = newRecord(tx, Request, {
       organization: viewer.organizationId,
       owner: owner!.id,
@@ -352,6 +359,16 @@ export async function closeRequest(ctx: Ctx, id: string): Promise<Request> {
       request.closedAt = new Date();
       await emitRequestEvent(tx, ctx, 'request.closed', request);
     }
+    return request;
+  });
+}
+
+/** Sends a draft: its recipients are invited now (the invitation hook hears `request.sent`). */
+export async function sendRequest(ctx: Ctx, id: string): Promise<Request> {
+  return inTransaction(ctx.em, async (tx) => {
+    const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
+    request.state = transition(request.state, 'send-draft');
+    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated: ['state'], action: 'request.sent' });
     return request;
   });
 }

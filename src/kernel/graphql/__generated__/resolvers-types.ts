@@ -861,10 +861,17 @@ export type Mutation = {
   itemUpdate: ItemUpdatePayload;
   /** Marks an item valid and approved (status VERIFIED). Verifying a verified item changes nothing. */
   itemVerify: ItemVerifyPayload;
+  /**
+   * Gives a recipient a new link and password; the old link stops working, and the recipient is
+   * invited with the new one. An open request nobody submitted yet moves to
+   * INCOMPLETE_AND_FRESHLY_GENERATED; one submitted before keeps its state. Requires the right to
+   * update the request.
+   */
+  recipientLinkRegenerate: RecipientLinkRegeneratePayload;
   /** Closes a request: state CLOSED, no further submissions. Closing a closed request changes nothing. */
   requestClose: RequestClosePayload;
   /**
-   * Creates a request and, unless `skipInitialNotification`, notifies its recipients. Any user may
+   * Creates a request and, unless `skipInitialNotification` or `draft`, notifies its recipients. Any user may
    * create requests it owns; only ADMIN may name another owner.
    */
   requestCreate: RequestCreatePayload;
@@ -872,8 +879,25 @@ export type Mutation = {
   requestDelete: RequestDeletePayload;
   /** Deletes every document of a request the caller may see, with their bytes. */
   requestDocumentsDelete: RequestDocumentsDeletePayload;
+  /**
+   * Sends a submitted request back for changes: state REJECTED, the named items (by default those not
+   * verified) REJECTED, the recipients told by message, and their links work again. Requires the right
+   * to update the request.
+   */
+  requestReject: RequestRejectPayload;
+  /**
+   * Sends a draft (state PRE_LINK_GENERATED) to its recipients: state INCOMPLETE_AND_LINK_SENT, and each
+   * recipient is invited. Requires the right to update the request.
+   */
+  requestSend: RequestSendPayload;
   /** Changes a request. Requires the right to update it (owner, team member, collaborator or ADMIN). */
   requestUpdate: RequestUpdatePayload;
+  /**
+   * Verifies a submitted request (state PARTIALLY_SUBMITTED, SUBMITTED, UPDATED_AND_SUBMITTED or
+   * COMPLETE_AND_SUBMITTED): state VERIFIED, and every item not verified yet becomes VERIFIED. Requires
+   * the right to update the request.
+   */
+  requestVerify: RequestVerifyPayload;
   /** Creates a team. Requires ADMIN. */
   teamCreate: TeamCreatePayload;
   /** Creates a template owned by the caller. */
@@ -980,6 +1004,13 @@ export type MutationItemVerifyArgs = {
 
 
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRecipientLinkRegenerateArgs = {
+  id: Scalars['ID']['input'];
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationRequestCloseArgs = {
   id: Scalars['ID']['input'];
 };
@@ -1004,9 +1035,28 @@ export type MutationRequestDocumentsDeleteArgs = {
 
 
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRequestRejectArgs = {
+  id: Scalars['ID']['input'];
+  input: RequestRejectInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRequestSendArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationRequestUpdateArgs = {
   id: Scalars['ID']['input'];
   input: RequestUpdateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRequestVerifyArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1561,6 +1611,17 @@ export type RecipientInput = {
   sendMethod?: InputMaybe<SendMethod>;
 };
 
+/** Result of `recipientLinkRegenerate`. */
+export type RecipientLinkRegeneratePayload = {
+  __typename?: 'RecipientLinkRegeneratePayload';
+  /** The recipient with its new link and password. */
+  recipient?: Maybe<Recipient>;
+  /** The recipient's request (INCOMPLETE_AND_FRESHLY_GENERATED when nothing was submitted yet). */
+  request?: Maybe<Request>;
+  /** Problems with the input: `INVALID_STATE` unless the request is open. */
+  userErrors: Array<UserError>;
+};
+
 /** A reminder sent at a fixed time, in addition to the periodic ones. */
 export type ReminderScheduleEntry = {
   __typename?: 'ReminderScheduleEntry';
@@ -1729,6 +1790,11 @@ export type RequestCreateInput = {
   collaborators?: InputMaybe<Array<CollaboratorInput>>;
   /** Whether recipients are kept from commenting. */
   disableSubmissionComments?: InputMaybe<Scalars['Boolean']['input']>;
+  /**
+   * Whether to keep the request as a draft (state PRE_LINK_GENERATED): nobody is notified until
+   * `requestSend`.
+   */
+  draft?: InputMaybe<Scalars['Boolean']['input']>;
   /**
    * Date by which the request should be complete; with a template that has a due-date interval, that
    * many days from now by default.
@@ -1925,6 +1991,29 @@ export type RequestOrderField =
   /** Time of the last change. */
   | 'UPDATED_AT';
 
+/** Input of `requestReject`. */
+export type RequestRejectInput = {
+  /** UUIDs of the request's items to redo; by default every item not verified. */
+  itemIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
+   * What the recipients are asked to change, 1 to 5,000 characters (shown in the portal and in the
+   * message they receive).
+   */
+  message: Scalars['String']['input'];
+};
+
+/** Result of `requestReject`. */
+export type RequestRejectPayload = {
+  __typename?: 'RequestRejectPayload';
+  /** The rejected request (state REJECTED). */
+  request?: Maybe<Request>;
+  /**
+   * Problems with the input: the message, item ids that are not the request's, `INVALID_STATE` unless
+   * the request waits for review.
+   */
+  userErrors: Array<UserError>;
+};
+
 /** The owner's request for changes: the message and the items the recipients are asked to redo. */
 export type RequestRejection = {
   __typename?: 'RequestRejection';
@@ -1934,6 +2023,15 @@ export type RequestRejection = {
   message: Scalars['String']['output'];
   /** When the owner rejected the submission. */
   rejectedAt: Scalars['DateTime']['output'];
+};
+
+/** Result of `requestSend`. */
+export type RequestSendPayload = {
+  __typename?: 'RequestSendPayload';
+  /** The sent request (state INCOMPLETE_AND_LINK_SENT). */
+  request?: Maybe<Request>;
+  /** Problems with the input: `INVALID_STATE` unless the request is a draft. */
+  userErrors: Array<UserError>;
 };
 
 /**
@@ -2011,6 +2109,15 @@ export type RequestUpdatePayload = {
   /** The updated request; null when `userErrors` is not empty. */
   request?: Maybe<Request>;
   /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `requestVerify`. */
+export type RequestVerifyPayload = {
+  __typename?: 'RequestVerifyPayload';
+  /** The verified request (state VERIFIED). */
+  request?: Maybe<Request>;
+  /** Problems with the input: `INVALID_STATE` unless the request waits for review. */
   userErrors: Array<UserError>;
 };
 
@@ -3069,6 +3176,7 @@ export type ResolversTypes = {
   QuestionType: QuestionType;
   Recipient: ResolverTypeWrapper<RecipientMapper>;
   RecipientInput: RecipientInput;
+  RecipientLinkRegeneratePayload: ResolverTypeWrapper<Omit<RecipientLinkRegeneratePayload, 'recipient' | 'request'> & { recipient?: Maybe<ResolversTypes['Recipient']>, request?: Maybe<ResolversTypes['Request']> }>;
   ReminderScheduleEntry: ResolverTypeWrapper<ReminderScheduleEntry>;
   ReminderScheduleEntryInput: ReminderScheduleEntryInput;
   Request: ResolverTypeWrapper<RequestMapper>;
@@ -3087,10 +3195,14 @@ export type ResolversTypes = {
   RequestItemStatus: RequestItemStatus;
   RequestOrder: RequestOrder;
   RequestOrderField: RequestOrderField;
+  RequestRejectInput: RequestRejectInput;
+  RequestRejectPayload: ResolverTypeWrapper<Omit<RequestRejectPayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestRejection: ResolverTypeWrapper<RequestRejection>;
+  RequestSendPayload: ResolverTypeWrapper<Omit<RequestSendPayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestState: RequestState;
   RequestUpdateInput: RequestUpdateInput;
   RequestUpdatePayload: ResolverTypeWrapper<Omit<RequestUpdatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
+  RequestVerifyPayload: ResolverTypeWrapper<Omit<RequestVerifyPayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   SendMethod: SendMethod;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -3214,6 +3326,7 @@ export type ResolversParentTypes = {
   QuestionItemInput: QuestionItemInput;
   Recipient: RecipientMapper;
   RecipientInput: RecipientInput;
+  RecipientLinkRegeneratePayload: Omit<RecipientLinkRegeneratePayload, 'recipient' | 'request'> & { recipient?: Maybe<ResolversParentTypes['Recipient']>, request?: Maybe<ResolversParentTypes['Request']> };
   ReminderScheduleEntry: ReminderScheduleEntry;
   ReminderScheduleEntryInput: ReminderScheduleEntryInput;
   Request: RequestMapper;
@@ -3229,9 +3342,13 @@ export type ResolversParentTypes = {
   RequestItem: RequestItemMapper;
   RequestItemInput: RequestItemInput;
   RequestOrder: RequestOrder;
+  RequestRejectInput: RequestRejectInput;
+  RequestRejectPayload: Omit<RequestRejectPayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestRejection: RequestRejection;
+  RequestSendPayload: Omit<RequestSendPayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestUpdateInput: RequestUpdateInput;
   RequestUpdatePayload: Omit<RequestUpdatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
+  RequestVerifyPayload: Omit<RequestVerifyPayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Team: TeamMapper;
@@ -3597,11 +3714,15 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   itemDelete?: Resolver<ResolversTypes['ItemDeletePayload'], ParentType, ContextType, RequireFields<MutationItemDeleteArgs, 'id'>>;
   itemUpdate?: Resolver<ResolversTypes['ItemUpdatePayload'], ParentType, ContextType, RequireFields<MutationItemUpdateArgs, 'id' | 'input'>>;
   itemVerify?: Resolver<ResolversTypes['ItemVerifyPayload'], ParentType, ContextType, RequireFields<MutationItemVerifyArgs, 'id'>>;
+  recipientLinkRegenerate?: Resolver<ResolversTypes['RecipientLinkRegeneratePayload'], ParentType, ContextType, RequireFields<MutationRecipientLinkRegenerateArgs, 'id'>>;
   requestClose?: Resolver<ResolversTypes['RequestClosePayload'], ParentType, ContextType, RequireFields<MutationRequestCloseArgs, 'id'>>;
   requestCreate?: Resolver<ResolversTypes['RequestCreatePayload'], ParentType, ContextType, RequireFields<MutationRequestCreateArgs, 'input'>>;
   requestDelete?: Resolver<ResolversTypes['RequestDeletePayload'], ParentType, ContextType, RequireFields<MutationRequestDeleteArgs, 'id'>>;
   requestDocumentsDelete?: Resolver<ResolversTypes['RequestDocumentsDeletePayload'], ParentType, ContextType, RequireFields<MutationRequestDocumentsDeleteArgs, 'requestId'>>;
+  requestReject?: Resolver<ResolversTypes['RequestRejectPayload'], ParentType, ContextType, RequireFields<MutationRequestRejectArgs, 'id' | 'input'>>;
+  requestSend?: Resolver<ResolversTypes['RequestSendPayload'], ParentType, ContextType, RequireFields<MutationRequestSendArgs, 'id'>>;
   requestUpdate?: Resolver<ResolversTypes['RequestUpdatePayload'], ParentType, ContextType, RequireFields<MutationRequestUpdateArgs, 'id' | 'input'>>;
+  requestVerify?: Resolver<ResolversTypes['RequestVerifyPayload'], ParentType, ContextType, RequireFields<MutationRequestVerifyArgs, 'id'>>;
   teamCreate?: Resolver<ResolversTypes['TeamCreatePayload'], ParentType, ContextType, RequireFields<MutationTeamCreateArgs, 'input'>>;
   templateCreate?: Resolver<ResolversTypes['TemplateCreatePayload'], ParentType, ContextType, RequireFields<MutationTemplateCreateArgs, 'input'>>;
   templateDelete?: Resolver<ResolversTypes['TemplateDeletePayload'], ParentType, ContextType, RequireFields<MutationTemplateDeleteArgs, 'id'>>;
@@ -3733,6 +3854,12 @@ export type RecipientResolvers<ContextType = GraphQLContext, ParentType extends 
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type RecipientLinkRegeneratePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientLinkRegeneratePayload'] = ResolversParentTypes['RecipientLinkRegeneratePayload']> = {
+  recipient?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
+  request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type ReminderScheduleEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReminderScheduleEntry'] = ResolversParentTypes['ReminderScheduleEntry']> = {
   message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sendAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -3828,13 +3955,28 @@ export type RequestItemResolvers<ContextType = GraphQLContext, ParentType extend
   __resolveType: TypeResolveFn<'ESignatureItem' | 'QuestionItem' | 'UploadItem', ParentType, ContextType>;
 };
 
+export type RequestRejectPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestRejectPayload'] = ResolversParentTypes['RequestRejectPayload']> = {
+  request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type RequestRejectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestRejection'] = ResolversParentTypes['RequestRejection']> = {
   itemIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   rejectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
+export type RequestSendPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestSendPayload'] = ResolversParentTypes['RequestSendPayload']> = {
+  request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type RequestUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestUpdatePayload'] = ResolversParentTypes['RequestUpdatePayload']> = {
+  request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type RequestVerifyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestVerifyPayload'] = ResolversParentTypes['RequestVerifyPayload']> = {
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
@@ -4149,6 +4291,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   QuestionItem?: QuestionItemResolvers<ContextType>;
   Recipient?: RecipientResolvers<ContextType>;
+  RecipientLinkRegeneratePayload?: RecipientLinkRegeneratePayloadResolvers<ContextType>;
   ReminderScheduleEntry?: ReminderScheduleEntryResolvers<ContextType>;
   Request?: RequestResolvers<ContextType>;
   RequestClosePayload?: RequestClosePayloadResolvers<ContextType>;
@@ -4159,8 +4302,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RequestEdge?: RequestEdgeResolvers<ContextType>;
   RequestEvent?: RequestEventResolvers<ContextType>;
   RequestItem?: RequestItemResolvers<ContextType>;
+  RequestRejectPayload?: RequestRejectPayloadResolvers<ContextType>;
   RequestRejection?: RequestRejectionResolvers<ContextType>;
+  RequestSendPayload?: RequestSendPayloadResolvers<ContextType>;
   RequestUpdatePayload?: RequestUpdatePayloadResolvers<ContextType>;
+  RequestVerifyPayload?: RequestVerifyPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Team?: TeamResolvers<ContextType>;
   TeamCreatePayload?: TeamCreatePayloadResolvers<ContextType>;
