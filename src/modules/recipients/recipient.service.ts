@@ -215,8 +215,11 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
  */
 export async function regenerateLink(ctx: RequestCtx, id: string, requestId?: string | null): Promise<Recipient> {
   return inTransaction(ctx.em, async (tx) => {
-    const found = isUuid(id) ? await tx.findOne(Recipient, id) : null;
-    if (!found || (requestId != null && found.request.id !== requestId)) throw AppError.notFound('Recipient');
+    // Under a request, the contact REST shows as `recipient.id` names its recipient too (a contact is
+    // a request's recipient once at most), so a REST client can use the id it was given.
+    const where = requestId != null ? (isUuid(requestId) ? { request: requestId, $or: [{ id }, { contact: id }] } : null) : { id };
+    const found = isUuid(id) && where ? await tx.findOne(Recipient, where) : null;
+    if (!found) throw AppError.notFound('Recipient');
     // Visibility of a recipient is the visibility of its request.
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, found.request.id).catch((err: unknown) => {
       throw err instanceof AppError && err.code === 'NOT_FOUND' ? AppError.notFound('Recipient') : err;

@@ -294,11 +294,19 @@ describe("the owner's review: verify, reject, send a draft, regenerate a link, o
       }
     });
 
-    it("should not find a recipient of another request under this one", async () => {
+    it("should take the contact id REST shows as the recipient's, and find no recipient of another request under this one", async () => {
       const request = await createRequest(t.app, tenant.apiKey);
       const other = await createRequest(t.app, tenant.apiKey);
       const [stranger] = await recipientsOf(other.id);
+      expect(other.recipients[0].recipient.id).toBe(request.recipients[0].recipient.id);
+      const byContact = await api.post(`/requests/${request.id}/recipients/${request.recipients[0].recipient.id}/link`);
+      expect(byContact.statusCode).toBe(200);
+      expect(sha256Hex(byContact.json().request_link.split('/r/')[1])).toBe((await recipientsOf(request.id))[0].token_hash);
       expect((await api.post(`/requests/${request.id}/recipients/${stranger.id}/link`)).json()).toEqual({ detail: 'Recipient not found' });
+      // The contact is the same person on both requests: under this one it names this one's recipient only.
+      const [mine] = await recipientsOf(request.id);
+      expect(mine.token_hash).not.toBe(stranger.token_hash);
+      expect((await recipientsOf(other.id))[0]).toEqual(stranger);
     });
   });
 
