@@ -1,7 +1,8 @@
-import type { PDFPage } from 'pdf-lib';
+import { PDFDocument, type PDFPage } from 'pdf-lib';
 import type { ContractLayout } from './contract.entities';
 
-// Where a field or an annotation sits on its page, as the preview draws it and signing stamps it.
+// A contract's PDF, and where a field or an annotation sits on its pages, as the preview draws it and
+// signing stamps it.
 
 /** A box without a size in its layout gets this one (points), enough for a signature line. */
 export const DEFAULT_BOX = { width: 150, height: 30 };
@@ -21,3 +22,16 @@ export function boxOnPage(page: PDFPage, layout: ContractLayout): Box {
 
 /** The standard fonts encode WinAnsi only; anything else would make pdf-lib throw. */
 export const printable = (text: string) => text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
+
+/**
+ * The contract's PDF, or null when pdf-lib cannot read it. pdf-lib reads the page tree lazily, so a
+ * file that merely starts like a PDF fails only when its pages are asked for: they are asked for here.
+ */
+export async function readContractPdf(bytes: Uint8Array): Promise<PDFDocument | null> {
+  try {
+    const pdf = await PDFDocument.load(bytes, { ignoreEncryption: true });
+    return pdf.getPageCount() > 0 ? pdf : null;
+  } catch {
+    return null;
+  }
+}

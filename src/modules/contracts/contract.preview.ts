@@ -1,10 +1,10 @@
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
+import { rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { StoredFile } from '../files/file.entities';
 import { readFile } from '../files/file.service';
 import type { ContractLayout } from './contract.entities';
-import { boxOnPage, printable } from './contract.layout';
+import { boxOnPage, printable, readContractPdf } from './contract.layout';
 import { requireContract } from './contract.service';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage'>;
@@ -27,12 +27,8 @@ export async function previewContract(ctx: Ctx, id: string): Promise<{ name: str
   const contract = await requireContract(ctx, id);
   const file = await ctx.em.findOneOrFail(StoredFile, contract.file.id);
   if (file.mimeType !== 'application/pdf') throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Only PDF contracts have a preview; this one is ${file.mimeType}`);
-  let pdf: PDFDocument;
-  try {
-    pdf = await PDFDocument.load(await readFile(ctx, file), { ignoreEncryption: true });
-  } catch (cause) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The contract starts like a PDF but could not be read as one', { cause });
-  }
+  const pdf = await readContractPdf(await readFile(ctx, file));
+  if (!pdf) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The contract starts like a PDF but could not be read as one');
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   const pages = pdf.getPages();
   const boxes = [

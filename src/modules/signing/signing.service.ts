@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { PDFDocument } from 'pdf-lib';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { MAX_DATE, MIN_DATE } from '../../kernel/limits';
 import { InputCheck } from '../../kernel/validation/input-check';
 import type { Contract, ContractField } from '../contracts/contract.entities';
+import { readContractPdf } from '../contracts/contract.layout';
 import { findContract } from '../contracts/contract.service';
 import { StoredFile } from '../files/file.entities';
 import { readFile } from '../files/file.service';
@@ -176,7 +176,9 @@ export function checkSigning(contract: Pick<Contract, 'fields'>, input: Pick<Sig
   for (const key of Object.keys(input.values ?? {})) {
     if (!known.has(key)) check.add(['fields', key], 'Names no field of this contract that this signer fills in', 'NOT_FOUND');
   }
-  const checked = fields.map(({ key, field }) => ({ key, field, given: checkValue(check, key, field.type, input.values?.[key], input.at) }));
+  // Own keys only: a field whose id is "constructor" must not find Object's.
+  const valueOf = (key: string) => (input.values && Object.hasOwn(input.values, key) ? input.values[key] : undefined);
+  const checked = fields.map(({ key, field }) => ({ key, field, given: checkValue(check, key, field.type, valueOf(key), input.at) }));
   const signature = checkSignature(check, input.signature);
   check.done();
   return { fields: checked.map(({ key, field, given }) => ({ key, field, ...given! })), signature: signature! };
@@ -190,12 +192,8 @@ export type SigningRecord = { documentName: string; contractId: string; organiza
  * asked for once the PDF is known to be signable, so a refused PDF makes no certificate.
  */
 export async function signPdf(original: Buffer, plan: SigningPlan, record: SigningRecord, signingKey: () => Promise<SigningKey>): Promise<Omit<SignedContract, 'name'>> {
-  let pdf: PDFDocument;
-  try {
-    pdf = await PDFDocument.load(original, { ignoreEncryption: true });
-  } catch {
-    throw refuse('The contract could not be read as a PDF, so it cannot be signed');
-  }
+  const pdf = await readContractPdf(original);
+  if (!pdf) throw refuse('The contract could not be read as a PDF, so it cannot be signed');
   // pdf-lib would write an encrypted document's strings and streams back unreadable.
   if (pdf.isEncrypted) throw refuse('The contract is an encrypted PDF, which cannot be signed');
 

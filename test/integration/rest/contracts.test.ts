@@ -138,6 +138,11 @@ describe('REST contracts', () => {
 
       const docx = await upload(t.app, tenant.apiKey, '/contracts', await docxBytes(), { filename: 'terms.docx' });
       expect((await api.get(`/contracts/${docx.json().id}/preview`)).statusCode).toBe(415);
+      // Starts like a PDF (so the upload takes it), has no page tree.
+      const broken = await upload(t.app, tenant.apiKey, '/contracts', '%PDF-1.7\nthis is not really a PDF\n', { filename: 'broken.pdf' });
+      const brokenPreview = await api.get(`/contracts/${broken.json().id}/preview`);
+      expect(brokenPreview.statusCode).toBe(415);
+      expect(brokenPreview.json()).toEqual({ detail: 'The contract starts like a PDF but could not be read as one' });
     });
   });
 

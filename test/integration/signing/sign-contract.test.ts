@@ -39,6 +39,7 @@ const FIELDS: ContractField[] = [
   { id: 'bob-sig', type: 'SIGNATURE', assignedTo: { email: 'bob@example.com' }, layout: at(2, 300, 40, 'BOTTOM_RIGHT') },
   { type: 'CHECKBOX', placeholder: 'No place on the page' },
   { id: 'far-away', type: 'TEXT', layout: at(7, 10, 10) },
+  { id: 'phone-sig', type: 'SIGNATURE', assignedTo: { phone: '+1 (555) 0100-2' } },
 ];
 
 describe('signContract', () => {
@@ -83,6 +84,16 @@ describe('signContract', () => {
     expect(keys('Ana@Example.COM')).toEqual(['full-name', 'agree', 'signed-on', 'ana-sig', 'ana-initials', 'field-7', 'far-away']);
     expect(keys('bob@example.com')).toEqual(['agree', 'signed-on', 'bob-sig', 'field-7', 'far-away']);
     expect(keys(null, '+1 555 0100')).toEqual(['agree', 'signed-on', 'field-7', 'far-away']);
+    expect(keys(null, '+1 555 01002')).toEqual(['agree', 'signed-on', 'field-7', 'far-away', 'phone-sig']);
+  });
+
+  it('should read only the values given, whatever the field ids are called', async () => {
+    const id = await uploadContract(t, tenant.apiKey, original, [
+      { id: 'constructor', type: 'CHECKBOX', layout: at(1, 10, 10) },
+      { id: 'toString', type: 'DATE', layout: at(1, 10, 50) },
+    ]);
+    const signed = await signContract(ctx, input({ contractId: id, values: {} }));
+    expect((await pagesText(signed.pdf))[0].split('\n')).toEqual(['Terms, page one', '2026-11-24']);
   });
 
   it('should stamp the values on their pages, append the audit page and sign the whole file', async () => {
@@ -215,11 +226,18 @@ describe('signContract', () => {
       ]);
     });
 
-    it('should refuse a DOCX contract, and not find another organization\'s contract', async () => {
+    it('should refuse a DOCX contract, an unreadable or encrypted PDF, and not find another organization\'s contract', async () => {
       const docx = await uploadContract(t, tenant.apiKey, await docxBytes(), [], 'terms.docx');
       expect(await refusal({ contractId: docx, values: {} })).toEqual([
         { field: [], message: 'Only PDF contracts can be signed; this one is application/vnd.openxmlformats-officedocument.wordprocessingml.document', code: 'INVALID' },
       ]);
+      const broken = await uploadContract(t, tenant.apiKey, Buffer.from('%PDF-1.7\nthis is not really a PDF\n'), [], 'broken.pdf');
+      expect(await refusal({ contractId: broken, values: {} })).toEqual([{ field: [], message: 'The contract could not be read as a PDF, so it cannot be signed', code: 'INVALID' }]);
+      const locked = await PDFDocument.create();
+      locked.addPage();
+      locked.context.trailerInfo.Encrypt = locked.context.obj({ Filter: 'Standard', V: 1, R: 2 });
+      const encrypted = await uploadContract(t, tenant.apiKey, Buffer.from(await locked.save()), [], 'locked.pdf');
+      expect(await refusal({ contractId: encrypted, values: {} })).toEqual([{ field: [], message: 'The contract is an encrypted PDF, which cannot be signed', code: 'INVALID' }]);
       const other = await createTenant(t.orm);
       await expect(signContract(ctx, input({ organization: { id: other.organizationId, name: 'Other' } }))).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Contract not found' });
       await expect(signContract(ctx, input({ contractId: 'not-a-uuid' }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
