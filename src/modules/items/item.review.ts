@@ -14,11 +14,14 @@ import { itemTransition } from './item.states';
 // The owner's review of a submission (API-DECISIONS, States): verify the request, or reject it with a
 // message and the items to redo. Both change the request and its items, so they live with the items.
 
-/** Moves a submitted request to VERIFIED and writes its `request.verified`, last in the transaction. */
-async function settleVerified(tx: EntityManager, ctx: Ctx, request: Request): Promise<void> {
+/**
+ * Moves a submitted request to VERIFIED and writes its `request.verified`, last in the transaction;
+ * `itemIds` are the items verified with it, for the activity log.
+ */
+async function settleVerified(tx: EntityManager, ctx: Ctx, request: Request, itemIds: string[]): Promise<void> {
   request.state = transition(request.state, 'verify');
   request.verified = true;
-  await emitRequestEvent(tx, ctx, 'request.verified', request);
+  await emitRequestEvent(tx, ctx, 'request.verified', request, { details: { item_ids: itemIds } });
 }
 
 /** Verifies a submitted request: every item not verified yet becomes VERIFIED with it. */
@@ -28,11 +31,12 @@ export async function verifyRequest(ctx: Ctx, id: string): Promise<Request> {
     // Refused before the items are read: from any other state the table says no.
     transition(request.state, 'verify');
     const now = new Date();
-    for (const item of await tx.find(RequestItem, { request: request.id, deletedAt: null, status: { $ne: 'VERIFIED' } })) {
+    const items = await tx.find(RequestItem, { request: request.id, deletedAt: null, status: { $ne: 'VERIFIED' } }, { orderBy: { position: 'asc' } });
+    for (const item of items) {
       item.status = itemTransition(item.status, 'verify');
       item.verifiedAt = now;
     }
-    await settleVerified(tx, ctx, request);
+    await settleVerified(tx, ctx, request, items.map((item) => item.id));
     return request;
   });
 }
@@ -44,7 +48,7 @@ export async function verifyRequest(ctx: Ctx, id: string): Promise<Request> {
 export async function verifyRequestWhenSettled(tx: EntityManager, ctx: Ctx, request: Request): Promise<void> {
   if (!SUBMITTED_STATES.includes(request.state)) return;
   const open = await tx.count(RequestItem, { request: request.id, deletedAt: null, status: { $ne: 'VERIFIED' } });
-  if (open === 0) await settleVerified(tx, ctx, request);
+  if (open === 0) await settleVerified(tx, ctx, request, []);
 }
 
 /**

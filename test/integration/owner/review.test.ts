@@ -62,7 +62,7 @@ describe("the owner's review: verify, reject, send a draft, regenerate a link, o
       const [last] = (await events(request.id)).slice(-1);
       expect(last.topic).toBe('request.verified');
       expect(last.data).toMatchObject({ id: request.id, state: 'VERIFIED', verified: true });
-      expect((await activity(request.id))[0]).toMatchObject({ action: 'request.verified', actor: { type: 'USER', id: tenant.userId }, details: {} });
+      expect((await activity(request.id))[0]).toMatchObject({ action: 'request.verified', actor: { type: 'USER', id: tenant.userId }, details: { item_ids: request.items.map((i: { id: string }) => i.id) } });
       // Verified is not waiting for review any more.
       expect((await api.post(`/requests/${request.id}/verify`)).json().detail).toEqual([{ loc: ['body'], msg: 'verify is not allowed from request state VERIFIED', type: 'invalid_state' }]);
     });
@@ -95,7 +95,7 @@ describe("the owner's review: verify, reject, send a draft, regenerate a link, o
       expect((await api.get(`/requests/${request.id}`)).json()).toMatchObject({ state: 'VERIFIED', verified: true });
       expect((await events(request.id)).map((e) => e.topic).slice(-3)).toEqual(['item.verified', 'item.verified', 'request.verified']);
       expect((await activity(request.id)).slice(0, 2).map((e) => [e.action, e.details])).toEqual([
-        ['request.verified', {}],
+        ['request.verified', { item_ids: [] }],
         ['item.verified', { item_id: question.id }],
       ]);
     });

@@ -48,8 +48,8 @@ export type Activity = Node & {
   createdAt: Scalars['DateTime']['output'];
   /**
    * What changed: the subject when it is not the request (`item_id`, `document_id`), the fields a
-   * `request.updated` changed (`updated`), a rejection's `message` and `item_ids`, a regenerated
-   * link's `recipient_id`.
+   * `request.updated` changed (`updated`), the items a verification verified (`item_ids`), a
+   * rejection's `message` and `item_ids`, a regenerated link's `recipient_id`.
    */
   details: Scalars['JSON']['output'];
   /** The entry's UUID. */
