@@ -4,7 +4,9 @@ import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerO
 import type { Config } from './config/config';
 import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
-import { createContextFactory, type ContextFactory, type Execute } from './kernel/graphql/context';
+import { createContextFactory, type Execute, type ServiceSettings } from './kernel/graphql/context';
+import { findSession, isSessionToken, recipientViewer } from './modules/portal/portal.access';
+import { clientOf } from './modules/portal/portal.routes';
 import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
 import { registerAuth } from './kernel/http/auth';
@@ -16,7 +18,8 @@ import { subjectLoader } from './kernel/graphql/events';
 import { MODULES } from './modules';
 import { TOPICS } from './modules/events/event.topics';
 import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
-import { DeliveryWorker, type Clock } from './modules/webhooks/webhook.delivery';
+import { DeliveryWorker } from './modules/webhooks/webhook.delivery';
+import { systemClock, type Clock } from './kernel/clock';
 import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
 import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
 import { NotificationWorker } from './modules/notifications/notification.worker';
@@ -49,8 +52,6 @@ declare module 'fastify' {
     webhookWorker: DeliveryWorker;
     /** This instance's notification sender. */
     notificationWorker: NotificationWorker;
-    /** Builds operation contexts (for code that acts outside an HTTP request, such as test helpers). */
-    contexts: ContextFactory;
   }
 }
 
@@ -85,21 +86,29 @@ export async function buildApp({
     return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'database unavailable' });
   });
 
+  const settings: ServiceSettings = {
+    publicUrl: config.publicUrl,
+    secret: config.secret,
+    webhooks: config.webhooks,
+    resolveHost,
+    maxUploadBytes: config.maxUploadBytes,
+    maxFilesPerItem: config.maxFilesPerItem,
+    signing: config.signing,
+    dataDir: config.dataDir,
+    clock: clock ?? systemClock,
+  };
   const resolveViewer = (key: string) => findViewerByApiKey(orm.em.fork(), key);
-  registerAuth(app, resolveViewer);
+  // A recipient's session token opens its GraphQL operations (the actor guard keeps it to them).
+  registerAuth(app, async (key, request) => {
+    if (!isSessionToken(key)) return resolveViewer(key);
+    const session = await findSession(orm.em.fork(), key, settings.clock.now());
+    return session && recipientViewer(session, clientOf(request));
+  });
   const outbox = new Outbox(MODULES.renderers, MODULES.emitHooks);
+
   const contexts = createContextFactory({
     orm,
-    settings: {
-      publicUrl: config.publicUrl,
-      secret: config.secret,
-      webhooks: config.webhooks,
-      resolveHost,
-      maxUploadBytes: config.maxUploadBytes,
-      maxFilesPerItem: config.maxFilesPerItem,
-      signing: config.signing,
-      dataDir: config.dataDir,
-    },
+    settings,
     events: outbox,
     // Event renders run the REST rows' documents in-process, inside the writing transaction.
     execute: (source, ctx, variables) => app.graphql(source, ctx as never, variables) as ReturnType<Execute>,

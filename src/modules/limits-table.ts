@@ -56,6 +56,16 @@ import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_PNG_PIXELS, MAX
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
 import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
 import { writeSection, type ReadmeSection } from './readme-section';
+import {
+  CODE_DIGITS,
+  CODE_RESEND_SECONDS,
+  CODE_VALID_MINUTES,
+  MAX_CODES_PER_HOUR,
+  MAX_SIGN_IN_FAILURES,
+  MAX_SUBMISSION_COMMENT,
+  SESSION_HOURS,
+  SIGN_IN_LOCK_MINUTES,
+} from './portal/portal.limits';
 
 // The README's Limits table, written from the limits constants so that it cannot drift from what the
 // service enforces: `npm run docs:limits` rewrites it, test/unit/readme-limits.test.ts fails while it
@@ -166,6 +176,11 @@ const rows = (): [string, string, string][] => [
     'GraphQL `userErrors` / CLI error',
   ],
   ['API key `name`', chars(MAX_API_KEY_NAME), 'GraphQL `userErrors`'],
+  ['Recipient one-time code', `${n(CODE_DIGITS)} digits, valid ${n(CODE_VALID_MINUTES)} min, used once`, '`401` `Wrong or expired code`'],
+  ['Code sends per recipient', `1 per ${n(CODE_RESEND_SECONDS)} s, ${n(MAX_CODES_PER_HOUR)} per hour`, '`429` with `Retry-After`'],
+  ['Recipient sign-in failures', `${n(MAX_SIGN_IN_FAILURES)} wrong answers or codes in a row lock that step for ${n(SIGN_IN_LOCK_MINUTES)} min`, '`429` with `Retry-After`'],
+  ['Recipient session', `${n(SESSION_HOURS)} hours, never past the request's \`expiration_date\``, '`401`'],
+  ['Submission `comment`', chars(MAX_SUBMISSION_COMMENT), '`422`'],
 ];
 
 function limitsTable(): string {

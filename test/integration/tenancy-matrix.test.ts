@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getNullableType, type GraphQLField, type GraphQLInterfaceType, type GraphQLSchema } from 'graphql';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
-import { answerSelection, fieldDocument, idPositions, minimalValue, positionName, setAt, userErrorPath, type IdPosition } from '../support/graphql-schema';
+import { answerSelection, fieldDocument, forRecipient, idPositions, minimalValue, positionName, setAt, userErrorPath, type IdPosition } from '../support/graphql-schema';
 import { fillPath, minimalPayload, pathParams, REST_ROWS, restNoun, rowName } from '../support/rest-rows';
 import { startReceiver } from '../support/receiver';
 import { snapshotAll } from '../support/snapshot';
@@ -110,6 +110,10 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.webhookSecretRotate(id)': ['webhook'],
   'Mutation.webhookDeliveryRetry(id)': ['delivery'],
   'Mutation.webhookDeliveryRetry(webhookId)': ['webhook'],
+  'Mutation.recipientAnswer(input.itemId)': ['questionItem'],
+  'Mutation.recipientNotApplicable(input.itemId)': ['questionItem'],
+  'Mutation.recipientDocumentDelete(input.documentId)': ['document'],
+  'Mutation.recipientDocumentDelete(input.itemId)': ['item'],
 };
 
 /** Arguments whose smallest schema-valid value the service would refuse for reasons other than tenancy. */
@@ -122,6 +126,10 @@ const GRAPHQL_ARG_OVERRIDES: Record<string, Record<string, unknown>> = {
 /** Ids inside an input that are refused as a missing record (top-level NOT_FOUND) rather than a user error, and why. */
 const NOT_FOUND_INPUTS: Record<string, string> = {
   'Mutation.requestCreate(input.templateId)': 'README, Tenancy: a template_id the caller cannot see is 404 Template not found',
+  'Mutation.recipientAnswer(input.itemId)': "a recipient acts on its request's items only: another's is 404 Item not found",
+  'Mutation.recipientNotApplicable(input.itemId)': "a recipient acts on its request's items only: another's is 404 Item not found",
+  'Mutation.recipientDocumentDelete(input.documentId)': "a recipient deletes its own documents only: another's is 404 Document not found",
+  'Mutation.recipientDocumentDelete(input.itemId)': "a recipient deletes its own documents only: another's is 404 Document not found",
 };
 
 describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
@@ -228,7 +236,9 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
     });
 
     it('should answer null to queries and NOT_FOUND to mutations, and change nothing', async () => {
-      const api = client(t.app, globex.adminKey);
+      const admin = client(t.app, globex.adminKey);
+      // The recipient operations are called by a Globex recipient, on its own request.
+      const recipient = client(t.app, globex.recipientSession);
       const failures: string[] = [];
       let calls = 0;
       const positions = idPositions(schema);
@@ -252,6 +262,7 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
           }
           setAt(field, variables, position.path, acme[noun], globexId);
           const document = fieldDocument(position.root, field);
+          const api = forRecipient(field) ? recipient : admin;
           let result!: Awaited<ReturnType<typeof api.graphql>>;
           const changes = await unchanged(async () => {
             result = await api.graphql(document, variables);

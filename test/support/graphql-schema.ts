@@ -217,3 +217,6 @@ export function reachableLists(schema: GraphQLSchema): string[] {
   visit(schema.getQueryType()!.name);
   return [...lists].sort();
 }
+
+/** Whether only a recipient's session may call a root field (`@recipientSession`); an API key calls the others. */
+export const forRecipient = (field: GraphQLField<unknown, unknown>): boolean => field.astNode?.directives?.some((d) => d.name.value === 'recipientSession') ?? false;

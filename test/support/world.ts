@@ -1,3 +1,4 @@
+import { signedIn, tokenOf } from './portal';
 import { client, type TestApp, type Tenant } from './app';
 import { submit } from './documents';
 import { createRequest, createTeam, createUser } from './fixtures';
@@ -39,10 +40,12 @@ export type World = {
   activity: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
+  /** A portal session of the request's recipient (for the recipient operations). */
+  recipientSession: string;
 };
 
 /** A kind of record the world holds one of. */
-export type WorldNoun = Exclude<keyof World, 'adminKey'>;
+export type WorldNoun = Exclude<keyof World, 'adminKey' | 'recipientSession'>;
 
 export async function ok<T = any>(response: { statusCode: number; body: string; json(): any }, what: string): Promise<T> {
   if (response.statusCode !== 200) throw new Error(`${what} answered ${response.statusCode}: ${response.body}`);
@@ -101,5 +104,6 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     notification: notifications[0].id,
     activity: activity[0].id,
     adminKey: tenant.apiKey,
+    recipientSession: (await signedIn(t.app, tokenOf(request.recipients[0].request_link))).session,
   };
 }

@@ -17,6 +17,7 @@ const TABLE: Record<AppErrorCode, { graphql: string; http: number }> = {
   FORBIDDEN: { graphql: 'FORBIDDEN', http: 403 },
   CONFLICT: { graphql: 'CONFLICT', http: 409 },
   RATE_LIMITED: { graphql: 'RATE_LIMITED', http: 429 },
+  GONE: { graphql: 'GONE', http: 410 },
   PAYLOAD_TOO_LARGE: { graphql: 'BAD_USER_INPUT', http: 413 },
   UNSUPPORTED_MEDIA_TYPE: { graphql: 'BAD_USER_INPUT', http: 415 },
 };

@@ -109,6 +109,7 @@ describe('item status table', () => {
   // rejection, COMPLETE again when redone. Verifying needs only the item (spec section 3).
   const EXPECTED: Record<ItemTrigger, Partial<Record<ItemStatus, ItemStatus>>> = {
     complete: { INCOMPLETE: 'COMPLETE', COMPLETE: 'COMPLETE', REJECTED: 'COMPLETE' },
+    undo: { COMPLETE: 'INCOMPLETE' },
     verify: { INCOMPLETE: 'VERIFIED', COMPLETE: 'VERIFIED', REJECTED: 'VERIFIED', VERIFIED: 'VERIFIED' },
     reject: { INCOMPLETE: 'REJECTED', COMPLETE: 'REJECTED', REJECTED: 'REJECTED', VERIFIED: 'REJECTED' },
   };

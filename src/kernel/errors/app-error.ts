@@ -14,6 +14,8 @@ export type AppErrorCode =
   | 'FORBIDDEN'
   | 'CONFLICT'
   | 'RATE_LIMITED'
+  /** Existed, and is no more to be used (a recipient's link to a closed or expired request). */
+  | 'GONE'
   /** An upload beyond its size limit. */
   | 'PAYLOAD_TOO_LARGE'
   /** An upload whose content (as detected, not as claimed) is not a type the operation accepts. */
@@ -40,12 +42,19 @@ export type UserError = {
 export class AppError extends Error {
   readonly code: AppErrorCode;
   readonly userErrors: UserError[];
+  /** For RATE_LIMITED: when to try again (REST `Retry-After`, GraphQL `extensions.retryAfter`). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: AppErrorCode, message: string, options: { userErrors?: UserError[]; cause?: unknown } = {}) {
+  constructor(code: AppErrorCode, message: string, options: { userErrors?: UserError[]; cause?: unknown; retryAfterSeconds?: number } = {}) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.userErrors = options.userErrors ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  static rateLimited(message: string, retryAfterMs: number): AppError {
+    return new AppError('RATE_LIMITED', message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) });
   }
 
   static notFound(resource: string): AppError {
@@ -90,6 +99,8 @@ export function graphqlCode(code: AppErrorCode): AppErrorCode {
       return 'CONFLICT';
     case 'RATE_LIMITED':
       return 'RATE_LIMITED';
+    case 'GONE':
+      return 'GONE';
     // Bytes move over REST only; should a GraphQL operation ever meet these, the input was at fault.
     case 'PAYLOAD_TOO_LARGE':
     case 'UNSUPPORTED_MEDIA_TYPE':
@@ -108,6 +119,7 @@ const HTTP_STATUS: Record<AppErrorCode, number> = {
   FORBIDDEN: 403,
   CONFLICT: 409,
   RATE_LIMITED: 429,
+  GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
 };

@@ -6,6 +6,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Outbox } from '../events/outbox';
 import { sourceOf, type Variables } from '../rest/operations';
 import type { Storage } from '../storage';
+import type { Clock } from '../clock';
 
 /**
  * Who did something, as the activity log and events record it: a user (an API key's), a recipient
@@ -53,6 +54,8 @@ export type ServiceSettings = {
   signing: SigningSettings;
   /** The service's own directory (`DATA_DIR`): files it keeps for itself, such as unfinished uploads. */
   dataDir: string;
+  /** The time for rules that expire (recipient codes, sessions, lockouts). */
+  clock: Clock;
 };
 
 /**
@@ -134,4 +137,11 @@ export function createContextFactory(options: ContextFactoryOptions): ContextFac
       return forViewer(viewer, { log: request.log, requestId: request.id });
     },
   };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Builds operation contexts (for routes that authenticate their own way, and test helpers). */
+    contexts: ContextFactory;
+  }
 }

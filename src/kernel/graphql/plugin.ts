@@ -27,6 +27,7 @@ function formatOne(error: GraphQLError, context: { requestId?: string; log?: Gra
   if (original instanceof AppError) {
     const extensions: Record<string, unknown> = { code: graphqlCode(original.code) };
     if (original.userErrors.length) extensions.userErrors = original.userErrors;
+    if (original.retryAfterSeconds !== undefined) extensions.retryAfter = original.retryAfterSeconds;
     return [{ ...base, extensions }];
   }
   // Scalar parsing and argument coercion: graphql-js errors with no cause, or a GraphQLError cause.

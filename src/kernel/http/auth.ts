@@ -30,7 +30,7 @@ export function replyUnauthenticated(request: FastifyRequest, reply: FastifyRepl
     : reply.send({ detail: 'Not authenticated' });
 }
 
-export function registerAuth(app: FastifyInstance, resolveViewer: (key: string) => Promise<Viewer | null>): void {
+export function registerAuth(app: FastifyInstance, resolveViewer: (key: string, request: FastifyRequest) => Promise<Viewer | null>): void {
   app.decorateRequest('viewer', undefined);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.public) return;
@@ -39,7 +39,7 @@ export function registerAuth(app: FastifyInstance, resolveViewer: (key: string) 
     // A WebSocket upgrade authenticates in its `connection_init` message instead.
     if (request.headers.upgrade?.toLowerCase() === 'websocket') return;
     const key = extractApiKey(request.headers);
-    const viewer = key ? await resolveViewer(key) : null;
+    const viewer = key ? await resolveViewer(key, request) : null;
     if (!viewer) return replyUnauthenticated(request, reply);
     request.viewer = viewer;
   });

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { RestError, restErrorOf } from '../rest/engine';
 import { toValidationEntries } from '../rest/validation';
 import { MAX_JSON_DEPTH } from '../limits';
+import { AppError } from '../errors/app-error';
 
 /**
  * Walks a parsed body without recursion and refuses nesting beyond MAX_JSON_DEPTH. A "__proto__" key
@@ -60,6 +61,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     // this answer rather than read (or misread as the next request) what the client still sends.
     if (request.raw.complete === false) reply.header('connection', 'close');
     if (rest) {
+      if (error instanceof AppError && error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
       reply.code(rest.status).send({ detail: rest.detail });
       return;
     }

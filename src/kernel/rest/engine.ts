@@ -221,6 +221,11 @@ export const isUploadRow = (row: RestRow): boolean => 'operation' in row && row.
 
 export type RestEngineOptions = {
   buildContext: (request: FastifyRequest) => GraphQLContext;
+  /**
+   * Rows of the recipient API: the caller's scope authenticates a recipient's session (no API key),
+   * and only such a session may call them.
+   */
+  recipient?: boolean;
 };
 
 /**
@@ -240,7 +245,7 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
     method: row.method,
     url: row.url,
     schema: { summary: row.summary, tags: row.tags, ...row.schema },
-    config: { badBodyStatus: row.badBodyStatus },
+    config: { badBodyStatus: row.badBodyStatus, public: options.recipient },
     handler: async (request, reply) => {
       const revision = parseRevision(request.headers['api-revision']);
       reply.header('API-Revision', String(revision));
@@ -251,8 +256,10 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
         revision,
       };
       const ctx = options.buildContext(request);
-      // The REST rows are the API keys' paths; a recipient's session has its own under /r/{token}/api.
-      if (ctx.viewer.actor.type === 'RECIPIENT') throw AppError.forbidden('A recipient session may call only the recipient API under /r/{token}/api');
+      // API keys and recipient sessions each reach their own rows only.
+      if ((ctx.viewer.actor.type === 'RECIPIENT') !== Boolean(options.recipient)) {
+        throw AppError.forbidden(options.recipient ? 'Only a recipient session may call the recipient API' : 'A recipient session may call only the recipient API under /r/{token}/api');
+      }
       let response: RestResponse;
       if ('handle' in row) {
         const handled = await row.handle(ctx, input, request, reply);

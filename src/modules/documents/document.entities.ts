@@ -4,6 +4,7 @@ import { RequestItem } from '../items/item.entities';
 import { Request } from '../requests/request.entities';
 import { StoredFile } from '../files/file.entities';
 import type { Row } from '../../kernel/db/lean';
+import { Recipient } from '../recipients/recipient.entities';
 
 /** A file submitted to an item of a request. */
 export const Document = defineEntity({
@@ -14,6 +15,8 @@ export const Document = defineEntity({
     request: () => p.manyToOne(Request).ref(),
     item: () => p.manyToOne(RequestItem).ref(),
     file: () => p.manyToOne(StoredFile).ref(),
+    /** The recipient who submitted it; null when the owner's API added it. */
+    recipient: () => p.manyToOne(Recipient).ref().nullable(),
     createdAt: createdAt(),
   },
 });

@@ -6,10 +6,12 @@ import { documentRestRows, renderDocument } from './document.rest';
 import { getDocument, getDocumentSubject } from './document.service';
 import { itemDocumentsPart } from './document.item-part';
 import { itemParts } from '../items/item.parts';
+import { Migration20261124000000_document_recipient } from './Migration20261124000000_document_recipient';
 
 export const documentsModule: ModuleDescriptor = {
   name: 'documents',
   entities: [Document],
+  migrations: [{ name: 'Migration20261124000000_document_recipient', class: Migration20261124000000_document_recipient }],
   loaders: documentLoaders,
   resolvers: documentResolvers,
   restRows: documentRestRows,

@@ -93,7 +93,8 @@ export async function saveUpload<T>(ctx: Ctx, upload: IncomingFile, rule: Upload
         sha256,
         mimeType,
         claimedMimeType: upload.claimedType?.slice(0, 255) ?? null,
-        createdBy: ctx.viewer.userId,
+        // A recipient's upload was made by no user.
+        createdBy: ctx.viewer.actor.type === 'USER' ? ctx.viewer.userId : null,
       });
       return save(tx, file);
     });

@@ -4,7 +4,7 @@ import type { ItemStatus } from './item.enums';
 // API-DECISIONS "States", item status: INCOMPLETE → COMPLETE → VERIFIED, REJECTED by a rejection,
 // COMPLETE again when redone.
 
-export const ITEM_TRIGGERS = ['complete', 'verify', 'reject'] as const;
+export const ITEM_TRIGGERS = ['complete', 'undo', 'verify', 'reject'] as const;
 export type ItemTrigger = (typeof ITEM_TRIGGERS)[number];
 
 export const ITEM_STATUS_TABLE = {
@@ -13,6 +13,8 @@ export const ITEM_STATUS_TABLE = {
     // Uploaded, answered, signed or marked not applicable; a second document leaves it COMPLETE. A
     // verified item is settled: only a rejection reopens it.
     complete: { from: ['INCOMPLETE', 'COMPLETE', 'REJECTED'], to: 'COMPLETE' },
+    // The recipient took back what completed it (its only document, a not-applicable mark).
+    undo: { from: ['COMPLETE'], to: 'INCOMPLETE' },
     // Spec section 3 verifies any item that exists: the owner may accept what came another way.
     verify: { from: ['INCOMPLETE', 'COMPLETE', 'REJECTED', 'VERIFIED'], to: 'VERIFIED' },
     // A rejection names its items, verified ones included (by default those not verified).

@@ -1,3 +1,4 @@
+import type { Clock } from '../../kernel/clock';
 import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
@@ -17,7 +18,6 @@ import type { Handover, Mailer, SmsProvider } from './notification.channels';
 import { unsealSecrets } from './notification.service';
 import { KINDS_WITH_LINK, maskSecrets, renderNotification, type RenderedMessage } from './notification.templates';
 
-type Clock = { now(): Date };
 
 export type NotificationWorkerOptions = {
   orm: MikroORM;

@@ -1,8 +1,18 @@
 import type { ModuleDescriptor } from '../../kernel/module';
+import { Migration20261124000000_portal } from './Migration20261124000000_portal';
+import { RecipientAccess, RecipientCode, RecipientSession, Submission } from './portal.entities';
 import { portalPageRoutes } from './portal.page.routes';
+import { portalResolvers } from './portal.resolvers';
+import { portalRoutes } from './portal.routes';
 
 export const portalModule: ModuleDescriptor = {
   name: 'portal',
-  // The recipient's page, its assets and the resumable uploads (portal.page.routes.ts).
-  routes: portalPageRoutes,
+  entities: [RecipientCode, RecipientSession, RecipientAccess, Submission],
+  migrations: [{ name: 'Migration20261124000000_portal', class: Migration20261124000000_portal }],
+  resolvers: portalResolvers,
+  // The recipient API (portal.routes.ts); the recipient's page, its assets and resumable uploads (portal.page.routes.ts).
+  routes: async (scope) => {
+    await scope.register(portalRoutes);
+    await scope.register(portalPageRoutes);
+  },
 };

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../kernel/clock';
 import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import { createHmac } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -21,8 +22,6 @@ const MAX_ERROR_LENGTH = 500;
 /** Signing keys kept unsealed in memory, at most. */
 const MAX_SIGNING_KEYS = 10_000;
 
-export type Clock = { now(): Date };
-export const systemClock: Clock = { now: () => new Date() };
 
 export type DeliveryWorkerOptions = {
   orm: MikroORM;

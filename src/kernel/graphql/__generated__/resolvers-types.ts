@@ -9,6 +9,7 @@ import type { DocumentMapper } from '../../../modules/documents/document.mappers
 import type { OrganizationMapper, TeamMapper, UserMapper, ApiKeyMapper } from '../../../modules/identity/identity.mappers';
 import type { RequestItemMapper, UploadItemMapper, ESignatureItemMapper, QuestionItemMapper } from '../../../modules/items/item.mappers';
 import type { NotificationMapper } from '../../../modules/notifications/notification.mappers';
+import type { RecipientRequestMapper, RecipientItemMapper, RecipientDocumentMapper, RecipientFileMapper } from '../../../modules/portal/portal.mappers';
 import type { ContactMapper, RecipientMapper } from '../../../modules/recipients/recipient.mappers';
 import type { RequestMapper, CollaboratorMapper } from '../../../modules/requests/request.mappers';
 import type { TemplateMapper, TemplateItemMapper } from '../../../modules/templates/template.mappers';
@@ -861,6 +862,10 @@ export type Mutation = {
   itemUpdate: ItemUpdatePayload;
   /** Marks an item valid and approved (status VERIFIED). Verifying a verified item changes nothing. */
   itemVerify: ItemVerifyPayload;
+  /** Answers a question item (a recipient session only). */
+  recipientAnswer: RecipientItemPayload;
+  /** Deletes a document this recipient submitted, until the submission (a recipient session only). */
+  recipientDocumentDelete: RecipientDocumentDeletePayload;
   /**
    * Gives a recipient a new link and password; the old link stops working, and the recipient is
    * invited with the new one. An open request nobody submitted yet moves to
@@ -868,6 +873,10 @@ export type Mutation = {
    * update the request.
    */
   recipientLinkRegenerate: RecipientLinkRegeneratePayload;
+  /** Marks an optional item not applicable, or applicable again (a recipient session only). */
+  recipientNotApplicable: RecipientItemPayload;
+  /** Submits the request to its owner (a recipient session only). */
+  recipientSubmit: RecipientSubmitPayload;
   /** Closes a request: state CLOSED, no further submissions. Closing a closed request changes nothing. */
   requestClose: RequestClosePayload;
   /**
@@ -1004,9 +1013,33 @@ export type MutationItemVerifyArgs = {
 
 
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRecipientAnswerArgs = {
+  input: RecipientAnswerInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRecipientDocumentDeleteArgs = {
+  input: RecipientDocumentDeleteInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationRecipientLinkRegenerateArgs = {
   id: Scalars['ID']['input'];
   requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRecipientNotApplicableArgs = {
+  input: RecipientNotApplicableInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRecipientSubmitArgs = {
+  input: RecipientSubmitInput;
 };
 
 
@@ -1335,6 +1368,8 @@ export type Query = {
   notifications: NotificationConnection;
   /** The caller's organization. */
   organization: Organization;
+  /** The request of the signed-in recipient (a recipient session only). */
+  recipientRequest: RecipientRequest;
   /** A request the caller may see. */
   request?: Maybe<Request>;
   /**
@@ -1584,6 +1619,65 @@ export type Recipient = Node & {
   sendMethod: SendMethod;
 };
 
+/** Answers a question item. */
+export type RecipientAnswerInput = {
+  /** The answer (not blank). */
+  answer: Scalars['String']['input'];
+  /** The item's UUID. */
+  itemId: Scalars['ID']['input'];
+};
+
+/** A file submitted to an item. */
+export type RecipientDocument = {
+  __typename?: 'RecipientDocument';
+  /** The file's type, as detected. */
+  contentType: Scalars['String']['output'];
+  /** When it was submitted. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Where the signed-in recipient downloads it. */
+  downloadUrl: Scalars['String']['output'];
+  /** The file's name. */
+  fileName: Scalars['String']['output'];
+  /** The document's UUID. */
+  id: Scalars['ID']['output'];
+  /** Whether this recipient submitted it (only those can be deleted, until submission). */
+  mine: Scalars['Boolean']['output'];
+  /** Its size in bytes. */
+  size: Scalars['Int']['output'];
+};
+
+/** Deletes a document this recipient submitted, before the submission. */
+export type RecipientDocumentDeleteInput = {
+  /** The document's UUID. */
+  documentId: Scalars['ID']['input'];
+  /** The item it was submitted to, when the caller names it (another item's document is then not found). */
+  itemId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** What a document deletion left. */
+export type RecipientDocumentDeletePayload = {
+  __typename?: 'RecipientDocumentDeletePayload';
+  /** The deleted document's UUID. */
+  deletedDocumentId?: Maybe<Scalars['ID']['output']>;
+  /** What to fix, when the deletion was refused. */
+  userErrors: Array<UserError>;
+};
+
+/** A file the owner gives the recipient. */
+export type RecipientFile = {
+  __typename?: 'RecipientFile';
+  /** The file's type, as detected. */
+  contentType: Scalars['String']['output'];
+  /** Where the signed-in recipient downloads it. */
+  downloadUrl: Scalars['String']['output'];
+  /** The file's name. */
+  fileName: Scalars['String']['output'];
+  /** The attachment's UUID. */
+  id: Scalars['ID']['output'];
+  /** Its size in bytes. */
+  size: Scalars['Int']['output'];
+};
+
 /**
  * A recipient of a new request. Give `id` to reuse a contact, or the person's details (an email or a
  * phone is required); the details given override the contact's for this request.
@@ -1611,6 +1705,46 @@ export type RecipientInput = {
   sendMethod?: InputMaybe<SendMethod>;
 };
 
+/** One item as the recipient sees it. */
+export type RecipientItem = {
+  __typename?: 'RecipientItem';
+  /** For a question: the answer given. */
+  answer?: Maybe<Scalars['String']['output']>;
+  /** The owner's files for this item. */
+  attachments: Array<RecipientFile>;
+  /** For an e-signature: the contract to sign (its PDF at `/r/{token}/api/items/{id}/contract`). */
+  contractId?: Maybe<Scalars['ID']['output']>;
+  /** More about what the item asks. */
+  description?: Maybe<Scalars['String']['output']>;
+  /** What was submitted to the item, oldest first. */
+  documents: Array<RecipientDocument>;
+  /** The item's UUID. */
+  id: Scalars['ID']['output'];
+  /** Marked not applicable by the recipient. */
+  isNa: Scalars['Boolean']['output'];
+  /** Upload, sign or answer. */
+  kind: RequestItemKind;
+  /** What the item asks. */
+  name: Scalars['String']['output'];
+  /** For a question: the kind of answer. */
+  questionType?: Maybe<QuestionType>;
+  /** Whether the request needs it. */
+  required: Scalars['Boolean']['output'];
+  /** For an e-signature: the fields this recipient fills in. */
+  signatureFields: Array<RecipientSignatureField>;
+  /** Where the item stands. */
+  status: RequestItemStatus;
+};
+
+/** The item after a recipient's change. */
+export type RecipientItemPayload = {
+  __typename?: 'RecipientItemPayload';
+  /** The item, when the change was made. */
+  item?: Maybe<RecipientItem>;
+  /** What to fix, when the change was refused. */
+  userErrors: Array<UserError>;
+};
+
 /** Result of `recipientLinkRegenerate`. */
 export type RecipientLinkRegeneratePayload = {
   __typename?: 'RecipientLinkRegeneratePayload';
@@ -1619,6 +1753,121 @@ export type RecipientLinkRegeneratePayload = {
   /** The recipient's request (INCOMPLETE_AND_FRESHLY_GENERATED when nothing was submitted yet). */
   request?: Maybe<Request>;
   /** Problems with the input: `INVALID_STATE` unless the request is open. */
+  userErrors: Array<UserError>;
+};
+
+/** Marks an optional item not applicable, or applicable again. */
+export type RecipientNotApplicableInput = {
+  /** True: not applicable. */
+  isNa: Scalars['Boolean']['input'];
+  /** The item's UUID. */
+  itemId: Scalars['ID']['input'];
+};
+
+/** What the owner asked the recipient to redo. */
+export type RecipientRejection = {
+  __typename?: 'RecipientRejection';
+  /** The items to redo. */
+  itemIds: Array<Scalars['ID']['output']>;
+  /** The owner's message. */
+  message: Scalars['String']['output'];
+  /** When the owner sent the request back. */
+  rejectedAt: Scalars['DateTime']['output'];
+};
+
+/**
+ * The request as its signed-in recipient sees it: what the owner asks and says, and what this
+ * recipient's side has done. Read with a recipient session token as the Bearer key.
+ */
+export type RecipientRequest = {
+  __typename?: 'RecipientRequest';
+  /** The owner's files for the whole request. */
+  attachments: Array<RecipientFile>;
+  /** Whether the recipient may act now: false once submitted (until a rejection), closed or expired. */
+  canChange: Scalars['Boolean']['output'];
+  /** Whether the submission takes no comment. */
+  disableSubmissionComments: Scalars['Boolean']['output'];
+  /** When the owner needs it done. */
+  dueDate?: Maybe<Scalars['DateTime']['output']>;
+  /** After this the link stops working and the documents are deleted. */
+  expirationDate?: Maybe<Scalars['DateTime']['output']>;
+  /** The request's UUID. */
+  id: Scalars['ID']['output'];
+  /** The items, in the request's order. */
+  items: Array<RecipientItem>;
+  /** The language of the request's fixed texts. */
+  language: Language;
+  /** The request's name. */
+  name: Scalars['String']['output'];
+  /** The organization that asks. */
+  organizationName: Scalars['String']['output'];
+  /** The owner's name (or email, when the owner has no name). */
+  ownerName: Scalars['String']['output'];
+  /** Share of the required items that are complete (of all items when none is required), 0 to 100. */
+  percentComplete: Scalars['Float']['output'];
+  /** The owner's message to the recipient. */
+  personalMessage?: Maybe<Scalars['String']['output']>;
+  /** Who is signed in. */
+  recipient: RecipientSelf;
+  /** The owner's last request for changes (its message and the items to redo), until the next submission. */
+  rejection?: Maybe<RecipientRejection>;
+  /** Whether a submission must complete every required item. */
+  requireCompleteSubmission: Scalars['Boolean']['output'];
+  /** Where the request stands. */
+  state: RequestState;
+  /** The submissions so far, newest first. */
+  submissions: Array<RecipientSubmission>;
+};
+
+/** The signed-in recipient. */
+export type RecipientSelf = {
+  __typename?: 'RecipientSelf';
+  /** Email address. */
+  email?: Maybe<Scalars['String']['output']>;
+  /** First name. */
+  firstName?: Maybe<Scalars['String']['output']>;
+  /** The recipient's UUID. */
+  id: Scalars['ID']['output'];
+  /** Last name. */
+  lastName?: Maybe<Scalars['String']['output']>;
+};
+
+/** A place in a contract the signer fills in. */
+export type RecipientSignatureField = {
+  __typename?: 'RecipientSignatureField';
+  /** The field's id, the key of `fields` when signing. */
+  id: Scalars['ID']['output'];
+  /** What to write there. */
+  placeholder?: Maybe<Scalars['String']['output']>;
+  /** TEXT, SIGNATURE, CHECKBOX, RADIO, INITIALS or DATE. */
+  type: Scalars['String']['output'];
+};
+
+/** One submission of the request. */
+export type RecipientSubmission = {
+  __typename?: 'RecipientSubmission';
+  /** The recipient's comment. */
+  comment?: Maybe<Scalars['String']['output']>;
+  /** When it was submitted. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The submission's UUID. */
+  id: Scalars['ID']['output'];
+  /** COMPLETE (every item), REQUIRED_COMPLETE (every required item) or PARTIAL. */
+  outcome: Scalars['String']['output'];
+};
+
+/** Submits the request. */
+export type RecipientSubmitInput = {
+  /** A comment for the owner. */
+  comment?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** The request after the recipient's submission. */
+export type RecipientSubmitPayload = {
+  __typename?: 'RecipientSubmitPayload';
+  /** The request, when submitted. */
+  request?: Maybe<RecipientRequest>;
+  /** What to fix, when the submission was refused. */
   userErrors: Array<UserError>;
 };
 
@@ -3175,8 +3424,23 @@ export type ResolversTypes = {
   QuestionItemInput: QuestionItemInput;
   QuestionType: QuestionType;
   Recipient: ResolverTypeWrapper<RecipientMapper>;
+  RecipientAnswerInput: RecipientAnswerInput;
+  RecipientDocument: ResolverTypeWrapper<RecipientDocumentMapper>;
+  RecipientDocumentDeleteInput: RecipientDocumentDeleteInput;
+  RecipientDocumentDeletePayload: ResolverTypeWrapper<RecipientDocumentDeletePayload>;
+  RecipientFile: ResolverTypeWrapper<RecipientFileMapper>;
   RecipientInput: RecipientInput;
+  RecipientItem: ResolverTypeWrapper<RecipientItemMapper>;
+  RecipientItemPayload: ResolverTypeWrapper<Omit<RecipientItemPayload, 'item'> & { item?: Maybe<ResolversTypes['RecipientItem']> }>;
   RecipientLinkRegeneratePayload: ResolverTypeWrapper<Omit<RecipientLinkRegeneratePayload, 'recipient' | 'request'> & { recipient?: Maybe<ResolversTypes['Recipient']>, request?: Maybe<ResolversTypes['Request']> }>;
+  RecipientNotApplicableInput: RecipientNotApplicableInput;
+  RecipientRejection: ResolverTypeWrapper<RecipientRejection>;
+  RecipientRequest: ResolverTypeWrapper<RecipientRequestMapper>;
+  RecipientSelf: ResolverTypeWrapper<RecipientSelf>;
+  RecipientSignatureField: ResolverTypeWrapper<RecipientSignatureField>;
+  RecipientSubmission: ResolverTypeWrapper<RecipientSubmission>;
+  RecipientSubmitInput: RecipientSubmitInput;
+  RecipientSubmitPayload: ResolverTypeWrapper<Omit<RecipientSubmitPayload, 'request'> & { request?: Maybe<ResolversTypes['RecipientRequest']> }>;
   ReminderScheduleEntry: ResolverTypeWrapper<ReminderScheduleEntry>;
   ReminderScheduleEntryInput: ReminderScheduleEntryInput;
   Request: ResolverTypeWrapper<RequestMapper>;
@@ -3325,8 +3589,23 @@ export type ResolversParentTypes = {
   QuestionItem: QuestionItemMapper;
   QuestionItemInput: QuestionItemInput;
   Recipient: RecipientMapper;
+  RecipientAnswerInput: RecipientAnswerInput;
+  RecipientDocument: RecipientDocumentMapper;
+  RecipientDocumentDeleteInput: RecipientDocumentDeleteInput;
+  RecipientDocumentDeletePayload: RecipientDocumentDeletePayload;
+  RecipientFile: RecipientFileMapper;
   RecipientInput: RecipientInput;
+  RecipientItem: RecipientItemMapper;
+  RecipientItemPayload: Omit<RecipientItemPayload, 'item'> & { item?: Maybe<ResolversParentTypes['RecipientItem']> };
   RecipientLinkRegeneratePayload: Omit<RecipientLinkRegeneratePayload, 'recipient' | 'request'> & { recipient?: Maybe<ResolversParentTypes['Recipient']>, request?: Maybe<ResolversParentTypes['Request']> };
+  RecipientNotApplicableInput: RecipientNotApplicableInput;
+  RecipientRejection: RecipientRejection;
+  RecipientRequest: RecipientRequestMapper;
+  RecipientSelf: RecipientSelf;
+  RecipientSignatureField: RecipientSignatureField;
+  RecipientSubmission: RecipientSubmission;
+  RecipientSubmitInput: RecipientSubmitInput;
+  RecipientSubmitPayload: Omit<RecipientSubmitPayload, 'request'> & { request?: Maybe<ResolversParentTypes['RecipientRequest']> };
   ReminderScheduleEntry: ReminderScheduleEntry;
   ReminderScheduleEntryInput: ReminderScheduleEntryInput;
   Request: RequestMapper;
@@ -3394,6 +3673,10 @@ export type ResolversParentTypes = {
   WebhookUpdateInput: WebhookUpdateInput;
   WebhookUpdatePayload: Omit<WebhookUpdatePayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
 };
+
+export type RecipientSessionDirectiveArgs = { };
+
+export type RecipientSessionDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = RecipientSessionDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Activity'] = ResolversParentTypes['Activity']> = {
   action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -3714,7 +3997,11 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   itemDelete?: Resolver<ResolversTypes['ItemDeletePayload'], ParentType, ContextType, RequireFields<MutationItemDeleteArgs, 'id'>>;
   itemUpdate?: Resolver<ResolversTypes['ItemUpdatePayload'], ParentType, ContextType, RequireFields<MutationItemUpdateArgs, 'id' | 'input'>>;
   itemVerify?: Resolver<ResolversTypes['ItemVerifyPayload'], ParentType, ContextType, RequireFields<MutationItemVerifyArgs, 'id'>>;
+  recipientAnswer?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientAnswerArgs, 'input'>>;
+  recipientDocumentDelete?: Resolver<ResolversTypes['RecipientDocumentDeletePayload'], ParentType, ContextType, RequireFields<MutationRecipientDocumentDeleteArgs, 'input'>>;
   recipientLinkRegenerate?: Resolver<ResolversTypes['RecipientLinkRegeneratePayload'], ParentType, ContextType, RequireFields<MutationRecipientLinkRegenerateArgs, 'id'>>;
+  recipientNotApplicable?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientNotApplicableArgs, 'input'>>;
+  recipientSubmit?: Resolver<ResolversTypes['RecipientSubmitPayload'], ParentType, ContextType, RequireFields<MutationRecipientSubmitArgs, 'input'>>;
   requestClose?: Resolver<ResolversTypes['RequestClosePayload'], ParentType, ContextType, RequireFields<MutationRequestCloseArgs, 'id'>>;
   requestCreate?: Resolver<ResolversTypes['RequestCreatePayload'], ParentType, ContextType, RequireFields<MutationRequestCreateArgs, 'input'>>;
   requestDelete?: Resolver<ResolversTypes['RequestDeletePayload'], ParentType, ContextType, RequireFields<MutationRequestDeleteArgs, 'id'>>;
@@ -3803,6 +4090,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   notifications?: Resolver<ResolversTypes['NotificationConnection'], ParentType, ContextType, Partial<QueryNotificationsArgs>>;
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
+  recipientRequest?: Resolver<ResolversTypes['RecipientRequest'], ParentType, ContextType>;
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType, RequireFields<QueryRequestArgs, 'id'>>;
   requests?: Resolver<ResolversTypes['RequestConnection'], ParentType, ContextType, Partial<QueryRequestsArgs>>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<QueryTeamArgs, 'id'>>;
@@ -3854,9 +4142,105 @@ export type RecipientResolvers<ContextType = GraphQLContext, ParentType extends 
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type RecipientDocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientDocument'] = ResolversParentTypes['RecipientDocument']> = {
+  contentType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  downloadUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fileName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mine?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type RecipientDocumentDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientDocumentDeletePayload'] = ResolversParentTypes['RecipientDocumentDeletePayload']> = {
+  deletedDocumentId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type RecipientFileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientFile'] = ResolversParentTypes['RecipientFile']> = {
+  contentType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  downloadUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fileName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type RecipientItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientItem'] = ResolversParentTypes['RecipientItem']> = {
+  answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  attachments?: Resolver<Array<ResolversTypes['RecipientFile']>, ParentType, ContextType>;
+  contractId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  documents?: Resolver<Array<ResolversTypes['RecipientDocument']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  questionType?: Resolver<Maybe<ResolversTypes['QuestionType']>, ParentType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  signatureFields?: Resolver<Array<ResolversTypes['RecipientSignatureField']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
+};
+
+export type RecipientItemPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientItemPayload'] = ResolversParentTypes['RecipientItemPayload']> = {
+  item?: Resolver<Maybe<ResolversTypes['RecipientItem']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type RecipientLinkRegeneratePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientLinkRegeneratePayload'] = ResolversParentTypes['RecipientLinkRegeneratePayload']> = {
   recipient?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type RecipientRejectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientRejection'] = ResolversParentTypes['RecipientRejection']> = {
+  itemIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rejectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type RecipientRequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientRequest'] = ResolversParentTypes['RecipientRequest']> = {
+  attachments?: Resolver<Array<ResolversTypes['RecipientFile']>, ParentType, ContextType>;
+  canChange?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  disableSubmissionComments?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  dueDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  expirationDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  items?: Resolver<Array<ResolversTypes['RecipientItem']>, ParentType, ContextType>;
+  language?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  organizationName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ownerName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  percentComplete?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  personalMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recipient?: Resolver<ResolversTypes['RecipientSelf'], ParentType, ContextType>;
+  rejection?: Resolver<Maybe<ResolversTypes['RecipientRejection']>, ParentType, ContextType>;
+  requireCompleteSubmission?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['RequestState'], ParentType, ContextType>;
+  submissions?: Resolver<Array<ResolversTypes['RecipientSubmission']>, ParentType, ContextType>;
+};
+
+export type RecipientSelfResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientSelf'] = ResolversParentTypes['RecipientSelf']> = {
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type RecipientSignatureFieldResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientSignatureField'] = ResolversParentTypes['RecipientSignatureField']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  placeholder?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RecipientSubmissionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientSubmission'] = ResolversParentTypes['RecipientSubmission']> = {
+  comment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RecipientSubmitPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientSubmitPayload'] = ResolversParentTypes['RecipientSubmitPayload']> = {
+  request?: Resolver<Maybe<ResolversTypes['RecipientRequest']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
@@ -4291,7 +4675,18 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   QuestionItem?: QuestionItemResolvers<ContextType>;
   Recipient?: RecipientResolvers<ContextType>;
+  RecipientDocument?: RecipientDocumentResolvers<ContextType>;
+  RecipientDocumentDeletePayload?: RecipientDocumentDeletePayloadResolvers<ContextType>;
+  RecipientFile?: RecipientFileResolvers<ContextType>;
+  RecipientItem?: RecipientItemResolvers<ContextType>;
+  RecipientItemPayload?: RecipientItemPayloadResolvers<ContextType>;
   RecipientLinkRegeneratePayload?: RecipientLinkRegeneratePayloadResolvers<ContextType>;
+  RecipientRejection?: RecipientRejectionResolvers<ContextType>;
+  RecipientRequest?: RecipientRequestResolvers<ContextType>;
+  RecipientSelf?: RecipientSelfResolvers<ContextType>;
+  RecipientSignatureField?: RecipientSignatureFieldResolvers<ContextType>;
+  RecipientSubmission?: RecipientSubmissionResolvers<ContextType>;
+  RecipientSubmitPayload?: RecipientSubmitPayloadResolvers<ContextType>;
   ReminderScheduleEntry?: ReminderScheduleEntryResolvers<ContextType>;
   Request?: RequestResolvers<ContextType>;
   RequestClosePayload?: RequestClosePayloadResolvers<ContextType>;
@@ -4342,3 +4737,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   WebhookUpdatePayload?: WebhookUpdatePayloadResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = GraphQLContext> = {
+  recipientSession?: RecipientSessionDirectiveResolver<any, any, ContextType>;
+};

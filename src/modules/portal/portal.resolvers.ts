@@ -1,0 +1,24 @@
+import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { payload } from '../../kernel/graphql/payload';
+import { answerItem, deleteRecipientDocument, recipientView, setNotApplicable, submitRequest } from './portal.service';
+
+/** The item as the request now shows it (a change's payload). */
+async function itemView(ctx: Parameters<typeof recipientView>[0], itemId: string) {
+  return (await recipientView(ctx)).items.find((item) => item.id === itemId)!;
+}
+
+export const portalResolvers: Resolvers = {
+  Query: {
+    recipientRequest: (_root, _args, ctx) => recipientView(ctx),
+  },
+  Mutation: {
+    recipientAnswer: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await answerItem(ctx, input.itemId, input.answer)) })),
+    recipientNotApplicable: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await setNotApplicable(ctx, input.itemId, input.isNa)) })),
+    recipientSubmit: (_root, { input }, ctx) =>
+      payload(async () => {
+        await submitRequest(ctx, input.comment);
+        return { request: await recipientView(ctx) };
+      }),
+    recipientDocumentDelete: (_root, { input }, ctx) => payload(async () => ({ deletedDocumentId: await deleteRecipientDocument(ctx, input.documentId, input.itemId) })),
+  },
+};

@@ -1,0 +1,228 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../kernel/errors/app-error';
+import {
+  RecipientAnswerDocument,
+  RecipientDocumentDeleteDocument,
+  RecipientNotApplicableDocument,
+  RecipientRequestViewDocument,
+  RecipientSubmitDocument,
+} from '../../kernel/graphql/__generated__/operations';
+import { receiveFile, sendFile } from '../../kernel/http/files';
+import { fromPayload, registerRestRows, restRow, type RestRow } from '../../kernel/rest/engine';
+import { noContent } from '../../kernel/rest/mapping';
+import { Body, DateTime, NoContent, Nullable, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
+import { MAX_ANSWER } from '../items/item.limits';
+import { StoredFile } from '../files/file.entities';
+import { openFile } from '../files/file.service';
+import { languageToRest } from '../requests/request.rest-shapes';
+import { findLink, findSession, markOpened, recipientViewer, requireLinkOpen, sendCode, signIn, signInSteps, codeDestination, maskAddress, type Client, type PortalLink } from './portal.access';
+import { MAX_SUBMISSION_COMMENT } from './portal.limits';
+import { RecipientItemBody, RecipientRequestBody, restRecipientItem, restRecipientRequest } from './portal.rest-shapes';
+import { recipientFile, storeRecipientDocument } from './portal.service';
+
+// The recipient API under /r/{token}/api (API-DECISIONS "The recipient side"). Sign-in needs only the
+// link; everything else a session of the link's recipient, by cookie or Bearer token, and runs the
+// recipient GraphQL operations as the REST rows of the owners' API do.
+
+const tags = ['Recipient API'];
+const SESSION_COOKIE = 'gather_session';
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+const ItemParams = Type.Object({ token: Type.String({ maxLength: 200 }), item_id: Uuid() });
+const FileParams = Type.Object({ token: Type.String({ maxLength: 200 }), file_id: Uuid() });
+
+export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null });
+
+function cookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(value.join('='));
+  }
+  return undefined;
+}
+
+/** The session token of a request: `Authorization: Bearer`, else the portal's cookie. */
+function sessionToken(request: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  return match?.[1] ?? cookie(request, SESSION_COOKIE);
+}
+
+/** The link a path names: 404 when it names none. */
+export async function requireLink(scope: FastifyInstance, token: string): Promise<PortalLink> {
+  const link = await findLink(scope.orm.em.fork(), token);
+  if (!link) throw AppError.notFound('Link');
+  return link;
+}
+
+/** Sets `request.viewer` to the recipient whose session the request carries, for this link only. */
+async function authenticate(scope: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  const { token } = request.params as { token: string };
+  const link = await requireLink(scope, token);
+  const now = scope.contexts.settings.clock.now();
+  const credential = sessionToken(request);
+  const session = credential ? await findSession(scope.orm.em.fork(), credential, now) : null;
+  if (!session || session.recipientId !== link.recipientId) {
+    return reply.code(401).header('WWW-Authenticate', 'Bearer').send({ detail: 'Not signed in: sign in at POST /r/{token}/api/session' });
+  }
+  if (request.method === 'GET') requireLinkOpen(link, now);
+  request.viewer = recipientViewer(session, clientOf(request));
+}
+
+const SignInBody = Type.Object({
+  request: Type.Object({ name: Type.String(), organization_name: Type.String(), owner_name: Type.String(), due_date: Nullable(Type.String()), language: Type.String() }),
+  recipient: Type.Object({ first_name: Nullable(Type.String()) }),
+  sign_in: Type.Object({ steps: Type.Array(Type.String()), question_text: Nullable(Type.String()), code_destination: Nullable(Type.String()) }),
+});
+
+/** What the sign-in page needs (no session). */
+export function signInInfo(link: PortalLink) {
+  const destination = codeDestination(link);
+  const steps = signInSteps(link);
+  return {
+    request: { name: link.requestName, organization_name: link.organizationName, owner_name: link.ownerName, due_date: link.dueDate?.toISOString() ?? null, language: languageToRest(link.language) },
+    recipient: { first_name: link.firstName },
+    sign_in: {
+      steps,
+      question_text: steps.includes('question') ? link.questionText : null,
+      code_destination: steps.includes('code') && destination ? maskAddress(destination.channel, destination.address) : null,
+    },
+  };
+}
+
+async function signInRoutes(scope: FastifyInstance): Promise<void> {
+  const settings = scope.contexts.settings;
+  scope.get('/r/:token/api', { config: { public: true }, schema: { tags, summary: 'What signing in to a link needs', params: TokenParams, response: withErrors({ 200: SignInBody }, [404, 410]) } }, async (request) => {
+    const link = await requireLink(scope, (request.params as { token: string }).token);
+    const now = settings.clock.now();
+    requireLinkOpen(link, now);
+    await markOpened(scope.orm.em.fork(), link, now, clientOf(request));
+    return signInInfo(link);
+  });
+  scope.post(
+    '/r/:token/api/code',
+    { config: { public: true }, schema: { tags, summary: "Send a one-time code by the recipient's channel", params: TokenParams, response: withErrors({ 200: Type.Object({ sent_to: Type.String(), expires_at: DateTime() }) }, [404, 410, 422, 429]) } },
+    async (request) => {
+      const link = await requireLink(scope, (request.params as { token: string }).token);
+      const sent = await sendCode(scope.orm.em.fork(), settings, link);
+      return { sent_to: sent.sentTo, expires_at: sent.expiresAt.toISOString() };
+    },
+  );
+  scope.post(
+    '/r/:token/api/session',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'Sign in: the answer and the code (or password) the link asks for',
+        params: TokenParams,
+        body: Nullable(Body({ answer: Nullable(Text(1000)), code: Nullable(Text(100)) })),
+        response: withErrors({ 200: Type.Object({ session_token: Type.String(), expires_at: DateTime() }) }, [401, 404, 410, 422, 429]),
+      },
+    },
+    async (request, reply) => {
+      const { token } = request.params as { token: string };
+      const link = await requireLink(scope, token);
+      const body = (request.body ?? {}) as { answer?: string | null; code?: string | null };
+      const grant = await signIn(scope.orm.em.fork(), settings, link, body, clientOf(request));
+      const secure = settings.publicUrl.startsWith('https:') ? '; Secure' : '';
+      const maxAge = Math.max(0, Math.floor((grant.expiresAt.getTime() - settings.clock.now().getTime()) / 1000));
+      reply.header('Set-Cookie', `${SESSION_COOKIE}=${grant.sessionToken}; Path=/r/${token}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure}`);
+      return { session_token: grant.sessionToken, expires_at: grant.expiresAt.toISOString() };
+    },
+  );
+}
+
+const requestView = (data: { recipientRequest: Parameters<typeof restRecipientRequest>[0] }) => ({ body: restRecipientRequest(data.recipientRequest) });
+
+const sessionRows: RestRow[] = [
+  restRow({
+    method: 'GET',
+    url: '/r/:token/api/request',
+    summary: 'The request as the signed-in recipient sees it',
+    tags,
+    schema: { params: TokenParams, response: withErrors({ 200: RecipientRequestBody }, [401, 404, 410]) },
+    operation: RecipientRequestViewDocument,
+    variables: () => ({}),
+    result: requestView,
+  }),
+  restRow({
+    method: 'POST',
+    url: '/r/:token/api/items/:item_id/documents',
+    summary: 'Upload a file to an item (multipart, part `file`; one file per call)',
+    tags,
+    schema: { params: ItemParams, response: withErrors({ 200: RecipientItemBody }, [401, 404, 413, 415, 422]) },
+    receive: async (ctx, { params }, request) => {
+      const upload = await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes });
+      await storeRecipientDocument(ctx, params.item_id, upload);
+      return {};
+    },
+    operation: RecipientRequestViewDocument,
+    result: (data, { params }) => {
+      const item = data.recipientRequest.items.find((i) => i.id === params.item_id)!;
+      return { body: restRecipientItem(item) };
+    },
+  }),
+  restRow({
+    method: 'DELETE',
+    url: '/r/:token/api/items/:item_id/documents/:document_id',
+    summary: 'Delete a document this recipient uploaded, until the submission',
+    tags,
+    schema: { params: Type.Object({ token: Type.String({ maxLength: 200 }), item_id: Uuid(), document_id: Uuid() }), response: withErrors({ 204: NoContent }, [401, 404, 422]) },
+    operation: RecipientDocumentDeleteDocument,
+    variables: ({ params }) => ({ input: { documentId: params.document_id, itemId: params.item_id } }),
+    result: (data) => noContent(data.recipientDocumentDelete, 'deletedDocumentId'),
+  }),
+  restRow({
+    method: 'PUT',
+    url: '/r/:token/api/items/:item_id/answer',
+    summary: 'Answer a question item',
+    tags,
+    schema: { params: ItemParams, body: Body({ answer: Text(MAX_ANSWER) }, ['answer']), response: withErrors({ 200: RecipientItemBody }, [401, 404, 422]) },
+    operation: RecipientAnswerDocument,
+    variables: ({ params, body }) => ({ input: { itemId: params.item_id, answer: body.answer } }),
+    result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientAnswer, 'item')) }),
+  }),
+  restRow({
+    method: 'PUT',
+    url: '/r/:token/api/items/:item_id/not-applicable',
+    summary: 'Mark an optional item not applicable (is_na: true), or applicable again',
+    tags,
+    schema: { params: ItemParams, body: Body({ is_na: Type.Boolean() }, ['is_na']), response: withErrors({ 200: RecipientItemBody }, [401, 404, 422]) },
+    operation: RecipientNotApplicableDocument,
+    variables: ({ params, body }) => ({ input: { itemId: params.item_id, isNa: body.is_na } }),
+    result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientNotApplicable, 'item')) }),
+  }),
+  restRow({
+    method: 'POST',
+    url: '/r/:token/api/submit',
+    summary: 'Submit the request to its owner',
+    tags,
+    schema: { params: TokenParams, body: Nullable(Body({ comment: Nullable(Text(MAX_SUBMISSION_COMMENT)) })), response: withErrors({ 200: RecipientRequestBody }, [401, 404, 422]) },
+    operation: RecipientSubmitDocument,
+    variables: ({ body }) => ({ input: { comment: body?.comment ?? null } }),
+    result: (data) => ({ body: restRecipientRequest(fromPayload(data.recipientSubmit, 'request')) }),
+  }),
+  ...(['attachments', 'documents'] as const).map(
+    (kind): RestRow => ({
+      method: 'GET',
+      url: `/r/:token/api/${kind}/:file_id`,
+      summary: kind === 'attachments' ? "Download one of the owner's attachments" : 'Download a document submitted to the request',
+      tags,
+      schema: { params: FileParams, response: withErrors({}, [401, 404]) },
+      handle: async (ctx, { params }, _request, reply) => {
+        const { fileId } = await recipientFile(ctx, kind, params.file_id);
+        const file = await ctx.em.findOneOrFail(StoredFile, fileId);
+        return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size, type: file.mimeType });
+      },
+    }),
+  ),
+];
+
+/** The recipient API: its sign-in routes, and its session routes behind the session check. */
+export async function portalRoutes(scope: FastifyInstance): Promise<void> {
+  await scope.register(signInRoutes);
+  await scope.register(async (sessionScope) => {
+    sessionScope.addHook('onRequest', (request, reply) => authenticate(sessionScope, request, reply));
+    registerRestRows(sessionScope, sessionRows, { buildContext: (request) => sessionScope.contexts.forRequest(request), recipient: true });
+  });
+}

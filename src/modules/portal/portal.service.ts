@@ -1,0 +1,378 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { queryRows } from '../../kernel/db/lean';
+import { inTransaction } from '../../kernel/db/transaction';
+import { AppError } from '../../kernel/errors/app-error';
+import { renderSubject, type EventSubject } from '../../kernel/events/render';
+import type { GraphQLContext, Viewer } from '../../kernel/graphql/context';
+import type { IncomingFile } from '../../kernel/http/files';
+import { isUuid } from '../../kernel/validation/input-check';
+import type { ContractField } from '../contracts/contract.entities';
+import { Document } from '../documents/document.entities';
+import type { Topic } from '../events/event.topics';
+import { deleteReferences, saveUpload } from '../files/file.service';
+import { RequestItem, type RequestItemRow } from '../items/item.entities';
+import { MAX_ANSWER } from '../items/item.limits';
+import { percentComplete } from '../items/item.progress';
+import { itemTransition } from '../items/item.states';
+import { queueNotification } from '../notifications/notification.service';
+import { linkToken, requestLink } from '../recipients/recipient-link';
+import { Request, type RequestRejection } from '../requests/request.entities';
+import type { Language, RequestState } from '../requests/request.enums';
+import { OPEN_STATES, transition, type RequestTrigger } from '../requests/request.states';
+import { renderingViewer } from './portal.access';
+import { Submission, type SubmissionOutcome } from './portal.entities';
+import { MAX_SUBMISSION_COMMENT } from './portal.limits';
+
+// What a signed-in recipient reads and does. Every read and write is scoped by the session's
+// recipient and request (never by the owners' visibility rules), and every write locks the request,
+// checks its state, and emits its events as the recipient.
+
+export type PortalCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'events' | 'operations' | 'loaders' | 'log' | 'requestId'>;
+
+/** The session's recipient; the actor guard lets only recipient sessions reach these operations. */
+export function sessionOf(viewer: Viewer): { id: string; requestId: string } {
+  if (!viewer.recipient) throw AppError.forbidden('Only a recipient session may call this operation');
+  return viewer.recipient;
+}
+
+export type RecipientFileView = { id: string; fileName: string; contentType: string; size: number; downloadUrl: string };
+export type RecipientDocumentView = RecipientFileView & { mine: boolean; createdAt: Date };
+export type RecipientItemView = {
+  id: string;
+  name: string;
+  description: string | null;
+  kind: RequestItemRow['type'];
+  required: boolean;
+  status: RequestItemRow['status'];
+  isNa: boolean;
+  questionType: RequestItemRow['questionType'];
+  answer: string | null;
+  contractId: string | null;
+  signatureFields: { id: string; type: string; placeholder: string | null }[];
+  documents: RecipientDocumentView[];
+  attachments: RecipientFileView[];
+};
+export type RecipientRequestView = {
+  id: string;
+  name: string;
+  state: RequestState;
+  organizationName: string;
+  ownerName: string;
+  personalMessage: string | null;
+  dueDate: Date | null;
+  expirationDate: Date | null;
+  language: Language;
+  percentComplete: number;
+  canChange: boolean;
+  requireCompleteSubmission: boolean;
+  disableSubmissionComments: boolean;
+  recipient: { id: string; firstName: string | null; lastName: string | null; email: string | null };
+  items: RecipientItemView[];
+  attachments: RecipientFileView[];
+  submissions: { id: string; createdAt: Date; outcome: SubmissionOutcome; comment: string | null }[];
+  /** The owner's last request for changes, until the recipient submits again. */
+  rejection: { message: string; itemIds: string[]; rejectedAt: Date } | null;
+};
+
+type FileRow = { id: string; item_id: string | null; name: string; mime_type: string; size: string | number; created_at: Date; recipient_id?: string | null };
+
+/** Whether a recipient may still change the request (API-DECISIONS "States": open states, before expiry). */
+export function recipientMayChange(request: { state: RequestState; expirationDate?: Date | null }, now: Date): boolean {
+  return OPEN_STATES.includes(request.state) && !(request.expirationDate && request.expirationDate <= now);
+}
+
+/** The request of the session, as its recipient sees it. */
+export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'settings'>): Promise<RecipientRequestView> {
+  const session = sessionOf(ctx.viewer);
+  const em = ctx.em;
+  const [[head], items, documents, attachments, submissions] = await Promise.all([
+    queryRows<{
+      id: string;
+      name: string;
+      state: RequestState;
+      organization_name: string;
+      owner_name: string;
+      personal_message: string | null;
+      due_date: Date | null;
+      expiration_date: Date | null;
+      language: Language;
+      require_complete_submission: boolean;
+      disable_submission_comments: boolean;
+      rejection: RequestRejection | null;
+      recipient_id: string;
+      first_name: string | null;
+      last_name: string | null;
+      email: string | null;
+      link_nonce: string;
+    }>(
+      em,
+      `select r.id, r.name, r.state, o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
+              r.personal_message, r.due_date, r.expiration_date, r.language, r.require_complete_submission, r.disable_submission_comments, r.rejection,
+              rc.id as recipient_id, rc.first_name, rc.last_name, rc.email, rc.link_nonce
+         from request r join organization o on o.id = r.organization_id join app_user u on u.id = r.owner_id
+         join recipient rc on rc.request_id = r.id and rc.id = ?
+        where r.id = ? and r.deleted_at is null`,
+      [session.id, session.requestId],
+    ),
+    em.find(RequestItem, { request: session.requestId, deletedAt: null }, { orderBy: { position: 'asc' } }),
+    queryRows<FileRow>(
+      em,
+      `select d.id, d.item_id, f.name, f.mime_type, f.size, d.created_at, d.recipient_id
+         from document d join stored_file f on f.id = d.file_id where d.request_id = ? order by d.created_at, d.id`,
+      [session.requestId],
+    ),
+    queryRows<FileRow>(
+      em,
+      `select a.id, a.item_id, f.name, f.mime_type, f.size, a.created_at
+         from attachment a join stored_file f on f.id = a.file_id where a.request_id = ? order by a.position, a.id`,
+      [session.requestId],
+    ),
+    queryRows<{ id: string; created_at: Date; outcome: SubmissionOutcome; comment: string | null }>(
+      em,
+      'select id, created_at, outcome, comment from submission where request_id = ? order by created_at desc, id',
+      [session.requestId],
+    ),
+  ]);
+  if (!head) throw AppError.notFound('Request');
+  const base = `${requestLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, head.recipient_id, head.link_nonce))}/api`;
+  const file = (row: FileRow, path: string): RecipientFileView => ({
+    id: row.id,
+    fileName: row.name,
+    contentType: row.mime_type,
+    size: Number(row.size),
+    downloadUrl: `${base}/${path}/${row.id}`,
+  });
+  const contracts = await signatureFieldsOf(em, items, head.email);
+  return {
+    id: head.id,
+    name: head.name,
+    state: head.state,
+    organizationName: head.organization_name,
+    ownerName: head.owner_name,
+    personalMessage: head.personal_message,
+    dueDate: head.due_date,
+    expirationDate: head.expiration_date,
+    language: head.language,
+    percentComplete: percentComplete(items),
+    canChange: recipientMayChange({ state: head.state, expirationDate: head.expiration_date }, ctx.settings.clock.now()),
+    requireCompleteSubmission: head.require_complete_submission,
+    disableSubmissionComments: head.disable_submission_comments,
+    recipient: { id: head.recipient_id, firstName: head.first_name, lastName: head.last_name, email: head.email },
+    items: items.map((item) => ({
+      id: item.id,
+      name: item.name,
+      description: item.description ?? null,
+      kind: item.type,
+      required: item.required,
+      status: item.status,
+      isNa: item.isNa,
+      questionType: item.questionType ?? null,
+      answer: item.answer ?? null,
+      contractId: item.contractId ?? null,
+      signatureFields: (item.contractId && contracts.get(item.contractId)) || [],
+      documents: documents
+        .filter((d) => d.item_id === item.id)
+        .map((d) => ({ ...file(d, 'documents'), mine: d.recipient_id === session.id, createdAt: d.created_at })),
+      attachments: attachments.filter((a) => a.item_id === item.id).map((a) => file(a, 'attachments')),
+    })),
+    attachments: attachments.filter((a) => a.item_id === null).map((a) => file(a, 'attachments')),
+    rejection: head.rejection && { message: head.rejection.message, itemIds: head.rejection.itemIds, rejectedAt: new Date(head.rejection.rejectedAt) },
+    submissions: submissions.map((s) => ({ id: s.id, createdAt: s.created_at, outcome: s.outcome, comment: s.comment })),
+  };
+}
+
+/** A contract's fields this signer fills in: those assigned to its email, and those assigned to no one. */
+export function signerFields(fields: readonly ContractField[], email: string | null): ContractField[] {
+  const mine = email?.toLowerCase();
+  return fields.filter((field) => !field.assignedTo?.email || field.assignedTo.email.toLowerCase() === mine);
+}
+
+async function signatureFieldsOf(em: EntityManager, items: readonly RequestItemRow[], email: string | null): Promise<Map<string, RecipientItemView['signatureFields']>> {
+  const ids = [...new Set(items.flatMap((item) => (item.type === 'E_SIGNATURE' && item.contractId ? [item.contractId] : [])))];
+  if (ids.length === 0) return new Map();
+  const rows = await queryRows<{ id: string; fields: ContractField[] }>(em, 'select id, fields from contract where id = any(?::uuid[])', [ids]);
+  return new Map(
+    rows.map((row) => [row.id, signerFields(row.fields, email).map((field, index) => ({ id: field.id ?? String(index), type: field.type, placeholder: field.placeholder ?? null }))]),
+  );
+}
+
+/** The session's request, locked for a change, if the recipient may still change it (else 422 invalid_state). */
+async function lockRequest(tx: EntityManager, ctx: PortalCtx): Promise<Request> {
+  const session = sessionOf(ctx.viewer);
+  const request = await tx.findOne(Request, { id: session.requestId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!request) throw AppError.notFound('Request');
+  if (!recipientMayChange(request, ctx.settings.clock.now())) {
+    throw AppError.invalidState(`The request cannot be changed now: it is ${request.state}${SUBMITTED_HINT[request.state] ?? ''}`);
+  }
+  return request;
+}
+
+const SUBMITTED_HINT: Partial<Record<RequestState, string>> = {
+  PARTIALLY_SUBMITTED: ' (submitted; the owner may send it back)',
+  SUBMITTED: ' (submitted; the owner may send it back)',
+  UPDATED_AND_SUBMITTED: ' (submitted; the owner may send it back)',
+  COMPLETE_AND_SUBMITTED: ' (submitted; the owner may send it back)',
+};
+
+/** An item of the session's request (another request's item, or a deleted one, is not found). */
+async function itemOf(tx: EntityManager, request: Request, itemId: string, kind?: RequestItemRow['type']): Promise<RequestItem> {
+  const item = isUuid(itemId) ? await tx.findOne(RequestItem, { id: itemId, request: request.id, deletedAt: null }) : null;
+  if (!item) throw AppError.notFound('Item');
+  if (kind && item.type !== kind) {
+    throw AppError.validation([{ field: ['itemId'], message: `This item is ${item.type}, not ${kind}`, code: 'INVALID' }]);
+  }
+  return item;
+}
+
+/**
+ * Writes an event of the recipient's change: the subject rendered as the owner's API shows it (by the
+ * service's own viewer), the event recorded as the recipient's act.
+ */
+async function emitAsRecipient(tx: EntityManager, ctx: PortalCtx, topic: Topic, subject: EventSubject): Promise<void> {
+  const { data } = await renderSubject(tx, { ...ctx, viewer: renderingViewer(ctx.viewer.organizationId) }, subject);
+  await ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId ?? null, data });
+}
+
+const itemSubject = (item: RequestItem): EventSubject => ({ type: 'RequestItem', id: item.id, requestId: item.request.id });
+
+/** The item done: COMPLETE by the item table (a verified item is settled, so the table refuses it). */
+function complete(item: RequestItem): void {
+  item.status = itemTransition(item.status, 'complete');
+}
+
+/** Stores a file the recipient submits to an item (the multipart path and the tus uploads end here). */
+export async function storeRecipientDocument(ctx: PortalCtx, itemId: string, upload: IncomingFile): Promise<string> {
+  const session = sessionOf(ctx.viewer);
+  return saveUpload(ctx, upload, {}, async (tx, file) => {
+    const request = await lockRequest(tx, ctx);
+    const item = await itemOf(tx, request, itemId, 'UPLOAD');
+    if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
+      throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
+    }
+    const document = tx.create(Document, { request, item, file, recipient: session.id });
+    complete(item);
+    item.isNa = false;
+    await emitAsRecipient(tx, ctx, 'document.uploaded', { type: 'Document', id: document.id, requestId: request.id });
+    await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
+    return document.id;
+  });
+}
+
+/** Deletes a document this recipient submitted, before the submission; an item left empty is INCOMPLETE again. */
+export async function deleteRecipientDocument(ctx: PortalCtx, documentId: string, itemId?: string | null): Promise<string> {
+  const session = sessionOf(ctx.viewer);
+  return deleteReferences(ctx, async (tx) => {
+    const request = await lockRequest(tx, ctx);
+    if (itemId != null) await itemOf(tx, request, itemId);
+    const document = isUuid(documentId) ? await tx.findOne(Document, { id: documentId, request: request.id, recipient: session.id }) : null;
+    if (!document || (itemId != null && document.item.id !== itemId)) throw AppError.notFound('Document');
+    const item = await tx.findOneOrFail(RequestItem, document.item.id);
+    tx.remove(document);
+    await tx.flush();
+    if (item.status === 'COMPLETE' && !item.isNa && (await tx.count(Document, { item: item.id })) === 0) item.status = itemTransition(item.status, 'undo');
+    await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
+    return { result: documentId, fileIds: [document.file.id] };
+  });
+}
+
+/** Answers a question item. */
+export async function answerItem(ctx: PortalCtx, itemId: string, answer: string): Promise<string> {
+  const text = answer.trim();
+  if (!text) throw AppError.validation([{ field: ['answer'], message: 'The answer is blank', code: 'REQUIRED' }]);
+  if (text.length > MAX_ANSWER) throw AppError.validation([{ field: ['answer'], message: `An answer has at most ${MAX_ANSWER} characters`, code: 'TOO_LONG' }]);
+  return inTransaction(ctx.em, async (tx) => {
+    const request = await lockRequest(tx, ctx);
+    const item = await itemOf(tx, request, itemId, 'QUESTION');
+    complete(item);
+    item.answer = text;
+    item.isNa = false;
+    await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
+    return item.id;
+  });
+}
+
+/** Marks an optional item not applicable (COMPLETE), or applicable again (INCOMPLETE unless something was submitted to it). */
+export async function setNotApplicable(ctx: PortalCtx, itemId: string, isNa: boolean): Promise<string> {
+  return inTransaction(ctx.em, async (tx) => {
+    const request = await lockRequest(tx, ctx);
+    const item = await itemOf(tx, request, itemId);
+    if (item.required) throw AppError.validation([{ field: ['isNa'], message: 'A required item cannot be marked not applicable', code: 'INVALID' }]);
+    if (isNa) complete(item);
+    else if (item.isNa && item.status === 'COMPLETE' && !item.answer && (await tx.count(Document, { item: item.id })) === 0) item.status = itemTransition(item.status, 'undo');
+    item.isNa = isNa;
+    await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
+    return item.id;
+  });
+}
+
+const done = (item: RequestItem) => item.status === 'COMPLETE' || item.status === 'VERIFIED' || item.isNa;
+
+/**
+ * Submits the request: SUBMITTED (UPDATED_AND_SUBMITTED after an earlier submission) when every required
+ * item is done, COMPLETE_AND_SUBMITTED when every item is, PARTIALLY_SUBMITTED otherwise unless the
+ * request requires a complete submission. The owner and collaborators are told.
+ */
+export async function submitRequest(ctx: PortalCtx, comment: string | null | undefined): Promise<void> {
+  const session = sessionOf(ctx.viewer);
+  const text = comment?.trim() || null;
+  if (text && text.length > MAX_SUBMISSION_COMMENT) {
+    throw AppError.validation([{ field: ['comment'], message: `A comment has at most ${MAX_SUBMISSION_COMMENT} characters`, code: 'TOO_LONG' }]);
+  }
+  await inTransaction(ctx.em, async (tx) => {
+    const request = await lockRequest(tx, ctx);
+    if (text && request.disableSubmissionComments) {
+      throw AppError.validation([{ field: ['comment'], message: 'This request takes no submission comment', code: 'INVALID' }]);
+    }
+    const items = await tx.find(RequestItem, { request: request.id, deletedAt: null });
+    const missing = items.filter((item) => item.required && !done(item));
+    if (missing.length && request.requireCompleteSubmission) {
+      throw AppError.validation([{ field: [], message: `Every required item must be done first: ${missing.map((item) => item.name).join(', ')}`, code: 'INVALID_STATE' }]);
+    }
+    const outcome: SubmissionOutcome = items.every(done) ? 'COMPLETE' : missing.length === 0 ? 'REQUIRED_COMPLETE' : 'PARTIAL';
+    const trigger: RequestTrigger = outcome === 'COMPLETE' ? 'submit-complete' : outcome === 'REQUIRED_COMPLETE' ? 'submit-required-complete' : 'submit-partial';
+    request.state = transition(request.state, trigger, { submittedBefore: request.firstSubmittedAt != null });
+    request.firstSubmittedAt ??= ctx.settings.clock.now();
+    // The owner has not seen this submission yet, and the last rejection is answered.
+    request.ownerOpened = false;
+    request.rejection = null;
+    tx.create(Submission, { request, recipient: session.id, outcome, comment: text });
+    await queueOwnerNotices(tx, ctx, request, session.id, outcome === 'COMPLETE' ? 'REQUEST_COMPLETED' : 'REQUEST_SUBMITTED');
+    const subject = { type: 'Request', id: request.id, requestId: request.id };
+    await emitAsRecipient(tx, ctx, 'request.submitted', subject);
+    if (outcome === 'COMPLETE') await emitAsRecipient(tx, ctx, 'request.completed', subject);
+  });
+}
+
+/** "Submitted" or "completed" mail to the owner and each collaborator with an email address. */
+async function queueOwnerNotices(tx: EntityManager, ctx: PortalCtx, request: Request, recipientId: string, kind: 'REQUEST_SUBMITTED' | 'REQUEST_COMPLETED'): Promise<void> {
+  const users = await queryRows<{ id: string; email: string; recipient_name: string }>(
+    tx,
+    `select u.id, u.email, coalesce(nullif(concat_ws(' ', rc.first_name, rc.last_name), ''), rc.email, rc.phone, 'A recipient') as recipient_name
+       from app_user u cross join recipient rc
+      where rc.id = ? and u.email is not null
+        and (u.id = ? or u.id in (select c.user_id from collaborator c where c.request_id = ?))`,
+    [recipientId, request.owner.id, request.id],
+  );
+  for (const user of users) {
+    await queueNotification(tx, ctx.settings.secret, {
+      organizationId: request.organization.id,
+      requestId: request.id,
+      to: { userId: user.id },
+      channel: 'EMAIL',
+      address: user.email,
+      language: request.language,
+      kind,
+      params: { requestName: request.name, recipientName: user.recipient_name, requestId: request.id },
+      secrets: {},
+    });
+  }
+}
+
+/** A file of the session's request the recipient may download: an owner's attachment, or a document. */
+export async function recipientFile(ctx: Pick<PortalCtx, 'em' | 'viewer'>, kind: 'attachments' | 'documents', id: string): Promise<{ fileId: string }> {
+  const session = sessionOf(ctx.viewer);
+  const table = kind === 'attachments' ? 'attachment' : 'document';
+  const [row] = isUuid(id) ? await queryRows<{ file_id: string }>(ctx.em, `select file_id from ${table} where id = ? and request_id = ?`, [id, session.requestId]) : [];
+  if (!row) throw AppError.notFound(kind === 'attachments' ? 'Attachment' : 'Document');
+  return { fileId: row.file_id };
+}
