@@ -119,7 +119,6 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       }),
     });
     const items = subject.items as Array<{ id: string }>;
-    recipientSession = client(t.app, (await signedIn(t.app, tokenOf(subject.recipients[0].request_link))).session);
     for (let i = 0; i < n; i++) await submit(t, tenant, subject.id, items[0].id, `document ${i}`, `doc${i}.txt`);
     for (const item of items.slice(1)) await submit(t, tenant, subject.id, item.id, 'document', 'doc.txt');
     // Every delivery gets an attempt, so the delivery list shows attempts too.
@@ -130,6 +129,8 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     const itemAttachment = (await api.get(`/requests/${subject.id}/items/${items[0].id}/attachments`)).json()[0].id;
     const document = (await api.get(`/requests/${subject.id}/items/${items[0].id}/documents`)).json()[0].id;
     const delivery = (await api.get(`/webhooks/${webhook}/deliveries?limit=1`)).json()[0].id;
+    // Last, so every stage's activity page (newest first) holds a recipient's entry as well as users'.
+    recipientSession = client(t.app, (await signedIn(t.app, tokenOf(subject.recipients[0].request_link))).session);
     return {
       organization: tenant.organizationId,
       user: tenant.userId,

@@ -71,7 +71,7 @@ export type RecipientRequestView = {
   attachments: RecipientFileView[];
   submissions: { id: string; createdAt: Date; outcome: SubmissionOutcome; comment: string | null }[];
   /** The owner's last request for changes, until the recipient submits again. */
-  rejection: { message: string; itemIds: string[]; rejectedAt: Date } | null;
+  rejection: { id: string; message: string; itemIds: string[]; rejectedAt: Date } | null;
 };
 
 type FileRow = { id: string; item_id: string | null; name: string; mime_type: string; size: string | number; created_at: Date; recipient_id?: string | null };
@@ -176,7 +176,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       attachments: attachments.filter((a) => a.item_id === item.id).map((a) => file(a, 'attachments')),
     })),
     attachments: attachments.filter((a) => a.item_id === null).map((a) => file(a, 'attachments')),
-    rejection: head.rejection && { message: head.rejection.message, itemIds: head.rejection.itemIds, rejectedAt: new Date(head.rejection.rejectedAt) },
+    rejection: head.rejection && { id: head.id, message: head.rejection.message, itemIds: head.rejection.itemIds, rejectedAt: new Date(head.rejection.rejectedAt) },
     submissions: submissions.map((s) => ({ id: s.id, createdAt: s.created_at, outcome: s.outcome, comment: s.comment })),
   };
 }

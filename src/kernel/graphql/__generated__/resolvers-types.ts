@@ -1767,6 +1767,8 @@ export type RecipientNotApplicableInput = {
 /** What the owner asked the recipient to redo. */
 export type RecipientRejection = {
   __typename?: 'RecipientRejection';
+  /** The rejection's id: the request's UUID (a request holds its last rejection only). */
+  id: Scalars['ID']['output'];
   /** The items to redo. */
   itemIds: Array<Scalars['ID']['output']>;
   /** The owner's message. */
@@ -4193,6 +4195,7 @@ export type RecipientLinkRegeneratePayloadResolvers<ContextType = GraphQLContext
 };
 
 export type RecipientRejectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientRejection'] = ResolversParentTypes['RecipientRejection']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   itemIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   rejectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
