@@ -275,7 +275,7 @@ function renderSubmitted(ctx: ViewContext, request: PortalRequest): SafeHtml {
         ? text(ctx, 'statusNotApplicable')
         : item.type === 'QUESTION'
           ? item.answer || text(ctx, 'noAnswer')
-          : item.documents.map((d) => d.file_name).join(', ') || '—'
+          : item.documents.map((d) => d.file_name).join(', ') || text(ctx, 'nothingSent')
     }</li>`,
   )}</ul>
   ${submission?.comment ? html`<h3>${text(ctx, 'yourComment')}</h3><p class="comment">${submission.comment}</p>` : ''}
