@@ -112,6 +112,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.webhookDeliveryRetry(webhookId)': ['webhook'],
   'Mutation.recipientAnswer(input.itemId)': ['questionItem'],
   'Mutation.recipientNotApplicable(input.itemId)': ['questionItem'],
+  'Mutation.recipientSign(input.itemId)': ['signatureItem'],
   'Mutation.recipientDocumentDelete(input.documentId)': ['document'],
   'Mutation.recipientDocumentDelete(input.itemId)': ['item'],
 };
@@ -128,6 +129,7 @@ const NOT_FOUND_INPUTS: Record<string, string> = {
   'Mutation.requestCreate(input.templateId)': 'README, Tenancy: a template_id the caller cannot see is 404 Template not found',
   'Mutation.recipientAnswer(input.itemId)': "a recipient acts on its request's items only: another's is 404 Item not found",
   'Mutation.recipientNotApplicable(input.itemId)': "a recipient acts on its request's items only: another's is 404 Item not found",
+  'Mutation.recipientSign(input.itemId)': "a recipient signs its request's items only: another's is 404 Item not found",
   'Mutation.recipientDocumentDelete(input.documentId)': "a recipient deletes its own documents only: another's is 404 Document not found",
   'Mutation.recipientDocumentDelete(input.itemId)': "a recipient deletes its own documents only: another's is 404 Document not found",
 };

@@ -24,6 +24,8 @@ type RowPath = {
   tags: string[];
   /** Status of a body that fails its schema; 422 unless the spec names another (PATCH /contracts: 400). */
   badBodyStatus?: 400;
+  /** A JSON body limit above the app's, for a row whose body carries an image (a drawn signature). */
+  bodyLimit?: number;
   schema: {
     params?: TSchema;
     querystring?: TSchema;
@@ -65,13 +67,14 @@ export type RestRow = RowPath & ({ operation: CheckedOperation } | Pick<HandlerR
 
 /** An operation row, whose variables and result are typed by its document. */
 export function restRow<TResult, TVariables extends Variables>(row: OperationRow<TResult, TVariables>): RestRow {
-  const { method, url, summary, tags, badBodyStatus, schema, operation, result } = row;
+  const { method, url, summary, tags, badBodyStatus, bodyLimit, schema, operation, result } = row;
   return {
     method,
     url,
     summary,
     tags,
     badBodyStatus,
+    bodyLimit,
     schema,
     operation: {
       source: sourceOf(operation),
@@ -245,6 +248,7 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
     method: row.method,
     url: row.url,
     schema: { summary: row.summary, tags: row.tags, ...row.schema },
+    ...(row.bodyLimit ? { bodyLimit: row.bodyLimit } : {}),
     config: { badBodyStatus: row.badBodyStatus, public: options.recipient },
     handler: async (request, reply) => {
       const revision = parseRevision(request.headers['api-revision']);
@@ -263,7 +267,7 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
       let response: RestResponse;
       if ('handle' in row) {
         const handled = await row.handle(ctx, input, request, reply);
-        if ((handled as unknown) === reply) return reply;
+        if ((handled as unknown) === reply || reply.sent) return reply;
         response = handled as RestResponse;
       } else {
         const variables = await row.operation.variables(ctx, input, request);

@@ -1,5 +1,6 @@
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
+import { signItem } from './portal.signing';
 import { answerItem, deleteRecipientDocument, recipientView, setNotApplicable, submitRequest } from './portal.service';
 
 /** The item as the request now shows it (a change's payload). */
@@ -14,6 +15,7 @@ export const portalResolvers: Resolvers = {
   Mutation: {
     recipientAnswer: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await answerItem(ctx, input.itemId, input.answer)) })),
     recipientNotApplicable: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await setNotApplicable(ctx, input.itemId, input.isNa)) })),
+    recipientSign: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await signItem(ctx, input)) })),
     recipientSubmit: (_root, { input }, ctx) =>
       payload(async () => {
         await submitRequest(ctx, input.comment);

@@ -6,6 +6,7 @@ import {
   RecipientDocumentDeleteDocument,
   RecipientNotApplicableDocument,
   RecipientRequestViewDocument,
+  RecipientSignDocument,
   RecipientSubmitDocument,
 } from '../../kernel/graphql/__generated__/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
@@ -20,6 +21,8 @@ import { findLink, findSession, markOpened, recipientViewer, requireLinkOpen, se
 import { MAX_SUBMISSION_COMMENT } from './portal.limits';
 import { RecipientItemBody, RecipientRequestBody, restRecipientItem, restRecipientRequest } from './portal.rest-shapes';
 import { recipientFile, storeRecipientDocument } from './portal.service';
+import { contractToSign } from './portal.signing';
+import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_TEXT } from '../signing/signing.limits';
 
 // The recipient API under /r/{token}/api (API-DECISIONS "The recipient side"). Sign-in needs only the
 // link; everything else a session of the link's recipient, by cookie or Bearer token, and runs the
@@ -191,6 +194,41 @@ const sessionRows: RestRow[] = [
     operation: RecipientNotApplicableDocument,
     variables: ({ params, body }) => ({ input: { itemId: params.item_id, isNa: body.is_na } }),
     result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientNotApplicable, 'item')) }),
+  }),
+  {
+    method: 'GET',
+    url: '/r/:token/api/items/:item_id/contract',
+    summary: 'The contract PDF an E_SIGNATURE item asks the recipient to sign (shown inline)',
+    tags,
+    schema: { params: ItemParams, response: withErrors({}, [401, 404, 422]) },
+    handle: async (ctx, { params }, _request, reply) => {
+      const file = await contractToSign(ctx, params.item_id);
+      return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size, type: file.mimeType, inline: true });
+    },
+  },
+  restRow({
+    method: 'POST',
+    url: '/r/:token/api/items/:item_id/sign',
+    summary: "Sign an E_SIGNATURE item: the contract's fields of this recipient, and a typed or drawn signature",
+    tags,
+    // A drawn signature travels as base64 (4/3 of its bytes) inside JSON.
+    bodyLimit: Math.ceil((MAX_SIGNATURE_PNG_BYTES * 4) / 3) + 256 * 1024,
+    schema: {
+      params: ItemParams,
+      body: Body(
+        {
+          fields: Nullable(Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: MAX_FIELD_VALUE }))),
+          signature: Body({ type: Type.Union([Type.Literal('TYPED'), Type.Literal('DRAWN')]), text: Nullable(Text(MAX_SIGNATURE_TEXT)), png_base64: Nullable(Type.String()) }, ['type']),
+        },
+        ['signature'],
+      ),
+      response: withErrors({ 200: RecipientItemBody }, [401, 404, 413, 422]),
+    },
+    operation: RecipientSignDocument,
+    variables: ({ params, body }) => ({
+      input: { itemId: params.item_id, fields: body.fields ?? {}, signature: { type: body.signature.type, text: body.signature.text, pngBase64: body.signature.png_base64 } },
+    }),
+    result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientSign, 'item')) }),
   }),
   restRow({
     method: 'POST',

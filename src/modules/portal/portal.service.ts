@@ -7,6 +7,7 @@ import type { GraphQLContext, Viewer } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
 import { isUuid } from '../../kernel/validation/input-check';
 import type { ContractField } from '../contracts/contract.entities';
+import { signerFields } from '../signing/signing.service';
 import { Document } from '../documents/document.entities';
 import type { Topic } from '../events/event.topics';
 import { deleteReferences, saveUpload } from '../files/file.service';
@@ -103,12 +104,13 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       first_name: string | null;
       last_name: string | null;
       email: string | null;
+      phone: string | null;
       link_nonce: string;
     }>(
       em,
       `select r.id, r.name, r.state, o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
               r.personal_message, r.due_date, r.expiration_date, r.language, r.require_complete_submission, r.disable_submission_comments, r.rejection,
-              rc.id as recipient_id, rc.first_name, rc.last_name, rc.email, rc.link_nonce
+              rc.id as recipient_id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.link_nonce
          from request r join organization o on o.id = r.organization_id join app_user u on u.id = r.owner_id
          join recipient rc on rc.request_id = r.id and rc.id = ?
         where r.id = ? and r.deleted_at is null`,
@@ -142,7 +144,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
     size: Number(row.size),
     downloadUrl: `${base}/${path}/${row.id}`,
   });
-  const contracts = await signatureFieldsOf(em, items, head.email);
+  const contracts = await signatureFieldsOf(em, items, { email: head.email, phone: head.phone });
   return {
     id: head.id,
     name: head.name,
@@ -181,18 +183,12 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
   };
 }
 
-/** A contract's fields this signer fills in: those assigned to its email, and those assigned to no one. */
-export function signerFields(fields: readonly ContractField[], email: string | null): ContractField[] {
-  const mine = email?.toLowerCase();
-  return fields.filter((field) => !field.assignedTo?.email || field.assignedTo.email.toLowerCase() === mine);
-}
-
-async function signatureFieldsOf(em: EntityManager, items: readonly RequestItemRow[], email: string | null): Promise<Map<string, RecipientItemView['signatureFields']>> {
+async function signatureFieldsOf(em: EntityManager, items: readonly RequestItemRow[], signer: { email: string | null; phone: string | null }): Promise<Map<string, RecipientItemView['signatureFields']>> {
   const ids = [...new Set(items.flatMap((item) => (item.type === 'E_SIGNATURE' && item.contractId ? [item.contractId] : [])))];
   if (ids.length === 0) return new Map();
   const rows = await queryRows<{ id: string; fields: ContractField[] }>(em, 'select id, fields from contract where id = any(?::uuid[])', [ids]);
   return new Map(
-    rows.map((row) => [row.id, signerFields(row.fields, email).map((field, index) => ({ id: field.id ?? String(index), type: field.type, placeholder: field.placeholder ?? null }))]),
+    rows.map((row) => [row.id, signerFields(row, signer).map(({ key, field }) => ({ id: key, type: field.type, placeholder: field.placeholder ?? null }))]),
   );
 }
 
@@ -240,23 +236,34 @@ function complete(item: RequestItem): void {
   item.status = itemTransition(item.status, 'complete');
 }
 
-/** Stores a file the recipient submits to an item (the multipart path and the tus uploads end here). */
-export async function storeRecipientDocument(ctx: PortalCtx, itemId: string, upload: IncomingFile): Promise<string> {
+/**
+ * Keeps a file as a document of an item of `kind`, by the session's recipient: the item is done, and
+ * `first` (contract.signed) comes before document.uploaded and item.updated.
+ */
+function storeDocument(ctx: PortalCtx, itemId: string, upload: IncomingFile, kind: 'UPLOAD' | 'E_SIGNATURE', first?: { topic: Topic; subject: EventSubject }): Promise<string> {
   const session = sessionOf(ctx.viewer);
   return saveUpload(ctx, upload, {}, async (tx, file) => {
     const request = await lockRequest(tx, ctx);
-    const item = await itemOf(tx, request, itemId, 'UPLOAD');
+    const item = await itemOf(tx, request, itemId, kind);
     if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
     }
     const document = tx.create(Document, { request, item, file, recipient: session.id });
     complete(item);
     item.isNa = false;
+    if (first) await emitAsRecipient(tx, ctx, first.topic, first.subject);
     await emitAsRecipient(tx, ctx, 'document.uploaded', { type: 'Document', id: document.id, requestId: request.id });
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return document.id;
   });
 }
+
+/** Stores a file the recipient submits to an UPLOAD item (the multipart path and the tus uploads end here). */
+export const storeRecipientDocument = (ctx: PortalCtx, itemId: string, upload: IncomingFile): Promise<string> => storeDocument(ctx, itemId, upload, 'UPLOAD');
+
+/** Keeps a signed contract as the document of its E_SIGNATURE item. */
+export const storeSignedDocument = (ctx: PortalCtx, itemId: string, contractId: string, signed: IncomingFile): Promise<string> =>
+  storeDocument(ctx, itemId, signed, 'E_SIGNATURE', { topic: 'contract.signed', subject: { type: 'Contract', id: contractId, requestId: sessionOf(ctx.viewer).requestId } });
 
 /** Deletes a document this recipient submitted, before the submission; an item left empty is INCOMPLETE again. */
 export async function deleteRecipientDocument(ctx: PortalCtx, documentId: string, itemId?: string | null): Promise<string> {

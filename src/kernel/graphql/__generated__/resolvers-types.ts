@@ -875,6 +875,11 @@ export type Mutation = {
   recipientLinkRegenerate: RecipientLinkRegeneratePayload;
   /** Marks an optional item not applicable, or applicable again (a recipient session only). */
   recipientNotApplicable: RecipientItemPayload;
+  /**
+   * Signs an e-signature item: the signed PDF (fields stamped, an audit page, the organization's digital
+   * signature) becomes its document (a recipient session only).
+   */
+  recipientSign: RecipientItemPayload;
   /** Submits the request to its owner (a recipient session only). */
   recipientSubmit: RecipientSubmitPayload;
   /** Closes a request: state CLOSED, no further submissions. Closing a closed request changes nothing. */
@@ -1034,6 +1039,12 @@ export type MutationRecipientLinkRegenerateArgs = {
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationRecipientNotApplicableArgs = {
   input: RecipientNotApplicableInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRecipientSignArgs = {
+  input: RecipientSignInput;
 };
 
 
@@ -1834,6 +1845,16 @@ export type RecipientSelf = {
   lastName?: Maybe<Scalars['String']['output']>;
 };
 
+/** Signs an e-signature item. */
+export type RecipientSignInput = {
+  /** Field id to value, for the contract's fields of this recipient. */
+  fields?: InputMaybe<Scalars['JSON']['input']>;
+  /** The item's UUID. */
+  itemId: Scalars['ID']['input'];
+  /** The signature for SIGNATURE and INITIALS fields. */
+  signature: RecipientSignatureInput;
+};
+
 /** A place in a contract the signer fills in. */
 export type RecipientSignatureField = {
   __typename?: 'RecipientSignatureField';
@@ -1843,6 +1864,16 @@ export type RecipientSignatureField = {
   placeholder?: Maybe<Scalars['String']['output']>;
   /** TEXT, SIGNATURE, CHECKBOX, RADIO, INITIALS or DATE. */
   type: Scalars['String']['output'];
+};
+
+/** A signature: typed text, or a drawn image. */
+export type RecipientSignatureInput = {
+  /** For DRAWN: the PNG image, base64. */
+  pngBase64?: InputMaybe<Scalars['String']['input']>;
+  /** For TYPED: the name as typed. */
+  text?: InputMaybe<Scalars['String']['input']>;
+  /** TYPED or DRAWN. */
+  type: Scalars['String']['input'];
 };
 
 /** One submission of the request. */
@@ -3439,7 +3470,9 @@ export type ResolversTypes = {
   RecipientRejection: ResolverTypeWrapper<RecipientRejection>;
   RecipientRequest: ResolverTypeWrapper<RecipientRequestMapper>;
   RecipientSelf: ResolverTypeWrapper<RecipientSelf>;
+  RecipientSignInput: RecipientSignInput;
   RecipientSignatureField: ResolverTypeWrapper<RecipientSignatureField>;
+  RecipientSignatureInput: RecipientSignatureInput;
   RecipientSubmission: ResolverTypeWrapper<RecipientSubmission>;
   RecipientSubmitInput: RecipientSubmitInput;
   RecipientSubmitPayload: ResolverTypeWrapper<Omit<RecipientSubmitPayload, 'request'> & { request?: Maybe<ResolversTypes['RecipientRequest']> }>;
@@ -3604,7 +3637,9 @@ export type ResolversParentTypes = {
   RecipientRejection: RecipientRejection;
   RecipientRequest: RecipientRequestMapper;
   RecipientSelf: RecipientSelf;
+  RecipientSignInput: RecipientSignInput;
   RecipientSignatureField: RecipientSignatureField;
+  RecipientSignatureInput: RecipientSignatureInput;
   RecipientSubmission: RecipientSubmission;
   RecipientSubmitInput: RecipientSubmitInput;
   RecipientSubmitPayload: Omit<RecipientSubmitPayload, 'request'> & { request?: Maybe<ResolversParentTypes['RecipientRequest']> };
@@ -4003,6 +4038,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   recipientDocumentDelete?: Resolver<ResolversTypes['RecipientDocumentDeletePayload'], ParentType, ContextType, RequireFields<MutationRecipientDocumentDeleteArgs, 'input'>>;
   recipientLinkRegenerate?: Resolver<ResolversTypes['RecipientLinkRegeneratePayload'], ParentType, ContextType, RequireFields<MutationRecipientLinkRegenerateArgs, 'id'>>;
   recipientNotApplicable?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientNotApplicableArgs, 'input'>>;
+  recipientSign?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientSignArgs, 'input'>>;
   recipientSubmit?: Resolver<ResolversTypes['RecipientSubmitPayload'], ParentType, ContextType, RequireFields<MutationRecipientSubmitArgs, 'input'>>;
   requestClose?: Resolver<ResolversTypes['RequestClosePayload'], ParentType, ContextType, RequireFields<MutationRequestCloseArgs, 'id'>>;
   requestCreate?: Resolver<ResolversTypes['RequestCreatePayload'], ParentType, ContextType, RequireFields<MutationRequestCreateArgs, 'input'>>;
