@@ -68,8 +68,9 @@ function signingInput(input: RecipientSignInput): { values: Record<string, strin
 /** Signs the item's contract as the session's recipient and keeps the signed PDF as the item's document; the item's id. */
 export async function signItem(ctx: PortalCtx, input: RecipientSignInput): Promise<string> {
   const session = sessionOf(ctx.viewer);
-  const { values, signature } = signingInput(input);
+  // Another request's item is not found, whatever else the input says.
   const head = await signingHead(ctx, input.itemId);
+  const { values, signature } = signingInput(input);
   const now = ctx.settings.clock.now();
   // Refused before the engine's work, and checked again under the lock when the document is kept.
   if (!recipientMayChange({ state: head.state, expirationDate: head.expiration_date }, now)) throw AppError.invalidState(`The request cannot be changed now: it is ${head.state}`);
