@@ -69,7 +69,8 @@ function render(request: PortalRequest): void {
   const focused = document.activeElement?.id;
   const focusedItem = document.activeElement?.closest('.item')?.id;
   const kept = new Map<string, Element>();
-  content.querySelectorAll('.uploads, canvas.pad').forEach((el) => kept.set(el.id || `pad-${(el as HTMLElement).dataset.item}`, el));
+  // Upload rows matter only while files can still be sent; drawings always until sent.
+  content.querySelectorAll(request.can_change ? '.uploads, canvas.pad' : 'canvas.pad').forEach((el) => kept.set(el.id || `pad-${(el as HTMLElement).dataset.item}`, el));
   const values = new Map<string, string>();
   content.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input[type=text], input[type=date], textarea').forEach((el) => {
     if (el.id && el.value !== el.defaultValue) values.set(el.id, el.value);
