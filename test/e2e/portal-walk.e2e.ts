@@ -160,9 +160,9 @@ describe('the recipient walk on a phone', () => {
     const pad = page.locator(`canvas.pad[data-item="${contract}"]`);
     await pad.scrollIntoViewIfNeeded();
     const box = (await pad.boundingBox())!;
-    await page.mouse.move(box.x + 20, box.y + box.height * 0.7);
+    await page.mouse.move(box.x + 20, box.y + box.height * 0.55);
     await page.mouse.down();
-    for (let i = 1; i <= 20; i++) await page.mouse.move(box.x + 20 + i * ((box.width - 40) / 20), box.y + box.height * (0.7 - 0.4 * Math.sin(i / 3)));
+    for (let i = 1; i <= 20; i++) await page.mouse.move(box.x + 20 + i * ((box.width - 40) / 20), box.y + box.height * (0.55 - 0.3 * Math.sin(i / 3)));
     await page.mouse.up();
     const inked = `(() => { const c = document.querySelector('canvas.pad[data-item="${contract}"]');
       return c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0); })()`;
