@@ -1,21 +1,24 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { fromBuffer, type Entry } from 'yauzl';
 import { client } from '../support/app';
 import { createContract, pdfBytes, upload } from '../support/files';
 import { eventually } from '../support/fixtures';
-import { openContext, screenshot } from './support/browser';
+import { ARTIFACTS, openContext, screenshot } from './support/browser';
 import { createPortalRequest, mailedCode } from './support/recipient';
 import { useAppAndBrowser, type ListeningApp } from './support/server';
 
 // Issue 10, "Done means": a recipient on a phone signs in with a mailed code, uploads a file whose
 // connection drops half-way (it continues from the server's offset), answers, draws a signature and
-// submits; the owner rejects one item, the recipient redoes it, the owner verifies and downloads the zip.
-// Pending the recipient's sign route: signing the drawn signature, and pdfsig on the signed PDF in the zip.
+// submits; the owner rejects one item, the recipient redoes it, the owner verifies and downloads the zip,
+// whose signed PDF pdfsig validates.
 
+const run = promisify(execFile);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** Every entry of a zip, by name. */
@@ -153,7 +156,7 @@ describe('the recipient walk on a phone', () => {
     await page.locator(`#item-${question}[data-status="COMPLETE"]`).waitFor();
   });
 
-  it('should take a signature drawn on the screen with the contract fields', async () => {
+  it('should sign the contract with a signature drawn on the screen', async () => {
     const contract = itemOf('Employment contract');
     await page.locator(`#field-${contract}-title`).fill('Accountant');
     await page.locator(`label[for="sig-${contract}-drawn"]`).click();
@@ -168,14 +171,15 @@ describe('the recipient walk on a phone', () => {
       return c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0); })()`;
     expect(await page.evaluate<boolean>(inked)).toBe(true);
     await screenshot(page, 'walk-05-drawn-signature');
-    // Pending: POST /r/{token}/api/items/{item_id}/sign is not served yet (see the README's Status).
+    await page.locator(`#sign-${contract}`).click();
+    await page.locator(`#item-${contract}[data-status="COMPLETE"]`).waitFor();
   });
 
   it('should mark the optional item not applicable', async () => {
     const licence = itemOf('Driving licence');
     await page.locator(`label[for="na-${licence}"]`).click();
     await page.locator(`#item-${licence}[data-status="COMPLETE"] #na-${licence}:checked`).waitFor();
-    await expect(page.locator('#progress').textContent()).resolves.toBe('3 of 4 done');
+    await expect(page.locator('#progress').textContent()).resolves.toBe('4 of 4 done');
   });
 
   it('should submit with a comment and show what was sent', async () => {
@@ -204,12 +208,21 @@ describe('the recipient walk on a phone', () => {
     await screenshot(page, 'walk-08-resubmitted');
   });
 
-  it('should give the owner, once verified, a zip holding what the recipient sent', async () => {
+  it('should give the owner, once verified, a zip holding what was sent and the signed PDF, which pdfsig validates', async () => {
     const verified = await client(app.app, app.tenant.apiKey).post(`/requests/${created.id}/verify`);
     expect(verified.statusCode).toBe(200);
     const zip = await client(app.app, app.tenant.apiKey).get(`/requests/${created.id}/download`);
     expect(zip.statusCode).toBe(200);
     const entries = await unzip(zip.rawPayload);
     expect([...entries.values()].map(sha256)).toEqual(expect.arrayContaining([sha256(scan), sha256(sharp)]));
+    const pdfs = [...entries].filter(([name]) => name.toLowerCase().endsWith('.pdf'));
+    expect(pdfs).toHaveLength(1);
+    const path = join(files, 'signed.pdf');
+    writeFileSync(path, pdfs[0][1]);
+    // The signing module's check: exit 0 only when pdfsig finds the signature and calls it valid.
+    const checked = await run('bash', ['scripts/check-pdf-signature.sh', path]);
+    expect(checked.stderr).toContain('Signature Validation: Signature is Valid.');
+    // Its pages as pictures, to look at with the screenshots (walk-09-signed-pdf-1.png, …).
+    await run('pdftoppm', ['-png', '-r', '50', path, join(ARTIFACTS, 'walk-09-signed-pdf')]);
   });
 });
