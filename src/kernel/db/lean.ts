@@ -35,7 +35,8 @@ type Shape = { Record: new () => Fields; props: Prop[]; mappers: Map<string, Map
 
 const shapes = new WeakMap<EntityMetadata, Shape>();
 
-const toDate = (value: unknown) => (value == null ? null : value instanceof Date ? value : new Date(value as string));
+/** A timestamp column of a raw row (the driver answers strings) as a Date. */
+export const toDate = (value: unknown) => (value == null ? null : value instanceof Date ? value : new Date(value as string));
 
 const isJson = (prop: Prop) => prop.type === 'json' || prop.columnTypes?.[0] === 'jsonb';
 

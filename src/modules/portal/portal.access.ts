@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryRows } from '../../kernel/db/lean';
+import { queryRows, toDate } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Actor, ServiceSettings, Viewer } from '../../kernel/graphql/context';
@@ -70,8 +70,9 @@ type LinkRow = {
   request_name: string;
   organization_name: string;
   owner_name: string;
-  due_date: Date | null;
-  expiration_date: Date | null;
+  // Timestamps of raw rows arrive as strings (see toDate).
+  due_date: string | null;
+  expiration_date: string | null;
   language: Language;
   state: RequestState;
   mfa_enabled: boolean;
@@ -106,8 +107,8 @@ function linkOf(row: LinkRow): PortalLink {
     requestName: row.request_name,
     organizationName: row.organization_name,
     ownerName: row.owner_name,
-    dueDate: row.due_date,
-    expirationDate: row.expiration_date,
+    dueDate: toDate(row.due_date),
+    expirationDate: toDate(row.expiration_date),
     language: row.language,
     state: row.state,
     mfaEnabled: row.mfa_enabled,
@@ -182,7 +183,7 @@ const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEq
 async function lockAccess(tx: EntityManager, recipientId: string): Promise<AccessRow> {
   await tx.execute('insert into recipient_access (recipient_id) values (?) on conflict do nothing', [recipientId]);
   const [row] = await queryRows<AccessRow>(tx, 'select * from recipient_access where recipient_id = ? for update', [recipientId]);
-  return row;
+  return { ...row, question_locked_until: toDate(row.question_locked_until), code_locked_until: toDate(row.code_locked_until) };
 }
 
 type AccessRow = {
@@ -190,7 +191,6 @@ type AccessRow = {
   question_locked_until: Date | null;
   code_failures: number;
   code_locked_until: Date | null;
-  opened_at: Date | null;
 };
 
 /**
@@ -207,17 +207,18 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
   }
   return inTransaction(em, async (tx) => {
     await lockAccess(tx, link.recipientId);
-    const recent = await queryRows<{ created_at: Date }>(
+    const recent = await queryRows<{ created_at: string }>(
       tx,
       'select created_at from recipient_code where recipient_id = ? and created_at > ? order by created_at desc',
       [link.recipientId, new Date(now.getTime() - 3_600_000)],
     );
-    const resendAt = recent[0] && recent[0].created_at.getTime() + CODE_RESEND_SECONDS * 1000;
+    const sent = recent.map((row) => toDate(row.created_at)!.getTime());
+    const resendAt = sent.length > 0 && sent[0] + CODE_RESEND_SECONDS * 1000;
     if (resendAt && resendAt > now.getTime()) {
       throw AppError.rateLimited(`A code was sent less than ${CODE_RESEND_SECONDS} seconds ago; wait before asking for another`, resendAt - now.getTime());
     }
-    if (recent.length >= MAX_CODES_PER_HOUR) {
-      const oldest = recent[recent.length - 1].created_at.getTime();
+    if (sent.length >= MAX_CODES_PER_HOUR) {
+      const oldest = sent[sent.length - 1];
       throw AppError.rateLimited(`At most ${MAX_CODES_PER_HOUR} codes are sent in an hour; try again later`, oldest + 3_600_000 - now.getTime());
     }
     const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { queryRows } from '../../kernel/db/lean';
+import { queryRows, toDate } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 import { AppError } from '../../kernel/errors/app-error';
 import { renderSubject, type EventSubject } from '../../kernel/events/render';
@@ -152,11 +152,11 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
     organizationName: head.organization_name,
     ownerName: head.owner_name,
     personalMessage: head.personal_message,
-    dueDate: head.due_date,
-    expirationDate: head.expiration_date,
+    dueDate: toDate(head.due_date),
+    expirationDate: toDate(head.expiration_date),
     language: head.language,
     percentComplete: percentComplete(items),
-    canChange: recipientMayChange({ state: head.state, expirationDate: head.expiration_date }, ctx.settings.clock.now()),
+    canChange: recipientMayChange({ state: head.state, expirationDate: toDate(head.expiration_date) }, ctx.settings.clock.now()),
     requireCompleteSubmission: head.require_complete_submission,
     disableSubmissionComments: head.disable_submission_comments,
     recipient: { id: head.recipient_id, firstName: head.first_name, lastName: head.last_name, email: head.email },
@@ -174,12 +174,12 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       signatureFields: (item.contractId && contracts.get(item.contractId)) || [],
       documents: documents
         .filter((d) => d.item_id === item.id)
-        .map((d) => ({ ...file(d, 'documents'), mine: d.recipient_id === session.id, createdAt: d.created_at })),
+        .map((d) => ({ ...file(d, 'documents'), mine: d.recipient_id === session.id, createdAt: toDate(d.created_at)! })),
       attachments: attachments.filter((a) => a.item_id === item.id).map((a) => file(a, 'attachments')),
     })),
     attachments: attachments.filter((a) => a.item_id === null).map((a) => file(a, 'attachments')),
     rejection: head.rejection && { id: head.id, message: head.rejection.message, itemIds: head.rejection.itemIds, rejectedAt: new Date(head.rejection.rejectedAt) },
-    submissions: submissions.map((s) => ({ id: s.id, createdAt: s.created_at, outcome: s.outcome, comment: s.comment })),
+    submissions: submissions.map((s) => ({ id: s.id, createdAt: toDate(s.created_at)!, outcome: s.outcome, comment: s.comment })),
   };
 }
 

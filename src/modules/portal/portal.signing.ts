@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { queryRows } from '../../kernel/db/lean';
+import { queryRows, toDate } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
 import { isUuid } from '../../kernel/validation/input-check';
 import { findContract } from '../contracts/contract.service';
@@ -73,7 +73,7 @@ export async function signItem(ctx: PortalCtx, input: RecipientSignInput): Promi
   const { values, signature } = signingInput(input);
   const now = ctx.settings.clock.now();
   // Refused before the engine's work, and checked again under the lock when the document is kept.
-  if (!recipientMayChange({ state: head.state, expirationDate: head.expiration_date }, now)) throw AppError.invalidState(`The request cannot be changed now: it is ${head.state}`);
+  if (!recipientMayChange({ state: head.state, expirationDate: toDate(head.expiration_date) }, now)) throw AppError.invalidState(`The request cannot be changed now: it is ${head.state}`);
   const signed = await signContract(ctx, {
     organization: { id: head.organization_id, name: head.organization_name },
     contractId: head.contract_id!,
