@@ -25,6 +25,7 @@ describe('portal pages', () => {
       name: 'Documentos para la declaración',
       language: 'es',
       personal_message: 'Hola, necesitamos estos documentos antes del viernes.',
+      due_date: '2027-01-15T17:00:00Z',
       items: [
         { name: 'DNI (ambas caras)', type: 'UPLOAD', required: true },
         { name: '¿Tiene hijos a su cargo?', type: 'QUESTION', required: false },
@@ -39,6 +40,7 @@ describe('portal pages', () => {
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('es');
     await expect(page.locator('#checklist-title').textContent()).resolves.toMatch(/^Lo que .* le pide$/);
     await expect(page.locator('#progress').textContent()).resolves.toBe('0 de 2 completados');
+    await expect(page.locator('.due').textContent()).resolves.toBe('Fecha límite: 15 de enero de 2027');
     expect(await page.getByText('Esto no me corresponde').count()).toBe(1);
     // Nothing wider than the screen: no sideways scrolling on a phone.
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);

@@ -79,6 +79,7 @@ describe('the recipient walk on a phone', () => {
     created = await createPortalRequest(app, {
       name: 'Onboarding documents',
       personal_message: 'Welcome aboard! Please send these before your first day.',
+      due_date: '2027-01-15T17:00:00Z',
       items: [
         { name: 'Passport', type: 'UPLOAD', description: 'The photo page', required: true },
         { name: 'Start date?', type: 'QUESTION', required: true },
