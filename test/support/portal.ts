@@ -14,11 +14,18 @@ export async function requestWithLink(app: FastifyInstance, apiKey: string, over
   return { request, token: tokenOf(recipient.request_link), password: recipient.password as string, items: request.items as Array<{ id: string; name: string }> };
 }
 
+/** How the recipient's calls reach the service: its address and headers (user agent). */
+export type PortalClient = { remoteAddress?: string; headers?: Record<string, string> };
+
 /** The recipient API of one link, with or without a session token. */
-export function portal(app: FastifyInstance, token: string, session?: string) {
+export function portal(app: FastifyInstance, token: string, session?: string, from: PortalClient = {}) {
   const base = `/r/${token}/api`;
   const send = (options: InjectOptions) =>
-    app.inject({ ...options, headers: { ...(session ? { authorization: `Bearer ${session}` } : {}), ...(options.headers as Record<string, string>) } });
+    app.inject({
+      remoteAddress: from.remoteAddress,
+      ...options,
+      headers: { ...from.headers, ...(session ? { authorization: `Bearer ${session}` } : {}), ...(options.headers as Record<string, string>) },
+    });
   return {
     base,
     info: () => send({ method: 'GET', url: base }),
@@ -40,11 +47,11 @@ export function portal(app: FastifyInstance, token: string, session?: string) {
 }
 
 /** Signs in to a link that asks for nothing (auth NONE) and answers its session token. */
-export async function signedIn(app: FastifyInstance, token: string): Promise<ReturnType<typeof portal> & { session: string }> {
-  const response = await portal(app, token).signIn();
+export async function signedIn(app: FastifyInstance, token: string, from: PortalClient = {}): Promise<ReturnType<typeof portal> & { session: string }> {
+  const response = await portal(app, token, undefined, from).signIn();
   if (response.statusCode !== 200) throw new Error(`sign-in answered ${response.statusCode}: ${response.body}`);
   const session = response.json().session_token as string;
-  return { ...portal(app, token, session), session };
+  return { ...portal(app, token, session, from), session };
 }
 
 export { client };
