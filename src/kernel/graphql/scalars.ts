@@ -26,7 +26,10 @@ export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   description: 'A point in time, written in RFC 3339 in UTC.',
   serialize(value) {
     if (value instanceof Date) return value.toISOString();
-    if (typeof value === 'string') return value;
+    // Raw rows (queryRows) carry timestamps as PostgreSQL writes them ("2026-11-24 20:08:44+00"):
+    // answered in RFC 3339 like every Date.
+    const date = typeof value === 'string' ? new Date(value) : null;
+    if (date && !Number.isNaN(date.getTime())) return date.toISOString();
     throw new GraphQLError('DateTime cannot represent this value');
   },
   parseValue(value) {

@@ -345,6 +345,10 @@ describe('recipient sign-in and messages', () => {
       const { token } = await requestWithLink(t.app, tenant.apiKey, { due_date: due.toISOString(), expiration_date: expiration.toISOString() });
       expect((await portal(t.app, token).info()).json().request.due_date).toBe(due.toISOString());
       const signIn = await portal(t.app, token).signIn();
+      // The request as the recipient sees it writes its times in RFC 3339, as every other answer does.
+      const seen = (await portal(t.app, token, signIn.json().session_token).submit()).json();
+      expect([seen.due_date, seen.expiration_date]).toEqual([due.toISOString(), expiration.toISOString()]);
+      expect(seen.submissions[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(signIn.json().expires_at).toBe(expiration.toISOString());
       const maxAge = Number(/Max-Age=(\d+)/.exec(signIn.headers['set-cookie'] as string)![1]);
       expect(maxAge).toBeGreaterThan(2 * 3600 - 10);
