@@ -192,7 +192,7 @@ serve('bare', async () => {
             const auth = effectiveAuth('UNSET', false, r.email);
             return {
               requestLink: requestLink(config.publicUrl, token(r)),
-              mfaLink: mfaLink(config.publicUrl, token(r), auth),
+              mfaLink: mfaLink(config.publicUrl, token(r), auth, false),
               auth,
               password: recipientPassword(config.secret, r.id, r.nonce),
               firstName: r.firstName,

@@ -50,9 +50,12 @@ export function requestLink(publicUrl: string, token: string): string {
   return `${publicUrl}/r/${token}`;
 }
 
-/** Where a recipient enters its one-time code; only for methods that send one. */
-export function mfaLink(publicUrl: string, token: string, auth: AuthMethod): string | null {
-  return auth === 'EMAIL' || auth === 'SMS' ? `${publicUrl}/r/${token}/verify` : null;
+/**
+ * Where a recipient enters its one-time code: for methods that send one, and for every recipient of a
+ * request with MFA, which adds the code step to any method (API-DECISIONS "The recipient side").
+ */
+export function mfaLink(publicUrl: string, token: string, auth: AuthMethod, mfaEnabled: boolean): string | null {
+  return auth === 'EMAIL' || auth === 'SMS' || mfaEnabled ? `${publicUrl}/r/${token}/verify` : null;
 }
 
 /** UNSET resolves against the request: with MFA on, a code by email (by SMS when there is no email). */

@@ -36,7 +36,7 @@ export const recipientResolvers: Resolvers = {
     mfaLink: async (recipient, _args, ctx) => {
       const request = (await loadRef(recipient.request, ctx.loaders.requestById))!;
       const auth = effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);
-      return mfaLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce), auth);
+      return mfaLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce), auth, request.mfaEnabled);
     },
     password: (recipient, _args, ctx) => recipientPassword(ctx.settings.secret, recipient.id, recipient.linkNonce),
   },

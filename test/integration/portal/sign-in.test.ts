@@ -193,6 +193,8 @@ describe('recipient sign-in and messages', () => {
     it('should ask for the answer and a code with mfa_enabled, and need both', async () => {
       const { token, request } = await withAuth(question, { mfa_enabled: true });
       expect(request.mfa_enabled).toBe(true);
+      // The code step has its own link, as for EMAIL and SMS recipients.
+      expect(request.recipients[0].mfa_link).toBe(`${request.recipients[0].request_link}/verify`);
       const p = portal(t.app, token);
       expect((await p.info()).json().sign_in).toEqual({ steps: ['question', 'code'], question_text: 'Name of your first pet?', code_destination: 'a***@example.com' });
       const code = await mailedCode(token);
