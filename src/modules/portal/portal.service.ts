@@ -224,9 +224,12 @@ async function itemOf(tx: EntityManager, request: Request, itemId: string, kind?
  * Writes an event of the recipient's change: the subject rendered as the owner's API shows it (by the
  * service's own viewer), the event recorded as the recipient's act.
  */
-async function emitAsRecipient(tx: EntityManager, ctx: PortalCtx, topic: Topic, subject: EventSubject): Promise<void> {
+async function emitAsRecipient(tx: EntityManager, ctx: PortalCtx, topics: Topic | Topic[], subject: EventSubject): Promise<void> {
   const { data } = await renderSubject(tx, { ...ctx, viewer: renderingViewer(ctx.viewer.organizationId) }, subject);
-  await ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId ?? null, data });
+  // Topics of one change about one subject share its render.
+  for (const topic of [topics].flat()) {
+    await ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId ?? null, data });
+  }
 }
 
 const itemSubject = (item: RequestItem): EventSubject => ({ type: 'RequestItem', id: item.id, requestId: item.request.id });
@@ -345,8 +348,7 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
     tx.create(Submission, { request, recipient: session.id, outcome, comment: text });
     await queueOwnerNotices(tx, ctx, request, session.id, outcome === 'COMPLETE' ? 'REQUEST_COMPLETED' : 'REQUEST_SUBMITTED');
     const subject = { type: 'Request', id: request.id, requestId: request.id };
-    await emitAsRecipient(tx, ctx, 'request.submitted', subject);
-    if (outcome === 'COMPLETE') await emitAsRecipient(tx, ctx, 'request.completed', subject);
+    await emitAsRecipient(tx, ctx, outcome === 'COMPLETE' ? ['request.submitted', 'request.completed'] : 'request.submitted', subject);
   });
 }
 
