@@ -23,6 +23,7 @@ import { systemClock, type Clock } from './kernel/clock';
 import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
 import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
 import { NotificationWorker } from './modules/notifications/notification.worker';
+import { ScheduleWorker } from './modules/schedule/schedule.worker';
 
 export type AppOptions = {
   config: Config;
@@ -37,6 +38,8 @@ export type AppOptions = {
   deliverWebhooks?: boolean;
   /** Whether this instance sends notifications by itself (tests drive the worker by hand). */
   sendNotifications?: boolean;
+  /** Whether this instance runs due timed jobs by itself (tests drive the worker by hand). */
+  runJobs?: boolean;
   /** Where SMS go; by default the log (and the notification table). */
   sms?: SmsProvider;
   /** Where file bytes go; by default the driver the configuration names. */
@@ -52,6 +55,8 @@ declare module 'fastify' {
     webhookWorker: DeliveryWorker;
     /** This instance's notification sender. */
     notificationWorker: NotificationWorker;
+    /** This instance's runner of timed jobs (reminders, expiry, auto-close, escalations). */
+    scheduleWorker: ScheduleWorker;
   }
 }
 
@@ -66,6 +71,7 @@ export async function buildApp({
   deliveryLookup,
   deliverWebhooks = true,
   sendNotifications = true,
+  runJobs = true,
   sms,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -143,6 +149,8 @@ export async function buildApp({
     clock,
   });
   app.decorate('notificationWorker', notifier);
+  const scheduler = new ScheduleWorker({ orm, contexts, settings: { expirationWarningDays: config.expirationWarningDays }, log: app.log, clock: settings.clock });
+  app.decorate('scheduleWorker', scheduler);
   dispatcher.on('committed', () => {
     worker.wake();
     notifier.wake();
@@ -152,10 +160,12 @@ export async function buildApp({
     await dispatcher.start();
     if (deliverWebhooks) worker.start();
     if (sendNotifications) notifier.start();
+    if (runJobs) scheduler.start();
   });
   app.addHook('onClose', async () => {
     await worker.stop();
     await notifier.stop();
+    await scheduler.stop();
     await dispatcher.stop();
   });
   return app;

@@ -66,6 +66,7 @@ export const ENV_SCHEMA = Type.Object({
     Type.String({ pattern: '^smtps?://[^\\s]+$', description: 'mail server for notifications, smtp:// or smtps://; unset keeps messages in the notification table' }),
   ),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Gather <no-reply@localhost>', description: 'sender of notification mail' }),
+  EXPIRATION_WARNING_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: 3, description: 'days before a request expires that its recipients are warned (0: on the day)' }),
   SIGNING_P12_PATH: Type.Optional(
     Type.String({ minLength: 1, description: 'PKCS#12 file (certificate and private key) that signs every e-signed PDF; unset: each organization gets a generated self-signed certificate' }),
   ),
@@ -94,6 +95,8 @@ export type Config = {
   webhooks: WebhookSettings;
   mail: MailSettings;
   signing: SigningSettings;
+  /** Days before `expiration_date` that recipients get the expiration warning. */
+  expirationWarningDays: number;
 };
 
 export type SigningSettings = {
@@ -176,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
     signing: signingConfig(parsed),
+    expirationWarningDays: parsed.EXPIRATION_WARNING_DAYS,
   };
 }
 

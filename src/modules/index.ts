@@ -12,6 +12,7 @@ import { notificationsModule } from './notifications/notification.module';
 import { portalModule } from './portal/portal.module';
 import { recipientsModule } from './recipients/recipient.module';
 import { requestsModule } from './requests/request.module';
+import { scheduleModule } from './schedule/schedule.module';
 import { signingModule } from './signing/signing.module';
 import { templatesModule } from './templates/template.module';
 import { webhooksModule } from './webhooks/webhook.module';
@@ -37,6 +38,7 @@ export const MODULES = foldModules([
   notificationsModule,
   activityModule,
   portalModule,
+  scheduleModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

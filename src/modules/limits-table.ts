@@ -52,6 +52,17 @@ import {
   NOTIFICATION_RETRY_DELAYS_MS,
   NOTIFICATION_SEND_TIMEOUT_MS,
 } from './notifications/notification.limits';
+import {
+  JOB_BATCH,
+  JOB_LEASE_MS,
+  JOB_MAX_ATTEMPTS,
+  JOB_RETRY_DELAYS_MS,
+  MAX_ESCALATION_DAYS,
+  MAX_ESCALATIONS,
+  MAX_SCHEDULED_REMINDERS,
+  MIN_ESCALATION_DAYS,
+  REMINDER_DEFER_MS,
+} from './schedule/schedule.limits';
 import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_PNG_PIXELS, MAX_SIGNATURE_TEXT } from './signing/signing.limits';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
 import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
@@ -164,6 +175,11 @@ const rows = (): [string, string, string][] => [
     `${n(NOTIFICATION_BATCH)} claimed per round, ${n(NOTIFICATION_CONCURRENCY)} in flight per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
     'attempt failed, retried',
   ],
+  ['Timed job attempts (reminders, expiry, auto-close, escalations)', retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS), 'job `FAILED`, `last_error` kept'],
+  ['Timed jobs claimed at once', `${n(JOB_BATCH)} per round per instance, each leased for ${duration(JOB_LEASE_MS)} (then another instance may run it)`, 'run by another instance'],
+  ['Reminder deferral', `a recipient active in the portal within ${duration(REMINDER_DEFER_MS)} is reminded ${duration(REMINDER_DEFER_MS)} later`, 'deferred, shown in the reminder list'],
+  ['Scheduled reminders per request (`…/scheduled-reminders`)', n(MAX_SCHEDULED_REMINDERS), '`422` `too_many`'],
+  ['Escalations per request; `after_days`', `${n(MAX_ESCALATIONS)}; ${n(MIN_ESCALATION_DAYS)} to ${n(MAX_ESCALATION_DAYS)} days`, '`422`'],
   ['Notification subject', chars(MAX_SUBJECT_LENGTH), 'cut with `…`, not refused'],
   ['Notification text and HTML parts; SMS text', `${chars(MAX_BODY_LENGTH)} each; SMS ${chars(MAX_SMS_LENGTH)}`, 'notification `FAILED`'],
   ['Notification `last_error`', chars(MAX_NOTIFICATION_ERROR), 'cut'],

@@ -32,6 +32,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     maxUploadBytes: 256 * 1024 * 1024,
     maxFilesPerItem: 100,
     signing: {},
+    expirationWarningDays: 3,
     ...overrides,
   };
 }
@@ -81,10 +82,10 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Om
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });
   const storage = options.storage ?? createStorage(config.storage);
-  // Webhooks and notifications are sent by hand (webhookWorker.runOnce, notificationWorker.runOnce)
+  // Webhooks, notifications and timed jobs are run by hand (webhookWorker.runOnce, notificationWorker.runOnce, scheduleWorker.runOnce)
   // unless a test asks for the running workers, so their polling neither races assertions nor shows
   // up in statement counts.
-  const app = await buildApp({ config, orm, deliverWebhooks: false, sendNotifications: false, ...options, storage });
+  const app = await buildApp({ config, orm, deliverWebhooks: false, sendNotifications: false, runJobs: false, ...options, storage });
   await app.ready();
   return {
     app,

@@ -16,6 +16,13 @@ const SAMPLES: { [K in NotificationKind]: { params: TemplateParams[K]; secrets: 
   CHANGES_REQUESTED: { params: { requestName: HOSTILE, senderName: HOSTILE, recipientFirstName: HOSTILE, message: HOSTILE, itemNames: [HOSTILE, 'W-2'] }, secrets: {}, link: LINK },
   REQUEST_SUBMITTED: { params: { requestName: HOSTILE, recipientName: HOSTILE, requestId: '6d1f0c1e-0000-4000-8000-000000000000' }, secrets: {}, link: null },
   REQUEST_COMPLETED: { params: { requestName: HOSTILE, recipientName: HOSTILE, requestId: '6d1f0c1e-0000-4000-8000-000000000000' }, secrets: {}, link: null },
+  REMINDER: { params: { requestName: HOSTILE, senderName: HOSTILE, recipientFirstName: HOSTILE, message: HOSTILE, dueDate: '2026-12-15T17:00:00+00:00' }, secrets: {}, link: LINK },
+  EXPIRATION_WARNING: { params: { requestName: HOSTILE, senderName: HOSTILE, recipientFirstName: HOSTILE, expiresAt: '2026-12-20T00:00:00+00:00' }, secrets: {}, link: LINK },
+  ESCALATION: {
+    params: { requestName: HOSTILE, requestId: '6d1f0c1e-0000-4000-8000-000000000000', condition: 'OVERDUE', afterDays: 2, dueDate: null, recipientNames: [HOSTILE] },
+    secrets: {},
+    link: null,
+  },
 };
 
 describe('notification templates', () => {

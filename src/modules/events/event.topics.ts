@@ -25,9 +25,19 @@ export type Topic = (typeof TOPICS)[number];
 
 /**
  * What the activity log records besides the topics: a draft sent and a link regenerated (events whose
- * topic is `request.updated`), and what recipients do that no webhook hears of.
+ * topic is `request.updated`, as is the expiration warning), what recipients do that no webhook hears of,
+ * and what timed work decides (a reminder deferred, a bounced reminder sent by SMS, an escalation).
  */
-export const OTHER_ACTIONS = ['request.sent', 'link.regenerated', 'recipient.opened', 'recipient.signed_in'] as const;
+export const OTHER_ACTIONS = [
+  'request.sent',
+  'link.regenerated',
+  'recipient.opened',
+  'recipient.signed_in',
+  'request.expiration_warning',
+  'reminder.deferred',
+  'reminder.sms_fallback',
+  'escalation.fired',
+] as const;
 
 /** An entry of the activity log: a topic, or one of the other actions. */
 export type Action = Topic | (typeof OTHER_ACTIONS)[number];

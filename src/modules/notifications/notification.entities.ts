@@ -17,7 +17,16 @@ export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 export const NOTIFICATION_STATUSES = ['PENDING', 'SENT', 'KEPT', 'FAILED'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
-export const NOTIFICATION_KINDS = ['INVITATION', 'ONE_TIME_CODE', 'CHANGES_REQUESTED', 'REQUEST_SUBMITTED', 'REQUEST_COMPLETED'] as const;
+export const NOTIFICATION_KINDS = [
+  'INVITATION',
+  'ONE_TIME_CODE',
+  'CHANGES_REQUESTED',
+  'REQUEST_SUBMITTED',
+  'REQUEST_COMPLETED',
+  'REMINDER',
+  'EXPIRATION_WARNING',
+  'ESCALATION',
+] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 export const Notification = defineEntity({

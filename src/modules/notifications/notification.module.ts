@@ -1,6 +1,7 @@
 import type { ModuleDescriptor } from '../../kernel/module';
 import { isAdmin } from '../identity/viewer';
 import { Migration20261123000000_notifications } from './Migration20261123000000_notifications';
+import { Migration20261125000000_timed_kinds } from './Migration20261125000000_timed_kinds';
 import { Notification } from './notification.entities';
 import { notificationLoaders } from './notification.loaders';
 import { notificationResolvers } from './notification.resolvers';
@@ -10,7 +11,10 @@ import { getNotification, queueRecipientMessages } from './notification.service'
 export const notificationsModule: ModuleDescriptor = {
   name: 'notifications',
   entities: [Notification],
-  migrations: [{ name: 'Migration20261123000000_notifications', class: Migration20261123000000_notifications }],
+  migrations: [
+    { name: 'Migration20261123000000_notifications', class: Migration20261123000000_notifications },
+    { name: 'Migration20261125000000_timed_kinds', class: Migration20261125000000_timed_kinds },
+  ],
   loaders: notificationLoaders,
   resolvers: notificationResolvers,
   restRows: notificationRestRows,

@@ -17,11 +17,11 @@ const SECRETS_PURPOSE = 'notification-secrets';
 export const sealSecrets = (serverSecret: string, secrets: Record<string, string>) => seal(serverSecret, SECRETS_PURPOSE, JSON.stringify(secrets));
 export const unsealSecrets = (serverSecret: string, sealed: string): Record<string, string> => JSON.parse(unseal(serverSecret, SECRETS_PURPOSE, sealed));
 
-/** One message to queue: for a recipient of the request (links are theirs) or for a user. */
+/** One message to queue: for a recipient of the request (links are theirs), a user, or an address alone (an escalation's). */
 export type NotificationDraft<K extends NotificationKind> = {
   organizationId: string;
   requestId: string | null;
-  to: { recipientId: string } | { userId: string };
+  to: { recipientId: string } | { userId: string } | { address: true };
   channel: NotificationChannel;
   address: string;
   language: Language;

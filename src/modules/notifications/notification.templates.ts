@@ -13,13 +13,16 @@ export type TemplateParams = {
   CHANGES_REQUESTED: { requestName: string; senderName: string; recipientFirstName?: string | null; message?: string | null; itemNames?: string[] };
   REQUEST_SUBMITTED: { requestName: string; recipientName: string; requestId: string };
   REQUEST_COMPLETED: { requestName: string; recipientName: string; requestId: string };
+  REMINDER: { requestName: string; senderName: string; recipientFirstName?: string | null; message?: string | null; dueDate?: string | null };
+  EXPIRATION_WARNING: { requestName: string; senderName: string; recipientFirstName?: string | null; expiresAt: string };
+  ESCALATION: { requestName: string; requestId: string; condition: 'OVERDUE' | 'NOT_OPENED'; afterDays: number; dueDate?: string | null; recipientNames: string[] };
 };
 
 /** What each kind needs at send time and is not stored in the clear (sealed until sent, masked in the stored body). */
 export type TemplateSecrets = { ONE_TIME_CODE: { code: string } } & Record<Exclude<NotificationKind, 'ONE_TIME_CODE'>, Record<string, never>>;
 
 /** Which kinds carry the recipient's link (computed at send time from its nonce). */
-export const KINDS_WITH_LINK: ReadonlySet<NotificationKind> = new Set(['INVITATION', 'CHANGES_REQUESTED']);
+export const KINDS_WITH_LINK: ReadonlySet<NotificationKind> = new Set(['INVITATION', 'CHANGES_REQUESTED', 'REMINDER', 'EXPIRATION_WARNING']);
 
 type Block = { type: 'paragraph' | 'quote' | 'code' | 'list'; text: string | string[] } | { type: 'action'; label: string; url: string };
 
@@ -104,6 +107,62 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
         p(es ? `Solicitud ${params.requestId}: lista para verificar.` : `Request ${params.requestId} is ready to verify.`),
       ],
       sms: es ? `${params.recipientName} completó ${params.requestName}` : `${params.recipientName} completed ${params.requestName}`,
+    };
+  },
+  REMINDER: ({ params, link, language }) => {
+    const es = language === 'es';
+    const due = params.dueDate ? formatDate(params.dueDate, language) : null;
+    return {
+      subject: es ? `Recordatorio: ${params.requestName}` : `Reminder: ${params.requestName}`,
+      blocks: [
+        p(greeting(language, params.recipientFirstName)),
+        p(
+          es
+            ? `${params.senderName} le recuerda que «${params.requestName}» sigue pendiente.`
+            : `${params.senderName} reminds you that "${params.requestName}" is still waiting for you.`,
+        ),
+        ...(params.message ? [{ type: 'quote', text: params.message } as Block] : []),
+        ...(due ? [p(es ? `Fecha límite: ${due}.` : `Due: ${due}.`)] : []),
+        { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
+      ],
+      sms: es ? `Recordatorio de ${params.senderName} (${params.requestName}): ${link}` : `Reminder from ${params.senderName} (${params.requestName}): ${link}`,
+    };
+  },
+  EXPIRATION_WARNING: ({ params, link, language }) => {
+    const es = language === 'es';
+    const expires = formatDate(params.expiresAt, language);
+    return {
+      subject: es ? `Vence el ${expires}: ${params.requestName}` : `Expires on ${expires}: ${params.requestName}`,
+      blocks: [
+        p(greeting(language, params.recipientFirstName)),
+        p(
+          es
+            ? `«${params.requestName}», de ${params.senderName}, vence el ${expires}. Después, el enlace deja de funcionar y lo enviado se borra.`
+            : `"${params.requestName}" from ${params.senderName} expires on ${expires}. After that the link stops working and what was sent is deleted.`,
+        ),
+        { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
+      ],
+      sms: es ? `${params.requestName} vence el ${expires}: ${link}` : `${params.requestName} expires on ${expires}: ${link}`,
+    };
+  },
+  ESCALATION: ({ params, language }) => {
+    const es = language === 'es';
+    const what =
+      params.condition === 'OVERDUE'
+        ? es
+          ? `lleva ${params.afterDays} días vencida sin enviarse`
+          : `is ${params.afterDays} days overdue and not submitted`
+        : es
+          ? `lleva ${params.afterDays} días sin que se abra el enlace`
+          : `has not been opened ${params.afterDays} days after it was sent`;
+    return {
+      subject: es ? `Escalado: ${params.requestName}` : `Escalation: ${params.requestName}`,
+      blocks: [
+        p(es ? `La solicitud «${params.requestName}» ${what}.` : `The request "${params.requestName}" ${what}.`),
+        ...(params.recipientNames.length ? [p(es ? 'Destinatarios pendientes:' : 'Waiting for:'), { type: 'list', text: params.recipientNames } as Block] : []),
+        p(es ? `Solicitud ${params.requestId}.` : `Request ${params.requestId}.`),
+      ],
+      sms: es ? `Escalado: ${params.requestName} ${what}` : `Escalation: ${params.requestName} ${what}`,
     };
   },
 };

@@ -238,10 +238,16 @@ export type NotificationChannel =
 export type NotificationKind =
   /** The owner asks a recipient to redo items (its link). */
   | 'CHANGES_REQUESTED'
+  /** An escalation rule fired: to the owner, a user of the organization or an address. */
+  | 'ESCALATION'
+  /** A recipient is told the request expires soon (its link). */
+  | 'EXPIRATION_WARNING'
   /** A recipient is asked to complete a new request (its link). */
   | 'INVITATION'
   /** A one-time sign-in code for a recipient. */
   | 'ONE_TIME_CODE'
+  /** A recipient who has not submitted is reminded (periodic, scheduled or sent by hand; its link). */
+  | 'REMINDER'
   /** To the owner and collaborators: every item is complete. */
   | 'REQUEST_COMPLETED'
   /** To the owner and collaborators: a recipient submitted. */

@@ -1,0 +1,156 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { queryRows } from '../../kernel/db/lean';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import { recordActivity } from '../activity/activity.service';
+import { Document } from '../documents/document.entities';
+import { queueNotification } from '../notifications/notification.service';
+import type { Request } from '../requests/request.entities';
+import { closeRequest, emitRequestEvent } from '../requests/request.service';
+import { transition } from '../requests/request.states';
+import { pendingRecipients, queueRecipientMessage, remindable, sendReminder } from './reminder.service';
+import type { EscalationCondition, JobKind, ReminderKind } from './schedule.entities';
+
+const DAY_MS = 86_400_000;
+
+export type ScheduleSettings = {
+  /** Days before `expiration_date` that recipients are warned (EXPIRATION_WARNING_DAYS). */
+  expirationWarningDays: number;
+};
+
+/** A job as a worker claimed it (raw rows: timestamps may come as strings). */
+export type ClaimedJob = {
+  id: string;
+  organization_id: string;
+  request_id: string;
+  kind: JobKind;
+  key: string;
+  due_at: Date | string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  lease: string;
+};
+
+/** What a job decided: done, or due again at `next` (the periodic reminder); stored files to delete. */
+export type JobOutcome = { next?: Date | null; fileIds?: string[] };
+
+/** What a job runs with: the service's context in the job's transaction, the time, and its request, locked. */
+export type JobContext = { ctx: GraphQLContext; tx: EntityManager; now: Date; request: Request };
+
+type Handler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcome>;
+
+/**
+ * The periodic reminder's next due time after `now`: occurrences missed while the service was down
+ * are skipped, not queued up, so a long pause ends with one reminder, never a burst.
+ */
+export function nextOccurrence(due: Date, intervalDays: number, now: Date): Date {
+  const step = intervalDays * DAY_MS;
+  const missed = Math.max(0, Math.floor((now.getTime() - due.getTime()) / step));
+  return new Date(due.getTime() + (missed + 1) * step);
+}
+
+const ended = (request: Request) => request.state === 'CLOSED' || request.state === 'EXPIRED';
+
+export const JOB_HANDLERS: Record<JobKind, Handler> = {
+  REMINDER: async (job, { ctx, tx, now, request }) => {
+    if (request.reminders <= 0 || ended(request) || request.state === 'VERIFIED') return {};
+    const due = new Date(job.due_at);
+    // A submitted request is not reminded, but its schedule goes on: a rejection reopens it.
+    if (remindable(request)) await sendReminder(tx, ctx, request, { kind: 'PERIODIC', occurrence: `PERIODIC:${due.toISOString()}`, message: null, defer: true });
+    return { next: nextOccurrence(due, request.reminders, now) };
+  },
+
+  DEFERRED_REMINDER: async (job, { ctx, tx, request }) => {
+    const payload = job.payload as { recipientIds: string[]; kind: ReminderKind; message: string | null; reminderId: string };
+    if (remindable(request)) {
+      await sendReminder(tx, ctx, request, { kind: payload.kind, occurrence: `DEFERRED:${payload.reminderId}`, message: payload.message, defer: false, only: payload.recipientIds });
+    }
+    return {};
+  },
+
+  SCHEDULED_REMINDER: async (job, { ctx, tx, now, request }) => {
+    const payload = job.payload as { message?: string | null; scheduledReminderId?: string };
+    let message = payload.message ?? null;
+    if (payload.scheduledReminderId) {
+      const [row] = await queryRows<{ status: string; message: string | null }>(tx, 'select status, message from scheduled_reminder where id = ? for update', [payload.scheduledReminderId]);
+      if (row?.status !== 'PENDING') return {};
+      message = row.message;
+    }
+    const sent = remindable(request) ? await sendReminder(tx, ctx, request, { kind: 'SCHEDULED', occurrence: `SCHEDULED:${job.key}`, message, defer: true }) : null;
+    if (payload.scheduledReminderId) {
+      await tx.execute('update scheduled_reminder set status = ?, sent_at = ?, updated_at = ? where id = ?', [sent ? 'SENT' : 'CANCELLED', sent ? now : null, now, payload.scheduledReminderId]);
+    }
+    return {};
+  },
+
+  EXPIRATION_WARNING: async (_job, { ctx, tx, now, request }) => {
+    const expiresAt = request.expirationDate;
+    if (!expiresAt || expiresAt <= now || !remindable(request)) return {};
+    request.state = transition(request.state, 'expiration-warning');
+    for (const recipient of await pendingRecipients(tx, request, now)) {
+      await queueRecipientMessage(tx, ctx, request, recipient, 'EXPIRATION_WARNING', {
+        requestName: request.name,
+        senderName: recipient.sender_name,
+        recipientFirstName: recipient.first_name,
+        expiresAt: expiresAt.toISOString(),
+      });
+    }
+    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated: ['state'], action: 'request.expiration_warning' });
+    return {};
+  },
+
+  EXPIRE: async (_job, { ctx, tx, request }) => {
+    if (ended(request)) return {};
+    request.state = transition(request.state, 'expire');
+    const documents = await tx.find(Document, { request: request.id });
+    tx.remove(documents);
+    await emitRequestEvent(tx, ctx, 'request.expired', request, { details: { document_ids: documents.map((d) => d.id) } });
+    return { fileIds: documents.map((d) => d.file.id) };
+  },
+
+  AUTO_CLOSE: async (_job, { ctx, request }) => {
+    if (!ended(request)) await closeRequest(ctx, request.id);
+    return {};
+  },
+
+  ESCALATION: async (job, { ctx, tx, now, request }) => {
+    const [rule] = await queryRows<{ id: string; condition: EscalationCondition; after_days: number; status: string; notify_user_id: string | null; notify_email: string | null; user_email: string | null }>(
+      tx,
+      `select e.id, e.condition, e.after_days, e.status, e.notify_user_id, e.notify_email, u.email as user_email
+         from escalation e left join app_user u on u.id = coalesce(e.notify_user_id, ?)
+        where e.id = ? for update of e`,
+      [request.owner.id, job.payload.escalationId],
+    );
+    if (rule?.status !== 'PENDING' || !remindable(request)) return {};
+    if (rule.condition === 'OVERDUE' && !(request.dueDate && now.getTime() >= request.dueDate.getTime() + rule.after_days * DAY_MS)) return {};
+    const waiting = (await pendingRecipients(tx, request, now)).filter((r) => rule.condition === 'OVERDUE' || !r.opened_at);
+    if (waiting.length === 0) return {};
+    const address = rule.notify_email ?? rule.user_email!;
+    await queueNotification(tx, ctx.settings.secret, {
+      organizationId: request.organization.id,
+      requestId: request.id,
+      to: rule.notify_email ? { address: true } : { userId: rule.notify_user_id ?? request.owner.id },
+      channel: 'EMAIL',
+      address,
+      language: request.language,
+      kind: 'ESCALATION',
+      params: {
+        requestName: request.name,
+        requestId: request.id,
+        condition: rule.condition,
+        afterDays: rule.after_days,
+        dueDate: request.dueDate?.toISOString() ?? null,
+        recipientNames: waiting.map((r) => [r.first_name, r.last_name].filter(Boolean).join(' ') || r.email || r.phone || r.id),
+      },
+      secrets: {},
+    });
+    await tx.execute(`update escalation set status = 'FIRED', fired_at = ?, updated_at = ? where id = ?`, [now, now, rule.id]);
+    await recordActivity(tx, {
+      organizationId: request.organization.id,
+      requestId: request.id,
+      action: 'escalation.fired',
+      actor: ctx.viewer.actor,
+      details: { escalation_id: rule.id, condition: rule.condition, notified: address },
+    });
+    return {};
+  },
+};

@@ -1,0 +1,21 @@
+// Limits of timed work (README, Limits).
+
+/** Jobs one worker claims at a time. */
+export const JOB_BATCH = 100;
+/**
+ * How long a claimed job is its instance's: a job is a few statements in one transaction, so an
+ * instance that has not finished one in this time is taken to be gone, and another instance runs it.
+ */
+export const JOB_LEASE_MS = 60_000;
+/** When a job that failed is tried again, after its first, second... failure; then it is FAILED. */
+export const JOB_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000];
+export const JOB_MAX_ATTEMPTS = JOB_RETRY_DELAYS_MS.length + 1;
+/** A recipient active in the portal this recently is reminded this much later. */
+export const REMINDER_DEFER_MS = 86_400_000;
+/** Scheduled reminders of one request (through `…/scheduled-reminders`; `reminder_schedule` has its own). */
+export const MAX_SCHEDULED_REMINDERS = 20;
+/** Escalation rules of one request. */
+export const MAX_ESCALATIONS = 20;
+/** Days an escalation waits (`after_days`). */
+export const MIN_ESCALATION_DAYS = 1;
+export const MAX_ESCALATION_DAYS = 365;

@@ -1,0 +1,97 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../kernel/clock';
+import type { ContextFactory } from '../../kernel/graphql/context';
+import { PollingWorker } from '../../kernel/jobs/polling-worker';
+import { deleteReferences } from '../files/file.service';
+import { renderingViewer } from '../portal/portal.access';
+import { findVisibleRequestForUpdate } from '../requests/request.access';
+import { JOB_BATCH, JOB_LEASE_MS, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
+import { JOB_HANDLERS, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
+
+export type ScheduleWorkerOptions = {
+  orm: MikroORM;
+  contexts: ContextFactory;
+  settings: ScheduleSettings;
+  log: FastifyBaseLogger;
+  clock: Clock;
+  /** How often due jobs are looked for. */
+  pollMs?: number;
+};
+
+/** A job whose lease another instance took over: its work is rolled back, the other instance's stands. */
+class LeaseLost extends Error {}
+
+/**
+ * Runs due jobs. A round claims due rows with FOR UPDATE SKIP LOCKED and a fresh lease (instances
+ * share the queue, none waits for another); each job then runs in one transaction with everything it
+ * changes (messages queued, state moved, events, the next due time), ended by a write that must still
+ * find its own lease: a job whose lease lapsed and was claimed again is rolled back, so each
+ * occurrence takes effect exactly once. A failing job is tried again on JOB_RETRY_DELAYS_MS.
+ */
+export class ScheduleWorker extends PollingWorker {
+  constructor(private readonly options: ScheduleWorkerOptions) {
+    super(options.log, 'timed job', options.pollMs);
+  }
+
+  override async runOnce(): Promise<number> {
+    const now = this.options.clock.now();
+    const warningAhead = new Date(now.getTime() + this.options.settings.expirationWarningDays * 86_400_000);
+    const claimed = await this.options.orm.em.fork().execute<ClaimedJob[]>(
+      `with due as (
+         select id from job
+          where status = 'PENDING' and (due_at <= ? or (kind = 'EXPIRATION_WARNING' and due_at <= ?))
+            and (locked_until is null or locked_until < ?)
+          order by due_at
+          limit ?
+          for update skip locked)
+       update job j set lease = gen_random_uuid(), locked_until = ?
+         from due
+        where j.id = due.id
+       returning j.id, j.organization_id, j.request_id, j.kind, j.key, j.due_at, j.payload, j.attempts, j.lease`,
+      [now, warningAhead, now, JOB_BATCH, new Date(now.getTime() + JOB_LEASE_MS)],
+    );
+    for (const job of claimed) await this.run(job);
+    return claimed.length;
+  }
+
+  private async run(job: ClaimedJob): Promise<void> {
+    const { contexts, clock, log } = this.options;
+    const base = contexts.forViewer(renderingViewer(job.organization_id), { log, requestId: `job:${job.id}` });
+    try {
+      await deleteReferences(base, async (tx) => {
+        const ctx = base.operations.on(base, tx);
+        const now = clock.now();
+        const request = await findVisibleRequestForUpdate(tx, ctx.viewer, job.request_id);
+        const outcome: JobOutcome = request ? await JOB_HANDLERS[job.kind](job, { ctx, tx, now, request }) : {};
+        await tx.flush();
+        const finished = await tx.execute<{ id: string }[]>(
+          `update job set status = ?, due_at = coalesce(?, due_at), attempts = 0, lease = null, locked_until = null, last_error = null,
+                          done_at = ?, updated_at = ?
+            where id = ? and lease = ? returning id`,
+          [outcome.next ? 'PENDING' : 'DONE', outcome.next ?? null, outcome.next ? null : now, now, job.id, job.lease],
+        );
+        if (finished.length === 0) throw new LeaseLost();
+        return { result: null, fileIds: outcome.fileIds ?? [] };
+      });
+    } catch (err) {
+      if (err instanceof LeaseLost) return;
+      await this.failed(job, err);
+    }
+  }
+
+  private async failed(job: ClaimedJob, err: unknown): Promise<void> {
+    const now = this.options.clock.now();
+    const attempts = job.attempts + 1;
+    const final = attempts >= JOB_MAX_ATTEMPTS;
+    this.options.log.error({ err, job: job.id, kind: job.kind }, 'a timed job failed');
+    await this.options.orm.em
+      .fork()
+      .execute(
+        `update job set status = ?, attempts = ?, due_at = ?, last_error = ?, lease = null, locked_until = null, updated_at = ?
+          where id = ? and lease = ?`,
+        [final ? 'FAILED' : 'PENDING', attempts, final ? job.due_at : new Date(now.getTime() + JOB_RETRY_DELAYS_MS[attempts - 1]), String((err as Error)?.message ?? err).slice(0, 500), now, job.id, job.lease],
+      )
+      .catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'recording a failed job failed'));
+  }
+}

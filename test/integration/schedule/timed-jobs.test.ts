@@ -1,0 +1,109 @@
+import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { createRequest } from '../../support/fixtures';
+import { storedObjects, submit } from '../../support/documents';
+
+const DAY = 86_400_000;
+
+describe('timed jobs, on a clock the test moves', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let offsetMs = 0;
+  const at = (days: number, minutes = 1) => {
+    offsetMs = days * DAY + minutes * 60_000;
+  };
+  const run = async () => {
+    let total = 0;
+    for (let claimed = await t.app.scheduleWorker.runOnce(); claimed > 0; claimed = await t.app.scheduleWorker.runOnce()) total += claimed;
+    return total;
+  };
+  const messages = async (requestId: string, kind: string) =>
+    (await t.orm.em.fork().execute<{ address: string; params: Record<string, unknown> }[]>(`select address, params from notification where request_id = ? and kind = ? order by created_at`, [requestId, kind]));
+  const stateOf = async (id: string) => (await client(t.app, tenant.apiKey).get(`/requests/${id}`)).json().status;
+
+  beforeAll(async () => {
+    t = await createTestApp({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
+    tenant = await createTenant(t.orm);
+  });
+  afterAll(() => t.close());
+  beforeEach(() => {
+    offsetMs = 0;
+  });
+
+  it('should remind every `reminders` days those who have not submitted, and after a long pause once, not in a burst', async () => {
+    const request = await createRequest(t.app, tenant.apiKey, { reminders: 2 });
+    expect(await run()).toBe(0);
+    at(1);
+    await run();
+    expect(await messages(request.id, 'REMINDER')).toHaveLength(0);
+    at(2);
+    await run();
+    expect(await messages(request.id, 'REMINDER')).toEqual([expect.objectContaining({ address: 'ana@example.com' })]);
+    at(3);
+    await run();
+    expect(await messages(request.id, 'REMINDER')).toHaveLength(1);
+    at(4);
+    await run();
+    expect(await messages(request.id, 'REMINDER')).toHaveLength(2);
+    // Down for a fortnight: one reminder when it comes back, the next two days after that.
+    at(18, 30);
+    await run();
+    expect(await messages(request.id, 'REMINDER')).toHaveLength(3);
+    at(19, 30);
+    await run();
+    expect(await messages(request.id, 'REMINDER')).toHaveLength(3);
+    at(20, 2);
+    await run();
+    expect(await messages(request.id, 'REMINDER')).toHaveLength(4);
+
+    const activity = (await client(t.app, tenant.apiKey).get(`/requests/${request.id}/activity?limit=100`)).json();
+    const sent = activity.filter((entry: { action: string }) => entry.action === 'request.reminder_sent');
+    expect(sent).toHaveLength(4);
+    const [recipient] = await t.orm.em.fork().execute('select id from recipient where request_id = ?', [request.id]);
+    expect(sent[0]).toMatchObject({ actor: { type: 'SYSTEM', id: null }, details: { kind: 'PERIODIC', recipient_ids: [recipient.id] } });
+  });
+
+  it('should warn before the expiration, then expire the request and delete its documents and their files', async () => {
+    const expiration = new Date(Date.now() + 10 * DAY).toISOString();
+    const request = await createRequest(t.app, tenant.apiKey, { reminders: 0, expiration_date: expiration });
+    await submit(t, tenant, request.id, request.items[0].id, 'W-2 bytes', 'w2.pdf');
+    expect(storedObjects(t)).toHaveLength(1);
+    at(6);
+    await run();
+    expect(await messages(request.id, 'EXPIRATION_WARNING')).toHaveLength(0);
+    at(7);
+    await run();
+    expect(await stateOf(request.id)).toBe('EXPIRATION_EMAIL_SENT');
+    expect(await messages(request.id, 'EXPIRATION_WARNING')).toEqual([expect.objectContaining({ address: 'ana@example.com', params: expect.objectContaining({ expiresAt: expect.any(String) }) })]);
+    at(10);
+    await run();
+    expect(await stateOf(request.id)).toBe('EXPIRED');
+    expect((await client(t.app, tenant.apiKey).get(`/requests/${request.id}/documents`)).json()).toEqual([]);
+    expect(storedObjects(t)).toEqual([]);
+    const actions = (await client(t.app, tenant.apiKey).get(`/requests/${request.id}/activity?limit=100`)).json().map((e: { action: string }) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['request.expired', 'request.expiration_warning']));
+  });
+
+  it('should close a request at auto_close_at, and follow a changed date', async () => {
+    const request = await createRequest(t.app, tenant.apiKey, { reminders: 0, auto_close_at: new Date(Date.now() + 2 * DAY).toISOString() });
+    const later = new Date(Date.now() + 5 * DAY).toISOString();
+    expect((await client(t.app, tenant.apiKey).patch(`/requests/${request.id}`, { auto_close_at: later })).statusCode).toBe(200);
+    at(3);
+    await run();
+    expect(await stateOf(request.id)).not.toBe('CLOSED');
+    at(5);
+    await run();
+    expect(await stateOf(request.id)).toBe('CLOSED');
+  });
+
+  it('should cancel what is pending when the request is closed or deleted', async () => {
+    const closed = await createRequest(t.app, tenant.apiKey, { reminders: 1 });
+    const deleted = await createRequest(t.app, tenant.apiKey, { reminders: 1 });
+    expect((await client(t.app, tenant.apiKey).post(`/requests/${closed.id}/close`, {})).statusCode).toBe(200);
+    expect((await client(t.app, tenant.apiKey).delete(`/requests/${deleted.id}`)).statusCode).toBe(204);
+    const jobs = await t.orm.em.fork().execute<{ status: string }[]>(`select status from job where request_id in (?, ?)`, [closed.id, deleted.id]);
+    expect(jobs.map((j) => j.status)).toEqual(['CANCELLED', 'CANCELLED']);
+    at(3);
+    await run();
+    expect([...(await messages(closed.id, 'REMINDER')), ...(await messages(deleted.id, 'REMINDER'))]).toEqual([]);
+  });
+});
