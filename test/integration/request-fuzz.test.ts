@@ -162,8 +162,9 @@ const email = fc.oneof(
 /** How the service tells recipients apart (recipient.service normaliseEmail). */
 const emailKey = (address: string) => address.trim().toLowerCase();
 
-const validDate = fc
-  .date({ min: new Date('1970-01-02T00:00:00Z'), max: new Date('9999-12-30T00:00:00Z'), noInvalidDate: true })
+/** Dates timed work acts on must lie ahead (the past is a 422): a day from now at the earliest. */
+const futureDate = fc
+  .date({ min: new Date(Date.now() + 86_400_000), max: new Date('9999-12-30T00:00:00Z'), noInvalidDate: true })
   .map((d) => d.toISOString());
 
 const itemArb = fc.oneof(
@@ -207,14 +208,14 @@ const writableArb = (collaboratorId: string) =>
   fc.record(
     {
       name: text(80),
-      auto_close_at: fc.option(validDate, { nil: null }),
-      first_reminder_date: fc.option(validDate, { nil: null }),
+      auto_close_at: fc.option(futureDate, { nil: null }),
+      first_reminder_date: fc.option(futureDate, { nil: null }),
       personal_message: optionalText(100),
       notes: optionalText(100),
       user_metadata: metadataArb,
       language: fc.constantFrom(...LANGUAGE_VALUES),
       reminders: fc.integer({ min: MIN_REMINDERS, max: MAX_REMINDERS }),
-      reminder_schedule: fc.array(fc.record({ send_at: validDate, message: optionalText(40) }), { maxLength: 2 }),
+      reminder_schedule: fc.array(fc.record({ send_at: futureDate, message: optionalText(40) }), { maxLength: 2 }),
       collaborators: fc.constantFrom([], [collaboratorId], [{ id: collaboratorId, role: 'ADMIN' }]),
       cloud_storage_folder: optionalText(60),
       cloud_storage_provider: fc.constantFrom(...PROVIDERS),

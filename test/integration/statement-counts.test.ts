@@ -9,6 +9,7 @@ import { startReceiver } from '../support/receiver';
 import { fillPath, pathParams, REST_ROWS, restNoun, rowName } from '../support/rest-rows';
 import { ok, type WorldNoun } from '../support/world';
 import { MAX_RECIPIENTS } from '../../src/modules/recipients/recipient.limits';
+import { MAX_SCHEDULED_REMINDERS } from '../../src/modules/schedule/schedule.limits';
 
 // A read must cost the same statements for 1, 20 or 100 records: one per kind of record it shows,
 // never one per record. Lists grow their records, by-id reads their children; the rows and fields
@@ -57,6 +58,11 @@ const GROWS: Record<string, string | null> = {
   'GET /webhooks/:id/deliveries': 'deliveries with their attempts',
   'GET /notifications': 'invitations (one per request created, one per recipient of the subject)',
   'GET /requests/:request_id/activity': 'activity entries (one per document submitted)',
+  'GET /requests/:request_id/reminders': 'reminders sent by hand, each to every recipient',
+  'GET /requests/:request_id/scheduled-reminders': 'scheduled reminders (up to 20)',
+  'GET /requests/:request_id/scheduled-reminders/:scheduled_reminder_id': null,
+  'GET /requests/:request_id/escalations': 'escalation rules (up to 20)',
+  'GET /requests/:request_id/escalations/:escalation_id': null,
 };
 
 type Subjects = Partial<Record<WorldNoun, string>>;
@@ -129,6 +135,14 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     const itemAttachment = (await api.get(`/requests/${subject.id}/items/${items[0].id}/attachments`)).json()[0].id;
     const document = (await api.get(`/requests/${subject.id}/items/${items[0].id}/documents`)).json()[0].id;
     const delivery = (await api.get(`/webhooks/${webhook}/deliveries?limit=1`)).json()[0].id;
+    const scheduled: string[] = [];
+    const escalations: string[] = [];
+    for (let i = 0; i < n; i++) {
+      await ok(await api.post(`/requests/${subject.id}/reminders`, {}), 'reminder');
+      if (i >= MAX_SCHEDULED_REMINDERS) continue;
+      scheduled.push((await ok(await api.post(`/requests/${subject.id}/scheduled-reminders`, { send_at: new Date(Date.now() + (i + 1) * 86_400_000).toISOString() }), 'scheduled reminder')).id);
+      escalations.push((await ok(await api.post(`/requests/${subject.id}/escalations`, { condition: 'NOT_OPENED', after_days: i + 1 }), 'escalation')).id);
+    }
     // Last, so every stage's activity page (newest first) holds a recipient's entry as well as users'.
     recipientSession = client(t.app, (await signedIn(t.app, tokenOf(subject.recipients[0].request_link))).session);
     return {
@@ -144,6 +158,8 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       template: template.id,
       webhook,
       delivery,
+      scheduledReminder: scheduled[0],
+      escalation: escalations[0],
     };
   }
 

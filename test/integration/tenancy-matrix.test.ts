@@ -34,6 +34,9 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
   delivery: 'Delivery',
   notification: 'Notification',
   activity: 'Activity',
+  reminder: 'Reminder',
+  scheduledReminder: 'Scheduled reminder',
+  escalation: 'Escalation',
 };
 
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */
@@ -44,7 +47,7 @@ const EXTERNAL = 'external';
 
 /** The nouns whose ids each GraphQL id position takes. */
 const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
-  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity'],
+  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder'],
   'Query.attachment(id)': ['libraryAttachment', 'itemAttachment'],
   'Query.contract(id)': ['contract'],
   'Query.document(id)': ['document'],
@@ -115,6 +118,20 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.recipientSign(input.itemId)': ['signatureItem'],
   'Mutation.recipientDocumentDelete(input.documentId)': ['document'],
   'Mutation.recipientDocumentDelete(input.itemId)': ['item'],
+  'Mutation.reminderSend(requestId)': ['request'],
+  'Mutation.scheduledReminderCreate(requestId)': ['request'],
+  'Mutation.scheduledReminderUpdate(requestId)': ['request'],
+  'Mutation.scheduledReminderUpdate(id)': ['scheduledReminder'],
+  'Mutation.scheduledReminderDelete(requestId)': ['request'],
+  'Mutation.scheduledReminderDelete(id)': ['scheduledReminder'],
+  'Mutation.escalationCreate(requestId)': ['request'],
+  'Mutation.escalationCreate(input.notifyUserId)': ['admin', 'user'],
+  'Mutation.escalationUpdate(requestId)': ['request'],
+  'Mutation.escalationUpdate(id)': ['escalation'],
+  'Mutation.escalationUpdate(input.notifyUserId)': ['admin', 'user'],
+  'Mutation.escalationDelete(requestId)': ['request'],
+  'Mutation.escalationDelete(id)': ['escalation'],
+  'Mutation.requestDuplicate(id)': ['request'],
 };
 
 /** Arguments whose smallest schema-valid value the service would refuse for reasons other than tenancy. */
@@ -122,6 +139,7 @@ const GRAPHQL_ARG_OVERRIDES: Record<string, Record<string, unknown>> = {
   requestCreate: { input: { name: 'Probe', items: [{ upload: { name: 'Probe' } }], recipients: [{ email: 'probe@example.com' }] } },
   itemCreate: { input: { upload: { name: 'Probe' } } },
   userCreate: { input: { email: 'probe@globex.test' } },
+  escalationCreate: { input: { condition: 'OVERDUE', afterDays: 3 } },
 };
 
 /** Ids inside an input that are refused as a missing record (top-level NOT_FOUND) rather than a user error, and why. */

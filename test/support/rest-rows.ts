@@ -43,6 +43,8 @@ export const REST_NOUNS: Record<string, WorldNoun> = {
   webhooks: 'webhook',
   'webhooks/deliveries': 'delivery',
   recipients: 'recipient',
+  'scheduled-reminders': 'scheduledReminder',
+  escalations: 'escalation',
 };
 
 

@@ -38,6 +38,10 @@ export type World = {
   notification: string;
   /** The request's latest activity entry (the document's upload). */
   activity: string;
+  /** A reminder sent to the request's recipient, a reminder scheduled for it, and an escalation rule. */
+  reminder: string;
+  scheduledReminder: string;
+  escalation: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
   /** A portal session of the request's recipient (for the recipient operations). */
@@ -82,6 +86,10 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const notifications = await ok<Array<{ id: string }>>(await api.get(`/notifications?request_id=${request.id}`), 'notifications');
   const activity = await ok<Array<{ id: string }>>(await api.get(`/requests/${request.id}/activity?limit=1`), 'activity');
   if (deliveries.length !== 1 || itemAttachments.length !== 1 || notifications.length !== 1 || activity.length !== 1) throw new Error('the world was not built as expected');
+  // After the lists above, whose single entries they would otherwise join.
+  const reminder = await ok(await api.post(`/requests/${request.id}/reminders`, {}), 'POST reminders');
+  const scheduledReminder = await ok(await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: new Date(Date.now() + 86_400_000).toISOString() }), 'POST scheduled-reminders');
+  const escalation = await ok(await api.post(`/requests/${request.id}/escalations`, { condition: 'NOT_OPENED', after_days: 3 }), 'POST escalations');
   return {
     organization: tenant.organizationId,
     admin: tenant.userId,
@@ -103,6 +111,9 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     delivery: deliveries[0].id,
     notification: notifications[0].id,
     activity: activity[0].id,
+    reminder: reminder.id,
+    scheduledReminder: scheduledReminder.id,
+    escalation: escalation.id,
     adminKey: tenant.apiKey,
     recipientSession: (await signedIn(t.app, tokenOf(request.recipients[0].request_link))).session,
   };

@@ -36,6 +36,9 @@ const VALUE_OBJECT_TYPES = [
   'ActivityActor',
   // A request's last rejection, stored inside the request.
   'RequestRejection',
+  // What a reminder did for each recipient, and the messages it queued, stored inside the reminder.
+  'ReminderRecipient',
+  'ReminderMessage',
 ];
 
 function config(): Linter.Config[] {

@@ -15,7 +15,7 @@ export type RestInput = {
   revision: 1 | 2;
 };
 
-export type RestResponse = { status?: number; body?: unknown };
+export type RestResponse = { status?: number; body?: unknown; headers?: Record<string, string> };
 
 type RowPath = {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -277,6 +277,7 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
       }
       const status = response.status ?? 200;
       reply.code(status);
+      if (response.headers) reply.headers(response.headers);
       return status === 204 ? reply.send() : reply.send(response.body);
     },
   });

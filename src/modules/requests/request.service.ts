@@ -11,7 +11,7 @@ import type {
   RequestUpdateInput,
 } from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
-import { InputCheck, isUuid } from '../../kernel/validation/input-check';
+import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { Team, User } from '../identity/identity.entities';
 import { isAdmin, userRefOf, type UserRef, type Viewer } from '../identity/viewer';
 import { requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate } from './request.access';
@@ -46,7 +46,12 @@ type CommonFields = Omit<RequestUpdateInput, 'collaborators'>;
  * Checks the fields creation and update share. On update, `current` holds the stored request and null
  * must clear something clearable; on creation null just means "not given".
  */
-function checkCommonFields(check: InputCheck, input: CommonFields, current?: { dueDate?: Date | null; expirationDate?: Date | null }) {
+function checkCommonFields(
+  check: InputCheck,
+  input: CommonFields,
+  now: Date,
+  current?: { dueDate?: Date | null; expirationDate?: Date | null; reminderSchedule?: ReminderScheduleEntry[] },
+) {
   check
     .text(['name'], input.name, { max: MAX_REQUEST_NAME, min: 1 })
     .text(['personalMessage'], input.personalMessage, { max: MAX_PERSONAL_MESSAGE })
@@ -59,8 +64,18 @@ function checkCommonFields(check: InputCheck, input: CommonFields, current?: { d
     .date(['firstReminderDate'], input.firstReminderDate)
     .stringMap(['userMetadata'], input.userMetadata, { maxKeys: MAX_METADATA_KEYS, maxKey: MAX_METADATA_KEY, maxValue: MAX_METADATA_VALUE })
     .count(['reminderSchedule'], input.reminderSchedule, { max: MAX_REMINDER_SCHEDULE });
+  // Timed work acts on these dates: one already past would act at once, or never (a schedule saved
+  // again may keep its entries already sent).
+  const kept = new Set(current?.reminderSchedule?.map((entry) => new Date(entry.sendAt).getTime()));
+  const future = (field: FieldPath, value: Date | null | undefined, keep = false) => {
+    if (value instanceof Date && value.getTime() <= now.getTime() && !(keep && kept.has(value.getTime()))) check.add(field, 'Must be in the future', 'OUT_OF_RANGE');
+  };
+  future(['expirationDate'], input.expirationDate);
+  future(['autoCloseAt'], input.autoCloseAt);
+  future(['firstReminderDate'], input.firstReminderDate);
   input.reminderSchedule?.forEach((entry, index) => {
     check.date(['reminderSchedule', index, 'sendAt'], entry.sendAt).text(['reminderSchedule', index, 'message'], entry.message, { max: MAX_REMINDER_MESSAGE });
+    future(['reminderSchedule', index, 'sendAt'], entry.sendAt, true);
   });
   const due = input.dueDate !== undefined ? input.dueDate : current?.dueDate;
   const expiration = input.expirationDate !== undefined ? input.expirationDate : current?.expirationDate;
@@ -186,7 +201,7 @@ const checkOrder = (part: RequestCreationPart) => CHECKED_FIELDS.indexOf(part.fi
 export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<RequestRow> {
   const { em, viewer } = ctx;
   const check = new InputCheck();
-  checkCommonFields(check, input);
+  checkCommonFields(check, input, ctx.settings.clock.now());
   check.uuid(['ownerId'], input.ownerId).uuid(['teamId'], input.teamId).uuid(['templateId'], input.templateId);
   check.count(['items'], input.items, { max: MAX_ITEMS });
 
@@ -293,7 +308,7 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
-    checkCommonFields(check, input, request);
+    checkCommonFields(check, input, ctx.settings.clock.now(), request);
     if (input.collaborators !== undefined) requireDeleteRight(ctx.viewer, request, 'change the collaborators of this request');
     const collaborators = input.collaborators !== undefined ? await prepareCollaborators({ ...ctx, em: tx }, check, input.collaborators ?? []) : null;
     check.done();

@@ -21,6 +21,7 @@ type PendingRecipient = {
   email: string | null;
   phone: string | null;
   send_method: string;
+  /** When it first opened its link or signed in (NOT_OPENED escalations). */
   opened_at: Date | null;
   active: boolean;
   sender_name: string;
@@ -35,7 +36,7 @@ export function pendingRecipients(tx: EntityManager, request: Pick<Request, 'id'
   const since = new Date(now.getTime() - REMINDER_DEFER_MS);
   return queryRows<PendingRecipient>(
     tx,
-    `select rc.id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.send_method, ra.opened_at,
+    `select rc.id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.send_method, coalesce(ra.opened_at, ra.signed_in_at) as opened_at,
             (ra.signed_in_at > ? or exists (select 1 from activity a where a.request_id = r.id and a.actor_type = 'RECIPIENT' and a.actor_id = rc.id and a.created_at > ?))
               as active,
             coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as sender_name

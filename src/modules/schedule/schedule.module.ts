@@ -2,10 +2,18 @@ import type { ModuleDescriptor } from '../../kernel/module';
 import { Migration20261125000000_schedule } from './Migration20261125000000_schedule';
 import { Escalation, Job, Reminder, ScheduledReminder } from './schedule.entities';
 import { cancelEndedJobs, planOverdueEscalations, planRequestJobs } from './schedule.planning';
+import { scheduleLoaders } from './schedule.loaders';
+import { scheduleResolvers } from './schedule.resolvers';
+import { getReminder } from './schedule.service';
+import { scheduleRestRows } from './schedule.rest';
 
 export const scheduleModule: ModuleDescriptor = {
   name: 'schedule',
   entities: [Job, Reminder, ScheduledReminder, Escalation],
   migrations: [{ name: 'Migration20261125000000_schedule', class: Migration20261125000000_schedule }],
+  loaders: scheduleLoaders,
+  resolvers: scheduleResolvers,
+  nodes: { Reminder: { sql: 'select 1 from reminder where id = ? and organization_id = ?', load: getReminder } },
+  restRows: scheduleRestRows,
   emitHooks: [cancelEndedJobs, planRequestJobs, planOverdueEscalations],
 };

@@ -25,7 +25,7 @@ export const cancelEndedJobs: EmitHook = {
  * `first_reminder_date`, or from now), the expiration warning and expiry (`expiration_date`: the
  * warning's job is due at the expiration and claimed EXPIRATION_WARNING_DAYS early), auto-close and
  * the `reminder_schedule` entries (keyed by their time, so an entry already sent is not sent again
- * when the schedule is saved with it). A cleared date cancels its job.
+ * when the schedule is saved with it, and two entries at one time are one reminder). A cleared date cancels its job.
  */
 export const planRequestJobs: EmitHook = {
   sql: `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
@@ -39,9 +39,9 @@ export const planRequestJobs: EmitHook = {
             union all select 'EXPIRATION_WARNING', 'expiration-warning:' || r.id, r.expiration_date, '{}'::jsonb where ?::boolean
             union all select 'EXPIRE', 'expire:' || r.id, r.expiration_date, '{}'::jsonb where ?::boolean
             union all select 'AUTO_CLOSE', 'auto-close:' || r.id, r.auto_close_at, '{}'::jsonb where ?::boolean
-            union all select 'SCHEDULED_REMINDER', 'schedule:' || r.id || ':' || (s.entry ->> 'sendAt'), (s.entry ->> 'sendAt')::timestamptz,
-                             jsonb_build_object('message', s.entry -> 'message')
-                        from jsonb_array_elements(r.reminder_schedule) as s (entry)
+            union all select 'SCHEDULED_REMINDER', 'schedule:' || r.id || ':' || s.send_at, s.send_at::timestamptz, jsonb_build_object('message', s.message)
+                        from (select distinct on (e.entry ->> 'sendAt') e.entry ->> 'sendAt', e.entry -> 'message'
+                                from jsonb_array_elements(r.reminder_schedule) as e (entry)) as s (send_at, message)
                        where ?::boolean
             union all select 'SCHEDULED_REMINDER', j.key, null, j.payload
                         from job j

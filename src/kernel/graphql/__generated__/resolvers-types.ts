@@ -12,6 +12,7 @@ import type { NotificationMapper } from '../../../modules/notifications/notifica
 import type { RecipientRequestMapper, RecipientItemMapper, RecipientDocumentMapper, RecipientFileMapper } from '../../../modules/portal/portal.mappers';
 import type { ContactMapper, RecipientMapper } from '../../../modules/recipients/recipient.mappers';
 import type { RequestMapper, CollaboratorMapper } from '../../../modules/requests/request.mappers';
+import type { ReminderMapper, ReminderRecipientMapper, ReminderMessageMapper, ScheduledReminderMapper, EscalationMapper } from '../../../modules/schedule/schedule.mappers';
 import type { TemplateMapper, TemplateItemMapper } from '../../../modules/templates/template.mappers';
 import type { WebhookMapper, WebhookDeliveryMapper, WebhookAttemptMapper, WebhookSecretMapper } from '../../../modules/webhooks/webhook.mappers';
 import type { GraphQLContext } from '../context';
@@ -724,6 +725,88 @@ export type ESignatureItemInput = {
   required?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
+/** A rule that tells someone when a request is stuck. */
+export type Escalation = {
+  __typename?: 'Escalation';
+  /** Days, 1 to 365. */
+  afterDays: Scalars['Int']['output'];
+  /** What makes it fire. */
+  condition: EscalationCondition;
+  /** When it was made. */
+  createdAt: Scalars['DateTime']['output'];
+  /** When it fired. */
+  firedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The escalation's UUID. */
+  id: Scalars['ID']['output'];
+  /** The address told, when the rule names one. */
+  notifyEmail?: Maybe<Scalars['String']['output']>;
+  /** The user told (the owner when neither a user nor an address was named). */
+  notifyUser?: Maybe<User>;
+  /** The request's UUID. */
+  requestId: Scalars['ID']['output'];
+  /** Whether it fired. */
+  status: EscalationStatus;
+};
+
+/** What makes an escalation fire. */
+export type EscalationCondition =
+  /** A recipient has not opened its link `afterDays` days after the request was created. */
+  | 'NOT_OPENED'
+  /** The request is `afterDays` days past its `dueDate` and not submitted. */
+  | 'OVERDUE';
+
+/** Input of `escalationCreate`. */
+export type EscalationCreateInput = {
+  /** Days, 1 to 365. */
+  afterDays: Scalars['Int']['input'];
+  /** What makes it fire. */
+  condition: EscalationCondition;
+  /** An address to tell instead of a user. */
+  notifyEmail?: InputMaybe<Scalars['String']['input']>;
+  /** A user of the organization to tell (default: the owner). */
+  notifyUserId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+/** Result of `escalationDelete`. */
+export type EscalationDeletePayload = {
+  __typename?: 'EscalationDeletePayload';
+  /** The UUID of the escalation deleted. */
+  deletedEscalationId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `escalationCreate` and `escalationUpdate`. */
+export type EscalationPayload = {
+  __typename?: 'EscalationPayload';
+  /** The escalation. */
+  escalation?: Maybe<Escalation>;
+  /**
+   * Problems: `afterDays` out of range, a user of another organization, both a user and an address,
+   * more than 20 per request, `INVALID_STATE` once it fired.
+   */
+  userErrors: Array<UserError>;
+};
+
+/** Whether an escalation fired. Values may be added. */
+export type EscalationStatus =
+  /** Fired (once: a rule never fires twice). */
+  | 'FIRED'
+  /** Waiting for its condition. */
+  | 'PENDING';
+
+/** Input of `escalationUpdate`: the fields given change. */
+export type EscalationUpdateInput = {
+  /** Days, 1 to 365. */
+  afterDays?: InputMaybe<Scalars['Int']['input']>;
+  /** What makes it fire. */
+  condition?: InputMaybe<EscalationCondition>;
+  /** An address to tell instead of a user; null: a user. */
+  notifyEmail?: InputMaybe<Scalars['String']['input']>;
+  /** A user of the organization to tell; null with no `notifyEmail`: the owner. */
+  notifyUserId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 /** One change, as webhooks deliver it: `eventId` is the `webhook-id` receivers deduplicate on. */
 export type Event = {
   /** When the change was committed. */
@@ -854,6 +937,12 @@ export type Mutation = {
   contractUpdate: ContractUpdatePayload;
   /** Deletes a document of a request the caller may see, with its bytes. */
   documentDelete: DocumentDeletePayload;
+  /** Adds an escalation rule (20 per request). */
+  escalationCreate: EscalationPayload;
+  /** Deletes an escalation rule. */
+  escalationDelete: EscalationDeletePayload;
+  /** Changes an escalation rule that has not fired. */
+  escalationUpdate: EscalationPayload;
   /** Adds an item at the end of a request. Requires the right to update the request. */
   itemCreate: ItemCreatePayload;
   /** Removes an item from its request. Requires the right to update the request. */
@@ -882,6 +971,8 @@ export type Mutation = {
   recipientSign: RecipientItemPayload;
   /** Submits the request to its owner (a recipient session only). */
   recipientSubmit: RecipientSubmitPayload;
+  /** Reminds now every recipient of the request who has not submitted. */
+  reminderSend: ReminderSendPayload;
   /** Closes a request: state CLOSED, no further submissions. Closing a closed request changes nothing. */
   requestClose: RequestClosePayload;
   /**
@@ -893,6 +984,11 @@ export type Mutation = {
   requestDelete: RequestDeletePayload;
   /** Deletes every document of a request the caller may see, with their bytes. */
   requestDocumentsDelete: RequestDocumentsDeletePayload;
+  /**
+   * A new request with the same fields, items (without answers or documents) and recipients (new
+   * links), in its initial state.
+   */
+  requestDuplicate: RequestDuplicatePayload;
   /**
    * Sends a submitted request back for changes: state REJECTED, the named items (by default those not
    * verified) REJECTED, the recipients told by message, and their links work again. Requires the right
@@ -912,6 +1008,12 @@ export type Mutation = {
    * the right to update the request.
    */
   requestVerify: RequestVerifyPayload;
+  /** Schedules a reminder (20 per request). */
+  scheduledReminderCreate: ScheduledReminderPayload;
+  /** Deletes a scheduled reminder (it is not sent). */
+  scheduledReminderDelete: ScheduledReminderDeletePayload;
+  /** Changes a scheduled reminder not yet sent. */
+  scheduledReminderUpdate: ScheduledReminderPayload;
   /** Creates a team. Requires ADMIN. */
   teamCreate: TeamCreatePayload;
   /** Creates a template owned by the caller. */
@@ -989,6 +1091,28 @@ export type MutationDocumentDeleteArgs = {
 
 
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationEscalationCreateArgs = {
+  input: EscalationCreateInput;
+  requestId: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationEscalationDeleteArgs = {
+  id: Scalars['ID']['input'];
+  requestId: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationEscalationUpdateArgs = {
+  id: Scalars['ID']['input'];
+  input: EscalationUpdateInput;
+  requestId: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationItemCreateArgs = {
   input: RequestItemInput;
   requestId: Scalars['ID']['input'];
@@ -1055,6 +1179,13 @@ export type MutationRecipientSubmitArgs = {
 
 
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationReminderSendArgs = {
+  input?: InputMaybe<ReminderSendInput>;
+  requestId: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationRequestCloseArgs = {
   id: Scalars['ID']['input'];
 };
@@ -1075,6 +1206,13 @@ export type MutationRequestDeleteArgs = {
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationRequestDocumentsDeleteArgs = {
   requestId: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRequestDuplicateArgs = {
+  id: Scalars['ID']['input'];
+  input?: InputMaybe<RequestDuplicateInput>;
 };
 
 
@@ -1101,6 +1239,28 @@ export type MutationRequestUpdateArgs = {
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationRequestVerifyArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationScheduledReminderCreateArgs = {
+  input: ScheduledReminderCreateInput;
+  requestId: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationScheduledReminderDeleteArgs = {
+  id: Scalars['ID']['input'];
+  requestId: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationScheduledReminderUpdateArgs = {
+  id: Scalars['ID']['input'];
+  input: ScheduledReminderUpdateInput;
+  requestId: Scalars['ID']['input'];
 };
 
 
@@ -1910,6 +2070,91 @@ export type RecipientSubmitPayload = {
   userErrors: Array<UserError>;
 };
 
+/** A reminder sent to a request's recipients who had not submitted. */
+export type Reminder = Node & {
+  __typename?: 'Reminder';
+  /** The reminder's UUID. */
+  id: Scalars['ID']['output'];
+  /** How it came to be sent. */
+  kind: ReminderKind;
+  /** The owner's message in it, if any. */
+  message?: Maybe<Scalars['String']['output']>;
+  /** Each recipient reminded or deferred. */
+  recipients: Array<ReminderRecipient>;
+  /** The request's UUID. */
+  requestId: Scalars['ID']['output'];
+  /** When it was sent. */
+  sentAt: Scalars['DateTime']['output'];
+  /** Who sent it by hand (MANUAL only). */
+  sentBy?: Maybe<User>;
+};
+
+/** A page of reminders. */
+export type ReminderConnection = {
+  __typename?: 'ReminderConnection';
+  /** The reminders of this page with their cursors. */
+  edges: Array<ReminderEdge>;
+  /** The reminders of this page. */
+  nodes: Array<Reminder>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+};
+
+/** A reminder and its cursor. */
+export type ReminderEdge = {
+  __typename?: 'ReminderEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The reminder. */
+  node: Reminder;
+};
+
+/** How a reminder came to be sent. Values may be added. */
+export type ReminderKind =
+  /** Sent by hand (`reminderSend`, `POST /requests/{id}/reminders`). */
+  | 'MANUAL'
+  /** Every `reminders` days. */
+  | 'PERIODIC'
+  /** At a time the owner chose (`reminderSchedule` or a scheduled reminder). */
+  | 'SCHEDULED';
+
+/** One message a reminder queued for a recipient. */
+export type ReminderMessage = {
+  __typename?: 'ReminderMessage';
+  /** Where it went. */
+  address: Scalars['String']['output'];
+  /** Mail or SMS. */
+  channel: NotificationChannel;
+  /** The bounced mail this SMS replaced, when the mail server refused the recipient's address. */
+  fallbackFor?: Maybe<Scalars['ID']['output']>;
+  /** The notification's UUID (see `notifications`). */
+  notificationId: Scalars['ID']['output'];
+  /** Where the message stands now. */
+  status: NotificationStatus;
+};
+
+/** What a reminder did for one recipient who had not submitted. */
+export type ReminderRecipient = {
+  __typename?: 'ReminderRecipient';
+  /** When a deferred recipient is reminded. */
+  deferredUntil?: Maybe<Scalars['DateTime']['output']>;
+  /** The messages queued for it, and an SMS that replaced a bounced mail. */
+  messages: Array<ReminderMessage>;
+  /** The recipient, unless it was removed since. */
+  recipient?: Maybe<Recipient>;
+  /** The recipient's UUID. */
+  recipientId: Scalars['ID']['output'];
+  /** Sent or deferred. */
+  status: ReminderRecipientStatus;
+};
+
+/** What a reminder did for one recipient. Values may be added. */
+export type ReminderRecipientStatus =
+  /** It was active in the portal in the last 24 hours: it is reminded a day later instead. */
+  | 'DEFERRED'
+  /** Its messages were queued. */
+  | 'SENT';
+
 /** A reminder sent at a fixed time, in addition to the periodic ones. */
 export type ReminderScheduleEntry = {
   __typename?: 'ReminderScheduleEntry';
@@ -1925,6 +2170,21 @@ export type ReminderScheduleEntryInput = {
   message?: InputMaybe<Scalars['String']['input']>;
   /** When to send it. */
   sendAt: Scalars['DateTime']['input'];
+};
+
+/** Input of `reminderSend`. */
+export type ReminderSendInput = {
+  /** A message for the recipients, up to 2,000 characters. */
+  message?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Result of `reminderSend`. */
+export type ReminderSendPayload = {
+  __typename?: 'ReminderSendPayload';
+  /** The reminder sent. */
+  reminder?: Maybe<Reminder>;
+  /** Problems: the message, `INVALID_STATE` when the request is not open or every recipient submitted. */
+  userErrors: Array<UserError>;
 };
 
 /** A document-collection request: recipients are asked to complete its items through private links. */
@@ -1960,6 +2220,8 @@ export type Request = Node & {
   documentsDownloadUrl: Scalars['URL']['output'];
   /** Date by which the request should be complete. */
   dueDate?: Maybe<Scalars['DateTime']['output']>;
+  /** The escalation rules, oldest first. */
+  escalations: Array<Escalation>;
   /** Date when the request and its documents are deleted; always later than `dueDate`. */
   expirationDate?: Maybe<Scalars['DateTime']['output']>;
   /** Date of the first reminder. */
@@ -1976,6 +2238,8 @@ export type Request = Node & {
   mfaEnabled: Scalars['Boolean']['output'];
   /** Title shown to the recipients. */
   name: Scalars['String']['output'];
+  /** When the next reminder (periodic, scheduled or deferred) is due; null when none is. */
+  nextReminderAt?: Maybe<Scalars['DateTime']['output']>;
   /** The owner's notes, never shown to recipients. */
   notes?: Maybe<Scalars['String']['output']>;
   /** The user who manages the request. */
@@ -1998,6 +2262,10 @@ export type Request = Node & {
   reminders: Scalars['Int']['output'];
   /** Whether recipients must complete every required item before submitting. */
   requireCompleteSubmission: Scalars['Boolean']['output'];
+  /** The reminders scheduled through `scheduledReminderCreate`, by time. */
+  scheduledReminders: Array<ScheduledReminder>;
+  /** The reminders sent, newest first. */
+  sentReminders: ReminderConnection;
   /** Where the request stands. REST shows it as both `state` and `status`. */
   state: RequestState;
   /** The team the request belongs to, if any. */
@@ -2040,6 +2308,15 @@ export type RequestDocumentsArgs = {
 /** A document-collection request: recipients are asked to complete its items through private links. */
 export type RequestItemArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** A document-collection request: recipients are asked to complete its items through private links. */
+export type RequestSentRemindersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** Result of `requestClose`. */
@@ -2155,6 +2432,21 @@ export type RequestDocumentsDeletePayload = {
   __typename?: 'RequestDocumentsDeletePayload';
   /** UUIDs of the deleted documents; empty when the request had none. */
   deletedDocumentIds?: Maybe<Array<Scalars['ID']['output']>>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Input of `requestDuplicate`. */
+export type RequestDuplicateInput = {
+  /** The new request's name (default: the original's). */
+  name?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Result of `requestDuplicate`. */
+export type RequestDuplicatePayload = {
+  __typename?: 'RequestDuplicatePayload';
+  /** The new request, in its initial state. */
+  request?: Maybe<Request>;
   /** Problems with the input. */
   userErrors: Array<UserError>;
 };
@@ -2407,6 +2699,66 @@ export type RequestVerifyPayload = {
   request?: Maybe<Request>;
   /** Problems with the input: `INVALID_STATE` unless the request waits for review. */
   userErrors: Array<UserError>;
+};
+
+/** A reminder the owner scheduled for a time of its choosing. */
+export type ScheduledReminder = {
+  __typename?: 'ScheduledReminder';
+  /** The scheduled reminder's UUID. */
+  id: Scalars['ID']['output'];
+  /** The message it carries, if any. */
+  message?: Maybe<Scalars['String']['output']>;
+  /** The request's UUID. */
+  requestId: Scalars['ID']['output'];
+  /** When it is sent. */
+  sendAt: Scalars['DateTime']['output'];
+  /** When it was sent. */
+  sentAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where it stands. */
+  status: ScheduledReminderStatus;
+};
+
+/** Input of `scheduledReminderCreate`. */
+export type ScheduledReminderCreateInput = {
+  /** A message for the recipients, up to 2,000 characters. */
+  message?: InputMaybe<Scalars['String']['input']>;
+  /** When to send it: a time in the future. */
+  sendAt: Scalars['DateTime']['input'];
+};
+
+/** Result of `scheduledReminderDelete`. */
+export type ScheduledReminderDeletePayload = {
+  __typename?: 'ScheduledReminderDeletePayload';
+  /** The UUID of the scheduled reminder deleted. */
+  deletedScheduledReminderId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `scheduledReminderCreate` and `scheduledReminderUpdate`. */
+export type ScheduledReminderPayload = {
+  __typename?: 'ScheduledReminderPayload';
+  /** The scheduled reminder. */
+  scheduledReminder?: Maybe<ScheduledReminder>;
+  /** Problems: a past time, the message, more than 20 per request, `INVALID_STATE` once it was sent. */
+  userErrors: Array<UserError>;
+};
+
+/** Where a scheduled reminder stands. Values may be added. */
+export type ScheduledReminderStatus =
+  /** Not sent: the request was no longer open, or nobody was left to remind. */
+  | 'CANCELLED'
+  /** Waiting for its time. */
+  | 'PENDING'
+  /** Sent. */
+  | 'SENT';
+
+/** Input of `scheduledReminderUpdate`: the fields given change. */
+export type ScheduledReminderUpdateInput = {
+  /** A message for the recipients; null removes it. */
+  message?: InputMaybe<Scalars['String']['input']>;
+  /** When to send it: a time in the future. */
+  sendAt?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 /** How a recipient is notified. Values may be added. */
@@ -3365,6 +3717,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( OrganizationMapper )
     | ( QuestionItemMapper )
     | ( RecipientMapper )
+    | ( ReminderMapper )
     | ( RequestMapper )
     | ( TeamMapper )
     | ( TemplateMapper )
@@ -3435,6 +3788,13 @@ export type ResolversTypes = {
   DocumentEvent: ResolverTypeWrapper<EventRoot>;
   ESignatureItem: ResolverTypeWrapper<ESignatureItemMapper>;
   ESignatureItemInput: ESignatureItemInput;
+  Escalation: ResolverTypeWrapper<EscalationMapper>;
+  EscalationCondition: EscalationCondition;
+  EscalationCreateInput: EscalationCreateInput;
+  EscalationDeletePayload: ResolverTypeWrapper<EscalationDeletePayload>;
+  EscalationPayload: ResolverTypeWrapper<Omit<EscalationPayload, 'escalation'> & { escalation?: Maybe<ResolversTypes['Escalation']> }>;
+  EscalationStatus: EscalationStatus;
+  EscalationUpdateInput: EscalationUpdateInput;
   Event: ResolverTypeWrapper<EventRoot>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -3482,8 +3842,17 @@ export type ResolversTypes = {
   RecipientSubmission: ResolverTypeWrapper<RecipientSubmission>;
   RecipientSubmitInput: RecipientSubmitInput;
   RecipientSubmitPayload: ResolverTypeWrapper<Omit<RecipientSubmitPayload, 'request'> & { request?: Maybe<ResolversTypes['RecipientRequest']> }>;
+  Reminder: ResolverTypeWrapper<ReminderMapper>;
+  ReminderConnection: ResolverTypeWrapper<Connection>;
+  ReminderEdge: ResolverTypeWrapper<Edge>;
+  ReminderKind: ReminderKind;
+  ReminderMessage: ResolverTypeWrapper<ReminderMessageMapper>;
+  ReminderRecipient: ResolverTypeWrapper<ReminderRecipientMapper>;
+  ReminderRecipientStatus: ReminderRecipientStatus;
   ReminderScheduleEntry: ResolverTypeWrapper<ReminderScheduleEntry>;
   ReminderScheduleEntryInput: ReminderScheduleEntryInput;
+  ReminderSendInput: ReminderSendInput;
+  ReminderSendPayload: ResolverTypeWrapper<Omit<ReminderSendPayload, 'reminder'> & { reminder?: Maybe<ResolversTypes['Reminder']> }>;
   Request: ResolverTypeWrapper<RequestMapper>;
   RequestClosePayload: ResolverTypeWrapper<Omit<RequestClosePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestConnection: ResolverTypeWrapper<Connection>;
@@ -3491,6 +3860,8 @@ export type ResolversTypes = {
   RequestCreatePayload: ResolverTypeWrapper<Omit<RequestCreatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestDeletePayload: ResolverTypeWrapper<RequestDeletePayload>;
   RequestDocumentsDeletePayload: ResolverTypeWrapper<RequestDocumentsDeletePayload>;
+  RequestDuplicateInput: RequestDuplicateInput;
+  RequestDuplicatePayload: ResolverTypeWrapper<Omit<RequestDuplicatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestEdge: ResolverTypeWrapper<Edge>;
   RequestEvent: ResolverTypeWrapper<EventRoot>;
   RequestFilter: RequestFilter;
@@ -3508,6 +3879,12 @@ export type ResolversTypes = {
   RequestUpdateInput: RequestUpdateInput;
   RequestUpdatePayload: ResolverTypeWrapper<Omit<RequestUpdatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestVerifyPayload: ResolverTypeWrapper<Omit<RequestVerifyPayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
+  ScheduledReminder: ResolverTypeWrapper<ScheduledReminderMapper>;
+  ScheduledReminderCreateInput: ScheduledReminderCreateInput;
+  ScheduledReminderDeletePayload: ResolverTypeWrapper<ScheduledReminderDeletePayload>;
+  ScheduledReminderPayload: ResolverTypeWrapper<Omit<ScheduledReminderPayload, 'scheduledReminder'> & { scheduledReminder?: Maybe<ResolversTypes['ScheduledReminder']> }>;
+  ScheduledReminderStatus: ScheduledReminderStatus;
+  ScheduledReminderUpdateInput: ScheduledReminderUpdateInput;
   SendMethod: SendMethod;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -3608,6 +3985,11 @@ export type ResolversParentTypes = {
   DocumentEvent: EventRoot;
   ESignatureItem: ESignatureItemMapper;
   ESignatureItemInput: ESignatureItemInput;
+  Escalation: EscalationMapper;
+  EscalationCreateInput: EscalationCreateInput;
+  EscalationDeletePayload: EscalationDeletePayload;
+  EscalationPayload: Omit<EscalationPayload, 'escalation'> & { escalation?: Maybe<ResolversParentTypes['Escalation']> };
+  EscalationUpdateInput: EscalationUpdateInput;
   Event: EventRoot;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
@@ -3649,8 +4031,15 @@ export type ResolversParentTypes = {
   RecipientSubmission: RecipientSubmission;
   RecipientSubmitInput: RecipientSubmitInput;
   RecipientSubmitPayload: Omit<RecipientSubmitPayload, 'request'> & { request?: Maybe<ResolversParentTypes['RecipientRequest']> };
+  Reminder: ReminderMapper;
+  ReminderConnection: Connection;
+  ReminderEdge: Edge;
+  ReminderMessage: ReminderMessageMapper;
+  ReminderRecipient: ReminderRecipientMapper;
   ReminderScheduleEntry: ReminderScheduleEntry;
   ReminderScheduleEntryInput: ReminderScheduleEntryInput;
+  ReminderSendInput: ReminderSendInput;
+  ReminderSendPayload: Omit<ReminderSendPayload, 'reminder'> & { reminder?: Maybe<ResolversParentTypes['Reminder']> };
   Request: RequestMapper;
   RequestClosePayload: Omit<RequestClosePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestConnection: Connection;
@@ -3658,6 +4047,8 @@ export type ResolversParentTypes = {
   RequestCreatePayload: Omit<RequestCreatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestDeletePayload: RequestDeletePayload;
   RequestDocumentsDeletePayload: RequestDocumentsDeletePayload;
+  RequestDuplicateInput: RequestDuplicateInput;
+  RequestDuplicatePayload: Omit<RequestDuplicatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestEdge: Edge;
   RequestEvent: EventRoot;
   RequestFilter: RequestFilter;
@@ -3671,6 +4062,11 @@ export type ResolversParentTypes = {
   RequestUpdateInput: RequestUpdateInput;
   RequestUpdatePayload: Omit<RequestUpdatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestVerifyPayload: Omit<RequestVerifyPayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
+  ScheduledReminder: ScheduledReminderMapper;
+  ScheduledReminderCreateInput: ScheduledReminderCreateInput;
+  ScheduledReminderDeletePayload: ScheduledReminderDeletePayload;
+  ScheduledReminderPayload: Omit<ScheduledReminderPayload, 'scheduledReminder'> & { scheduledReminder?: Maybe<ResolversParentTypes['ScheduledReminder']> };
+  ScheduledReminderUpdateInput: ScheduledReminderUpdateInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Team: TeamMapper;
@@ -3989,6 +4385,28 @@ export type ESignatureItemResolvers<ContextType = GraphQLContext, ParentType ext
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type EscalationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Escalation'] = ResolversParentTypes['Escalation']> = {
+  afterDays?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  condition?: Resolver<ResolversTypes['EscalationCondition'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  firedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  notifyEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  notifyUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['EscalationStatus'], ParentType, ContextType>;
+};
+
+export type EscalationDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EscalationDeletePayload'] = ResolversParentTypes['EscalationDeletePayload']> = {
+  deletedEscalationId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type EscalationPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EscalationPayload'] = ResolversParentTypes['EscalationPayload']> = {
+  escalation?: Resolver<Maybe<ResolversTypes['Escalation']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
   __resolveType: TypeResolveFn<'ContractEvent' | 'DocumentEvent' | 'ItemEvent' | 'RequestEvent', ParentType, ContextType>;
 };
@@ -4036,6 +4454,9 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   contractDelete?: Resolver<ResolversTypes['ContractDeletePayload'], ParentType, ContextType, RequireFields<MutationContractDeleteArgs, 'id'>>;
   contractUpdate?: Resolver<ResolversTypes['ContractUpdatePayload'], ParentType, ContextType, RequireFields<MutationContractUpdateArgs, 'id' | 'input'>>;
   documentDelete?: Resolver<ResolversTypes['DocumentDeletePayload'], ParentType, ContextType, RequireFields<MutationDocumentDeleteArgs, 'id'>>;
+  escalationCreate?: Resolver<ResolversTypes['EscalationPayload'], ParentType, ContextType, RequireFields<MutationEscalationCreateArgs, 'input' | 'requestId'>>;
+  escalationDelete?: Resolver<ResolversTypes['EscalationDeletePayload'], ParentType, ContextType, RequireFields<MutationEscalationDeleteArgs, 'id' | 'requestId'>>;
+  escalationUpdate?: Resolver<ResolversTypes['EscalationPayload'], ParentType, ContextType, RequireFields<MutationEscalationUpdateArgs, 'id' | 'input' | 'requestId'>>;
   itemCreate?: Resolver<ResolversTypes['ItemCreatePayload'], ParentType, ContextType, RequireFields<MutationItemCreateArgs, 'input' | 'requestId'>>;
   itemDelete?: Resolver<ResolversTypes['ItemDeletePayload'], ParentType, ContextType, RequireFields<MutationItemDeleteArgs, 'id'>>;
   itemUpdate?: Resolver<ResolversTypes['ItemUpdatePayload'], ParentType, ContextType, RequireFields<MutationItemUpdateArgs, 'id' | 'input'>>;
@@ -4046,14 +4467,19 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   recipientNotApplicable?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientNotApplicableArgs, 'input'>>;
   recipientSign?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientSignArgs, 'input'>>;
   recipientSubmit?: Resolver<ResolversTypes['RecipientSubmitPayload'], ParentType, ContextType, RequireFields<MutationRecipientSubmitArgs, 'input'>>;
+  reminderSend?: Resolver<ResolversTypes['ReminderSendPayload'], ParentType, ContextType, RequireFields<MutationReminderSendArgs, 'requestId'>>;
   requestClose?: Resolver<ResolversTypes['RequestClosePayload'], ParentType, ContextType, RequireFields<MutationRequestCloseArgs, 'id'>>;
   requestCreate?: Resolver<ResolversTypes['RequestCreatePayload'], ParentType, ContextType, RequireFields<MutationRequestCreateArgs, 'input'>>;
   requestDelete?: Resolver<ResolversTypes['RequestDeletePayload'], ParentType, ContextType, RequireFields<MutationRequestDeleteArgs, 'id'>>;
   requestDocumentsDelete?: Resolver<ResolversTypes['RequestDocumentsDeletePayload'], ParentType, ContextType, RequireFields<MutationRequestDocumentsDeleteArgs, 'requestId'>>;
+  requestDuplicate?: Resolver<ResolversTypes['RequestDuplicatePayload'], ParentType, ContextType, RequireFields<MutationRequestDuplicateArgs, 'id'>>;
   requestReject?: Resolver<ResolversTypes['RequestRejectPayload'], ParentType, ContextType, RequireFields<MutationRequestRejectArgs, 'id' | 'input'>>;
   requestSend?: Resolver<ResolversTypes['RequestSendPayload'], ParentType, ContextType, RequireFields<MutationRequestSendArgs, 'id'>>;
   requestUpdate?: Resolver<ResolversTypes['RequestUpdatePayload'], ParentType, ContextType, RequireFields<MutationRequestUpdateArgs, 'id' | 'input'>>;
   requestVerify?: Resolver<ResolversTypes['RequestVerifyPayload'], ParentType, ContextType, RequireFields<MutationRequestVerifyArgs, 'id'>>;
+  scheduledReminderCreate?: Resolver<ResolversTypes['ScheduledReminderPayload'], ParentType, ContextType, RequireFields<MutationScheduledReminderCreateArgs, 'input' | 'requestId'>>;
+  scheduledReminderDelete?: Resolver<ResolversTypes['ScheduledReminderDeletePayload'], ParentType, ContextType, RequireFields<MutationScheduledReminderDeleteArgs, 'id' | 'requestId'>>;
+  scheduledReminderUpdate?: Resolver<ResolversTypes['ScheduledReminderPayload'], ParentType, ContextType, RequireFields<MutationScheduledReminderUpdateArgs, 'id' | 'input' | 'requestId'>>;
   teamCreate?: Resolver<ResolversTypes['TeamCreatePayload'], ParentType, ContextType, RequireFields<MutationTeamCreateArgs, 'input'>>;
   templateCreate?: Resolver<ResolversTypes['TemplateCreatePayload'], ParentType, ContextType, RequireFields<MutationTemplateCreateArgs, 'input'>>;
   templateDelete?: Resolver<ResolversTypes['TemplateDeletePayload'], ParentType, ContextType, RequireFields<MutationTemplateDeleteArgs, 'id'>>;
@@ -4068,7 +4494,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
 };
 
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
@@ -4289,9 +4715,52 @@ export type RecipientSubmitPayloadResolvers<ContextType = GraphQLContext, Parent
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
+export type ReminderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Reminder'] = ResolversParentTypes['Reminder']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['ReminderKind'], ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recipients?: Resolver<Array<ResolversTypes['ReminderRecipient']>, ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  sentAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  sentBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ReminderConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReminderConnection'] = ResolversParentTypes['ReminderConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ReminderEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Reminder']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ReminderEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReminderEdge'] = ResolversParentTypes['ReminderEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Reminder'], ParentType, ContextType>;
+};
+
+export type ReminderMessageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReminderMessage'] = ResolversParentTypes['ReminderMessage']> = {
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  channel?: Resolver<ResolversTypes['NotificationChannel'], ParentType, ContextType>;
+  fallbackFor?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  notificationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['NotificationStatus'], ParentType, ContextType>;
+};
+
+export type ReminderRecipientResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReminderRecipient'] = ResolversParentTypes['ReminderRecipient']> = {
+  deferredUntil?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  messages?: Resolver<Array<ResolversTypes['ReminderMessage']>, ParentType, ContextType>;
+  recipient?: Resolver<Maybe<ResolversTypes['Recipient']>, ParentType, ContextType>;
+  recipientId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ReminderRecipientStatus'], ParentType, ContextType>;
+};
+
 export type ReminderScheduleEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReminderScheduleEntry'] = ResolversParentTypes['ReminderScheduleEntry']> = {
   message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sendAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type ReminderSendPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReminderSendPayload'] = ResolversParentTypes['ReminderSendPayload']> = {
+  reminder?: Resolver<Maybe<ResolversTypes['Reminder']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type RequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Request'] = ResolversParentTypes['Request']> = {
@@ -4307,6 +4776,7 @@ export type RequestResolvers<ContextType = GraphQLContext, ParentType extends Re
   documents?: Resolver<ResolversTypes['DocumentConnection'], ParentType, ContextType, Partial<RequestDocumentsArgs>>;
   documentsDownloadUrl?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
   dueDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  escalations?: Resolver<Array<ResolversTypes['Escalation']>, ParentType, ContextType>;
   expirationDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   firstReminderDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -4315,6 +4785,7 @@ export type RequestResolvers<ContextType = GraphQLContext, ParentType extends Re
   language?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
   mfaEnabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nextReminderAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   notes?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   ownerOpened?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -4326,6 +4797,8 @@ export type RequestResolvers<ContextType = GraphQLContext, ParentType extends Re
   reminderSchedule?: Resolver<Array<ResolversTypes['ReminderScheduleEntry']>, ParentType, ContextType>;
   reminders?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   requireCompleteSubmission?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  scheduledReminders?: Resolver<Array<ResolversTypes['ScheduledReminder']>, ParentType, ContextType>;
+  sentReminders?: Resolver<ResolversTypes['ReminderConnection'], ParentType, ContextType, Partial<RequestSentRemindersArgs>>;
   state?: Resolver<ResolversTypes['RequestState'], ParentType, ContextType>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType>;
   template?: Resolver<Maybe<ResolversTypes['Template']>, ParentType, ContextType>;
@@ -4362,6 +4835,11 @@ export type RequestDeletePayloadResolvers<ContextType = GraphQLContext, ParentTy
 
 export type RequestDocumentsDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestDocumentsDeletePayload'] = ResolversParentTypes['RequestDocumentsDeletePayload']> = {
   deletedDocumentIds?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type RequestDuplicatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestDuplicatePayload'] = ResolversParentTypes['RequestDuplicatePayload']> = {
+  request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
@@ -4407,6 +4885,25 @@ export type RequestUpdatePayloadResolvers<ContextType = GraphQLContext, ParentTy
 
 export type RequestVerifyPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestVerifyPayload'] = ResolversParentTypes['RequestVerifyPayload']> = {
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ScheduledReminderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScheduledReminder'] = ResolversParentTypes['ScheduledReminder']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  requestId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  sendAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  sentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ScheduledReminderStatus'], ParentType, ContextType>;
+};
+
+export type ScheduledReminderDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScheduledReminderDeletePayload'] = ResolversParentTypes['ScheduledReminderDeletePayload']> = {
+  deletedScheduledReminderId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ScheduledReminderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScheduledReminderPayload'] = ResolversParentTypes['ScheduledReminderPayload']> = {
+  scheduledReminder?: Resolver<Maybe<ResolversTypes['ScheduledReminder']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
@@ -4702,6 +5199,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DocumentEdge?: DocumentEdgeResolvers<ContextType>;
   DocumentEvent?: DocumentEventResolvers<ContextType>;
   ESignatureItem?: ESignatureItemResolvers<ContextType>;
+  Escalation?: EscalationResolvers<ContextType>;
+  EscalationDeletePayload?: EscalationDeletePayloadResolvers<ContextType>;
+  EscalationPayload?: EscalationPayloadResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
   ItemCreatePayload?: ItemCreatePayloadResolvers<ContextType>;
   ItemDeletePayload?: ItemDeletePayloadResolvers<ContextType>;
@@ -4732,13 +5232,20 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RecipientSignatureField?: RecipientSignatureFieldResolvers<ContextType>;
   RecipientSubmission?: RecipientSubmissionResolvers<ContextType>;
   RecipientSubmitPayload?: RecipientSubmitPayloadResolvers<ContextType>;
+  Reminder?: ReminderResolvers<ContextType>;
+  ReminderConnection?: ReminderConnectionResolvers<ContextType>;
+  ReminderEdge?: ReminderEdgeResolvers<ContextType>;
+  ReminderMessage?: ReminderMessageResolvers<ContextType>;
+  ReminderRecipient?: ReminderRecipientResolvers<ContextType>;
   ReminderScheduleEntry?: ReminderScheduleEntryResolvers<ContextType>;
+  ReminderSendPayload?: ReminderSendPayloadResolvers<ContextType>;
   Request?: RequestResolvers<ContextType>;
   RequestClosePayload?: RequestClosePayloadResolvers<ContextType>;
   RequestConnection?: RequestConnectionResolvers<ContextType>;
   RequestCreatePayload?: RequestCreatePayloadResolvers<ContextType>;
   RequestDeletePayload?: RequestDeletePayloadResolvers<ContextType>;
   RequestDocumentsDeletePayload?: RequestDocumentsDeletePayloadResolvers<ContextType>;
+  RequestDuplicatePayload?: RequestDuplicatePayloadResolvers<ContextType>;
   RequestEdge?: RequestEdgeResolvers<ContextType>;
   RequestEvent?: RequestEventResolvers<ContextType>;
   RequestItem?: RequestItemResolvers<ContextType>;
@@ -4747,6 +5254,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RequestSendPayload?: RequestSendPayloadResolvers<ContextType>;
   RequestUpdatePayload?: RequestUpdatePayloadResolvers<ContextType>;
   RequestVerifyPayload?: RequestVerifyPayloadResolvers<ContextType>;
+  ScheduledReminder?: ScheduledReminderResolvers<ContextType>;
+  ScheduledReminderDeletePayload?: ScheduledReminderDeletePayloadResolvers<ContextType>;
+  ScheduledReminderPayload?: ScheduledReminderPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Team?: TeamResolvers<ContextType>;
   TeamCreatePayload?: TeamCreatePayloadResolvers<ContextType>;

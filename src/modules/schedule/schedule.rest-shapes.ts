@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import type { RestEscalationFragment, RestReminderFragment, RestScheduledReminderFragment } from '../../kernel/graphql/__generated__/operations';
+import { Nullable, StringEnum } from '../../kernel/rest/schemas';
+import { restShape, type Field } from '../../kernel/rest/shape';
+import { ESCALATION_CONDITIONS, ESCALATION_STATUSES, REMINDER_KINDS, SCHEDULED_REMINDER_STATUSES } from './schedule.entities';
+
+// API-DECISIONS, "Bodies of the named operations": reminders, scheduled reminders and escalations
+// (whose values are all strings, as spec 4.8 shows them).
+
+type RecipientEntry = RestReminderFragment['recipients'][number];
+type MessageEntry = RecipientEntry['messages'][number];
+
+const Message = restShape((field: Field<MessageEntry>) => ({
+  notification_id: Type.String(),
+  channel: Type.String(),
+  address: Type.String(),
+  status: Type.String(),
+  fallback_for: field(Nullable(Type.String()), (message) => message.fallbackFor ?? null),
+}));
+
+const Recipient = restShape((field: Field<RecipientEntry>) => ({
+  recipient_id: Type.String(),
+  status: StringEnum(['SENT', 'DEFERRED'] as const),
+  deferred_until: field(Nullable(Type.String()), (entry) => entry.deferredUntil ?? null),
+  messages: field(Type.Array(Message.schema), (entry) => entry.messages.map(Message.map)),
+}));
+
+export const { schema: ReminderBody, map: restReminder } = restShape((field: Field<RestReminderFragment>) => ({
+  id: Type.String(),
+  request_id: Type.String(),
+  sent_at: Type.String(),
+  kind: StringEnum(REMINDER_KINDS),
+  message: field(Nullable(Type.String()), (reminder) => reminder.message ?? null),
+  sent_by: field(Nullable(Type.String()), (reminder) => reminder.sentBy?.id ?? null),
+  recipients: field(Type.Array(Recipient.schema), (reminder) => reminder.recipients.map(Recipient.map)),
+}));
+
+export const { schema: ScheduledReminderBody, map: restScheduledReminder } = restShape((field: Field<RestScheduledReminderFragment>) => ({
+  id: Type.String(),
+  request_id: Type.String(),
+  send_at: Type.String(),
+  message: field(Nullable(Type.String()), (reminder) => reminder.message ?? null),
+  status: StringEnum(SCHEDULED_REMINDER_STATUSES),
+  sent_at: field(Nullable(Type.String()), (reminder) => reminder.sentAt ?? null),
+}));
+
+export const { schema: EscalationBody, map: restEscalation } = restShape((field: Field<RestEscalationFragment>) => ({
+  id: Type.String(),
+  request_id: Type.String(),
+  condition: StringEnum(ESCALATION_CONDITIONS),
+  after_days: field(Type.String(), (escalation) => String(escalation.afterDays)),
+  notify_user_id: field(Nullable(Type.String()), (escalation) => escalation.notifyUser?.id ?? null),
+  notify_email: field(Nullable(Type.String()), (escalation) => escalation.notifyEmail ?? null),
+  status: StringEnum(ESCALATION_STATUSES),
+  created_at: Type.String(),
+  fired_at: field(Nullable(Type.String()), (escalation) => escalation.firedAt ?? null),
+}));
