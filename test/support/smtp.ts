@@ -6,15 +6,21 @@ export type ReceivedMail = { envelopeTo: string[]; mail: ParsedMail };
 
 /**
  * A real SMTP server on loopback (plain, no authentication) that parses every message it accepts.
- * `refuse` decides, per message, whether to answer its data with a temporary failure.
+ * `refuse` decides, per message, whether to answer its data with a temporary failure; `bounce`, per
+ * address, whether to refuse it for good (550 to RCPT TO, as for a mailbox that does not exist).
  */
 export async function startSmtpServer() {
   const received: ReceivedMail[] = [];
   let refuse: (to: string[]) => boolean = () => false;
+  let bounce: (address: string) => boolean = () => false;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (bounce(address.address)) return callback(Object.assign(new Error('No such user here'), { responseCode: 550 }));
+      callback();
+    },
     onData(stream, session, callback) {
       const to = session.envelope.rcptTo.map((address) => address.address);
       simpleParser(stream).then(
@@ -38,6 +44,9 @@ export async function startSmtpServer() {
     received,
     refuseWhen(decide: (to: string[]) => boolean) {
       refuse = decide;
+    },
+    bounceWhen(decide: (address: string) => boolean) {
+      bounce = decide;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

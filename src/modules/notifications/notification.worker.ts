@@ -16,6 +16,9 @@ import {
 } from './notification.limits';
 import type { Handover, Mailer, SmsProvider } from './notification.channels';
 import { unsealSecrets } from './notification.service';
+import { inTransaction } from '../../kernel/db/transaction';
+import { extensionPoint } from '../../kernel/module';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { KINDS_WITH_LINK, maskSecrets, renderNotification, type RenderedMessage } from './notification.templates';
 
 
@@ -33,8 +36,10 @@ export type NotificationWorkerOptions = {
 };
 
 // Raw statements through MikroORM answer jsonb parsed and timestamps as strings.
-type Claimed = {
+export type Claimed = {
   id: string;
+  organization_id: string;
+  request_id: string | null;
   attempts: number;
   channel: NotificationChannel;
   kind: NotificationKind;
@@ -47,7 +52,23 @@ type Claimed = {
 };
 
 type Stored = { subject: string | null; text: string; html: string | null };
-type Outcome = { status: NotificationStatus; error: string | null; stored: Stored | null };
+/** `bounced`: the mail server refused the address for good (a 5xx answer): no retry will help. */
+type Outcome = { status: NotificationStatus; error: string | null; stored: Stored | null; bounced?: boolean };
+
+/**
+ * What a module does when a mail bounces, in the transaction that records the bounce (reminders fall
+ * back to SMS): the message as claimed and the server's answer.
+ */
+export type BounceHandler = (tx: EntityManager, message: Claimed, error: string) => Promise<void>;
+
+/** Handlers of bounced mail (a module above notifications contributes one). */
+export const bounceHandlers = extensionPoint<BounceHandler>('bounced mail');
+
+/** An SMTP answer that refuses for good: 5xx (a 4xx asks to try later). */
+const isPermanentRefusal = (err: unknown) => {
+  const code = (err as { responseCode?: number }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+};
 
 /** A whole batch may be sent one timeout after another; a lease lapses only when its holder is gone. */
 const LEASE_MS = Math.ceil(NOTIFICATION_BATCH / NOTIFICATION_CONCURRENCY) * 3 * NOTIFICATION_SEND_TIMEOUT_MS + 60_000;
@@ -80,7 +101,7 @@ export class NotificationWorker extends PollingWorker {
        update notification n set locked_until = ?
          from due
         where n.id = due.id
-       returning n.id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
+       returning n.id, n.organization_id, n.request_id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
                  (select link_nonce from recipient where id = n.recipient_id) as link_nonce`,
       [now, now, NOTIFICATION_BATCH, new Date(now.getTime() + LEASE_MS)],
     );
@@ -126,18 +147,22 @@ export class NotificationWorker extends PollingWorker {
     } catch (err) {
       const attempts = row.attempts + 1;
       const error = ((err as Error).message || String(err)).slice(0, MAX_NOTIFICATION_ERROR);
+      if (email && isPermanentRefusal(err)) return { status: 'FAILED', error, stored: kept, bounced: true };
       return { status: attempts >= NOTIFICATION_MAX_ATTEMPTS ? 'FAILED' : 'PENDING', error, stored: kept };
     }
   }
 
-  /** Records the attempt and its outcome in one statement; a settled message drops its sealed secrets. */
+  /**
+   * Records the attempt and its outcome in one statement (with what the bounce handlers do, when the
+   * address bounced); a settled message drops its sealed secrets.
+   */
   private async record(row: Claimed, outcome: Outcome): Promise<void> {
     const now = this.clock.now();
     const attempts = row.attempts + 1;
     const next = outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[attempts - 1]) : null;
     const settled = outcome.status !== 'PENDING';
-    try {
-      await this.options.orm.em.fork().execute(
+    const update = (em: EntityManager) =>
+      em.execute(
         `update notification set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_error = ?,
                 subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), sent_at = ?,
                 secrets_sealed = case when ?::boolean then null else secrets_sealed end, updated_at = ?
@@ -156,6 +181,15 @@ export class NotificationWorker extends PollingWorker {
           row.id,
         ],
       );
+    try {
+      const handlers = outcome.bounced ? bounceHandlers.values() : [];
+      if (handlers.length === 0) await update(this.options.orm.em.fork());
+      else {
+        await inTransaction(this.options.orm.em.fork(), async (tx) => {
+          await update(tx);
+          for (const handle of handlers) await handle(tx, row, outcome.error!);
+        });
+      }
     } catch (err) {
       // The row stays leased and is tried again when the lease lapses (at least once).
       this.options.log.error({ err, notification: row.id }, 'recording a notification attempt failed');

@@ -4,6 +4,7 @@ import { queryRows } from '../../kernel/db/lean';
 import { recordActivity } from '../activity/activity.service';
 import { queueNotification } from '../notifications/notification.service';
 import type { NotificationKind } from '../notifications/notification.entities';
+import type { BounceHandler } from '../notifications/notification.worker';
 import type { TemplateParams } from '../notifications/notification.templates';
 import type { Request } from '../requests/request.entities';
 import { OPEN_STATES } from '../requests/request.states';
@@ -156,3 +157,46 @@ export async function sendReminder(tx: EntityManager, ctx: Ctx, request: Request
   }
   return { id, sentAt: now, recipients };
 }
+
+/**
+ * A reminder's mail that bounced (the server refused the address) goes again as an SMS when the
+ * recipient has a phone and the reminder sent it none: a copy of the message on the other channel,
+ * added to the reminder's messages (`fallbackFor`) and to the activity log, in the transaction that
+ * records the bounce.
+ */
+export const fallBackToSms: BounceHandler = async (tx, message, error) => {
+  if (message.kind !== 'REMINDER' || !message.recipient_id || !message.request_id) return;
+  const [target] = await queryRows<{ phone: string | null; reminder_id: string | null; has_sms: boolean }>(
+    tx,
+    `select rc.phone, rm.id as reminder_id,
+            exists (select 1 from jsonb_array_elements(rm.recipients) e, jsonb_array_elements(e -> 'messages') m
+                     where e ->> 'recipientId' = rc.id::text and m ->> 'channel' = 'SMS') as has_sms
+       from recipient rc
+       left join reminder rm on rm.request_id = rc.request_id and rm.recipients @> ?::jsonb
+      where rc.id = ?`,
+    [JSON.stringify([{ messages: [{ notificationId: message.id }] }]), message.recipient_id],
+  );
+  if (!target?.phone || !target.reminder_id || target.has_sms) return;
+  const now = new Date();
+  const [{ id }] = await tx.execute<{ id: string }[]>(
+    `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
+     select gen_random_uuid(), organization_id, request_id, recipient_id, 'SMS', kind, ?, language, params, 'PENDING', 0, ?, ?, ? from notification where id = ?
+     returning id`,
+    [target.phone, now, now, now, message.id],
+  );
+  const sms: ReminderMessage = { notificationId: id, channel: 'SMS', address: target.phone, fallbackFor: message.id };
+  await tx.execute(
+    `update reminder set recipients = (
+       select jsonb_agg(case when e ->> 'recipientId' = ? then jsonb_set(e, '{messages}', (e -> 'messages') || ?::jsonb) else e end order by n)
+         from jsonb_array_elements(recipients) with ordinality as x (e, n))
+      where id = ?`,
+    [message.recipient_id, JSON.stringify([sms]), target.reminder_id],
+  );
+  await recordActivity(tx, {
+    organizationId: message.organization_id,
+    requestId: message.request_id,
+    action: 'reminder.sms_fallback',
+    actor: { type: 'SYSTEM', id: null },
+    details: { reminder_id: target.reminder_id, recipient_id: message.recipient_id, bounced_notification_id: message.id, notification_id: id, error },
+  });
+};

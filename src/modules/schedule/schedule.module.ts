@@ -5,6 +5,8 @@ import { cancelEndedJobs, planOverdueEscalations, planRequestJobs } from './sche
 import { scheduleLoaders } from './schedule.loaders';
 import { scheduleResolvers } from './schedule.resolvers';
 import { getReminder } from './schedule.service';
+import { bounceHandlers } from '../notifications/notification.worker';
+import { fallBackToSms } from './reminder.service';
 import { scheduleRestRows } from './schedule.rest';
 
 export const scheduleModule: ModuleDescriptor = {
@@ -16,4 +18,5 @@ export const scheduleModule: ModuleDescriptor = {
   nodes: { Reminder: { sql: 'select 1 from reminder where id = ? and organization_id = ?', load: getReminder } },
   restRows: scheduleRestRows,
   emitHooks: [cancelEndedJobs, planRequestJobs, planOverdueEscalations],
+  contributes: [bounceHandlers.contribute(fallBackToSms)],
 };
