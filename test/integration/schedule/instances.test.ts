@@ -1,0 +1,113 @@
+import { client, createTenant, createTestApp, workerDatabaseUrl, type TestApp, type Tenant } from '../../support/app';
+import { createRequest, eventually } from '../../support/fixtures';
+import { startService, type RunningService } from '../../support/service';
+import { startSmtpServer } from '../../support/smtp';
+import type { ClaimedJob } from '../../../src/modules/schedule/schedule.jobs';
+import { queryRows } from '../../../src/kernel/db/lean';
+
+const DAY = 86_400_000;
+
+describe('timed jobs across instances on one database', () => {
+  let one: TestApp;
+  let two: TestApp;
+  let tenant: Tenant;
+  let offsetMs = 0;
+  const clock = { now: () => new Date(Date.now() + offsetMs) };
+  const reminders = (requestIds: string[]) =>
+    queryRows<{ request_id: string; count: number }>(
+      one.orm.em.fork(),
+      `select request_id, count(*)::int as count from notification where kind = 'REMINDER' and request_id = any(?::uuid[]) group by request_id`,
+      [requestIds],
+    );
+
+  beforeAll(async () => {
+    one = await createTestApp({}, { clock });
+    two = await createTestApp({}, { clock });
+    tenant = await createTenant(one.orm);
+  });
+  afterAll(async () => {
+    await one.close();
+    await two.close();
+  });
+  beforeEach(() => {
+    offsetMs = 0;
+  });
+
+  it('should run each due job once when two instances race for them', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 120; i++) ids.push((await createRequest(one.app, tenant.apiKey, { name: `Race ${i}`, reminders: 1 })).id);
+    offsetMs = DAY + 60_000;
+    const drain = async (app: TestApp) => {
+      let claimed = 0;
+      for (let n = await app.app.scheduleWorker.runOnce(); n > 0; n = await app.app.scheduleWorker.runOnce()) claimed += n;
+      return claimed;
+    };
+    const [byOne, byTwo] = await Promise.all([drain(one), drain(two)]);
+    expect(byOne + byTwo).toBe(120);
+    expect(byOne).toBeGreaterThan(0);
+    expect(byTwo).toBeGreaterThan(0);
+    const counts = await reminders(ids);
+    expect(counts).toHaveLength(120);
+    expect(counts.every((row) => row.count === 1)).toBe(true);
+  });
+
+  it("should leave a job whose instance died to another once its lease lapses, and roll back the dead instance's late finish", async () => {
+    const request = await createRequest(one.app, tenant.apiKey, { reminders: 1 });
+    offsetMs = DAY + 60_000;
+    // Instance one claims the job and dies holding it: its claim, without its work.
+    const [stale] = await one.orm.em.fork().execute<ClaimedJob[]>(
+      `update job set lease = gen_random_uuid(), locked_until = ? where request_id = ? and kind = 'REMINDER'
+       returning id, organization_id, request_id, kind, key, due_at, payload, attempts, lease`,
+      [new Date(clock.now().getTime() + 60_000), request.id],
+    );
+    expect(await two.app.scheduleWorker.runOnce()).toBe(0);
+    offsetMs += 61_000;
+    expect(await two.app.scheduleWorker.runOnce()).toBe(1);
+    expect(await reminders([request.id])).toEqual([{ request_id: request.id, count: 1 }]);
+    // The first instance wakes up and finishes its stale claim: its lease is gone, so nothing it did stays.
+    await (one.app.scheduleWorker as unknown as { run(job: ClaimedJob): Promise<void> }).run(stale);
+    expect(await reminders([request.id])).toEqual([{ request_id: request.id, count: 1 }]);
+    const [job] = await one.orm.em.fork().execute<{ status: string; due_at: Date }[]>(`select status, due_at from job where request_id = ? and kind = 'REMINDER'`, [request.id]);
+    expect(job.status).toBe('PENDING');
+    expect(new Date(job.due_at).getTime()).toBeGreaterThan(clock.now().getTime());
+  });
+});
+
+describe('timed jobs in two service processes', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let processes: RunningService[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t.orm);
+    smtp = await startSmtpServer();
+    const env = { DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 's'.repeat(40), LOG_LEVEL: 'warn', SMTP_URL: smtp.url };
+    processes = await Promise.all([startService(env), startService(env)]);
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+    await t.close();
+    await smtp.close();
+  });
+
+  it('should send each scheduled reminder once, counted at the mail server', async () => {
+    const count = 40;
+    const sendAt = new Date(Date.now() + 4_000).toISOString();
+    const api = client(t.app, tenant.apiKey);
+    const addresses: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const email = `race-${i}@example.com`;
+      addresses.push(email);
+      const request = await createRequest(t.app, tenant.apiKey, { name: `Scheduled ${i}`, reminders: 0, recipients: [{ first_name: 'R', email, auth_method: { type: 'NONE' } }] });
+      expect((await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: sendAt })).statusCode).toBe(200);
+    }
+    const reminderMails = () => smtp.received.filter((m) => m.mail.subject?.startsWith('Reminder:'));
+    await eventually(async () => reminderMails().length >= count, 30_000);
+    // Long enough for a second copy to arrive if either process were to send one.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const to = reminderMails().map((m) => m.envelopeTo[0]).sort();
+    expect(to).toEqual([...addresses].sort());
+  }, 60_000);
+});
