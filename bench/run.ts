@@ -13,6 +13,7 @@ import { buildGroups, type Servers } from './lib/scenarios';
 import { seed, SEED_TABLES, type SeededData } from './lib/seed';
 import { killAllServers, PROFILE_DIR, ROOT, startServer, type ServerName, type ServerProcess } from './lib/servers';
 import { runWebhooks } from './lib/webhooks';
+import { runReminders } from './lib/reminders';
 import { summarise as summariseProfile } from './profile';
 
 // `npm run bench`: every scenario of issue 5 on loopback, against a fresh, seeded database; each figure
@@ -25,13 +26,14 @@ const HELP = `usage: npm run bench -- [options]
   --warmup S           seconds of warm-up before each run, discarded (default 3; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 10)
   --pool N             PostgreSQL connections of each server (default 10)
-  --only LIST          comma-separated groups: list,get,rest,sql,create,fanout,webhooks,files (default all)
+  --only LIST          comma-separated groups: list,get,rest,sql,create,fanout,webhooks,files,reminders (default all)
   --fanout-sizes LIST  subscriber counts of the fan-out (default 100,1000,10000,20000; 100,1000 with --quick)
   --fanout-events N    measured events per subscriber count (default 20), after 2 discarded ones
   --fanout-per-process N  subscribers per load process (default 5000)
   --webhook-events N   events of each webhook burst (default 2000; 200 with --quick)
   --file-mb N          size of the file uploaded and downloaded (default 200; 32 with --quick)
   --file-rounds N      rounds of the file scenario (default 3; 1 with --quick)
+  --reminders N        periodic reminders due at once in the reminder scenario (default 10000; 500 with --quick)
   --profile NAMES      CPU-profile these servers (ours,apollo,bare) during each measured run (V8's
                        sampling profiler, the one behind node --cpu-prof, started and stopped around
                        the run); writes bench/results/profiles/<contender>-r<round>.cpuprofile and a summary
@@ -57,6 +59,7 @@ const { values: args } = parseArgs({
     'webhook-events': { type: 'string' },
     'file-mb': { type: 'string' },
     'file-rounds': { type: 'string' },
+    reminders: { type: 'string' },
     profile: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'show-sql': { type: 'boolean', default: false },
@@ -89,8 +92,9 @@ const fanoutOptions: FanoutOptions = {
 const FANOUT_TARGET_P99_MS = 250;
 const webhookEvents = Number(args['webhook-events'] ?? (quick ? 200 : 2000));
 const fileMb = Number(args['file-mb'] ?? (quick ? 32 : 200));
+const reminderCount = Number(args.reminders ?? (quick ? 500 : 10_000));
 const fileRounds = Number(args['file-rounds'] ?? (quick ? 1 : 3));
-const ALL_GROUPS = ['list', 'get', 'rest', 'sql', 'create', 'fanout', 'webhooks', 'files'];
+const ALL_GROUPS = ['list', 'get', 'rest', 'sql', 'create', 'fanout', 'webhooks', 'files', 'reminders'];
 /** Groups served by the ours / apollo / bare trio; the others start servers of their own. */
 const HTTP_GROUPS = ['list', 'get', 'rest', 'create'];
 /** Contenders per group (see lib/scenarios.ts), for the time estimate. */
@@ -386,6 +390,13 @@ async function main(): Promise<void> {
     await Promise.all([gather.stop(), wsBare.stop()]);
   }
 
+  // Last: it adds an organization with `reminders` requests, which no other group should list.
+  const reminderResults: ScenarioResult[] = [];
+  if (only.includes('reminders')) {
+    groupIndex++;
+    const title = `[${groupIndex}/${groupCount}] timed reminders`;
+    reminderResults.push(...(await runReminders({ dbUrl: db.url, count: reminderCount, log: (line) => log(`${title} · ${line}`) })));
+  }
 
   const ratioResults: ScenarioResult[] = comparisons
     .filter((c) => only.includes(c.group))
@@ -410,7 +421,7 @@ async function main(): Promise<void> {
       };
     });
   // The issue's order: the five ratios, then the statement count, then events and files.
-  const scenarios = [...ratioResults, ...results, ...fanoutResults, ...webhookResults, ...fileResults];
+  const scenarios = [...ratioResults, ...results, ...fanoutResults, ...webhookResults, ...fileResults, ...reminderResults];
 
   const report = {
     machine: machine({
@@ -429,6 +440,7 @@ async function main(): Promise<void> {
       },
       webhooks: { events: webhookEvents, patch_connections: options.connections, webhook_concurrency: benchConfig().webhooks.concurrency },
       files: { size_mb: fileMb, rounds: fileRounds, data_dir: BENCH_DATA_DIR },
+      reminders: { count: reminderCount },
       mode: quick ? 'quick' : 'full',
       rounds: options.rounds,
       warmup_s: options.warmup,

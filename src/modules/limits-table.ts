@@ -54,6 +54,7 @@ import {
 } from './notifications/notification.limits';
 import {
   JOB_BATCH,
+  JOB_CONCURRENCY,
   JOB_LEASE_MS,
   JOB_MAX_ATTEMPTS,
   JOB_RETRY_DELAYS_MS,
@@ -176,7 +177,7 @@ const rows = (): [string, string, string][] => [
     'attempt failed, retried',
   ],
   ['Timed job attempts (reminders, expiry, auto-close, escalations)', retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS), 'job `FAILED`, `last_error` kept'],
-  ['Timed jobs claimed at once', `${n(JOB_BATCH)} per round per instance, each leased for ${duration(JOB_LEASE_MS)} (then another instance may run it)`, 'run by another instance'],
+  ['Timed jobs claimed at once', `${n(JOB_BATCH)} per round per instance, ${n(JOB_CONCURRENCY)} running at once, each leased for ${duration(JOB_LEASE_MS)} (then another instance may run it)`, 'run by another instance'],
   ['Reminder deferral', `a recipient active in the portal within ${duration(REMINDER_DEFER_MS)} is reminded ${duration(REMINDER_DEFER_MS)} later`, 'deferred, shown in the reminder list'],
   ['Scheduled reminders per request (`…/scheduled-reminders`)', n(MAX_SCHEDULED_REMINDERS), '`422` `too_many`'],
   ['Escalations per request; `after_days`', `${n(MAX_ESCALATIONS)}; ${n(MIN_ESCALATION_DAYS)} to ${n(MAX_ESCALATION_DAYS)} days`, '`422`'],

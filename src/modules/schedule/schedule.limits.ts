@@ -2,6 +2,8 @@
 
 /** Jobs one worker claims at a time. */
 export const JOB_BATCH = 100;
+/** Jobs one instance runs at once (each a transaction: at most this many connections of its pool). */
+export const JOB_CONCURRENCY = 4;
 /**
  * How long a claimed job is its instance's: a job is a few statements in one transaction, so an
  * instance that has not finished one in this time is taken to be gone, and another instance runs it.

@@ -6,7 +6,7 @@ import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import { deleteReferences } from '../files/file.service';
 import { renderingViewer } from '../portal/portal.access';
 import { findVisibleRequestForUpdate } from '../requests/request.access';
-import { JOB_BATCH, JOB_LEASE_MS, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
+import { JOB_BATCH, JOB_CONCURRENCY, JOB_LEASE_MS, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
 import { JOB_HANDLERS, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
 
 export type ScheduleWorkerOptions = {
@@ -51,7 +51,13 @@ export class ScheduleWorker extends PollingWorker {
        returning j.id, j.organization_id, j.request_id, j.kind, j.key, j.due_at, j.payload, j.attempts, j.lease`,
       [now, warningAhead, now, JOB_BATCH, new Date(now.getTime() + JOB_LEASE_MS)],
     );
-    for (const job of claimed) await this.run(job);
+    // Jobs of different requests do not wait for each other (each locks its own request).
+    const queue = [...claimed];
+    await Promise.all(
+      Array.from({ length: Math.min(JOB_CONCURRENCY, queue.length) }, async () => {
+        for (let job = queue.shift(); job; job = queue.shift()) await this.run(job);
+      }),
+    );
     return claimed.length;
   }
 

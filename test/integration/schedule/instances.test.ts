@@ -94,14 +94,17 @@ describe('timed jobs in two service processes', () => {
 
   it('should send each scheduled reminder once, counted at the mail server', async () => {
     const count = 40;
-    const sendAt = new Date(Date.now() + 4_000).toISOString();
     const api = client(t.app, tenant.apiKey);
-    const addresses: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const email = `race-${i}@example.com`;
-      addresses.push(email);
-      const request = await createRequest(t.app, tenant.apiKey, { name: `Scheduled ${i}`, reminders: 0, recipients: [{ first_name: 'R', email, auth_method: { type: 'NONE' } }] });
-      expect((await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: sendAt })).statusCode).toBe(200);
+    const addresses = Array.from({ length: count }, (_, i) => `race-${i}@example.com`);
+    const requests = [];
+    for (const email of addresses) {
+      requests.push(await createRequest(t.app, tenant.apiKey, { name: `Scheduled ${email}`, reminders: 0, recipients: [{ first_name: 'R', email, auth_method: { type: 'NONE' } }] }));
+    }
+    // All due together, a few seconds on: both processes poll every second and find them at once.
+    const sendAt = Date.now() + 3_000;
+    for (const request of requests) {
+      const at = new Date(Math.max(sendAt, Date.now() + 500)).toISOString();
+      expect((await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: at })).statusCode).toBe(200);
     }
     const reminderMails = () => smtp.received.filter((m) => m.mail.subject?.startsWith('Reminder:'));
     await eventually(async () => reminderMails().length >= count, 30_000);
