@@ -36,6 +36,10 @@ const VALUE_OBJECT_TYPES = [
   'ActivityActor',
   // A request's last rejection, stored inside the request.
   'RequestRejection',
+  // Parts of an Organization, one each: identified by the organization they belong to.
+  'OrganizationSettings',
+  'Branding',
+  'ConfirmationPage',
 ];
 
 function config(): Linter.Config[] {
