@@ -34,6 +34,8 @@ export function portalRequest(overrides: Partial<PortalRequest> = {}): PortalReq
     attachments: [],
     items: [portalItem()],
     submissions: [],
+    branding: { primary_color: null, sender_name: null, support_email: null, logo_url: null },
+    confirmation: null,
     ...overrides,
   };
 }

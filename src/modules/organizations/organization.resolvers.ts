@@ -1,15 +1,12 @@
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
-import { logoUrl, setConfirmationPage, updateBranding, updateSettings } from './organization.service';
+import { brandingView, setConfirmationPage, updateBranding, updateSettings } from './organization.service';
 
 export const organizationResolvers: Resolvers = {
   Organization: {
     settings: (organization, _args, ctx) => ctx.loaders.settingsByOrganization.load(organization.id),
-    branding: (organization, _args, ctx) => ctx.loaders.settingsByOrganization.load(organization.id),
+    branding: async (organization, _args, ctx) => brandingView(ctx.settings.publicUrl, await ctx.loaders.settingsByOrganization.load(organization.id)),
     confirmationPage: (organization, _args, ctx) => ctx.loaders.settingsByOrganization.load(organization.id),
-  },
-  Branding: {
-    logoUrl: (settings, _args, ctx) => logoUrl(ctx.settings.publicUrl, settings.organizationId, settings.logoSha256 ?? null),
   },
   ConfirmationPage: {
     enabled: (settings) => settings.confirmationEnabled,
@@ -17,7 +14,7 @@ export const organizationResolvers: Resolvers = {
   },
   Mutation: {
     organizationSettingsUpdate: (_root, { id, input }, ctx) => payload(async () => ({ settings: await updateSettings(ctx, id, input) })),
-    brandingUpdate: (_root, { id, input }, ctx) => payload(async () => ({ branding: await updateBranding(ctx, id, input) })),
+    brandingUpdate: (_root, { id, input }, ctx) => payload(async () => ({ branding: brandingView(ctx.settings.publicUrl, await updateBranding(ctx, id, input)) })),
     confirmationPageEnable: (_root, { id, input }, ctx) => payload(async () => ({ confirmationPage: await setConfirmationPage(ctx, id, input.message) })),
     confirmationPageDisable: (_root, { id }, ctx) => payload(async () => ({ confirmationPage: await setConfirmationPage(ctx, id, null) })),
   },

@@ -1795,6 +1795,13 @@ export type RecipientAnswerInput = {
   itemId: Scalars['ID']['input'];
 };
 
+/** What a recipient reads after submitting, when the organization enabled its confirmation page. */
+export type RecipientConfirmation = {
+  __typename?: 'RecipientConfirmation';
+  /** The organization's message. */
+  message: Scalars['String']['output'];
+};
+
 /** A file submitted to an item. */
 export type RecipientDocument = {
   __typename?: 'RecipientDocument';
@@ -1953,8 +1960,12 @@ export type RecipientRequest = {
   __typename?: 'RecipientRequest';
   /** The owner's files for the whole request. */
   attachments: Array<RecipientFile>;
+  /** The organization's logo, colour, sender name and support address. */
+  branding: Branding;
   /** Whether the recipient may act now: false once submitted (until a rejection), closed or expired. */
   canChange: Scalars['Boolean']['output'];
+  /** The organization's confirmation page, once the request is submitted and while the page is enabled. */
+  confirmation?: Maybe<RecipientConfirmation>;
   /** Whether the submission takes no comment. */
   disableSubmissionComments: Scalars['Boolean']['output'];
   /** When the owner needs it done. */
@@ -3625,6 +3636,7 @@ export type ResolversTypes = {
   QuestionType: QuestionType;
   Recipient: ResolverTypeWrapper<RecipientMapper>;
   RecipientAnswerInput: RecipientAnswerInput;
+  RecipientConfirmation: ResolverTypeWrapper<RecipientConfirmation>;
   RecipientDocument: ResolverTypeWrapper<RecipientDocumentMapper>;
   RecipientDocumentDeleteInput: RecipientDocumentDeleteInput;
   RecipientDocumentDeletePayload: ResolverTypeWrapper<RecipientDocumentDeletePayload>;
@@ -3802,6 +3814,7 @@ export type ResolversParentTypes = {
   QuestionItemInput: QuestionItemInput;
   Recipient: RecipientMapper;
   RecipientAnswerInput: RecipientAnswerInput;
+  RecipientConfirmation: RecipientConfirmation;
   RecipientDocument: RecipientDocumentMapper;
   RecipientDocumentDeleteInput: RecipientDocumentDeleteInput;
   RecipientDocumentDeletePayload: RecipientDocumentDeletePayload;
@@ -4405,6 +4418,10 @@ export type RecipientResolvers<ContextType = GraphQLContext, ParentType extends 
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type RecipientConfirmationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientConfirmation'] = ResolversParentTypes['RecipientConfirmation']> = {
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type RecipientDocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientDocument'] = ResolversParentTypes['RecipientDocument']> = {
   contentType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -4464,7 +4481,9 @@ export type RecipientRejectionResolvers<ContextType = GraphQLContext, ParentType
 
 export type RecipientRequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientRequest'] = ResolversParentTypes['RecipientRequest']> = {
   attachments?: Resolver<Array<ResolversTypes['RecipientFile']>, ParentType, ContextType>;
+  branding?: Resolver<ResolversTypes['Branding'], ParentType, ContextType>;
   canChange?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  confirmation?: Resolver<Maybe<ResolversTypes['RecipientConfirmation']>, ParentType, ContextType>;
   disableSubmissionComments?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   dueDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   expirationDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -4946,6 +4965,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   QuestionItem?: QuestionItemResolvers<ContextType>;
   Recipient?: RecipientResolvers<ContextType>;
+  RecipientConfirmation?: RecipientConfirmationResolvers<ContextType>;
   RecipientDocument?: RecipientDocumentResolvers<ContextType>;
   RecipientDocumentDeletePayload?: RecipientDocumentDeletePayloadResolvers<ContextType>;
   RecipientFile?: RecipientFileResolvers<ContextType>;
