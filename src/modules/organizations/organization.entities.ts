@@ -6,10 +6,7 @@ import { LANGUAGES } from '../requests/request.enums';
 /** A way a recipient signs in that an organization may allow (UNSET resolves to one of them). */
 export type SignInMethod = Exclude<AuthMethod, 'UNSET'>;
 
-/**
- * An organization's settings, branding and confirmation page. The logo's bytes (`logo`) are not
- * mapped: only the logo route reads them, so no other read carries them.
- */
+/** An organization's settings, branding and confirmation page, with its logo. */
 export const OrganizationSettings = defineEntity({
   name: 'OrganizationSettings',
   tableName: 'organization_settings',
@@ -24,6 +21,8 @@ export const OrganizationSettings = defineEntity({
     primaryColor: p.text().nullable(),
     senderName: p.text().nullable(),
     supportEmail: p.text().nullable(),
+    /** Read by the logo route alone (lazy: no other read of the row carries the bytes). */
+    logo: p.blob().lazy().nullable(),
     logoType: p.text().nullable(),
     logoSha256: p.text().nullable(),
     confirmationEnabled: p.boolean(),

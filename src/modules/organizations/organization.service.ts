@@ -19,7 +19,7 @@ type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
 export const SIGN_IN_METHODS: readonly SignInMethod[] = ['EMAIL', 'SMS', 'SECURITY_QUESTION', 'NONE'];
 
 /** What an organization that never changed anything has. */
-export const DEFAULT_SETTINGS: Omit<OrganizationSettingsRow, 'organizationId' | 'updatedAt'> = {
+export const DEFAULT_SETTINGS: Omit<OrganizationSettingsView, 'organizationId'> = {
   defaultExpirationDays: null,
   defaultReminders: DEFAULT_REMINDERS,
   defaultLanguage: DEFAULT_LANGUAGE,
@@ -35,7 +35,7 @@ export const DEFAULT_SETTINGS: Omit<OrganizationSettingsRow, 'organizationId' | 
   confirmationMessage: null,
 };
 
-export type OrganizationSettingsView = Omit<OrganizationSettingsRow, 'updatedAt'>;
+export type OrganizationSettingsView = Omit<OrganizationSettingsRow, 'updatedAt' | 'logo'>;
 
 /** An organization's settings, its defaults when it has no row. */
 export async function settingsOf(em: EntityManager, organizationId: string): Promise<OrganizationSettingsView> {
@@ -55,6 +55,15 @@ export const brandingView = (publicUrl: string, settings: Pick<OrganizationSetti
   supportEmail: settings.supportEmail ?? null,
   logoUrl: logoUrl(publicUrl, settings.organizationId, settings.logoSha256 ?? null),
 });
+
+/**
+ * A statement's column with the branding of the organization `organizationId` (an SQL expression) as
+ * JSON, null without a row: for reads that carry it along (the mails a worker claims).
+ */
+export const brandingColumn = (organizationId: string): string =>
+  `(select json_build_object('organizationId', s.organization_id, 'primaryColor', s.primary_color, 'senderName', s.sender_name,
+           'supportEmail', s.support_email, 'logoSha256', s.logo_sha256)
+      from organization_settings s where s.organization_id = ${organizationId})`;
 
 /** The organization a mutation names: the caller's own, else not found; and the caller an ADMIN. */
 function requireOwnOrganization(ctx: Ctx, id: string): void {
@@ -150,7 +159,7 @@ export async function uploadLogo(ctx: Ctx, id: string, receive: () => Promise<In
   });
 }
 
-// The bytes are not mapped on the entity (see OrganizationSettings), so they are written apart.
+// The bytes are written by their own statement: the entity never loads them (lazy).
 const setLogoBytes = (tx: EntityManager, id: string, bytes: Buffer | null) =>
   tx.getConnection().execute('update organization_settings set logo = ? where organization_id = ?', [bytes, id], 'run', tx.getTransactionContext());
 
