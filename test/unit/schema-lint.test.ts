@@ -40,6 +40,8 @@ const VALUE_OBJECT_TYPES = [
   'OrganizationSettings',
   'Branding',
   'ConfirmationPage',
+  // The organization's message as a recipient reads it, inside its request's view.
+  'RecipientConfirmation',
 ];
 
 function config(): Linter.Config[] {

@@ -2,7 +2,7 @@ import type { Clock } from '../../kernel/clock';
 import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
-import { brandingColumn, brandingView } from '../organizations/organization.service';
+import { brandingColumn, brandingView, type BrandingSource } from '../organizations/organization.service';
 import { linkToken, requestLink } from '../recipients/recipient-link';
 import type { NotificationChannel, NotificationKind, NotificationStatus } from './notification.entities';
 import {
@@ -45,7 +45,7 @@ type Claimed = {
   secrets_sealed: string | null;
   recipient_id: string | null;
   link_nonce: string | null;
-  branding: Parameters<typeof brandingView>[1] | null;
+  branding: BrandingSource | null;
 };
 
 type Stored = { subject: string | null; text: string; html: string | null };

@@ -49,7 +49,10 @@ export const logoUrl = (publicUrl: string, organizationId: string, sha256: strin
 /** Branding as the portal and mails use it. */
 export type BrandingView = { primaryColor: string | null; senderName: string | null; supportEmail: string | null; logoUrl: string | null };
 
-export const brandingView = (publicUrl: string, settings: Pick<OrganizationSettingsView, 'organizationId' | 'primaryColor' | 'senderName' | 'supportEmail' | 'logoSha256'>): BrandingView => ({
+/** What branding is made of, as stored. */
+export type BrandingSource = Pick<OrganizationSettingsView, 'organizationId' | 'primaryColor' | 'senderName' | 'supportEmail' | 'logoSha256'>;
+
+export const brandingView = (publicUrl: string, settings: BrandingSource): BrandingView => ({
   primaryColor: settings.primaryColor ?? null,
   senderName: settings.senderName ?? null,
   supportEmail: settings.supportEmail ?? null,

@@ -64,7 +64,7 @@ async function servePortal(scope: FastifyInstance, request: FastifyRequest<{ Par
   return reply
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('content-security-policy', brandStyle(portalRequest?.branding)?.csp ?? PORTAL_CSP)
+    .header('content-security-policy', brandStyle(portalRequest?.branding ?? signIn.branding)?.csp ?? PORTAL_CSP)
     .header('x-content-type-options', 'nosniff')
     .send(renderPortalPage(boot, assets));
 }

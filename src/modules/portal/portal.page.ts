@@ -62,12 +62,13 @@ function jsonIsland(id: string, value: unknown): SafeHtml {
 export function renderPortalPage(boot: PortalBoot, assets: PortalAssets): string {
   const ctx: ViewContext = { token: boot.token, texts: boot.texts, locale: boot.locale, maxUploadBytes: boot.maxUploadBytes };
   const summary = boot.request ?? boot.signIn.request;
-  const body = html`${renderHeader(ctx, summary)}
+  const branding = boot.request?.branding ?? boot.signIn.branding;
+  const body = html`${renderHeader(ctx, { ...summary, branding })}
 <div id="content">${boot.request ? renderRequest(ctx, boot.request) : renderSignIn(ctx, boot.signIn, { focus: boot.focus })}</div>
 <p class="status" id="status" role="status" aria-live="polite"></p>
 ${jsonIsland('portal-boot', boot)}`;
   const title = formatText(boot.texts.pageTitle, { request: summary.name, organization: summary.organization_name });
-  return documentOf({ language: boot.language, title, assets, body, texts: boot.texts, script: true, branding: boot.request?.branding });
+  return documentOf({ language: boot.language, title, assets, body, texts: boot.texts, script: true, branding });
 }
 
 export type EndPageKind = 'notFound' | 'expired' | 'closed';

@@ -10,6 +10,7 @@ export type SignInInfo = {
   request: { name: string; organization_name: string; owner_name: string; due_date: string | null; language: string | null };
   recipient: { first_name: string | null };
   sign_in: { steps: SignInStep[]; question_text: string | null; code_destination: string | null };
+  branding: PortalBranding;
 };
 export type SignInStep = 'question' | 'code';
 

@@ -62,6 +62,17 @@ describe('branding and the confirmation page in the portal', () => {
     expect(submitted.body).toContain('<h2 id="confirmation-title">Thank you</h2><p>Thank you, Acme will call you within two days.</p>');
   });
 
+  it('should show the logo, the colour and the support address on the sign-in page, before a session', async () => {
+    const { token } = await requestWithLink(t.app, tenant.apiKey, { recipients: [{ email: 'ana@example.com', auth_method: 'EMAIL' }] });
+    const info = await t.app.inject({ url: `/r/${token}/api` });
+    expect(info.json().branding).toEqual({ primary_color: '#0a7b3e', sender_name: 'Acme Tax Team', support_email: 'help@acme.test', logo_url: expect.stringContaining(logoPath) });
+    const page = await t.app.inject({ url: `/r/${token}` });
+    expect(page.body).toContain('We send a 6-digit code');
+    expect(page.body).toContain(`<img class="logo" src="${logoPath}" alt="Acme logo">`);
+    expect(page.body).toContain('<style>:root { --accent: #0a7b3e; }</style>');
+    expect(page.body).toContain('mailto:help@acme.test');
+  });
+
   it('should show neither once the organization disables the page, and the plain page without branding', async () => {
     const other = await createTenant(t.orm, 'Plain');
     const { token } = await requestWithLink(t.app, other.apiKey);
