@@ -8,6 +8,7 @@ import { filesModule } from './files/file.module';
 import { identityModule } from './identity/identity.module';
 import { itemsModule } from './items/item.module';
 import { MIGRATIONS } from './migrations';
+import { organizationsModule } from './organizations/organization.module';
 import { notificationsModule } from './notifications/notification.module';
 import { portalModule } from './portal/portal.module';
 import { recipientsModule } from './recipients/recipient.module';
@@ -28,6 +29,7 @@ export const MODULES = foldModules([
   eventsModule,
   requestsModule,
   recipientsModule,
+  organizationsModule,
   contractsModule,
   signingModule,
   itemsModule,

@@ -15,6 +15,7 @@ import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_P
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
 import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity/identity.limits';
 import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_REJECTION_MESSAGE } from './items/item.limits';
+import { LOGO_CACHE_SECONDS, MAX_CONFIRMATION_MESSAGE_LENGTH, MAX_LOGO_BYTES, MAX_SENDER_NAME_LENGTH, MAX_SETTINGS_DAYS } from './organizations/organization.limits';
 import { MAX_PARTIAL_UPLOADS, PARTIAL_UPLOAD_EXPIRY_HOURS } from './portal/portal.uploads.limits';
 import { MAX_QUESTION, MAX_RECIPIENTS } from './recipients/recipient.limits';
 import {
@@ -198,6 +199,11 @@ const rows = (): [string, string, string][] => [
   ['Recipient sign-in failures', `${n(MAX_SIGN_IN_FAILURES)} wrong answers or codes in a row lock that step for ${n(SIGN_IN_LOCK_MINUTES)} min`, '`429` with `Retry-After`'],
   ['Recipient session', `${n(SESSION_HOURS)} hours, never past the request's \`expiration_date\``, '`401`'],
   ['Submission `comment`', chars(MAX_SUBMISSION_COMMENT), '`422`'],
+  ['Organization logo', `${n(MAX_LOGO_BYTES / 1024)} KiB; PNG, JPEG or SVG by detected content (SVG rebuilt from an allow-list)`, '`413`; `415`'],
+  ['Logo caching (its URL changes with its content)', `${n(LOGO_CACHE_SECONDS / 86_400)} days, \`immutable\``, '—'],
+  ['Branding `sender_name`', `1 to ${chars(MAX_SENDER_NAME_LENGTH)}`, '`422`'],
+  ['Confirmation page `message`', `1 to ${chars(MAX_CONFIRMATION_MESSAGE_LENGTH)}`, '`422`'],
+  ['Settings `default_expiration_days`, `retention_days`', `1 to ${n(MAX_SETTINGS_DAYS)} days, or null`, '`422`'],
 ];
 
 function limitsTable(): string {

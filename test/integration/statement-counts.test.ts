@@ -57,6 +57,8 @@ const GROWS: Record<string, string | null> = {
   'GET /webhooks/:id/secret': null,
   'GET /webhooks/:id/deliveries': 'deliveries with their attempts',
   'GET /notifications': 'invitations (one per request created, one per recipient of the subject)',
+  'GET /organizations/:org_id/settings': null,
+  'GET /organizations/:org_id/branding': null,
   'GET /requests/:request_id/activity': 'activity entries (one per document submitted)',
   'GET /requests/:request_id/reminders': 'reminders sent by hand, each to every recipient',
   'GET /requests/:request_id/scheduled-reminders': 'scheduled reminders (up to 20)',

@@ -35,6 +35,9 @@ export function docBytes(): Buffer {
   return header;
 }
 
+/** A 1×1 PNG (a logo). */
+export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
 /** A multipart/form-data body with one file part (named `file` unless told). */
 export function multipart(content: Buffer | string, options: { filename?: string; type?: string; field?: string } = {}) {
   const boundary = `----gather${Math.random().toString(16).slice(2)}`;

@@ -3,6 +3,8 @@ import type { PortalItem, PortalRequest, SignInInfo } from '../../src/modules/po
 // Recipient API answers as the portal's view functions take them (the shapes of API-DECISIONS,
 // "The recipient side"), for tests of the rendering alone.
 
+const NO_BRANDING = { primary_color: null, sender_name: null, support_email: null, logo_url: null };
+
 export function portalItem(overrides: Partial<PortalItem> = {}): PortalItem {
   return {
     id: '11111111-1111-4111-8111-111111111111',
@@ -34,6 +36,8 @@ export function portalRequest(overrides: Partial<PortalRequest> = {}): PortalReq
     attachments: [],
     items: [portalItem()],
     submissions: [],
+    branding: NO_BRANDING,
+    confirmation: null,
     ...overrides,
   };
 }
@@ -43,5 +47,6 @@ export function signInInfo(steps: SignInInfo['sign_in']['steps'] = ['code']): Si
     request: { name: 'Onboarding documents', organization_name: 'Acme Accounting', owner_name: 'Olga Ops', due_date: null, language: 'en' },
     recipient: { first_name: 'Ana' },
     sign_in: { steps, question_text: steps.includes('question') ? 'City of birth?' : null, code_destination: steps.includes('code') ? 'a***@example.com' : null },
+    branding: NO_BRANDING,
   };
 }

@@ -39,6 +39,12 @@ const VALUE_OBJECT_TYPES = [
   // What a reminder did for each recipient, and the messages it queued, stored inside the reminder.
   'ReminderRecipient',
   'ReminderMessage',
+  // Parts of an Organization, one each: identified by the organization they belong to.
+  'OrganizationSettings',
+  'Branding',
+  'ConfirmationPage',
+  // The organization's message as a recipient reads it, inside its request's view.
+  'RecipientConfirmation',
 ];
 
 function config(): Linter.Config[] {

@@ -8,7 +8,8 @@ export type Handover = { status: 'SENT' | 'KEPT' };
 
 /** Sends mail; a throw is a failed attempt (retried). */
 export type Mailer = {
-  send(message: { to: string; subject: string; text: string; html: string }): Promise<Handover>;
+  /** `fromName`, the organization's sender name, replaces the display name of MAIL_FROM (its address stays). */
+  send(message: { to: string; subject: string; text: string; html: string; fromName?: string }): Promise<Handover>;
   close(): void;
 };
 
@@ -44,8 +45,9 @@ export function createMailer(settings: MailSettings): Mailer {
     socketTimeout: NOTIFICATION_SEND_TIMEOUT_MS,
   });
   return {
-    async send(message) {
-      await transport.sendMail({ from: settings.from, ...message });
+    async send({ fromName, ...message }) {
+      const address = /<([^>]+)>\s*$/.exec(settings.from)?.[1] ?? settings.from;
+      await transport.sendMail({ from: fromName ? { name: fromName, address } : settings.from, ...message });
       return { status: 'SENT' };
     },
     close: () => transport.close(),

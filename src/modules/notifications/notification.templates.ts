@@ -1,10 +1,12 @@
+import type { BrandingView } from '../organizations/organization.service';
 import type { Language } from '../requests/request.enums';
 import type { NotificationKind } from './notification.entities';
 import { MAX_SUBJECT_LENGTH } from './notification.limits';
 
 // Every message the service sends, in English and Spanish (other languages fall back to English).
 // A template returns plain-text blocks; `layout` alone makes HTML of them, escaping every character
-// of every block, so no interpolated value can reach the HTML unescaped.
+// of every block, so no interpolated value can reach the HTML unescaped. An organization's branding
+// adds its logo, its button colour, its signature and support line.
 
 /** What each kind's template fills in, as queued (stored on the message: never a secret). */
 export type TemplateParams = {
@@ -183,10 +185,13 @@ const textOf = (block: Block): string => {
   }
 };
 
-const htmlOf = (block: Block): string => {
+// The button's colour: the organization's when it set one (checked as #RRGGBB when saved).
+const buttonColor = (branding: BrandingView | null | undefined) => (branding?.primaryColor && /^#[0-9a-f]{6}$/i.test(branding.primaryColor) ? branding.primaryColor : '#1f4fd1');
+
+const htmlOf = (block: Block, branding: BrandingView | null | undefined): string => {
   switch (block.type) {
     case 'action':
-      return `<p><a href="${escapeHtml(block.url)}" style="display:inline-block;padding:10px 18px;background:#1f4fd1;color:#ffffff;text-decoration:none;border-radius:4px">${escapeHtml(block.label)}</a></p>\n<p style="font-size:12px;color:#555555">${escapeHtml(block.url)}</p>`;
+      return `<p><a href="${escapeHtml(block.url)}" style="display:inline-block;padding:10px 18px;background:${buttonColor(branding)};color:#ffffff;text-decoration:none;border-radius:4px">${escapeHtml(block.label)}</a></p>\n<p style="font-size:12px;color:#555555">${escapeHtml(block.url)}</p>`;
     case 'quote':
       return `<blockquote style="margin:0 0 16px;padding-left:12px;border-left:3px solid #cccccc;white-space:pre-line">${escapeHtml(block.text as string)}</blockquote>`;
     case 'code':
@@ -208,19 +213,33 @@ const cut = (subject: string) => {
 /** The request's language when a template speaks it, else English. */
 export const templateLanguage = (language: Language | string): TemplateLanguage => (language === 'es' ? 'es' : 'en');
 
+/** The organization's signature and support line, closing every message it brands. */
+function brandBlocks(branding: BrandingView | null | undefined, language: TemplateLanguage): Block[] {
+  const es = language === 'es';
+  return [
+    ...(branding?.senderName ? [p(`— ${branding.senderName}`)] : []),
+    ...(branding?.supportEmail ? [p(es ? `¿Preguntas? Escriba a ${branding.supportEmail}` : `Questions? Write to ${branding.supportEmail}`)] : []),
+  ];
+}
+
 export function renderNotification<K extends NotificationKind>(
   kind: K,
   language: Language | string,
-  values: { params: TemplateParams[K]; secrets: TemplateSecrets[K]; link: string | null },
+  values: { params: TemplateParams[K]; secrets: TemplateSecrets[K]; link: string | null; branding?: BrandingView | null },
 ): RenderedMessage {
   if (KINDS_WITH_LINK.has(kind) && !values.link) throw new Error(`a ${kind} message needs the recipient's link`);
   const lang = templateLanguage(language);
   const message = (TEMPLATES[kind] as (input: Input<K>) => Message)({ ...values, language: lang });
   const subject = cut(message.subject);
+  const { branding } = values;
+  const blocks = [...message.blocks, ...brandBlocks(branding, lang)];
+  const logo = branding?.logoUrl
+    ? `<p><img src="${escapeHtml(branding.logoUrl)}" alt="${escapeHtml(branding.senderName ?? '')}" style="max-height:48px;max-width:200px"></p>\n`
+    : '';
   return {
     subject,
-    text: `${message.blocks.map(textOf).join('\n\n')}\n`,
-    html: `<!doctype html>\n<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>\n<body style="font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#222222;max-width:600px;margin:0 auto;padding:16px">\n${message.blocks.map(htmlOf).join('\n')}\n</body></html>\n`,
+    text: `${blocks.map(textOf).join('\n\n')}\n`,
+    html: `<!doctype html>\n<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>\n<body style="font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#222222;max-width:600px;margin:0 auto;padding:16px">\n${logo}${blocks.map((block) => htmlOf(block, branding)).join('\n')}\n</body></html>\n`,
     sms: message.sms,
   };
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../../kernel/clock';
 import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
+import { brandingColumn, brandingView, type BrandingSource } from '../organizations/organization.service';
 import { linkToken, requestLink } from '../recipients/recipient-link';
 import type { NotificationChannel, NotificationKind, NotificationStatus } from './notification.entities';
 import {
@@ -49,6 +50,7 @@ export type Claimed = {
   secrets_sealed: string | null;
   recipient_id: string | null;
   link_nonce: string | null;
+  branding: BrandingSource | null;
 };
 
 type Stored = { subject: string | null; text: string; html: string | null };
@@ -102,7 +104,7 @@ export class NotificationWorker extends PollingWorker {
          from due
         where n.id = due.id
        returning n.id, n.organization_id, n.request_id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
-                 (select link_nonce from recipient where id = n.recipient_id) as link_nonce`,
+                 (select link_nonce from recipient where id = n.recipient_id) as link_nonce, ${brandingColumn('n.organization_id')} as branding`,
       [now, now, NOTIFICATION_BATCH, new Date(now.getTime() + LEASE_MS)],
     );
     const queue = [...claimed];
@@ -120,7 +122,7 @@ export class NotificationWorker extends PollingWorker {
       link = requestLink(this.options.publicUrl, linkToken(this.options.serverSecret, row.recipient_id, row.link_nonce));
     }
     const secrets = row.secrets_sealed ? unsealSecrets(this.options.serverSecret, row.secrets_sealed) : {};
-    const values = { params: row.params as never, link };
+    const values = { params: row.params as never, link, branding: row.branding && brandingView(this.options.publicUrl, row.branding) };
     return {
       sent: renderNotification(row.kind, row.language, { ...values, secrets: secrets as never }),
       stored: renderNotification(row.kind, row.language, { ...values, secrets: maskSecrets(secrets) as never }),
@@ -129,6 +131,7 @@ export class NotificationWorker extends PollingWorker {
 
   private async attempt(row: Claimed): Promise<Outcome> {
     let message: { sent: RenderedMessage; stored: RenderedMessage };
+    const fromName = row.branding?.senderName ?? undefined;
     try {
       message = this.render(row);
     } catch (err) {
@@ -141,7 +144,7 @@ export class NotificationWorker extends PollingWorker {
     if (tooLarge) return { status: 'FAILED', error: `The message is longer than ${email ? MAX_BODY_LENGTH : MAX_SMS_LENGTH} characters`, stored: kept };
     try {
       const handover: Handover = email
-        ? await this.options.mailer.send({ to: row.address, subject: sent.subject, text: sent.text, html: sent.html })
+        ? await this.options.mailer.send({ to: row.address, subject: sent.subject, text: sent.text, html: sent.html, fromName })
         : await this.options.sms.send({ to: row.address, text: sent.sms });
       return { status: handover.status, error: null, stored: kept };
     } catch (err) {

@@ -6,6 +6,7 @@ import { AppError } from '../../kernel/errors/app-error';
 import type { Actor, ServiceSettings, Viewer } from '../../kernel/graphql/context';
 import type { NotificationChannel } from '../notifications/notification.entities';
 import { queueNotification } from '../notifications/notification.service';
+import type { BrandingSource } from '../organizations/organization.service';
 import { recordActivity } from '../activity/activity.service';
 import { answerHash, effectiveAuth, sha256Hex } from '../recipients/recipient-link';
 import type { AuthMethod } from '../recipients/recipient.enums';
@@ -38,6 +39,8 @@ export type Client = { ip: string | null; userAgent: string | null };
 
 /** Who stands behind a link, and what its page and sign-in need to know. */
 export type PortalLink = {
+  /** The organization's branding, for the sign-in page (see brandingView). */
+  branding: BrandingSource;
   recipientId: string;
   requestId: string;
   organizationId: string;
@@ -84,17 +87,23 @@ type LinkRow = {
   question_text: string | null;
   question_answer_hash: string | null;
   password_hash: string;
+  primary_color: string | null;
+  sender_name: string | null;
+  support_email: string | null;
+  logo_sha256: string | null;
 };
 
 const LINK_SQL = `
   select rc.id as recipient_id, r.id as request_id, r.organization_id, r.owner_id, rc.token_hash, r.name as request_name,
          o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
          r.due_date, r.expiration_date, r.language, r.state, r.mfa_enabled, rc.first_name, rc.last_name, rc.email, rc.phone,
-         rc.auth_method, rc.question_text, rc.question_answer_hash, rc.password_hash
+         rc.auth_method, rc.question_text, rc.question_answer_hash, rc.password_hash,
+         os.primary_color, os.sender_name, os.support_email, os.logo_sha256
     from recipient rc
     join request r on r.id = rc.request_id
     join organization o on o.id = r.organization_id
     join app_user u on u.id = r.owner_id
+    left join organization_settings os on os.organization_id = r.organization_id
    where r.deleted_at is null and r.state <> 'PRE_LINK_GENERATED'`;
 
 function linkOf(row: LinkRow): PortalLink {
@@ -120,6 +129,7 @@ function linkOf(row: LinkRow): PortalLink {
     questionText: row.question_text,
     questionAnswerHash: row.question_answer_hash,
     passwordHash: row.password_hash,
+    branding: { organizationId: row.organization_id, primaryColor: row.primary_color, senderName: row.sender_name, supportEmail: row.support_email, logoSha256: row.logo_sha256 },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ASSET_PREFIX, portalAssets } from './portal.assets';
 import { apiBase, callRecipientApi } from './portal.page.api';
-import { languageFromHeader, PORTAL_CSP, renderEndPage, renderPortalPage, type EndPageKind } from './portal.page';
+import { brandStyle, languageFromHeader, PORTAL_CSP, renderEndPage, renderPortalPage, type EndPageKind } from './portal.page';
 import { portalLanguage, textsFor } from './portal.texts';
 import { portalUploadRoutes } from './portal.uploads';
 import type { PortalBoot, PortalRequest, SignInInfo } from './portal.view';
@@ -64,7 +64,7 @@ async function servePortal(scope: FastifyInstance, request: FastifyRequest<{ Par
   return reply
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('content-security-policy', PORTAL_CSP)
+    .header('content-security-policy', brandStyle(portalRequest?.branding ?? signIn.branding)?.csp ?? PORTAL_CSP)
     .header('x-content-type-options', 'nosniff')
     .send(renderPortalPage(boot, assets));
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { RestRecipientFileFragment, RestRecipientItemFragment, RestRecipientRequestFragment } from '../../kernel/graphql/__generated__/operations';
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
+import { BrandingBody, restBranding } from '../organizations/organization.rest-shapes';
 import { languageToRest } from '../requests/request.rest-shapes';
 
 // The recipient API's bodies (API-DECISIONS "The recipient side"), in the REST layer's snake_case.
@@ -71,4 +72,6 @@ export const { schema: RecipientRequestBody, map: restRecipientRequest } = restS
     Type.Array(Type.Object({ created_at: Type.String(), outcome: Type.String(), comment: Nullable(Type.String()) })),
     (request) => request.submissions.map((s) => ({ created_at: s.createdAt, outcome: s.outcome, comment: s.comment ?? null })),
   ),
+  branding: field(BrandingBody, ({ branding }) => restBranding(branding)),
+  confirmation: field(Nullable(Type.Object({ message: Type.String() })), ({ confirmation }) => (confirmation ? { message: confirmation.message } : null)),
 }));

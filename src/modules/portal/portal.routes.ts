@@ -16,6 +16,8 @@ import { Body, DateTime, NoContent, Nullable, Text, Uuid, withErrors } from '../
 import { MAX_ANSWER } from '../items/item.limits';
 import { StoredFile } from '../files/file.entities';
 import { openFile } from '../files/file.service';
+import { BrandingBody, restBranding } from '../organizations/organization.rest-shapes';
+import { brandingView } from '../organizations/organization.service';
 import { languageToRest } from '../requests/request.rest-shapes';
 import { findLink, findSession, markOpened, recipientViewer, requireLinkOpen, sendCode, signIn, signInSteps, codeDestination, maskAddress, type Client, type PortalLink } from './portal.access';
 import { MAX_SUBMISSION_COMMENT } from './portal.limits';
@@ -75,10 +77,11 @@ const SignInBody = Type.Object({
   request: Type.Object({ name: Type.String(), organization_name: Type.String(), owner_name: Type.String(), due_date: Nullable(Type.String()), language: Type.String() }),
   recipient: Type.Object({ first_name: Nullable(Type.String()) }),
   sign_in: Type.Object({ steps: Type.Array(Type.String()), question_text: Nullable(Type.String()), code_destination: Nullable(Type.String()) }),
+  branding: BrandingBody,
 });
 
 /** What the sign-in page needs (no session). */
-export function signInInfo(link: PortalLink) {
+export function signInInfo(link: PortalLink, publicUrl: string) {
   const destination = codeDestination(link);
   const steps = signInSteps(link);
   return {
@@ -89,6 +92,7 @@ export function signInInfo(link: PortalLink) {
       question_text: steps.includes('question') ? link.questionText : null,
       code_destination: steps.includes('code') && destination ? maskAddress(destination.channel, destination.address) : null,
     },
+    branding: restBranding(brandingView(publicUrl, link.branding)),
   };
 }
 
@@ -99,7 +103,7 @@ async function signInRoutes(scope: FastifyInstance): Promise<void> {
     const now = settings.clock.now();
     requireLinkOpen(link, now);
     await markOpened(scope.orm.em.fork(), link, now, clientOf(request));
-    return signInInfo(link);
+    return signInInfo(link, settings.publicUrl);
   });
   scope.post(
     '/r/:token/api/code',

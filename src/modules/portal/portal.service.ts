@@ -16,10 +16,11 @@ import { MAX_ANSWER } from '../items/item.limits';
 import { percentComplete } from '../items/item.progress';
 import { itemTransition } from '../items/item.states';
 import { queueNotification } from '../notifications/notification.service';
+import { brandingView, type BrandingView } from '../organizations/organization.service';
 import { linkToken, requestLink } from '../recipients/recipient-link';
 import { Request, type RequestRejection } from '../requests/request.entities';
 import type { Language, RequestState } from '../requests/request.enums';
-import { OPEN_STATES, transition, type RequestTrigger } from '../requests/request.states';
+import { OPEN_STATES, SUBMITTED_STATES, transition, type RequestTrigger } from '../requests/request.states';
 import { renderingViewer } from './portal.access';
 import { Submission, type SubmissionOutcome } from './portal.entities';
 import { MAX_SUBMISSION_COMMENT } from './portal.limits';
@@ -73,6 +74,9 @@ export type RecipientRequestView = {
   submissions: { id: string; createdAt: Date; outcome: SubmissionOutcome; comment: string | null }[];
   /** The owner's last request for changes, until the recipient submits again. */
   rejection: { id: string; message: string; itemIds: string[]; rejectedAt: Date } | null;
+  branding: BrandingView;
+  /** The organization's confirmation page, once submitted, while the organization shows one. */
+  confirmation: { message: string } | null;
 };
 
 type FileRow = { id: string; item_id: string | null; name: string; mime_type: string; size: string | number; created_at: Date; recipient_id?: string | null };
@@ -106,13 +110,22 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       email: string | null;
       phone: string | null;
       link_nonce: string;
+      organization_id: string;
+      primary_color: string | null;
+      sender_name: string | null;
+      support_email: string | null;
+      logo_sha256: string | null;
+      confirmation_enabled: boolean | null;
+      confirmation_message: string | null;
     }>(
       em,
       `select r.id, r.name, r.state, o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
               r.personal_message, r.due_date, r.expiration_date, r.language, r.require_complete_submission, r.disable_submission_comments, r.rejection,
-              rc.id as recipient_id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.link_nonce
+              rc.id as recipient_id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.link_nonce, r.organization_id,
+              os.primary_color, os.sender_name, os.support_email, os.logo_sha256, os.confirmation_enabled, os.confirmation_message
          from request r join organization o on o.id = r.organization_id join app_user u on u.id = r.owner_id
          join recipient rc on rc.request_id = r.id and rc.id = ?
+         left join organization_settings os on os.organization_id = r.organization_id
         where r.id = ? and r.deleted_at is null`,
       [session.id, session.requestId],
     ),
@@ -180,6 +193,14 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
     attachments: attachments.filter((a) => a.item_id === null).map((a) => file(a, 'attachments')),
     rejection: head.rejection && { id: head.id, message: head.rejection.message, itemIds: head.rejection.itemIds, rejectedAt: new Date(head.rejection.rejectedAt) },
     submissions: submissions.map((s) => ({ id: s.id, createdAt: toDate(s.created_at)!, outcome: s.outcome, comment: s.comment })),
+    branding: brandingView(ctx.settings.publicUrl, {
+      organizationId: head.organization_id,
+      primaryColor: head.primary_color,
+      senderName: head.sender_name,
+      supportEmail: head.support_email,
+      logoSha256: head.logo_sha256,
+    }),
+    confirmation: head.confirmation_enabled && head.confirmation_message && (SUBMITTED_STATES.includes(head.state) || head.state === 'VERIFIED') ? { message: head.confirmation_message } : null,
   };
 }
 

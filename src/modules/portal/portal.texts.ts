@@ -85,6 +85,9 @@ const en = {
   errorOffline: 'You seem to be offline. Try again when you are connected.',
   sessionExpired: 'Your session ended. Sign in again.',
   poweredBy: 'Sent with Gather',
+  support: 'Questions? Write to',
+  confirmationTitle: 'Thank you',
+  logoAlt: '{organization} logo',
   languageName: 'English',
 };
 
@@ -175,6 +178,9 @@ const es: PortalTexts = {
   errorOffline: 'Parece que no tiene conexión. Inténtelo cuando vuelva a estar conectado.',
   sessionExpired: 'Su sesión terminó. Vuelva a iniciar sesión.',
   poweredBy: 'Enviado con Gather',
+  support: '¿Preguntas? Escriba a',
+  confirmationTitle: 'Gracias',
+  logoAlt: 'Logotipo de {organization}',
   languageName: 'Español',
 };
 

@@ -10,6 +10,7 @@ export type SignInInfo = {
   request: { name: string; organization_name: string; owner_name: string; due_date: string | null; language: string | null };
   recipient: { first_name: string | null };
   sign_in: { steps: SignInStep[]; question_text: string | null; code_destination: string | null };
+  branding: PortalBranding;
 };
 export type SignInStep = 'question' | 'code';
 
@@ -55,7 +56,12 @@ export type PortalRequest = {
   submissions: { created_at: string; outcome: string; comment: string | null }[];
   /** The owner's last request for changes, while the request waits for them. */
   rejection?: { message: string; item_ids: string[]; rejected_at: string } | null;
+  branding: PortalBranding;
+  /** The organization's confirmation page, once submitted. */
+  confirmation: { message: string } | null;
 };
+
+export type PortalBranding = { primary_color: string | null; sender_name: string | null; support_email: string | null; logo_url: string | null };
 
 export type ViewContext = {
   token: string;
@@ -120,8 +126,11 @@ export function isDone(item: PortalItem): boolean {
 
 const apiPath = (ctx: ViewContext, path: string) => `/r/${encodeURIComponent(ctx.token)}/api${path}`;
 
-export function renderHeader(ctx: ViewContext, request: { name: string; organization_name: string; owner_name: string; due_date: string | null }): SafeHtml {
+export function renderHeader(ctx: ViewContext, request: { name: string; organization_name: string; owner_name: string; due_date: string | null; branding?: PortalBranding }): SafeHtml {
+  // The logo is Gather's own route: by its path, so the page's `img-src 'self'` takes it whatever PUBLIC_URL says.
+  const logo = request.branding?.logo_url ? new URL(request.branding.logo_url).pathname : null;
   return html`<header class="top">
+  ${logo ? html`<img class="logo" src="${logo}" alt="${text(ctx, 'logoAlt', { organization: request.organization_name })}">` : ''}
   <p class="org">${text(ctx, 'from', { owner: request.owner_name, organization: request.organization_name })}</p>
   <h1>${request.name}</h1>
   ${request.due_date ? html`<p class="due">${text(ctx, 'due', { date: formatDate(request.due_date, ctx.locale) })}</p>` : ''}
@@ -296,6 +305,9 @@ function renderRejection(ctx: ViewContext, request: PortalRequest): SafeHtml {
 export function renderRequest(ctx: ViewContext, request: PortalRequest): SafeHtml {
   const editable = request.can_change;
   return html`${request.state === 'REJECTED' ? renderRejection(ctx, request) : ''}
+${request.confirmation
+  ? html`<section class="card confirmation" aria-labelledby="confirmation-title"><h2 id="confirmation-title">${text(ctx, 'confirmationTitle')}</h2><p>${request.confirmation.message}</p></section>`
+  : ''}
 ${!editable && request.submissions.length ? renderSubmitted(ctx, request) : ''}
 ${request.personal_message
   ? html`<section class="card message" aria-labelledby="message-title"><h2 id="message-title">${text(ctx, 'messageFromOwner', { owner: request.owner_name })}</h2><p>${request.personal_message}</p></section>`

@@ -30,8 +30,19 @@ export type NewRequest = {
   recordsOf<T extends object>(entity: EntityName<T>): Row<T>[];
 };
 
+/** The organization's defaults for what a request's input and its template leave out. */
+export type OrganizationDefaults = {
+  /** Days from the request's creation to its expiration; null for none. */
+  expirationDays: number | null;
+  reminders: number;
+  language: Language;
+  requireCompleteSubmission: boolean;
+};
+
 /** What one part does in the transaction, once its checks passed. */
 export type RequestCreationPlan = {
+  /** The organization's defaults (one part gives them; requests do not read organizations' settings themselves). */
+  organizationDefaults?: OrganizationDefaults;
   /** Records inserted with the request, in its one statement. */
   records?(tx: EntityManager, created: NewRequest): Promise<[EntityName<any>, object[]] | null> | [EntityName<any>, object[]] | null;
   /** Writes once the request's statement ran. */

@@ -239,10 +239,20 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   check.done();
   const ordered = parts.flatMap((part) => plans.get(part) ?? []);
 
+  const organization = ordered.find((plan) => plan.organizationDefaults)?.organizationDefaults;
+
   return inTransaction(em, async (tx) => {
     const dueDate = input.dueDate ?? (defaults?.dueDateInterval != null ? new Date(Date.now() + defaults.dueDateInterval * 86_400_000) : null);
     if (dueDate && input.expirationDate && input.expirationDate.getTime() <= dueDate.getTime()) {
       throw AppError.validation([{ field: ['expirationDate'], message: "Must be later than the due date the template sets", code: 'INVALID' }]);
+    }
+    // An explicit null asks for no expiration; only an absent one takes the organization's default.
+    const expirationDate =
+      input.expirationDate !== undefined ? input.expirationDate : organization?.expirationDays ? new Date(Date.now() + organization.expirationDays * 86_400_000) : null;
+    if (dueDate && expirationDate && !input.expirationDate && expirationDate.getTime() <= dueDate.getTime()) {
+      throw AppError.validation([
+        { field: ['expirationDate'], message: `The organization's default expiration (${organization!.expirationDays} days) is not later than the due date: give one`, code: 'INVALID' },
+      ]);
     }
     // A draft notifies nobody until it is sent; `skip_initial_notification` never notifies at creation.
     const state = transition(null, input.draft ? 'create-draft' : input.skipInitialNotification ? 'create-skip-notification' : 'create');
@@ -258,18 +268,18 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       verified: false,
       rejected: false,
       dueDate,
-      expirationDate: input.expirationDate ?? null,
+      expirationDate,
       autoCloseAt: input.autoCloseAt ?? null,
       firstReminderDate: input.firstReminderDate ?? null,
       personalMessage: input.personalMessage ?? defaults?.personalMessage ?? null,
       notes: input.notes ?? null,
       userMetadata: (input.userMetadata as Record<string, string> | null | undefined) ?? {},
-      language: input.language ?? defaults?.language ?? DEFAULT_LANGUAGE,
-      reminders: input.reminders ?? defaults?.reminders ?? DEFAULT_REMINDERS,
+      language: input.language ?? defaults?.language ?? organization?.language ?? DEFAULT_LANGUAGE,
+      reminders: input.reminders ?? defaults?.reminders ?? organization?.reminders ?? DEFAULT_REMINDERS,
       reminderSchedule: schedule(input.reminderSchedule),
       cloudStorageFolder: input.cloudStorageFolder ?? null,
       cloudStorageProvider: input.cloudStorageProvider ?? 'SERVICE',
-      requireCompleteSubmission: input.requireCompleteSubmission ?? false,
+      requireCompleteSubmission: input.requireCompleteSubmission ?? organization?.requireCompleteSubmission ?? false,
       disableSubmissionComments: input.disableSubmissionComments ?? false,
       mfaEnabled: input.mfaEnabled ?? false,
       skipInitialNotification: input.skipInitialNotification ?? false,

@@ -76,8 +76,9 @@ describe('GraphQL requests', () => {
       // 24 before the answer read through the render's loaders; 8 since the caller owning the request
       // needs no lookup, the request, its recipients and items go in one insert, the webhook
       // deliveries ride the event's statement and the render reads back only the request and its
-      // owner (what the change created primes its loaders).
-      expect(statements).toHaveLength(8);
+      // owner (what the change created primes its loaders); 9 with the organization's settings
+      // (defaults and allowed sign-in methods, src/modules/organizations).
+      expect(statements).toHaveLength(9);
       // What the answer shows is what a fresh read finds.
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(created.json());
 

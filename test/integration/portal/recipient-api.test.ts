@@ -31,6 +31,7 @@ describe('recipient API', () => {
       request: { name: 'Tax documents 2024', organization_name: 'Acme', owner_name: expect.any(String), due_date: null, language: 'en-US' },
       recipient: { first_name: 'Ana' },
       sign_in: { steps: [], question_text: null, code_destination: null },
+      branding: { primary_color: null, sender_name: null, support_email: null, logo_url: null },
     });
     expect((await requestState(request.id)).user_opened).toBe(true);
   });

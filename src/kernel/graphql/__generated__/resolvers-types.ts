@@ -9,6 +9,7 @@ import type { DocumentMapper } from '../../../modules/documents/document.mappers
 import type { OrganizationMapper, TeamMapper, UserMapper, ApiKeyMapper } from '../../../modules/identity/identity.mappers';
 import type { RequestItemMapper, UploadItemMapper, ESignatureItemMapper, QuestionItemMapper } from '../../../modules/items/item.mappers';
 import type { NotificationMapper } from '../../../modules/notifications/notification.mappers';
+import type { OrganizationSettingsMapper, BrandingMapper, ConfirmationPageMapper } from '../../../modules/organizations/organization.mappers';
 import type { RecipientRequestMapper, RecipientItemMapper, RecipientDocumentMapper, RecipientFileMapper } from '../../../modules/portal/portal.mappers';
 import type { ContactMapper, RecipientMapper } from '../../../modules/recipients/recipient.mappers';
 import type { RequestMapper, CollaboratorMapper } from '../../../modules/requests/request.mappers';
@@ -226,6 +227,43 @@ export type AuthMethod =
   /** Not chosen: NONE, or EMAIL (SMS without an email) when the request has MFA on. */
   | 'UNSET';
 
+/** What recipients see of an organization: in the portal and in every mail. */
+export type Branding = {
+  __typename?: 'Branding';
+  /**
+   * The public URL of the logo (PNG, JPEG or sanitised SVG), changing with its content; null without one.
+   * Uploaded over REST (`POST /organizations/{org_id}/branding/logo`).
+   */
+  logoUrl?: Maybe<Scalars['URL']['output']>;
+  /** The colour of buttons, `#RRGGBB`; null: the service's own. */
+  primaryColor?: Maybe<Scalars['String']['output']>;
+  /** The display name of the From of every mail and of its signature; null: the request owner's name. */
+  senderName?: Maybe<Scalars['String']['output']>;
+  /** An address recipients may write to for help, shown in the portal's footer and in mails. */
+  supportEmail?: Maybe<Scalars['String']['output']>;
+};
+
+/** Input of `brandingUpdate`. An absent field is left alone; null clears it. */
+export type BrandingUpdateInput = {
+  /** `#RRGGBB`. */
+  primaryColor?: InputMaybe<Scalars['String']['input']>;
+  /** true removes the logo. */
+  removeLogo?: InputMaybe<Scalars['Boolean']['input']>;
+  /** 1 to 100 characters. */
+  senderName?: InputMaybe<Scalars['String']['input']>;
+  /** An email address. */
+  supportEmail?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Result of `brandingUpdate`. */
+export type BrandingUpdatePayload = {
+  __typename?: 'BrandingUpdatePayload';
+  /** The branding as saved; null when `userErrors` is not empty. */
+  branding?: Maybe<Branding>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
 /**
  * A user who follows a request: receives its lifecycle updates and may act on it, but not delete it
  * or change its collaborators.
@@ -246,6 +284,39 @@ export type CollaboratorInput = {
   id: Scalars['ID']['input'];
   /** Role on this request; USER by default. */
   role?: InputMaybe<UserRole>;
+};
+
+/** The page a recipient sees after submitting or signing. */
+export type ConfirmationPage = {
+  __typename?: 'ConfirmationPage';
+  /** Whether recipients see `message` after submitting. */
+  enabled: Scalars['Boolean']['output'];
+  /** The organization's message (kept while disabled). */
+  message?: Maybe<Scalars['String']['output']>;
+};
+
+/** Result of `confirmationPageDisable`. */
+export type ConfirmationPageDisablePayload = {
+  __typename?: 'ConfirmationPageDisablePayload';
+  /** The page as saved. */
+  confirmationPage?: Maybe<ConfirmationPage>;
+  /** Always empty: disabling cannot fail on its input. */
+  userErrors: Array<UserError>;
+};
+
+/** Input of `confirmationPageEnable`. */
+export type ConfirmationPageEnableInput = {
+  /** What recipients read after submitting: 1 to 2000 characters. */
+  message: Scalars['String']['input'];
+};
+
+/** Result of `confirmationPageEnable`. */
+export type ConfirmationPageEnablePayload = {
+  __typename?: 'ConfirmationPageEnablePayload';
+  /** The page as saved; null when `userErrors` is not empty. */
+  confirmationPage?: Maybe<ConfirmationPage>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
 };
 
 /** Storage that receives a request's documents. Values may be added. */
@@ -929,6 +1000,12 @@ export type Mutation = {
    * request is open. Its bytes are deleted with the last attachment that uses them.
    */
   attachmentDelete: AttachmentDeletePayload;
+  /** Changes the organization's branding; the logo itself is uploaded over REST. Requires ADMIN. */
+  brandingUpdate: BrandingUpdatePayload;
+  /** Stops showing the confirmation page (its message is kept). Requires ADMIN. */
+  confirmationPageDisable: ConfirmationPageDisablePayload;
+  /** Shows recipients `message` after they submit or sign. Requires ADMIN. */
+  confirmationPageEnable: ConfirmationPageEnablePayload;
   /** Creates a contact of the caller, or updates the one with the same email and phone. */
   contactUpsert: ContactUpsertPayload;
   /** Deletes a contract with its bytes; refused while an item of a request that is not closed uses it. */
@@ -951,6 +1028,8 @@ export type Mutation = {
   itemUpdate: ItemUpdatePayload;
   /** Marks an item valid and approved (status VERIFIED). Verifying a verified item changes nothing. */
   itemVerify: ItemVerifyPayload;
+  /** Changes the organization's settings. Requires ADMIN. */
+  organizationSettingsUpdate: OrganizationSettingsUpdatePayload;
   /** Answers a question item (a recipient session only). */
   recipientAnswer: RecipientItemPayload;
   /** Deletes a document this recipient submitted, until the submission (a recipient session only). */
@@ -1066,6 +1145,26 @@ export type MutationAttachmentDeleteArgs = {
 
 
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationBrandingUpdateArgs = {
+  id: Scalars['ID']['input'];
+  input: BrandingUpdateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationConfirmationPageDisableArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationConfirmationPageEnableArgs = {
+  id: Scalars['ID']['input'];
+  input: ConfirmationPageEnableInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationContactUpsertArgs = {
   input: ContactUpsertInput;
 };
@@ -1138,6 +1237,13 @@ export type MutationItemUpdateArgs = {
 export type MutationItemVerifyArgs = {
   id: Scalars['ID']['input'];
   requestId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationOrganizationSettingsUpdateArgs = {
+  id: Scalars['ID']['input'];
+  input: OrganizationSettingsUpdateInput;
 };
 
 
@@ -1452,6 +1558,10 @@ export type OrderDirection =
 /** A tenant. Every record belongs to exactly one organization, the caller's, taken from its API key. */
 export type Organization = Node & {
   __typename?: 'Organization';
+  /** The logo, colour, sender name and support address recipients see. */
+  branding: Branding;
+  /** The page recipients see after submitting. */
+  confirmationPage: ConfirmationPage;
   /** Every contact of the organization, oldest first. Requires ADMIN; USER sees its own. */
   contacts: ContactConnection;
   /** When the organization was created. */
@@ -1462,6 +1572,8 @@ export type Organization = Node & {
   name: Scalars['String']['output'];
   /** Requests of the organization the caller may see. */
   requests: RequestConnection;
+  /** Defaults of new requests and the retention of closed ones. */
+  settings: OrganizationSettings;
   /** The organization's teams, by name. */
   teams: Array<Team>;
   /** Templates of the organization the caller may see, newest first. */
@@ -1506,6 +1618,51 @@ export type OrganizationUsersArgs = {
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/**
+ * How an organization's new requests are set up when their input does not say, and how long closed
+ * requests keep their files.
+ */
+export type OrganizationSettings = {
+  __typename?: 'OrganizationSettings';
+  /** The ways a recipient may sign in; a recipient with another (its `authMethod`, UNSET resolved) is refused. */
+  allowedAuthMethods: Array<AuthMethod>;
+  /** Days from a request's creation to its expiration date when the request gives none; null: no expiration. */
+  defaultExpirationDays?: Maybe<Scalars['Int']['output']>;
+  /** Language of a request that gives none (and whose template gives none). */
+  defaultLanguage: Language;
+  /** Reminders of a request that gives none (3 unless changed). */
+  defaultReminders: Scalars['Int']['output'];
+  /** `requireCompleteSubmission` of a request that gives none. */
+  requireCompleteSubmission: Scalars['Boolean']['output'];
+  /** Days a closed request keeps its documents' files; null: kept until the request is deleted. */
+  retentionDays?: Maybe<Scalars['Int']['output']>;
+};
+
+/** Input of `organizationSettingsUpdate`. An absent field is left alone; null clears the two nullable ones. */
+export type OrganizationSettingsUpdateInput = {
+  /** At least one of EMAIL, SMS, SECURITY_QUESTION, NONE. */
+  allowedAuthMethods?: InputMaybe<Array<AuthMethod>>;
+  /** 1 to 3650 days, or null for none. */
+  defaultExpirationDays?: InputMaybe<Scalars['Int']['input']>;
+  /** The default language. */
+  defaultLanguage?: InputMaybe<Language>;
+  /** As a request's `reminders`. */
+  defaultReminders?: InputMaybe<Scalars['Int']['input']>;
+  /** The default of `requireCompleteSubmission`. */
+  requireCompleteSubmission?: InputMaybe<Scalars['Boolean']['input']>;
+  /** 1 to 3650 days, or null to keep files. */
+  retentionDays?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** Result of `organizationSettingsUpdate`. */
+export type OrganizationSettingsUpdatePayload = {
+  __typename?: 'OrganizationSettingsUpdatePayload';
+  /** The settings as saved; null when `userErrors` is not empty. */
+  settings?: Maybe<OrganizationSettings>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
 };
 
 /** Where a connection page starts and ends, and whether there is more on either side. */
@@ -1804,6 +1961,13 @@ export type RecipientAnswerInput = {
   itemId: Scalars['ID']['input'];
 };
 
+/** What a recipient reads after submitting, when the organization enabled its confirmation page. */
+export type RecipientConfirmation = {
+  __typename?: 'RecipientConfirmation';
+  /** The organization's message. */
+  message: Scalars['String']['output'];
+};
+
 /** A file submitted to an item. */
 export type RecipientDocument = {
   __typename?: 'RecipientDocument';
@@ -1962,8 +2126,12 @@ export type RecipientRequest = {
   __typename?: 'RecipientRequest';
   /** The owner's files for the whole request. */
   attachments: Array<RecipientFile>;
+  /** The organization's logo, colour, sender name and support address. */
+  branding: Branding;
   /** Whether the recipient may act now: false once submitted (until a rejection), closed or expired. */
   canChange: Scalars['Boolean']['output'];
+  /** The organization's confirmation page, once the request is submitted and while the page is enabled. */
+  confirmation?: Maybe<RecipientConfirmation>;
   /** Whether the submission takes no comment. */
   disableSubmissionComments: Scalars['Boolean']['output'];
   /** When the owner needs it done. */
@@ -3750,8 +3918,15 @@ export type ResolversTypes = {
   AttachmentEdge: ResolverTypeWrapper<Edge>;
   AuthMethod: AuthMethod;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Branding: ResolverTypeWrapper<BrandingMapper>;
+  BrandingUpdateInput: BrandingUpdateInput;
+  BrandingUpdatePayload: ResolverTypeWrapper<Omit<BrandingUpdatePayload, 'branding'> & { branding?: Maybe<ResolversTypes['Branding']> }>;
   Collaborator: ResolverTypeWrapper<CollaboratorMapper>;
   CollaboratorInput: CollaboratorInput;
+  ConfirmationPage: ResolverTypeWrapper<ConfirmationPageMapper>;
+  ConfirmationPageDisablePayload: ResolverTypeWrapper<Omit<ConfirmationPageDisablePayload, 'confirmationPage'> & { confirmationPage?: Maybe<ResolversTypes['ConfirmationPage']> }>;
+  ConfirmationPageEnableInput: ConfirmationPageEnableInput;
+  ConfirmationPageEnablePayload: ResolverTypeWrapper<Omit<ConfirmationPageEnablePayload, 'confirmationPage'> & { confirmationPage?: Maybe<ResolversTypes['ConfirmationPage']> }>;
   ConnectionProvider: ConnectionProvider;
   Contact: ResolverTypeWrapper<ContactMapper>;
   ContactConnection: ResolverTypeWrapper<Connection>;
@@ -3817,6 +3992,9 @@ export type ResolversTypes = {
   NotificationStatus: NotificationStatus;
   OrderDirection: OrderDirection;
   Organization: ResolverTypeWrapper<OrganizationMapper>;
+  OrganizationSettings: ResolverTypeWrapper<OrganizationSettingsMapper>;
+  OrganizationSettingsUpdateInput: OrganizationSettingsUpdateInput;
+  OrganizationSettingsUpdatePayload: ResolverTypeWrapper<Omit<OrganizationSettingsUpdatePayload, 'settings'> & { settings?: Maybe<ResolversTypes['OrganizationSettings']> }>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   QuestionItem: ResolverTypeWrapper<QuestionItemMapper>;
@@ -3824,6 +4002,7 @@ export type ResolversTypes = {
   QuestionType: QuestionType;
   Recipient: ResolverTypeWrapper<RecipientMapper>;
   RecipientAnswerInput: RecipientAnswerInput;
+  RecipientConfirmation: ResolverTypeWrapper<RecipientConfirmation>;
   RecipientDocument: ResolverTypeWrapper<RecipientDocumentMapper>;
   RecipientDocumentDeleteInput: RecipientDocumentDeleteInput;
   RecipientDocumentDeletePayload: ResolverTypeWrapper<RecipientDocumentDeletePayload>;
@@ -3951,8 +4130,15 @@ export type ResolversParentTypes = {
   AttachmentDeletePayload: AttachmentDeletePayload;
   AttachmentEdge: Edge;
   Boolean: Scalars['Boolean']['output'];
+  Branding: BrandingMapper;
+  BrandingUpdateInput: BrandingUpdateInput;
+  BrandingUpdatePayload: Omit<BrandingUpdatePayload, 'branding'> & { branding?: Maybe<ResolversParentTypes['Branding']> };
   Collaborator: CollaboratorMapper;
   CollaboratorInput: CollaboratorInput;
+  ConfirmationPage: ConfirmationPageMapper;
+  ConfirmationPageDisablePayload: Omit<ConfirmationPageDisablePayload, 'confirmationPage'> & { confirmationPage?: Maybe<ResolversParentTypes['ConfirmationPage']> };
+  ConfirmationPageEnableInput: ConfirmationPageEnableInput;
+  ConfirmationPageEnablePayload: Omit<ConfirmationPageEnablePayload, 'confirmationPage'> & { confirmationPage?: Maybe<ResolversParentTypes['ConfirmationPage']> };
   Contact: ContactMapper;
   ContactConnection: Connection;
   ContactEdge: Edge;
@@ -4007,12 +4193,16 @@ export type ResolversParentTypes = {
   NotificationConnection: Connection;
   NotificationEdge: Edge;
   Organization: OrganizationMapper;
+  OrganizationSettings: OrganizationSettingsMapper;
+  OrganizationSettingsUpdateInput: OrganizationSettingsUpdateInput;
+  OrganizationSettingsUpdatePayload: Omit<OrganizationSettingsUpdatePayload, 'settings'> & { settings?: Maybe<ResolversParentTypes['OrganizationSettings']> };
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
   QuestionItem: QuestionItemMapper;
   QuestionItemInput: QuestionItemInput;
   Recipient: RecipientMapper;
   RecipientAnswerInput: RecipientAnswerInput;
+  RecipientConfirmation: RecipientConfirmation;
   RecipientDocument: RecipientDocumentMapper;
   RecipientDocumentDeleteInput: RecipientDocumentDeleteInput;
   RecipientDocumentDeletePayload: RecipientDocumentDeletePayload;
@@ -4200,10 +4390,37 @@ export type AttachmentEdgeResolvers<ContextType = GraphQLContext, ParentType ext
   node?: Resolver<ResolversTypes['Attachment'], ParentType, ContextType>;
 };
 
+export type BrandingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Branding'] = ResolversParentTypes['Branding']> = {
+  logoUrl?: Resolver<Maybe<ResolversTypes['URL']>, ParentType, ContextType>;
+  primaryColor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  senderName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  supportEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type BrandingUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BrandingUpdatePayload'] = ResolversParentTypes['BrandingUpdatePayload']> = {
+  branding?: Resolver<Maybe<ResolversTypes['Branding']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
 export type CollaboratorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Collaborator'] = ResolversParentTypes['Collaborator']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   role?: Resolver<ResolversTypes['UserRole'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+};
+
+export type ConfirmationPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConfirmationPage'] = ResolversParentTypes['ConfirmationPage']> = {
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ConfirmationPageDisablePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConfirmationPageDisablePayload'] = ResolversParentTypes['ConfirmationPageDisablePayload']> = {
+  confirmationPage?: Resolver<Maybe<ResolversTypes['ConfirmationPage']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ConfirmationPageEnablePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConfirmationPageEnablePayload'] = ResolversParentTypes['ConfirmationPageEnablePayload']> = {
+  confirmationPage?: Resolver<Maybe<ResolversTypes['ConfirmationPage']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type ContactResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Contact'] = ResolversParentTypes['Contact']> = {
@@ -4450,6 +4667,9 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   apiKeyCreate?: Resolver<ResolversTypes['ApiKeyCreatePayload'], ParentType, ContextType, RequireFields<MutationApiKeyCreateArgs, 'input'>>;
   apiKeyRevoke?: Resolver<ResolversTypes['ApiKeyRevokePayload'], ParentType, ContextType, RequireFields<MutationApiKeyRevokeArgs, 'id'>>;
   attachmentDelete?: Resolver<ResolversTypes['AttachmentDeletePayload'], ParentType, ContextType, RequireFields<MutationAttachmentDeleteArgs, 'id'>>;
+  brandingUpdate?: Resolver<ResolversTypes['BrandingUpdatePayload'], ParentType, ContextType, RequireFields<MutationBrandingUpdateArgs, 'id' | 'input'>>;
+  confirmationPageDisable?: Resolver<ResolversTypes['ConfirmationPageDisablePayload'], ParentType, ContextType, RequireFields<MutationConfirmationPageDisableArgs, 'id'>>;
+  confirmationPageEnable?: Resolver<ResolversTypes['ConfirmationPageEnablePayload'], ParentType, ContextType, RequireFields<MutationConfirmationPageEnableArgs, 'id' | 'input'>>;
   contactUpsert?: Resolver<ResolversTypes['ContactUpsertPayload'], ParentType, ContextType, RequireFields<MutationContactUpsertArgs, 'input'>>;
   contractDelete?: Resolver<ResolversTypes['ContractDeletePayload'], ParentType, ContextType, RequireFields<MutationContractDeleteArgs, 'id'>>;
   contractUpdate?: Resolver<ResolversTypes['ContractUpdatePayload'], ParentType, ContextType, RequireFields<MutationContractUpdateArgs, 'id' | 'input'>>;
@@ -4461,6 +4681,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   itemDelete?: Resolver<ResolversTypes['ItemDeletePayload'], ParentType, ContextType, RequireFields<MutationItemDeleteArgs, 'id'>>;
   itemUpdate?: Resolver<ResolversTypes['ItemUpdatePayload'], ParentType, ContextType, RequireFields<MutationItemUpdateArgs, 'id' | 'input'>>;
   itemVerify?: Resolver<ResolversTypes['ItemVerifyPayload'], ParentType, ContextType, RequireFields<MutationItemVerifyArgs, 'id'>>;
+  organizationSettingsUpdate?: Resolver<ResolversTypes['OrganizationSettingsUpdatePayload'], ParentType, ContextType, RequireFields<MutationOrganizationSettingsUpdateArgs, 'id' | 'input'>>;
   recipientAnswer?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientAnswerArgs, 'input'>>;
   recipientDocumentDelete?: Resolver<ResolversTypes['RecipientDocumentDeletePayload'], ParentType, ContextType, RequireFields<MutationRecipientDocumentDeleteArgs, 'input'>>;
   recipientLinkRegenerate?: Resolver<ResolversTypes['RecipientLinkRegeneratePayload'], ParentType, ContextType, RequireFields<MutationRecipientLinkRegenerateArgs, 'id'>>;
@@ -4532,15 +4753,32 @@ export type NotificationEdgeResolvers<ContextType = GraphQLContext, ParentType e
 };
 
 export type OrganizationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Organization'] = ResolversParentTypes['Organization']> = {
+  branding?: Resolver<ResolversTypes['Branding'], ParentType, ContextType>;
+  confirmationPage?: Resolver<ResolversTypes['ConfirmationPage'], ParentType, ContextType>;
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<OrganizationContactsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   requests?: Resolver<ResolversTypes['RequestConnection'], ParentType, ContextType, Partial<OrganizationRequestsArgs>>;
+  settings?: Resolver<ResolversTypes['OrganizationSettings'], ParentType, ContextType>;
   teams?: Resolver<Array<ResolversTypes['Team']>, ParentType, ContextType>;
   templates?: Resolver<ResolversTypes['TemplateConnection'], ParentType, ContextType, Partial<OrganizationTemplatesArgs>>;
   users?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<OrganizationUsersArgs>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type OrganizationSettingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrganizationSettings'] = ResolversParentTypes['OrganizationSettings']> = {
+  allowedAuthMethods?: Resolver<Array<ResolversTypes['AuthMethod']>, ParentType, ContextType>;
+  defaultExpirationDays?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  defaultLanguage?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
+  defaultReminders?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  requireCompleteSubmission?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  retentionDays?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type OrganizationSettingsUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrganizationSettingsUpdatePayload'] = ResolversParentTypes['OrganizationSettingsUpdatePayload']> = {
+  settings?: Resolver<Maybe<ResolversTypes['OrganizationSettings']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
 };
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
@@ -4612,6 +4850,10 @@ export type RecipientResolvers<ContextType = GraphQLContext, ParentType extends 
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type RecipientConfirmationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientConfirmation'] = ResolversParentTypes['RecipientConfirmation']> = {
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type RecipientDocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientDocument'] = ResolversParentTypes['RecipientDocument']> = {
   contentType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -4671,7 +4913,9 @@ export type RecipientRejectionResolvers<ContextType = GraphQLContext, ParentType
 
 export type RecipientRequestResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientRequest'] = ResolversParentTypes['RecipientRequest']> = {
   attachments?: Resolver<Array<ResolversTypes['RecipientFile']>, ParentType, ContextType>;
+  branding?: Resolver<ResolversTypes['Branding'], ParentType, ContextType>;
   canChange?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  confirmation?: Resolver<Maybe<ResolversTypes['RecipientConfirmation']>, ParentType, ContextType>;
   disableSubmissionComments?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   dueDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   expirationDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -5175,7 +5419,12 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AttachmentConnection?: AttachmentConnectionResolvers<ContextType>;
   AttachmentDeletePayload?: AttachmentDeletePayloadResolvers<ContextType>;
   AttachmentEdge?: AttachmentEdgeResolvers<ContextType>;
+  Branding?: BrandingResolvers<ContextType>;
+  BrandingUpdatePayload?: BrandingUpdatePayloadResolvers<ContextType>;
   Collaborator?: CollaboratorResolvers<ContextType>;
+  ConfirmationPage?: ConfirmationPageResolvers<ContextType>;
+  ConfirmationPageDisablePayload?: ConfirmationPageDisablePayloadResolvers<ContextType>;
+  ConfirmationPageEnablePayload?: ConfirmationPageEnablePayloadResolvers<ContextType>;
   Contact?: ContactResolvers<ContextType>;
   ContactConnection?: ContactConnectionResolvers<ContextType>;
   ContactEdge?: ContactEdgeResolvers<ContextType>;
@@ -5216,10 +5465,13 @@ export type Resolvers<ContextType = GraphQLContext> = {
   NotificationConnection?: NotificationConnectionResolvers<ContextType>;
   NotificationEdge?: NotificationEdgeResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
+  OrganizationSettings?: OrganizationSettingsResolvers<ContextType>;
+  OrganizationSettingsUpdatePayload?: OrganizationSettingsUpdatePayloadResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   QuestionItem?: QuestionItemResolvers<ContextType>;
   Recipient?: RecipientResolvers<ContextType>;
+  RecipientConfirmation?: RecipientConfirmationResolvers<ContextType>;
   RecipientDocument?: RecipientDocumentResolvers<ContextType>;
   RecipientDocumentDeletePayload?: RecipientDocumentDeletePayloadResolvers<ContextType>;
   RecipientFile?: RecipientFileResolvers<ContextType>;

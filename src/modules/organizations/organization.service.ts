@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { BrandingUpdateInput, OrganizationSettingsUpdateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import { AppError } from '../../kernel/errors/app-error';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import { inTransaction } from '../../kernel/db/transaction';
+import { queryRows } from '../../kernel/db/lean';
+import type { IncomingFile } from '../../kernel/http/files';
+import { InputCheck } from '../../kernel/validation/input-check';
+import { isAdmin } from '../identity/viewer';
+import { MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
+import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from '../requests/request.enums';
+import { OrganizationSettings, type OrganizationSettingsRow, type SignInMethod } from './organization.entities';
+import { MAX_CONFIRMATION_MESSAGE_LENGTH, MAX_SENDER_NAME_LENGTH, MAX_SETTINGS_DAYS } from './organization.limits';
+import { readLogo } from './organization.logo';
+
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
+
+export const SIGN_IN_METHODS: readonly SignInMethod[] = ['EMAIL', 'SMS', 'SECURITY_QUESTION', 'NONE'];
+
+/** What an organization that never changed anything has. */
+export const DEFAULT_SETTINGS: Omit<OrganizationSettingsView, 'organizationId'> = {
+  defaultExpirationDays: null,
+  defaultReminders: DEFAULT_REMINDERS,
+  defaultLanguage: DEFAULT_LANGUAGE,
+  allowedAuthMethods: [...SIGN_IN_METHODS],
+  requireCompleteSubmission: false,
+  retentionDays: null,
+  primaryColor: null,
+  senderName: null,
+  supportEmail: null,
+  logoType: null,
+  logoSha256: null,
+  confirmationEnabled: false,
+  confirmationMessage: null,
+};
+
+export type OrganizationSettingsView = Omit<OrganizationSettingsRow, 'updatedAt' | 'logo'>;
+
+/** An organization's settings, its defaults when it has no row. */
+export async function settingsOf(em: EntityManager, organizationId: string): Promise<OrganizationSettingsView> {
+  return (await em.findOne(OrganizationSettings, { organizationId })) ?? { organizationId, ...DEFAULT_SETTINGS };
+}
+
+/** The public URL of a logo: it names the content, so it may be cached for as long as it exists. */
+export const logoUrl = (publicUrl: string, organizationId: string, sha256: string | null): string | null =>
+  sha256 ? `${publicUrl}/branding/${organizationId}/logo/${sha256.slice(0, 16)}` : null;
+
+/** Branding as the portal and mails use it. */
+export type BrandingView = { primaryColor: string | null; senderName: string | null; supportEmail: string | null; logoUrl: string | null };
+
+/** What branding is made of, as stored. */
+export type BrandingSource = Pick<OrganizationSettingsView, 'organizationId' | 'primaryColor' | 'senderName' | 'supportEmail' | 'logoSha256'>;
+
+export const brandingView = (publicUrl: string, settings: BrandingSource): BrandingView => ({
+  primaryColor: settings.primaryColor ?? null,
+  senderName: settings.senderName ?? null,
+  supportEmail: settings.supportEmail ?? null,
+  logoUrl: logoUrl(publicUrl, settings.organizationId, settings.logoSha256 ?? null),
+});
+
+/**
+ * A statement's column with the branding of the organization `organizationId` (an SQL expression) as
+ * JSON, null without a row: for reads that carry it along (the mails a worker claims).
+ */
+export const brandingColumn = (organizationId: string): string =>
+  `(select json_build_object('organizationId', s.organization_id, 'primaryColor', s.primary_color, 'senderName', s.sender_name,
+           'supportEmail', s.support_email, 'logoSha256', s.logo_sha256)
+      from organization_settings s where s.organization_id = ${organizationId})`;
+
+/** The organization a mutation names: the caller's own, else not found; and the caller an ADMIN. */
+function requireOwnOrganization(ctx: Ctx, id: string): void {
+  if (id !== ctx.viewer.organizationId) throw AppError.notFound('Organization');
+  if (!isAdmin(ctx.viewer)) throw AppError.forbidden("Only an ADMIN may change the organization's settings");
+}
+
+/** Runs `change` on the organization's row, created with the defaults first if it has none, locked. */
+async function changeSettings(ctx: Ctx, id: string, change: (settings: OrganizationSettings, tx: EntityManager) => Promise<void> | void): Promise<OrganizationSettings> {
+  requireOwnOrganization(ctx, id);
+  return inTransaction(ctx.em, async (tx) => {
+    // Two first changes at once both insert: one row wins, the other change waits on its lock.
+    await tx.getConnection().execute(
+      `insert into organization_settings (organization_id, default_reminders, default_language, allowed_auth_methods, require_complete_submission, confirmation_enabled, updated_at)
+       values (?, ?, ?, ?::text[], false, false, now()) on conflict do nothing`,
+      // A list would be spread into several parameters: it goes as one array literal.
+      [id, DEFAULT_SETTINGS.defaultReminders, DEFAULT_SETTINGS.defaultLanguage, `{${DEFAULT_SETTINGS.allowedAuthMethods.join(',')}}`],
+      'run',
+      tx.getTransactionContext(),
+    );
+    const settings = await tx.findOneOrFail(OrganizationSettings, { organizationId: id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    await change(settings, tx);
+    settings.updatedAt = new Date();
+    await tx.flush();
+    return settings;
+  });
+}
+
+export async function updateSettings(ctx: Ctx, id: string, input: OrganizationSettingsUpdateInput): Promise<OrganizationSettings> {
+  const check = new InputCheck();
+  for (const key of ['defaultReminders', 'defaultLanguage', 'allowedAuthMethods', 'requireCompleteSubmission'] as const) {
+    if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
+  }
+  check.int(['defaultExpirationDays'], input.defaultExpirationDays, { min: 1, max: MAX_SETTINGS_DAYS });
+  check.int(['retentionDays'], input.retentionDays, { min: 1, max: MAX_SETTINGS_DAYS });
+  check.int(['defaultReminders'], input.defaultReminders, { min: MIN_REMINDERS, max: MAX_REMINDERS });
+  const methods = input.allowedAuthMethods;
+  if (methods) {
+    if (methods.length === 0) check.add(['allowedAuthMethods'], 'Allow at least one way to sign in', 'TOO_SHORT');
+    methods.forEach((method, i) => {
+      if (!(SIGN_IN_METHODS as string[]).includes(method)) check.add(['allowedAuthMethods', i], 'UNSET is not a way to sign in: it resolves to NONE, EMAIL or SMS', 'INVALID');
+    });
+  }
+  check.done();
+  return changeSettings(ctx, id, (settings) => {
+    if (input.defaultExpirationDays !== undefined) settings.defaultExpirationDays = input.defaultExpirationDays;
+    if (input.retentionDays !== undefined) settings.retentionDays = input.retentionDays;
+    if (input.defaultReminders != null) settings.defaultReminders = input.defaultReminders;
+    if (input.defaultLanguage != null) settings.defaultLanguage = input.defaultLanguage;
+    if (methods) settings.allowedAuthMethods = [...new Set(methods as SignInMethod[])];
+    if (input.requireCompleteSubmission != null) settings.requireCompleteSubmission = input.requireCompleteSubmission;
+  });
+}
+
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+
+export async function updateBranding(ctx: Ctx, id: string, input: BrandingUpdateInput): Promise<OrganizationSettings> {
+  const check = new InputCheck();
+  if (input.primaryColor != null && !COLOR.test(input.primaryColor)) check.add(['primaryColor'], 'Must be a colour as #RRGGBB', 'INVALID');
+  check.text(['senderName'], input.senderName, { min: 1, max: MAX_SENDER_NAME_LENGTH });
+  check.email(['supportEmail'], input.supportEmail);
+  check.done();
+  return changeSettings(ctx, id, async (settings, tx) => {
+    if (input.primaryColor !== undefined) settings.primaryColor = input.primaryColor?.toLowerCase() ?? null;
+    if (input.senderName !== undefined) settings.senderName = input.senderName?.trim() ?? null;
+    if (input.supportEmail !== undefined) settings.supportEmail = input.supportEmail;
+    if (input.removeLogo) {
+      settings.logoType = null;
+      settings.logoSha256 = null;
+      await setLogoBytes(tx, id, null);
+    }
+  });
+}
+
+export async function setConfirmationPage(ctx: Ctx, id: string, message: string | null): Promise<OrganizationSettings> {
+  if (message !== null) new InputCheck().text(['message'], message, { min: 1, max: MAX_CONFIRMATION_MESSAGE_LENGTH, required: true }).done();
+  return changeSettings(ctx, id, (settings) => {
+    settings.confirmationEnabled = message !== null;
+    if (message !== null) settings.confirmationMessage = message.trim();
+  });
+}
+
+/** Stores an uploaded logo (PNG, JPEG, or SVG made safe) in place of the organization's. */
+export async function uploadLogo(ctx: Ctx, id: string, receive: () => Promise<IncomingFile>): Promise<void> {
+  // Refused before a byte of the body is read.
+  requireOwnOrganization(ctx, id);
+  const logo = await readLogo(await receive());
+  const sha256 = createHash('sha256').update(logo.bytes).digest('hex');
+  await changeSettings(ctx, id, async (settings, tx) => {
+    settings.logoType = logo.type;
+    settings.logoSha256 = sha256;
+    await setLogoBytes(tx, id, logo.bytes);
+  });
+}
+
+// The bytes are written by their own statement: the entity never loads them (lazy).
+const setLogoBytes = (tx: EntityManager, id: string, bytes: Buffer | null) =>
+  tx.getConnection().execute('update organization_settings set logo = ? where organization_id = ?', [bytes, id], 'run', tx.getTransactionContext());
+
+/** A logo's bytes by the organization and the hash its URL names; null once it was replaced. */
+export async function logoBytes(em: EntityManager, organizationId: string, hash: string): Promise<{ type: string; bytes: Buffer } | null> {
+  const [row] = await queryRows<{ logo_type: string; logo: Buffer }>(
+    em,
+    'select logo_type, logo from organization_settings where organization_id = ? and left(logo_sha256, 16) = ? and logo is not null',
+    [organizationId, hash],
+  );
+  return row ? { type: row.logo_type, bytes: row.logo } : null;
+}
