@@ -31,7 +31,8 @@ export function checkResponses(app: FastifyInstance): { failures: string[] } {
   };
   app.addHook('onSend', async (request, reply, payload) => {
     const url = request.routeOptions.url;
-    if (!url) return payload;
+    // A client that went away mid-request hears no answer (an aborted upload ends in a 500 nobody reads).
+    if (!url || request.raw.destroyed) return payload;
     document ??= app.swagger() as unknown as Document;
     const operation = document.paths[documentPath(url)]?.[request.method.toLowerCase()];
     if (!operation) return payload;
