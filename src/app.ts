@@ -1,5 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
 import { EventDispatcher } from './kernel/events/dispatcher';
@@ -11,6 +12,7 @@ import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
+import { registerOpenApi } from './kernel/http/openapi';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
@@ -85,9 +87,12 @@ export async function buildApp({
   app.decorate('orm', orm);
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app, { bodyLimit: config.bodyLimit });
+  await registerOpenApi(app, { publicUrl: config.publicUrl });
 
-  app.get('/healthz', { config: { public: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { config: { public: true } }, async (_request, reply) => {
+  const Health = Type.Object({ status: Type.String() });
+  const health = (summary: string, response: Record<number, typeof Health>) => ({ config: { public: true }, schema: { tags: ['Health'], summary, response } });
+  app.get('/healthz', health('The process answers', { 200: Health }), async () => ({ status: 'ok' }));
+  app.get('/readyz', health('The database is reachable', { 200: Health, 503: Health }), async (_request, reply) => {
     const healthy = await orm.isConnected();
     return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'database unavailable' });
   });

@@ -9,6 +9,7 @@ import { createOrm } from '../../src/kernel/db/orm';
 import { createStorage, type Storage } from '../../src/kernel/storage';
 import { DATA_MODEL } from '../../src/modules';
 import { createOrganization } from '../../src/modules/identity/identity.service';
+import { checkResponses } from './response-check';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
 
@@ -86,6 +87,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Om
   // unless a test asks for the running workers, so their polling neither races assertions nor shows
   // up in statement counts.
   const app = await buildApp({ config, orm, deliverWebhooks: false, sendNotifications: false, runJobs: false, ...options, storage });
+  const responses = checkResponses(app);
   await app.ready();
   return {
     app,
@@ -97,6 +99,9 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Om
       await app.close();
       await orm.close();
       rmSync(dataDir, { recursive: true, force: true });
+      if (responses.failures.length > 0) {
+        throw new Error(`Answers that the OpenAPI document does not describe:\n${[...new Set(responses.failures)].join('\n')}`);
+      }
     },
   };
 }

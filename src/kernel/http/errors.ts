@@ -60,7 +60,9 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     // An upload refused part-way leaves the rest of its body unread on the connection: close it after
     // this answer rather than read (or misread as the next request) what the client still sends.
     if (request.raw.complete === false) reply.header('connection', 'close');
-    if (rest) {
+    // A row's document that failed inside GraphQL comes back as a RestError of 500: masked like any
+    // other bug, with the request id that finds it in the log.
+    if (rest && rest.status < 500) {
       if (error instanceof AppError && error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
       reply.code(rest.status).send({ detail: rest.detail });
       return;

@@ -249,7 +249,11 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
     url: row.url,
     schema: { summary: row.summary, tags: row.tags, ...row.schema },
     ...(row.bodyLimit ? { bodyLimit: row.bodyLimit } : {}),
-    config: { badBodyStatus: row.badBodyStatus, public: options.recipient },
+    config: {
+      badBodyStatus: row.badBodyStatus,
+      public: options.recipient,
+      openapi: { recipient: options.recipient, upload: isUploadRow(row), download: 'handle' in row && row.method === 'GET' },
+    },
     handler: async (request, reply) => {
       const revision = parseRevision(request.headers['api-revision']);
       reply.header('API-Revision', String(revision));

@@ -66,7 +66,7 @@ describe('a change rolled back at commit', () => {
       await execute(REMOVE);
     }
     expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual({ detail: 'Internal server error' });
+    expect(response.json()).toEqual({ detail: 'Internal server error', request_id: expect.any(String) });
 
     // Every row of every table as it was: the request or item, `event`, `webhook_delivery`.
     expect(await snapshotAll(t)).toEqual(before);
