@@ -35,6 +35,7 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/r\/:token(\/verify)?$/, "the recipient's page (HTML)"],
   [/^\/r\/assets\//, "the recipient page's assets"],
   [/^\/r\/:token\/api\/uploads(\/:id)?$/, 'resumable uploads: the tus 1.0 protocol'],
+  [/^\/branding\/:org_id\/logo\/:hash$/, "an organization's logo: an image at the URL branding's logo_url gives"],
 ];
 
 test('the document is valid OpenAPI 3.1', async () => {
