@@ -257,7 +257,11 @@ describe('signContract', () => {
       const rows = await certificates(fresh.organizationId);
       expect(rows).toHaveLength(1);
       const [{ sealed_p12 }] = await t.orm.em.fork().getConnection().execute<{ sealed_p12: string }[]>('select sealed_p12 from organization_certificate where organization_id = ?', [fresh.organizationId]);
-      expect(sealed_p12).not.toContain('MII'); // no DER or PEM in the clear
+      // No key material in the clear: neither the bytes nor the base64 of the (public) certificate the
+      // PKCS#12 holds appear in the sealed value (a fixed prefix such as "MII" may, by chance).
+      const der = Buffer.from(rows[0].certificate_pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+      expect(Buffer.from(sealed_p12, 'base64').includes(der.subarray(0, 64))).toBe(false);
+      expect(sealed_p12).not.toContain(der.subarray(0, 48).toString('base64'));
       const later = await sign();
       const fingerprints = new Set([...signed, later].map((s) => verifyPdfSignature(s.pdf).certificateSha256));
       expect(fingerprints).toEqual(new Set([certificateFingerprint(rows[0].certificate_pem)]));
