@@ -64,6 +64,7 @@ import {
   MAX_SCHEDULED_REMINDERS,
   MIN_ESCALATION_DAYS,
   REMINDER_DEFER_MS,
+  REMINDER_MIN_GAP_MS,
 } from './schedule/schedule.limits';
 import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_PNG_PIXELS, MAX_SIGNATURE_TEXT } from './signing/signing.limits';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
@@ -180,6 +181,7 @@ const rows = (): [string, string, string][] => [
   ['Timed job attempts (reminders, expiry, auto-close, escalations)', retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS), 'job `FAILED`, `last_error` kept'],
   ['Timed jobs claimed at once', `${n(JOB_BATCH)} per round per instance, ${n(JOB_CONCURRENCY)} running at once, each leased for ${duration(JOB_LEASE_MS)} (then another instance may run it)`, 'run by another instance'],
   ['Reminder deferral', `a recipient active in the portal within ${duration(REMINDER_DEFER_MS)} is reminded ${duration(REMINDER_DEFER_MS)} later`, 'deferred, shown in the reminder list'],
+  ['Reminders to one recipient', `no periodic, scheduled or deferred reminder within ${duration(REMINDER_MIN_GAP_MS)} of the last one (one by hand always goes)`, 'left out of that reminder'],
   ['Scheduled reminders per request (`…/scheduled-reminders`)', n(MAX_SCHEDULED_REMINDERS), '`422` `too_many`'],
   ['Escalations per request; `after_days`', `${n(MAX_ESCALATIONS)}; ${n(MIN_ESCALATION_DAYS)} to ${n(MAX_ESCALATION_DAYS)} days`, '`422`'],
   ['Notification subject', chars(MAX_SUBJECT_LENGTH), 'cut with `…`, not refused'],

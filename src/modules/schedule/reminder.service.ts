@@ -10,7 +10,7 @@ import type { Request } from '../requests/request.entities';
 import { OPEN_STATES } from '../requests/request.states';
 import { emitRequestEvent, type Ctx } from '../requests/request.service';
 import type { ReminderKind, ReminderMessage, ReminderRecipient } from './schedule.entities';
-import { REMINDER_DEFER_MS } from './schedule.limits';
+import { REMINDER_DEFER_MS, REMINDER_MIN_GAP_MS } from './schedule.limits';
 
 /** States in which recipients are reminded: open, and sent (a draft has told nobody yet). */
 export const remindable = (request: Pick<Request, 'state' | 'deletedAt'>) => !request.deletedAt && request.state !== 'PRE_LINK_GENERATED' && OPEN_STATES.includes(request.state);
@@ -25,6 +25,8 @@ type PendingRecipient = {
   /** When it first opened its link or signed in (NOT_OPENED escalations). */
   opened_at: Date | null;
   active: boolean;
+  /** When a reminder last went out to it. */
+  reminded_at: Date | null;
   sender_name: string;
 };
 
@@ -40,7 +42,9 @@ export function pendingRecipients(tx: EntityManager, request: Pick<Request, 'id'
     `select rc.id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.send_method, coalesce(ra.opened_at, ra.signed_in_at) as opened_at,
             (ra.signed_in_at > ? or exists (select 1 from activity a where a.request_id = r.id and a.actor_type = 'RECIPIENT' and a.actor_id = rc.id and a.created_at > ?))
               as active,
-            coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as sender_name
+            coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as sender_name,
+            (select max(rm.sent_at) from reminder rm
+              where rm.request_id = r.id and rm.recipients @> jsonb_build_array(jsonb_build_object('recipientId', rc.id::text, 'status', 'SENT'))) as reminded_at
        from recipient rc
        join request r on r.id = rc.request_id
        join app_user u on u.id = r.owner_id
@@ -97,6 +101,8 @@ export type ReminderPlan = {
   defer: boolean;
   /** Only these recipients (a deferred reminder's). */
   only?: string[];
+  /** Leave out recipients reminded since then (a deferred reminder whose recipient got another meanwhile). */
+  unlessRemindedSince?: Date;
   sentBy?: string | null;
 };
 
@@ -110,7 +116,9 @@ export type SentReminder = { id: string; sentAt: Date; recipients: ReminderRecip
  */
 export async function sendReminder(tx: EntityManager, ctx: Ctx, request: Request, plan: ReminderPlan): Promise<SentReminder | null> {
   const now = ctx.settings.clock.now();
-  const pending = await pendingRecipients(tx, request, now, plan.only);
+  // Timed reminders that come due together (the next periodic one and a deferred one) remind once.
+  const since = Math.min(plan.unlessRemindedSince?.getTime() ?? Infinity, plan.kind === 'MANUAL' ? Infinity : now.getTime() - REMINDER_MIN_GAP_MS);
+  const pending = (await pendingRecipients(tx, request, now, plan.only)).filter((r) => !r.reminded_at || new Date(r.reminded_at).getTime() <= since);
   if (pending.length === 0) return null;
   const id = randomUUID();
   const [claimed] = await tx.execute<{ id: string }[]>(
@@ -141,7 +149,7 @@ export async function sendReminder(tx: EntityManager, ctx: Ctx, request: Request
     await tx.execute(
       `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
        values (gen_random_uuid(), ?, ?, 'DEFERRED_REMINDER', ?, ?, ?::jsonb, 'PENDING', 0, ?, ?)`,
-      [request.organization.id, request.id, `deferred:${id}`, deferredUntil, JSON.stringify({ recipientIds: deferred, kind: plan.kind, message: plan.message, reminderId: id }), now, now],
+      [request.organization.id, request.id, `deferred:${id}`, deferredUntil, JSON.stringify({ recipientIds: deferred, kind: plan.kind, message: plan.message, reminderId: id, deferredAt: now.toISOString() }), now, now],
     );
     await recordActivity(tx, {
       organizationId: request.organization.id,

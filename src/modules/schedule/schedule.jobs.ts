@@ -60,9 +60,17 @@ export const JOB_HANDLERS: Record<JobKind, Handler> = {
   },
 
   DEFERRED_REMINDER: async (job, { ctx, tx, request }) => {
-    const payload = job.payload as { recipientIds: string[]; kind: ReminderKind; message: string | null; reminderId: string };
+    const payload = job.payload as { recipientIds: string[]; kind: ReminderKind; message: string | null; reminderId: string; deferredAt: string };
     if (remindable(request)) {
-      await sendReminder(tx, ctx, request, { kind: payload.kind, occurrence: `DEFERRED:${payload.reminderId}`, message: payload.message, defer: false, only: payload.recipientIds });
+      await sendReminder(tx, ctx, request, {
+        kind: payload.kind,
+        occurrence: `DEFERRED:${payload.reminderId}`,
+        message: payload.message,
+        defer: false,
+        only: payload.recipientIds,
+        // A recipient reminded since (the next periodic reminder came first) is not reminded twice.
+        unlessRemindedSince: new Date(payload.deferredAt),
+      });
     }
     return {};
   },

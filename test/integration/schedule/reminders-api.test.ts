@@ -93,12 +93,30 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       expect(await notifications(request.id, 'REMINDER')).toHaveLength(0);
       const actions = (await api().get(`/requests/${request.id}/activity?limit=50`)).json();
       expect(actions.find((e: { action: string }) => e.action === 'reminder.deferred')).toMatchObject({ actor: { type: 'SYSTEM' }, details: { reminder_id: deferred.id } });
-      // A day later the deferred reminder goes out (the periodic one of that day was deferred again or sent).
+      // A day later the next periodic reminder goes (the recipient was not active since), and the
+      // deferred one finds it reminded: one message, not two.
       at(2, 5);
       await run();
       const reminders = (await api().get(`/requests/${request.id}/reminders`)).json();
-      expect(reminders.some((r: { recipients: { status: string }[] }) => r.recipients[0].status === 'SENT')).toBe(true);
-      expect((await notifications(request.id, 'REMINDER')).length).toBeGreaterThanOrEqual(1);
+      expect(reminders.map((r: { recipients: { status: string }[] }) => r.recipients[0].status)).toEqual(['SENT', 'DEFERRED']);
+      expect(await notifications(request.id, 'REMINDER')).toHaveLength(1);
+    });
+    it('should send a deferred reminder a day later when no other reminder came first', async () => {
+      const { request, token } = await requestWithLink(t.app, tenant.apiKey, { reminders: 7 });
+      at(6, 600);
+      await signedIn(t.app, token);
+      at(7, 2);
+      await run();
+      expect(await notifications(request.id, 'REMINDER')).toHaveLength(0);
+      at(8, 1);
+      await run();
+      expect(await notifications(request.id, 'REMINDER')).toHaveLength(0);
+      at(8, 5);
+      await run();
+      expect(await notifications(request.id, 'REMINDER')).toHaveLength(1);
+      const [sent, deferred] = (await api().get(`/requests/${request.id}/reminders`)).json();
+      expect(sent).toMatchObject({ kind: 'PERIODIC', recipients: [{ status: 'SENT' }] });
+      expect(deferred).toMatchObject({ kind: 'PERIODIC', recipients: [{ status: 'DEFERRED' }] });
     });
   });
 
