@@ -154,7 +154,7 @@ export async function buildApp({
     clock,
   });
   app.decorate('notificationWorker', notifier);
-  const scheduler = new ScheduleWorker({ orm, contexts, settings: { expirationWarningDays: config.expirationWarningDays }, log: app.log, clock: settings.clock });
+  const scheduler = new ScheduleWorker({ orm, contexts, settings: { expirationWarningDays: config.expirationWarningDays, leaseMs: config.jobLeaseMs }, log: app.log, clock: settings.clock });
   app.decorate('scheduleWorker', scheduler);
   dispatcher.on('committed', () => {
     worker.wake();

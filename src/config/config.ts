@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import envSchema from 'env-schema';
+import { JOB_LEASE_MS, MAX_JOB_LEASE_MS, MIN_JOB_LEASE_MS } from '../modules/schedule/schedule.limits';
 
 // The one place that reads process.env. Every variable has a type, a default where one is safe,
 // and a description; the README's configuration table mirrors this schema.
@@ -67,6 +68,12 @@ export const ENV_SCHEMA = Type.Object({
   ),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Gather <no-reply@localhost>', description: 'sender of notification mail' }),
   EXPIRATION_WARNING_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: 3, description: 'days before a request expires that its recipients are warned (0: on the day)' }),
+  JOB_LEASE_MS: Type.Integer({
+    minimum: MIN_JOB_LEASE_MS,
+    maximum: MAX_JOB_LEASE_MS,
+    default: JOB_LEASE_MS,
+    description: 'how long an instance holds a timed job it claimed before another instance may run it',
+  }),
   SIGNING_P12_PATH: Type.Optional(
     Type.String({ minLength: 1, description: 'PKCS#12 file (certificate and private key) that signs every e-signed PDF; unset: each organization gets a generated self-signed certificate' }),
   ),
@@ -97,6 +104,8 @@ export type Config = {
   signing: SigningSettings;
   /** Days before `expiration_date` that recipients get the expiration warning. */
   expirationWarningDays: number;
+  /** How long a claimed timed job stays its instance's (JOB_LEASE_MS). */
+  jobLeaseMs: number;
 };
 
 export type SigningSettings = {
@@ -180,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
     signing: signingConfig(parsed),
     expirationWarningDays: parsed.EXPIRATION_WARNING_DAYS,
+    jobLeaseMs: parsed.JOB_LEASE_MS,
   };
 }
 

@@ -34,6 +34,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     maxFilesPerItem: 100,
     signing: {},
     expirationWarningDays: 3,
+    jobLeaseMs: 60_000,
     ...overrides,
   };
 }

@@ -15,6 +15,8 @@ const DAY_MS = 86_400_000;
 export type ScheduleSettings = {
   /** Days before `expiration_date` that recipients are warned (EXPIRATION_WARNING_DAYS). */
   expirationWarningDays: number;
+  /** How long a claimed job stays this instance's (JOB_LEASE_MS). */
+  leaseMs: number;
 };
 
 /** A job as a worker claimed it (raw rows: timestamps may come as strings). */

@@ -6,7 +6,7 @@ import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import { deleteReferences } from '../files/file.service';
 import { renderingViewer } from '../portal/portal.access';
 import { findVisibleRequestForUpdate } from '../requests/request.access';
-import { JOB_BATCH, JOB_CONCURRENCY, JOB_LEASE_MS, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
+import { JOB_BATCH, JOB_CONCURRENCY, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
 import { JOB_HANDLERS, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
 
 export type ScheduleWorkerOptions = {
@@ -24,7 +24,7 @@ class LeaseLost extends Error {}
 
 /**
  * Runs due jobs. A round claims due rows with FOR UPDATE SKIP LOCKED and a fresh lease (instances
- * share the queue, none waits for another); each job then runs in one transaction with everything it
+ * share the queue, none waits for another) for `settings.leaseMs`; each job then runs in one transaction with everything it
  * changes (messages queued, state moved, events, the next due time), ended by a write that must still
  * find its own lease: a job whose lease lapsed and was claimed again is rolled back, so each
  * occurrence takes effect exactly once. A failing job is tried again on JOB_RETRY_DELAYS_MS.
@@ -49,7 +49,7 @@ export class ScheduleWorker extends PollingWorker {
          from due
         where j.id = due.id
        returning j.id, j.organization_id, j.request_id, j.kind, j.key, j.due_at, j.payload, j.attempts, j.lease`,
-      [now, warningAhead, now, JOB_BATCH, new Date(now.getTime() + JOB_LEASE_MS)],
+      [now, warningAhead, now, JOB_BATCH, new Date(now.getTime() + this.options.settings.leaseMs)],
     );
     // Jobs of different requests do not wait for each other (each locks its own request).
     const queue = [...claimed];

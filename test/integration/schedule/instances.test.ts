@@ -78,13 +78,18 @@ describe('timed jobs in two service processes', () => {
   let tenant: Tenant;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let processes: RunningService[] = [];
+  // Each process's connections carry its name (PGAPPNAME, read by node-postgres), so the test can tell
+  // from pg_stat_activity which process is in the middle of a job.
+  const names = ['gather-a', 'gather-b'];
+  const LEASE_MS = 5_000;
+  const reminderMails = () => smtp.received.filter((m) => m.mail.subject?.startsWith('Reminder:'));
 
   beforeAll(async () => {
     t = await createTestApp();
     tenant = await createTenant(t.orm);
     smtp = await startSmtpServer();
-    const env = { DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 's'.repeat(40), LOG_LEVEL: 'warn', SMTP_URL: smtp.url };
-    processes = await Promise.all([startService(env), startService(env)]);
+    const env = { DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 's'.repeat(40), LOG_LEVEL: 'warn', SMTP_URL: smtp.url, JOB_LEASE_MS: String(LEASE_MS) };
+    processes = await Promise.all(names.map((name) => startService({ ...env, PGAPPNAME: name })));
   }, 90_000);
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()));
@@ -106,11 +111,62 @@ describe('timed jobs in two service processes', () => {
       const at = new Date(Math.max(sendAt, Date.now() + 500)).toISOString();
       expect((await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: at })).statusCode).toBe(200);
     }
-    const reminderMails = () => smtp.received.filter((m) => m.mail.subject?.startsWith('Reminder:'));
     await eventually(async () => reminderMails().length >= count, 30_000);
     // Long enough for a second copy to arrive if either process were to send one.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const to = reminderMails().map((m) => m.envelopeTo[0]).sort();
     expect(to).toEqual([...addresses].sort());
   }, 60_000);
+
+  it('should leave a job to the other process when the one in the middle of it is killed, and send it once', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const email = 'killed@example.com';
+    const request = await createRequest(t.app, tenant.apiKey, { name: 'Killed mid-job', reminders: 0, recipients: [{ first_name: 'K', email, auth_method: { type: 'NONE' } }] });
+    expect((await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: new Date(Date.now() + 1_500).toISOString() })).statusCode).toBe(200);
+    // The request stays locked by another transaction (as an owner's edit would hold it), so the
+    // process that claims the job waits inside it: claimed, its transaction begun, nothing committed.
+    let leaseEnd!: Date;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let lockedBy!: (pid: number) => void;
+    const locked = new Promise<number>((resolve) => (lockedBy = resolve));
+    const holding = t.orm.em.fork().transactional(async (tx) => {
+      const [{ pid }] = await tx.execute<{ pid: number }[]>('select pg_backend_pid() as pid from request where id = ? for update', [request.id]);
+      lockedBy(pid);
+      await released;
+    });
+    try {
+      const lockPid = await locked;
+      const [waiting] = await eventually(async () => {
+        const rows = await queryRows<{ application_name: string; lease: string; locked_until: Date }>(
+          t.orm.em.fork(),
+          `select a.application_name, j.lease, j.locked_until
+             from pg_stat_activity a, job j
+            where a.application_name = any(?) and a.wait_event_type = 'Lock' and ? = any(pg_blocking_pids(a.pid))
+              and j.request_id = ? and j.kind = 'SCHEDULED_REMINDER' and j.lease is not null`,
+          [names, lockPid, request.id],
+        );
+        return rows.length ? rows : null;
+      }, 30_000);
+      leaseEnd = new Date(waiting.locked_until);
+      const holder = processes[names.indexOf(waiting.application_name)];
+      holder.process.kill('SIGKILL');
+      await holder.stop();
+      expect(holder.process.signalCode).toBe('SIGKILL');
+    } finally {
+      release();
+      await holding;
+    }
+    const survivor = processes.find((p) => p.process.exitCode === null && p.process.signalCode === null)!;
+    expect(survivor).toBeDefined();
+    await eventually(async () => reminderMails().some((m) => m.envelopeTo.includes(email)), 30_000);
+    // Long enough for a second copy to arrive if the killed process's claim were ever to count.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(reminderMails().filter((m) => m.envelopeTo.includes(email))).toHaveLength(1);
+    const [job] = await queryRows<{ status: string }>(t.orm.em.fork(), `select status from job where request_id = ? and kind = 'SCHEDULED_REMINDER'`, [request.id]);
+    expect(job.status).toBe('DONE');
+    // The survivor ran it only once the killed process's lease had lapsed (both read the same clock).
+    const [reminder] = await queryRows<{ sent_at: Date }>(t.orm.em.fork(), 'select sent_at from reminder where request_id = ?', [request.id]);
+    expect(new Date(reminder.sent_at).getTime()).toBeGreaterThan(leaseEnd.getTime());
+  }, 90_000);
 });
