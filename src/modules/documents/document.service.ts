@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
 import { renderForAnswer, type EmittingContext } from '../../kernel/events/render';
 import type { GraphQLContext } from '../../kernel/graphql/context';
@@ -69,13 +70,22 @@ export async function deleteDocument(ctx: Ctx, id: string): Promise<string> {
   });
 }
 
+/**
+ * Removes every document of a request in the caller's transaction (one run by `deleteReferences`,
+ * which then releases the files): the owner's bulk delete, expiry and retention.
+ */
+export async function removeRequestDocuments(tx: EntityManager, requestId: string): Promise<{ documentIds: string[]; fileIds: string[] }> {
+  const documents = await tx.find(Document, { request: requestId });
+  tx.remove(documents);
+  return { documentIds: documents.map((d) => d.id), fileIds: documents.map((d) => d.file.id) };
+}
+
 /** Deletes every document of a request; the ids deleted. */
 export async function deleteRequestDocuments(ctx: Ctx, requestId: string): Promise<string[]> {
   return deleteReferences(ctx, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
-    const documents = await tx.find(Document, { request: request.id });
-    tx.remove(documents);
-    return { result: documents.map((d) => d.id), fileIds: documents.map((d) => d.file.id) };
+    const { documentIds, fileIds } = await removeRequestDocuments(tx, request.id);
+    return { result: documentIds, fileIds };
   });
 }
 

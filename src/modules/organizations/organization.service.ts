@@ -4,6 +4,7 @@ import type { BrandingUpdateInput, OrganizationSettingsUpdateInput } from '../..
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { inTransaction } from '../../kernel/db/transaction';
+import { extensionPoint } from '../../kernel/module';
 import { queryRows } from '../../kernel/db/lean';
 import type { IncomingFile } from '../../kernel/http/files';
 import { InputCheck } from '../../kernel/validation/input-check';
@@ -68,6 +69,12 @@ export const brandingColumn = (organizationId: string): string =>
            'supportEmail', s.support_email, 'logoSha256', s.logo_sha256)
       from organization_settings s where s.organization_id = ${organizationId})`;
 
+/** Work that follows `retention_days` (the timed work plans when closed requests lose their documents). */
+export type RetentionChange = (tx: EntityManager, change: { organizationId: string; retentionDays: number | null; now: Date }) => Promise<void>;
+
+/** Called in the settings' transaction when `retention_days` changes. */
+export const retentionChanges = extensionPoint<RetentionChange>('retention days changed');
+
 /** The organization a mutation names: the caller's own, else not found; and the caller an ADMIN. */
 function requireOwnOrganization(ctx: Ctx, id: string): void {
   if (id !== ctx.viewer.organizationId) throw AppError.notFound('Organization');
@@ -111,9 +118,12 @@ export async function updateSettings(ctx: Ctx, id: string, input: OrganizationSe
     });
   }
   check.done();
-  return changeSettings(ctx, id, (settings) => {
+  return changeSettings(ctx, id, async (settings, tx) => {
     if (input.defaultExpirationDays !== undefined) settings.defaultExpirationDays = input.defaultExpirationDays;
-    if (input.retentionDays !== undefined) settings.retentionDays = input.retentionDays;
+    if (input.retentionDays !== undefined && input.retentionDays !== settings.retentionDays) {
+      settings.retentionDays = input.retentionDays;
+      for (const change of retentionChanges.values()) await change(tx, { organizationId: id, retentionDays: input.retentionDays, now: ctx.settings.clock.now() });
+    }
     if (input.defaultReminders != null) settings.defaultReminders = input.defaultReminders;
     if (input.defaultLanguage != null) settings.defaultLanguage = input.defaultLanguage;
     if (methods) settings.allowedAuthMethods = [...new Set(methods as SignInMethod[])];

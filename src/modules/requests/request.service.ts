@@ -381,7 +381,8 @@ export async function closeRequest(ctx: Ctx, id: string): Promise<Request> {
     const state = transition(request.state, 'close');
     if (state !== request.state) {
       request.state = state;
-      request.closedAt = new Date();
+      // The service's clock: retention counts from here, and tests move it.
+      request.closedAt = ctx.settings.clock.now();
       await emitRequestEvent(tx, ctx, 'request.closed', request);
     }
     return request;

@@ -4,7 +4,7 @@ import type { Row } from '../../kernel/db/lean';
 import { Organization, User } from '../identity/identity.entities';
 import { Request } from '../requests/request.entities';
 
-export const JOB_KINDS = ['REMINDER', 'DEFERRED_REMINDER', 'SCHEDULED_REMINDER', 'EXPIRATION_WARNING', 'EXPIRE', 'AUTO_CLOSE', 'ESCALATION'] as const;
+export const JOB_KINDS = ['REMINDER', 'DEFERRED_REMINDER', 'SCHEDULED_REMINDER', 'EXPIRATION_WARNING', 'EXPIRE', 'AUTO_CLOSE', 'ESCALATION', 'RETENTION'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** PENDING until it runs (DONE), its reason goes away (CANCELLED), or its last attempt fails (FAILED). */

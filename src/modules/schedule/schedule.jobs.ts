@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRows } from '../../kernel/db/lean';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { recordActivity } from '../activity/activity.service';
-import { Document } from '../documents/document.entities';
+import { removeRequestDocuments } from '../documents/document.service';
 import { queueNotification } from '../notifications/notification.service';
 import type { Request } from '../requests/request.entities';
 import { closeRequest, emitRequestEvent } from '../requests/request.service';
@@ -111,15 +111,30 @@ export const JOB_HANDLERS: Record<JobKind, Handler> = {
   EXPIRE: async (_job, { ctx, tx, request }) => {
     if (ended(request)) return {};
     request.state = transition(request.state, 'expire');
-    const documents = await tx.find(Document, { request: request.id });
-    tx.remove(documents);
-    await emitRequestEvent(tx, ctx, 'request.expired', request, { details: { document_ids: documents.map((d) => d.id) } });
-    return { fileIds: documents.map((d) => d.file.id) };
+    const { documentIds, fileIds } = await removeRequestDocuments(tx, request.id);
+    await emitRequestEvent(tx, ctx, 'request.expired', request, { details: { document_ids: documentIds } });
+    return { fileIds };
   },
 
   AUTO_CLOSE: async (_job, { ctx, request }) => {
     if (!ended(request)) await closeRequest(ctx, request.id);
     return {};
+  },
+
+  RETENTION: async (_job, { ctx, tx, now, request }) => {
+    if (request.state !== 'CLOSED') return {};
+    // The days as they are now: a change that raced the close is still followed.
+    const [settings] = await queryRows<{ retention_days: number | null }>(tx, 'select retention_days from organization_settings where organization_id = ?', [request.organization.id]);
+    if (!settings?.retention_days) return {};
+    const due = new Date((request.closedAt ?? request.updatedAt).getTime() + settings.retention_days * DAY_MS);
+    if (due > now) return { next: due };
+    const { documentIds, fileIds } = await removeRequestDocuments(tx, request.id);
+    if (documentIds.length === 0) return {};
+    await emitRequestEvent(tx, ctx, 'request.updated', request, {
+      action: 'request.retention_deleted',
+      details: { document_ids: documentIds, retention_days: settings.retention_days },
+    });
+    return { fileIds };
   },
 
   ESCALATION: async (job, { ctx, tx, now, request }) => {

@@ -1,22 +1,27 @@
 import type { ModuleDescriptor } from '../../kernel/module';
 import { Migration20261125000000_schedule } from './Migration20261125000000_schedule';
+import { Migration20261126000000_retention } from './Migration20261126000000_retention';
 import { Escalation, Job, Reminder, ScheduledReminder } from './schedule.entities';
-import { cancelEndedJobs, planOverdueEscalations, planRequestJobs } from './schedule.planning';
+import { cancelEndedJobs, planOverdueEscalations, planRequestJobs, planRetention, replanRetention } from './schedule.planning';
 import { scheduleLoaders } from './schedule.loaders';
 import { scheduleResolvers } from './schedule.resolvers';
 import { getReminder } from './schedule.service';
 import { bounceHandlers } from '../notifications/notification.worker';
+import { retentionChanges } from '../organizations/organization.service';
 import { fallBackToSms } from './reminder.service';
 import { scheduleRestRows } from './schedule.rest';
 
 export const scheduleModule: ModuleDescriptor = {
   name: 'schedule',
   entities: [Job, Reminder, ScheduledReminder, Escalation],
-  migrations: [{ name: 'Migration20261125000000_schedule', class: Migration20261125000000_schedule }],
+  migrations: [
+    { name: 'Migration20261125000000_schedule', class: Migration20261125000000_schedule },
+    { name: 'Migration20261126000000_retention', class: Migration20261126000000_retention },
+  ],
   loaders: scheduleLoaders,
   resolvers: scheduleResolvers,
   nodes: { Reminder: { sql: 'select 1 from reminder where id = ? and organization_id = ?', load: getReminder } },
   restRows: scheduleRestRows,
-  emitHooks: [cancelEndedJobs, planRequestJobs, planOverdueEscalations],
-  contributes: [bounceHandlers.contribute(fallBackToSms)],
+  emitHooks: [cancelEndedJobs, planRequestJobs, planOverdueEscalations, planRetention],
+  contributes: [bounceHandlers.contribute(fallBackToSms), retentionChanges.contribute(replanRetention)],
 };

@@ -1,4 +1,6 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmitHook, EmittedEvent } from '../../kernel/events/outbox';
+import type { RetentionChange } from '../organizations/organization.service';
 
 // Jobs are planned in the statement of the event that changes what they depend on (an outbox hook,
 // as webhook deliveries are), so a request's dates and its jobs never disagree and a change costs no
@@ -83,4 +85,43 @@ export const planOverdueEscalations: EmitHook = {
           from escalation e join request r on r.id = e.request_id
          where ?::boolean and e.request_id = ?::uuid and e.condition = 'OVERDUE' and e.status = 'PENDING' and j.key = 'escalation:' || e.id`,
   params: (event) => [event.createdAt, event.action !== 'request.created' && changed(event, 'due_date'), event.requestId],
+};
+
+/**
+ * Plans a closed request's RETENTION job: its documents go `retention_days` after it closed. The
+ * organization's settings row is read FOR SHARE, so a change of the days waits for the close to
+ * commit and then re-plans it (`replanRetention`), or the close waits and reads the new days.
+ */
+export const planRetention: EmitHook = {
+  sql: `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
+        select gen_random_uuid(), r.organization_id, r.id, 'RETENTION', 'retention:' || r.id,
+               coalesce(r.closed_at, ?) + s.retention_days * interval '1 day', '{}'::jsonb, 'PENDING', 0, ?, ?
+          from request r join organization_settings s on s.organization_id = r.organization_id
+         where r.id = ?::uuid and s.retention_days is not null
+           for share of s
+        on conflict (key) do nothing`,
+  params: (event) => [event.createdAt, event.createdAt, event.createdAt, event.action === 'request.closed' ? event.requestId : null],
+};
+
+/**
+ * The organization's `retention_days` changed (in the settings' transaction): every closed request's
+ * RETENTION job not yet done moves to the new day, one is planned for those closed while there was
+ * none, and clearing the days cancels them (the documents are kept).
+ */
+export const replanRetention: RetentionChange = async (tx: EntityManager, { organizationId, retentionDays, now }) => {
+  if (retentionDays === null) {
+    await tx.execute(`update job set status = 'CANCELLED', lease = null, locked_until = null, updated_at = ? where organization_id = ? and kind = 'RETENTION' and status = 'PENDING'`, [now, organizationId]);
+    return;
+  }
+  await tx.execute(
+    `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
+     select gen_random_uuid(), r.organization_id, r.id, 'RETENTION', 'retention:' || r.id,
+            coalesce(r.closed_at, r.updated_at) + ? * interval '1 day', '{}'::jsonb, 'PENDING', 0, ?, ?
+       from request r
+      where r.organization_id = ? and r.state = 'CLOSED' and r.deleted_at is null
+     on conflict (key) do update
+        set due_at = excluded.due_at, status = 'PENDING', attempts = 0, last_error = null, lease = null, locked_until = null, updated_at = excluded.updated_at
+      where job.status <> 'DONE'`,
+    [retentionDays, now, now, organizationId],
+  );
 };

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
 import { storedObjects, submit } from '../../support/documents';
@@ -105,5 +106,42 @@ describe('timed jobs, on a clock the test moves', () => {
     at(3);
     await run();
     expect([...(await messages(closed.id, 'REMINDER')), ...(await messages(deleted.id, 'REMINDER'))]).toEqual([]);
+  });
+
+  it("should delete a closed request's documents and their files retention_days after it closed, one closed before the days were set too", async () => {
+    const api = client(t.app, tenant.apiKey);
+    const withDocument = async (name: string) => {
+      const request = await createRequest(t.app, tenant.apiKey, { name, reminders: 0 });
+      const before = new Set(storedObjects(t));
+      const document = await submit(t, tenant, request.id, request.items[0].id, `${name} bytes`, `${name}.pdf`);
+      const objects = storedObjects(t).filter((path) => !before.has(path));
+      expect(objects).toHaveLength(1);
+      return { id: request.id, documentId: document.id, object: objects[0] };
+    };
+    const close = async (id: string) => expect((await api.post(`/requests/${id}/close`, {})).statusCode).toBe(200);
+    const closedEarly = await withDocument('closed-early');
+    await close(closedEarly.id);
+    expect((await api.patch(`/organizations/${tenant.organizationId}/settings`, { retention_days: 30 })).statusCode).toBe(200);
+    const closedLate = await withDocument('closed-late');
+    await close(closedLate.id);
+    const open = await withDocument('still-open');
+    const documents = async (id: string) => (await api.get(`/requests/${id}/documents`)).json();
+
+    at(29);
+    await run();
+    for (const request of [closedEarly, closedLate, open]) expect(existsSync(request.object)).toBe(true);
+    at(30);
+    await run();
+    for (const request of [closedEarly, closedLate]) {
+      expect(await documents(request.id)).toEqual([]);
+      expect(existsSync(request.object)).toBe(false);
+      const activity = (await api.get(`/requests/${request.id}/activity?limit=100`)).json();
+      expect(activity.filter((entry: { action: string }) => entry.action === 'request.retention_deleted')).toEqual([
+        expect.objectContaining({ actor: expect.objectContaining({ type: 'SYSTEM', id: null }), details: { document_ids: [request.documentId], retention_days: 30 } }),
+      ]);
+    }
+    expect(await documents(open.id)).toHaveLength(1);
+    expect(existsSync(open.object)).toBe(true);
+    expect(await stateOf(closedLate.id)).toBe('CLOSED');
   });
 });
