@@ -37,7 +37,7 @@ const HELP = `usage: npm run bench -- [options]
   --profile NAMES      CPU-profile these servers (ours,apollo,bare) during each measured run (V8's
                        sampling profiler, the one behind node --cpu-prof, started and stopped around
                        the run); writes bench/results/profiles/<contender>-r<round>.cpuprofile and a summary
-                       (with ours: also fanout-n<N>.cpuprofile and webhooks-delivery.cpuprofile)
+                       (with ours: also fanout-n<N>.cpuprofile, webhooks-delivery.cpuprofile and reminders.cpuprofile)
   --cpu-prof NAMES     run these servers under node --cpu-prof for their whole life (start-up included)
   --show-sql           print the statements of the GraphQL list query (scenario 6)
   --fresh-seed         seed even when a seed saved for this source tree exists (see bench/README.md)
@@ -395,7 +395,10 @@ async function main(): Promise<void> {
   if (only.includes('reminders')) {
     groupIndex++;
     const title = `[${groupIndex}/${groupCount}] timed reminders`;
-    reminderResults.push(...(await runReminders({ dbUrl: db.url, count: reminderCount, log: (line) => log(`${title} · ${line}`) })));
+    const profilePath = profiled.has('ours') ? join(PROFILE_DIR, 'reminders.cpuprofile') : undefined;
+    if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
+    reminderResults.push(...(await runReminders({ dbUrl: db.url, count: reminderCount, log: (line) => log(`${title} · ${line}`), profilePath })));
+    if (profilePath) profiles.push({ contender: 'reminders', round: 0, path: profilePath });
   }
 
   const ratioResults: ScenarioResult[] = comparisons

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { buildApp } from '../../src/app';
 import { queryRows } from '../../src/kernel/db/lean';
@@ -18,7 +20,26 @@ import { startHelper } from './servers';
 // the loop in processes of their own; CPU per reminder is this process's (the service's) CPU time,
 // PostgreSQL's not included, against the loop process's.
 
-export type ReminderContext = { dbUrl: string; count: number; log: (line: string) => void };
+export type ReminderContext = {
+  dbUrl: string;
+  count: number;
+  log: (line: string) => void;
+  /** Where a CPU profile of this process during the measured window goes (`--profile ours`). */
+  profilePath?: string;
+};
+
+/** Starts V8's sampling profiler in this process (the service's side runs here); the stop writes the profile. */
+async function startProfile(): Promise<(path: string) => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async (path) => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(path, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 const cpuMs = () => {
   const usage = process.cpuUsage();
@@ -60,6 +81,7 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
 
       sink.send({ type: 'reset' });
       await sink.next('reset', 10_000);
+      const stopProfile = ctx.profilePath ? await startProfile() : null;
       const cpuBefore = cpuMs();
       const started = Date.now();
       app.scheduleWorker.start();
@@ -68,6 +90,7 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
       const received = await sink.next<{ count: number; last_ms: number }>('done', 60 * 60_000 + 10_000);
       const ms = received.last_ms - started;
       const ourCpuMs = cpuMs() - cpuBefore;
+      await stopProfile?.(ctx.profilePath!);
       const rss = process.memoryUsage().rss / 1024 / 1024;
       if (received.count < ctx.count) throw new Error(`reminders: the mail server got ${received.count} of ${ctx.count}`);
       const [jobs] = await queryRows<{ pending: number }>(orm.em.fork(), `select count(*)::int as pending from job where organization_id = ? and status = 'PENDING' and due_at <= now()`, [organization.id]);
