@@ -5,6 +5,7 @@ import { contractsModule } from './contracts/contract.module';
 import { documentsModule } from './documents/document.module';
 import { eventsModule } from './events/event.module';
 import { filesModule } from './files/file.module';
+import { formsModule } from './forms/form.module';
 import { identityModule } from './identity/identity.module';
 import { itemsModule } from './items/item.module';
 import { MIGRATIONS } from './migrations';
@@ -31,6 +32,7 @@ export const MODULES = foldModules([
   recipientsModule,
   organizationsModule,
   contractsModule,
+  formsModule,
   signingModule,
   itemsModule,
   templatesModule,

@@ -13,6 +13,7 @@ import {
 } from '../kernel/limits';
 import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contracts/contract.limits';
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
+import { MAX_FORM_FIELD_NAME, MAX_FORM_FIELDS, MAX_FORM_NAME, MAX_FORM_VALUE } from './forms/form.limits';
 import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity/identity.limits';
 import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_REJECTION_MESSAGE } from './items/item.limits';
 import { LOGO_CACHE_SECONDS, MAX_CONFIRMATION_MESSAGE_LENGTH, MAX_LOGO_BYTES, MAX_SENDER_NAME_LENGTH, MAX_SETTINGS_DAYS } from './organizations/organization.limits';
@@ -36,9 +37,6 @@ import {
 import {
   MAX_DEFAULT_TITLE,
   MAX_DUE_DATE_INTERVAL,
-  MAX_FORM_DEFAULT_VALUE,
-  MAX_FORM_FIELD_NAME,
-  MAX_FORM_FIELDS,
   MAX_TEMPLATE_ITEMS,
   MAX_TEMPLATE_NAME,
 } from './templates/template.limits';
@@ -143,7 +141,13 @@ const rows = (): [string, string, string][] => [
   ['`reminders` (requests, templates)', `integer ${n(MIN_REMINDERS)} to ${n(MAX_REMINDERS)}`, '`422` `greater_than_equal` / `less_than_equal`'],
   ['Template `due_date_interval`', `0 to ${n(MAX_DUE_DATE_INTERVAL)} days`, '`422`'],
   ['Template items', n(MAX_TEMPLATE_ITEMS), '`422`'],
-  ['Template form `fields`', `${n(MAX_FORM_FIELDS)} per item; names 1 to ${chars(MAX_FORM_FIELD_NAME)}; \`default_value\` ${chars(MAX_FORM_DEFAULT_VALUE)}`, '`422`'],
+  ['Form `name`', `1 to ${chars(MAX_FORM_NAME)}, not blank`, '`422`'],
+  [
+    'Form `fields` (forms, and the `form` of items)',
+    `1 to ${n(MAX_FORM_FIELDS)} per form; names 1 to ${chars(MAX_FORM_FIELD_NAME)}; \`default_value\` ${chars(MAX_FORM_VALUE)}`,
+    '`422`',
+  ],
+  ['Form answers (recipient)', `fields of the item's form; each value ${chars(MAX_FORM_VALUE)}; read-only fields keep their default`, '`422`'],
   ['Dates', `${day(MIN_DATE)} to ${day(MAX_DATE)}`, '`422` `out_of_range`'],
   ['File upload', `\`MAX_UPLOAD_BYTES\` ${CONFIGURATION}; contracts ${mib(MAX_CONTRACT_BYTES)} at most`, '`413`'],
   ['Contract types', 'PDF, DOC (OLE compound file), DOCX, by detected content', '`415`'],

@@ -14,8 +14,8 @@ import { createPortalRequest, mailedCode } from './support/recipient';
 import { useAppAndBrowser, type ListeningApp } from './support/server';
 
 // Issue 10, "Done means": a recipient on a phone signs in with a mailed code, uploads a file whose
-// connection drops half-way (it continues from the server's offset), answers, draws a signature and
-// submits; the owner rejects one item, the recipient redoes it, the owner verifies and downloads the zip,
+// connection drops half-way (it continues from the server's offset), answers, fills in a form (issue
+// 12), draws a signature and submits; the owner rejects one item, the recipient redoes it, the owner verifies and downloads the zip,
 // whose signed PDF pdfsig validates.
 
 const run = promisify(execFile);
@@ -76,6 +76,11 @@ describe('the recipient walk on a phone', () => {
       ],
     });
     expect(fields.statusCode).toBe(200);
+    const form = await client(app.app, app.tenant.apiKey).post('/forms', {
+      name: 'Client details',
+      fields: { Employer: { default_value: 'Acme Accounting', read_only: true }, 'Full name': { default_value: 'Ana Diaz' }, 'Tax ID': {} },
+    });
+    expect(form.statusCode).toBe(200);
     created = await createPortalRequest(app, {
       name: 'Onboarding documents',
       personal_message: 'Welcome aboard! Please send these before your first day.',
@@ -83,6 +88,7 @@ describe('the recipient walk on a phone', () => {
       items: [
         { name: 'Passport', type: 'UPLOAD', description: 'The photo page', required: true },
         { name: 'Start date?', type: 'QUESTION', required: true },
+        { name: 'Your details', type: 'UPLOAD', required: true, form: { id: form.json().id } },
         { name: 'Employment contract', type: 'E_SIGNATURE', contractId: contract.id, required: true },
         { name: 'Driving licence', type: 'UPLOAD', required: false },
       ],
@@ -111,7 +117,7 @@ describe('the recipient walk on a phone', () => {
     await page.locator('#signin-code').fill(code);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#checklist-title').waitFor();
-    await expect(page.locator('#progress').textContent()).resolves.toBe('0 of 4 done');
+    await expect(page.locator('#progress').textContent()).resolves.toBe('0 of 5 done');
     await screenshot(page, 'walk-02-request');
     // The owner's file for the item downloads with the recipient's session.
     const link = page.getByRole('link', { name: 'Download How to scan.pdf' });
@@ -157,6 +163,21 @@ describe('the recipient walk on a phone', () => {
     await page.locator(`#item-${question}[data-status="COMPLETE"]`).waitFor();
   });
 
+  it('should fill in the form: its read-only field shown and fixed, its defaults filled in', async () => {
+    const details = itemOf('Your details');
+    const [employer, name, taxId] = [0, 1, 2].map((i) => page.locator(`#form-${details}-${i}`));
+    await employer.scrollIntoViewIfNeeded();
+    await expect(employer.inputValue()).resolves.toBe('Acme Accounting');
+    await expect(employer.isEditable()).resolves.toBe(false);
+    await expect(name.inputValue()).resolves.toBe('Ana Diaz');
+    await taxId.fill('123-45-6789');
+    await screenshot(page, 'walk-04b-form');
+    await page.locator(`#save-form-${details}`).click();
+    await page.locator(`#item-${details}[data-status="COMPLETE"]`).waitFor();
+    const item = await client(app.app, app.tenant.apiKey).get(`/requests/${created.id}/items/${details}`);
+    expect(item.json().form_answers).toEqual({ Employer: 'Acme Accounting', 'Full name': 'Ana Diaz', 'Tax ID': '123-45-6789' });
+  });
+
   it('should sign the contract with a signature drawn on the screen', async () => {
     const contract = itemOf('Employment contract');
     await page.locator(`#field-${contract}-title`).fill('Accountant');
@@ -180,7 +201,7 @@ describe('the recipient walk on a phone', () => {
     const licence = itemOf('Driving licence');
     await page.locator(`label[for="na-${licence}"]`).click();
     await page.locator(`#item-${licence}[data-status="COMPLETE"] #na-${licence}:checked`).waitFor();
-    await expect(page.locator('#progress').textContent()).resolves.toBe('4 of 4 done');
+    await expect(page.locator('#progress').textContent()).resolves.toBe('5 of 5 done');
   });
 
   it('should submit with a comment and show what was sent', async () => {
@@ -216,6 +237,8 @@ describe('the recipient walk on a phone', () => {
     expect(zip.statusCode).toBe(200);
     const entries = await unzip(zip.rawPayload);
     expect([...entries.values()].map(sha256)).toEqual(expect.arrayContaining([sha256(scan), sha256(sharp)]));
+    expect(JSON.parse(entries.get('Your details/Client details.json')!.toString()).answers).toEqual({ Employer: 'Acme Accounting', 'Full name': 'Ana Diaz', 'Tax ID': '123-45-6789' });
+    expect(entries.get('Your details/Client details.csv')!.toString()).toBe('\uFEFFfield,value\r\nEmployer,Acme Accounting\r\nFull name,Ana Diaz\r\nTax ID,123-45-6789\r\n');
     const pdfs = [...entries].filter(([name]) => name.toLowerCase().endsWith('.pdf'));
     expect(pdfs).toHaveLength(1);
     const path = join(files, 'signed.pdf');

@@ -52,6 +52,8 @@ const GROWS: Record<string, string | null> = {
   'GET /contracts': 'contracts',
   'GET /contracts/:contract_id': null,
   'GET /contracts/:contract_id/preview': null,
+  'GET /forms': 'forms (their fields inside them)',
+  'GET /forms/:form_id': null,
   'GET /webhooks': 'webhooks',
   'GET /webhooks/:id': null,
   'GET /webhooks/:id/secret': null,
@@ -80,7 +82,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
   let api: ReturnType<typeof client>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let pdf: Buffer;
-  const have = { users: 0, teams: 0, library: [] as string[], contracts: [] as string[], webhooks: 0, templates: 0, requests: 0 };
+  const have = { users: 0, teams: 0, library: [] as string[], contracts: [] as string[], forms: [] as string[], webhooks: 0, templates: 0, requests: 0 };
   let team: string;
   let webhook: string;
   const rest: Record<string, Record<number, Measure>> = {};
@@ -98,6 +100,10 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     while (have.library.length < n) have.library.push((await ok(await upload(t.app, tenant.apiKey, '/attachments', `guide ${have.library.length}`, { filename: 'guide.txt' }), 'upload')).id);
     while (have.contracts.length < n) {
       have.contracts.push((await ok(await api.post('/contracts?name=c.pdf', pdf, { 'content-type': 'application/pdf' }), 'contract')).id);
+    }
+    while (have.forms.length < n) {
+      const fields = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`field ${i}`, { default_value: `value ${i}` }]));
+      have.forms.push((await ok(await api.post('/forms', { name: `Form ${have.forms.length}`, fields }), 'form')).id);
     }
     // One endpoint hears every request created (its deliveries grow with them); the others listen
     // for a topic nothing raises here.
@@ -119,16 +125,24 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       attachment_ids: have.library.slice(0, n),
       recipients: Array.from({ length: Math.min(n, MAX_RECIPIENTS) }, (_, i) => ({ email: `s${n}-${i}@example.com`, first_name: 'S' })),
       // One item of each kind from the first stage on, so growth adds records, never kinds.
-      items: Array.from({ length: Math.max(n, 3) }, (_, i) => {
+      items: Array.from({ length: Math.max(n, 4) }, (_, i) => {
         const attachment_ids = i === 0 ? have.library.slice(0, n) : [have.library[i % have.library.length]];
         if (i % 3 === 1) return { type: 'E_SIGNATURE', name: `Sign ${i}`, contract_id: have.contracts[i % have.contracts.length], attachment_ids };
         if (i % 3 === 2) return { type: 'QUESTION', name: `Question ${i}`, attachment_ids };
+        // Upload items after the first (which takes the documents) ask for a form.
+        if (i > 0) return { type: 'UPLOAD', name: `Form ${i}`, attachment_ids, form: { id: have.forms[i % have.forms.length] } };
         return { type: 'UPLOAD', name: `Upload ${i}`, attachment_ids };
       }),
     });
-    const items = subject.items as Array<{ id: string }>;
+    const items = subject.items as Array<{ id: string; form: unknown }>;
     for (let i = 0; i < n; i++) await submit(t, tenant, subject.id, items[0].id, `document ${i}`, `doc${i}.txt`);
     for (const item of items.slice(1)) await submit(t, tenant, subject.id, item.id, 'document', 'doc.txt');
+    // The forms filled in, so items show their answers (and the zip holds them).
+    const filler = await signedIn(t.app, tokenOf(subject.recipients[0].request_link));
+    for (const item of items.filter((i) => i.form)) {
+      const filled = await t.app.inject({ method: 'PUT', url: `${filler.base}/items/${item.id}/form`, payload: { answers: { 'field 1': 'answer' } }, headers: { authorization: `Bearer ${filler.session}` } });
+      if (filled.statusCode !== 200) throw new Error(`form fill answered ${filled.statusCode}: ${filled.body}`);
+    }
     // Every delivery gets an attempt, so the delivery list shows attempts too.
     while ((await t.app.webhookWorker.runOnce()) > 0);
     // Rendered messages (kept: no SMTP_URL), so the list shows their texts.
@@ -157,6 +171,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       document,
       libraryAttachment: have.library[0],
       contract: have.contracts[0],
+      form: have.forms[0],
       template: template.id,
       webhook,
       delivery,
@@ -181,6 +196,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     node: 'request',
     attachment: 'libraryAttachment',
     contract: 'contract',
+    form: 'form',
     document: 'document',
     user: 'user',
     team: 'team',

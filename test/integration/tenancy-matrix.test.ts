@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { getNullableType, type GraphQLField, type GraphQLInterfaceType, type GraphQLSchema } from 'graphql';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
 import { answerSelection, fieldDocument, forRecipient, idPositions, minimalValue, positionName, setAt, userErrorPath, type IdPosition } from '../support/graphql-schema';
@@ -21,6 +20,7 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
   apiKey: 'API key',
   template: 'Template',
   contract: 'Contract',
+  form: 'Form',
   libraryAttachment: 'Attachment',
   request: 'Request',
   item: 'Item',
@@ -42,14 +42,12 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */
 const REST_BODY_OVERRIDES: Record<string, unknown> = {};
 
-/** An id the service stores without looking it up: a form of another system, not a record here. */
-const EXTERNAL = 'external';
-
 /** The nouns whose ids each GraphQL id position takes. */
-const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
-  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder'],
+const GRAPHQL_NOUNS: Record<string, Noun[]> = {
+  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'form', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder'],
   'Query.attachment(id)': ['libraryAttachment', 'itemAttachment'],
   'Query.contract(id)': ['contract'],
+  'Query.form(id)': ['form'],
   'Query.document(id)': ['document'],
   'Query.user(id)': ['admin', 'user'],
   'Query.team(id)': ['team'],
@@ -66,6 +64,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.attachmentDelete(itemId)': ['item'],
   'Mutation.contractUpdate(id)': ['contract'],
   'Mutation.contractDelete(id)': ['contract'],
+  'Mutation.formDelete(id)': ['form'],
   'Mutation.documentDelete(id)': ['document'],
   'Mutation.requestDocumentsDelete(requestId)': ['request'],
   'Mutation.userCreate(input.teamId)': ['team'],
@@ -75,6 +74,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.apiKeyRevoke(id)': ['apiKey'],
   'Mutation.itemCreate(requestId)': ['request'],
   'Mutation.itemCreate(input.upload.attachmentIds)': ['libraryAttachment', 'itemAttachment'],
+  'Mutation.itemCreate(input.upload.form.id)': ['form'],
   'Mutation.itemCreate(input.eSignature.contractId)': ['contract'],
   'Mutation.itemCreate(input.eSignature.attachmentIds)': ['libraryAttachment'],
   'Mutation.itemCreate(input.question.attachmentIds)': ['libraryAttachment'],
@@ -85,6 +85,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.itemVerify(id)': ['item'],
   'Mutation.itemVerify(requestId)': ['request'],
   'Mutation.requestCreate(input.items.upload.attachmentIds)': ['libraryAttachment'],
+  'Mutation.requestCreate(input.items.upload.form.id)': ['form'],
   'Mutation.requestCreate(input.items.eSignature.contractId)': ['contract'],
   'Mutation.requestCreate(input.items.eSignature.attachmentIds)': ['libraryAttachment'],
   'Mutation.requestCreate(input.items.question.attachmentIds)': ['libraryAttachment'],
@@ -104,9 +105,9 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.requestReject(input.itemIds)': ['item'],
   'Mutation.recipientLinkRegenerate(id)': ['recipient'],
   'Mutation.recipientLinkRegenerate(requestId)': ['request'],
-  'Mutation.templateCreate(input.items.form.id)': EXTERNAL,
+  'Mutation.templateCreate(input.items.form.id)': ['form'],
   'Mutation.templateUpdate(id)': ['template'],
-  'Mutation.templateUpdate(input.items.form.id)': EXTERNAL,
+  'Mutation.templateUpdate(input.items.form.id)': ['form'],
   'Mutation.templateDelete(id)': ['template'],
   'Mutation.webhookUpdate(id)': ['webhook'],
   'Mutation.webhookDelete(id)': ['webhook'],
@@ -119,6 +120,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.confirmationPageDisable(id)': ['organization'],
   'Mutation.recipientAnswer(input.itemId)': ['questionItem'],
   'Mutation.recipientNotApplicable(input.itemId)': ['questionItem'],
+  'Mutation.recipientFormFill(input.itemId)': ['item'],
   'Mutation.recipientSign(input.itemId)': ['signatureItem'],
   'Mutation.recipientDocumentDelete(input.documentId)': ['document'],
   'Mutation.recipientDocumentDelete(input.itemId)': ['item'],
@@ -151,6 +153,7 @@ const NOT_FOUND_INPUTS: Record<string, string> = {
   'Mutation.requestCreate(input.templateId)': 'README, Tenancy: a template_id the caller cannot see is 404 Template not found',
   'Mutation.recipientAnswer(input.itemId)': "a recipient acts on its request's items only: another's is 404 Item not found",
   'Mutation.recipientNotApplicable(input.itemId)': "a recipient acts on its request's items only: another's is 404 Item not found",
+  'Mutation.recipientFormFill(input.itemId)': "a recipient fills its request's forms only: another's item is 404 Item not found",
   'Mutation.recipientSign(input.itemId)': "a recipient signs its request's items only: another's is 404 Item not found",
   'Mutation.recipientDocumentDelete(input.documentId)': "a recipient deletes its own documents only: another's is 404 Document not found",
   'Mutation.recipientDocumentDelete(input.itemId)': "a recipient deletes its own documents only: another's is 404 Document not found",
@@ -268,14 +271,14 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
       const positions = idPositions(schema);
       for (const position of positions) {
         const nouns = nounsOf(position);
-        if (!nouns || nouns === EXTERNAL) continue;
+        if (!nouns) continue;
         const root = position.root === 'Query' ? schema.getQueryType()! : schema.getMutationType()!;
         const field = root.getFields()[position.field] as GraphQLField<unknown, unknown>;
         // Every other id this field needs is Globex's own, so only the Acme id can be the reason to refuse.
         const globexId = (path: string[]): string => {
           const named = GRAPHQL_NOUNS[`${position.root}.${position.field}(${path.join('.')})`];
           if (!named) throw new Error(`add an Acme id for parameter ${position.root}.${position.field}(${path.join('.')})`);
-          return named === EXTERNAL ? randomUUID() : globex[named[0]];
+          return globex[named[0]];
         };
         for (const noun of nouns) {
           const variables: Record<string, unknown> = {};

@@ -39,6 +39,7 @@ export const REST_NOUNS: Record<string, WorldNoun> = {
   attachments: 'libraryAttachment',
   documents: 'document',
   contracts: 'contract',
+  forms: 'form',
   templates: 'template',
   webhooks: 'webhook',
   'webhooks/deliveries': 'delivery',

@@ -16,6 +16,7 @@ export type World = {
   apiKey: string;
   template: string;
   contract: string;
+  form: string;
   /** A file of the admin's library. */
   libraryAttachment: string;
   request: string;
@@ -64,6 +65,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const key = await api.graphql(`mutation ($input: ApiKeyCreateInput!) { apiKeyCreate(input: $input) { apiKey { id } } }`, { input: { userId: member.userId, name: 'world' } });
   const template = await ok(await api.post('/templates', { name: `${label} template`, items: [{ name: 'A', type: 'UPLOAD' }] }), 'POST /templates');
   const contract = await createContract(t.app, tenant.apiKey);
+  const form = await ok(await api.post('/forms', { name: `${label} form`, fields: { name: {} } }), 'POST /forms');
   const libraryAttachment = await ok(await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes('Guide'), { filename: 'Guide.pdf' }), 'POST /attachments');
   // Subscribed before the request exists, so its creation queues one delivery.
   const webhook = await ok(await api.post('/webhooks', { endpoint: receiverUrl, topics: ['request.created'] }), 'POST /webhooks');
@@ -98,6 +100,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     apiKey: key.data.apiKeyCreate.apiKey.id,
     template: template.id,
     contract: contract.id,
+    form: form.id,
     libraryAttachment: libraryAttachment.id,
     request: request.id,
     item: item.id,

@@ -11,7 +11,7 @@ const person = { email: 'ana@example.com', firstName: 'Ana', lastName: null, pho
 
 describe('item shapes', () => {
   it('shape A: should carry the answer of QUESTION items only, and null elsewhere', () => {
-    expect(restItemA({ ...base, kind: 'UPLOAD' } as never)).toEqual({ id: 'i1', name: 'W-2', type: 'UPLOAD', description: null, required: true, answer: null, verified: false, is_na: false });
+    expect(restItemA({ ...base, kind: 'UPLOAD' } as never)).toEqual({ id: 'i1', name: 'W-2', type: 'UPLOAD', description: null, required: true, answer: null, verified: false, is_na: false, form: null, form_answers: null });
     expect(restItemA({ ...base, kind: 'QUESTION', answer: 'Two' } as never).answer).toBe('Two');
   });
 

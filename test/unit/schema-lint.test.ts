@@ -20,8 +20,13 @@ const VALUE_OBJECT_TYPES = [
   'PageInfo',
   // One entry of Request.reminderSchedule: a time and a message, stored inside the request.
   'ReminderScheduleEntry',
-  // The form part of a TemplateItem; its `id` names an external form, not this object.
-  'TemplateItemForm',
+  // An item's copy of a form, stored inside the item; its `id` is the form's, which may be deleted.
+  'ItemForm',
+  // A field of a form, and an answer to it, stored inside the form or the item.
+  'FormField',
+  'FormAnswer',
+  // An item's form as its recipient sees it, inside the recipient's view.
+  'RecipientForm',
   // A webhook paired with its secret, for the one query that reveals it.
   'WebhookSecret',
   // Parts of a Contract, stored inside it; their optional `id` is the client's own label (spec 2.8).

@@ -72,7 +72,7 @@ export const documentRestRows: RestRow[] = [
   {
     method: 'GET',
     url: '/requests/:request_id/download',
-    summary: "A zip of a request's documents, a folder per item (204 when there is none)",
+    summary: "A zip of a request's documents and filled forms, a folder per item (204 when there is none)",
     tags,
     schema: { params: RequestParams, response: withErrors({ 204: NoContent }) },
     handle: async (ctx, { params }, _request, reply) => {

@@ -91,7 +91,7 @@ export async function deleteRequestDocuments(ctx: Ctx, requestId: string): Promi
 
 export type ItemDocuments = { item: RequestItem; documents: { document: Document; file: StoredFile }[] };
 
-/** A visible request's documents with their files, grouped by item in item order (for the zip). */
+/** A visible request's documents with their files, grouped by item in item order, and its filled forms (for the zip). */
 export async function documentsByItem(ctx: Pick<Ctx, 'em' | 'viewer'>, requestId: string): Promise<{ request: RequestRow; items: ItemDocuments[] }> {
   const request = await requireVisibleRequest(ctx.em, ctx.viewer, requestId);
   const [items, documents] = await Promise.all([
@@ -104,5 +104,8 @@ export async function documentsByItem(ctx: Pick<Ctx, 'em' | 'viewer'>, requestId
     group.push({ document, file: document.file.getEntity() });
     byItem.set(document.item.id, group);
   }
-  return { request, items: items.filter((item) => byItem.has(item.id)).map((item) => ({ item, documents: byItem.get(item.id)! })) };
+  return {
+    request,
+    items: items.filter((item) => byItem.has(item.id) || (item.formAnswers && !item.deletedAt)).map((item) => ({ item, documents: byItem.get(item.id) ?? [] })),
+  };
 }

@@ -1,5 +1,7 @@
 import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import type { FieldPath, InputCheck } from '../../kernel/validation/input-check';
+import type { ItemForm } from '../forms/form.entities';
+import type { FormRef } from '../forms/form.service';
 import type { ItemType, QuestionType } from './item.enums';
 import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
@@ -12,6 +14,8 @@ export type ItemDraft = {
   questionType: QuestionType | null;
   answer: string | null;
   contractId: string | null;
+  /** The form an UPLOAD item asks to fill in (a copy; see ItemForm). */
+  form: ItemForm | null;
 };
 
 export function checkItemText(check: InputCheck, path: FieldPath, item: { name?: string | null; description?: string | null; answer?: string | null }, nameRequired: boolean) {
@@ -33,10 +37,14 @@ export const draftOf = (item: DraftSource): ItemDraft => ({
   questionType: item.questionType ?? null,
   answer: item.answer ?? null,
   contractId: item.contractId ?? null,
+  form: item.form ?? null,
 });
 
 /** The attachments an item input names, whichever kind it is. */
 export const attachmentIdsOf = (input: RequestItemInput) => (input.upload ?? input.eSignature ?? input.question)?.attachmentIds;
+
+/** Where an item input names a form (only UPLOAD items take one), for `itemForms`. */
+export const formRefOf = (path: FieldPath, input: RequestItemInput): FormRef => ({ path, form: input.upload?.form });
 
 /**
  * Reads a `RequestItemInput` (one of upload, eSignature, question). The one-of rule is checked here
@@ -61,5 +69,7 @@ export function draftFromInput(check: InputCheck, path: FieldPath, input: Reques
     questionType: question ? (question.questionType ?? 'TEXT') : null,
     answer: question?.answer ?? null,
     contractId: eSignature?.contractId ?? null,
+    // Set by the caller from `itemForms`, which reads the forms named.
+    form: null,
   };
 }

@@ -4,6 +4,7 @@ import { Recipient } from '../recipients/recipient.entities';
 import { ITEM_STATUSES, ITEM_TYPES, QUESTION_TYPES } from './item.enums';
 import { Request } from '../requests/request.entities';
 import type { Row } from '../../kernel/db/lean';
+import type { FormAnswer, ItemForm } from '../forms/form.entities';
 
 export const RequestItem = defineEntity({
   name: 'RequestItem',
@@ -21,6 +22,10 @@ export const RequestItem = defineEntity({
     questionType: p.enum([...QUESTION_TYPES]).nullable(),
     answer: p.text().nullable(),
     contractId: p.uuid().nullable(),
+    // The form an UPLOAD item asks to fill in (its own copy), and the recipient's answers.
+    formId: p.uuid().nullable(),
+    form: p.json<ItemForm>().nullable(),
+    formAnswers: p.json<FormAnswer[]>().nullable(),
     assignee: () => p.manyToOne(Recipient).ref().nullable(),
     verifiedAt: p.datetime().nullable(),
     // Removed items stay as rows, so an item.deleted event can still show the item.

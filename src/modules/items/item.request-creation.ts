@@ -1,7 +1,8 @@
 import type { RequestCreationPart } from '../requests/request.creation';
 import { Recipient } from '../recipients/recipient.entities';
 import { checkContractIds } from '../contracts/contract.service';
-import { draftFromInput, type ItemDraft } from './item.drafts';
+import { itemForms } from '../forms/form.service';
+import { draftFromInput, formRefOf, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
 import { newItems } from './item.service';
 
@@ -11,6 +12,8 @@ export const requestItemsPart: RequestCreationPart = {
   async prepare(ctx, check, input) {
     const drafts = (input.items ?? []).map((item, index) => draftFromInput(check, ['items', index], item));
     await checkContractIds(ctx, check, drafts.map((draft, index) => ({ path: ['items', index], contractId: draft?.contractId ?? null })));
+    const forms = await itemForms(ctx, check, (input.items ?? []).map((item, index) => formRefOf(['items', index], item)));
+    drafts.forEach((draft, index) => draft && (draft.form = forms[index]));
     return {
       // Without items in the input, a template's items (templates' part) stand in.
       records: (tx, { request, recordsOf }) =>

@@ -4,6 +4,8 @@ import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolv
 import { Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { contractPartFields } from '../contracts/contract.rest-shapes';
+import { ItemFormBody, itemFormInputFromRest, ItemFormOut, restItemForm } from '../forms/form.rest-shapes';
+import { answerMap } from '../forms/form.service';
 import { MAX_ITEMS } from '../requests/request.limits';
 import type { RequestRestPart } from '../requests/request.rest-parts';
 import { QUESTION_TYPES } from './item.enums';
@@ -31,6 +33,7 @@ export const ItemCreateBody = Body(
     contract_id: Nullable(Uuid()),
     attachments: Nullable(AttachmentIds),
     attachment_ids: Nullable(AttachmentIds),
+    form: Nullable(ItemFormBody),
   }, ['name', 'type']);
 type ItemCreateBody = (typeof ItemCreateBody)['static'];
 
@@ -42,7 +45,7 @@ export function itemInputFromRest(body: ItemCreateBody): RequestItemInput {
     case 'QUESTION':
       return { question: { ...base, questionType: body.question?.type, answer: body.question?.answer ?? body.answer } };
     default:
-      return { upload: base };
+      return { upload: { ...base, form: itemFormInputFromRest(body.form) } };
   }
 }
 
@@ -57,6 +60,8 @@ export const { schema: ItemBodyA, map: restItemA } = restShape((field: Field<Res
   answer: field(Nullable(Type.String()), (item) => ('answer' in item ? item.answer : null)),
   verified: Type.Boolean(),
   is_na: Type.Boolean(),
+  form: field(Nullable(ItemFormOut), (item) => ('form' in item && item.form ? restItemForm(item.form) : null)),
+  form_answers: field(Nullable(Type.Record(Type.String(), Type.String())), (item) => ('formAnswers' in item && item.formAnswers ? answerMap(item.formAnswers) : null)),
 }));
 
 const RequestItemsBody = Body({ items: Nullable(Type.Array(ItemCreateBody, { maxItems: MAX_ITEMS })) });
@@ -81,6 +86,15 @@ const { schema: ESignature, map: restESignature } = restShape((field: Field<Rest
   ...contractPartFields(field),
 }));
 
+/** An item's form in shape B (camelCase, as the rest of it), with the recipient's answers. */
+const FormB = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  allowFileUpload: Type.Boolean(),
+  fields: Type.Record(Type.String(), Type.Object({ defaultValue: Nullable(Type.String()), readOnly: Type.Boolean() })),
+  answers: Nullable(Type.Record(Type.String(), Type.String())),
+});
+
 export const { schema: ItemBodyB, map: restItemB } = restShape((field: Field<RestItemBFragment>) => ({
   id: Type.String(),
   type: field(StringEnum(['STANDARD', 'E_SIGNATURE', 'QUESTION'] as const), (item) => (item.kind === 'UPLOAD' ? 'STANDARD' : item.kind)),
@@ -92,6 +106,17 @@ export const { schema: ItemBodyB, map: restItemB } = restShape((field: Field<Res
     item.kind === 'QUESTION' ? { id: item.id, questionText: item.name, questionAnswer: 'answer' in item ? item.answer : null } : undefined,
   ),
   eSignature: field(Type.Optional(ESignature), (item) => ('contract' in item && item.contract ? restESignature(item.contract) : undefined)),
+  form: field(Type.Optional(FormB), (item) =>
+    'form' in item && item.form
+      ? {
+          id: item.form.id,
+          name: item.form.name,
+          allowFileUpload: item.form.allowFileUpload,
+          fields: Object.fromEntries(item.form.fields.map((f) => [f.name, { defaultValue: f.defaultValue ?? null, readOnly: f.readOnly }])),
+          answers: item.formAnswers ? answerMap(item.formAnswers) : null,
+        }
+      : undefined,
+  ),
   attachments: field(Type.Array(FileRef), (item) => item.attachments.map(restFileRef)),
   assignedTo: field(
     Type.Object({ email: Nullable(Type.String()), firstName: Nullable(Type.String()), lastName: Nullable(Type.String()), phone: Nullable(Type.String()) }),

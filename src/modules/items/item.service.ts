@@ -11,7 +11,8 @@ import { deleteReferences } from '../files/file.service';
 import { Recipient } from '../recipients/recipient.entities';
 import { findEventRequest, findVisibleRequest, requireVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
 import type { Request, RequestRow } from '../requests/request.entities';
-import { checkItemText, draftFromInput, type ItemDraft } from './item.drafts';
+import { itemForms } from '../forms/form.service';
+import { checkItemText, draftFromInput, formRefOf, type ItemDraft } from './item.drafts';
 import { RequestItem, type RequestItemRow } from './item.entities';
 import { itemParts, type ItemWrite } from './item.parts';
 import { verifyRequestWhenSettled } from './item.review';
@@ -33,6 +34,8 @@ export function newItems(em: EntityManager, request: { id: string }, drafts: (It
       ...draft,
       request,
       position: firstPosition + index,
+      formId: draft.form?.id ?? null,
+      formAnswers: null,
       status: received ? 'COMPLETE' : 'INCOMPLETE',
       isNa: false,
       assignee,
@@ -89,6 +92,8 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
   const check = new InputCheck();
   const draft = draftFromInput(check, [], input);
   await checkContractIds(ctx, check, [{ path: [], contractId: draft?.contractId ?? null }]);
+  const [form] = await itemForms(ctx, check, [formRefOf([], input)]);
+  if (draft) draft.form = form;
   const writes: ItemWrite[] = [];
   for (const part of itemParts.values()) if (part.prepareCreate) writes.push(await part.prepareCreate(ctx, check, input));
   return inTransaction(ctx.em, async (tx) => {

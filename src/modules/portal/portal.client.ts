@@ -324,6 +324,11 @@ document.addEventListener('submit', (event) => {
   else if (form.dataset.action === 'answer') {
     const answer = (form.querySelector('textarea') as HTMLTextAreaElement).value;
     void change(itemId, 'PUT', `/items/${itemId}/answer`, { answer }, text(ctx, 'answerSaved'));
+  } else if (form.dataset.action === 'form') {
+    // Read-only fields are shown, not sent: the server keeps their values.
+    const fields = [...form.querySelectorAll<HTMLInputElement>('input[data-field]:not([readonly])')];
+    const answers = Object.fromEntries(fields.map((input) => [input.dataset.field!, input.value]));
+    void change(itemId, 'PUT', `/items/${itemId}/form`, { answers }, text(ctx, 'formSaved'));
   } else if (form.dataset.action === 'sign') void sign(form, itemId);
   else if (form.id === 'submit-form') {
     const comment = (form.querySelector('#comment') as HTMLTextAreaElement | null)?.value.trim();

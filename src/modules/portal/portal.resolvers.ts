@@ -1,7 +1,7 @@
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { signItem } from './portal.signing';
-import { answerItem, deleteRecipientDocument, recipientView, setNotApplicable, submitRequest } from './portal.service';
+import { answerItem, deleteRecipientDocument, fillForm, recipientView, setNotApplicable, submitRequest } from './portal.service';
 
 /** The item as the request now shows it (a change's payload). */
 async function itemView(ctx: Parameters<typeof recipientView>[0], itemId: string) {
@@ -14,6 +14,7 @@ export const portalResolvers: Resolvers = {
   },
   Mutation: {
     recipientAnswer: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await answerItem(ctx, input.itemId, input.answer)) })),
+    recipientFormFill: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await fillForm(ctx, input.itemId, input.answers)) })),
     recipientNotApplicable: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await setNotApplicable(ctx, input.itemId, input.isNa)) })),
     recipientSign: (_root, { input }, ctx) => payload(async () => ({ item: await itemView(ctx, await signItem(ctx, input)) })),
     recipientSubmit: (_root, { input }, ctx) =>

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { RestRecipientFileFragment, RestRecipientItemFragment, RestRecipientRequestFragment } from '../../kernel/graphql/__generated__/operations';
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
+import { answerMap } from '../forms/form.service';
 import { BrandingBody, restBranding } from '../organizations/organization.rest-shapes';
 import { languageToRest } from '../requests/request.rest-shapes';
 
@@ -41,6 +42,16 @@ export const { schema: RecipientItemBody, map: restRecipientItem } = restShape((
     Type.Array(Type.Object({ id: Type.String(), type: Type.String(), placeholder: Nullable(Type.String()) })),
     (item) => item.signatureFields.map(({ id, type, placeholder }) => ({ id, type, placeholder: placeholder ?? null })),
   ),
+  form: field(
+    Nullable(Type.Object({ name: Type.String(), allow_file_upload: Type.Boolean(), fields: Type.Array(Type.Object({ name: Type.String(), default_value: Nullable(Type.String()), read_only: Type.Boolean() })) })),
+    ({ form }) =>
+      form && {
+        name: form.name,
+        allow_file_upload: form.allowFileUpload,
+        fields: form.fields.map((f) => ({ name: f.name, default_value: f.defaultValue ?? null, read_only: f.readOnly })),
+      },
+  ),
+  form_answers: field(Nullable(Type.Record(Type.String(), Type.String())), ({ formAnswers }) => formAnswers && answerMap(formAnswers)),
   documents: field(Type.Array(RecipientDocumentBody), (item) => item.documents.map(restRecipientDocument)),
   attachments: field(Type.Array(RecipientFileBody), (item) => item.attachments.map(restRecipientFile)),
 }));

@@ -4,6 +4,7 @@ import { AppError } from '../../kernel/errors/app-error';
 import {
   RecipientAnswerDocument,
   RecipientDocumentDeleteDocument,
+  RecipientFormFillDocument,
   RecipientNotApplicableDocument,
   RecipientRequestViewDocument,
   RecipientSignDocument,
@@ -14,6 +15,7 @@ import { fromPayload, registerRestRows, restRow, type RestRow } from '../../kern
 import { noContent } from '../../kernel/rest/mapping';
 import { Body, DateTime, NoContent, Nullable, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { MAX_ANSWER } from '../items/item.limits';
+import { MAX_FORM_FIELD_NAME, MAX_FORM_FIELDS, MAX_FORM_VALUE } from '../forms/form.limits';
 import { StoredFile } from '../files/file.entities';
 import { openFile } from '../files/file.service';
 import { BrandingBody, restBranding } from '../organizations/organization.rest-shapes';
@@ -188,6 +190,20 @@ const sessionRows: RestRow[] = [
     operation: RecipientAnswerDocument,
     variables: ({ params, body }) => ({ input: { itemId: params.item_id, answer: body.answer } }),
     result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientAnswer, 'item')) }),
+  }),
+  restRow({
+    method: 'PUT',
+    url: '/r/:token/api/items/:item_id/form',
+    summary: "Fill in an upload item's form: `{answers: {field: value}}`, replacing earlier answers",
+    tags,
+    schema: {
+      params: ItemParams,
+      body: Body({ answers: Type.Record(Type.String({ maxLength: MAX_FORM_FIELD_NAME }), Type.String({ maxLength: MAX_FORM_VALUE }), { maxProperties: MAX_FORM_FIELDS }) }, ['answers']),
+      response: withErrors({ 200: RecipientItemBody }, [401, 404, 422]),
+    },
+    operation: RecipientFormFillDocument,
+    variables: ({ params, body }) => ({ input: { itemId: params.item_id, answers: body.answers } }),
+    result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientFormFill, 'item')) }),
   }),
   restRow({
     method: 'PUT',

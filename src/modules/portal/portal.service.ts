@@ -9,6 +9,8 @@ import { isUuid } from '../../kernel/validation/input-check';
 import type { ContractField } from '../contracts/contract.entities';
 import { signerFields } from '../signing/signing.service';
 import { Document } from '../documents/document.entities';
+import type { FormAnswer, ItemForm } from '../forms/form.entities';
+import { readAnswers } from '../forms/form.service';
 import type { Topic } from '../events/event.topics';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import { RequestItem, type RequestItemRow } from '../items/item.entities';
@@ -51,6 +53,8 @@ export type RecipientItemView = {
   answer: string | null;
   contractId: string | null;
   signatureFields: { id: string; type: string; placeholder: string | null }[];
+  form: Omit<ItemForm, 'id'> | null;
+  formAnswers: readonly FormAnswer[] | null;
   documents: RecipientDocumentView[];
   attachments: RecipientFileView[];
 };
@@ -185,6 +189,8 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       answer: item.answer ?? null,
       contractId: item.contractId ?? null,
       signatureFields: (item.contractId && contracts.get(item.contractId)) || [],
+      form: item.form ?? null,
+      formAnswers: item.formAnswers ?? null,
       documents: documents
         .filter((d) => d.item_id === item.id)
         .map((d) => ({ ...file(d, 'documents'), mine: d.recipient_id === session.id, createdAt: toDate(d.created_at)! })),
@@ -269,11 +275,15 @@ function storeDocument(ctx: PortalCtx, itemId: string, upload: IncomingFile, kin
   return saveUpload(ctx, upload, {}, async (tx, file) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId, kind);
+    if (item.form && !item.form.allowFileUpload) {
+      throw AppError.validation([{ field: ['file'], message: 'This item asks for its form to be filled in, not for files', code: 'INVALID' }]);
+    }
     if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
     }
     const document = tx.create(Document, { request, item, file, recipient: session.id });
-    complete(item);
+    // A form item is done by its answers; files only go with them.
+    if (!item.form) complete(item);
     item.isNa = false;
     if (first) await emitAsRecipient(tx, ctx, first.topic, first.subject);
     await emitAsRecipient(tx, ctx, 'document.uploaded', { type: 'Document', id: document.id, requestId: request.id });
@@ -300,7 +310,7 @@ export async function deleteRecipientDocument(ctx: PortalCtx, documentId: string
     const item = await tx.findOneOrFail(RequestItem, document.item.id);
     tx.remove(document);
     await tx.flush();
-    if (item.status === 'COMPLETE' && !item.isNa && (await tx.count(Document, { item: item.id })) === 0) item.status = itemTransition(item.status, 'undo');
+    if (item.status === 'COMPLETE' && !item.isNa && !item.form && (await tx.count(Document, { item: item.id })) === 0) item.status = itemTransition(item.status, 'undo');
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return { result: documentId, fileIds: [document.file.id] };
   });
@@ -322,6 +332,20 @@ export async function answerItem(ctx: PortalCtx, itemId: string, answer: string)
   });
 }
 
+/** Fills in an UPLOAD item's form (replacing earlier answers); the item is done. */
+export async function fillForm(ctx: PortalCtx, itemId: string, answers: unknown): Promise<string> {
+  return inTransaction(ctx.em, async (tx) => {
+    const request = await lockRequest(tx, ctx);
+    const item = await itemOf(tx, request, itemId, 'UPLOAD');
+    if (!item.form) throw AppError.validation([{ field: ['itemId'], message: 'This item has no form', code: 'INVALID' }]);
+    item.formAnswers = readAnswers(item.form, answers);
+    complete(item);
+    item.isNa = false;
+    await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
+    return item.id;
+  });
+}
+
 /** Marks an optional item not applicable (COMPLETE), or applicable again (INCOMPLETE unless something was submitted to it). */
 export async function setNotApplicable(ctx: PortalCtx, itemId: string, isNa: boolean): Promise<string> {
   return inTransaction(ctx.em, async (tx) => {
@@ -329,7 +353,7 @@ export async function setNotApplicable(ctx: PortalCtx, itemId: string, isNa: boo
     const item = await itemOf(tx, request, itemId);
     if (item.required) throw AppError.validation([{ field: ['isNa'], message: 'A required item cannot be marked not applicable', code: 'INVALID' }]);
     if (isNa) complete(item);
-    else if (item.isNa && item.status === 'COMPLETE' && !item.answer && (await tx.count(Document, { item: item.id })) === 0) item.status = itemTransition(item.status, 'undo');
+    else if (item.isNa && item.status === 'COMPLETE' && !item.answer && !item.formAnswers && (await tx.count(Document, { item: item.id })) === 0) item.status = itemTransition(item.status, 'undo');
     item.isNa = isNa;
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return item.id;

@@ -36,7 +36,12 @@ export type PortalItem = {
   documents: PortalDocument[];
   /** E_SIGNATURE items: the contract's fields this recipient fills. */
   signature_fields: ContractField[];
+  /** UPLOAD items with a form: its fields, and the answers saved (by field name). */
+  form?: PortalForm | null;
+  form_answers?: Record<string, string> | null;
 };
+
+export type PortalForm = { name: string; allow_file_upload: boolean; fields: { name: string; default_value: string | null; read_only: boolean }[] };
 
 /** `GET /r/{token}/api/request`. */
 export type PortalRequest = {
@@ -202,6 +207,31 @@ function renderQuestion(ctx: ViewContext, item: PortalItem, editable: boolean): 
   </form>`;
 }
 
+/**
+ * A form to fill in: every field shown with what it holds (the answer saved, else its default); a
+ * read-only field is shown and cannot change. Once the recipient may change nothing, the values alone.
+ */
+function renderForm(ctx: ViewContext, item: PortalItem, form: PortalForm, editable: boolean): SafeHtml {
+  const value = (field: PortalForm['fields'][number]) => item.form_answers?.[field.name] ?? field.default_value ?? '';
+  if (!editable || item.is_na) {
+    return html`<dl class="form-values">${form.fields.map((field) => html`<dt>${field.name}</dt><dd>${value(field) || '—'}</dd>`)}</dl>`;
+  }
+  return html`<form class="form-fill" data-action="form" data-item="${item.id}">
+    <fieldset>
+      <legend>${form.name}</legend>
+      ${form.fields.map((field, i) => {
+        const id = `form-${item.id}-${i}`;
+        return html`<div class="field">
+        <label for="${id}">${field.name}</label>
+        <input id="${id}" type="text" data-field="${field.name}" value="${value(field)}" maxlength="5000" ${field.read_only ? html`readonly aria-describedby="${id}-hint"` : ''}>
+        ${field.read_only ? html`<p class="hint" id="${id}-hint">${text(ctx, 'readOnlyField')}</p>` : ''}
+      </div>`;
+      })}
+    </fieldset>
+    <button type="submit" class="secondary" id="save-form-${item.id}">${text(ctx, 'saveForm')}</button>
+  </form>`;
+}
+
 function renderField(item: PortalItem, field: ContractField): SafeHtml {
   const id = `field-${item.id}-${field.id}`;
   const label = field.placeholder || field.id;
@@ -245,8 +275,14 @@ function renderSignature(ctx: ViewContext, item: PortalItem, editable: boolean):
 
 export function renderItem(ctx: ViewContext, item: PortalItem, editable: boolean): SafeHtml {
   const done = isDone(item);
-  const body =
-    item.type === 'UPLOAD' ? renderUpload(ctx, item, editable) : item.type === 'QUESTION' ? renderQuestion(ctx, item, editable) : renderSignature(ctx, item, editable);
+  const body = item.form
+    ? // Files go with a form only where the owner allows them; those already sent stay listed.
+      html`${renderForm(ctx, item, item.form, editable)}${item.form.allow_file_upload || item.documents.length ? renderUpload(ctx, item, editable && item.form.allow_file_upload) : ''}`
+    : item.type === 'UPLOAD'
+      ? renderUpload(ctx, item, editable)
+      : item.type === 'QUESTION'
+        ? renderQuestion(ctx, item, editable)
+        : renderSignature(ctx, item, editable);
   return html`<li class="item ${done ? 'done' : ''} ${item.status === 'REJECTED' ? 'rejected' : ''}" id="item-${item.id}" data-status="${item.status}">
   <div class="item-head">
     <span class="mark" aria-hidden="true">${done ? '✓' : item.status === 'REJECTED' ? '!' : ''}</span>
@@ -284,7 +320,10 @@ function renderSubmitted(ctx: ViewContext, request: PortalRequest): SafeHtml {
         ? text(ctx, 'statusNotApplicable')
         : item.type === 'QUESTION'
           ? item.answer || text(ctx, 'noAnswer')
-          : item.documents.map((d) => d.file_name).join(', ') || text(ctx, 'nothingSent')
+          : [
+              ...(item.form_answers ? [Object.entries(item.form_answers).map(([field, value]) => `${field}: ${value}`).join('; ')] : []),
+              ...item.documents.map((d) => d.file_name),
+            ].join(', ') || text(ctx, 'nothingSent')
     }</li>`,
   )}</ul>
   ${submission?.comment ? html`<h3>${text(ctx, 'yourComment')}</h3><p class="comment">${submission.comment}</p>` : ''}

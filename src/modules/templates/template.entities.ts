@@ -4,13 +4,7 @@ import { Organization, Team, User } from '../identity/identity.entities';
 import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
 import { LANGUAGES } from '../requests/request.enums';
 import type { Row } from '../../kernel/db/lean';
-
-/** The form part of a template item (spec 2.6), kept as given until forms are a module of their own. */
-export type TemplateItemForm = {
-  id: string;
-  allowFileUpload: boolean;
-  fields: Record<string, { defaultValue?: string | null; readOnly?: boolean }>;
-};
+import type { ItemForm } from '../forms/form.entities';
 
 export const Template = defineEntity({
   name: 'Template',
@@ -47,7 +41,8 @@ export const TemplateItem = defineEntity({
     received: p.boolean(),
     questionType: p.enum([...QUESTION_TYPES]).nullable(),
     answer: p.text().nullable(),
-    form: p.json<TemplateItemForm>().nullable(),
+    // Its copy of a form (see ItemForm), copied again into each request item made from it.
+    form: p.json<ItemForm>().nullable(),
     contractId: p.uuid().nullable(),
     createdAt: createdAt(),
   },

@@ -7,11 +7,5 @@ export const MAX_TEMPLATE_NAME = 255;
 export const MAX_DEFAULT_TITLE = 255;
 /** Items of one template. */
 export const MAX_TEMPLATE_ITEMS = 100;
-/** Fields of the form of one template item. */
-export const MAX_FORM_FIELDS = 100;
-/** Characters of a form field's name (at least one that is not blank). */
-export const MAX_FORM_FIELD_NAME = 200;
-/** Characters of a form field's default value. */
-export const MAX_FORM_DEFAULT_VALUE = 1000;
 /** Most days from a request's creation to its due date a template may set (at least 0). */
 export const MAX_DUE_DATE_INTERVAL = 3650;

@@ -2,13 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { RestTemplateFragment } from '../../kernel/graphql/__generated__/operations';
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
+import { ItemFormOut, restItemForm } from '../forms/form.rest-shapes';
 import { languageToRest } from '../requests/request.rest-shapes';
 
 // The spec's shape of templates (2.6), items in shape A with `received` and `form`.
-
-type FormFields = Record<string, { defaultValue?: string | null; readOnly?: boolean }>;
-
-const FormFieldOut = Type.Object({ default_value: Nullable(Type.String()), read_only: Type.Boolean() });
 
 const TemplateItem = restShape((field: Field<RestTemplateFragment['items'][number]>) => ({
   id: Type.String(),
@@ -21,13 +18,7 @@ const TemplateItem = restShape((field: Field<RestTemplateFragment['items'][numbe
   verified: field(Type.Boolean(), () => false),
   is_na: field(Type.Boolean(), () => false),
   received: Type.Boolean(),
-  form: field(Nullable(Type.Object({ id: Type.String(), allow_file_upload: Type.Boolean(), fields: Type.Record(Type.String(), FormFieldOut) })), (item) =>
-    item.form && {
-      id: item.form.id,
-      allow_file_upload: item.form.allowFileUpload,
-      fields: Object.fromEntries(Object.entries(item.form.fields as FormFields).map(([name, f]) => [name, { default_value: f.defaultValue ?? null, read_only: f.readOnly ?? false }])),
-    },
-  ),
+  form: field(Nullable(ItemFormOut), (item) => (item.form ? restItemForm(item.form) : null)),
 }));
 
 export const { schema: TemplateBody, map: restTemplate } = restShape((field: Field<RestTemplateFragment>) => ({

@@ -15,15 +15,14 @@ import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
 import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
 import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
 import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from '../items/item.limits';
-import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_FORM_DEFAULT_VALUE, MAX_FORM_FIELDS, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
+import { ItemFormBody, itemFormInputFromRest } from '../forms/form.rest-shapes';
+import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
 import { restTemplate, TemplateBody } from './template.rest-shapes';
 
 
 const tags = ['Templates'];
 const IdParams = Type.Object({ id: Uuid() });
 const ListQuery = Query({ limit: listQuery('desc').properties.limit });
-
-const FormField = Body({ default_value: Nullable(Text(MAX_FORM_DEFAULT_VALUE)), read_only: Nullable(Type.Boolean()) });
 
 const TemplateItemBody = Body(
   {
@@ -33,14 +32,7 @@ const TemplateItemBody = Body(
     required: Nullable(Type.Boolean()),
     received: Nullable(Type.Boolean()),
     question: Nullable(Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(MAX_ANSWER)) })),
-    form: Nullable(
-      Body(
-        {
-          id: Uuid(),
-          allow_file_upload: Nullable(Type.Boolean()),
-          fields: Nullable(Type.Unsafe<Record<string, { default_value?: string | null; read_only?: boolean | null }>>({ type: 'object', additionalProperties: FormField, maxProperties: MAX_FORM_FIELDS })),
-        }, ['id']),
-    ),
+    form: Nullable(ItemFormBody),
   }, ['name', 'type']);
 
 const templateFields = {
@@ -64,11 +56,7 @@ const templateItemsFromRest = (items: (typeof TemplateItemBody)['static'][]) =>
     required: item.required,
     received: item.received,
     question: item.question,
-    form: item.form && {
-      id: item.form.id,
-      allowFileUpload: item.form.allow_file_upload,
-      fields: item.form.fields && Object.fromEntries(Object.entries(item.form.fields).map(([name, f]) => [name, { defaultValue: f.default_value, readOnly: f.read_only }])),
-    },
+    form: itemFormInputFromRest(item.form),
   }));
 
 const templateInput = (body: Record<string, unknown>) =>

@@ -3,7 +3,7 @@ import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { TemplateCreateInput, TemplateItemInput, TemplateUpdateInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
-import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
+import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { User } from '../identity/identity.entities';
 import { isAdmin, type Viewer } from '../identity/viewer';
 import { checkItemText, draftOf, type ItemDraft } from '../items/item.drafts';
@@ -11,13 +11,11 @@ import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from '../requests/request.enums';
 import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
 import type { RequestItemRow } from '../items/item.entities';
 import { MAX_ANSWER } from '../items/item.limits';
-import { Template, TemplateItem, type TemplateItemForm, type TemplateRow } from './template.entities';
+import { itemForms } from '../forms/form.service';
+import { Template, TemplateItem, type TemplateRow } from './template.entities';
 import {
   MAX_DEFAULT_TITLE,
   MAX_DUE_DATE_INTERVAL,
-  MAX_FORM_DEFAULT_VALUE,
-  MAX_FORM_FIELD_NAME,
-  MAX_FORM_FIELDS,
   MAX_TEMPLATE_ITEMS,
   MAX_TEMPLATE_NAME,
 } from './template.limits';
@@ -25,7 +23,7 @@ import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
 
-export type TemplateItemDraft = ItemDraft & { received: boolean; form: TemplateItemForm | null };
+export type TemplateItemDraft = ItemDraft & { received: boolean };
 
 // Who sees a template: ADMIN every one of its organization; USER its own and its team's. Whoever
 // sees one may change it.
@@ -53,41 +51,15 @@ export async function listTemplates(ctx: Ctx, args: PageArgs): Promise<Connectio
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
 }
 
-function checkForm(check: InputCheck, path: FieldPath, form: TemplateItemInput['form']): TemplateItemForm | null {
-  if (!form) return null;
-  check.uuid([...path, 'id'], form.id);
-  const fields = form.fields ?? {};
-  // Built as entries: a field named `__proto__` is a field like any other, not the object's prototype.
-  const result: [string, TemplateItemForm['fields'][string]][] = [];
-  if (typeof fields !== 'object' || Array.isArray(fields)) {
-    check.add([...path, 'fields'], 'Input should map field names to {defaultValue, readOnly}', 'INVALID');
-  } else {
-    const entries = Object.entries(fields as Record<string, unknown>);
-    if (entries.length > MAX_FORM_FIELDS) check.add([...path, 'fields'], `Object should have at most ${MAX_FORM_FIELDS} keys`, 'TOO_MANY');
-    for (const [name, value] of entries.slice(0, MAX_FORM_FIELDS)) {
-      const fieldPath = [...path, 'fields', name];
-      check.text(fieldPath, name, { max: MAX_FORM_FIELD_NAME, min: 1 });
-      const field = value as { defaultValue?: unknown; readOnly?: unknown } | null;
-      if (!field || typeof field !== 'object' || Array.isArray(field)) {
-        check.add(fieldPath, 'Input should be an object {defaultValue, readOnly}', 'INVALID');
-        continue;
-      }
-      if (field.defaultValue != null && typeof field.defaultValue !== 'string') check.add([...fieldPath, 'defaultValue'], 'Input should be a valid string', 'INVALID');
-      else check.text([...fieldPath, 'defaultValue'], field.defaultValue as string | null | undefined, { max: MAX_FORM_DEFAULT_VALUE });
-      if (field.readOnly != null && typeof field.readOnly !== 'boolean') check.add([...fieldPath, 'readOnly'], 'Input should be a valid boolean', 'INVALID');
-      result.push([name, { defaultValue: (field.defaultValue as string | undefined) ?? null, readOnly: (field.readOnly as boolean | undefined) ?? false }]);
-    }
-  }
-  return { id: form.id, allowFileUpload: form.allowFileUpload ?? false, fields: Object.fromEntries(result) };
-}
-
-function templateItemDrafts(check: InputCheck, items: TemplateItemInput[]): TemplateItemDraft[] {
+async function templateItemDrafts(ctx: Ctx, check: InputCheck, items: TemplateItemInput[]): Promise<TemplateItemDraft[]> {
   check.count(['items'], items, { max: MAX_TEMPLATE_ITEMS });
+  const forms = await itemForms(ctx, check, items.map((item, index) => ({ path: ['items', index], form: item.form })));
   return items.map((item, index) => {
     const path = ['items', index];
     checkItemText(check, path, { name: item.name, description: item.description }, true);
     check.text([...path, 'question', 'answer'], item.question?.answer, { max: MAX_ANSWER });
     const question = item.kind === 'QUESTION';
+    if (item.form && item.kind !== 'UPLOAD') check.add([...path, 'form'], 'Only an UPLOAD item takes a form', 'INVALID');
     return {
       type: item.kind,
       name: item.name.trim(),
@@ -97,7 +69,7 @@ function templateItemDrafts(check: InputCheck, items: TemplateItemInput[]): Temp
       questionType: question ? (item.question?.type ?? 'TEXT') : null,
       answer: question ? (item.question?.answer ?? null) : null,
       contractId: null,
-      form: checkForm(check, [...path, 'form'], item.form),
+      form: forms[index],
     };
   });
 }
@@ -122,7 +94,7 @@ export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Prom
   const check = new InputCheck();
   check.text(['name'], input.name, { max: MAX_TEMPLATE_NAME, min: 1, required: true });
   checkTemplateFields(check, input);
-  const drafts = templateItemDrafts(check, input.items ?? []);
+  const drafts = await templateItemDrafts(ctx, check, input.items ?? []);
   check.done();
   return inTransaction(ctx.em, async (tx) => {
     const owner = await tx.findOneOrFail(User, ctx.viewer.userId);
@@ -145,7 +117,7 @@ export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Prom
 export async function updateTemplate(ctx: Ctx, id: string, input: TemplateUpdateInput): Promise<Template> {
   const check = new InputCheck();
   checkTemplateFields(check, input);
-  const drafts = input.items ? templateItemDrafts(check, input.items) : null;
+  const drafts = input.items ? await templateItemDrafts(ctx, check, input.items) : null;
   for (const key of ['reminders', 'language'] as const) {
     if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   }
@@ -180,4 +152,4 @@ export async function templateItemsForRequest(em: EntityManager, template: Templ
 
 /** Request items saved into their template (`overwriteTemplateItems`). */
 export const templateDraftsFromItems = (items: readonly RequestItemRow[]): TemplateItemDraft[] =>
-  items.map((item) => ({ ...draftOf(item), received: false, form: null }));
+  items.map((item) => ({ ...draftOf(item), received: false }));

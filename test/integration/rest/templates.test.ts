@@ -1,10 +1,11 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { UNKNOWN_ID } from '../../support/fixtures';
-import { MAX_FORM_FIELD_NAME } from '../../../src/modules/templates/template.limits';
+import { MAX_FORM_FIELD_NAME } from '../../../src/modules/forms/form.limits';
 
-const FORM_ID = '11111111-1111-4111-8111-111111111111';
+/** A form of the tenant's organization, made before the tests. */
+let FORM_ID: string;
 
-const templateBody = {
+const templateBody = () => ({
   name: 'Onboarding',
   default_title: 'Welcome pack',
   personal_message: 'Hi!',
@@ -16,7 +17,7 @@ const templateBody = {
     { name: 'Start date?', type: 'QUESTION', question: { type: 'TEXT', answer: 'Monday' } },
     { name: 'Tax form', type: 'UPLOAD', form: { id: FORM_ID, allow_file_upload: true, fields: { ssn: { default_value: '', read_only: false } } } },
   ],
-};
+});
 
 describe('REST templates', () => {
   let t: TestApp;
@@ -27,11 +28,13 @@ describe('REST templates', () => {
     t = await createTestApp();
     tenant = await createTenant(t.orm);
     api = client(t.app, tenant.apiKey);
+    const fields = JSON.parse('{"ssn": {"read_only": true}, "__proto__": {}}');
+    FORM_ID = (await api.post('/forms', { name: 'Tax form', fields })).json().id;
   });
   afterAll(() => t.close());
 
   it('POST /templates should create a template with items in shape A and reminders as a string', async () => {
-    const response = await api.post('/templates', templateBody);
+    const response = await api.post('/templates', templateBody());
     expect(response.statusCode).toBe(200);
     const template = response.json();
     expect(template).toMatchObject({
@@ -57,7 +60,8 @@ describe('REST templates', () => {
         verified: false,
         is_na: false,
         received: false,
-        form: { id: FORM_ID, allow_file_upload: true, fields: { ssn: { default_value: '', read_only: false } } },
+        // The form's fields, with the item's change to `ssn`.
+        form: { id: FORM_ID, name: 'Tax form', allow_file_upload: true, fields: JSON.parse('{"ssn": {"default_value": "", "read_only": false}, "__proto__": {"default_value": null, "read_only": false}}') },
       },
     ]);
   });
@@ -101,7 +105,7 @@ describe('REST templates', () => {
   });
 
   it('GET /templates/{id} should answer the template; 404 Template not found otherwise', async () => {
-    const created = (await api.post('/templates', templateBody)).json();
+    const created = (await api.post('/templates', templateBody())).json();
     const response = await api.get(`/templates/${created.id}`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual(created);
@@ -111,7 +115,7 @@ describe('REST templates', () => {
   });
 
   it('PATCH /templates/{id} should change given fields and replace items when given', async () => {
-    const created = (await api.post('/templates', templateBody)).json();
+    const created = (await api.post('/templates', templateBody())).json();
     const renamed = await api.patch(`/templates/${created.id}`, { name: 'Renamed', reminders: 9 });
     expect(renamed.statusCode).toBe(200);
     expect(renamed.json()).toMatchObject({ name: 'Renamed', reminders: '9', default_title: 'Welcome pack' });
@@ -123,7 +127,7 @@ describe('REST templates', () => {
   });
 
   it('DELETE /templates/{id} should answer 204, keep requests made from it, then 404', async () => {
-    const created = (await api.post('/templates', templateBody)).json();
+    const created = (await api.post('/templates', templateBody())).json();
     const request = (await api.post('/requests', { template_id: created.id, recipients: [{ email: 'a@example.com' }] })).json();
     const response = await api.delete(`/templates/${created.id}`);
     expect(response.statusCode).toBe(204);

@@ -6,6 +6,7 @@ import type { ActivityMapper, ActivityActorMapper } from '../../../modules/activ
 import type { AttachmentMapper } from '../../../modules/attachments/attachment.mappers';
 import type { ContractMapper } from '../../../modules/contracts/contract.mappers';
 import type { DocumentMapper } from '../../../modules/documents/document.mappers';
+import type { FormMapper, ItemFormMapper } from '../../../modules/forms/form.mappers';
 import type { OrganizationMapper, TeamMapper, UserMapper, ApiKeyMapper } from '../../../modules/identity/identity.mappers';
 import type { RequestItemMapper, UploadItemMapper, ESignatureItemMapper, QuestionItemMapper } from '../../../modules/items/item.mappers';
 import type { NotificationMapper } from '../../../modules/notifications/notification.mappers';
@@ -890,6 +891,98 @@ export type Event = {
   topic: WebhookTopic;
 };
 
+/**
+ * A named set of fields an UPLOAD item asks its recipient to fill in (spec 2.6). Made with
+ * `formCreate`; an item names it with `form: {id}` and keeps its own copy (`ItemForm`).
+ */
+export type Form = Node & {
+  __typename?: 'Form';
+  /** Whether the recipient may upload files to the item besides filling the form. */
+  allowFileUpload: Scalars['Boolean']['output'];
+  /** When it was made. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Its fields, in order. */
+  fields: Array<FormField>;
+  /** The form's UUID. */
+  id: Scalars['ID']['output'];
+  /** Name of the form. */
+  name: Scalars['String']['output'];
+  /** Who made it. */
+  owner: User;
+  /** When it last changed (forms do not change once made). */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** A recipient's answer to one field of a form. */
+export type FormAnswer = {
+  __typename?: 'FormAnswer';
+  /** The field's name. */
+  field: Scalars['String']['output'];
+  /** The value (a read-only field's is its default). */
+  value: Scalars['String']['output'];
+};
+
+/** A page of forms. */
+export type FormConnection = {
+  __typename?: 'FormConnection';
+  /** The forms of this page with their cursors. */
+  edges: Array<FormEdge>;
+  /** The forms of this page. */
+  nodes: Array<Form>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many forms there are, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** Input of `formCreate`. */
+export type FormCreateInput = {
+  /** Whether the recipient may upload files to the item besides filling the form; false by default. */
+  allowFileUpload?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Per field name (1 to 200 characters; 1 to 100 fields, in order): `{"defaultValue": String, "readOnly": Boolean}`. */
+  fields: Scalars['JSON']['input'];
+  /** Name, 1 to 255 characters. */
+  name: Scalars['String']['input'];
+};
+
+/** Result of `formCreate`. */
+export type FormCreatePayload = {
+  __typename?: 'FormCreatePayload';
+  /** The new form; null when `userErrors` is not empty. */
+  form?: Maybe<Form>;
+  /** Problems with the input. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `formDelete`. */
+export type FormDeletePayload = {
+  __typename?: 'FormDeletePayload';
+  /** UUID of the deleted form. */
+  deletedFormId?: Maybe<Scalars['ID']['output']>;
+  /** Problems with the input: `INVALID_STATE` while an open request uses the form. */
+  userErrors: Array<UserError>;
+};
+
+/** A form and its cursor. */
+export type FormEdge = {
+  __typename?: 'FormEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The form. */
+  node: Form;
+};
+
+/** One field of a form. */
+export type FormField = {
+  __typename?: 'FormField';
+  /** The value the recipient finds filled in. */
+  defaultValue?: Maybe<Scalars['String']['output']>;
+  /** The field's name, unique in its form. */
+  name: Scalars['String']['output'];
+  /** Whether the recipient sees the field without changing it. */
+  readOnly: Scalars['Boolean']['output'];
+};
+
 /** Result of `itemCreate`. */
 export type ItemCreatePayload = {
   __typename?: 'ItemCreatePayload';
@@ -921,6 +1014,34 @@ export type ItemEvent = Event & {
   organizationId: Scalars['ID']['output'];
   /** What happened. */
   topic: WebhookTopic;
+};
+
+/**
+ * The form of an item: a copy of the form taken when the item was made, with the item's own changes
+ * (defaults, read-only flags, whether files may be uploaded). It outlives the form.
+ */
+export type ItemForm = {
+  __typename?: 'ItemForm';
+  /** Whether the recipient may upload files to the item besides filling the form. */
+  allowFileUpload: Scalars['Boolean']['output'];
+  /** The fields, in order. */
+  fields: Array<FormField>;
+  /** The form, while it exists. */
+  form?: Maybe<Form>;
+  /** UUID of the form it copies (deleted or not; `form` is the form while it exists). */
+  id: Scalars['ID']['output'];
+  /** Name of the form. */
+  name: Scalars['String']['output'];
+};
+
+/** The form an item asks the recipient to fill in, and what this item changes of it. */
+export type ItemFormInput = {
+  /** Whether the recipient may upload files besides filling the form; the form's by default. */
+  allowFileUpload?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Per field of the form: `{"defaultValue": String, "readOnly": Boolean}` for this item; fields left out keep the form's. */
+  fields?: InputMaybe<Scalars['JSON']['input']>;
+  /** UUID of a form of the organization. */
+  id: Scalars['ID']['input'];
 };
 
 /** Input of `itemUpdate`. An absent field is left alone. */
@@ -1020,6 +1141,13 @@ export type Mutation = {
   escalationDelete: EscalationDeletePayload;
   /** Changes an escalation rule that has not fired. */
   escalationUpdate: EscalationPayload;
+  /** Makes a form of the caller's organization. */
+  formCreate: FormCreatePayload;
+  /**
+   * Deletes a form; refused while an item of an open (or submitted, not yet verified) request uses it.
+   * Items made from it keep their copy and answers.
+   */
+  formDelete: FormDeletePayload;
   /** Adds an item at the end of a request. Requires the right to update the request. */
   itemCreate: ItemCreatePayload;
   /** Removes an item from its request. Requires the right to update the request. */
@@ -1034,6 +1162,8 @@ export type Mutation = {
   recipientAnswer: RecipientItemPayload;
   /** Deletes a document this recipient submitted, until the submission (a recipient session only). */
   recipientDocumentDelete: RecipientDocumentDeletePayload;
+  /** Fills in an item's form; the item is then complete (a recipient session only). */
+  recipientFormFill: RecipientItemPayload;
   /**
    * Gives a recipient a new link and password; the old link stops working, and the recipient is
    * invited with the new one. An open request nobody submitted yet moves to
@@ -1212,6 +1342,18 @@ export type MutationEscalationUpdateArgs = {
 
 
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationFormCreateArgs = {
+  input: FormCreateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationFormDeleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationItemCreateArgs = {
   input: RequestItemInput;
   requestId: Scalars['ID']['input'];
@@ -1256,6 +1398,12 @@ export type MutationRecipientAnswerArgs = {
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationRecipientDocumentDeleteArgs = {
   input: RecipientDocumentDeleteInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationRecipientFormFillArgs = {
+  input: RecipientFormFillInput;
 };
 
 
@@ -1693,6 +1841,10 @@ export type Query = {
   contracts: ContractConnection;
   /** A document of a request the caller may see. */
   document?: Maybe<Document>;
+  /** A form of the caller's organization. */
+  form?: Maybe<Form>;
+  /** The organization's forms, newest first. */
+  forms: FormConnection;
   /**
    * Any record the caller may see, by the UUID its REST paths use; null when it does not exist or is
    * outside what the caller may see.
@@ -1775,6 +1927,21 @@ export type QueryContractsArgs = {
 /** The root of every read. Modules add their fields with `extend type Query`. */
 export type QueryDocumentArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryFormArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryFormsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -2019,6 +2186,28 @@ export type RecipientFile = {
   size: Scalars['Int']['output'];
 };
 
+/** A form as its recipient fills it in. */
+export type RecipientForm = {
+  __typename?: 'RecipientForm';
+  /** Whether files may be uploaded to the item besides the form. */
+  allowFileUpload: Scalars['Boolean']['output'];
+  /** The fields, in order: read-only ones are shown and cannot change. */
+  fields: Array<FormField>;
+  /** Name of the form. */
+  name: Scalars['String']['output'];
+};
+
+/** Fills in an item's form. */
+export type RecipientFormFillInput = {
+  /**
+   * Per field name, its value (a string of up to 5,000 characters). Replaces the answers saved: a field
+   * left out takes its default; a read-only field may only repeat its value.
+   */
+  answers: Scalars['JSON']['input'];
+  /** The item's UUID. */
+  itemId: Scalars['ID']['input'];
+};
+
 /**
  * A recipient of a new request. Give `id` to reuse a contact, or the person's details (an email or a
  * phone is required); the details given override the contact's for this request.
@@ -2059,6 +2248,10 @@ export type RecipientItem = {
   description?: Maybe<Scalars['String']['output']>;
   /** What was submitted to the item, oldest first. */
   documents: Array<RecipientDocument>;
+  /** For an upload item with a form: the form to fill in (`PUT /r/{token}/api/items/{id}/form`). */
+  form?: Maybe<RecipientForm>;
+  /** For an upload item with a form: the answers saved, in the form's order; null before. */
+  formAnswers?: Maybe<Array<FormAnswer>>;
   /** The item's UUID. */
   id: Scalars['ID']['output'];
   /** Marked not applicable by the recipient. */
@@ -3273,7 +3466,7 @@ export type TemplateItem = {
   /** Help text for the recipient. */
   description?: Maybe<Scalars['String']['output']>;
   /** The form to fill in, if any. */
-  form?: Maybe<TemplateItemForm>;
+  form?: Maybe<ItemForm>;
   /** The template item's UUID. */
   id: Scalars['ID']['output'];
   /** What the item asks. */
@@ -3288,33 +3481,12 @@ export type TemplateItem = {
   required: Scalars['Boolean']['output'];
 };
 
-/** The form an item of a template asks the recipient to fill in. */
-export type TemplateItemForm = {
-  __typename?: 'TemplateItemForm';
-  /** Whether the recipient may upload files besides filling the form. */
-  allowFileUpload: Scalars['Boolean']['output'];
-  /** Per field name: `{"defaultValue": String, "readOnly": Boolean}`. */
-  fields: Scalars['JSON']['output'];
-  /** UUID of the form. */
-  id: Scalars['ID']['output'];
-};
-
-/** The form part of a template item. */
-export type TemplateItemFormInput = {
-  /** Whether the recipient may upload files besides filling the form; false by default. */
-  allowFileUpload?: InputMaybe<Scalars['Boolean']['input']>;
-  /** Per field name: `{"defaultValue": String, "readOnly": Boolean}`, up to 100 fields. */
-  fields?: InputMaybe<Scalars['JSON']['input']>;
-  /** UUID of the form. */
-  id: Scalars['ID']['input'];
-};
-
 /** An item of a template. */
 export type TemplateItemInput = {
   /** Help text, up to 5,000 characters. */
   description?: InputMaybe<Scalars['String']['input']>;
-  /** The form part, if any. */
-  form?: InputMaybe<TemplateItemFormInput>;
+  /** The form to fill in, for UPLOAD items: a form of the organization, with this item's changes. */
+  form?: InputMaybe<ItemFormInput>;
   /** What the item asks. */
   kind: RequestItemKind;
   /** Title, 1 to 1,000 characters; for a question, the question. */
@@ -3375,6 +3547,10 @@ export type UploadItem = Node & RequestItem & {
   description?: Maybe<Scalars['String']['output']>;
   /** Documents submitted to the item, oldest first. */
   documents: Array<Document>;
+  /** The form the recipient fills in, if the item has one. */
+  form?: Maybe<ItemForm>;
+  /** The recipient's answers, in the form's order, once it filled the form; null before. */
+  formAnswers?: Maybe<Array<FormAnswer>>;
   /** The item's UUID. */
   id: Scalars['ID']['output'];
   /** Whether the recipient marked it not applicable. */
@@ -3403,6 +3579,8 @@ export type UploadItemInput = {
   attachmentIds?: InputMaybe<Array<Scalars['ID']['input']>>;
   /** Help text, up to 5,000 characters. */
   description?: InputMaybe<Scalars['String']['input']>;
+  /** A form for the recipient to fill in: the item is complete once the form is filled. */
+  form?: InputMaybe<ItemFormInput>;
   /** Title, 1 to 1,000 characters. */
   name: Scalars['String']['input'];
   /** Whether the recipient must complete it; false by default. */
@@ -3881,6 +4059,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ContractMapper )
     | ( DocumentMapper )
     | ( ESignatureItemMapper )
+    | ( FormMapper )
     | ( NotificationMapper )
     | ( OrganizationMapper )
     | ( QuestionItemMapper )
@@ -3972,11 +4151,21 @@ export type ResolversTypes = {
   EscalationUpdateInput: EscalationUpdateInput;
   Event: ResolverTypeWrapper<EventRoot>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  Form: ResolverTypeWrapper<FormMapper>;
+  FormAnswer: ResolverTypeWrapper<FormAnswer>;
+  FormConnection: ResolverTypeWrapper<Connection>;
+  FormCreateInput: FormCreateInput;
+  FormCreatePayload: ResolverTypeWrapper<Omit<FormCreatePayload, 'form'> & { form?: Maybe<ResolversTypes['Form']> }>;
+  FormDeletePayload: ResolverTypeWrapper<FormDeletePayload>;
+  FormEdge: ResolverTypeWrapper<Edge>;
+  FormField: ResolverTypeWrapper<FormField>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ItemCreatePayload: ResolverTypeWrapper<Omit<ItemCreatePayload, 'item'> & { item?: Maybe<ResolversTypes['RequestItem']> }>;
   ItemDeletePayload: ResolverTypeWrapper<ItemDeletePayload>;
   ItemEvent: ResolverTypeWrapper<EventRoot>;
+  ItemForm: ResolverTypeWrapper<ItemFormMapper>;
+  ItemFormInput: ItemFormInput;
   ItemUpdateInput: ItemUpdateInput;
   ItemUpdatePayload: ResolverTypeWrapper<Omit<ItemUpdatePayload, 'item'> & { item?: Maybe<ResolversTypes['RequestItem']> }>;
   ItemVerifyPayload: ResolverTypeWrapper<Omit<ItemVerifyPayload, 'item'> & { item?: Maybe<ResolversTypes['RequestItem']> }>;
@@ -4007,6 +4196,8 @@ export type ResolversTypes = {
   RecipientDocumentDeleteInput: RecipientDocumentDeleteInput;
   RecipientDocumentDeletePayload: ResolverTypeWrapper<RecipientDocumentDeletePayload>;
   RecipientFile: ResolverTypeWrapper<RecipientFileMapper>;
+  RecipientForm: ResolverTypeWrapper<RecipientForm>;
+  RecipientFormFillInput: RecipientFormFillInput;
   RecipientInput: RecipientInput;
   RecipientItem: ResolverTypeWrapper<RecipientItemMapper>;
   RecipientItemPayload: ResolverTypeWrapper<Omit<RecipientItemPayload, 'item'> & { item?: Maybe<ResolversTypes['RecipientItem']> }>;
@@ -4077,8 +4268,6 @@ export type ResolversTypes = {
   TemplateDeletePayload: ResolverTypeWrapper<TemplateDeletePayload>;
   TemplateEdge: ResolverTypeWrapper<Edge>;
   TemplateItem: ResolverTypeWrapper<TemplateItemMapper>;
-  TemplateItemForm: ResolverTypeWrapper<TemplateItemForm>;
-  TemplateItemFormInput: TemplateItemFormInput;
   TemplateItemInput: TemplateItemInput;
   TemplateQuestionInput: TemplateQuestionInput;
   TemplateUpdateInput: TemplateUpdateInput;
@@ -4178,11 +4367,21 @@ export type ResolversParentTypes = {
   EscalationUpdateInput: EscalationUpdateInput;
   Event: EventRoot;
   Float: Scalars['Float']['output'];
+  Form: FormMapper;
+  FormAnswer: FormAnswer;
+  FormConnection: Connection;
+  FormCreateInput: FormCreateInput;
+  FormCreatePayload: Omit<FormCreatePayload, 'form'> & { form?: Maybe<ResolversParentTypes['Form']> };
+  FormDeletePayload: FormDeletePayload;
+  FormEdge: Edge;
+  FormField: FormField;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   ItemCreatePayload: Omit<ItemCreatePayload, 'item'> & { item?: Maybe<ResolversParentTypes['RequestItem']> };
   ItemDeletePayload: ItemDeletePayload;
   ItemEvent: EventRoot;
+  ItemForm: ItemFormMapper;
+  ItemFormInput: ItemFormInput;
   ItemUpdateInput: ItemUpdateInput;
   ItemUpdatePayload: Omit<ItemUpdatePayload, 'item'> & { item?: Maybe<ResolversParentTypes['RequestItem']> };
   ItemVerifyPayload: Omit<ItemVerifyPayload, 'item'> & { item?: Maybe<ResolversParentTypes['RequestItem']> };
@@ -4207,6 +4406,8 @@ export type ResolversParentTypes = {
   RecipientDocumentDeleteInput: RecipientDocumentDeleteInput;
   RecipientDocumentDeletePayload: RecipientDocumentDeletePayload;
   RecipientFile: RecipientFileMapper;
+  RecipientForm: RecipientForm;
+  RecipientFormFillInput: RecipientFormFillInput;
   RecipientInput: RecipientInput;
   RecipientItem: RecipientItemMapper;
   RecipientItemPayload: Omit<RecipientItemPayload, 'item'> & { item?: Maybe<ResolversParentTypes['RecipientItem']> };
@@ -4269,8 +4470,6 @@ export type ResolversParentTypes = {
   TemplateDeletePayload: TemplateDeletePayload;
   TemplateEdge: Edge;
   TemplateItem: TemplateItemMapper;
-  TemplateItemForm: TemplateItemForm;
-  TemplateItemFormInput: TemplateItemFormInput;
   TemplateItemInput: TemplateItemInput;
   TemplateQuestionInput: TemplateQuestionInput;
   TemplateUpdateInput: TemplateUpdateInput;
@@ -4628,6 +4827,50 @@ export type EventResolvers<ContextType = GraphQLContext, ParentType extends Reso
   __resolveType: TypeResolveFn<'ContractEvent' | 'DocumentEvent' | 'ItemEvent' | 'RequestEvent', ParentType, ContextType>;
 };
 
+export type FormResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Form'] = ResolversParentTypes['Form']> = {
+  allowFileUpload?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  fields?: Resolver<Array<ResolversTypes['FormField']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type FormAnswerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FormAnswer'] = ResolversParentTypes['FormAnswer']> = {
+  field?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type FormConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FormConnection'] = ResolversParentTypes['FormConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['FormEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Form']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type FormCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FormCreatePayload'] = ResolversParentTypes['FormCreatePayload']> = {
+  form?: Resolver<Maybe<ResolversTypes['Form']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type FormDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FormDeletePayload'] = ResolversParentTypes['FormDeletePayload']> = {
+  deletedFormId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type FormEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FormEdge'] = ResolversParentTypes['FormEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Form'], ParentType, ContextType>;
+};
+
+export type FormFieldResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FormField'] = ResolversParentTypes['FormField']> = {
+  defaultValue?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  readOnly?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
 export type ItemCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemCreatePayload'] = ResolversParentTypes['ItemCreatePayload']> = {
   item?: Resolver<Maybe<ResolversTypes['RequestItem']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
@@ -4645,6 +4888,14 @@ export type ItemEventResolvers<ContextType = GraphQLContext, ParentType extends 
   organizationId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   topic?: Resolver<ResolversTypes['WebhookTopic'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ItemFormResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemForm'] = ResolversParentTypes['ItemForm']> = {
+  allowFileUpload?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  fields?: Resolver<Array<ResolversTypes['FormField']>, ParentType, ContextType>;
+  form?: Resolver<Maybe<ResolversTypes['Form']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type ItemUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ItemUpdatePayload'] = ResolversParentTypes['ItemUpdatePayload']> = {
@@ -4677,6 +4928,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   escalationCreate?: Resolver<ResolversTypes['EscalationPayload'], ParentType, ContextType, RequireFields<MutationEscalationCreateArgs, 'input' | 'requestId'>>;
   escalationDelete?: Resolver<ResolversTypes['EscalationDeletePayload'], ParentType, ContextType, RequireFields<MutationEscalationDeleteArgs, 'id' | 'requestId'>>;
   escalationUpdate?: Resolver<ResolversTypes['EscalationPayload'], ParentType, ContextType, RequireFields<MutationEscalationUpdateArgs, 'id' | 'input' | 'requestId'>>;
+  formCreate?: Resolver<ResolversTypes['FormCreatePayload'], ParentType, ContextType, RequireFields<MutationFormCreateArgs, 'input'>>;
+  formDelete?: Resolver<ResolversTypes['FormDeletePayload'], ParentType, ContextType, RequireFields<MutationFormDeleteArgs, 'id'>>;
   itemCreate?: Resolver<ResolversTypes['ItemCreatePayload'], ParentType, ContextType, RequireFields<MutationItemCreateArgs, 'input' | 'requestId'>>;
   itemDelete?: Resolver<ResolversTypes['ItemDeletePayload'], ParentType, ContextType, RequireFields<MutationItemDeleteArgs, 'id'>>;
   itemUpdate?: Resolver<ResolversTypes['ItemUpdatePayload'], ParentType, ContextType, RequireFields<MutationItemUpdateArgs, 'id' | 'input'>>;
@@ -4684,6 +4937,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   organizationSettingsUpdate?: Resolver<ResolversTypes['OrganizationSettingsUpdatePayload'], ParentType, ContextType, RequireFields<MutationOrganizationSettingsUpdateArgs, 'id' | 'input'>>;
   recipientAnswer?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientAnswerArgs, 'input'>>;
   recipientDocumentDelete?: Resolver<ResolversTypes['RecipientDocumentDeletePayload'], ParentType, ContextType, RequireFields<MutationRecipientDocumentDeleteArgs, 'input'>>;
+  recipientFormFill?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientFormFillArgs, 'input'>>;
   recipientLinkRegenerate?: Resolver<ResolversTypes['RecipientLinkRegeneratePayload'], ParentType, ContextType, RequireFields<MutationRecipientLinkRegenerateArgs, 'id'>>;
   recipientNotApplicable?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientNotApplicableArgs, 'input'>>;
   recipientSign?: Resolver<ResolversTypes['RecipientItemPayload'], ParentType, ContextType, RequireFields<MutationRecipientSignArgs, 'input'>>;
@@ -4715,7 +4969,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Form' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
 };
 
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
@@ -4795,6 +5049,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   contract?: Resolver<Maybe<ResolversTypes['Contract']>, ParentType, ContextType, RequireFields<QueryContractArgs, 'id'>>;
   contracts?: Resolver<ResolversTypes['ContractConnection'], ParentType, ContextType, Partial<QueryContractsArgs>>;
   document?: Resolver<Maybe<ResolversTypes['Document']>, ParentType, ContextType, RequireFields<QueryDocumentArgs, 'id'>>;
+  form?: Resolver<Maybe<ResolversTypes['Form']>, ParentType, ContextType, RequireFields<QueryFormArgs, 'id'>>;
+  forms?: Resolver<ResolversTypes['FormConnection'], ParentType, ContextType, Partial<QueryFormsArgs>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   notifications?: Resolver<ResolversTypes['NotificationConnection'], ParentType, ContextType, Partial<QueryNotificationsArgs>>;
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
@@ -4877,12 +5133,20 @@ export type RecipientFileResolvers<ContextType = GraphQLContext, ParentType exte
   size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type RecipientFormResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientForm'] = ResolversParentTypes['RecipientForm']> = {
+  allowFileUpload?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  fields?: Resolver<Array<ResolversTypes['FormField']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type RecipientItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientItem'] = ResolversParentTypes['RecipientItem']> = {
   answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   attachments?: Resolver<Array<ResolversTypes['RecipientFile']>, ParentType, ContextType>;
   contractId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   documents?: Resolver<Array<ResolversTypes['RecipientDocument']>, ParentType, ContextType>;
+  form?: Resolver<Maybe<ResolversTypes['RecipientForm']>, ParentType, ContextType>;
+  formAnswers?: Resolver<Maybe<Array<ResolversTypes['FormAnswer']>>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
@@ -5227,19 +5491,13 @@ export type TemplateEdgeResolvers<ContextType = GraphQLContext, ParentType exten
 export type TemplateItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TemplateItem'] = ResolversParentTypes['TemplateItem']> = {
   answer?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  form?: Resolver<Maybe<ResolversTypes['TemplateItemForm']>, ParentType, ContextType>;
+  form?: Resolver<Maybe<ResolversTypes['ItemForm']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   questionType?: Resolver<Maybe<ResolversTypes['QuestionType']>, ParentType, ContextType>;
   received?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-};
-
-export type TemplateItemFormResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TemplateItemForm'] = ResolversParentTypes['TemplateItemForm']> = {
-  allowFileUpload?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  fields?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
-  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type TemplateUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TemplateUpdatePayload'] = ResolversParentTypes['TemplateUpdatePayload']> = {
@@ -5257,6 +5515,8 @@ export type UploadItemResolvers<ContextType = GraphQLContext, ParentType extends
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   documents?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
+  form?: Resolver<Maybe<ResolversTypes['ItemForm']>, ParentType, ContextType>;
+  formAnswers?: Resolver<Maybe<Array<ResolversTypes['FormAnswer']>>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isNa?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['RequestItemKind'], ParentType, ContextType>;
@@ -5452,9 +5712,17 @@ export type Resolvers<ContextType = GraphQLContext> = {
   EscalationDeletePayload?: EscalationDeletePayloadResolvers<ContextType>;
   EscalationPayload?: EscalationPayloadResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
+  Form?: FormResolvers<ContextType>;
+  FormAnswer?: FormAnswerResolvers<ContextType>;
+  FormConnection?: FormConnectionResolvers<ContextType>;
+  FormCreatePayload?: FormCreatePayloadResolvers<ContextType>;
+  FormDeletePayload?: FormDeletePayloadResolvers<ContextType>;
+  FormEdge?: FormEdgeResolvers<ContextType>;
+  FormField?: FormFieldResolvers<ContextType>;
   ItemCreatePayload?: ItemCreatePayloadResolvers<ContextType>;
   ItemDeletePayload?: ItemDeletePayloadResolvers<ContextType>;
   ItemEvent?: ItemEventResolvers<ContextType>;
+  ItemForm?: ItemFormResolvers<ContextType>;
   ItemUpdatePayload?: ItemUpdatePayloadResolvers<ContextType>;
   ItemVerifyPayload?: ItemVerifyPayloadResolvers<ContextType>;
   JSON?: GraphQLScalarType;
@@ -5475,6 +5743,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RecipientDocument?: RecipientDocumentResolvers<ContextType>;
   RecipientDocumentDeletePayload?: RecipientDocumentDeletePayloadResolvers<ContextType>;
   RecipientFile?: RecipientFileResolvers<ContextType>;
+  RecipientForm?: RecipientFormResolvers<ContextType>;
   RecipientItem?: RecipientItemResolvers<ContextType>;
   RecipientItemPayload?: RecipientItemPayloadResolvers<ContextType>;
   RecipientLinkRegeneratePayload?: RecipientLinkRegeneratePayloadResolvers<ContextType>;
@@ -5518,7 +5787,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   TemplateDeletePayload?: TemplateDeletePayloadResolvers<ContextType>;
   TemplateEdge?: TemplateEdgeResolvers<ContextType>;
   TemplateItem?: TemplateItemResolvers<ContextType>;
-  TemplateItemForm?: TemplateItemFormResolvers<ContextType>;
   TemplateUpdatePayload?: TemplateUpdatePayloadResolvers<ContextType>;
   URL?: GraphQLScalarType;
   UploadItem?: UploadItemResolvers<ContextType>;

@@ -1,0 +1,29 @@
+import { loadRef } from '../../kernel/db/loaders';
+import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import { payload } from '../../kernel/graphql/payload';
+import { createForm, deleteForm, getForm, listForms } from './form.service';
+
+export const formResolvers: Resolvers = {
+  Query: {
+    form: (_root, { id }, ctx) => getForm(ctx, id),
+    forms: (_root, args, ctx) => listForms(ctx, args),
+  },
+  Mutation: {
+    formCreate: (_root, { input }, ctx) => payload(async () => ({ form: await createForm(ctx, input) })),
+    formDelete: (_root, { id }, ctx) => payload(async () => ({ deletedFormId: await deleteForm(ctx, id) })),
+  },
+  Form: {
+    owner: async (form, _args, ctx) => (await loadRef(form.owner, ctx.loaders.userById))!,
+  },
+  FormConnection: {
+    totalCount: (connection) => connection.totalCount(),
+  },
+  ItemForm: {
+    // An item's form was of the item's organization when the item was made; it may be gone since.
+    form: (itemForm, _args, ctx) => ctx.loaders.formById.load(itemForm.id),
+  },
+  UploadItem: {
+    form: (item) => item.form ?? null,
+    formAnswers: (item) => item.formAnswers ?? null,
+  },
+};
