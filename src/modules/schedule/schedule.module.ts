@@ -1,5 +1,6 @@
 import type { ModuleDescriptor } from '../../kernel/module';
 import { Migration20261125000000_schedule } from './Migration20261125000000_schedule';
+import { Migration20261126000000_job_subjects } from './Migration20261126000000_job_subjects';
 import { Escalation, Job, Reminder, ScheduledReminder } from './schedule.entities';
 import { cancelEndedJobs, planOverdueEscalations, planRequestJobs } from './schedule.planning';
 import { scheduleLoaders } from './schedule.loaders';
@@ -12,7 +13,10 @@ import { scheduleRestRows } from './schedule.rest';
 export const scheduleModule: ModuleDescriptor = {
   name: 'schedule',
   entities: [Job, Reminder, ScheduledReminder, Escalation],
-  migrations: [{ name: 'Migration20261125000000_schedule', class: Migration20261125000000_schedule }],
+  migrations: [
+    { name: 'Migration20261125000000_schedule', class: Migration20261125000000_schedule },
+    { name: 'Migration20261126000000_job_subjects', class: Migration20261126000000_job_subjects },
+  ],
   loaders: scheduleLoaders,
   resolvers: scheduleResolvers,
   nodes: { Reminder: { sql: 'select 1 from reminder where id = ? and organization_id = ?', load: getReminder } },
