@@ -37,6 +37,7 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
   reminder: 'Reminder',
   scheduledReminder: 'Scheduled reminder',
   escalation: 'Escalation',
+  share: 'Share',
 };
 
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */
@@ -47,7 +48,7 @@ const EXTERNAL = 'external';
 
 /** The nouns whose ids each GraphQL id position takes. */
 const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
-  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder'],
+  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder', 'share'],
   'Query.attachment(id)': ['libraryAttachment', 'itemAttachment'],
   'Query.contract(id)': ['contract'],
   'Query.document(id)': ['document'],
@@ -136,6 +137,10 @@ const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
   'Mutation.escalationDelete(requestId)': ['request'],
   'Mutation.escalationDelete(id)': ['escalation'],
   'Mutation.requestDuplicate(id)': ['request'],
+  'Query.share(id)': ['share'],
+  'Mutation.shareUpdate(id)': ['share'],
+  'Mutation.shareSend(id)': ['share'],
+  'Mutation.shareDelete(id)': ['share'],
 };
 
 /** Arguments whose smallest schema-valid value the service would refuse for reasons other than tenancy. */

@@ -45,6 +45,7 @@ export const REST_NOUNS: Record<string, WorldNoun> = {
   recipients: 'recipient',
   'scheduled-reminders': 'scheduledReminder',
   escalations: 'escalation',
+  shares: 'share',
 };
 
 

@@ -4,6 +4,8 @@
 export const MAX_SHARE_TITLE = 255;
 /** Characters of a share's custom message. */
 export const MAX_SHARE_MESSAGE = 5000;
+/** Characters of a recipient's security question, and of its answer. */
+export const MAX_SHARE_QUESTION = 500;
 /** Recipients of one share. */
 export const MAX_SHARE_RECIPIENTS = 50;
 /** Files of one share. */
