@@ -64,7 +64,7 @@ describe('share page', () => {
     expect(await page.locator('.files li').count()).toBe(2);
     await expect(page.locator('.due').textContent()).resolves.toBe('Available until June 30, 2030.');
     // The organization's colour is the page's accent, and its support address is shown.
-    await expect(page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim())).resolves.toBe('#7a1fa2');
+    await expect(page.evaluate<string>("getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()")).resolves.toBe('#7a1fa2');
     await expect(page.locator('footer').textContent()).resolves.toContain('help@acme.test');
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     await screenshot(page, 'share-02-files');
