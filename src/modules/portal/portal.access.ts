@@ -88,23 +88,18 @@ export type PortalLink = SignInLink & {
   lastName: string | null;
 };
 
-type LinkRow = {
+/**
+ * The columns every kind of link's lookup selects for signing in: its recipient's (aliased `rc`), the
+ * organization's branding (`os`), and the organization, expiration and language of what it opens.
+ */
+export type SignInRow = {
   recipient_id: string;
-  request_id: string;
   organization_id: string;
-  owner_id: string;
   token_hash: string;
-  request_name: string;
-  organization_name: string;
-  owner_name: string;
   // Timestamps of raw rows arrive as strings (see toDate).
-  due_date: string | null;
   expiration_date: string | null;
   language: Language;
-  state: RequestState;
-  mfa_enabled: boolean;
   first_name: string | null;
-  last_name: string | null;
   email: string | null;
   phone: string | null;
   auth_method: AuthMethod;
@@ -117,12 +112,45 @@ type LinkRow = {
   logo_sha256: string | null;
 };
 
+/** The recipient's and branding's part of SIGN_IN_COLUMNS (the rest comes from what the link opens). */
+export const SIGN_IN_COLUMNS = `rc.id as recipient_id, rc.token_hash, rc.first_name, rc.email, rc.phone, rc.auth_method, rc.question_text,
+         rc.question_answer_hash, rc.password_hash, os.primary_color, os.sender_name, os.support_email, os.logo_sha256`;
+
+/** A link's sign-in fields from its row. */
+export function signInFields(row: SignInRow): Omit<SignInLink, 'kind' | 'subjectName' | 'mfaEnabled'> {
+  return {
+    recipientId: row.recipient_id,
+    organizationId: row.organization_id,
+    linkHash: row.token_hash,
+    expirationDate: toDate(row.expiration_date),
+    language: row.language,
+    firstName: row.first_name,
+    email: row.email,
+    phone: row.phone,
+    authMethod: row.auth_method,
+    questionText: row.question_text,
+    questionAnswerHash: row.question_answer_hash,
+    passwordHash: row.password_hash,
+    branding: { organizationId: row.organization_id, primaryColor: row.primary_color, senderName: row.sender_name, supportEmail: row.support_email, logoSha256: row.logo_sha256 },
+  };
+}
+
+type LinkRow = SignInRow & {
+  request_id: string;
+  owner_id: string;
+  request_name: string;
+  organization_name: string;
+  owner_name: string;
+  due_date: string | null;
+  state: RequestState;
+  mfa_enabled: boolean;
+  last_name: string | null;
+};
+
 const LINK_SQL = `
-  select rc.id as recipient_id, r.id as request_id, r.organization_id, r.owner_id, rc.token_hash, r.name as request_name,
+  select ${SIGN_IN_COLUMNS}, r.id as request_id, r.organization_id, r.owner_id, r.name as request_name,
          o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
-         r.due_date, r.expiration_date, r.language, r.state, r.mfa_enabled, rc.first_name, rc.last_name, rc.email, rc.phone,
-         rc.auth_method, rc.question_text, rc.question_answer_hash, rc.password_hash,
-         os.primary_color, os.sender_name, os.support_email, os.logo_sha256
+         r.due_date, r.expiration_date, r.language, r.state, r.mfa_enabled, rc.last_name
     from recipient rc
     join request r on r.id = rc.request_id
     join organization o on o.id = r.organization_id
@@ -132,30 +160,18 @@ const LINK_SQL = `
 
 function linkOf(row: LinkRow): PortalLink {
   return {
+    ...signInFields(row),
     kind: REQUEST_SIGN_IN,
     subjectName: row.request_name,
-    recipientId: row.recipient_id,
     requestId: row.request_id,
-    organizationId: row.organization_id,
     ownerId: row.owner_id,
-    linkHash: row.token_hash,
     requestName: row.request_name,
     organizationName: row.organization_name,
     ownerName: row.owner_name,
     dueDate: toDate(row.due_date),
-    expirationDate: toDate(row.expiration_date),
-    language: row.language,
     state: row.state,
     mfaEnabled: row.mfa_enabled,
-    firstName: row.first_name,
     lastName: row.last_name,
-    email: row.email,
-    phone: row.phone,
-    authMethod: row.auth_method,
-    questionText: row.question_text,
-    questionAnswerHash: row.question_answer_hash,
-    passwordHash: row.password_hash,
-    branding: { organizationId: row.organization_id, primaryColor: row.primary_color, senderName: row.sender_name, supportEmail: row.support_email, logoSha256: row.logo_sha256 },
   };
 }
 

@@ -1,9 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRows, toDate } from '../../kernel/db/lean';
-import type { SignInKind, SignInLink } from '../portal/portal.access';
+import { SIGN_IN_COLUMNS, signInFields, type SignInKind, type SignInLink, type SignInRow } from '../portal/portal.access';
 import { sha256Hex } from '../recipients/recipient-link';
-import type { AuthMethod } from '../recipients/recipient.enums';
-import type { Language } from '../requests/request.enums';
 import type { ShareStatus } from './share.entities';
 
 // A share's recipient signs in exactly as a request's does (portal.access.ts): the same steps, codes,
@@ -40,72 +38,35 @@ export const SHARE_SIGN_IN: SignInKind<ShareLink> = {
   signedIn: async () => {},
 };
 
-type LinkRow = {
-  recipient_id: string;
-  share_id: string;
-  organization_id: string;
-  token_hash: string;
-  title: string;
-  organization_name: string;
-  owner_name: string;
-  expiration_date: string | null;
-  deletion_date: string | null;
-  language: Language;
-  status: ShareStatus;
-  first_name: string | null;
-  email: string | null;
-  phone: string | null;
-  auth_method: AuthMethod;
-  question_text: string | null;
-  question_answer_hash: string | null;
-  password_hash: string;
-  primary_color: string | null;
-  sender_name: string | null;
-  support_email: string | null;
-  logo_sha256: string | null;
-};
+type LinkRow = SignInRow & { share_id: string; title: string; organization_name: string; owner_name: string; deletion_date: string | null; status: ShareStatus };
 
 /** The link's recipient and share; null for a token that names none (unknown, or a share not sent yet). */
 export async function findShareLink(em: EntityManager, token: string): Promise<ShareLink | null> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
   const [row] = await queryRows<LinkRow>(
     em,
-    `select sr.id as recipient_id, s.id as share_id, s.organization_id, sr.token_hash, s.title, o.name as organization_name,
-            coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name, s.expiration_date, s.deletion_date,
-            s.language, s.status, sr.first_name, sr.email, sr.phone, sr.auth_method, sr.question_text, sr.question_answer_hash, sr.password_hash,
-            os.primary_color, os.sender_name, os.support_email, os.logo_sha256
-       from share_recipient sr
-       join share s on s.id = sr.share_id
+    `select ${SIGN_IN_COLUMNS}, s.id as share_id, s.organization_id, s.title, o.name as organization_name,
+            coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name, s.expiration_date, s.deletion_date, s.language, s.status
+       from share_recipient rc
+       join share s on s.id = rc.share_id
        join organization o on o.id = s.organization_id
        join app_user u on u.id = s.owner_id
        left join organization_settings os on os.organization_id = s.organization_id
-      where sr.token_hash = ? and s.status <> 'DRAFT'`,
+      where rc.token_hash = ? and s.status <> 'DRAFT'`,
     [sha256Hex(token)],
   );
   if (!row) return null;
   return {
+    ...signInFields(row),
     kind: SHARE_SIGN_IN,
-    recipientId: row.recipient_id,
-    shareId: row.share_id,
-    organizationId: row.organization_id,
-    linkHash: row.token_hash,
     subjectName: row.title,
+    mfaEnabled: false,
+    shareId: row.share_id,
     title: row.title,
     organizationName: row.organization_name,
     ownerName: row.owner_name,
-    expirationDate: toDate(row.expiration_date),
     deletionDate: toDate(row.deletion_date),
-    language: row.language,
     status: row.status,
-    mfaEnabled: false,
-    firstName: row.first_name,
-    email: row.email,
-    phone: row.phone,
-    authMethod: row.auth_method,
-    questionText: row.question_text,
-    questionAnswerHash: row.question_answer_hash,
-    passwordHash: row.password_hash,
-    branding: { organizationId: row.organization_id, primaryColor: row.primary_color, senderName: row.sender_name, supportEmail: row.support_email, logoSha256: row.logo_sha256 },
   };
 }
 
