@@ -15,6 +15,7 @@ import { portalModule } from './portal/portal.module';
 import { recipientsModule } from './recipients/recipient.module';
 import { requestsModule } from './requests/request.module';
 import { scheduleModule } from './schedule/schedule.module';
+import { sharesModule } from './shares/share.module';
 import { signingModule } from './signing/signing.module';
 import { templatesModule } from './templates/template.module';
 import { webhooksModule } from './webhooks/webhook.module';
@@ -43,6 +44,7 @@ export const MODULES = foldModules([
   activityModule,
   portalModule,
   scheduleModule,
+  sharesModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

@@ -19,6 +19,7 @@ import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MA
 import { LOGO_CACHE_SECONDS, MAX_CONFIRMATION_MESSAGE_LENGTH, MAX_LOGO_BYTES, MAX_SENDER_NAME_LENGTH, MAX_SETTINGS_DAYS } from './organizations/organization.limits';
 import { MAX_PARTIAL_UPLOADS, PARTIAL_UPLOAD_EXPIRY_HOURS } from './portal/portal.uploads.limits';
 import { MAX_QUESTION, MAX_RECIPIENTS } from './recipients/recipient.limits';
+import { MAX_LISTED_DOWNLOADS, MAX_SHARE_BYTES, MAX_SHARE_FILES, MAX_SHARE_MESSAGE, MAX_SHARE_QUESTION, MAX_SHARE_RECIPIENTS, MAX_SHARE_TITLE } from './shares/share.limits';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
   MAX_COLLABORATORS,
@@ -212,6 +213,10 @@ const rows = (): [string, string, string][] => [
   ['Branding `sender_name`', `1 to ${chars(MAX_SENDER_NAME_LENGTH)}`, '`422`'],
   ['Confirmation page `message`', `1 to ${chars(MAX_CONFIRMATION_MESSAGE_LENGTH)}`, '`422`'],
   ['Settings `default_expiration_days`, `retention_days`', `1 to ${n(MAX_SETTINGS_DAYS)} days, or null`, '`422`'],
+  ['Share `title`; `customMessage`', `1 to ${chars(MAX_SHARE_TITLE)}; ${chars(MAX_SHARE_MESSAGE)}`, '`422`'],
+  ['Share recipients; security question and answer', `1 to ${n(MAX_SHARE_RECIPIENTS)}; ${chars(MAX_SHARE_QUESTION)} each`, '`422`'],
+  ['Files per share; bytes of a share\'s files together (each file: `MAX_UPLOAD_BYTES`)', `${n(MAX_SHARE_FILES)}; ${n(MAX_SHARE_BYTES / 1024 ** 3)} GiB`, '`422` `too_many`; `413`'],
+  ['Downloads listed in a share\'s REST body (newest first; GraphQL pages through all)', n(MAX_LISTED_DOWNLOADS), 'the rest counted in `downloadCount`'],
 ];
 
 function limitsTable(): string {

@@ -10,6 +10,7 @@ import { fillPath, pathParams, REST_ROWS, restNoun, rowName } from '../support/r
 import { ok, type WorldNoun } from '../support/world';
 import { MAX_RECIPIENTS } from '../../src/modules/recipients/recipient.limits';
 import { MAX_SCHEDULED_REMINDERS } from '../../src/modules/schedule/schedule.limits';
+import { MAX_SHARE_RECIPIENTS } from '../../src/modules/shares/share.limits';
 
 // A read must cost the same statements for 1, 20 or 100 records: one per kind of record it shows,
 // never one per record. Lists grow their records, by-id reads their children; the rows and fields
@@ -67,6 +68,8 @@ const GROWS: Record<string, string | null> = {
   'GET /requests/:request_id/scheduled-reminders/:scheduled_reminder_id': null,
   'GET /requests/:request_id/escalations': 'escalation rules (up to 20)',
   'GET /requests/:request_id/escalations/:escalation_id': null,
+  'GET /shares': 'shares, each with its recipients and files',
+  'GET /shares/:share_id': 'recipients, files and downloads',
 };
 
 type Subjects = Partial<Record<WorldNoun, string>>;
@@ -82,7 +85,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
   let api: ReturnType<typeof client>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let pdf: Buffer;
-  const have = { users: 0, teams: 0, library: [] as string[], contracts: [] as string[], forms: [] as string[], webhooks: 0, templates: 0, requests: 0 };
+  const have = { users: 0, teams: 0, library: [] as string[], contracts: [] as string[], forms: [] as string[], webhooks: 0, templates: 0, requests: 0, shares: 0 };
   let team: string;
   let webhook: string;
   const rest: Record<string, Record<number, Measure>> = {};
@@ -159,6 +162,17 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       scheduled.push((await ok(await api.post(`/requests/${subject.id}/scheduled-reminders`, { send_at: new Date(Date.now() + (i + 1) * 86_400_000).toISOString() }), 'scheduled reminder')).id);
       escalations.push((await ok(await api.post(`/requests/${subject.id}/escalations`, { condition: 'NOT_OPENED', after_days: i + 1 }), 'escalation')).id);
     }
+    // Shares: n in all, the subject's recipients, files and downloads n each.
+    while (have.shares < n - 1) {
+      await ok(await api.post('/shares', { title: `Share ${++have.shares}`, recipients: [{ email: `share${have.shares}@example.com` }] }), 'share');
+    }
+    const share = await ok(await api.post('/shares', { title: `Subject share ${n}`, recipients: Array.from({ length: Math.min(n, MAX_SHARE_RECIPIENTS) }, (_, i) => ({ email: `sr${n}-${i}@example.com` })) }), 'share');
+    for (let i = 0; i < n; i++) await ok(await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, `shared ${i}`, { filename: `shared${i}.txt` }), 'share file');
+    await ok(await api.post(`/shares/${share.id}/send`), 'share send');
+    const shareToken = share.recipients[0].link.slice(share.recipients[0].link.lastIndexOf('/s/') + 3);
+    const shareSession = (await ok(await t.app.inject({ method: 'POST', url: `/s/${shareToken}/api/session`, payload: {} }), 'share sign-in')).session_token;
+    const shared = (await ok(await t.app.inject({ method: 'GET', url: `/s/${shareToken}/api/share`, headers: { authorization: `Bearer ${shareSession}` } }), 'share view')).files;
+    for (const file of shared) await t.app.inject({ method: 'GET', url: file.download_url, headers: { authorization: `Bearer ${shareSession}` } });
     // Last, so every stage's activity page (newest first) holds a recipient's entry as well as users'.
     recipientSession = client(t.app, (await signedIn(t.app, tokenOf(subject.recipients[0].request_link))).session);
     return {
@@ -177,6 +191,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       delivery,
       scheduledReminder: scheduled[0],
       escalation: escalations[0],
+      share: share.id,
     };
   }
 
@@ -204,6 +219,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     template: 'template',
     webhook: 'webhook',
     webhookSecret: 'webhook',
+    share: 'share',
   };
 
   beforeAll(async () => {

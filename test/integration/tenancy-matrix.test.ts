@@ -37,6 +37,7 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
   reminder: 'Reminder',
   scheduledReminder: 'Scheduled reminder',
   escalation: 'Escalation',
+  share: 'Share',
 };
 
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */
@@ -44,7 +45,7 @@ const REST_BODY_OVERRIDES: Record<string, unknown> = {};
 
 /** The nouns whose ids each GraphQL id position takes. */
 const GRAPHQL_NOUNS: Record<string, Noun[]> = {
-  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'form', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder'],
+  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'form', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder', 'share'],
   'Query.attachment(id)': ['libraryAttachment', 'itemAttachment'],
   'Query.contract(id)': ['contract'],
   'Query.form(id)': ['form'],
@@ -138,6 +139,10 @@ const GRAPHQL_NOUNS: Record<string, Noun[]> = {
   'Mutation.escalationDelete(requestId)': ['request'],
   'Mutation.escalationDelete(id)': ['escalation'],
   'Mutation.requestDuplicate(id)': ['request'],
+  'Query.share(id)': ['share'],
+  'Mutation.shareUpdate(id)': ['share'],
+  'Mutation.shareSend(id)': ['share'],
+  'Mutation.shareDelete(id)': ['share'],
 };
 
 /** Arguments whose smallest schema-valid value the service would refuse for reasons other than tenancy. */

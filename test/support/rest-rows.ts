@@ -46,6 +46,7 @@ export const REST_NOUNS: Record<string, WorldNoun> = {
   recipients: 'recipient',
   'scheduled-reminders': 'scheduledReminder',
   escalations: 'escalation',
+  shares: 'share',
 };
 
 

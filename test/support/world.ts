@@ -43,6 +43,8 @@ export type World = {
   reminder: string;
   scheduledReminder: string;
   escalation: string;
+  /** A share sent to one recipient, with one file. */
+  share: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
   /** A portal session of the request's recipient (for the recipient operations). */
@@ -92,6 +94,9 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const reminder = await ok(await api.post(`/requests/${request.id}/reminders`, {}), 'POST reminders');
   const scheduledReminder = await ok(await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: new Date(Date.now() + 86_400_000).toISOString() }), 'POST scheduled-reminders');
   const escalation = await ok(await api.post(`/requests/${request.id}/escalations`, { condition: 'NOT_OPENED', after_days: 3 }), 'POST escalations');
+  const share = await ok(await api.post('/shares', { title: `${label} share`, recipients: [{ email: 'share@example.com' }] }), 'POST /shares');
+  await ok(await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, 'shared bytes', { filename: 'shared.txt' }), 'POST /shares/:id/files');
+  await ok(await api.post(`/shares/${share.id}/send`), 'POST /shares/:id/send');
   return {
     organization: tenant.organizationId,
     admin: tenant.userId,
@@ -117,6 +122,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     reminder: reminder.id,
     scheduledReminder: scheduledReminder.id,
     escalation: escalation.id,
+    share: share.id,
     adminKey: tenant.apiKey,
     recipientSession: (await signedIn(t.app, tokenOf(request.recipients[0].request_link))).session,
   };

@@ -23,6 +23,11 @@ const SAMPLES: { [K in NotificationKind]: { params: TemplateParams[K]; secrets: 
     secrets: {},
     link: null,
   },
+  SHARE_INVITATION: {
+    params: { shareTitle: HOSTILE, senderName: HOSTILE, organizationName: HOSTILE, recipientFirstName: HOSTILE, message: HOSTILE, fileCount: 2, expiresAt: '2026-12-20T00:00:00+00:00' },
+    secrets: { link: LINK },
+    link: null,
+  },
 };
 
 describe('notification templates', () => {
@@ -52,9 +57,9 @@ describe('notification templates', () => {
       expect(html).toContain('&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt; &amp; co');
     });
 
-    it('should carry the link when the kind has one', () => {
+    it("should carry the link when the kind has one (a share's as a secret)", () => {
       const { text, html, sms } = render('en-US');
-      if (SAMPLES[kind].link) {
+      if (SAMPLES[kind].link || 'link' in SAMPLES[kind].secrets) {
         expect(text).toContain(LINK);
         expect(html).toContain(`href="${LINK}"`);
         expect(sms).toContain(LINK);
@@ -74,6 +79,12 @@ describe('notification templates', () => {
     expect(sent.text).toContain('123456');
     expect(sent.sms).toContain('123456');
     expect(JSON.stringify(stored)).not.toContain('123456');
+    expect(stored.text).toContain(MASKED);
+  });
+
+  it("should show a share's link where it is sent and mask it where it is stored", () => {
+    const stored = renderNotification('SHARE_INVITATION', 'en-US', { ...SAMPLES.SHARE_INVITATION, secrets: maskSecrets(SAMPLES.SHARE_INVITATION.secrets) });
+    expect(JSON.stringify(stored)).not.toContain(LINK);
     expect(stored.text).toContain(MASKED);
   });
 

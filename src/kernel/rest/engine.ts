@@ -146,9 +146,10 @@ function locOf(path: string[], body: TSchema | undefined): (string | number)[] {
       nodes = nodes.flatMap((node) => (node.items ? branches(node.items) : []));
       return Number(segment);
     }
-    const name = snake(segment);
+    // The body's own spelling: snake_case, or camelCase where the body is (the share API).
+    const name = !nodes.some((node) => node.properties?.[snake(segment)]) && nodes.some((node) => node.properties?.[segment]) ? segment : snake(segment);
     nodes = nodes.flatMap((node) => {
-      const property = node.properties?.[name] ?? node.properties?.[segment];
+      const property = node.properties?.[name];
       return property ? branches(property) : [];
     });
     return name;

@@ -117,7 +117,7 @@ export async function readFile(ctx: Pick<Ctx, 'storage'>, file: StoredFile): Pro
 }
 
 // Every table whose rows refer to a stored file: a file is released when none of them does.
-const REFERENCES = ['attachment', 'document', 'contract'];
+const REFERENCES = ['attachment', 'document', 'contract', 'share_file'];
 
 /**
  * Deletes the stored files among `fileIds` that no row refers to any more (call it after deleting the

@@ -26,6 +26,7 @@ export const NOTIFICATION_KINDS = [
   'REMINDER',
   'EXPIRATION_WARNING',
   'ESCALATION',
+  'SHARE_INVITATION',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

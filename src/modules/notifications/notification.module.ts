@@ -2,6 +2,7 @@ import type { ModuleDescriptor } from '../../kernel/module';
 import { isAdmin } from '../identity/viewer';
 import { Migration20261123000000_notifications } from './Migration20261123000000_notifications';
 import { Migration20261125000000_timed_kinds } from './Migration20261125000000_timed_kinds';
+import { Migration20261126000000_share_kind } from './Migration20261126000000_share_kind';
 import { Notification } from './notification.entities';
 import { notificationLoaders } from './notification.loaders';
 import { notificationResolvers } from './notification.resolvers';
@@ -14,6 +15,7 @@ export const notificationsModule: ModuleDescriptor = {
   migrations: [
     { name: 'Migration20261123000000_notifications', class: Migration20261123000000_notifications },
     { name: 'Migration20261125000000_timed_kinds', class: Migration20261125000000_timed_kinds },
+    { name: 'Migration20261126000000_share_kind', class: Migration20261126000000_share_kind },
   ],
   loaders: notificationLoaders,
   resolvers: notificationResolvers,

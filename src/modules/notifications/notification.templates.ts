@@ -18,10 +18,14 @@ export type TemplateParams = {
   REMINDER: { requestName: string; senderName: string; recipientFirstName?: string | null; message?: string | null; dueDate?: string | null };
   EXPIRATION_WARNING: { requestName: string; senderName: string; recipientFirstName?: string | null; expiresAt: string };
   ESCALATION: { requestName: string; requestId: string; condition: 'OVERDUE' | 'NOT_OPENED'; afterDays: number; dueDate?: string | null; recipientNames: string[] };
+  SHARE_INVITATION: { shareTitle: string; senderName: string; organizationName: string; recipientFirstName?: string | null; message?: string | null; fileCount: number; expiresAt?: string | null };
 };
 
 /** What each kind needs at send time and is not stored in the clear (sealed until sent, masked in the stored body). */
-export type TemplateSecrets = { ONE_TIME_CODE: { code: string } } & Record<Exclude<NotificationKind, 'ONE_TIME_CODE'>, Record<string, never>>;
+export type TemplateSecrets = { ONE_TIME_CODE: { code: string }; SHARE_INVITATION: { link: string } } & Record<
+  Exclude<NotificationKind, 'ONE_TIME_CODE' | 'SHARE_INVITATION'>,
+  Record<string, never>
+>;
 
 /** Which kinds carry the recipient's link (computed at send time from its nonce). */
 export const KINDS_WITH_LINK: ReadonlySet<NotificationKind> = new Set(['INVITATION', 'CHANGES_REQUESTED', 'REMINDER', 'EXPIRATION_WARNING']);
@@ -145,6 +149,24 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
         { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
       ],
       sms: es ? `${params.requestName} vence el ${expires}: ${link}` : `${params.requestName} expires on ${expires}: ${link}`,
+    };
+  },
+  // A share's link travels as a secret: the stored copy of the message does not hold it.
+  SHARE_INVITATION: ({ params, secrets, language }) => {
+    const es = language === 'es';
+    const expires = params.expiresAt ? formatDate(params.expiresAt, language) : null;
+    const files = es ? (params.fileCount === 1 ? '1 archivo' : `${params.fileCount} archivos`) : params.fileCount === 1 ? '1 file' : `${params.fileCount} files`;
+    return {
+      subject: es ? `${params.senderName} comparte archivos con usted: ${params.shareTitle}` : `${params.senderName} shared files with you: ${params.shareTitle}`,
+      blocks: [
+        p(greeting(language, params.recipientFirstName)),
+        p(es ? `${params.senderName} (${params.organizationName}) comparte ${files} con usted: «${params.shareTitle}».` : `${params.senderName} (${params.organizationName}) shared ${files} with you: "${params.shareTitle}".`),
+        ...(params.message ? [{ type: 'quote', text: params.message } as Block] : []),
+        ...(expires ? [p(es ? `Disponibles hasta el ${expires}.` : `Available until ${expires}.`)] : []),
+        { type: 'action', label: es ? 'Ver los archivos' : 'View the files', url: secrets.link },
+        p(es ? 'El enlace es personal: no lo reenvíe.' : 'This link is yours alone: please do not forward it.'),
+      ],
+      sms: es ? `${params.senderName} comparte archivos con usted (${params.shareTitle}): ${secrets.link}` : `${params.senderName} shared files with you (${params.shareTitle}): ${secrets.link}`,
     };
   },
   ESCALATION: ({ params, language }) => {

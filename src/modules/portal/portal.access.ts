@@ -37,50 +37,69 @@ const NO_USER = '00000000-0000-0000-0000-000000000000';
 
 export type Client = { ip: string | null; userAgent: string | null };
 
-/** Who stands behind a link, and what its page and sign-in need to know. */
-export type PortalLink = {
-  /** The organization's branding, for the sign-in page (see brandingView). */
-  branding: BrandingSource;
+/**
+ * What a kind of link signs in to (a request's recipient here; a share's recipient in the shares
+ * module): the same steps, codes, lockouts and sessions, kept in tables of one shape named by
+ * `tables` (`<tables>_code`, `<tables>_session`, `<tables>_access`, each keyed by `recipient_id`).
+ */
+export type SignInKind<L extends SignInLink = SignInLink> = {
+  tables: string;
+  /** Prefix of its session tokens, so a token names its kind. */
+  tokenPrefix: string;
+  /** The 410's words once the link no longer opens what it names, else null. */
+  ended(link: L, now: Date): string | null;
+  /** The request a one-time code's message belongs to, if any, and whom it is addressed to. */
+  codeMessage(link: L): { requestId: string | null; to: { recipientId: string } | { address: true } };
+  /** Records a sign-in where its owner reads it, in the sign-in's transaction. */
+  signedIn(tx: EntityManager, link: L, client: Client, steps: SignInStep[]): Promise<void>;
+};
+
+/** What signing in through a link needs to know of it, whatever kind it is. */
+export type SignInLink = {
+  kind: SignInKind<any>;
   recipientId: string;
-  requestId: string;
   organizationId: string;
-  ownerId: string;
   linkHash: string;
-  requestName: string;
-  organizationName: string;
-  ownerName: string;
-  dueDate: Date | null;
+  /** The request's name or the share's title: what a code's message names. */
+  subjectName: string;
   expirationDate: Date | null;
   language: Language;
-  state: RequestState;
   mfaEnabled: boolean;
   firstName: string | null;
-  lastName: string | null;
   email: string | null;
   phone: string | null;
   authMethod: AuthMethod;
   questionText: string | null;
   questionAnswerHash: string | null;
   passwordHash: string;
+  /** The organization's branding, for the sign-in page (see brandingView). */
+  branding: BrandingSource;
 };
 
-type LinkRow = {
+/** Who stands behind a request's link, and what its page and sign-in need to know. */
+export type PortalLink = SignInLink & {
+  requestId: string;
+  ownerId: string;
+  requestName: string;
+  organizationName: string;
+  ownerName: string;
+  dueDate: Date | null;
+  state: RequestState;
+  lastName: string | null;
+};
+
+/**
+ * The columns every kind of link's lookup selects for signing in: its recipient's (aliased `rc`), the
+ * organization's branding (`os`), and the organization, expiration and language of what it opens.
+ */
+export type SignInRow = {
   recipient_id: string;
-  request_id: string;
   organization_id: string;
-  owner_id: string;
   token_hash: string;
-  request_name: string;
-  organization_name: string;
-  owner_name: string;
   // Timestamps of raw rows arrive as strings (see toDate).
-  due_date: string | null;
   expiration_date: string | null;
   language: Language;
-  state: RequestState;
-  mfa_enabled: boolean;
   first_name: string | null;
-  last_name: string | null;
   email: string | null;
   phone: string | null;
   auth_method: AuthMethod;
@@ -93,12 +112,45 @@ type LinkRow = {
   logo_sha256: string | null;
 };
 
+/** The recipient's and branding's part of SIGN_IN_COLUMNS (the rest comes from what the link opens). */
+export const SIGN_IN_COLUMNS = `rc.id as recipient_id, rc.token_hash, rc.first_name, rc.email, rc.phone, rc.auth_method, rc.question_text,
+         rc.question_answer_hash, rc.password_hash, os.primary_color, os.sender_name, os.support_email, os.logo_sha256`;
+
+/** A link's sign-in fields from its row. */
+export function signInFields(row: SignInRow): Omit<SignInLink, 'kind' | 'subjectName' | 'mfaEnabled'> {
+  return {
+    recipientId: row.recipient_id,
+    organizationId: row.organization_id,
+    linkHash: row.token_hash,
+    expirationDate: toDate(row.expiration_date),
+    language: row.language,
+    firstName: row.first_name,
+    email: row.email,
+    phone: row.phone,
+    authMethod: row.auth_method,
+    questionText: row.question_text,
+    questionAnswerHash: row.question_answer_hash,
+    passwordHash: row.password_hash,
+    branding: { organizationId: row.organization_id, primaryColor: row.primary_color, senderName: row.sender_name, supportEmail: row.support_email, logoSha256: row.logo_sha256 },
+  };
+}
+
+type LinkRow = SignInRow & {
+  request_id: string;
+  owner_id: string;
+  request_name: string;
+  organization_name: string;
+  owner_name: string;
+  due_date: string | null;
+  state: RequestState;
+  mfa_enabled: boolean;
+  last_name: string | null;
+};
+
 const LINK_SQL = `
-  select rc.id as recipient_id, r.id as request_id, r.organization_id, r.owner_id, rc.token_hash, r.name as request_name,
+  select ${SIGN_IN_COLUMNS}, r.id as request_id, r.organization_id, r.owner_id, r.name as request_name,
          o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
-         r.due_date, r.expiration_date, r.language, r.state, r.mfa_enabled, rc.first_name, rc.last_name, rc.email, rc.phone,
-         rc.auth_method, rc.question_text, rc.question_answer_hash, rc.password_hash,
-         os.primary_color, os.sender_name, os.support_email, os.logo_sha256
+         r.due_date, r.expiration_date, r.language, r.state, r.mfa_enabled, rc.last_name
     from recipient rc
     join request r on r.id = rc.request_id
     join organization o on o.id = r.organization_id
@@ -108,28 +160,18 @@ const LINK_SQL = `
 
 function linkOf(row: LinkRow): PortalLink {
   return {
-    recipientId: row.recipient_id,
+    ...signInFields(row),
+    kind: REQUEST_SIGN_IN,
+    subjectName: row.request_name,
     requestId: row.request_id,
-    organizationId: row.organization_id,
     ownerId: row.owner_id,
-    linkHash: row.token_hash,
     requestName: row.request_name,
     organizationName: row.organization_name,
     ownerName: row.owner_name,
     dueDate: toDate(row.due_date),
-    expirationDate: toDate(row.expiration_date),
-    language: row.language,
     state: row.state,
     mfaEnabled: row.mfa_enabled,
-    firstName: row.first_name,
     lastName: row.last_name,
-    email: row.email,
-    phone: row.phone,
-    authMethod: row.auth_method,
-    questionText: row.question_text,
-    questionAnswerHash: row.question_answer_hash,
-    passwordHash: row.password_hash,
-    branding: { organizationId: row.organization_id, primaryColor: row.primary_color, senderName: row.sender_name, supportEmail: row.support_email, logoSha256: row.logo_sha256 },
   };
 }
 
@@ -151,15 +193,28 @@ export function linkEnded(link: Pick<PortalLink, 'state' | 'expirationDate'>, no
   return null;
 }
 
-export function requireLinkOpen(link: PortalLink, now: Date): void {
-  const ended = linkEnded(link, now);
-  if (ended) throw new AppError('GONE', ended === 'CLOSED' ? 'This request is closed' : 'This request has expired');
+export function requireLinkOpen(link: SignInLink, now: Date): void {
+  const ended = link.kind.ended(link, now);
+  if (ended) throw new AppError('GONE', ended);
 }
 
 export type SignInStep = 'question' | 'code';
 
+/** A request's recipient: its activity log records the sign-in. */
+export const REQUEST_SIGN_IN: SignInKind<PortalLink> = {
+  tables: 'recipient',
+  tokenPrefix: 'grs_',
+  ended: (link, now) => {
+    const ended = linkEnded(link, now);
+    return ended && (ended === 'CLOSED' ? 'This request is closed' : 'This request has expired');
+  },
+  codeMessage: (link) => ({ requestId: link.requestId, to: { recipientId: link.recipientId } }),
+  signedIn: (tx, link, client, steps) =>
+    recordActivity(tx, { organizationId: link.organizationId, requestId: link.requestId, action: 'recipient.signed_in', actor: recipientActor(link.recipientId, client), details: { steps } }),
+};
+
 /** What the recipient must show, in order: `mfa_enabled` adds the code to every recipient. */
-export function signInSteps(link: PortalLink): SignInStep[] {
+export function signInSteps(link: SignInLink): SignInStep[] {
   const auth = effectiveAuth(link.authMethod, link.mfaEnabled, link.email);
   const steps: SignInStep[] = [];
   if (auth === 'SECURITY_QUESTION') steps.push('question');
@@ -168,7 +223,7 @@ export function signInSteps(link: PortalLink): SignInStep[] {
 }
 
 /** Where codes go: the channel the auth method names, else the email, else the phone. */
-export function codeDestination(link: PortalLink): { channel: NotificationChannel; address: string } | null {
+export function codeDestination(link: SignInLink): { channel: NotificationChannel; address: string } | null {
   const auth = effectiveAuth(link.authMethod, link.mfaEnabled, link.email);
   if (auth === 'SMS' && link.phone) return { channel: 'SMS', address: link.phone };
   if (link.email) return { channel: 'EMAIL', address: link.email };
@@ -190,9 +245,10 @@ const codeHash = (secret: string, recipientId: string, code: string) => createHm
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The counters row of a recipient, created on first use and locked until the transaction ends. */
-async function lockAccess(tx: EntityManager, recipientId: string): Promise<AccessRow> {
-  await tx.execute('insert into recipient_access (recipient_id) values (?) on conflict do nothing', [recipientId]);
-  const [row] = await queryRows<AccessRow>(tx, 'select * from recipient_access where recipient_id = ? for update', [recipientId]);
+async function lockAccess(tx: EntityManager, link: SignInLink): Promise<AccessRow> {
+  const table = `${link.kind.tables}_access`;
+  await tx.execute(`insert into ${table} (recipient_id) values (?) on conflict do nothing`, [link.recipientId]);
+  const [row] = await queryRows<AccessRow>(tx, `select * from ${table} where recipient_id = ? for update`, [link.recipientId]);
   return { ...row, question_locked_until: toDate(row.question_locked_until), code_locked_until: toDate(row.code_locked_until) };
 }
 
@@ -208,7 +264,7 @@ type AccessRow = {
  * MAX_CODES_PER_HOUR an hour (429 with Retry-After), counted under the recipient's lock so parallel
  * calls cannot slip past the limit together.
  */
-export async function sendCode(em: EntityManager, settings: ServiceSettings, link: PortalLink): Promise<{ sentTo: string; expiresAt: Date }> {
+export async function sendCode(em: EntityManager, settings: ServiceSettings, link: SignInLink): Promise<{ sentTo: string; expiresAt: Date }> {
   const now = settings.clock.now();
   requireLinkOpen(link, now);
   const destination = codeDestination(link);
@@ -216,10 +272,10 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
     throw AppError.validation([{ field: [], message: 'This link signs in without a code', code: 'INVALID' }]);
   }
   return inTransaction(em, async (tx) => {
-    await lockAccess(tx, link.recipientId);
+    await lockAccess(tx, link);
     const recent = await queryRows<{ created_at: string }>(
       tx,
-      'select created_at from recipient_code where recipient_id = ? and created_at > ? order by created_at desc',
+      `select created_at from ${link.kind.tables}_code where recipient_id = ? and created_at > ? order by created_at desc`,
       [link.recipientId, new Date(now.getTime() - 3_600_000)],
     );
     const sent = recent.map((row) => toDate(row.created_at)!.getTime());
@@ -233,7 +289,7 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
     }
     const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
     const expiresAt = new Date(now.getTime() + CODE_VALID_MINUTES * 60_000);
-    await tx.execute('insert into recipient_code (id, recipient_id, code_hash, channel, expires_at, created_at) values (?, ?, ?, ?, ?, ?)', [
+    await tx.execute(`insert into ${link.kind.tables}_code (id, recipient_id, code_hash, channel, expires_at, created_at) values (?, ?, ?, ?, ?, ?)`, [
       randomUUID(),
       link.recipientId,
       codeHash(settings.secret, link.recipientId, code),
@@ -243,13 +299,12 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
     ]);
     await queueNotification(tx, settings.secret, {
       organizationId: link.organizationId,
-      requestId: link.requestId,
-      to: { recipientId: link.recipientId },
+      ...link.kind.codeMessage(link),
       channel: destination.channel,
       address: destination.address,
       language: link.language,
       kind: 'ONE_TIME_CODE',
-      params: { requestName: link.requestName, validMinutes: CODE_VALID_MINUTES },
+      params: { requestName: link.subjectName, validMinutes: CODE_VALID_MINUTES },
       secrets: { code },
     });
     return { sentTo: maskAddress(destination.channel, destination.address), expiresAt };
@@ -268,12 +323,12 @@ const STEP_WORDS: Record<SignInStep, string> = { question: 'answer', code: 'code
  * for SIGN_IN_LOCK_MINUTES (429). The recipient's password is accepted in place of a code; a code
  * works once.
  */
-export async function signIn(em: EntityManager, settings: ServiceSettings, link: PortalLink, given: { answer?: string | null; code?: string | null }, client: Client): Promise<SessionGrant> {
+export async function signIn(em: EntityManager, settings: ServiceSettings, link: SignInLink, given: { answer?: string | null; code?: string | null }, client: Client): Promise<SessionGrant> {
   const now = settings.clock.now();
   requireLinkOpen(link, now);
   const steps = signInSteps(link);
   const attempt = await inTransaction(em, async (tx): Promise<Attempt> => {
-    const access = await lockAccess(tx, link.recipientId);
+    const access = await lockAccess(tx, link);
     for (const step of steps) {
       const lockedUntil = step === 'question' ? access.question_locked_until : access.code_locked_until;
       if (lockedUntil && lockedUntil > now) return { lockedUntil, step };
@@ -281,7 +336,7 @@ export async function signIn(em: EntityManager, settings: ServiceSettings, link:
     const fail = async (step: SignInStep): Promise<Attempt> => {
       const failures = (step === 'question' ? access.question_failures : access.code_failures) + 1;
       const locked = failures >= MAX_SIGN_IN_FAILURES;
-      await tx.execute(`update recipient_access set ${step}_failures = ?, ${step}_locked_until = ? where recipient_id = ?`, [
+      await tx.execute(`update ${link.kind.tables}_access set ${step}_failures = ?, ${step}_locked_until = ? where recipient_id = ?`, [
         locked ? 0 : failures,
         locked ? new Date(now.getTime() + SIGN_IN_LOCK_MINUTES * 60_000) : null,
         link.recipientId,
@@ -297,21 +352,21 @@ export async function signIn(em: EntityManager, settings: ServiceSettings, link:
       if (!code) return { missing: 'code' };
       if (!sameHash(sha256Hex(code), link.passwordHash)) {
         const used = await tx.execute<{ id: string }[]>(
-          'update recipient_code set used_at = ? where id = (select id from recipient_code where recipient_id = ? and code_hash = ? and used_at is null and expires_at > ? limit 1) returning id',
+          `update ${link.kind.tables}_code set used_at = ? where id = (select id from ${link.kind.tables}_code where recipient_id = ? and code_hash = ? and used_at is null and expires_at > ? limit 1) returning id`,
           [now, link.recipientId, codeHash(settings.secret, link.recipientId, code), now],
         );
         if (used.length === 0) return fail('code');
       }
     }
-    const token = `grs_${randomBytes(32).toString('base64url')}`;
+    const token = `${link.kind.tokenPrefix}${randomBytes(32).toString('base64url')}`;
     const lifetime = new Date(now.getTime() + SESSION_HOURS * 3_600_000);
     const expiresAt = link.expirationDate && link.expirationDate < lifetime ? link.expirationDate : lifetime;
     await tx.execute(
-      'update recipient_access set question_failures = 0, code_failures = 0, question_locked_until = null, code_locked_until = null, signed_in_at = ? where recipient_id = ?',
+      `update ${link.kind.tables}_access set question_failures = 0, code_failures = 0, question_locked_until = null, code_locked_until = null, signed_in_at = ? where recipient_id = ?`,
       [now, link.recipientId],
     );
-    await recordActivity(tx, { organizationId: link.organizationId, requestId: link.requestId, action: 'recipient.signed_in', actor: recipientActor(link.recipientId, client), details: { steps } });
-    await tx.execute('insert into recipient_session (id, recipient_id, token_hash, link_hash, expires_at, ip, user_agent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)', [
+    await link.kind.signedIn(tx, link, client, steps);
+    await tx.execute(`insert into ${link.kind.tables}_session (id, recipient_id, token_hash, link_hash, expires_at, ip, user_agent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)`, [
       randomUUID(),
       link.recipientId,
       sha256Hex(token),
@@ -343,7 +398,7 @@ export type PortalSession = { recipientId: string; requestId: string; organizati
 
 /** The session a token opens now, if any (expired ones, and those of a replaced link, open nothing). */
 export async function findSession(em: EntityManager, token: string, now: Date): Promise<PortalSession | null> {
-  if (!token.startsWith('grs_')) return null;
+  if (!token.startsWith(REQUEST_SIGN_IN.tokenPrefix)) return null;
   const [row] = await queryRows<{ recipient_id: string; request_id: string; organization_id: string; token_hash: string }>(
     em,
     `select s.recipient_id, rc.request_id, r.organization_id, rc.token_hash
@@ -355,13 +410,13 @@ export async function findSession(em: EntityManager, token: string, now: Date): 
 }
 
 /** Whether a credential is a recipient session token (they carry their own prefix). */
-export const isSessionToken = (credential: string): boolean => credential.startsWith('grs_');
+export const isSessionToken = (credential: string): boolean => credential.startsWith(REQUEST_SIGN_IN.tokenPrefix);
 
 /**
  * The viewer of a recipient's operations: no user, so the owners' visibility rules show it nothing;
  * the actor guard lets it call only the recipient operations, which read by `recipient`.
  */
-const recipientActor = (recipientId: string, client: Client): Actor => ({ type: 'RECIPIENT', id: recipientId, ip: client.ip, userAgent: client.userAgent?.slice(0, 500) ?? null });
+export const recipientActor = (recipientId: string, client: Client): Actor => ({ type: 'RECIPIENT', id: recipientId, ip: client.ip, userAgent: client.userAgent?.slice(0, 500) ?? null });
 
 export function recipientViewer(session: Pick<PortalSession, 'recipientId' | 'requestId' | 'organizationId'>, client: Client): Viewer {
   const actor = recipientActor(session.recipientId, client);

@@ -7,7 +7,7 @@ import { html, formatSize, renderRequest, text, type PortalBoot, type PortalRequ
 
 const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as PortalBoot;
 const ctx: ViewContext = { token: boot.token, texts: boot.texts, locale: boot.locale, maxUploadBytes: boot.maxUploadBytes };
-const API = `/r/${encodeURIComponent(boot.token)}/api`;
+const API = boot.api;
 const content = document.getElementById('content')!;
 const statusLine = document.getElementById('status')!;
 let current: PortalRequest | null = boot.request;
@@ -130,6 +130,10 @@ async function signIn(form: HTMLFormElement): Promise<void> {
   button.textContent = text(ctx, 'signingIn');
   try {
     const response = await call('POST', '/session', { ...(answer !== undefined && { answer }), ...(code !== undefined && { code }) });
+    if (response.ok && boot.afterSignIn === 'reload') {
+      window.location.reload();
+      return;
+    }
     if (response.ok) {
       await refresh();
       document.querySelector<HTMLElement>('#checklist-title')?.focus();

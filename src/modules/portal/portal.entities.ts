@@ -1,59 +1,62 @@
-import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { defineEntity, p, type EntitySchema, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import type { Row } from '../../kernel/db/lean';
 import { NOTIFICATION_CHANNELS } from '../notifications/notification.entities';
 import { Recipient } from '../recipients/recipient.entities';
 import { Request } from '../requests/request.entities';
 
-/** A one-time code sent to a recipient, kept as a keyed hash; used once, within its validity. */
-export const RecipientCode = defineEntity({
-  name: 'RecipientCode',
-  tableName: 'recipient_code',
-  properties: {
-    id: uuidPrimaryKey(),
-    recipient: () => p.manyToOne(Recipient).ref(),
-    codeHash: p.string().length(64).columnType('char(64)'),
-    channel: p.enum([...NOTIFICATION_CHANNELS]),
-    expiresAt: p.datetime(),
-    usedAt: p.datetime().nullable(),
-    createdAt: createdAt(),
-  },
-});
-export type RecipientCode = InferEntity<typeof RecipientCode>;
+/**
+ * The sign-in records of a kind of link (SignInKind.tables): one-time codes kept as keyed hashes, used
+ * once within their validity; sessions, whose token is shown once (cookie and body) and kept as a
+ * hash; and each recipient's counters (a step locks after repeated failures) and first visits.
+ */
+export function signInEntities(names: { entity: string; tables: string; recipient: () => EntitySchema<any, any> }) {
+  const code = defineEntity({
+    name: `${names.entity}Code`,
+    tableName: `${names.tables}_code`,
+    properties: {
+      id: uuidPrimaryKey(),
+      recipient: () => p.manyToOne(names.recipient()).ref(),
+      codeHash: p.string().length(64).columnType('char(64)'),
+      channel: p.enum([...NOTIFICATION_CHANNELS]),
+      expiresAt: p.datetime(),
+      usedAt: p.datetime().nullable(),
+      createdAt: createdAt(),
+    },
+  });
+  const session = defineEntity({
+    name: `${names.entity}Session`,
+    tableName: `${names.tables}_session`,
+    properties: {
+      id: uuidPrimaryKey(),
+      recipient: () => p.manyToOne(names.recipient()).ref(),
+      tokenHash: p.string().length(64).columnType('char(64)'),
+      /** The recipient's link when it signed in: a regenerated link ends the sessions of the old one. */
+      linkHash: p.string().length(64).columnType('char(64)'),
+      expiresAt: p.datetime(),
+      ip: p.text().nullable(),
+      userAgent: p.text().nullable(),
+      createdAt: createdAt(),
+    },
+  });
+  const access = defineEntity({
+    name: `${names.entity}Access`,
+    tableName: `${names.tables}_access`,
+    properties: {
+      recipient: () => p.oneToOne(names.recipient()).primary().ref(),
+      questionFailures: p.integer().default(0),
+      questionLockedUntil: p.datetime().nullable(),
+      codeFailures: p.integer().default(0),
+      codeLockedUntil: p.datetime().nullable(),
+      openedAt: p.datetime().nullable(),
+      signedInAt: p.datetime().nullable(),
+    },
+  });
+  return [code, session, access] as const;
+}
 
-/** A signed-in recipient: its token is shown once (cookie and body) and kept as a hash. */
-export const RecipientSession = defineEntity({
-  name: 'RecipientSession',
-  tableName: 'recipient_session',
-  properties: {
-    id: uuidPrimaryKey(),
-    recipient: () => p.manyToOne(Recipient).ref(),
-    tokenHash: p.string().length(64).columnType('char(64)'),
-    /** The recipient's link when it signed in: a regenerated link ends the sessions of the old one. */
-    linkHash: p.string().length(64).columnType('char(64)'),
-    expiresAt: p.datetime(),
-    ip: p.text().nullable(),
-    userAgent: p.text().nullable(),
-    createdAt: createdAt(),
-  },
-});
-export type RecipientSession = InferEntity<typeof RecipientSession>;
-
-/** A recipient's sign-in counters (each step locks after repeated failures) and first visits. */
-export const RecipientAccess = defineEntity({
-  name: 'RecipientAccess',
-  tableName: 'recipient_access',
-  properties: {
-    recipient: () => p.oneToOne(Recipient).primary().ref(),
-    questionFailures: p.integer().default(0),
-    questionLockedUntil: p.datetime().nullable(),
-    codeFailures: p.integer().default(0),
-    codeLockedUntil: p.datetime().nullable(),
-    openedAt: p.datetime().nullable(),
-    signedInAt: p.datetime().nullable(),
-  },
-});
-export type RecipientAccess = InferEntity<typeof RecipientAccess>;
+/** A request recipient's sign-in records (REQUEST_SIGN_IN). */
+export const RECIPIENT_SIGN_IN_ENTITIES = signInEntities({ entity: 'Recipient', tables: 'recipient', recipient: () => Recipient });
 
 export const SUBMISSION_OUTCOMES = ['COMPLETE', 'REQUIRED_COMPLETE', 'PARTIAL'] as const;
 export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];

@@ -1,13 +1,13 @@
 import type { ModuleDescriptor } from '../../kernel/module';
 import { Migration20261124000000_portal } from './Migration20261124000000_portal';
-import { RecipientAccess, RecipientCode, RecipientSession, Submission } from './portal.entities';
+import { RECIPIENT_SIGN_IN_ENTITIES, Submission } from './portal.entities';
 import { portalPageRoutes } from './portal.page.routes';
 import { portalResolvers } from './portal.resolvers';
 import { portalRoutes } from './portal.routes';
 
 export const portalModule: ModuleDescriptor = {
   name: 'portal',
-  entities: [RecipientCode, RecipientSession, RecipientAccess, Submission],
+  entities: [...RECIPIENT_SIGN_IN_ENTITIES, Submission],
   migrations: [{ name: 'Migration20261124000000_portal', class: Migration20261124000000_portal }],
   resolvers: portalResolvers,
   // The recipient API (portal.routes.ts); the recipient's page, its assets and resumable uploads (portal.page.routes.ts).

@@ -52,6 +52,8 @@ async function servePortal(scope: FastifyInstance, request: FastifyRequest<{ Par
   const language = portalLanguage(portalRequest?.language ?? signIn.request.language);
   const boot: PortalBoot = {
     token,
+    api: base,
+    afterSignIn: 'render',
     language,
     locale: language === 'en' ? 'en-US' : language,
     texts: textsFor(language),

@@ -21,7 +21,8 @@ export function brandStyle(branding: PortalBranding | null | undefined): { css: 
   return { css, csp: PORTAL_CSP.replace("style-src 'self'", `style-src 'self' 'sha256-${hash}'`) };
 }
 
-function documentOf(options: {
+/** A whole page of the portal's look: its stylesheet, the organization's colour and support line, and the script when asked. */
+export function documentOf(options: {
   language: string;
   title: string;
   assets: PortalAssets;
@@ -54,7 +55,7 @@ ${options.body}
 }
 
 /** JSON inside a <script> element: `<` escaped so no string in it can close the element. */
-function jsonIsland(id: string, value: unknown): SafeHtml {
+export function jsonIsland(id: string, value: unknown): SafeHtml {
   const json = JSON.stringify(value).replace(/</g, '\\u003c');
   return new SafeHtml(`<script type="application/json" id="${id}">${json}</script>`);
 }

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../kernel/errors/app-error';
 import {
@@ -21,7 +22,7 @@ import { openFile } from '../files/file.service';
 import { BrandingBody, restBranding } from '../organizations/organization.rest-shapes';
 import { brandingView } from '../organizations/organization.service';
 import { languageToRest } from '../requests/request.rest-shapes';
-import { findLink, findSession, markOpened, recipientViewer, requireLinkOpen, sendCode, signIn, signInSteps, codeDestination, maskAddress, type Client, type PortalLink } from './portal.access';
+import { findLink, findSession, markOpened, recipientViewer, requireLinkOpen, sendCode, signIn, signInSteps, codeDestination, maskAddress, type Client, type PortalLink, type SignInLink } from './portal.access';
 import { MAX_SUBMISSION_COMMENT } from './portal.limits';
 import { RecipientItemBody, RecipientRequestBody, restRecipientItem, restRecipientRequest } from './portal.rest-shapes';
 import { recipientFile, storeRecipientDocument } from './portal.service';
@@ -49,17 +50,35 @@ function cookie(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** The session token of a request: `Authorization: Bearer`, else the portal's cookie. */
-function sessionToken(request: FastifyRequest): string | undefined {
+export function sessionToken(request: FastifyRequest): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
   return match?.[1] ?? cookie(request, SESSION_COOKIE);
 }
 
+/**
+ * A kind of link's sign-in routes (`GET`, `POST code`, `POST session` under `<prefix>/:token/api`):
+ * requests' recipients here, shares' recipients in the shares module.
+ */
+export type LinkApi<L extends SignInLink> = {
+  /** `/r` for requests: the link is `<prefix>/{token}`, its API `<prefix>/{token}/api`. */
+  prefix: string;
+  tags: string[];
+  /** The link a token names, or null. */
+  find(em: EntityManager, token: string): Promise<L | null>;
+  /** What `GET <prefix>/{token}/api` answers (what signing in needs), and its schema. */
+  info: { schema: TSchema; of(link: L, publicUrl: string): unknown };
+  /** Called on each `GET` of the sign-in information (a request records its first opening). */
+  opened?(em: EntityManager, link: L, now: Date, client: Client): Promise<void>;
+};
+
 /** The link a path names: 404 when it names none. */
-export async function requireLink(scope: FastifyInstance, token: string): Promise<PortalLink> {
-  const link = await findLink(scope.orm.em.fork(), token);
+export async function requireLinkOf<L extends SignInLink>(scope: FastifyInstance, api: Pick<LinkApi<L>, 'find'>, token: string): Promise<L> {
+  const link = await api.find(scope.orm.em.fork(), token);
   if (!link) throw AppError.notFound('Link');
   return link;
 }
+
+const requireLink = (scope: FastifyInstance, token: string): Promise<PortalLink> => requireLinkOf(scope, { find: findLink }, token);
 
 /** Sets `request.viewer` to the recipient whose session the request carries, for this link only. */
 async function authenticate(scope: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
@@ -75,71 +94,85 @@ async function authenticate(scope: FastifyInstance, request: FastifyRequest, rep
   request.viewer = recipientViewer(session, clientOf(request));
 }
 
+export const SignInStepsBody = Type.Object({ steps: Type.Array(Type.String()), question_text: Nullable(Type.String()), code_destination: Nullable(Type.String()) });
+
 const SignInBody = Type.Object({
   request: Type.Object({ name: Type.String(), organization_name: Type.String(), owner_name: Type.String(), due_date: Nullable(Type.String()), language: Type.String() }),
   recipient: Type.Object({ first_name: Nullable(Type.String()) }),
-  sign_in: Type.Object({ steps: Type.Array(Type.String()), question_text: Nullable(Type.String()), code_destination: Nullable(Type.String()) }),
+  sign_in: SignInStepsBody,
   branding: BrandingBody,
 });
 
-/** What the sign-in page needs (no session). */
-export function signInInfo(link: PortalLink, publicUrl: string) {
+/** The steps a link's sign-in shows, its question and where codes go (masked), whatever the link's kind. */
+export function signInView(link: SignInLink) {
   const destination = codeDestination(link);
   const steps = signInSteps(link);
   return {
+    steps,
+    question_text: steps.includes('question') ? link.questionText : null,
+    code_destination: steps.includes('code') && destination ? maskAddress(destination.channel, destination.address) : null,
+  };
+}
+
+/** What the sign-in page needs (no session). */
+export function signInInfo(link: PortalLink, publicUrl: string) {
+  return {
     request: { name: link.requestName, organization_name: link.organizationName, owner_name: link.ownerName, due_date: link.dueDate?.toISOString() ?? null, language: languageToRest(link.language) },
     recipient: { first_name: link.firstName },
-    sign_in: {
-      steps,
-      question_text: steps.includes('question') ? link.questionText : null,
-      code_destination: steps.includes('code') && destination ? maskAddress(destination.channel, destination.address) : null,
-    },
+    sign_in: signInView(link),
     branding: restBranding(brandingView(publicUrl, link.branding)),
   };
 }
 
-async function signInRoutes(scope: FastifyInstance): Promise<void> {
-  const settings = scope.contexts.settings;
-  scope.get('/r/:token/api', { config: { public: true }, schema: { tags, summary: 'What signing in to a link needs', params: TokenParams, response: withErrors({ 200: SignInBody }, [404, 410]) } }, async (request) => {
-    const link = await requireLink(scope, (request.params as { token: string }).token);
-    const now = settings.clock.now();
-    requireLinkOpen(link, now);
-    await markOpened(scope.orm.em.fork(), link, now, clientOf(request));
-    return signInInfo(link, settings.publicUrl);
-  });
-  scope.post(
-    '/r/:token/api/code',
-    { config: { public: true }, schema: { tags, summary: "Send a one-time code by the recipient's channel", params: TokenParams, response: withErrors({ 200: Type.Object({ sent_to: Type.String(), expires_at: DateTime() }) }, [404, 410, 422, 429]) } },
-    async (request) => {
-      const link = await requireLink(scope, (request.params as { token: string }).token);
-      const sent = await sendCode(scope.orm.em.fork(), settings, link);
-      return { sent_to: sent.sentTo, expires_at: sent.expiresAt.toISOString() };
-    },
-  );
-  scope.post(
-    '/r/:token/api/session',
-    {
-      config: { public: true },
-      schema: {
-        tags,
-        summary: 'Sign in: the answer and the code (or password) the link asks for',
-        params: TokenParams,
-        body: Nullable(Body({ answer: Nullable(Text(1000)), code: Nullable(Text(100)) })),
-        response: withErrors({ 200: Type.Object({ session_token: Type.String(), expires_at: DateTime() }) }, [401, 404, 410, 422, 429]),
+/** The three sign-in routes of a kind of link; the session is also set as an `HttpOnly` cookie on the link's path. */
+export function linkSignInRoutes<L extends SignInLink>(api: LinkApi<L>) {
+  const base = `${api.prefix}/:token/api`;
+  const tags = api.tags;
+  return async (scope: FastifyInstance): Promise<void> => {
+    const settings = scope.contexts.settings;
+    scope.get(base, { config: { public: true }, schema: { tags, summary: 'What signing in to a link needs', params: TokenParams, response: withErrors({ 200: api.info.schema }, [404, 410]) } }, async (request) => {
+      const link = await requireLinkOf(scope, api, (request.params as { token: string }).token);
+      const now = settings.clock.now();
+      requireLinkOpen(link, now);
+      await api.opened?.(scope.orm.em.fork(), link, now, clientOf(request));
+      return api.info.of(link, settings.publicUrl);
+    });
+    scope.post(
+      `${base}/code`,
+      { config: { public: true }, schema: { tags, summary: "Send a one-time code by the recipient's channel", params: TokenParams, response: withErrors({ 200: Type.Object({ sent_to: Type.String(), expires_at: DateTime() }) }, [404, 410, 422, 429]) } },
+      async (request) => {
+        const link = await requireLinkOf(scope, api, (request.params as { token: string }).token);
+        const sent = await sendCode(scope.orm.em.fork(), settings, link);
+        return { sent_to: sent.sentTo, expires_at: sent.expiresAt.toISOString() };
       },
-    },
-    async (request, reply) => {
-      const { token } = request.params as { token: string };
-      const link = await requireLink(scope, token);
-      const body = (request.body ?? {}) as { answer?: string | null; code?: string | null };
-      const grant = await signIn(scope.orm.em.fork(), settings, link, body, clientOf(request));
-      const secure = settings.publicUrl.startsWith('https:') ? '; Secure' : '';
-      const maxAge = Math.max(0, Math.floor((grant.expiresAt.getTime() - settings.clock.now().getTime()) / 1000));
-      reply.header('Set-Cookie', `${SESSION_COOKIE}=${grant.sessionToken}; Path=/r/${token}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure}`);
-      return { session_token: grant.sessionToken, expires_at: grant.expiresAt.toISOString() };
-    },
-  );
+    );
+    scope.post(
+      `${base}/session`,
+      {
+        config: { public: true },
+        schema: {
+          tags,
+          summary: 'Sign in: the answer and the code (or password) the link asks for',
+          params: TokenParams,
+          body: Nullable(Body({ answer: Nullable(Text(1000)), code: Nullable(Text(100)) })),
+          response: withErrors({ 200: Type.Object({ session_token: Type.String(), expires_at: DateTime() }) }, [401, 404, 410, 422, 429]),
+        },
+      },
+      async (request, reply) => {
+        const { token } = request.params as { token: string };
+        const link = await requireLinkOf(scope, api, token);
+        const body = (request.body ?? {}) as { answer?: string | null; code?: string | null };
+        const grant = await signIn(scope.orm.em.fork(), settings, link, body, clientOf(request));
+        const secure = settings.publicUrl.startsWith('https:') ? '; Secure' : '';
+        const maxAge = Math.max(0, Math.floor((grant.expiresAt.getTime() - settings.clock.now().getTime()) / 1000));
+        reply.header('Set-Cookie', `${SESSION_COOKIE}=${grant.sessionToken}; Path=${api.prefix}/${token}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure}`);
+        return { session_token: grant.sessionToken, expires_at: grant.expiresAt.toISOString() };
+      },
+    );
+  };
 }
+
+const signInRoutes = linkSignInRoutes<PortalLink>({ prefix: '/r', tags, find: findLink, info: { schema: SignInBody, of: signInInfo }, opened: markOpened });
 
 const requestView = (data: { recipientRequest: Parameters<typeof restRecipientRequest>[0] }) => ({ body: restRecipientRequest(data.recipientRequest) });
 

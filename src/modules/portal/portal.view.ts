@@ -371,6 +371,10 @@ ${editable
 /** The page's parts the script reads at start: the token, texts and what the server rendered from. */
 export type PortalBoot = {
   token: string;
+  /** The link's API (`/r/{token}/api`; a share's `/s/{token}/api`). */
+  api: string;
+  /** After signing in: render the request from the API, or reload the page (a share's, rendered by the server). */
+  afterSignIn: 'render' | 'reload';
   language: string;
   locale: string;
   texts: PortalTexts;

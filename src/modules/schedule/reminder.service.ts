@@ -85,7 +85,7 @@ export async function queueRecipientMessage<K extends 'REMINDER' | 'EXPIRATION_W
       language: request.language,
       kind,
       params: params as never,
-      secrets: {},
+      secrets: {} as never,
     });
     messages.push({ notificationId, channel, address });
   }

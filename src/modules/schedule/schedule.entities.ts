@@ -18,8 +18,10 @@ export const Job = defineEntity({
   properties: {
     id: uuidPrimaryKey(),
     organization: () => p.manyToOne(Organization).ref(),
-    request: () => p.manyToOne(Request).ref(),
-    kind: p.enum([...JOB_KINDS]),
+    /** The request it is for; null for another record's job (a share's, see `timedWork`). */
+    request: () => p.manyToOne(Request).ref().nullable(),
+    /** One of JOB_KINDS for a request's job, else a kind its module contributes to `timedWork`. */
+    kind: p.text(),
     /** What the job is for (`reminder:<request id>`, `escalation:<id>`): one row per key. */
     key: p.text().unique(),
     dueAt: p.datetime(),

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { extensionPoint } from '../../kernel/module';
 import { queryRows } from '../../kernel/db/lean';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { recordActivity } from '../activity/activity.service';
@@ -23,8 +24,9 @@ export type ScheduleSettings = {
 export type ClaimedJob = {
   id: string;
   organization_id: string;
-  request_id: string;
-  kind: JobKind;
+  /** Null for another record's job (`timedWork`). */
+  request_id: string | null;
+  kind: string;
   key: string;
   due_at: Date | string;
   payload: Record<string, unknown>;
@@ -39,6 +41,15 @@ export type JobOutcome = { next?: Date | null; fileIds?: string[] };
 export type JobContext = { ctx: GraphQLContext; tx: EntityManager; now: Date; request: Request };
 
 type Handler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcome>;
+
+/**
+ * Timed work of a record other than a request (a module above contributes it): the job's kinds, and
+ * what runs one in the job's transaction; it locks its own record.
+ */
+export type TimedWork = { kinds: readonly string[]; run: (job: ClaimedJob, run: Omit<JobContext, 'request'>) => Promise<JobOutcome> };
+
+/** The timed work of other records, by kind. */
+export const timedWork = extensionPoint<TimedWork>('timed work of other records');
 
 /**
  * The periodic reminder's next due time after `now`: occurrences missed while the service was down

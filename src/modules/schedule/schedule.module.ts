@@ -1,6 +1,7 @@
 import type { ModuleDescriptor } from '../../kernel/module';
 import { Migration20261125000000_schedule } from './Migration20261125000000_schedule';
 import { Migration20261126000000_retention } from './Migration20261126000000_retention';
+import { Migration20261126000100_job_subjects } from './Migration20261126000100_job_subjects';
 import { Escalation, Job, Reminder, ScheduledReminder } from './schedule.entities';
 import { cancelEndedJobs, planOverdueEscalations, planRequestJobs, planRetention, replanRetention } from './schedule.planning';
 import { scheduleLoaders } from './schedule.loaders';
@@ -17,6 +18,7 @@ export const scheduleModule: ModuleDescriptor = {
   migrations: [
     { name: 'Migration20261125000000_schedule', class: Migration20261125000000_schedule },
     { name: 'Migration20261126000000_retention', class: Migration20261126000000_retention },
+    { name: 'Migration20261126000100_job_subjects', class: Migration20261126000100_job_subjects },
   ],
   loaders: scheduleLoaders,
   resolvers: scheduleResolvers,

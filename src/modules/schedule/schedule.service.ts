@@ -22,7 +22,8 @@ import { MAX_ESCALATION_DAYS, MAX_ESCALATIONS, MAX_SCHEDULED_REMINDERS, MIN_ESCA
 
 const DAY_MS = 86_400_000;
 
-type Planned = { request: Pick<Request, 'id'> & { organization: { id: string } }; kind: JobKind; key: string; dueAt: Date | null; payload: Record<string, unknown> };
+/** A job to plan: a request's (`requestId`), or another record's, whose kind its module runs (`timedWork`). */
+export type Planned = { organizationId: string; requestId: string | null; kind: JobKind | string; key: string; dueAt: Date | null; payload: Record<string, unknown> };
 
 /** Plans (or moves, or with no time cancels) the job `key`, in the caller's transaction. */
 export async function planJob(tx: EntityManager, now: Date, job: Planned): Promise<void> {
@@ -31,11 +32,11 @@ export async function planJob(tx: EntityManager, now: Date, job: Planned): Promi
      values (gen_random_uuid(), ?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?)
      on conflict (key) do update set due_at = excluded.due_at, payload = excluded.payload, status = excluded.status, attempts = 0,
                                      last_error = null, lease = null, locked_until = null, updated_at = excluded.updated_at`,
-    [job.request.organization.id, job.request.id, job.kind, job.key, job.dueAt ?? now, JSON.stringify(job.payload), job.dueAt ? 'PENDING' : 'CANCELLED', now, now],
+    [job.organizationId, job.requestId, job.kind, job.key, job.dueAt ?? now, JSON.stringify(job.payload), job.dueAt ? 'PENDING' : 'CANCELLED', now, now],
   );
 }
 
-const cancelJob = (tx: EntityManager, key: string, now: Date) => tx.execute(`update job set status = 'CANCELLED', updated_at = ? where key = ? and status = 'PENDING'`, [now, key]);
+export const cancelJob = (tx: EntityManager, key: string, now: Date) => tx.execute(`update job set status = 'CANCELLED', updated_at = ? where key = ? and status = 'PENDING'`, [now, key]);
 
 // ---- Reminders sent ----
 
@@ -85,7 +86,8 @@ async function requireScheduledReminder(tx: EntityManager, request: Request, id:
 }
 
 const scheduledJob = (request: Request, id: string, sendAt: Date | null): Planned => ({
-  request,
+  organizationId: request.organization.id,
+  requestId: request.id,
   kind: 'SCHEDULED_REMINDER',
   key: `scheduled:${id}`,
   dueAt: sendAt,
@@ -161,7 +163,7 @@ async function checkEscalation(ctx: Ctx, tx: EntityManager, fields: EscalationFi
 /** The escalation's job: due `afterDays` after the due date (OVERDUE; none without one) or the request's creation (NOT_OPENED). */
 const escalationJob = (request: Request, id: string, fields: EscalationFields): Planned => {
   const from = fields.condition === 'OVERDUE' ? request.dueDate : request.createdAt;
-  return { request, kind: 'ESCALATION', key: `escalation:${id}`, dueAt: from ? new Date(from.getTime() + fields.afterDays * DAY_MS) : null, payload: { escalationId: id } };
+  return { organizationId: request.organization.id, requestId: request.id, kind: 'ESCALATION', key: `escalation:${id}`, dueAt: from ? new Date(from.getTime() + fields.afterDays * DAY_MS) : null, payload: { escalationId: id } };
 };
 
 export async function createEscalation(ctx: Ctx, requestId: string, input: EscalationCreateInput): Promise<EscalationRow> {

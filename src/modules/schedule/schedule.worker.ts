@@ -7,7 +7,10 @@ import { deleteReferences } from '../files/file.service';
 import { renderingViewer } from '../portal/portal.access';
 import { findVisibleRequestForUpdate } from '../requests/request.access';
 import { JOB_BATCH, JOB_CONCURRENCY, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
-import { JOB_HANDLERS, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { GraphQLContext } from '../../kernel/graphql/context';
+import { JOB_HANDLERS, timedWork, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
+import type { JobKind } from './schedule.entities';
 
 export type ScheduleWorkerOptions = {
   orm: MikroORM;
@@ -18,6 +21,17 @@ export type ScheduleWorkerOptions = {
   /** How often due jobs are looked for. */
   pollMs?: number;
 };
+
+/** Runs a request's job on its request (locked; nothing when it is gone), or another record's by its contributed kind. */
+async function runJob(job: ClaimedJob, ctx: GraphQLContext, tx: EntityManager, now: Date): Promise<JobOutcome> {
+  if (job.request_id === null) {
+    const work = timedWork.values().find((w) => w.kinds.includes(job.kind));
+    if (!work) throw new Error(`No timed work runs jobs of kind ${job.kind}`);
+    return work.run(job, { ctx, tx, now });
+  }
+  const request = await findVisibleRequestForUpdate(tx, ctx.viewer, job.request_id);
+  return request ? JOB_HANDLERS[job.kind as JobKind](job, { ctx, tx, now, request }) : {};
+}
 
 /** A job whose lease another instance took over: its work is rolled back, the other instance's stands. */
 class LeaseLost extends Error {}
@@ -68,8 +82,7 @@ export class ScheduleWorker extends PollingWorker {
       await deleteReferences(base, async (tx) => {
         const ctx = base.operations.on(base, tx);
         const now = clock.now();
-        const request = await findVisibleRequestForUpdate(tx, ctx.viewer, job.request_id);
-        const outcome: JobOutcome = request ? await JOB_HANDLERS[job.kind](job, { ctx, tx, now, request }) : {};
+        const outcome = await runJob(job, ctx, tx, now);
         await tx.flush();
         const finished = await tx.execute<{ id: string }[]>(
           `update job set status = ?, due_at = coalesce(?, due_at), attempts = 0, lease = null, locked_until = null, last_error = null,

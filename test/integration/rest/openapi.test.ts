@@ -33,6 +33,7 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/openapi\.json$/, 'the document itself'],
   [/^\/docs(\/|$)/, "the document's viewer"],
   [/^\/r\/:token(\/verify)?$/, "the recipient's page (HTML)"],
+  [/^\/s\/:token$/, "a share recipient's page (HTML)"],
   [/^\/r\/assets\//, "the recipient page's assets"],
   [/^\/r\/:token\/api\/uploads(\/:id)?$/, 'resumable uploads: the tus 1.0 protocol'],
   [/^\/branding\/:org_id\/logo\/:hash$/, "an organization's logo: an image at the URL branding's logo_url gives"],

@@ -15,6 +15,7 @@ import type { RecipientRequestMapper, RecipientItemMapper, RecipientDocumentMapp
 import type { ContactMapper, RecipientMapper } from '../../../modules/recipients/recipient.mappers';
 import type { RequestMapper, CollaboratorMapper } from '../../../modules/requests/request.mappers';
 import type { ReminderMapper, ReminderRecipientMapper, ReminderMessageMapper, ScheduledReminderMapper, EscalationMapper } from '../../../modules/schedule/schedule.mappers';
+import type { ShareMapper, ShareRecipientMapper, ShareFileMapper, ShareDownloadMapper } from '../../../modules/shares/share.mappers';
 import type { TemplateMapper, TemplateItemMapper } from '../../../modules/templates/template.mappers';
 import type { WebhookMapper, WebhookDeliveryMapper, WebhookAttemptMapper, WebhookSecretMapper } from '../../../modules/webhooks/webhook.mappers';
 import type { GraphQLContext } from '../context';
@@ -1223,6 +1224,14 @@ export type Mutation = {
   scheduledReminderDelete: ScheduledReminderDeletePayload;
   /** Changes a scheduled reminder not yet sent. */
   scheduledReminderUpdate: ScheduledReminderPayload;
+  /** Creates a share (a DRAFT): add its files with `POST /shares/{id}/files`, then send it. */
+  shareCreate: SharePayload;
+  /** Deletes a share, its files and its download log. */
+  shareDelete: ShareDeletePayload;
+  /** Mails (or texts) every recipient its link; again for a share already sent. */
+  shareSend: SharePayload;
+  /** Changes a share's title, message, dates or language. */
+  shareUpdate: SharePayload;
   /** Creates a team. Requires ADMIN. */
   teamCreate: TeamCreatePayload;
   /** Creates a template owned by the caller. */
@@ -1519,6 +1528,31 @@ export type MutationScheduledReminderUpdateArgs = {
 
 
 /** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationShareCreateArgs = {
+  input: ShareCreateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationShareDeleteArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationShareSendArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationShareUpdateArgs = {
+  id: Scalars['ID']['input'];
+  input: ShareUpdateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
 export type MutationTeamCreateArgs = {
   input: TeamCreateInput;
 };
@@ -1683,7 +1717,9 @@ export type NotificationKind =
   /** To the owner and collaborators: every item is complete. */
   | 'REQUEST_COMPLETED'
   /** To the owner and collaborators: a recipient submitted. */
-  | 'REQUEST_SUBMITTED';
+  | 'REQUEST_SUBMITTED'
+  /** Files shared with a recipient of a share: its link (which the stored copy does not show). */
+  | 'SHARE_INVITATION';
 
 /** Where a notification stands. Values may be added. */
 export type NotificationStatus =
@@ -1863,6 +1899,10 @@ export type Query = {
    * team's and those it collaborates on.
    */
   requests: RequestConnection;
+  /** A share of the caller's organization that the caller sees (ADMIN: all; USER: its own). */
+  share?: Maybe<Share>;
+  /** The shares the caller sees, newest first. */
+  shares: ShareConnection;
   /** A team of the caller's organization. */
   team?: Maybe<Team>;
   /** A template the caller may see. */
@@ -1976,6 +2016,21 @@ export type QueryRequestsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
   orderBy?: InputMaybe<RequestOrder>;
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryShareArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QuerySharesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -3136,6 +3191,260 @@ export type SendMethod =
   | 'SMS';
 
 /**
+ * Files an owner sends to recipients (the reverse of a request). Each recipient signs in as a request's
+ * recipient does and downloads the files on its page; every download is logged.
+ */
+export type Share = Node & {
+  __typename?: 'Share';
+  /** When it was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The owner's message to the recipients. */
+  customMessage?: Maybe<Scalars['String']['output']>;
+  /** When its files are deleted from storage; null for never. */
+  deletionDate?: Maybe<Scalars['DateTime']['output']>;
+  /** Its downloads, newest first. */
+  downloads: ShareDownloadConnection;
+  /** When its page stops answering (410); null for never. */
+  expirationDate?: Maybe<Scalars['DateTime']['output']>;
+  /** Its files, in the order uploaded. */
+  files: Array<ShareFile>;
+  /** When its files were deleted (its `deletionDate` passed). */
+  filesDeletedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The share's UUID. */
+  id: Scalars['ID']['output'];
+  /** Language of its page and mails. */
+  language: Language;
+  /** Who shares the files. */
+  owner: User;
+  /** Its recipients, in the order given. */
+  recipients: Array<ShareRecipient>;
+  /** How recipients are told by default. */
+  sendMethod: SendMethod;
+  /** When it was last sent. */
+  sentAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where it stands. */
+  status: ShareStatus;
+  /** Its title, shown to the recipients. */
+  title: Scalars['String']['output'];
+  /** When it last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+
+/**
+ * Files an owner sends to recipients (the reverse of a request). Each recipient signs in as a request's
+ * recipient does and downloads the files on its page; every download is logged.
+ */
+export type ShareDownloadsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** How a share's recipient signs in. */
+export type ShareAuthMethodInput = {
+  /** Its answer (compared without case or surrounding space), up to 500 characters. */
+  questionAnswer?: InputMaybe<Scalars['String']['input']>;
+  /** The security question (SECURITY_QUESTION), up to 500 characters. */
+  questionText?: InputMaybe<Scalars['String']['input']>;
+  /** The method (REST also accepts `EMAIL_ACCESS_CODE` for EMAIL). */
+  type: AuthMethod;
+};
+
+/** A page of shares. */
+export type ShareConnection = {
+  __typename?: 'ShareConnection';
+  /** The shares of this page with their cursors. */
+  edges: Array<ShareEdge>;
+  /** The shares of this page. */
+  nodes: Array<Share>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many shares there are, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** Input of `shareCreate`. */
+export type ShareCreateInput = {
+  /** The owner's message, up to 5,000 characters. */
+  customMessage?: InputMaybe<Scalars['String']['input']>;
+  /** When the files are deleted from storage; in the future, not before `expirationDate`. */
+  deletionDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** When the page stops answering; in the future. */
+  expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Language of the page and mails (default English). */
+  language?: InputMaybe<Language>;
+  /** Who receives the files (1 to 50). */
+  recipients: Array<ShareRecipientInput>;
+  /** How recipients are told by default (DEFAULT: email). */
+  sendMethod?: InputMaybe<SendMethod>;
+  /** Title, 1 to 255 characters. */
+  title: Scalars['String']['input'];
+};
+
+/** Result of `shareDelete`. */
+export type ShareDeletePayload = {
+  __typename?: 'ShareDeletePayload';
+  /** The UUID of the share deleted. */
+  deletedShareId?: Maybe<Scalars['ID']['output']>;
+  /** Problems (none expected: another organization's share is NOT_FOUND). */
+  userErrors: Array<UserError>;
+};
+
+/** One download of a share's file by one of its recipients. */
+export type ShareDownload = {
+  __typename?: 'ShareDownload';
+  /** When. */
+  downloadedAt: Scalars['DateTime']['output'];
+  /** The file; null once the share's files were deleted. */
+  file?: Maybe<ShareFile>;
+  /** The file's name when it was downloaded. */
+  fileName: Scalars['String']['output'];
+  /** The download's UUID. */
+  id: Scalars['ID']['output'];
+  /** The address it came from. */
+  ip?: Maybe<Scalars['String']['output']>;
+  /** Who downloaded it. */
+  recipient: ShareRecipient;
+  /** Bytes sent. */
+  size: Scalars['Int']['output'];
+  /** The browser's user agent. */
+  userAgent?: Maybe<Scalars['String']['output']>;
+};
+
+/** A page of downloads. */
+export type ShareDownloadConnection = {
+  __typename?: 'ShareDownloadConnection';
+  /** The downloads of this page with their cursors. */
+  edges: Array<ShareDownloadEdge>;
+  /** The downloads of this page. */
+  nodes: Array<ShareDownload>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many downloads there are, across all pages. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A download and its cursor. */
+export type ShareDownloadEdge = {
+  __typename?: 'ShareDownloadEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The download. */
+  node: ShareDownload;
+};
+
+/** A share and its cursor. */
+export type ShareEdge = {
+  __typename?: 'ShareEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The share. */
+  node: Share;
+};
+
+/** A file of a share. */
+export type ShareFile = {
+  __typename?: 'ShareFile';
+  /** When it was uploaded. */
+  createdAt: Scalars['DateTime']['output'];
+  /** The file's UUID. */
+  id: Scalars['ID']['output'];
+  /** MIME type detected from the content. */
+  mimeType: Scalars['String']['output'];
+  /** File name, as uploaded (made safe). */
+  name: Scalars['String']['output'];
+  /** SHA-256 of the content, in hexadecimal. */
+  sha256: Scalars['String']['output'];
+  /** Size in bytes. */
+  size: Scalars['Int']['output'];
+};
+
+/** Result of `shareCreate`, `shareUpdate` and `shareSend`. */
+export type SharePayload = {
+  __typename?: 'SharePayload';
+  /** The share. */
+  share?: Maybe<Share>;
+  /**
+   * Problems: a title or message out of bounds, no recipient or too many, a recipient without an address,
+   * a past date, a deletion before the expiration; `INVALID_STATE` for a share expired or deleted, or
+   * sent without files.
+   */
+  userErrors: Array<UserError>;
+};
+
+/** Someone a share is sent to. */
+export type ShareRecipient = {
+  __typename?: 'ShareRecipient';
+  /** How it signs in. */
+  authMethod: AuthMethod;
+  /** Its place in the order of completion, as given. */
+  completionOrder?: Maybe<Scalars['Int']['output']>;
+  /** Email address. */
+  email?: Maybe<Scalars['String']['output']>;
+  /** Given name. */
+  firstName?: Maybe<Scalars['String']['output']>;
+  /** The recipient's UUID. */
+  id: Scalars['ID']['output'];
+  /** Family name. */
+  lastName?: Maybe<Scalars['String']['output']>;
+  /** Its private link to the share's page. */
+  link: Scalars['URL']['output'];
+  /** A password it may give in place of a one-time code. */
+  password: Scalars['String']['output'];
+  /** Mobile phone number. */
+  phone?: Maybe<Scalars['String']['output']>;
+  /** The security question it answers (SECURITY_QUESTION). */
+  questionText?: Maybe<Scalars['String']['output']>;
+  /** How it is told. */
+  sendMethod: SendMethod;
+};
+
+/** A recipient of a new share: an email or a phone, at least. */
+export type ShareRecipientInput = {
+  /** How it signs in (default: the link alone). */
+  authMethod?: InputMaybe<ShareAuthMethodInput>;
+  /** Its place in the order of completion. */
+  completionOrder?: InputMaybe<Scalars['Int']['input']>;
+  /** Email address. */
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** Given name, up to 100 characters. */
+  firstName?: InputMaybe<Scalars['String']['input']>;
+  /** Family name, up to 100 characters. */
+  lastName?: InputMaybe<Scalars['String']['input']>;
+  /** Mobile phone number, in international form (+15551234567). */
+  phone?: InputMaybe<Scalars['String']['input']>;
+  /** How it is told (default: the share's `sendMethod`). */
+  sendMethod?: InputMaybe<SendMethod>;
+};
+
+/** Where a share stands. Values may be added. */
+export type ShareStatus =
+  /** Its `deletionDate` passed: its files were deleted from storage. */
+  | 'DELETED'
+  /** Created, not sent yet: files may be added, its recipients have not been told. */
+  | 'DRAFT'
+  /** Its `expirationDate` passed: its page answers 410 Gone. */
+  | 'EXPIRED'
+  /** Sent: its recipients were mailed their links. */
+  | 'SENT';
+
+/** Input of `shareUpdate`: a field left out stays as it is; null clears a date or the message. */
+export type ShareUpdateInput = {
+  /** The owner's message. */
+  customMessage?: InputMaybe<Scalars['String']['input']>;
+  /** When the files are deleted; in the future, not before `expirationDate`. */
+  deletionDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** When the page stops answering; in the future. */
+  expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Language of the page and mails. */
+  language?: InputMaybe<Language>;
+  /** Title, 1 to 255 characters. */
+  title?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
  * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
  * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
  * A subscriber receives its organization's events, for records its role may read.
@@ -4066,6 +4375,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( RecipientMapper )
     | ( ReminderMapper )
     | ( RequestMapper )
+    | ( ShareMapper )
     | ( TeamMapper )
     | ( TemplateMapper )
     | ( UploadItemMapper )
@@ -4256,6 +4566,21 @@ export type ResolversTypes = {
   ScheduledReminderStatus: ScheduledReminderStatus;
   ScheduledReminderUpdateInput: ScheduledReminderUpdateInput;
   SendMethod: SendMethod;
+  Share: ResolverTypeWrapper<ShareMapper>;
+  ShareAuthMethodInput: ShareAuthMethodInput;
+  ShareConnection: ResolverTypeWrapper<Connection>;
+  ShareCreateInput: ShareCreateInput;
+  ShareDeletePayload: ResolverTypeWrapper<ShareDeletePayload>;
+  ShareDownload: ResolverTypeWrapper<ShareDownloadMapper>;
+  ShareDownloadConnection: ResolverTypeWrapper<Connection>;
+  ShareDownloadEdge: ResolverTypeWrapper<Edge>;
+  ShareEdge: ResolverTypeWrapper<Edge>;
+  ShareFile: ResolverTypeWrapper<ShareFileMapper>;
+  SharePayload: ResolverTypeWrapper<Omit<SharePayload, 'share'> & { share?: Maybe<ResolversTypes['Share']> }>;
+  ShareRecipient: ResolverTypeWrapper<ShareRecipientMapper>;
+  ShareRecipientInput: ShareRecipientInput;
+  ShareStatus: ShareStatus;
+  ShareUpdateInput: ShareUpdateInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Team: ResolverTypeWrapper<TeamMapper>;
@@ -4458,6 +4783,20 @@ export type ResolversParentTypes = {
   ScheduledReminderDeletePayload: ScheduledReminderDeletePayload;
   ScheduledReminderPayload: Omit<ScheduledReminderPayload, 'scheduledReminder'> & { scheduledReminder?: Maybe<ResolversParentTypes['ScheduledReminder']> };
   ScheduledReminderUpdateInput: ScheduledReminderUpdateInput;
+  Share: ShareMapper;
+  ShareAuthMethodInput: ShareAuthMethodInput;
+  ShareConnection: Connection;
+  ShareCreateInput: ShareCreateInput;
+  ShareDeletePayload: ShareDeletePayload;
+  ShareDownload: ShareDownloadMapper;
+  ShareDownloadConnection: Connection;
+  ShareDownloadEdge: Edge;
+  ShareEdge: Edge;
+  ShareFile: ShareFileMapper;
+  SharePayload: Omit<SharePayload, 'share'> & { share?: Maybe<ResolversParentTypes['Share']> };
+  ShareRecipient: ShareRecipientMapper;
+  ShareRecipientInput: ShareRecipientInput;
+  ShareUpdateInput: ShareUpdateInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Team: TeamMapper;
@@ -4955,6 +5294,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   scheduledReminderCreate?: Resolver<ResolversTypes['ScheduledReminderPayload'], ParentType, ContextType, RequireFields<MutationScheduledReminderCreateArgs, 'input' | 'requestId'>>;
   scheduledReminderDelete?: Resolver<ResolversTypes['ScheduledReminderDeletePayload'], ParentType, ContextType, RequireFields<MutationScheduledReminderDeleteArgs, 'id' | 'requestId'>>;
   scheduledReminderUpdate?: Resolver<ResolversTypes['ScheduledReminderPayload'], ParentType, ContextType, RequireFields<MutationScheduledReminderUpdateArgs, 'id' | 'input' | 'requestId'>>;
+  shareCreate?: Resolver<ResolversTypes['SharePayload'], ParentType, ContextType, RequireFields<MutationShareCreateArgs, 'input'>>;
+  shareDelete?: Resolver<ResolversTypes['ShareDeletePayload'], ParentType, ContextType, RequireFields<MutationShareDeleteArgs, 'id'>>;
+  shareSend?: Resolver<ResolversTypes['SharePayload'], ParentType, ContextType, RequireFields<MutationShareSendArgs, 'id'>>;
+  shareUpdate?: Resolver<ResolversTypes['SharePayload'], ParentType, ContextType, RequireFields<MutationShareUpdateArgs, 'id' | 'input'>>;
   teamCreate?: Resolver<ResolversTypes['TeamCreatePayload'], ParentType, ContextType, RequireFields<MutationTeamCreateArgs, 'input'>>;
   templateCreate?: Resolver<ResolversTypes['TemplateCreatePayload'], ParentType, ContextType, RequireFields<MutationTemplateCreateArgs, 'input'>>;
   templateDelete?: Resolver<ResolversTypes['TemplateDeletePayload'], ParentType, ContextType, RequireFields<MutationTemplateDeleteArgs, 'id'>>;
@@ -4969,7 +5312,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Form' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Form' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Share' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
 };
 
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
@@ -5057,6 +5400,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   recipientRequest?: Resolver<ResolversTypes['RecipientRequest'], ParentType, ContextType>;
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType, RequireFields<QueryRequestArgs, 'id'>>;
   requests?: Resolver<ResolversTypes['RequestConnection'], ParentType, ContextType, Partial<QueryRequestsArgs>>;
+  share?: Resolver<Maybe<ResolversTypes['Share']>, ParentType, ContextType, RequireFields<QueryShareArgs, 'id'>>;
+  shares?: Resolver<ResolversTypes['ShareConnection'], ParentType, ContextType, Partial<QuerySharesArgs>>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<QueryTeamArgs, 'id'>>;
   template?: Resolver<Maybe<ResolversTypes['Template']>, ParentType, ContextType, RequireFields<QueryTemplateArgs, 'id'>>;
   templates?: Resolver<ResolversTypes['TemplateConnection'], ParentType, ContextType, Partial<QueryTemplatesArgs>>;
@@ -5413,6 +5758,94 @@ export type ScheduledReminderDeletePayloadResolvers<ContextType = GraphQLContext
 export type ScheduledReminderPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ScheduledReminderPayload'] = ResolversParentTypes['ScheduledReminderPayload']> = {
   scheduledReminder?: Resolver<Maybe<ResolversTypes['ScheduledReminder']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ShareResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Share'] = ResolversParentTypes['Share']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  customMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  deletionDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  downloads?: Resolver<ResolversTypes['ShareDownloadConnection'], ParentType, ContextType, Partial<ShareDownloadsArgs>>;
+  expirationDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  files?: Resolver<Array<ResolversTypes['ShareFile']>, ParentType, ContextType>;
+  filesDeletedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  language?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  recipients?: Resolver<Array<ResolversTypes['ShareRecipient']>, ParentType, ContextType>;
+  sendMethod?: Resolver<ResolversTypes['SendMethod'], ParentType, ContextType>;
+  sentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ShareStatus'], ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ShareConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareConnection'] = ResolversParentTypes['ShareConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ShareEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Share']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ShareDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareDeletePayload'] = ResolversParentTypes['ShareDeletePayload']> = {
+  deletedShareId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ShareDownloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareDownload'] = ResolversParentTypes['ShareDownload']> = {
+  downloadedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  file?: Resolver<Maybe<ResolversTypes['ShareFile']>, ParentType, ContextType>;
+  fileName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  ip?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recipient?: Resolver<ResolversTypes['ShareRecipient'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  userAgent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ShareDownloadConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareDownloadConnection'] = ResolversParentTypes['ShareDownloadConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ShareDownloadEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['ShareDownload']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ShareDownloadEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareDownloadEdge'] = ResolversParentTypes['ShareDownloadEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ShareDownload'], ParentType, ContextType>;
+};
+
+export type ShareEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareEdge'] = ResolversParentTypes['ShareEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Share'], ParentType, ContextType>;
+};
+
+export type ShareFileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareFile'] = ResolversParentTypes['ShareFile']> = {
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mimeType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type SharePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SharePayload'] = ResolversParentTypes['SharePayload']> = {
+  share?: Resolver<Maybe<ResolversTypes['Share']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type ShareRecipientResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareRecipient'] = ResolversParentTypes['ShareRecipient']> = {
+  authMethod?: Resolver<ResolversTypes['AuthMethod'], ParentType, ContextType>;
+  completionOrder?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  link?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
+  password?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  questionText?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sendMethod?: Resolver<ResolversTypes['SendMethod'], ParentType, ContextType>;
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
@@ -5778,6 +6211,16 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ScheduledReminder?: ScheduledReminderResolvers<ContextType>;
   ScheduledReminderDeletePayload?: ScheduledReminderDeletePayloadResolvers<ContextType>;
   ScheduledReminderPayload?: ScheduledReminderPayloadResolvers<ContextType>;
+  Share?: ShareResolvers<ContextType>;
+  ShareConnection?: ShareConnectionResolvers<ContextType>;
+  ShareDeletePayload?: ShareDeletePayloadResolvers<ContextType>;
+  ShareDownload?: ShareDownloadResolvers<ContextType>;
+  ShareDownloadConnection?: ShareDownloadConnectionResolvers<ContextType>;
+  ShareDownloadEdge?: ShareDownloadEdgeResolvers<ContextType>;
+  ShareEdge?: ShareEdgeResolvers<ContextType>;
+  ShareFile?: ShareFileResolvers<ContextType>;
+  SharePayload?: SharePayloadResolvers<ContextType>;
+  ShareRecipient?: ShareRecipientResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Team?: TeamResolvers<ContextType>;
   TeamCreatePayload?: TeamCreatePayloadResolvers<ContextType>;

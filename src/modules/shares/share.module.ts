@@ -1,0 +1,23 @@
+import type { ModuleDescriptor } from '../../kernel/module';
+import { timedWork } from '../schedule/schedule.jobs';
+import { Migration20261126000001_shares } from './Migration20261126000001_shares';
+import { SHARE_SIGN_IN_ENTITIES, Share, ShareDownload, ShareFile, ShareRecipient } from './share.entities';
+import { shareTimedWork } from './share.jobs';
+import { shareLoaders } from './share.loaders';
+import { shareResolvers } from './share.resolvers';
+import { shareRestRows } from './share.rest';
+import { shareRoutes } from './share.routes';
+import { getShare } from './share.service';
+
+export const sharesModule: ModuleDescriptor = {
+  name: 'shares',
+  entities: [Share, ShareRecipient, ShareFile, ShareDownload, ...SHARE_SIGN_IN_ENTITIES],
+  migrations: [{ name: 'Migration20261126000001_shares', class: Migration20261126000001_shares }],
+  loaders: shareLoaders,
+  resolvers: shareResolvers,
+  restRows: shareRestRows,
+  nodes: { Share: { sql: 'select 1 from share where id = ? and organization_id = ?', load: getShare } },
+  contributes: [timedWork.contribute(shareTimedWork)],
+  // The recipient's side: the share's page and its API under /s/{token}.
+  routes: shareRoutes,
+};
