@@ -128,7 +128,7 @@ export async function buildApp({
   });
   app.decorate('contexts', contexts);
   const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
-  await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, graphiql: !config.production });
+  await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, ...config.graphql });
   registerRestRows(app, MODULES.restRows, { buildContext });
   for (const routes of MODULES.routes) await app.register(routes);
 
@@ -160,7 +160,7 @@ export async function buildApp({
     worker.wake();
     notifier.wake();
   });
-  registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer });
+  registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });
   app.addHook('onReady', async () => {
     await dispatcher.start();
     if (deliverWebhooks) worker.start();
