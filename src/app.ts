@@ -13,6 +13,8 @@ import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/su
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerOpenApi } from './kernel/http/openapi';
+import { EDGE_SWEEP_INTERVAL_MS, EdgeStore } from './kernel/http/edge-store';
+import { registerIdempotency } from './kernel/http/idempotency';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
@@ -59,6 +61,8 @@ declare module 'fastify' {
     notificationWorker: NotificationWorker;
     /** This instance's runner of timed jobs (reminders, expiry, auto-close, escalations). */
     scheduleWorker: ScheduleWorker;
+    /** Idempotency keys and rate-limit counters, shared with the other instances on the database. */
+    edgeStore: EdgeStore;
   }
 }
 
@@ -115,6 +119,9 @@ export async function buildApp({
     const session = await findSession(orm.em.fork(), key, settings.clock.now());
     return session && recipientViewer(session, clientOf(request));
   });
+  const edgeStore = new EdgeStore(orm);
+  app.decorate('edgeStore', edgeStore);
+  registerIdempotency(app, edgeStore);
   const outbox = new Outbox(MODULES.renderers, MODULES.emitHooks);
 
   const contexts = createContextFactory({
@@ -161,13 +168,19 @@ export async function buildApp({
     notifier.wake();
   });
   registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });
+  let sweeper: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
+    if (runJobs) {
+      sweeper = setInterval(() => edgeStore.sweep().catch((err) => app.log.error({ err }, 'sweeping idempotency keys and rate-limit counters failed')), EDGE_SWEEP_INTERVAL_MS);
+      sweeper.unref();
+    }
     await dispatcher.start();
     if (deliverWebhooks) worker.start();
     if (sendNotifications) notifier.start();
     if (runJobs) scheduler.start();
   });
   app.addHook('onClose', async () => {
+    clearInterval(sweeper);
     await worker.stop();
     await notifier.stop();
     await scheduler.stop();

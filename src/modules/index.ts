@@ -8,6 +8,7 @@ import { filesModule } from './files/file.module';
 import { identityModule } from './identity/identity.module';
 import { itemsModule } from './items/item.module';
 import { MIGRATIONS } from './migrations';
+import { HTTP_EDGE_MIGRATIONS } from '../kernel/http/edge-store';
 import { organizationsModule } from './organizations/organization.module';
 import { notificationsModule } from './notifications/notification.module';
 import { portalModule } from './portal/portal.module';
@@ -24,6 +25,7 @@ import { webhooksModule } from './webhooks/webhook.module';
  */
 export const MODULES = foldModules([
   { name: 'schema history', migrations: MIGRATIONS },
+  { name: 'http edge', migrations: HTTP_EDGE_MIGRATIONS },
   identityModule,
   filesModule,
   eventsModule,

@@ -130,7 +130,7 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     graphql: { parseOptions: PARSE_OPTIONS },
     validationRules: queryLimitRules({ introspection: options.introspection }),
     allowBatchedQueries: true,
-    additionalRouteOptions: { preValidation: capBatch },
+    additionalRouteOptions: { preValidation: capBatch, config: { idempotent: true } },
     // Dashboards send a document's SHA-256 instead of the document, once this instance has seen it.
     persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(MAX_PERSISTED_QUERIES),
     context: (request) => options.buildContext(request),
