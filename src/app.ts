@@ -15,6 +15,7 @@ import { registerErrorHandling } from './kernel/http/errors';
 import { registerOpenApi } from './kernel/http/openapi';
 import { EDGE_SWEEP_INTERVAL_MS, EdgeStore } from './kernel/http/edge-store';
 import { registerIdempotency } from './kernel/http/idempotency';
+import { registerRateLimits } from './kernel/http/rate-limit';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
@@ -87,6 +88,8 @@ export async function buildApp({
     ajv: { customOptions: { allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: 'x-request-id',
+    // Behind a load balancer the client's address (for its rate limit) is in X-Forwarded-For.
+    trustProxy: config.trustProxy,
   });
   app.decorate('orm', orm);
   app.setValidatorCompiler(validatorCompiler);
@@ -94,7 +97,8 @@ export async function buildApp({
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 
   const Health = Type.Object({ status: Type.String() });
-  const health = (summary: string, response: Record<number, typeof Health>) => ({ config: { public: true }, schema: { tags: ['Health'], summary, response } });
+  // A load balancer polls these: they count against no rate limit.
+  const health = (summary: string, response: Record<number, typeof Health>) => ({ config: { public: true, unlimited: true }, schema: { tags: ['Health'], summary, response } });
   app.get('/healthz', health('The process answers', { 200: Health }), async () => ({ status: 'ok' }));
   app.get('/readyz', health('The database is reachable', { 200: Health, 503: Health }), async (_request, reply) => {
     const healthy = await orm.isConnected();
@@ -112,6 +116,10 @@ export async function buildApp({
     dataDir: config.dataDir,
     clock: clock ?? systemClock,
   };
+  const edgeStore = new EdgeStore(orm);
+  app.decorate('edgeStore', edgeStore);
+  // Before authentication, so that a caller over its limit costs no key lookup.
+  await registerRateLimits(app, edgeStore, config.rateLimits);
   const resolveViewer = (key: string) => findViewerByApiKey(orm.em.fork(), key);
   // A recipient's session token opens its GraphQL operations (the actor guard keeps it to them).
   registerAuth(app, async (key, request) => {
@@ -119,8 +127,6 @@ export async function buildApp({
     const session = await findSession(orm.em.fork(), key, settings.clock.now());
     return session && recipientViewer(session, clientOf(request));
   });
-  const edgeStore = new EdgeStore(orm);
-  app.decorate('edgeStore', edgeStore);
   registerIdempotency(app, edgeStore);
   const outbox = new Outbox(MODULES.renderers, MODULES.emitHooks);
 
