@@ -13,6 +13,9 @@ import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/su
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerOpenApi } from './kernel/http/openapi';
+import { EDGE_SWEEP_INTERVAL_MS, EdgeStore } from './kernel/http/edge-store';
+import { registerIdempotency } from './kernel/http/idempotency';
+import { registerRateLimits } from './kernel/http/rate-limit';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
@@ -59,6 +62,8 @@ declare module 'fastify' {
     notificationWorker: NotificationWorker;
     /** This instance's runner of timed jobs (reminders, expiry, auto-close, escalations). */
     scheduleWorker: ScheduleWorker;
+    /** Idempotency keys and rate-limit counters, shared with the other instances on the database. */
+    edgeStore: EdgeStore;
   }
 }
 
@@ -83,6 +88,8 @@ export async function buildApp({
     ajv: { customOptions: { allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: 'x-request-id',
+    // Behind a load balancer the client's address (for its rate limit) is in X-Forwarded-For.
+    trustProxy: config.trustProxy,
   });
   app.decorate('orm', orm);
   app.setValidatorCompiler(validatorCompiler);
@@ -90,7 +97,8 @@ export async function buildApp({
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 
   const Health = Type.Object({ status: Type.String() });
-  const health = (summary: string, response: Record<number, typeof Health>) => ({ config: { public: true }, schema: { tags: ['Health'], summary, response } });
+  // A load balancer polls these: they count against no rate limit.
+  const health = (summary: string, response: Record<number, typeof Health>) => ({ config: { public: true, unlimited: true }, schema: { tags: ['Health'], summary, response } });
   app.get('/healthz', health('The process answers', { 200: Health }), async () => ({ status: 'ok' }));
   app.get('/readyz', health('The database is reachable', { 200: Health, 503: Health }), async (_request, reply) => {
     const healthy = await orm.isConnected();
@@ -108,6 +116,10 @@ export async function buildApp({
     dataDir: config.dataDir,
     clock: clock ?? systemClock,
   };
+  const edgeStore = new EdgeStore(orm);
+  app.decorate('edgeStore', edgeStore);
+  // Before authentication, so that a caller over its limit costs no key lookup.
+  await registerRateLimits(app, edgeStore, config.rateLimits);
   const resolveViewer = (key: string) => findViewerByApiKey(orm.em.fork(), key);
   // A recipient's session token opens its GraphQL operations (the actor guard keeps it to them).
   registerAuth(app, async (key, request) => {
@@ -115,6 +127,7 @@ export async function buildApp({
     const session = await findSession(orm.em.fork(), key, settings.clock.now());
     return session && recipientViewer(session, clientOf(request));
   });
+  registerIdempotency(app, edgeStore);
   const outbox = new Outbox(MODULES.renderers, MODULES.emitHooks);
 
   const contexts = createContextFactory({
@@ -128,7 +141,7 @@ export async function buildApp({
   });
   app.decorate('contexts', contexts);
   const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
-  await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, graphiql: !config.production });
+  await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, ...config.graphql });
   registerRestRows(app, MODULES.restRows, { buildContext });
   for (const routes of MODULES.routes) await app.register(routes);
 
@@ -160,14 +173,20 @@ export async function buildApp({
     worker.wake();
     notifier.wake();
   });
-  registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer });
+  registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });
+  let sweeper: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
+    if (runJobs) {
+      sweeper = setInterval(() => edgeStore.sweep().catch((err) => app.log.error({ err }, 'sweeping idempotency keys and rate-limit counters failed')), EDGE_SWEEP_INTERVAL_MS);
+      sweeper.unref();
+    }
     await dispatcher.start();
     if (deliverWebhooks) worker.start();
     if (sendNotifications) notifier.start();
     if (runJobs) scheduler.start();
   });
   app.addHook('onClose', async () => {
+    clearInterval(sweeper);
     await worker.stop();
     await notifier.stop();
     await scheduler.stop();

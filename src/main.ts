@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${app.server.address() && typeof app.server.address() === 'object' ? (app.server.address() as { port: number }).port : config.port}`;
   logger.info(`GraphQL:  ${base}/graphql`);
-  if (!config.production) logger.info(`GraphiQL: ${base}/graphiql`);
+  if (config.graphql.graphiql) logger.info(`GraphiQL: ${base}/graphiql`);
   logger.info(`REST:     ${base}/ (e.g. ${base}/whoami); recipient links use ${config.publicUrl}`);
 }
 

@@ -28,6 +28,10 @@ export function benchConfig(): Config {
     DB_POOL_MAX: process.env.BENCH_POOL_MAX ?? '10',
     // The webhook scenario's receiver listens on loopback (production refuses private endpoints).
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // One API key makes thousands of calls a second here, far past any per-key limit a deployment sets.
+    RATE_LIMIT_API_KEY: '0',
+    RATE_LIMIT_LINK: '0',
+    RATE_LIMIT_ADDRESS: '0',
     ...(process.env.BENCH_WEBHOOK_CONCURRENCY ? { WEBHOOK_CONCURRENCY: process.env.BENCH_WEBHOOK_CONCURRENCY } : {}),
   });
 }

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import envSchema from 'env-schema';
 import { JOB_LEASE_MS, MAX_JOB_LEASE_MS, MIN_JOB_LEASE_MS } from '../modules/schedule/schedule.limits';
+import { DEFAULT_RATE_LIMIT_ADDRESS, DEFAULT_RATE_LIMIT_API_KEY, DEFAULT_RATE_LIMIT_LINK } from '../kernel/limits';
 
 // The one place that reads process.env. Every variable has a type, a default where one is safe,
 // and a description; the README's configuration table mirrors this schema.
@@ -36,7 +37,14 @@ export const ENV_SCHEMA = Type.Object({
     Type.String({ pattern: '^https?://[^\\s]+$', description: 'base URL used to build recipient links; default http://localhost:PORT' }),
   ),
   LOG_LEVEL: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS], default: 'info', description: 'pino log level' }),
-  NODE_ENV: Type.String({ default: 'development', description: '"production" turns GraphiQL off' }),
+  NODE_ENV: Type.String({ default: 'development', description: '"production" turns GraphiQL and GraphQL introspection off' }),
+  GRAPHIQL: Type.Optional(Type.Boolean({ description: 'serve the in-browser GraphQL IDE at /graphiql; default true outside production' })),
+  GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean({ description: 'answer `__schema` and `__type` queries; default true outside production' })),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60, description: 'length of a rate-limit window' }),
+  RATE_LIMIT_API_KEY: Type.Integer({ minimum: 0, maximum: 10_000_000, default: DEFAULT_RATE_LIMIT_API_KEY, description: 'requests one API key may make per window, all instances together (0: no limit)' }),
+  RATE_LIMIT_LINK: Type.Integer({ minimum: 0, maximum: 10_000_000, default: DEFAULT_RATE_LIMIT_LINK, description: 'requests per window on one recipient link, or with one recipient session (0: no limit)' }),
+  RATE_LIMIT_ADDRESS: Type.Integer({ minimum: 0, maximum: 10_000_000, default: DEFAULT_RATE_LIMIT_ADDRESS, description: 'requests per window from one client address without a credential (0: no limit)' }),
+  TRUST_PROXY: Type.Boolean({ default: false, description: 'take the client address from X-Forwarded-For (behind a load balancer), for the per-address rate limit' }),
   GATHER_ADMIN_API_KEY: Type.Optional(
     Type.String({ minLength: 32, description: 'API key of the first admin, used verbatim on a fresh database' }),
   ),
@@ -91,6 +99,9 @@ export type Config = {
   publicUrl: string;
   logLevel: LogLevel;
   production: boolean;
+  graphql: GraphQLSettings;
+  rateLimits: RateLimitSettings;
+  trustProxy: boolean;
   adminApiKey?: string;
   secret: string;
   bodyLimit: number;
@@ -106,6 +117,19 @@ export type Config = {
   expirationWarningDays: number;
   /** How long a claimed timed job stays its instance's (JOB_LEASE_MS). */
   jobLeaseMs: number;
+};
+
+export type GraphQLSettings = {
+  graphiql: boolean;
+  introspection: boolean;
+};
+
+/** Requests per window, per kind of caller; 0 is no limit. */
+export type RateLimitSettings = {
+  windowMs: number;
+  apiKey: number;
+  link: number;
+  address: number;
 };
 
 export type SigningSettings = {
@@ -173,6 +197,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, ''),
     logLevel: parsed.LOG_LEVEL as LogLevel,
     production: parsed.NODE_ENV === 'production',
+    graphql: {
+      graphiql: parsed.GRAPHIQL ?? parsed.NODE_ENV !== 'production',
+      introspection: parsed.GRAPHQL_INTROSPECTION ?? parsed.NODE_ENV !== 'production',
+    },
+    rateLimits: {
+      windowMs: parsed.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      apiKey: parsed.RATE_LIMIT_API_KEY,
+      link: parsed.RATE_LIMIT_LINK,
+      address: parsed.RATE_LIMIT_ADDRESS,
+    },
+    trustProxy: parsed.TRUST_PROXY,
     adminApiKey: parsed.GATHER_ADMIN_API_KEY,
     secret: parsed.GATHER_SECRET ?? readOrCreateSecret(dataDir),
     bodyLimit: parsed.BODY_LIMIT,

@@ -9,6 +9,26 @@ export const MAX_PAGE_SIZE = 100;
 
 /** Deepest nesting of a GraphQL document; deeper than any of our own documents need. */
 export const MAX_QUERY_DEPTH = 12;
+/** Tokens (names, punctuation, values) of one GraphQL document; our largest has about 200. */
+export const MAX_QUERY_TOKENS = 5000;
+/**
+ * Aliases in one GraphQL operation (`a: request(id: …) b: request(id: …)`); ours use none, the test
+ * suite's select-everything document under `node` about 250.
+ */
+export const MAX_QUERY_ALIASES = 500;
+/** Directives in one GraphQL operation; ours use none. */
+export const MAX_QUERY_DIRECTIVES = 50;
+/**
+ * Cost of one GraphQL operation as graphql-armor's cost-limit counts it (a scalar 1, an object 2, ×1.5
+ * for each level deeper, a list times its `first`/`last`): our REST rows' documents cost at most about
+ * 500, the test suite's select-everything document under `node` about 300,000; three lists of 100
+ * nested in each other pass it.
+ */
+export const MAX_QUERY_COST = 1_000_000;
+/** Operations in one batched `POST /graphql` (a JSON array of operations). */
+export const MAX_BATCH_OPERATIONS = 10;
+/** Automatic persisted queries (hash → document) each instance remembers, least recently used first out. */
+export const MAX_PERSISTED_QUERIES = 1000;
 /** Deepest nesting of a JSON body, refused before it reaches a schema. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -28,3 +48,20 @@ export const MAX_PERSON_NAME = 100;
 export const MIN_DATE = Date.UTC(1970, 0, 1);
 /** Latest date an input may name. */
 export const MAX_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Requests one API key may make per `RATE_LIMIT_WINDOW_SECONDS` (default one minute), all instances together, unless `RATE_LIMIT_API_KEY` says otherwise. */
+export const DEFAULT_RATE_LIMIT_API_KEY = 3000;
+/** Requests per window on one recipient link or session, unless `RATE_LIMIT_LINK` says otherwise. */
+export const DEFAULT_RATE_LIMIT_LINK = 600;
+/** Requests per window from one client address without a credential, unless `RATE_LIMIT_ADDRESS` says otherwise. */
+export const DEFAULT_RATE_LIMIT_ADDRESS = 300;
+
+/** Hours an `Idempotency-Key` is remembered (its first answer replayed) after its first use. */
+export const IDEMPOTENCY_KEY_HOURS = 24;
+/** Characters of an `Idempotency-Key`. */
+export const MAX_IDEMPOTENCY_KEY = 255;
+/**
+ * How long a first call with a key may stay unanswered before its key counts as abandoned (the
+ * instance died mid-call) and a retry may run again.
+ */
+export const IDEMPOTENCY_IN_FLIGHT_SECONDS = 60;

@@ -9,6 +9,7 @@ import { formsModule } from './forms/form.module';
 import { identityModule } from './identity/identity.module';
 import { itemsModule } from './items/item.module';
 import { MIGRATIONS } from './migrations';
+import { HTTP_EDGE_MIGRATIONS } from '../kernel/http/edge-store';
 import { organizationsModule } from './organizations/organization.module';
 import { notificationsModule } from './notifications/notification.module';
 import { portalModule } from './portal/portal.module';
@@ -26,6 +27,7 @@ import { webhooksModule } from './webhooks/webhook.module';
  */
 export const MODULES = foldModules([
   { name: 'schema history', migrations: MIGRATIONS },
+  { name: 'http edge', migrations: HTTP_EDGE_MIGRATIONS },
   identityModule,
   filesModule,
   eventsModule,

@@ -23,6 +23,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     publicUrl: 'https://gather.test',
     logLevel: 'silent',
     production: false,
+    graphql: { graphiql: true, introspection: true },
+    // Off, as the bench runs it; tests of the limits set their own.
+    rateLimits: { windowMs: 60_000, apiKey: 0, link: 0, address: 0 },
+    trustProxy: false,
     secret: TEST_SECRET,
     bodyLimit: 1024 * 1024,
     dbPoolMax: 5,

@@ -52,6 +52,19 @@ describe('loadConfig', () => {
     });
   });
 
+  it('should turn GraphiQL and introspection off in production unless told, and read the rate limits', () => {
+    expect(loadConfig(base)).toMatchObject({
+      graphql: { graphiql: true, introspection: true },
+      rateLimits: { windowMs: 60_000, apiKey: 3000, link: 600, address: 300 },
+      trustProxy: false,
+    });
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }).graphql).toEqual({ graphiql: false, introspection: false });
+    expect(loadConfig({ ...base, NODE_ENV: 'production', GRAPHIQL: 'true', GRAPHQL_INTROSPECTION: 'true' }).graphql).toEqual({ graphiql: true, introspection: true });
+    const limited = loadConfig({ ...base, RATE_LIMIT_WINDOW_SECONDS: '10', RATE_LIMIT_API_KEY: '0', RATE_LIMIT_LINK: '5', RATE_LIMIT_ADDRESS: '7', TRUST_PROXY: 'true' });
+    expect(limited).toMatchObject({ rateLimits: { windowMs: 10_000, apiKey: 0, link: 5, address: 7 }, trustProxy: true });
+    expect(() => loadConfig({ ...base, RATE_LIMIT_API_KEY: '-1' })).toThrow(/RATE_LIMIT_API_KEY must be between 0 and 10000000/);
+  });
+
   it('should name each bad variable, its value and what it must be', () => {
     let error: unknown;
     try {

@@ -1,6 +1,6 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { IResolvers } from '@graphql-tools/utils';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import mercurius from 'mercurius';
 import { AppError, graphqlCode } from '../errors/app-error';
@@ -9,7 +9,9 @@ import type { GraphQLContext } from './context';
 import { DateTimeScalar, JSONScalar, URLScalar } from './scalars';
 import { loadSdl } from './sdl';
 import { guardActors } from './actor-guard';
-import { MAX_QUERY_DEPTH } from '../limits';
+import { MAX_BATCH_OPERATIONS, MAX_PERSISTED_QUERIES, MAX_QUERY_DEPTH } from '../limits';
+import { replyRefusal } from '../http/refusal';
+import { PARSE_OPTIONS, parserLimitExtensions, queryLimitRules } from './query-limits';
 
 type FormattedError = { message: string; locations?: unknown; path?: unknown; extensions: Record<string, unknown> };
 
@@ -21,7 +23,9 @@ function formatOne(error: GraphQLError, context: { requestId?: string; log?: Gra
     return original.errors.map((inner) => ({
       message: inner.message,
       locations: inner.locations,
-      extensions: { code: /^Variable "\$/.test(inner.message) ? 'BAD_USER_INPUT' : 'GRAPHQL_VALIDATION_FAILED' },
+      extensions: (inner.extensions?.code ? inner.extensions : parserLimitExtensions(inner)) ?? {
+        code: /^Variable "\$/.test(inner.message) ? 'BAD_USER_INPUT' : 'GRAPHQL_VALIDATION_FAILED',
+      },
     }));
   }
   if (original instanceof AppError) {
@@ -54,6 +58,8 @@ function refusalOf(errors: readonly GraphQLError[], bodyLimit: number): { status
   const [error] = errors;
   const original = error?.originalError as (Error & { errors?: unknown }) | undefined;
   if (errors.length !== 1 || error.path || !original || Array.isArray(original.errors)) return undefined;
+  const persisted = Object.hasOwn(PERSISTED_QUERY_CODES, original.message) && PERSISTED_QUERY_CODES[original.message];
+  if (persisted) return { status: 400, error: { message: original.message, extensions: { code: persisted } } };
   const refusal = requestRefusal(original, bodyLimit);
   if (!refusal) return undefined;
   const message = typeof refusal.detail === 'string' ? refusal.detail : refusal.detail.map((entry) => entry.msg).join('; ');
@@ -63,11 +69,24 @@ function refusalOf(errors: readonly GraphQLError[], bodyLimit: number): { status
     : { status: refusal.status === 422 ? 400 : refusal.status, error: { message, extensions: { code: 'BAD_USER_INPUT' } } };
 }
 
+/**
+ * The refusals of automatic persisted queries (by mercurius's messages, Apollo's), in the codes Apollo's
+ * clients act on: on PERSISTED_QUERY_NOT_FOUND they send the document along with its hash. A hash
+ * that does not match its document is a 400 BAD_USER_INPUT like any refused request.
+ */
+const PERSISTED_QUERY_CODES: Record<string, string> = {
+  PersistedQueryNotFound: 'PERSISTED_QUERY_NOT_FOUND',
+  PersistedQueryNotSupported: 'PERSISTED_QUERY_NOT_SUPPORTED',
+};
+
+/** Codes of a document refused before it ran: the client's to fix, a 400. */
+const REFUSED_DOCUMENT = new Set(['GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'QUERY_TOO_COMPLEX', 'INTROSPECTION_DISABLED']);
+
 const errorFormatter = (bodyLimit: number) => (execution: ExecutionResult & { statusCode?: number }, context: any) => {
   const refusal = execution.data ? undefined : refusalOf(execution.errors ?? [], bodyLimit);
   if (refusal) return { statusCode: refusal.status, response: { data: null, errors: [refusal.error] } };
   const errors = (execution.errors ?? []).flatMap((error) => formatOne(error as GraphQLError, context));
-  const validation = !execution.data && errors.some((e) => e.extensions.code === 'GRAPHQL_VALIDATION_FAILED' || e.extensions.code === 'BAD_USER_INPUT');
+  const validation = !execution.data && errors.some((e) => REFUSED_DOCUMENT.has(e.extensions.code as string));
   return {
     statusCode: execution.data ? 200 : validation ? 400 : (execution.statusCode ?? 200),
     response: { data: execution.data ?? null, errors },
@@ -77,8 +96,21 @@ const errorFormatter = (bodyLimit: number) => (execution: ExecutionResult & { st
 export type GraphQLPluginOptions = {
   resolvers: IResolvers<any, GraphQLContext>[];
   buildContext: (request: FastifyRequest) => GraphQLContext;
+  /** The in-browser IDE at /graphiql. */
   graphiql: boolean;
+  /** Whether `__schema` and `__type` may be asked for. */
+  introspection: boolean;
 };
+
+/** A batch beyond MAX_BATCH_OPERATIONS is refused whole, before any of its operations runs. */
+async function capBatch(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!Array.isArray(request.body) || request.body.length <= MAX_BATCH_OPERATIONS) return;
+  await replyRefusal(request, reply, {
+    status: 400,
+    message: `A batch holds at most ${MAX_BATCH_OPERATIONS} operations; this one holds ${request.body.length}`,
+    extensions: { code: 'TOO_MANY_OPERATIONS', max: MAX_BATCH_OPERATIONS },
+  });
+}
 
 export async function registerGraphQL(app: FastifyInstance, options: GraphQLPluginOptions): Promise<void> {
   const schema = makeExecutableSchema<GraphQLContext>({
@@ -95,8 +127,18 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     // Compile a document to JavaScript from its second use; REST rows reuse a fixed set of documents.
     jit: 1,
     queryDepth: MAX_QUERY_DEPTH,
+    graphql: { parseOptions: PARSE_OPTIONS },
+    validationRules: queryLimitRules({ introspection: options.introspection }),
+    allowBatchedQueries: true,
+    additionalRouteOptions: { preValidation: capBatch, config: { idempotent: true } },
+    // Dashboards send a document's SHA-256 instead of the document, once this instance has seen it.
+    persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(MAX_PERSISTED_QUERIES),
     context: (request) => options.buildContext(request),
     // Fastify's validated options always hold the limit (its default when none was given).
     errorFormatter: errorFormatter(app.initialConfig.bodyLimit!) as never,
+  });
+  // The operations of a batch run at once: each gets an entity manager and loaders of its own.
+  app.graphql.addHook('preParsing', async (_schema, _source, context) => {
+    if ((context as { operationsCount?: number }).operationsCount! > 1) Object.assign(context, options.buildContext(context.reply.request));
   });
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { execute, getOperationAST, GraphQLError, Kind, parse, print, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, GraphQLError, Kind, parse, print, specifiedRules, validate, type ValidationRule, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -9,6 +9,7 @@ import { subscriptionField, type StoredEvent } from '../events/topics';
 import type { ContextFactory, Viewer } from './context';
 import type { EventRoot, SubjectLoader } from './events';
 import { MAX_MESSAGE_BYTES, MAX_PENDING_EVENTS } from '../limits';
+import { PARSE_OPTIONS, queryLimitRules } from './query-limits';
 
 /** The socket a subscriber's messages go out on (a `ws` WebSocket). */
 export type SubscriberSocket = { send(data: string, sent: (err?: Error) => void): void };
@@ -196,6 +197,8 @@ export type SubscriptionServerOptions = {
   hub: SubscriptionHub;
   contexts: ContextFactory;
   resolveViewer: (key: string) => Promise<Viewer | null>;
+  /** Whether `__schema` and `__type` may be asked for (the other limits are those of HTTP). */
+  introspection: boolean;
 };
 
 /** `{"authorization": "Bearer <key>"}` or `{"apiKey": "<key>"}` in connection_init. */
@@ -214,14 +217,14 @@ const MAX_PREPARED_DOCUMENTS = 1000;
  * Parses and validates each distinct subscription document once: dashboards subscribe with the same
  * few, and the group they join is found by the same parsed document.
  */
-function preparedDocuments(schema: GraphQLSchema): (query: string) => DocumentNode | readonly GraphQLError[] {
+function preparedDocuments(schema: GraphQLSchema, rules: ValidationRule[]): (query: string) => DocumentNode | readonly GraphQLError[] {
   const prepared = new Map<string, DocumentNode | readonly GraphQLError[]>();
   return (query) => {
     let entry = prepared.get(query);
     if (!entry) {
       try {
-        const document = parse(query);
-        const errors = validate(schema, document);
+        const document = parse(query, PARSE_OPTIONS);
+        const errors = validate(schema, document, [...specifiedRules, ...rules]);
         entry = errors.length ? errors : document;
       } catch (err) {
         if (!(err instanceof GraphQLError)) throw err;
@@ -252,7 +255,7 @@ function printed(document: DocumentNode): string {
  */
 export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQLSchema, options: SubscriptionServerOptions): void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  const prepare = preparedDocuments(schema);
+  const prepare = preparedDocuments(schema, queryLimitRules(options));
   useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema,

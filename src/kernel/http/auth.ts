@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Viewer } from '../graphql/context';
+import { replyRefusal } from './refusal';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,11 +24,9 @@ export function extractApiKey(headers: FastifyRequest['headers']): string | unde
   return (Array.isArray(apiKey) ? apiKey[0] : apiKey) || undefined;
 }
 
-export function replyUnauthenticated(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  reply.code(401).header('WWW-Authenticate', 'Bearer');
-  return request.url.startsWith('/graphql')
-    ? reply.send({ data: null, errors: [{ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED' } }] })
-    : reply.send({ detail: 'Not authenticated' });
+function replyUnauthenticated(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('WWW-Authenticate', 'Bearer');
+  return replyRefusal(request, reply, { status: 401, message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED' } });
 }
 
 export function registerAuth(app: FastifyInstance, resolveViewer: (key: string, request: FastifyRequest) => Promise<Viewer | null>): void {

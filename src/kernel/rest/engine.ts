@@ -253,6 +253,8 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
     config: {
       badBodyStatus: row.badBodyStatus,
       public: options.recipient,
+      // A file body streams past once, so only JSON bodies can be told apart by their content.
+      idempotent: row.method === 'POST' && !isUploadRow(row),
       openapi: { recipient: options.recipient, upload: isUploadRow(row), download: 'handle' in row && row.method === 'GET' },
     },
     handler: async (request, reply) => {
