@@ -85,6 +85,15 @@ export async function buildApp({
     requestIdHeader: 'x-request-id',
   });
   app.decorate('orm', orm);
+  // Shutting down, a response in flight closes its connection: kept alive, the idle connection would
+  // hold the server's close until the keep-alive timeout (Fastify closes only those idle when it starts).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app, { bodyLimit: config.bodyLimit });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
