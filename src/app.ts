@@ -1,6 +1,5 @@
 import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
 import { EventDispatcher } from './kernel/events/dispatcher';
@@ -12,6 +11,7 @@ import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
+import { registerHealth } from './kernel/http/health';
 import { registerOpenApi } from './kernel/http/openapi';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
@@ -53,6 +53,8 @@ declare module 'fastify' {
     orm: MikroORM;
     /** Live subscriptions of this instance (their count is what tests and benchmarks wait on). */
     subscriptions: SubscriptionHub;
+    /** This instance's LISTEN connection, handing committed events out. */
+    eventDispatcher: EventDispatcher;
     /** This instance's webhook sender. */
     webhookWorker: DeliveryWorker;
     /** This instance's notification sender. */
@@ -98,14 +100,6 @@ export async function buildApp({
   registerErrorHandling(app, { bodyLimit: config.bodyLimit });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 
-  const Health = Type.Object({ status: Type.String() });
-  const health = (summary: string, response: Record<number, typeof Health>) => ({ config: { public: true }, schema: { tags: ['Health'], summary, response } });
-  app.get('/healthz', health('The process answers', { 200: Health }), async () => ({ status: 'ok' }));
-  app.get('/readyz', health('The database is reachable', { 200: Health, 503: Health }), async (_request, reply) => {
-    const healthy = await orm.isConnected();
-    return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'database unavailable' });
-  });
-
   const settings: ServiceSettings = {
     publicUrl: config.publicUrl,
     secret: config.secret,
@@ -149,6 +143,8 @@ export async function buildApp({
     app.log,
   );
   const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log, () => hub.active);
+  registerHealth(app, { orm, listening: () => dispatcher.listening });
+  app.decorate('eventDispatcher', dispatcher);
   app.decorate('subscriptions', hub);
   const worker = new DeliveryWorker({ orm, settings: config.webhooks, serverSecret: config.secret, log: app.log, clock, lookup: deliveryLookup });
   app.decorate('webhookWorker', worker);
