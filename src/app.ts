@@ -13,6 +13,8 @@ import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerHealth } from './kernel/http/health';
 import { registerOpenApi } from './kernel/http/openapi';
+import { observeRequests } from './kernel/http/observe';
+import { createMetrics, registerMetricsRoute, type Metrics } from './kernel/metrics/metrics';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
@@ -98,6 +100,9 @@ export async function buildApp({
   });
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app, { bodyLimit: config.bodyLimit });
+  // Before every route, so each answer is counted; the metrics exist once the app's parts do.
+  let metrics: Metrics | undefined;
+  observeRequests(app, (observed) => metrics?.observe(observed));
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 
   const settings: ServiceSettings = {
@@ -165,7 +170,9 @@ export async function buildApp({
     worker.wake();
     notifier.wake();
   });
-  registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer });
+  const sockets = registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer });
+  metrics = createMetrics({ app, orm, sources: MODULES.metrics, sockets: () => ({ connections: sockets.connections(), subscriptions: hub.subscriberCount }) });
+  registerMetricsRoute(app, metrics, config.metricsToken);
   app.addHook('onReady', async () => {
     await dispatcher.start();
     if (deliverWebhooks) worker.start();

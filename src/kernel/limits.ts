@@ -28,3 +28,6 @@ export const MAX_PERSON_NAME = 100;
 export const MIN_DATE = Date.UTC(1970, 0, 1);
 /** Latest date an input may name. */
 export const MAX_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Distinct GraphQL operation names /metrics labels; names past these count as `other` (clients choose them). */
+export const MAX_METRIC_OPERATIONS = 200;

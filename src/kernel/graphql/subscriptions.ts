@@ -253,7 +253,7 @@ function printed(document: DocumentNode): string {
  * Serves graphql-ws (`graphql-transport-ws`) on /graphql beside mercurius's HTTP routes. An
  * unauthenticated connection_init is closed with 4403, as the protocol recommends.
  */
-export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQLSchema, options: SubscriptionServerOptions): void {
+export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQLSchema, options: SubscriptionServerOptions): { connections(): number } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const prepare = preparedDocuments(schema);
   useServer<Record<string, unknown>, ConnectionExtra>(
@@ -310,4 +310,5 @@ export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQL
     });
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
+  return { connections: () => wss.clients.size };
 }

@@ -8,6 +8,7 @@ import { getReminder } from './schedule.service';
 import { bounceHandlers } from '../notifications/notification.worker';
 import { fallBackToSms } from './reminder.service';
 import { scheduleRestRows } from './schedule.rest';
+import { scheduleMetrics } from './schedule.metrics';
 
 export const scheduleModule: ModuleDescriptor = {
   name: 'schedule',
@@ -19,4 +20,5 @@ export const scheduleModule: ModuleDescriptor = {
   restRows: scheduleRestRows,
   emitHooks: [cancelEndedJobs, planRequestJobs, planOverdueEscalations],
   contributes: [bounceHandlers.contribute(fallBackToSms)],
+  metrics: scheduleMetrics,
 };
