@@ -1,6 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
 import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
@@ -87,6 +87,8 @@ export async function buildApp({
     ajv: { customOptions: { allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: 'x-request-id',
+    // Its lines hold the URL (a recipient link's token); observeRequests logs one line without it.
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.decorate('orm', orm);
   // Shutting down, a response in flight closes its connection: kept alive, the idle connection would

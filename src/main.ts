@@ -1,7 +1,7 @@
-import pino from 'pino';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config/config';
 import type { FastifyInstance } from 'fastify';
+import { createLogger } from './kernel/logger';
 import { openDatabase, type Database } from './kernel/db/database';
 import { DATA_MODEL } from './modules';
 import { bootstrapFirstAdmin } from './modules/identity/identity.service';
@@ -23,10 +23,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = pino({
-    level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
-  });
+  const logger = createLogger(config.logLevel);
 
   // Ctrl-C reaches this process twice (from the terminal and relayed by npm), so repeated signals
   // are ignored rather than taken as "exit now"; the timeout bounds a shutdown that hangs. Installed
