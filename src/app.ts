@@ -1,7 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Type } from '@sinclair/typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
 import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
@@ -12,10 +11,13 @@ import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
 import { registerAuth } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
+import { registerHealth } from './kernel/http/health';
 import { registerOpenApi } from './kernel/http/openapi';
 import { EDGE_SWEEP_INTERVAL_MS, EdgeStore } from './kernel/http/edge-store';
 import { registerIdempotency } from './kernel/http/idempotency';
 import { registerRateLimits } from './kernel/http/rate-limit';
+import { observeRequests } from './kernel/http/observe';
+import { createMetrics, registerMetricsRoute, type Metrics } from './kernel/metrics/metrics';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
@@ -56,6 +58,8 @@ declare module 'fastify' {
     orm: MikroORM;
     /** Live subscriptions of this instance (their count is what tests and benchmarks wait on). */
     subscriptions: SubscriptionHub;
+    /** This instance's LISTEN connection, handing committed events out. */
+    eventDispatcher: EventDispatcher;
     /** This instance's webhook sender. */
     webhookWorker: DeliveryWorker;
     /** This instance's notification sender. */
@@ -90,20 +94,25 @@ export async function buildApp({
     requestIdHeader: 'x-request-id',
     // Behind a load balancer the client's address (for its rate limit) is in X-Forwarded-For.
     trustProxy: config.trustProxy,
+    // Its lines hold the URL (a recipient link's token); observeRequests logs one line without it.
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.decorate('orm', orm);
+  // Shutting down, a response in flight closes its connection: kept alive, the idle connection would
+  // hold the server's close until the keep-alive timeout (Fastify closes only those idle when it starts).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app, { bodyLimit: config.bodyLimit });
+  // Before every route, so each answer is counted; the metrics exist once the app's parts do.
+  let metrics: Metrics | undefined;
+  observeRequests(app, (observed) => metrics?.observe(observed));
   await registerOpenApi(app, { publicUrl: config.publicUrl });
-
-  const Health = Type.Object({ status: Type.String() });
-  // A load balancer polls these: they count against no rate limit.
-  const health = (summary: string, response: Record<number, typeof Health>) => ({ config: { public: true, unlimited: true }, schema: { tags: ['Health'], summary, response } });
-  app.get('/healthz', health('The process answers', { 200: Health }), async () => ({ status: 'ok' }));
-  app.get('/readyz', health('The database is reachable', { 200: Health, 503: Health }), async (_request, reply) => {
-    const healthy = await orm.isConnected();
-    return reply.code(healthy ? 200 : 503).send({ status: healthy ? 'ok' : 'database unavailable' });
-  });
 
   const settings: ServiceSettings = {
     publicUrl: config.publicUrl,
@@ -153,6 +162,8 @@ export async function buildApp({
     app.log,
   );
   const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log, () => hub.active);
+  registerHealth(app, { orm, listening: () => dispatcher.listening });
+  app.decorate('eventDispatcher', dispatcher);
   app.decorate('subscriptions', hub);
   const worker = new DeliveryWorker({ orm, settings: config.webhooks, serverSecret: config.secret, log: app.log, clock, lookup: deliveryLookup });
   app.decorate('webhookWorker', worker);
@@ -173,7 +184,9 @@ export async function buildApp({
     worker.wake();
     notifier.wake();
   });
-  registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });
+  const sockets = registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });
+  metrics = createMetrics({ app, orm, sources: MODULES.metrics, sockets: () => ({ connections: sockets.connections(), subscriptions: hub.subscriberCount }) });
+  registerMetricsRoute(app, metrics, config.metricsToken);
   let sweeper: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
     if (runJobs) {

@@ -52,7 +52,7 @@ async function run(argv: string[]): Promise<unknown> {
 
   const config = loadConfig();
   process.stderr.write(config.databaseUrl ? 'connecting to PostgreSQL…\n' : `opening the embedded PostgreSQL in ${config.dataDir}…\n`);
-  const database = await openDatabase(config, DATA_MODEL, () => undefined);
+  const database = await openDatabase(config, DATA_MODEL, { progress: (step) => process.stderr.write(`${step}…\n`) });
   try {
     if (database.migrations.length) process.stderr.write(`applied migrations: ${database.migrations.join(', ')}\n`);
     const em = database.orm.em.fork();

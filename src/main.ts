@@ -1,13 +1,16 @@
-import pino from 'pino';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config/config';
-import { openDatabase } from './kernel/db/database';
+import type { FastifyInstance } from 'fastify';
+import { createLogger } from './kernel/logger';
+import { openDatabase, type Database } from './kernel/db/database';
 import { DATA_MODEL } from './modules';
 import { bootstrapFirstAdmin } from './modules/identity/identity.service';
 import { checkSigningSettings } from './modules/signing/signing.certificate';
 
-// Process entry: configuration, database, first admin, then listen; Ctrl-C finishes in-flight
-// requests, closes the pool and stops the embedded PostgreSQL.
+// Process entry: configuration, database, first admin, then listen. SIGTERM or Ctrl-C stops accepting,
+// finishes in-flight requests, closes WebSockets with 1001, lets the workers finish their batch, closes
+// the pool and stops the embedded PostgreSQL last (it runs in its own process group, so Ctrl-C does not
+// reach it directly).
 async function main(): Promise<void> {
   let config;
   try {
@@ -20,28 +23,13 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = pino({
-    level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
-  });
+  const logger = createLogger(config.logLevel);
 
-  logger.info(config.databaseUrl ? 'connecting to PostgreSQL' : 'starting embedded PostgreSQL');
-  const database = await openDatabase(config, DATA_MODEL, (line) => logger.debug({ postgres: line }));
-  logger.info({ migrations: database.migrations }, `database ready: ${database.description}`);
-
-  const admin = await bootstrapFirstAdmin(database.orm.em.fork(), { apiKey: config.adminApiKey });
-  if (admin) {
-    logger.info({ organizationId: admin.organizationId, userId: admin.userId }, 'fresh database: created the default organization and its admin');
-    if (!config.adminApiKey) {
-      // Shown once: only its hash is stored.
-      process.stdout.write(`\n  First admin API key (shown once, store it now): ${admin.apiKey}\n\n`);
-    }
-  }
-
-  const app = await buildApp({ config, orm: database.orm, loggerInstance: logger });
   // Ctrl-C reaches this process twice (from the terminal and relayed by npm), so repeated signals
-  // are ignored rather than taken as "exit now"; the timeout bounds a shutdown that hangs.
+  // are ignored rather than taken as "exit now"; the timeout bounds a shutdown that hangs. Installed
+  // before the database opens: the embedded server is stopped by us alone, even when stopped mid-start.
   let closing = false;
+  let app: FastifyInstance | undefined;
   const shutdown = async (reason: string, code: number) => {
     if (closing) return;
     closing = true;
@@ -50,8 +38,11 @@ async function main(): Promise<void> {
       logger.error(`shutdown took longer than ${config.shutdownTimeoutMs} ms; exiting`);
       process.exit(1);
     }, config.shutdownTimeoutMs).unref();
-    await app.close();
-    await database.close();
+    try {
+      await app?.close();
+    } finally {
+      await (await opening?.catch(() => undefined))?.close();
+    }
     logger.info('stopped');
     process.exit(code);
   };
@@ -62,7 +53,36 @@ async function main(): Promise<void> {
     void shutdown('uncaught exception', 1);
   });
 
-  await app.listen({ port: config.port, host: config.host });
+  logger.info(config.databaseUrl ? 'connecting to PostgreSQL' : `opening the embedded PostgreSQL in ${config.dataDir}`);
+  const opening = openDatabase(config, DATA_MODEL, { log: (line) => logger.debug({ postgres: line }), progress: (step) => logger.info(step) });
+  let database: Database;
+  try {
+    database = await opening;
+  } catch (err) {
+    if (closing) return;
+    throw err;
+  }
+  if (closing) return;
+  logger.info({ migrations: database.migrations }, `database ready: ${database.description}`);
+  try {
+    const admin = await bootstrapFirstAdmin(database.orm.em.fork(), { apiKey: config.adminApiKey });
+    if (admin) {
+      logger.info({ organizationId: admin.organizationId, userId: admin.userId }, 'fresh database: created the default organization and its admin');
+      if (!config.adminApiKey) {
+        // Shown once: only its hash is stored.
+        process.stdout.write(`\n  First admin API key (shown once, store it now): ${admin.apiKey}\n\n`);
+      }
+    }
+    if (closing) return;
+    app = await buildApp({ config, orm: database.orm, loggerInstance: logger });
+    if (closing) return;
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // A start that fails after the database opened (PORT taken) stops the embedded server it started.
+    await app?.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw err;
+  }
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${app.server.address() && typeof app.server.address() === 'object' ? (app.server.address() as { port: number }).port : config.port}`;
   logger.info(`GraphQL:  ${base}/graphql`);
   if (config.graphql.graphiql) logger.info(`GraphiQL: ${base}/graphiql`);

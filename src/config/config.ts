@@ -53,6 +53,7 @@ export const ENV_SCHEMA = Type.Object({
   ),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'largest JSON body in bytes (413 above)' }),
   DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'PostgreSQL connections per instance' }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'bearer token of /metrics; unset, /metrics answers 404' })),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 10000, description: 'time allowed for in-flight requests on shutdown' }),
   WEBHOOK_ALLOW_PRIVATE: Type.Optional(
     Type.Boolean({ description: 'allow webhook endpoints on private, loopback or link-local addresses and plain http; default true outside production' }),
@@ -107,6 +108,8 @@ export type Config = {
   bodyLimit: number;
   dbPoolMax: number;
   shutdownTimeoutMs: number;
+  /** Bearer token of /metrics; unset, there is no /metrics. */
+  metricsToken?: string;
   storage: StorageConfig;
   maxUploadBytes: number;
   maxFilesPerItem: number;
@@ -213,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: parsed.BODY_LIMIT,
     dbPoolMax: parsed.DB_POOL_MAX,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    metricsToken: parsed.METRICS_TOKEN,
     webhooks: {
       // API-DECISIONS: development and tests deliver to local receivers; production does not.
       allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE ?? parsed.NODE_ENV !== 'production',

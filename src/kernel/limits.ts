@@ -65,3 +65,6 @@ export const MAX_IDEMPOTENCY_KEY = 255;
  * instance died mid-call) and a retry may run again.
  */
 export const IDEMPOTENCY_IN_FLIGHT_SECONDS = 60;
+
+/** Distinct GraphQL operation names /metrics labels; names past these count as `other` (clients choose them). */
+export const MAX_METRIC_OPERATIONS = 200;

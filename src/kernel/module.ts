@@ -9,6 +9,7 @@ import type { GraphQLContext, Loaders } from './graphql/context';
 import { nodeResolvers, type NodeKind } from './graphql/node';
 import { eventResolvers, type EventSubject } from './graphql/events';
 import type { RestRow } from './rest/engine';
+import type { MetricsSource } from './metrics/metrics';
 
 /**
  * Everything the rest of the service needs to know about one module. Each module exports one from its
@@ -43,6 +44,8 @@ export type ModuleDescriptor = {
    * registered in a scope of their own once the app's contexts exist (`app.contexts`).
    */
   routes?: (scope: FastifyInstance) => Promise<void>;
+  /** Its gauges and counters on /metrics (queue depths, outcomes of its workers). */
+  metrics?: MetricsSource;
 };
 
 /** The folded modules: what the app and the database register. */
@@ -56,6 +59,7 @@ export type Modules = {
   subjects: Record<string, EventSubject>;
   emitHooks: EmitHook[];
   routes: ((scope: FastifyInstance) => Promise<void>)[];
+  metrics: MetricsSource[];
 };
 
 function mergeUnique<T>(what: string, into: Record<string, T>, from: Record<string, T> | undefined, owner: string): void {
@@ -85,6 +89,7 @@ export function foldModules(modules: ModuleDescriptor[]): Modules {
     subjects,
     emitHooks: modules.flatMap((m) => m.emitHooks ?? []),
     routes: modules.flatMap((m) => (m.routes ? [m.routes] : [])),
+    metrics: modules.flatMap((m) => (m.metrics ? [m.metrics] : [])),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   MAX_EMAIL,
   MAX_JSON_DEPTH,
   MAX_MESSAGE_BYTES,
+  MAX_METRIC_OPERATIONS,
   MAX_PAGE_SIZE,
   MAX_PENDING_EVENTS,
   MAX_PERSON_NAME,
@@ -228,6 +229,7 @@ const rows = (): [string, string, string][] => [
   ['Notification `last_error`', chars(MAX_NOTIFICATION_ERROR), 'cut'],
   ['Events waiting for one subscriber (not yet written to its socket)', n(MAX_PENDING_EVENTS), 'subscription ended with `RATE_LIMITED`'],
   ['WebSocket message from a client', `${MAX_MESSAGE_BYTES / 1024} KiB`, 'connection closed with `1009`'],
+  ['GraphQL operation names labelled on /metrics', n(MAX_METRIC_OPERATIONS), 'later names counted as `other`'],
   ['JSON body nesting', `${n(MAX_JSON_DEPTH)} levels`, '`422` `too_deep` (`loc: ["body"]`)'],
   [
     'Team and organization names',

@@ -33,6 +33,8 @@ export type RunningService = {
   output(): string;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Sends a signal to the process group, as a terminal's Ctrl-C does, and resolves with the exit code. */
+  interrupt(): Promise<number | null>;
 };
 
 async function answers(port: number): Promise<boolean> {
@@ -47,7 +49,8 @@ async function answers(port: number): Promise<boolean> {
 export async function startService(env: Record<string, string>): Promise<RunningService> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   // One process (tsx as a loader, not as a wrapper), so a signal reaches the server itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...baseEnv(), LOG_LEVEL: 'info', ...env, PORT: String(port) } });
+  // A process group of its own, as a shell gives a foreground job.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, detached: true, env: { ...baseEnv(), LOG_LEVEL: 'info', ...env, PORT: String(port) } });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -63,6 +66,10 @@ export async function startService(env: Record<string, string>): Promise<Running
     output: () => output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+    async interrupt() {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGINT');
       return exited;
     },
   };

@@ -17,13 +17,19 @@ export type Database = {
  * Opens DATABASE_URL, or the embedded PostgreSQL under DATA_DIR when it is unset (started here, or
  * joined when another process already runs it), and applies pending migrations.
  */
-export async function openDatabase(config: Config, model: DataModel, log: (message: string) => void): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  model: DataModel,
+  { log = () => undefined, progress = () => undefined }: { log?: (message: string) => void; progress?: (message: string) => void } = {},
+): Promise<Database> {
   const embedded = config.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres'), port: config.embeddedPgPort, log });
+    : await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres'), port: config.embeddedPgPort, log, progress });
   const url = config.databaseUrl ?? embedded!.url;
   const orm = await createOrm({ url, ...model, poolMax: config.dbPoolMax });
   try {
+    const pending = await orm.getMigrator().getPendingMigrations();
+    if (pending.length) progress(`applying ${pending.length} migration${pending.length === 1 ? '' : 's'}`);
     const migrations = await migrate(orm);
     const where = new URL(url);
     return {

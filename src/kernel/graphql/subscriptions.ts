@@ -210,6 +210,9 @@ function keyFromConnectionParams(params: Record<string, unknown> | undefined): s
 
 type ConnectionExtra = { viewer?: Viewer; request: IncomingMessage; socket: WebSocket };
 
+/** How long a subscriber has on shutdown to answer the closing handshake. */
+const CLOSE_HANDSHAKE_MS = 2_000;
+
 /** Distinct subscription documents kept parsed and validated. */
 const MAX_PREPARED_DOCUMENTS = 1000;
 
@@ -253,7 +256,7 @@ function printed(document: DocumentNode): string {
  * Serves graphql-ws (`graphql-transport-ws`) on /graphql beside mercurius's HTTP routes. An
  * unauthenticated connection_init is closed with 4403, as the protocol recommends.
  */
-export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQLSchema, options: SubscriptionServerOptions): void {
+export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQLSchema, options: SubscriptionServerOptions): { connections(): number } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const prepare = preparedDocuments(schema, queryLimitRules(options));
   useServer<Record<string, unknown>, ConnectionExtra>(
@@ -292,9 +295,23 @@ export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQL
     });
   };
   app.server.on('upgrade', onUpgrade);
-  app.addHook('onClose', async () => {
+  // Before the HTTP server closes, which waits for every socket, upgraded ones too: closed after it,
+  // subscribers held shutdown open until they left, then saw 1006 rather than "going away".
+  app.addHook('preClose', async () => {
     app.server.off('upgrade', onUpgrade);
-    for (const client of wss.clients) client.close(1001, 'Server shutting down');
+    await new Promise<void>((resolve) => {
+      if (wss.clients.size === 0) return resolve();
+      let open = wss.clients.size;
+      for (const client of wss.clients) {
+        client.once('close', () => --open === 0 && resolve());
+        client.close(1001, 'Server shutting down');
+      }
+      // A client that never answers the closing handshake would hold the shutdown for ws's 30 s.
+      setTimeout(() => {
+        for (const client of wss.clients) client.terminate();
+      }, CLOSE_HANDSHAKE_MS).unref();
+    });
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
+  return { connections: () => wss.clients.size };
 }

@@ -11,6 +11,7 @@ import { bounceHandlers } from '../notifications/notification.worker';
 import { retentionChanges } from '../organizations/organization.service';
 import { fallBackToSms } from './reminder.service';
 import { scheduleRestRows } from './schedule.rest';
+import { scheduleMetrics } from './schedule.metrics';
 
 export const scheduleModule: ModuleDescriptor = {
   name: 'schedule',
@@ -26,4 +27,5 @@ export const scheduleModule: ModuleDescriptor = {
   restRows: scheduleRestRows,
   emitHooks: [cancelEndedJobs, planRequestJobs, planOverdueEscalations, planRetention],
   contributes: [bounceHandlers.contribute(fallBackToSms), retentionChanges.contribute(replanRetention)],
+  metrics: scheduleMetrics,
 };

@@ -65,6 +65,8 @@ export class DeliveryWorker extends PollingWorker {
   private readonly clock: Clock;
   private agents?: Promise<{ http: HttpAgent; https: HttpAgent }>;
   private readonly signingKeys = new Map<string, Buffer>();
+  /** Attempts this instance made since it started, by how they ended (/metrics). */
+  readonly attemptsByOutcome: Record<'succeeded' | 'retrying' | 'failed', number> = { succeeded: 0, retrying: 0, failed: 0 };
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     super(options.log, 'webhook delivery', options.pollMs);
@@ -235,6 +237,7 @@ export class DeliveryWorker extends PollingWorker {
        returning failing_since`,
       [row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error, status, attempts, next, outcome.statusCode, outcome.error, now, row.id, succeeded, now, row.webhook_id, succeeded],
     );
+    this.attemptsByOutcome[status === 'SUCCEEDED' ? 'succeeded' : status === 'PENDING' ? 'retrying' : 'failed']++;
     const disableAfterMs = this.options.settings.disableAfterMs;
     if (succeeded || !webhook?.failing_since || now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs) return;
     const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${outcome.error}`;

@@ -5,6 +5,7 @@ import { webhookResolvers } from './webhook.resolvers';
 import { webhookRestRows } from './webhook.rest';
 import { isAdmin } from '../identity/viewer';
 import { getWebhook, queueDeliveries } from './webhook.service';
+import { webhookMetrics } from './webhook.metrics';
 
 export const webhooksModule: ModuleDescriptor = {
   name: 'webhooks',
@@ -21,4 +22,5 @@ export const webhooksModule: ModuleDescriptor = {
     },
   },
   emitHooks: [queueDeliveries],
+  metrics: webhookMetrics,
 };

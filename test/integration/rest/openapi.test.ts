@@ -31,6 +31,7 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/graphql$/, 'GraphQL: the SDL in schema/ is its document'],
   [/^\/graphiql(\/|$)/, "GraphQL's in-browser IDE"],
   [/^\/openapi\.json$/, 'the document itself'],
+  [/^\/metrics$/, "Prometheus's text format for a scraper, behind METRICS_TOKEN"],
   [/^\/docs(\/|$)/, "the document's viewer"],
   [/^\/r\/:token(\/verify)?$/, "the recipient's page (HTML)"],
   [/^\/s\/:token$/, "a share recipient's page (HTML)"],

@@ -1,0 +1,126 @@
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { freePort, scratchDir, startService, type RunningService } from '../support/service';
+import { subscribe, wsClient } from '../support/ws';
+
+/** Whether something listens on a local port (the embedded PostgreSQL, once the service stopped). */
+const listening = (port: number) =>
+  new Promise<boolean>((done) => {
+    const probe = createServer()
+      .once('error', () => done(true))
+      .listen(port, '127.0.0.1', () => probe.close(() => done(false)));
+  });
+
+// A real process on its own embedded PostgreSQL: started fresh, stopped by SIGTERM under load, started
+// again, stopped by a terminal's Ctrl-C (SIGINT to the whole process group, the database's too).
+describe('the service process', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let service: RunningService | undefined;
+  let apiKey: string;
+  beforeAll(async () => {
+    dataDir = scratchDir('gather-shutdown-');
+    env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()) };
+  });
+  afterAll(async () => {
+    await service?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const url = (path: string) => `http://127.0.0.1:${service!.port}${path}`;
+  // Drafts: nobody to notify, no SMTP needed.
+  const draft = (name: string) =>
+    JSON.stringify({ name, draft: true, items: [{ name: 'ID', type: 'UPLOAD' }], recipients: [{ first_name: 'Ana', email: 'ana@example.com' }] });
+  const auth = () => ({ authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' });
+  const subscribers = (count: number) =>
+    Promise.all(
+      Array.from({ length: count }, async () => {
+        const { client, closes } = wsClient(`ws://127.0.0.1:${service!.port}/graphql`, { apiKey });
+        const subscription = subscribe(client, 'subscription { requestCreated { id } }');
+        return { closes, subscription };
+      }),
+    );
+
+  it('should say each step of a first start as it begins', async () => {
+    service = await startService(env);
+    const output = service.output();
+    const steps = ['initialising the embedded PostgreSQL', 'starting the embedded PostgreSQL', 'applying', 'database ready', 'Server listening'];
+    const at = steps.map((step) => output.indexOf(step));
+    expect(at.every((index) => index >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    apiKey = /First admin API key \(shown once, store it now\): (\S+)/.exec(output)![1];
+  });
+
+  it('should refuse a second start on the taken EMBEDDED_PG_PORT, saying what to set', async () => {
+    const otherDir = scratchDir('gather-other-');
+    try {
+      const failure = await startService({ ...env, DATA_DIR: otherDir }).then(
+        () => 'started',
+        (err: Error) => err.message,
+      );
+      expect(failure).toMatch(/Gather failed to start: Error: EMBEDDED_PG_PORT \d+ is taken by another program.*Set EMBEDDED_PG_PORT to a free port/);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
+  it('should keep every acknowledged create and close subscribers with 1001 on SIGTERM during a burst', async () => {
+    const watchers = await subscribers(3);
+    const first = await fetch(url('/requests'), { method: 'POST', headers: auth(), body: draft('Before the burst') });
+    expect(first.status).toBe(200);
+    for (const watcher of watchers) await watcher.subscription.next();
+
+    const acknowledged: string[] = [((await first.json()) as { id: string }).id];
+    let refused = 0;
+    let signalled: Promise<number | null> | undefined;
+    // Eight clients creating in a loop until the service stops answering; SIGTERM once 20 are in.
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, client) => {
+        for (let n = 0; ; n++) {
+          const response = await fetch(url('/requests'), { method: 'POST', headers: auth(), body: draft(`Burst ${client}.${n}`) }).catch(
+            // The listener is gone: the connection is refused or reset before any answer.
+            () => undefined,
+          );
+          if (response?.status !== 200) {
+            // Fastify answers 503 to requests arriving on an open connection while it closes.
+            if (response) expect(response.status).toBe(503);
+            refused++;
+            return;
+          }
+          acknowledged.push(((await response.json()) as { id: string }).id);
+          if (acknowledged.length === 20) signalled = service!.stop('SIGTERM');
+        }
+      }),
+    );
+    const code = await signalled;
+    expect(code).toBe(0);
+    expect(service!.output()).toContain('stopped');
+    expect(refused).toBe(8);
+    for (const watcher of watchers) expect(watcher.closes.map((close) => close.code)).toEqual([1001]);
+
+    service = await startService(env);
+    const missing: string[] = [];
+    for (const id of acknowledged) {
+      const response = await fetch(url(`/requests/${id}`), { headers: auth() });
+      if (response.status !== 200) missing.push(`${id}: ${response.status}`);
+    }
+    expect(missing).toEqual([]);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('should stop cleanly on Ctrl-C with a subscriber connected, stopping the database last', async () => {
+    const [watcher] = await subscribers(1);
+    const created = await fetch(url('/requests'), { method: 'POST', headers: auth(), body: draft('Before Ctrl-C') });
+    expect(created.status).toBe(200);
+    await watcher.subscription.next();
+
+    expect(await service!.interrupt()).toBe(0);
+    const output = service!.output();
+    service = undefined;
+    expect(output).toContain('stopped');
+    // The listener did not lose its connection under a database stopped first.
+    expect(output).not.toContain('event listener connection lost');
+    expect(watcher.closes.map((close) => close.code)).toEqual([1001]);
+    expect(await listening(Number(env.EMBEDDED_PG_PORT))).toBe(false);
+  });
+});
