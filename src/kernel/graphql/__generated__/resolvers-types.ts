@@ -163,8 +163,11 @@ export type Attachment = Node & {
   __typename?: 'Attachment';
   /** When it was uploaded or attached. */
   createdAt: Scalars['DateTime']['output'];
-  /** Where an item attachment's bytes are downloaded (REST, with the same API key); null otherwise. */
-  downloadUrl?: Maybe<Scalars['URL']['output']>;
+  /**
+   * Where its bytes are downloaded (REST, with the same API key): under its item for an item
+   * attachment, `/attachments/{id}/download` otherwise.
+   */
+  downloadUrl: Scalars['URL']['output'];
   /** The attachment's UUID. */
   id: Scalars['ID']['output'];
   /** The item it belongs to; null for a library or request-level attachment. */
@@ -4361,7 +4364,7 @@ export type ApiKeyRevokePayloadResolvers<ContextType = GraphQLContext, ParentTyp
 
 export type AttachmentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Attachment'] = ResolversParentTypes['Attachment']> = {
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  downloadUrl?: Resolver<Maybe<ResolversTypes['URL']>, ParentType, ContextType>;
+  downloadUrl?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   item?: Resolver<Maybe<ResolversTypes['RequestItem']>, ParentType, ContextType>;
   mimeType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
