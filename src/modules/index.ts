@@ -2,6 +2,7 @@ import { foldModules } from '../kernel/module';
 import { activityModule } from './activity/activity.module';
 import { attachmentsModule } from './attachments/attachment.module';
 import { contractsModule } from './contracts/contract.module';
+import { dashboardModule } from './dashboard/dashboard.module';
 import { documentsModule } from './documents/document.module';
 import { eventsModule } from './events/event.module';
 import { filesModule } from './files/file.module';
@@ -41,6 +42,7 @@ export const MODULES = foldModules([
   activityModule,
   portalModule,
   scheduleModule,
+  dashboardModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

@@ -1710,6 +1710,14 @@ export type Query = {
   /** A request the caller may see. */
   request?: Maybe<Request>;
   /**
+   * What happened on the requests the caller sees (deleted ones included), oldest first: every
+   * committed event on them, of any topic (items, documents and signatures too), each with the request
+   * as it is now. A client whose subscription dropped asks what it missed: from a few seconds before
+   * the last event it saw (`since`), deduplicating on `eventId`, since a transaction may commit after a
+   * later one's event was written.
+   */
+  requestEvents: RequestEventPage;
+  /**
    * Requests the caller may see: all of the organization's for ADMIN; for USER, those it owns, its
    * team's and those it collaborates on.
    */
@@ -1801,6 +1809,16 @@ export type QueryNotificationsArgs = {
 /** The root of every read. Modules add their fields with `extend type Query`. */
 export type QueryRequestArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryRequestEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+  since?: InputMaybe<Scalars['DateTime']['input']>;
+  topics?: InputMaybe<Array<WebhookTopic>>;
 };
 
 
@@ -2646,6 +2664,17 @@ export type RequestEvent = Event & {
   topic: WebhookTopic;
   /** For REQUEST_UPDATED, the REST names of the fields whose value changed (`due_date`); empty otherwise. */
   updated: Array<Scalars['String']['output']>;
+};
+
+/** A page of events on requests, read forward from a cursor (the log only grows at its end). */
+export type RequestEventPage = {
+  __typename?: 'RequestEventPage';
+  /** Cursor of the page's last event, for `after`; null for an empty page. */
+  endCursor?: Maybe<Scalars['String']['output']>;
+  /** Whether more events follow this page. */
+  hasNextPage: Scalars['Boolean']['output'];
+  /** The events of this page, oldest first. */
+  nodes: Array<RequestEvent>;
 };
 
 /** Narrows a request list: every given field must match (AND); a list matches any of its values (OR). */
@@ -4046,6 +4075,7 @@ export type ResolversTypes = {
   RequestDuplicatePayload: ResolverTypeWrapper<Omit<RequestDuplicatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestEdge: ResolverTypeWrapper<Edge>;
   RequestEvent: ResolverTypeWrapper<EventRoot>;
+  RequestEventPage: ResolverTypeWrapper<Omit<RequestEventPage, 'nodes'> & { nodes: Array<ResolversTypes['RequestEvent']> }>;
   RequestFilter: RequestFilter;
   RequestItem: ResolverTypeWrapper<RequestItemMapper>;
   RequestItemInput: RequestItemInput;
@@ -4244,6 +4274,7 @@ export type ResolversParentTypes = {
   RequestDuplicatePayload: Omit<RequestDuplicatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestEdge: Edge;
   RequestEvent: EventRoot;
+  RequestEventPage: Omit<RequestEventPage, 'nodes'> & { nodes: Array<ResolversParentTypes['RequestEvent']> };
   RequestFilter: RequestFilter;
   RequestItem: RequestItemMapper;
   RequestItemInput: RequestItemInput;
@@ -4803,6 +4834,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
   recipientRequest?: Resolver<ResolversTypes['RecipientRequest'], ParentType, ContextType>;
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType, RequireFields<QueryRequestArgs, 'id'>>;
+  requestEvents?: Resolver<ResolversTypes['RequestEventPage'], ParentType, ContextType, Partial<QueryRequestEventsArgs>>;
   requests?: Resolver<ResolversTypes['RequestConnection'], ParentType, ContextType, Partial<QueryRequestsArgs>>;
   team?: Resolver<Maybe<ResolversTypes['Team']>, ParentType, ContextType, RequireFields<QueryTeamArgs, 'id'>>;
   template?: Resolver<Maybe<ResolversTypes['Template']>, ParentType, ContextType, RequireFields<QueryTemplateArgs, 'id'>>;
@@ -5103,6 +5135,12 @@ export type RequestEventResolvers<ContextType = GraphQLContext, ParentType exten
   topic?: Resolver<ResolversTypes['WebhookTopic'], ParentType, ContextType>;
   updated?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type RequestEventPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestEventPage'] = ResolversParentTypes['RequestEventPage']> = {
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['RequestEvent']>, ParentType, ContextType>;
 };
 
 export type RequestItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestItem'] = ResolversParentTypes['RequestItem']> = {
@@ -5503,6 +5541,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RequestDuplicatePayload?: RequestDuplicatePayloadResolvers<ContextType>;
   RequestEdge?: RequestEdgeResolvers<ContextType>;
   RequestEvent?: RequestEventResolvers<ContextType>;
+  RequestEventPage?: RequestEventPageResolvers<ContextType>;
   RequestItem?: RequestItemResolvers<ContextType>;
   RequestRejectPayload?: RequestRejectPayloadResolvers<ContextType>;
   RequestRejection?: RequestRejectionResolvers<ContextType>;
