@@ -57,9 +57,10 @@ const EVENT_FIELDS = `eventId topic createdAt
 
 const SUBSCRIPTION = `subscription DashboardEvents { events { ${EVENT_FIELDS} } } ${REQUEST_FIELDS}`;
 
+// The log answers every event as a RequestEvent: the request it happened on, as it is now.
 const EVENT_PAGE = `query DashboardEventPage($since: DateTime, $after: String, $topics: [WebhookTopic!]) {
   requestEvents(since: $since, after: $after, topics: $topics, first: ${PAGE}) {
-    nodes { ${EVENT_FIELDS} } hasNextPage endCursor
+    nodes { eventId topic createdAt updated request { ...DashboardRequest } } hasNextPage endCursor
   }
 } ${REQUEST_FIELDS}`;
 
@@ -335,8 +336,11 @@ function renderChart(board: Board): void {
     days.push({ key: dayKey(day), label: day.toLocaleDateString([], { day: 'numeric', month: 'short' }), count: board.completions.get(dayKey(day)) ?? 0 });
   }
   const max = Math.max(1, ...days.map((d) => d.count));
-  const [width, height, top, bottom] = [700, 200, 22, 26];
+  // Drawn at the width it is shown at, so its text keeps its size on a phone.
+  const width = Math.max(240, $('chart').clientWidth || 700);
+  const [height, top, bottom] = [180, 22, 26];
   const step = width / days.length;
+  const labelEvery = Math.ceil(52 / step);
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Completions per day, last ${CHART_DAYS} days: ${days.reduce((sum, d) => sum + d.count, 0)} in all` });
   chart.append(svg('line', { x1: 0, x2: width, y1: height - bottom, y2: height - bottom, class: 'axis' }));
   days.forEach((day, i) => {
@@ -345,7 +349,9 @@ function renderChart(board: Board): void {
     const group = svg('g', { class: 'day', 'data-day': day.key, 'data-count': day.count });
     group.append(svg('rect', { x, y: height - bottom - barHeight, width: step * 0.64, height: Math.max(barHeight, day.count ? 2 : 0), rx: 3 }));
     if (day.count) group.append(svg('text', { x: x + step * 0.32, y: height - bottom - barHeight - 6, class: 'value' }, String(day.count)));
-    if (i % 2 === (days.length - 1) % 2) group.append(svg('text', { x: x + step * 0.32, y: height - 8, class: 'label' }, day.label));
+    // Today's label ends at its bar, so it stays inside the chart.
+    const last = i === days.length - 1;
+    if ((days.length - 1 - i) % labelEvery === 0) group.append(svg('text', { x: last ? width : x + step * 0.32, y: height - 8, class: last ? 'label today' : 'label' }, day.label));
     chart.append(group);
   });
   $('chart').replaceChildren(chart);
@@ -356,6 +362,7 @@ function renderFeed(board: Board): void {
     ...board.feed.map((event) => {
       const entry = element('li', 'event');
       entry.dataset.topic = event.topic;
+      entry.dataset.event = event.eventId;
       const request = event.request ?? event.item?.request ?? event.document?.request;
       const subject = event.item ? ` · ${event.item.name}` : event.document ? ` · ${event.document.name}` : event.updated?.length ? ` · ${event.updated.join(', ')}` : '';
       entry.append(element('time', 'event-time', time(event.createdAt)), element('span', 'event-topic', topicLabel(event.topic)), element('span', 'event-subject', `${request?.name ?? ''}${subject}`));
@@ -365,7 +372,7 @@ function renderFeed(board: Board): void {
   if (board.feed.length === 0) $('feed').append(element('li', 'empty', 'No events in the last hour yet.'));
 }
 
-function renderRequest(request: Request): HTMLLIElement {
+function renderRequest(request: Request, lastActivity: number): HTMLLIElement {
   const entry = element('li', 'request');
   entry.dataset.id = request.id;
   entry.dataset.state = request.state;
@@ -392,7 +399,7 @@ function renderRequest(request: Request): HTMLLIElement {
     chip.title = `${item.name}: ${item.status.toLowerCase()}${item.required ? ' (required)' : ''}`;
     items.append(chip);
   }
-  const meta = element('div', 'request-meta', `Updated ${time(request.updatedAt)}${request.dueDate ? ` · due ${new Date(request.dueDate).toLocaleDateString()}` : ''}`);
+  const meta = element('div', 'request-meta', `Last activity ${time(new Date(lastActivity).toISOString())}${request.dueDate ? ` · due ${new Date(request.dueDate).toLocaleDateString()}` : ''}`);
   const bar = element('div', 'request-progress');
   bar.append(progress, percent);
   entry.append(head, bar, recipients, items, meta);
@@ -400,16 +407,21 @@ function renderRequest(request: Request): HTMLLIElement {
 }
 
 function render(board: Board): void {
+  shown = board;
   renderCounts(board);
   renderChart(board);
   renderFeed(board);
   const ordered = board.ordered();
-  $('requests').replaceChildren(...ordered.map(renderRequest));
+  $('requests').replaceChildren(...ordered.map((request) => renderRequest(request, board.activity.get(request.id) ?? Date.parse(request.updatedAt))));
   if (ordered.length === 0) $('requests').append(element('li', 'empty', 'No requests yet.'));
   $('request-count').textContent = String(ordered.length);
 }
 
 let dashboard: Dashboard | null = null;
+let shown: Board | null = null;
+
+// The chart is drawn to its width: drawn again when the window's width changes.
+window.addEventListener('resize', () => shown && renderChart(shown));
 
 function open(key: string): void {
   dashboard?.stop();

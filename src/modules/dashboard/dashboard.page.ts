@@ -17,6 +17,7 @@ export function renderDashboardPage(assets: BundledAssets): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Gather · Live dashboard</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${DASHBOARD_ASSET_PREFIX}${assets.style.name}">
 </head>
 <body>
@@ -30,7 +31,7 @@ export function renderDashboardPage(assets: BundledAssets): string {
     <form id="key-form" autocomplete="off">
       <label for="key">API key</label>
       <div class="key-row">
-        <input id="key" name="key" type="password" spellcheck="false" placeholder="gth_…" required>
+        <input id="key" name="key" type="password" autocomplete="off" spellcheck="false" placeholder="gth_…" required>
         <button type="submit">Watch</button>
       </div>
       <p id="key-error" class="error" role="alert"></p>
