@@ -9,6 +9,7 @@ import type { GraphQLContext } from './context';
 import { DateTimeScalar, JSONScalar, URLScalar } from './scalars';
 import { loadSdl } from './sdl';
 import { guardActors } from './actor-guard';
+import { registerGraphiQL } from './graphiql';
 import { MAX_QUERY_DEPTH } from '../limits';
 
 type FormattedError = { message: string; locations?: unknown; path?: unknown; extensions: Record<string, unknown> };
@@ -91,7 +92,8 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
   await app.register(mercurius, {
     schema,
     path: '/graphql',
-    graphiql: options.graphiql,
+    // Our own page (graphiql.ts) serves GraphiQL's assets itself; mercurius's loads them from a CDN.
+    graphiql: false,
     // Compile a document to JavaScript from its second use; REST rows reuse a fixed set of documents.
     jit: 1,
     queryDepth: MAX_QUERY_DEPTH,
@@ -99,4 +101,5 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     // Fastify's validated options always hold the limit (its default when none was given).
     errorFormatter: errorFormatter(app.initialConfig.bodyLimit!) as never,
   });
+  if (options.graphiql) registerGraphiQL(app);
 }
