@@ -2,6 +2,7 @@ import { foldModules } from '../kernel/module';
 import { activityModule } from './activity/activity.module';
 import { attachmentsModule } from './attachments/attachment.module';
 import { contractsModule } from './contracts/contract.module';
+import { dashboardModule } from './dashboard/dashboard.module';
 import { documentsModule } from './documents/document.module';
 import { eventsModule } from './events/event.module';
 import { filesModule } from './files/file.module';
@@ -47,6 +48,7 @@ export const MODULES = foldModules([
   portalModule,
   scheduleModule,
   sharesModule,
+  dashboardModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

@@ -41,6 +41,7 @@ const GROWS: Record<string, string | null> = {
   'GET /organizations/:org_id/contacts': 'contacts',
   'GET /attachments': 'library attachments',
   'GET /attachments/:attachment_id': null,
+  'GET /attachments/:attachment_id/download': null,
   'GET /requests/:request_id/items/:item_id/attachments': "the item's attachments",
   'GET /requests/:request_id/items/:item_id/attachments/:attachment_id': null,
   'GET /requests/:request_id/items/:item_id/attachments/:attachment_id/download': null,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { AppError, graphqlCode, httpStatus, httpStatusOfGraphQLCode, type AppErrorCode } from '../../src/kernel/errors/app-error';
-import { found, fromPayload, RefusedInput, RestError, restErrorFromAppError, restErrorOf, userErrorsToEntries } from '../../src/kernel/rest/engine';
+import { coercionError, found, fromPayload, RefusedInput, RestError, restErrorFromAppError, restErrorOf, userErrorsToEntries } from '../../src/kernel/rest/engine';
 import { Body, Nullable, Text } from '../../src/kernel/rest/schemas';
 import '../../src/modules';
 import { requestRest } from '../../src/modules/requests/request.rest-shapes';
@@ -160,6 +160,19 @@ describe('422 mapping', () => {
     expect(restErrorOf(service, RequestCreateBody)).toMatchObject({ status: 422, detail: [{ loc: ['body', 'user_metadata', '1'] }] });
     expect(restErrorOf(new Error('a bug'), RequestCreateBody)).toBeUndefined();
     expect(found(0, 'Count')).toBe(0);
+  });
+
+  it('should read a variable GraphQL refused as a user error on the field, in the REST layer words', () => {
+    expect(coercionError('Variable "$endpoint" got invalid value "ftp://x"; Expected type URL.')).toEqual({ field: ['endpoint'], message: 'Input should be an absolute http or https URL', code: 'VALUE_ERROR' });
+    expect(coercionError('Variable "$input" got invalid value "ftp://x" at "input.endpoint"; URL must be an absolute http or https URL, got "ftp://x"')).toEqual({
+      field: ['input', 'endpoint'],
+      message: 'URL must be an absolute http or https URL, got "ftp://x"',
+      code: 'VALUE_ERROR',
+    });
+    expect(coercionError('Variable "$input" got invalid value "soon" at "input.items.0.dueDate"; Expected type "DateTime".')).toMatchObject({ field: ['input', 'items', '0', 'dueDate'], message: 'Input should be a valid datetime (ISO 8601)' });
+    expect(coercionError('Cannot query field "x"')).toBeUndefined();
+    const refusal = Object.assign(new Error('validation'), { code: 'MER_ERR_GQL_VALIDATION', errors: [{ message: 'Variable "$input" got invalid value "x" at "input.dueDate"; Expected type DateTime.' }] });
+    expect(restErrorOf(refusal, RequestCreateBody)).toMatchObject({ status: 422, detail: [{ loc: ['body', 'due_date'], msg: 'Input should be a valid datetime (ISO 8601)', type: 'value_error' }] });
     expect(() => found(null, 'Template')).toThrow('Template not found');
     expect(() => found(undefined, 'Team')).toThrow(RestError);
   });

@@ -50,6 +50,8 @@ const VALUE_OBJECT_TYPES = [
   'ConfirmationPage',
   // The organization's message as a recipient reads it, inside its request's view.
   'RecipientConfirmation',
+  // A page of the event log read forward (Query.requestEvents); its events carry their eventId.
+  'RequestEventPage',
 ];
 
 function config(): Linter.Config[] {

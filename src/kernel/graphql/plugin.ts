@@ -12,6 +12,7 @@ import { guardActors } from './actor-guard';
 import { MAX_BATCH_OPERATIONS, MAX_PERSISTED_QUERIES, MAX_QUERY_DEPTH } from '../limits';
 import { replyRefusal } from '../http/refusal';
 import { PARSE_OPTIONS, parserLimitExtensions, queryLimitRules } from './query-limits';
+import { registerGraphiQL } from './graphiql';
 
 type FormattedError = { message: string; locations?: unknown; path?: unknown; extensions: Record<string, unknown> };
 
@@ -123,7 +124,8 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
   await app.register(mercurius, {
     schema,
     path: '/graphql',
-    graphiql: options.graphiql,
+    // Our own page (graphiql.ts) serves GraphiQL's assets itself; mercurius's loads them from a CDN.
+    graphiql: false,
     // Compile a document to JavaScript from its second use; REST rows reuse a fixed set of documents.
     jit: 1,
     queryDepth: MAX_QUERY_DEPTH,
@@ -141,4 +143,5 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
   app.graphql.addHook('preParsing', async (_schema, _source, context) => {
     if ((context as { operationsCount?: number }).operationsCount! > 1) Object.assign(context, options.buildContext(context.reply.request));
   });
+  if (options.graphiql) registerGraphiQL(app);
 }

@@ -193,6 +193,32 @@ export function found<T>(value: T | null | undefined, resource: string): T {
   return value;
 }
 
+/** What a GraphQL type takes, in the REST layer's words ("Input should be …"). */
+const EXPECTED: Record<string, string> = {
+  URL: 'an absolute http or https URL',
+  DateTime: 'a valid datetime (ISO 8601)',
+  Int: 'a valid integer',
+  Float: 'a valid number',
+  Boolean: 'a valid boolean',
+  String: 'a valid string',
+  ID: 'a valid id',
+  JSON: 'valid JSON',
+};
+
+/**
+ * A variable GraphQL refused (a value the row's JSON Schema let through but a scalar or enum does
+ * not take) as a user error on the field the client sent: graphql-js names the variable, and the
+ * place inside it as `at "input.endpoint"`. Its reason is kept when the scalar gave one; a bare
+ * `Expected type URL.` (what the compiled executor says) reads as the REST layer's own message.
+ */
+export function coercionError(message: string): UserErrorJson | undefined {
+  const match = /^Variable "\$(\w+)" got invalid value [\s\S]*?(?: at "([^"]+)")?; ([\s\S]*)$/.exec(message);
+  if (!match) return undefined;
+  const [, variable, at, reason] = match;
+  const expected = /^Expected type "?(\w+)"?\.?$/.exec(reason)?.[1];
+  return { field: at ? at.split('.') : [variable], message: expected ? `Input should be ${EXPECTED[expected] ?? `a valid ${expected}`}` : reason, code: 'VALUE_ERROR' };
+}
+
 type GraphQLErrorJson = { message: string; extensions?: { code?: string; userErrors?: UserError[]; requestId?: string } };
 
 /** A failed document of a row; its user errors are placed once the route's body schema is known. */
@@ -201,7 +227,9 @@ function failureOfGraphQL(error: GraphQLErrorJson): Error {
   const status = httpStatusOfGraphQLCode(code);
   if (status === 422) {
     const userErrors = error.extensions?.userErrors;
-    return userErrors?.length ? new RefusedInput(422, userErrors) : new RestError(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
+    if (userErrors?.length) return new RefusedInput(422, userErrors);
+    const coercion = coercionError(error.message);
+    return coercion ? new RefusedInput(422, [coercion]) : new RestError(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
   }
   return new RestError(status, error.message);
 }
@@ -312,13 +340,7 @@ export function restErrorOf(error: unknown, body: TSchema | undefined): RestErro
   if (error instanceof RefusedInput) return new RestError(error.status, userErrorsToEntries(error.userErrors, body));
   if (error instanceof AppError) return restErrorFromAppError(error, body);
   if (isVariablesRefusal(error)) {
-    // Variables a row built that GraphQL still refused (a value its scalar does not take):
-    // graphql-js names the place as `at "input.endpoint"`, which becomes the loc.
-    const userErrors = error.errors.map((e) => {
-      const [, path] = /at "([^"]+)"/.exec(e.message) ?? [];
-      const [, reason] = /; (.*)$/.exec(e.message) ?? [];
-      return { field: path ? path.split('.') : [], message: reason ?? e.message, code: 'VALUE_ERROR' };
-    });
+    const userErrors = error.errors.map((e) => coercionError(e.message) ?? { field: [], message: e.message, code: 'VALUE_ERROR' });
     return new RestError(422, userErrorsToEntries(userErrors, body));
   }
   return undefined;

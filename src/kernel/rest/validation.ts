@@ -40,7 +40,8 @@ function describe(error: ErrorObject): { msg: string; type: string } {
       return { msg: `Input should be ${names[expected] ?? expected}`, type: `${expected === 'object' ? 'dict' : expected === 'array' ? 'list' : expected === 'integer' ? 'int' : expected === 'boolean' ? 'bool' : expected}_type` };
     }
     case 'enum':
-      return { msg: `Input should be ${(p.allowedValues as unknown[]).map((v) => `'${String(v)}'`).join(', ')}`, type: 'enum' };
+      // A nullable enum's null is no value to offer (the type list says null is taken).
+      return { msg: `Input should be ${(p.allowedValues as unknown[]).filter((v) => v !== null).map((v) => `'${String(v)}'`).join(', ')}`, type: 'enum' };
     case 'const':
       return { msg: `Input should be '${String(p.allowedValue)}'`, type: 'literal_error' };
     case 'maxLength':

@@ -26,11 +26,11 @@ export const attachmentResolvers: Resolvers = {
       const items = await ctx.loaders.itemsByRequest.load(attachment.request.id);
       return items.find((item) => item.id === attachment.item!.id) ?? null;
     },
-    // The download path of the spec exists for item attachments only.
+    // An item attachment keeps the spec's path under its item; any other is downloaded by its id.
     downloadUrl: (attachment, _args, ctx) =>
       attachment.item && attachment.request
         ? `${ctx.settings.publicUrl}/requests/${attachment.request.id}/items/${attachment.item.id}/attachments/${attachment.id}/download`
-        : null,
+        : `${ctx.settings.publicUrl}/attachments/${attachment.id}/download`,
   },
   AttachmentConnection: {
     totalCount: (connection) => connection.totalCount(),

@@ -5,7 +5,7 @@ import { restShape, type Field } from '../../kernel/rest/shape';
 import { AttachmentIds, FileRef, restFileRef } from '../items/item.rest-shapes';
 import type { RequestRestPart } from '../requests/request.rest-parts';
 
-// The REST shape of attachments (item attachments add `download_url`, see attachment.rest.ts), and
+// The REST shape of attachments, and
 // the attachments of a request's create body and response.
 
 export const { schema: AttachmentBody, map: restAttachment } = restShape((field: Field<RestAttachmentFragment>) => ({
@@ -14,6 +14,7 @@ export const { schema: AttachmentBody, map: restAttachment } = restShape((field:
   size: Type.Integer(),
   mime_type: Type.String(),
   creation_date: field(Type.String(), (attachment) => attachment.createdAt),
+  download_url: field(Type.String(), (attachment) => attachment.downloadUrl),
 }));
 
 const RequestAttachmentsBody = Body({ attachments: Nullable(AttachmentIds), attachment_ids: Nullable(AttachmentIds) });

@@ -5,7 +5,6 @@ import {
   AttachmentListDocument,
   ItemAttachmentListDocument,
   type ItemAttachmentListQuery,
-  type RestAttachmentFragment,
 } from '../../kernel/graphql/__generated__/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
 import { found, restRow, type RestRow } from '../../kernel/rest/engine';
@@ -13,19 +12,13 @@ import { noContent } from '../../kernel/rest/mapping';
 import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { openFile } from '../files/file.service';
 import { AttachmentBody, restAttachment } from './attachment.rest-shapes';
-import { getItemAttachmentFile, uploadAttachment, uploadItemAttachment } from './attachment.service';
+import { getAttachmentFile, getItemAttachmentFile, uploadAttachment, uploadItemAttachment } from './attachment.service';
 
 
 const tags = ['Attachments'];
 const AttachmentParams = Type.Object({ attachment_id: Uuid() });
 const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
 const ItemAttachmentParams = Type.Object({ request_id: Uuid(), item_id: Uuid(), attachment_id: Uuid() });
-
-/** CustomerDocumentPublic (spec 2.5). */
-/** An item attachment adds where it is downloaded. */
-const ItemAttachmentBody = Type.Object({ ...AttachmentBody.properties, download_url: Type.String() });
-
-const restItemAttachment = (attachment: RestAttachmentFragment) => ({ ...restAttachment(attachment), download_url: attachment.downloadUrl! });
 
 const itemAttachments = (data: ItemAttachmentListQuery) => found(found(data.request, 'Request').item, 'Item').attachments;
 
@@ -60,39 +53,50 @@ export const attachmentRestRows: RestRow[] = [
     variables: ({ params }) => ({ id: params.attachment_id }),
     result: (data) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
   }),
+  {
+    method: 'GET',
+    url: '/attachments/:attachment_id/download',
+    summary: 'Download an attachment of your library (or of a request you see) (application/octet-stream)',
+    tags,
+    schema: { params: AttachmentParams, response: withErrors({}) },
+    handle: async (ctx, { params }, _request, reply) => {
+      const file = await getAttachmentFile(ctx, params.attachment_id);
+      return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size });
+    },
+  },
   restRow({
     method: 'POST',
     url: '/requests/:request_id/items/:item_id/attachments',
     summary: 'Attach a file to an item (multipart/form-data, part `file`)',
     tags,
-    schema: { params: ItemParams, response: withErrors({ 200: ItemAttachmentBody }, [404, 413, 415, 422]) },
+    schema: { params: ItemParams, response: withErrors({ 200: AttachmentBody }, [404, 413, 415, 422]) },
     receive: async (ctx, { params }, request) => {
       const upload = await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes });
       return { id: (await uploadItemAttachment(ctx, params.request_id, params.item_id, upload)).id };
     },
     operation: AttachmentGetDocument,
-    result: (data) => ({ body: restItemAttachment(found(data.attachment, 'Attachment')) }),
+    result: (data) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
   }),
   restRow({
     method: 'GET',
     url: '/requests/:request_id/items/:item_id/attachments',
     summary: "List an item's attachments",
     tags,
-    schema: { params: ItemParams, response: withErrors({ 200: Type.Array(ItemAttachmentBody) }) },
+    schema: { params: ItemParams, response: withErrors({ 200: Type.Array(AttachmentBody) }) },
     operation: ItemAttachmentListDocument,
     variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
-    result: (data) => ({ body: itemAttachments(data).map(restItemAttachment) }),
+    result: (data) => ({ body: itemAttachments(data).map(restAttachment) }),
   }),
   restRow({
     method: 'GET',
     url: '/requests/:request_id/items/:item_id/attachments/:attachment_id',
     summary: 'Get an item attachment',
     tags,
-    schema: { params: ItemAttachmentParams, response: withErrors({ 200: ItemAttachmentBody }) },
+    schema: { params: ItemAttachmentParams, response: withErrors({ 200: AttachmentBody }) },
     operation: ItemAttachmentListDocument,
     variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
     result: (data, { params }) => ({
-      body: restItemAttachment(found(itemAttachments(data).find((a) => a.id === params.attachment_id), 'Attachment')),
+      body: restAttachment(found(itemAttachments(data).find((a) => a.id === params.attachment_id), 'Attachment')),
     }),
   }),
   restRow({

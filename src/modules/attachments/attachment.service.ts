@@ -37,6 +37,13 @@ export function listAttachments(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs)
 }
 
 /** The file of an item attachment, for its download. */
+/** The file of an attachment the caller sees (its library's, or one of a request it sees). */
+export async function getAttachmentFile(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<StoredFile> {
+  const attachment = await getAttachment(ctx, id);
+  if (!attachment) throw AppError.notFound('Attachment');
+  return ctx.em.findOneOrFail(StoredFile, attachment.file.id);
+}
+
 export async function getItemAttachmentFile(ctx: Pick<Ctx, 'em' | 'viewer'>, requestId: string, itemId: string, id: string): Promise<StoredFile> {
   const attachment = await getAttachment(ctx, id);
   if (!attachment || attachment.request?.id !== requestId || attachment.item?.id !== itemId) throw AppError.notFound('Attachment');

@@ -5,6 +5,7 @@ import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
 import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, noteRead, sendRequest, updateRequest } from './request.service';
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
+import { listRequestEvents } from './request.events';
 
 /** A page of requests whose records also answer lookups by id (an item's or recipient's request). */
 async function listRequestsPrimed(ctx: GraphQLContext, args: Parameters<typeof listRequests>[1]) {
@@ -24,6 +25,7 @@ export const requestResolvers: Resolvers = {
       return request;
     },
     requests: (_root, args, ctx) => listRequestsPrimed(ctx, args),
+    requestEvents: (_root, args, ctx) => listRequestEvents(ctx, args),
   },
   Mutation: {
     requestCreate: (_root, { input }, ctx) => payload(async () => ({ request: await createRequest(ctx, input) })),

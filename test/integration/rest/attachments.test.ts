@@ -19,7 +19,8 @@ describe('REST attachments', () => {
     it('should store the file and answer the attachment with the type detected from its content', async () => {
       const response = await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes(), { filename: 'C:\\fakepath\\Guide.pdf', type: 'text/plain' });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toEqual({ id: expect.any(String), name: 'Guide.pdf', size: expect.any(Number), mime_type: 'application/pdf', creation_date: expect.any(String) });
+      const { id } = response.json();
+      expect(response.json()).toEqual({ id, name: 'Guide.pdf', size: expect.any(Number), mime_type: 'application/pdf', creation_date: expect.any(String), download_url: `https://gather.test/attachments/${id}/download` });
       const [row] = await t.orm.em.fork().getConnection().execute('select size, sha256, mime_type, claimed_mime_type from stored_file');
       expect(row).toMatchObject({ mime_type: 'application/pdf', claimed_mime_type: 'text/plain', size: response.json().size });
       expect(row.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -67,6 +68,21 @@ describe('REST attachments', () => {
       const other = await createTenant(t.orm);
       expect((await client(t.app, other.apiKey).get(`/attachments/${mine.id}`)).statusCode).toBe(404);
       expect((await api.get('/attachments/not-a-uuid')).statusCode).toBe(422);
+    });
+  });
+
+  describe('GET /attachments/{attachment_id}/download', () => {
+    it("should send the bytes of the caller's own attachment, and 404 for another user's or organization's", async () => {
+      const mine = (await upload(t.app, tenant.apiKey, '/attachments', 'Fill in box 3.\n', { filename: 'guide.txt' })).json();
+      const download = await api.get(new URL(mine.download_url).pathname);
+      expect(download.statusCode).toBe(200);
+      expect(download.headers['content-type']).toBe('application/octet-stream');
+      expect(download.headers['content-disposition']).toBe('attachment; filename="guide.txt"');
+      expect(download.body).toBe('Fill in box 3.\n');
+      const user = await createUser(t.app, tenant.apiKey, { email: `erin-${Date.now()}@example.com` });
+      expect((await client(t.app, user.apiKey).get(`/attachments/${mine.id}/download`)).json()).toEqual({ detail: 'Attachment not found' });
+      const other = await createTenant(t.orm);
+      expect((await client(t.app, other.apiKey).get(`/attachments/${mine.id}/download`)).statusCode).toBe(404);
     });
   });
 

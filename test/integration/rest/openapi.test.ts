@@ -36,6 +36,7 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/r\/:token(\/verify)?$/, "the recipient's page (HTML)"],
   [/^\/s\/:token$/, "a share recipient's page (HTML)"],
   [/^\/r\/assets\//, "the recipient page's assets"],
+  [/^\/dashboard(\/assets\/:name)?$/, 'the live dashboard page (HTML) and its assets'],
   [/^\/r\/:token\/api\/uploads(\/:id)?$/, 'resumable uploads: the tus 1.0 protocol'],
   [/^\/branding\/:org_id\/logo\/:hash$/, "an organization's logo: an image at the URL branding's logo_url gives"],
 ];

@@ -1009,7 +1009,7 @@ export type RequestActivityQueryVariables = Exact<{
 
 export type RequestActivityQuery = { request: { activity: { nodes: Array<{ id: string, action: string, createdAt: string, details: unknown, actor: { type: ActorType, id: string | null, name: string | null, ip: string | null, userAgent: string | null } }> } } | null };
 
-export type RestAttachmentFragment = { id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null };
+export type RestAttachmentFragment = { id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string };
 
 export type RestFileRefFragment = { id: string, name: string, mimeType: string };
 
@@ -1018,14 +1018,14 @@ export type AttachmentGetQueryVariables = Exact<{
 }>;
 
 
-export type AttachmentGetQuery = { attachment: { id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null } | null };
+export type AttachmentGetQuery = { attachment: { id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string } | null };
 
 export type AttachmentListQueryVariables = Exact<{
   first: number;
 }>;
 
 
-export type AttachmentListQuery = { attachments: { nodes: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null }> } };
+export type AttachmentListQuery = { attachments: { nodes: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string }> } };
 
 export type ItemAttachmentListQueryVariables = Exact<{
   requestId: string | number;
@@ -1034,9 +1034,9 @@ export type ItemAttachmentListQueryVariables = Exact<{
 
 
 export type ItemAttachmentListQuery = { request: { item:
-      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null }> }
-      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null }> }
-      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string | null }> }
+      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string }> }
+      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string }> }
+      | { attachments: Array<{ id: string, name: string, size: number, mimeType: string, createdAt: string, downloadUrl: string }> }
      | null } | null };
 
 export type AttachmentDeleteMutationVariables = Exact<{

@@ -165,8 +165,11 @@ export type Attachment = Node & {
   __typename?: 'Attachment';
   /** When it was uploaded or attached. */
   createdAt: Scalars['DateTime']['output'];
-  /** Where an item attachment's bytes are downloaded (REST, with the same API key); null otherwise. */
-  downloadUrl?: Maybe<Scalars['URL']['output']>;
+  /**
+   * Where its bytes are downloaded (REST, with the same API key): under its item for an item
+   * attachment, `/attachments/{id}/download` otherwise.
+   */
+  downloadUrl: Scalars['URL']['output'];
   /** The attachment's UUID. */
   id: Scalars['ID']['output'];
   /** The item it belongs to; null for a library or request-level attachment. */
@@ -1895,6 +1898,14 @@ export type Query = {
   /** A request the caller may see. */
   request?: Maybe<Request>;
   /**
+   * What happened on the requests the caller sees (deleted ones included), oldest first: every
+   * committed event on them, of any topic (items, documents and signatures too), each with the request
+   * as it is now. A client whose subscription dropped asks what it missed: from a few seconds before
+   * the last event it saw (`since`), deduplicating on `eventId`, since a transaction may commit after a
+   * later one's event was written.
+   */
+  requestEvents: RequestEventPage;
+  /**
    * Requests the caller may see: all of the organization's for ADMIN; for USER, those it owns, its
    * team's and those it collaborates on.
    */
@@ -2005,6 +2016,16 @@ export type QueryNotificationsArgs = {
 /** The root of every read. Modules add their fields with `extend type Query`. */
 export type QueryRequestArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryRequestEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  requestId?: InputMaybe<Scalars['ID']['input']>;
+  since?: InputMaybe<Scalars['DateTime']['input']>;
+  topics?: InputMaybe<Array<WebhookTopic>>;
 };
 
 
@@ -2891,6 +2912,17 @@ export type RequestEvent = Event & {
   topic: WebhookTopic;
   /** For REQUEST_UPDATED, the REST names of the fields whose value changed (`due_date`); empty otherwise. */
   updated: Array<Scalars['String']['output']>;
+};
+
+/** A page of events on requests, read forward from a cursor (the log only grows at its end). */
+export type RequestEventPage = {
+  __typename?: 'RequestEventPage';
+  /** Cursor of the page's last event, for `after`; null for an empty page. */
+  endCursor?: Maybe<Scalars['String']['output']>;
+  /** Whether more events follow this page. */
+  hasNextPage: Scalars['Boolean']['output'];
+  /** The events of this page, oldest first. */
+  nodes: Array<RequestEvent>;
 };
 
 /** Narrows a request list: every given field must match (AND); a list matches any of its values (OR). */
@@ -4544,6 +4576,7 @@ export type ResolversTypes = {
   RequestDuplicatePayload: ResolverTypeWrapper<Omit<RequestDuplicatePayload, 'request'> & { request?: Maybe<ResolversTypes['Request']> }>;
   RequestEdge: ResolverTypeWrapper<Edge>;
   RequestEvent: ResolverTypeWrapper<EventRoot>;
+  RequestEventPage: ResolverTypeWrapper<Omit<RequestEventPage, 'nodes'> & { nodes: Array<ResolversTypes['RequestEvent']> }>;
   RequestFilter: RequestFilter;
   RequestItem: ResolverTypeWrapper<RequestItemMapper>;
   RequestItemInput: RequestItemInput;
@@ -4767,6 +4800,7 @@ export type ResolversParentTypes = {
   RequestDuplicatePayload: Omit<RequestDuplicatePayload, 'request'> & { request?: Maybe<ResolversParentTypes['Request']> };
   RequestEdge: Edge;
   RequestEvent: EventRoot;
+  RequestEventPage: Omit<RequestEventPage, 'nodes'> & { nodes: Array<ResolversParentTypes['RequestEvent']> };
   RequestFilter: RequestFilter;
   RequestItem: RequestItemMapper;
   RequestItemInput: RequestItemInput;
@@ -4899,7 +4933,7 @@ export type ApiKeyRevokePayloadResolvers<ContextType = GraphQLContext, ParentTyp
 
 export type AttachmentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Attachment'] = ResolversParentTypes['Attachment']> = {
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  downloadUrl?: Resolver<Maybe<ResolversTypes['URL']>, ParentType, ContextType>;
+  downloadUrl?: Resolver<ResolversTypes['URL'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   item?: Resolver<Maybe<ResolversTypes['RequestItem']>, ParentType, ContextType>;
   mimeType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -5399,6 +5433,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
   recipientRequest?: Resolver<ResolversTypes['RecipientRequest'], ParentType, ContextType>;
   request?: Resolver<Maybe<ResolversTypes['Request']>, ParentType, ContextType, RequireFields<QueryRequestArgs, 'id'>>;
+  requestEvents?: Resolver<ResolversTypes['RequestEventPage'], ParentType, ContextType, Partial<QueryRequestEventsArgs>>;
   requests?: Resolver<ResolversTypes['RequestConnection'], ParentType, ContextType, Partial<QueryRequestsArgs>>;
   share?: Resolver<Maybe<ResolversTypes['Share']>, ParentType, ContextType, RequireFields<QueryShareArgs, 'id'>>;
   shares?: Resolver<ResolversTypes['ShareConnection'], ParentType, ContextType, Partial<QuerySharesArgs>>;
@@ -5709,6 +5744,12 @@ export type RequestEventResolvers<ContextType = GraphQLContext, ParentType exten
   topic?: Resolver<ResolversTypes['WebhookTopic'], ParentType, ContextType>;
   updated?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type RequestEventPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestEventPage'] = ResolversParentTypes['RequestEventPage']> = {
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['RequestEvent']>, ParentType, ContextType>;
 };
 
 export type RequestItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestItem'] = ResolversParentTypes['RequestItem']> = {
@@ -6202,6 +6243,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   RequestDuplicatePayload?: RequestDuplicatePayloadResolvers<ContextType>;
   RequestEdge?: RequestEdgeResolvers<ContextType>;
   RequestEvent?: RequestEventResolvers<ContextType>;
+  RequestEventPage?: RequestEventPageResolvers<ContextType>;
   RequestItem?: RequestItemResolvers<ContextType>;
   RequestRejectPayload?: RequestRejectPayloadResolvers<ContextType>;
   RequestRejection?: RequestRejectionResolvers<ContextType>;
