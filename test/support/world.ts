@@ -45,6 +45,8 @@ export type World = {
   escalation: string;
   /** A share sent to one recipient, with one file. */
   share: string;
+  /** Its recipient's download of that file. */
+  shareDownload: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
   /** A portal session of the request's recipient (for the recipient operations). */
@@ -96,7 +98,14 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const escalation = await ok(await api.post(`/requests/${request.id}/escalations`, { condition: 'NOT_OPENED', after_days: 3 }), 'POST escalations');
   const share = await ok(await api.post('/shares', { title: `${label} share`, recipients: [{ email: 'share@example.com' }] }), 'POST /shares');
   await ok(await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, 'shared bytes', { filename: 'shared.txt' }), 'POST /shares/:id/files');
-  await ok(await api.post(`/shares/${share.id}/send`), 'POST /shares/:id/send');
+  const sent = await ok<{ recipients: Array<{ link: string }> }>(await api.post(`/shares/${share.id}/send`), 'POST /shares/:id/send');
+  const shareLink = sent.recipients[0].link;
+  const shareApi = `/s/${shareLink.slice(shareLink.lastIndexOf('/') + 1)}/api`;
+  const shareSession = await ok<{ session_token: string }>(await t.app.inject({ method: 'POST', url: `${shareApi}/session`, payload: {} }), 'share sign-in');
+  const asRecipient = { authorization: `Bearer ${shareSession.session_token}` };
+  const shared = await ok<{ files: Array<{ id: string }> }>(await t.app.inject({ method: 'GET', url: `${shareApi}/share`, headers: asRecipient }), 'the share page API');
+  await t.app.inject({ method: 'GET', url: `${shareApi}/files/${shared.files[0].id}`, headers: asRecipient });
+  const { downloads } = await ok<{ downloads: Array<{ id: string }> }>(await api.get(`/shares/${share.id}`), 'GET /shares/:id');
   return {
     organization: tenant.organizationId,
     admin: tenant.userId,
@@ -123,6 +132,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     scheduledReminder: scheduledReminder.id,
     escalation: escalation.id,
     share: share.id,
+    shareDownload: downloads[0].id,
     adminKey: tenant.apiKey,
     recipientSession: (await signedIn(t.app, tokenOf(request.recipients[0].request_link))).session,
   };
