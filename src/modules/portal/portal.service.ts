@@ -282,9 +282,11 @@ function storeDocument(ctx: PortalCtx, itemId: string, upload: IncomingFile, kin
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
     }
     const document = tx.create(Document, { request, item, file, recipient: session.id });
-    // A form item is done by its answers; files only go with them.
-    if (!item.form) complete(item);
-    item.isNa = false;
+    // A form item is done (or not applicable) by its answers; files only go with them.
+    if (!item.form) {
+      complete(item);
+      item.isNa = false;
+    }
     if (first) await emitAsRecipient(tx, ctx, first.topic, first.subject);
     await emitAsRecipient(tx, ctx, 'document.uploaded', { type: 'Document', id: document.id, requestId: request.id });
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));

@@ -31,6 +31,8 @@ describe('REST request items', () => {
         answer: null,
         verified: false,
         is_na: false,
+        form: null,
+        form_answers: null,
       });
       const items = (await api.get(`/requests/${request.id}/items`, { 'api-revision': '1' })).json();
       expect(items[items.length - 1].id).toBe(response.json().id);
@@ -87,7 +89,7 @@ describe('REST request items', () => {
     it('should answer shape A to API-Revision 1', async () => {
       const response = await api.get(`/requests/${request.id}/items`, { 'api-revision': '1' });
       expect(response.headers['api-revision']).toBe('1');
-      expect(response.json()[0]).toEqual({ id: request.items[0].id, name: 'W-2', type: 'UPLOAD', description: null, required: true, answer: null, verified: false, is_na: false });
+      expect(response.json()[0]).toEqual({ id: request.items[0].id, name: 'W-2', type: 'UPLOAD', description: null, required: true, answer: null, verified: false, is_na: false, form: null, form_answers: null });
     });
 
     it('should answer 422 to an unknown API-Revision', async () => {

@@ -41,8 +41,8 @@ describe('REST requests', () => {
       });
       expect(request.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(request.items).toEqual([
-        { id: expect.any(String), name: 'W-2', type: 'UPLOAD', description: null, required: true, answer: null, verified: false, is_na: false },
-        { id: expect.any(String), name: 'Any dependents?', type: 'QUESTION', description: null, required: false, answer: null, verified: false, is_na: false },
+        { id: expect.any(String), name: 'W-2', type: 'UPLOAD', description: null, required: true, answer: null, verified: false, is_na: false, form: null, form_answers: null },
+        { id: expect.any(String), name: 'Any dependents?', type: 'QUESTION', description: null, required: false, answer: null, verified: false, is_na: false, form: null, form_answers: null },
       ]);
       expect(response.headers['api-revision']).toBe('2');
     });
