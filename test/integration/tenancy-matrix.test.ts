@@ -38,6 +38,7 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
   scheduledReminder: 'Scheduled reminder',
   escalation: 'Escalation',
   share: 'Share',
+  shareDownload: 'Download',
 };
 
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */
@@ -48,7 +49,7 @@ const EXTERNAL = 'external';
 
 /** The nouns whose ids each GraphQL id position takes. */
 const GRAPHQL_NOUNS: Record<string, Noun[] | typeof EXTERNAL> = {
-  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder', 'share'],
+  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder', 'share', 'shareDownload'],
   'Query.attachment(id)': ['libraryAttachment', 'itemAttachment'],
   'Query.contract(id)': ['contract'],
   'Query.document(id)': ['document'],

@@ -42,8 +42,9 @@ export type World = {
   reminder: string;
   scheduledReminder: string;
   escalation: string;
-  /** A share sent to one recipient, with one file. */
+  /** A share sent to one recipient, with one file, and its recipient's download of it. */
   share: string;
+  shareDownload: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
   /** A portal session of the request's recipient (for the recipient operations). */
@@ -95,6 +96,12 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const share = await ok(await api.post('/shares', { title: `${label} share`, recipients: [{ email: 'share@example.com' }] }), 'POST /shares');
   await ok(await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, 'shared bytes', { filename: 'shared.txt' }), 'POST /shares/:id/files');
   await ok(await api.post(`/shares/${share.id}/send`), 'POST /shares/:id/send');
+  const shareApi = `/s/${share.recipients[0].link.slice(share.recipients[0].link.lastIndexOf('/s/') + 3)}/api`;
+  const shareSession = { authorization: `Bearer ${(await ok(await t.app.inject({ method: 'POST', url: `${shareApi}/session`, payload: {} }), 'share sign-in')).session_token}` };
+  const [sharedFile] = (await ok(await t.app.inject({ method: 'GET', url: `${shareApi}/share`, headers: shareSession }), 'share view')).files;
+  const downloaded = await t.app.inject({ method: 'GET', url: sharedFile.download_url, headers: shareSession });
+  if (downloaded.statusCode !== 200) throw new Error(`share download answered ${downloaded.statusCode}`);
+  const [shareDownload] = (await ok(await api.get(`/shares/${share.id}`), 'GET /shares/:id')).downloads;
   return {
     organization: tenant.organizationId,
     admin: tenant.userId,
@@ -120,6 +127,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     scheduledReminder: scheduledReminder.id,
     escalation: escalation.id,
     share: share.id,
+    shareDownload: shareDownload.id,
     adminKey: tenant.apiKey,
     recipientSession: (await signedIn(t.app, tokenOf(request.recipients[0].request_link))).session,
   };

@@ -7,7 +7,7 @@ import { shareLoaders } from './share.loaders';
 import { shareResolvers } from './share.resolvers';
 import { shareRestRows } from './share.rest';
 import { shareRoutes } from './share.routes';
-import { getShare } from './share.service';
+import { getShare, getShareDownload } from './share.service';
 
 export const sharesModule: ModuleDescriptor = {
   name: 'shares',
@@ -16,7 +16,10 @@ export const sharesModule: ModuleDescriptor = {
   loaders: shareLoaders,
   resolvers: shareResolvers,
   restRows: shareRestRows,
-  nodes: { Share: { sql: 'select 1 from share where id = ? and organization_id = ?', load: getShare } },
+  nodes: {
+    Share: { sql: 'select 1 from share where id = ? and organization_id = ?', load: getShare },
+    ShareDownload: { sql: 'select 1 from share_download d join share s on s.id = d.share_id where d.id = ? and s.organization_id = ?', load: getShareDownload },
+  },
   contributes: [timedWork.contribute(shareTimedWork)],
   // The recipient's side: the share's page and its API under /s/{token}.
   routes: shareRoutes,

@@ -52,6 +52,14 @@ export function listDownloads(ctx: Pick<Ctx, 'em'>, share: { id: string }, args:
   });
 }
 
+/** A download of a share the caller sees (`node(id)`). */
+export async function getShareDownload(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ShareDownloadRow | null> {
+  if (!isUuid(id)) return null;
+  const where = visible(ctx.viewer);
+  const [download] = await findLean(ctx.em, ShareDownload, `select d.* from share_download d join share s on s.id = d.share_id where d.id = ? and ${where.sql}`, [id, ...where.params]);
+  return download ?? null;
+}
+
 /** The share, locked for the rest of the transaction: 404 unless the caller sees it. */
 async function requireShareForUpdate(tx: EntityManager, viewer: Viewer, id: string): Promise<Share> {
   const where = visible(viewer);

@@ -3100,7 +3100,7 @@ export type ShareDeletePayload = {
 };
 
 /** One download of a share's file by one of its recipients. */
-export type ShareDownload = {
+export type ShareDownload = Node & {
   __typename?: 'ShareDownload';
   /** When. */
   downloadedAt: Scalars['DateTime']['output'];
@@ -4197,6 +4197,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ReminderMapper )
     | ( RequestMapper )
     | ( ShareMapper )
+    | ( ShareDownloadMapper )
     | ( TeamMapper )
     | ( TemplateMapper )
     | ( UploadItemMapper )
@@ -5058,7 +5059,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Share' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Share' | 'ShareDownload' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
 };
 
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
@@ -5537,6 +5538,7 @@ export type ShareDownloadResolvers<ContextType = GraphQLContext, ParentType exte
   recipient?: Resolver<ResolversTypes['ShareRecipient'], ParentType, ContextType>;
   size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   userAgent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type ShareDownloadConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareDownloadConnection'] = ResolversParentTypes['ShareDownloadConnection']> = {
