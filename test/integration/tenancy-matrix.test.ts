@@ -38,7 +38,7 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
   scheduledReminder: 'Scheduled reminder',
   escalation: 'Escalation',
   share: 'Share',
-  shareDownload: 'Share download',
+  shareDownload: 'Download',
 };
 
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */

@@ -43,9 +43,8 @@ export type World = {
   reminder: string;
   scheduledReminder: string;
   escalation: string;
-  /** A share sent to one recipient, with one file. */
+  /** A share sent to one recipient, with one file, and its recipient's download of it. */
   share: string;
-  /** Its recipient's download of that file. */
   shareDownload: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
@@ -98,14 +97,13 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const escalation = await ok(await api.post(`/requests/${request.id}/escalations`, { condition: 'NOT_OPENED', after_days: 3 }), 'POST escalations');
   const share = await ok(await api.post('/shares', { title: `${label} share`, recipients: [{ email: 'share@example.com' }] }), 'POST /shares');
   await ok(await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, 'shared bytes', { filename: 'shared.txt' }), 'POST /shares/:id/files');
-  const sent = await ok<{ recipients: Array<{ link: string }> }>(await api.post(`/shares/${share.id}/send`), 'POST /shares/:id/send');
-  const shareLink = sent.recipients[0].link;
-  const shareApi = `/s/${shareLink.slice(shareLink.lastIndexOf('/') + 1)}/api`;
-  const shareSession = await ok<{ session_token: string }>(await t.app.inject({ method: 'POST', url: `${shareApi}/session`, payload: {} }), 'share sign-in');
-  const asRecipient = { authorization: `Bearer ${shareSession.session_token}` };
-  const shared = await ok<{ files: Array<{ id: string }> }>(await t.app.inject({ method: 'GET', url: `${shareApi}/share`, headers: asRecipient }), 'the share page API');
-  await t.app.inject({ method: 'GET', url: `${shareApi}/files/${shared.files[0].id}`, headers: asRecipient });
-  const { downloads } = await ok<{ downloads: Array<{ id: string }> }>(await api.get(`/shares/${share.id}`), 'GET /shares/:id');
+  await ok(await api.post(`/shares/${share.id}/send`), 'POST /shares/:id/send');
+  const shareApi = `/s/${share.recipients[0].link.slice(share.recipients[0].link.lastIndexOf('/s/') + 3)}/api`;
+  const shareSession = { authorization: `Bearer ${(await ok(await t.app.inject({ method: 'POST', url: `${shareApi}/session`, payload: {} }), 'share sign-in')).session_token}` };
+  const [sharedFile] = (await ok(await t.app.inject({ method: 'GET', url: `${shareApi}/share`, headers: shareSession }), 'share view')).files;
+  const downloaded = await t.app.inject({ method: 'GET', url: sharedFile.download_url, headers: shareSession });
+  if (downloaded.statusCode !== 200) throw new Error(`share download answered ${downloaded.statusCode}`);
+  const [shareDownload] = (await ok(await api.get(`/shares/${share.id}`), 'GET /shares/:id')).downloads;
   return {
     organization: tenant.organizationId,
     admin: tenant.userId,
@@ -132,7 +130,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     scheduledReminder: scheduledReminder.id,
     escalation: escalation.id,
     share: share.id,
-    shareDownload: downloads[0].id,
+    shareDownload: shareDownload.id,
     adminKey: tenant.apiKey,
     recipientSession: (await signedIn(t.app, tokenOf(request.recipients[0].request_link))).session,
   };

@@ -119,8 +119,8 @@ describe('422 mapping', () => {
       ]);
     });
 
-    it('should follow the object branch of a union', () => {
-      expect(locs(['input', 'owner', 'firstName'])).toEqual([['body', 'owner', 'first_name']]);
+    it("should follow the object branch of a union, naming its field in the body's own spelling", () => {
+      expect(locs(['input', 'owner', 'firstName'])).toEqual([['body', 'owner', 'firstName']]);
     });
 
     it('should read names and indexes where the schema says nothing (a field GraphQL names otherwise, or no schema)', () => {

@@ -39,13 +39,6 @@ export async function getShare(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Pro
   return share ?? null;
 }
 
-/** One download of a share the viewer sees (the owner's log entry, as `node(id)` finds it). */
-export async function getShareDownload(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ShareDownloadRow | null> {
-  if (!isUuid(id)) return null;
-  const [download] = await findLean(ctx.em, ShareDownload, 'select * from share_download where id = ?', [id]);
-  return download && (await getShare(ctx, download.share.id)) ? download : null;
-}
-
 export function listShares(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<ShareRow>> {
   const where = visible(ctx.viewer);
   return paginate({ em: ctx.em, entity: Share, sql: `select s.* from share s where ${where.sql}`, params: where.params }, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
@@ -57,6 +50,14 @@ export function listDownloads(ctx: Pick<Ctx, 'em'>, share: { id: string }, args:
     column: 'downloaded_at',
     direction: 'DESC',
   });
+}
+
+/** A download of a share the caller sees (`node(id)`). */
+export async function getShareDownload(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ShareDownloadRow | null> {
+  if (!isUuid(id)) return null;
+  const where = visible(ctx.viewer);
+  const [download] = await findLean(ctx.em, ShareDownload, `select d.* from share_download d join share s on s.id = d.share_id where d.id = ? and ${where.sql}`, [id, ...where.params]);
+  return download ?? null;
 }
 
 /** The share, locked for the rest of the transaction: 404 unless the caller sees it. */
