@@ -33,6 +33,7 @@ describe('Idempotency-Key', () => {
     expect(retry.body).toBe(first.body);
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.headers['content-type']).toBe(first.headers['content-type']);
+    expect(retry.headers['api-revision']).toBe('2');
     expect(await templatesNamed('Retried')).toBe(1);
     // Without a key, the same body creates again.
     expect((await post('/templates', { name: 'Retried' }, undefined)).statusCode).toBe(200);

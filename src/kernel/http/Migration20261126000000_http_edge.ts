@@ -11,7 +11,7 @@ export class Migration20261126000000_http_edge extends Migration {
         key text not null,
         fingerprint text not null,
         status integer,
-        content_type text,
+        headers jsonb not null,
         response text,
         created_at timestamptz not null,
         expires_at timestamptz not null,

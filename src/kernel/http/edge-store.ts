@@ -9,10 +9,10 @@ export const HTTP_EDGE_MIGRATIONS: MigrationObject[] = [{ name: 'Migration202611
 export const EDGE_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** A remembered Idempotency-Key: its request's fingerprint and, once answered, the answer. */
-export type StoredKey = { fingerprint: string; status: number | null; contentType: string | null; response: string | null };
+export type StoredKey = { fingerprint: string; status: number | null; headers: Record<string, string>; response: string | null };
 
-/** An answer as it was sent, to send again. */
-export type StoredAnswer = { status: number; contentType: string | null; response: string };
+/** An answer as it was sent, to send again: its status, the headers that describe its body, the body. */
+export type StoredAnswer = { status: number; headers: Record<string, string>; response: string };
 
 /**
  * The tables the HTTP edge shares between the instances on one database (idempotency keys, rate-limit
@@ -32,10 +32,10 @@ export class EdgeStore {
    */
   async claimKey(scope: string, key: string, fingerprint: string): Promise<boolean> {
     const rows = await this.run(
-      `insert into idempotency_key (scope, key, fingerprint, created_at, expires_at)
-       values (?, ?, ?, now(), now() + make_interval(hours => ?))
+      `insert into idempotency_key (scope, key, fingerprint, headers, created_at, expires_at)
+       values (?, ?, ?, '{}', now(), now() + make_interval(hours => ?))
        on conflict (scope, key) do update
-         set fingerprint = excluded.fingerprint, status = null, content_type = null, response = null,
+         set fingerprint = excluded.fingerprint, status = null, headers = '{}', response = null,
              created_at = excluded.created_at, expires_at = excluded.expires_at
          where idempotency_key.expires_at <= now()
             or (idempotency_key.status is null and idempotency_key.created_at <= now() - make_interval(secs => ?))
@@ -47,16 +47,16 @@ export class EdgeStore {
 
   async findKey(scope: string, key: string): Promise<StoredKey | undefined> {
     const [row] = await this.run<StoredKey>(
-      `select fingerprint, status, content_type as "contentType", response from idempotency_key where scope = ? and key = ? and expires_at > now()`,
+      `select fingerprint, status, headers, response from idempotency_key where scope = ? and key = ? and expires_at > now()`,
       [scope, key],
     );
     return row;
   }
 
   async completeKey(scope: string, key: string, answer: StoredAnswer): Promise<void> {
-    await this.run(`update idempotency_key set status = ?, content_type = ?, response = ? where scope = ? and key = ?`, [
+    await this.run(`update idempotency_key set status = ?, headers = ?, response = ? where scope = ? and key = ?`, [
       answer.status,
-      answer.contentType,
+      JSON.stringify(answer.headers),
       answer.response,
       scope,
       key,

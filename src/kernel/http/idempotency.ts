@@ -25,6 +25,12 @@ declare module 'fastify' {
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
+/**
+ * The headers that describe an answer's body, replayed with it; the rate-limit headers of the retry
+ * are its own.
+ */
+const REPLAYED_HEADERS = ['content-type', 'api-revision', 'location'];
+
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Printable ASCII without spaces: what clients send (UUIDs, random strings), safe in a log line. */
@@ -80,9 +86,7 @@ export function registerIdempotency(app: FastifyInstance, store: EdgeStore): voi
         return refuseKey(request, reply, 'This Idempotency-Key was used with another request; send a new key for a new request', 'idempotency_key_reused');
       }
       if (stored.status === null) return replyInUse(request, reply);
-      reply.code(stored.status).header('Idempotent-Replayed', 'true');
-      if (stored.contentType) reply.header('content-type', stored.contentType);
-      return reply.send(stored.response);
+      return reply.code(stored.status).headers(stored.headers).header('Idempotent-Replayed', 'true').send(stored.response);
     }
     // Released twice in a row by failing first calls: let the caller retry later.
     return replyInUse(request, reply);
@@ -100,8 +104,8 @@ export function registerIdempotency(app: FastifyInstance, store: EdgeStore): voi
       await store.releaseKey(held.scope, held.key);
       return payload;
     }
-    const contentType = reply.getHeader('content-type');
-    await store.completeKey(held.scope, held.key, { status, contentType: contentType === undefined ? null : String(contentType), response: body });
+    const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])));
+    await store.completeKey(held.scope, held.key, { status, headers, response: body });
     return payload;
   });
 }

@@ -8,8 +8,8 @@ import { DATA_MODEL } from '../../../src/modules';
 // Only tables and columns are compared: foreign keys (their ON DELETE rules), partial and composite
 // indexes and check constraints are written in the migrations alone, which the entities do not
 // describe, so MikroORM's statements about them say nothing about drift.
-// Written by the kernel's own statements: the outbox (src/kernel/events/outbox.ts), and idempotency
-// keys and rate-limit counters (src/kernel/http/edge-store.ts).
+// Written by their own statements: the outbox's (src/kernel/events/outbox.ts) and the HTTP edge's
+// idempotency keys and rate-limit counters (src/kernel/http/edge-store.ts).
 const TABLES_WITHOUT_ENTITY = ['event', 'idempotency_key', 'rate_limit_counter'];
 
 const isAboutColumns = (statement: string) =>
