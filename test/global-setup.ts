@@ -39,6 +39,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
       database: 'gather_test',
       // Durability buys nothing in a test run and costs most of its time.
       settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+      ownProcessGroup: false,
     });
     baseUrl = server.url;
     (globalThis as { __GATHER_PG__?: unknown }).__GATHER_PG__ = server;

@@ -66,6 +66,9 @@ describe('/metrics', () => {
       expect(sample(page, 'gather_graphql_operation_duration_seconds_count{operation="Mine",status="200"}')).toBe(1);
       expect(sample(page, 'gather_graphql_operation_duration_seconds_count{operation="(anonymous)",status="200"}')).toBe(1);
       expect(sample(page, 'gather_graphql_operation_duration_seconds_bucket{le="+Inf",operation="Mine",status="200"}')).toBe(1);
+      // The process's own series (prom-client's defaults).
+      expect(sample(page, 'gather_process_cpu_user_seconds_total')).toBeGreaterThan(0);
+      expect(page).toContain('gather_nodejs_eventloop_lag_p99_seconds');
       // No record id in any label: routes are patterns.
       expect(page).not.toContain(request.id);
     });

