@@ -1,6 +1,7 @@
 import { foldModules } from '../kernel/module';
 import { activityModule } from './activity/activity.module';
 import { attachmentsModule } from './attachments/attachment.module';
+import { cloudStorageModule } from './cloud-storage/cloud-storage.module';
 import { contractsModule } from './contracts/contract.module';
 import { documentsModule } from './documents/document.module';
 import { eventsModule } from './events/event.module';
@@ -41,6 +42,7 @@ export const MODULES = foldModules([
   activityModule,
   portalModule,
   scheduleModule,
+  cloudStorageModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

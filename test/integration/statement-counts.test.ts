@@ -65,6 +65,7 @@ const GROWS: Record<string, string | null> = {
   'GET /requests/:request_id/scheduled-reminders/:scheduled_reminder_id': null,
   'GET /requests/:request_id/escalations': 'escalation rules (up to 20)',
   'GET /requests/:request_id/escalations/:escalation_id': null,
+  'GET /cloud-storage': null,
 };
 
 type Subjects = Partial<Record<WorldNoun, string>>;

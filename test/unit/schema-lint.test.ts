@@ -45,6 +45,8 @@ const VALUE_OBJECT_TYPES = [
   'ConfirmationPage',
   // The organization's message as a recipient reads it, inside its request's view.
   'RecipientConfirmation',
+  // A provider's state for the caller's organization: identified by `provider`, one per organization.
+  'CloudStorageProvider',
 ];
 
 function config(): Linter.Config[] {

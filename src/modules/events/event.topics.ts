@@ -26,7 +26,8 @@ export type Topic = (typeof TOPICS)[number];
 /**
  * What the activity log records besides the topics: a draft sent and a link regenerated (events whose
  * topic is `request.updated`, as is the expiration warning), what recipients do that no webhook hears of,
- * and what timed work decides (a reminder deferred, a bounced reminder sent by SMS, an escalation).
+ * and what timed work decides (a reminder deferred, a bounced reminder sent by SMS, an escalation, a
+ * copy of the documents to the organization's cloud storage).
  */
 export const OTHER_ACTIONS = [
   'request.sent',
@@ -37,6 +38,9 @@ export const OTHER_ACTIONS = [
   'reminder.deferred',
   'reminder.sms_fallback',
   'escalation.fired',
+  'cloud_storage.copied',
+  'cloud_storage.copy_failed',
+  'cloud_storage.copy_skipped',
 ] as const;
 
 /** An entry of the activity log: a topic, or one of the other actions. */

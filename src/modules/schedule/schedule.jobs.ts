@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRows } from '../../kernel/db/lean';
 import type { GraphQLContext } from '../../kernel/graphql/context';
+import { extensionPoint } from '../../kernel/module';
 import { recordActivity } from '../activity/activity.service';
 import { Document } from '../documents/document.entities';
 import { queueNotification } from '../notifications/notification.service';
@@ -22,7 +23,8 @@ export type ClaimedJob = {
   id: string;
   organization_id: string;
   request_id: string;
-  kind: JobKind;
+  /** One of JOB_KINDS, or a kind another module contributed (`jobKinds`). */
+  kind: string;
   key: string;
   due_at: Date | string;
   payload: Record<string, unknown>;
@@ -36,7 +38,18 @@ export type JobOutcome = { next?: Date | null; fileIds?: string[] };
 /** What a job runs with: the service's context in the job's transaction, the time, and its request, locked. */
 export type JobContext = { ctx: GraphQLContext; tx: EntityManager; now: Date; request: Request };
 
-type Handler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcome>;
+export type JobHandler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcome>;
+
+/** A job's failed attempt, as its kind may record it (in a transaction of its own: the job's rolled back). */
+export type JobFailure = { job: ClaimedJob; error: string; attempts: number; final: boolean; retryAt: Date | null };
+
+/**
+ * Work a module above this one queues on a request (a copy to cloud storage): its kind, how it runs
+ * (in the job's transaction, its request locked, as the kinds here), and what a failed attempt records.
+ */
+export type ContributedJobKind = { kind: string; run: JobHandler; failed?: (tx: EntityManager, failure: JobFailure) => Promise<void> };
+
+export const jobKinds = extensionPoint<ContributedJobKind>('job kinds');
 
 /**
  * The periodic reminder's next due time after `now`: occurrences missed while the service was down
@@ -48,9 +61,16 @@ export function nextOccurrence(due: Date, intervalDays: number, now: Date): Date
   return new Date(due.getTime() + (missed + 1) * step);
 }
 
+/** How a claimed job runs: one of the kinds here, or a contributed one. */
+export function handlerOf(kind: string): JobHandler {
+  const handler = JOB_HANDLERS[kind as JobKind] ?? jobKinds.values().find((contributed) => contributed.kind === kind)?.run;
+  if (!handler) throw new Error(`no handler for jobs of kind ${kind}`);
+  return handler;
+}
+
 const ended = (request: Request) => request.state === 'CLOSED' || request.state === 'EXPIRED';
 
-export const JOB_HANDLERS: Record<JobKind, Handler> = {
+export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   REMINDER: async (job, { ctx, tx, now, request }) => {
     if (request.reminders <= 0 || ended(request) || request.state === 'VERIFIED') return {};
     const due = new Date(job.due_at);

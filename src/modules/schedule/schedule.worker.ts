@@ -2,12 +2,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../kernel/clock';
 import type { ContextFactory } from '../../kernel/graphql/context';
+import { inTransaction } from '../../kernel/db/transaction';
 import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import { deleteReferences } from '../files/file.service';
 import { renderingViewer } from '../portal/portal.access';
 import { findVisibleRequestForUpdate } from '../requests/request.access';
 import { JOB_BATCH, JOB_CONCURRENCY, JOB_LEASE_MS, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
-import { JOB_HANDLERS, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
+import { handlerOf, jobKinds, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
 
 export type ScheduleWorkerOptions = {
   orm: MikroORM;
@@ -69,7 +70,7 @@ export class ScheduleWorker extends PollingWorker {
         const ctx = base.operations.on(base, tx);
         const now = clock.now();
         const request = await findVisibleRequestForUpdate(tx, ctx.viewer, job.request_id);
-        const outcome: JobOutcome = request ? await JOB_HANDLERS[job.kind](job, { ctx, tx, now, request }) : {};
+        const outcome: JobOutcome = request ? await handlerOf(job.kind)(job, { ctx, tx, now, request }) : {};
         await tx.flush();
         const finished = await tx.execute<{ id: string }[]>(
           `update job set status = ?, due_at = coalesce(?, due_at), attempts = 0, lease = null, locked_until = null, last_error = null,
@@ -91,13 +92,16 @@ export class ScheduleWorker extends PollingWorker {
     const attempts = job.attempts + 1;
     const final = attempts >= JOB_MAX_ATTEMPTS;
     this.options.log.error({ err, job: job.id, kind: job.kind }, 'a timed job failed');
-    await this.options.orm.em
-      .fork()
-      .execute(
+    const retryAt = final ? null : new Date(now.getTime() + JOB_RETRY_DELAYS_MS[attempts - 1]);
+    const error = String((err as Error)?.message ?? err).slice(0, 500);
+    const recordFailure = jobKinds.values().find((contributed) => contributed.kind === job.kind)?.failed;
+    await inTransaction(this.options.orm.em.fork(), async (tx) => {
+      const recorded = await tx.execute<{ id: string }[]>(
         `update job set status = ?, attempts = ?, due_at = ?, last_error = ?, lease = null, locked_until = null, updated_at = ?
-          where id = ? and lease = ?`,
-        [final ? 'FAILED' : 'PENDING', attempts, final ? job.due_at : new Date(now.getTime() + JOB_RETRY_DELAYS_MS[attempts - 1]), String((err as Error)?.message ?? err).slice(0, 500), now, job.id, job.lease],
-      )
-      .catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'recording a failed job failed'));
+          where id = ? and lease = ? returning id`,
+        [final ? 'FAILED' : 'PENDING', attempts, retryAt ?? job.due_at, error, now, job.id, job.lease],
+      );
+      if (recorded.length > 0) await recordFailure?.(tx, { job, error, attempts, final, retryAt });
+    }).catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'recording a failed job failed'));
   }
 }

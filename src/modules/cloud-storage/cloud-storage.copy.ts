@@ -1,0 +1,90 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EmitHook } from '../../kernel/events/outbox';
+import { findLean } from '../../kernel/db/lean';
+import { recordActivity } from '../activity/activity.service';
+import { documentsByItem } from '../documents/document.service';
+import { documentPaths } from '../documents/document.zip';
+import { openFile } from '../files/file.service';
+import type { ContributedJobKind, JobFailure } from '../schedule/schedule.jobs';
+import { CloudStorageConnection, COPY_JOB_KIND } from './cloud-storage.entities';
+import { connectionClient, describeS3Error, putObject } from './cloud-storage.s3';
+
+// A request's documents go to its organization's bucket when it completes and when it is verified: a
+// job of the timed work's queue per such event, planned in the event's own statement (so a copy is
+// queued exactly when the change commits, and once per event: its key names the event), run by
+// whichever instance claims it, retried on the queue's schedule, and recorded in the activity log.
+
+/** The events after which a request naming S3 is copied, and the name each copy gives its trigger. */
+const TRIGGERS: Record<string, string> = { 'request.completed': 'completed', 'request.verified': 'verified' };
+
+export const planCloudCopy: EmitHook = {
+  sql: `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
+        select gen_random_uuid(), r.organization_id, r.id, '${COPY_JOB_KIND}', 'cloud-copy:' || inserted.seq, ?, jsonb_build_object('trigger', ?::text), 'PENDING', 0, ?, ?
+          from request r, inserted
+         where ?::text is not null and r.id = ?::uuid and r.cloud_storage_provider = 'S3'
+        on conflict (key) do nothing`,
+  params: (event) => {
+    const trigger = TRIGGERS[event.action] ?? null;
+    return [event.createdAt, trigger, event.createdAt, event.createdAt, trigger, trigger ? event.requestId : null];
+  },
+};
+
+/**
+ * The key prefix of a request's copy: its `cloud_storage_folder` as path segments (empty, `.` and `..`
+ * dropped, so a folder cannot climb out of itself in tools that read keys as paths), else the request's id.
+ */
+export function folderOf(folder: string | null, requestId: string): string {
+  const segments = (folder ?? '')
+    .split('/')
+    .map((segment) => segment.trim())
+    .filter((segment) => segment && segment !== '.' && segment !== '..');
+  return `${(segments.length ? segments : [requestId]).join('/')}/`;
+}
+
+const SYSTEM = { type: 'SYSTEM', id: null } as const;
+
+async function recordFailure(tx: EntityManager, { job, error, attempts, final, retryAt }: JobFailure): Promise<void> {
+  await recordActivity(tx, {
+    organizationId: job.organization_id,
+    requestId: job.request_id,
+    action: 'cloud_storage.copy_failed',
+    actor: SYSTEM,
+    details: { provider: 'S3', trigger: job.payload.trigger, attempt: attempts, error, final, next_attempt_at: retryAt?.toISOString() ?? null },
+  });
+}
+
+/**
+ * Copies every document of the request to `<folder>/<item>/<file>` in the connected bucket (the zip's
+ * names), then records it. Objects are written whole or not at all, under names fixed by the request, so
+ * an attempt that failed half-way, or ran twice when a lease lapsed, leaves the same objects as one
+ * clean run; the record is written once, by the run whose lease held.
+ */
+export const cloudCopyJob: ContributedJobKind = {
+  kind: COPY_JOB_KIND,
+  failed: recordFailure,
+  async run(job, { ctx, tx, request }) {
+    const trigger = job.payload.trigger as string;
+    const [connection] = await findLean(tx, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ? and provider = ?', [request.organization.id, 'S3']);
+    const entry = { organizationId: request.organization.id, requestId: request.id, actor: SYSTEM };
+    if (!connection) {
+      await recordActivity(tx, { ...entry, action: 'cloud_storage.copy_skipped', details: { provider: 'S3', trigger, reason: 'No S3 bucket is connected' } });
+      return {};
+    }
+    const folder = folderOf(request.cloudStorageFolder ?? null, request.id);
+    const paths = documentPaths((await documentsByItem(ctx, request.id)).items);
+    const client = connectionClient(ctx.settings.secret, connection);
+    try {
+      for (const { name, file } of paths) await putObject(client, connection.bucket, folder + name, await openFile(ctx, file), file.size, file.mimeType, file.sha256);
+    } catch (err) {
+      throw new Error(describeS3Error(err), { cause: err });
+    } finally {
+      client.destroy();
+    }
+    await recordActivity(tx, {
+      ...entry,
+      action: 'cloud_storage.copied',
+      details: { provider: 'S3', trigger, bucket: connection.bucket, folder, documents: paths.length, attempt: job.attempts + 1 },
+    });
+    return {};
+  },
+};
