@@ -3,6 +3,7 @@ import type { EmitHook } from '../../kernel/events/outbox';
 import { findLean } from '../../kernel/db/lean';
 import { recordActivity } from '../activity/activity.service';
 import { documentsByItem } from '../documents/document.service';
+import { findVisibleRequest } from '../requests/request.access';
 import { documentPaths } from '../documents/document.zip';
 import { openFile } from '../files/file.service';
 import type { ContributedJobKind, JobFailure } from '../schedule/schedule.jobs';
@@ -53,23 +54,24 @@ async function recordFailure(tx: EntityManager, { job, error, attempts, final, r
   });
 }
 
+/** What a copy did, for its record; null when no bucket was connected. */
+type Copied = { bucket: string; folder: string; documents: number } | null;
+
 /**
  * Copies every document of the request to `<folder>/<item>/<file>` in the connected bucket (the zip's
- * names), then records it. Objects are written whole or not at all, under names fixed by the request, so
- * an attempt that failed half-way, or ran twice when a lease lapsed, leaves the same objects as one
- * clean run; the record is written once, by the run whose lease held.
+ * names), before and outside the job's transaction (a large copy holds neither the request's lock nor
+ * a connection); the job's transaction then records it. Objects are written whole or not at all, under
+ * names fixed by the request, so an attempt that failed half-way, or ran twice when a lease lapsed,
+ * leaves the same objects as one clean run; the record is written once, by the run whose lease held.
  */
 export const cloudCopyJob: ContributedJobKind = {
   kind: COPY_JOB_KIND,
   failed: recordFailure,
-  async run(job, { ctx, tx, request }) {
-    const trigger = job.payload.trigger as string;
-    const [connection] = await findLean(tx, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ? and provider = ?', [request.organization.id, 'S3']);
-    const entry = { organizationId: request.organization.id, requestId: request.id, actor: SYSTEM };
-    if (!connection) {
-      await recordActivity(tx, { ...entry, action: 'cloud_storage.copy_skipped', details: { provider: 'S3', trigger, reason: 'No S3 bucket is connected' } });
-      return {};
-    }
+  async prepare(job, ctx): Promise<Copied> {
+    const [connection] = await findLean(ctx.em, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ? and provider = ?', [job.organization_id, 'S3']);
+    const request = await findVisibleRequest(ctx.em, ctx.viewer, job.request_id);
+    // A request deleted meanwhile is not copied (and the job finds nothing to record).
+    if (!connection || !request) return null;
     const folder = folderOf(request.cloudStorageFolder ?? null, request.id);
     const paths = documentPaths((await documentsByItem(ctx, request.id)).items);
     const client = connectionClient(ctx.settings.secret, connection);
@@ -80,11 +82,17 @@ export const cloudCopyJob: ContributedJobKind = {
     } finally {
       client.destroy();
     }
-    await recordActivity(tx, {
-      ...entry,
-      action: 'cloud_storage.copied',
-      details: { provider: 'S3', trigger, bucket: connection.bucket, folder, documents: paths.length, attempt: job.attempts + 1 },
-    });
+    return { bucket: connection.bucket, folder, documents: paths.length };
+  },
+  async run(job, { tx, request, prepared }) {
+    const copied = prepared as Copied;
+    const entry = { organizationId: request.organization.id, requestId: request.id, actor: SYSTEM };
+    const trigger = job.payload.trigger as string;
+    if (!copied) {
+      await recordActivity(tx, { ...entry, action: 'cloud_storage.copy_skipped', details: { provider: 'S3', trigger, reason: 'No S3 bucket is connected' } });
+    } else {
+      await recordActivity(tx, { ...entry, action: 'cloud_storage.copied', details: { provider: 'S3', trigger, ...copied, attempt: job.attempts + 1 } });
+    }
     return {};
   },
 };

@@ -35,8 +35,11 @@ export type ClaimedJob = {
 /** What a job decided: done, or due again at `next` (the periodic reminder); stored files to delete. */
 export type JobOutcome = { next?: Date | null; fileIds?: string[] };
 
-/** What a job runs with: the service's context in the job's transaction, the time, and its request, locked. */
-export type JobContext = { ctx: GraphQLContext; tx: EntityManager; now: Date; request: Request };
+/**
+ * What a job runs with: the service's context in the job's transaction, the time, its request, locked,
+ * and what its kind's `prepare` answered.
+ */
+export type JobContext = { ctx: GraphQLContext; tx: EntityManager; now: Date; request: Request; prepared?: unknown };
 
 export type JobHandler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcome>;
 
@@ -44,10 +47,21 @@ export type JobHandler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcom
 export type JobFailure = { job: ClaimedJob; error: string; attempts: number; final: boolean; retryAt: Date | null };
 
 /**
- * Work a module above this one queues on a request (a copy to cloud storage): its kind, how it runs
- * (in the job's transaction, its request locked, as the kinds here), and what a failed attempt records.
+ * Work a module above this one queues on a request (a copy to cloud storage): its kind; the slow part
+ * (`prepare`: network transfers), run before and outside the job's transaction, so that it holds
+ * neither the request's lock nor a connection meanwhile; what then runs in the transaction, the
+ * request locked, as the kinds here do (`run`, given what `prepare` answered); and what a failed
+ * attempt records.
  */
-export type ContributedJobKind = { kind: string; run: JobHandler; failed?: (tx: EntityManager, failure: JobFailure) => Promise<void> };
+export type ContributedJobKind = {
+  kind: string;
+  prepare?: (job: ClaimedJob, ctx: GraphQLContext) => Promise<unknown>;
+  run: JobHandler;
+  failed?: (tx: EntityManager, failure: JobFailure) => Promise<void>;
+};
+
+/** The contributed kind `kind`, if it is one. */
+export const contributedKind = (kind: string): ContributedJobKind | undefined => jobKinds.values().find((contributed) => contributed.kind === kind);
 
 export const jobKinds = extensionPoint<ContributedJobKind>('job kinds');
 
@@ -63,7 +77,7 @@ export function nextOccurrence(due: Date, intervalDays: number, now: Date): Date
 
 /** How a claimed job runs: one of the kinds here, or a contributed one. */
 export function handlerOf(kind: string): JobHandler {
-  const handler = JOB_HANDLERS[kind as JobKind] ?? jobKinds.values().find((contributed) => contributed.kind === kind)?.run;
+  const handler = JOB_HANDLERS[kind as JobKind] ?? contributedKind(kind)?.run;
   if (!handler) throw new Error(`no handler for jobs of kind ${kind}`);
   return handler;
 }

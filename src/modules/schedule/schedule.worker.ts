@@ -8,7 +8,7 @@ import { deleteReferences } from '../files/file.service';
 import { renderingViewer } from '../portal/portal.access';
 import { findVisibleRequestForUpdate } from '../requests/request.access';
 import { JOB_BATCH, JOB_CONCURRENCY, JOB_LEASE_MS, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
-import { handlerOf, jobKinds, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
+import { contributedKind, handlerOf, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
 
 export type ScheduleWorkerOptions = {
   orm: MikroORM;
@@ -66,11 +66,12 @@ export class ScheduleWorker extends PollingWorker {
     const { contexts, clock, log } = this.options;
     const base = contexts.forViewer(renderingViewer(job.organization_id), { log, requestId: `job:${job.id}` });
     try {
+      const prepared = await contributedKind(job.kind)?.prepare?.(job, base);
       await deleteReferences(base, async (tx) => {
         const ctx = base.operations.on(base, tx);
         const now = clock.now();
         const request = await findVisibleRequestForUpdate(tx, ctx.viewer, job.request_id);
-        const outcome: JobOutcome = request ? await handlerOf(job.kind)(job, { ctx, tx, now, request }) : {};
+        const outcome: JobOutcome = request ? await handlerOf(job.kind)(job, { ctx, tx, now, request, prepared }) : {};
         await tx.flush();
         const finished = await tx.execute<{ id: string }[]>(
           `update job set status = ?, due_at = coalesce(?, due_at), attempts = 0, lease = null, locked_until = null, last_error = null,
@@ -94,7 +95,7 @@ export class ScheduleWorker extends PollingWorker {
     this.options.log.error({ err, job: job.id, kind: job.kind }, 'a timed job failed');
     const retryAt = final ? null : new Date(now.getTime() + JOB_RETRY_DELAYS_MS[attempts - 1]);
     const error = String((err as Error)?.message ?? err).slice(0, 500);
-    const recordFailure = jobKinds.values().find((contributed) => contributed.kind === job.kind)?.failed;
+    const recordFailure = contributedKind(job.kind)?.failed;
     await inTransaction(this.options.orm.em.fork(), async (tx) => {
       const recorded = await tx.execute<{ id: string }[]>(
         `update job set status = ?, attempts = ?, due_at = ?, last_error = ?, lease = null, locked_until = null, updated_at = ?

@@ -43,13 +43,20 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     ((await api().get(`/requests/${requestId}/activity?limit=100`)).json() as Array<{ action: string; actor: { type: string }; details: Record<string, any> }>)
       .filter((entry) => entry.action.startsWith('cloud_storage.'))
       .reverse();
-  /** A request copied to S3 under `folder`, completed by its recipient with one document. */
-  const completedRequest = async (folder: string | null, bytes: Buffer) => {
+  /** A request copied to S3 under `folder`, and what completes it: its recipient uploading one document and submitting. */
+  const s3Request = async (folder: string | null, bytes: Buffer) => {
     const { request, token, items } = await requestWithLink(t.app, acme.apiKey, { items: ITEMS, cloud_storage_provider: 'S3', cloud_storage_folder: folder });
-    const recipient = await signedIn(t.app, token);
-    expect((await recipient.upload(items[0].id, bytes, 'w2.pdf')).statusCode).toBe(200);
-    expect((await recipient.submit()).json().state).toBe('COMPLETE_AND_SUBMITTED');
-    return request as { id: string; items: Array<{ id: string }> };
+    const complete = async () => {
+      const recipient = await signedIn(t.app, token);
+      expect((await recipient.upload(items[0].id, bytes, 'w2.pdf')).statusCode).toBe(200);
+      expect((await recipient.submit()).json().state).toBe('COMPLETE_AND_SUBMITTED');
+    };
+    return { request: request as { id: string }, complete };
+  };
+  const completedRequest = async (folder: string | null, bytes: Buffer) => {
+    const { request, complete } = await s3Request(folder, bytes);
+    await complete();
+    return request;
   };
 
   beforeAll(async () => {
@@ -91,6 +98,14 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     expect((await api().post('/cloud-storage/SERVICE', {})).json().detail[0].msg).toMatch(/always connected/);
     expect((await api().delete('/cloud-storage/SERVICE')).statusCode).toBe(422);
     expect((await api().post('/cloud-storage/NOT_A_PROVIDER', {})).statusCode).toBe(422);
+  });
+
+  it('should refuse a request naming S3 while no bucket is connected', async () => {
+    const refused = await api().post('/requests', { name: 'R', items: ITEMS, recipients: [{ email: 'ana@example.com' }], cloud_storage_provider: 'S3' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().detail).toEqual([
+      { loc: ['body', 'cloud_storage_provider'], msg: 'No S3 bucket is connected: connect one first (POST /cloud-storage/S3)', type: 'invalid' },
+    ]);
   });
 
   it('should refuse with a 422 naming the cause: missing fields, wrong keys, an unknown bucket, an endpoint nobody answers', async () => {
@@ -149,8 +164,11 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     const disconnect = await other.graphql('mutation { cloudStorageDisconnect(provider: S3) { cloudStorageProvider { status } userErrors { message } } }');
     expect(disconnect.data.cloudStorageDisconnect).toEqual({ cloudStorageProvider: { status: 'AVAILABLE' }, userErrors: [] });
     expect((await api().get('/cloud-storage')).json()[1]).toMatchObject({ status: 'CONNECTED', bucket: BUCKET });
-    // Globex's request naming S3 copies nothing into Acme's bucket: Globex has no bucket.
-    const { token, items, request } = await requestWithLink(t.app, globex.apiKey, { items: ITEMS, cloud_storage_provider: 'S3' });
+    // Globex cannot name S3 without a bucket of its own; a request switched to S3 later (PATCH is
+    // not checked) copies nothing into Acme's bucket, and says so.
+    expect((await other.post('/requests', { name: 'R', items: ITEMS, recipients: [{ email: 'ana@example.com' }], cloud_storage_provider: 'S3' })).statusCode).toBe(422);
+    const { token, items, request } = await requestWithLink(t.app, globex.apiKey, { items: ITEMS });
+    expect((await other.patch(`/requests/${request.id}`, { cloud_storage_provider: 'S3' })).statusCode).toBe(200);
     const recipient = await signedIn(t.app, token);
     await recipient.upload(items[0].id, 'globex bytes');
     await recipient.submit();
@@ -218,8 +236,9 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
   });
 
   it('should disconnect: the keys deleted, pending copies cancelled, later completions skipped and said so', async () => {
-    // A copy queued, then the bucket disconnected before it runs.
+    // A copy queued, then the bucket disconnected before it runs; another request completes after.
     const queued = await completedRequest('queued', Buffer.from('queued'));
+    const later = await s3Request('later', Buffer.from('later'));
     const response = await api().delete('/cloud-storage/S3');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ provider: 'S3', status: 'AVAILABLE', bucket: null });
@@ -227,10 +246,10 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     const [job] = await t.orm.em.fork().execute(`select status from job where request_id = ? and kind = 'CLOUD_COPY'`, [queued.id]);
     expect(job.status).toBe('CANCELLED');
 
-    const later = await completedRequest('later', Buffer.from('later'));
+    await later.complete();
     expect(await runJobs()).toBe(1);
     expect(await listBucket()).toEqual([]);
-    expect((await activity(later.id)).map((e) => e.action)).toEqual(['cloud_storage.copy_skipped']);
+    expect((await activity(later.request.id)).map((e) => e.action)).toEqual(['cloud_storage.copy_skipped']);
   });
 
   it('should connect and refuse through GraphQL as over REST', async () => {
