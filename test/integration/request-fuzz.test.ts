@@ -44,7 +44,7 @@ type Kind =
   | { t: 'union' };
 
 const LANGUAGE_VALUES = ['en-US', 'en', 'es', 'ar', 'zh', 'fr', 'de', 'ht', 'he', 'id', 'it', 'ko', 'pt', 'pa', 'ru'];
-const PROVIDERS = ['SERVICE', 'S3', 'GOOGLE_DRIVE', 'DROPBOX', 'BOX', 'ONEDRIVE', 'SHAREPOINT'];
+const PROVIDERS = ['SERVICE', 'GOOGLE_DRIVE', 'DROPBOX', 'BOX', 'ONEDRIVE', 'SHAREPOINT'];
 const AUTH_METHODS = ['UNSET', 'EMAIL', 'SMS', 'SECURITY_QUESTION', 'NONE'];
 const SEND_METHODS = ['DEFAULT', 'EMAIL', 'SMS', 'BOTH', 'MULTIPLE'];
 const ITEM_TYPES = ['UPLOAD', 'STANDARD', 'E_SIGNATURE', 'QUESTION'];
