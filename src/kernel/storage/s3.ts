@@ -21,13 +21,20 @@ const isNotFound = (err: unknown) => {
 };
 
 /** A client of an S3 bucket (AWS or any S3-compatible service), set up as every S3 use here needs. */
-export function createS3Client(options: Omit<S3StorageOptions, 'bucket'> & { maxAttempts?: number }): S3Client {
+export function createS3Client(
+  options: Omit<S3StorageOptions, 'bucket'> & {
+    maxAttempts?: number;
+    /** Milliseconds to connect, and of silence on a connection, before a request fails. */
+    timeouts?: { connectionTimeout: number; requestTimeout: number };
+  },
+): S3Client {
   return new S3Client({
     region: options.region,
     endpoint: options.endpoint,
     credentials: options.credentials,
     forcePathStyle: options.forcePathStyle,
     maxAttempts: options.maxAttempts,
+    requestHandler: options.timeouts,
     // The SDK's default since 2025 adds CRC checksums with aws-chunked trailers to every upload, which
     // many S3-compatible services do not understand; SHA-256 is computed here anyway.
     requestChecksumCalculation: 'WHEN_REQUIRED',

@@ -4,7 +4,7 @@ import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { createS3Client } from '../../kernel/storage/s3';
 import type { CloudStorageConnectionRow } from './cloud-storage.entities';
-import { CONNECT_TIMEOUT_MS } from './cloud-storage.limits';
+import { PROBE_TIMEOUT_MS, COPY_CONNECT_TIMEOUT_MS, COPY_IDLE_TIMEOUT_MS } from './cloud-storage.limits';
 
 const SEAL_PURPOSE = 'cloud-storage-credentials';
 
@@ -22,12 +22,19 @@ export function connectionClient(secret: string, connection: CloudStorageConnect
 
 // Retries are the job queue's (minutes apart, recorded), not the SDK's (milliseconds apart, silent).
 const bucketClient = (location: S3Location, credentials: S3Credentials): S3Client =>
-  createS3Client({ region: location.region, endpoint: location.endpoint ?? undefined, forcePathStyle: location.forcePathStyle, credentials, maxAttempts: 1 });
+  createS3Client({
+    region: location.region,
+    endpoint: location.endpoint ?? undefined,
+    forcePathStyle: location.forcePathStyle,
+    credentials,
+    maxAttempts: 1,
+    timeouts: { connectionTimeout: COPY_CONNECT_TIMEOUT_MS, requestTimeout: COPY_IDLE_TIMEOUT_MS },
+  });
 
 /** What went wrong talking to a bucket, in words an admin can act on (the service's code and message). */
 export function describeS3Error(err: unknown): string {
   const e = err as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `no answer in time (${e.message ?? e.name})`;
   const status = e.$metadata?.httpStatusCode ? ` (HTTP ${e.$metadata.httpStatusCode})` : '';
   const code = e.code ?? e.name ?? 'Error';
   return `${code}${status}: ${e.message ?? String(err)}`.slice(0, 300);
@@ -41,7 +48,7 @@ export function describeS3Error(err: unknown): string {
 export async function probeBucket(location: S3Location, credentials: S3Credentials): Promise<void> {
   const client = bucketClient(location, credentials);
   const Key = `.gather-connection-test-${randomUUID()}`;
-  const abortSignal = AbortSignal.timeout(CONNECT_TIMEOUT_MS);
+  const abortSignal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   try {
     await client.send(new PutObjectCommand({ Bucket: location.bucket, Key, Body: 'Gather checks that it may write here; this object is deleted at once.\n' }), { abortSignal });
     await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key }), { abortSignal });

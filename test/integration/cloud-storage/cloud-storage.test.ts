@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { createS3Client } from '../../../src/kernel/storage/s3';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
-import { createUser } from '../../support/fixtures';
+import { createUser, eventually } from '../../support/fixtures';
 import { requestWithLink, signedIn } from '../../support/portal';
 
 // Cloud storage destinations against a real S3-compatible server on loopback (s3rver). It knows one
@@ -232,6 +233,42 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
       ['cloud_storage.copy_failed', 1],
       ['cloud_storage.copied', 2],
     ]);
+    await emptyBucket();
+  });
+
+  it('should copy without holding the request: its owner verifies while a copy waits on a silent bucket', async () => {
+    // A bucket that takes connections and answers nothing, until the test cuts them (and every later one).
+    const sockets: Socket[] = [];
+    let cut = false;
+    const silent = createServer((socket) => {
+      socket.on('error', () => undefined);
+      if (cut) socket.destroy();
+      else sockets.push(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const setEndpoint = (url: string) => t.orm.em.fork().execute('update cloud_storage_connection set endpoint = ? where organization_id = ?', [url, acme.organizationId]);
+    await setEndpoint(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    try {
+      const request = await completedRequest('unhurried', Buffer.from('unhurried'));
+      const copying = runJobs();
+      await eventually(async () => sockets.length > 0);
+      // The copy's PUT is waiting: the request is not locked, so the owner's verification goes through.
+      expect((await api().post(`/requests/${request.id}/verify`)).statusCode).toBe(200);
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+      await copying;
+      expect((await activity(request.id)).map((e) => [e.action, e.details.trigger])).toEqual([
+        ['cloud_storage.copy_failed', 'completed'],
+        ['cloud_storage.copy_failed', 'verified'],
+      ]);
+      await setEndpoint(endpoint);
+      offsetMs = 61_000;
+      expect(await runJobs()).toBe(2);
+      expect(await listBucket()).toEqual(['unhurried/W-2/w2.pdf']);
+    } finally {
+      await setEndpoint(endpoint);
+      await new Promise((resolve) => silent.close(resolve));
+    }
     await emptyBucket();
   });
 
