@@ -60,10 +60,10 @@ export type ContributedJobKind = {
   failed?: (tx: EntityManager, failure: JobFailure) => Promise<void>;
 };
 
+export const jobKinds = extensionPoint<ContributedJobKind>('job kinds');
+
 /** The contributed kind `kind`, if it is one. */
 export const contributedKind = (kind: string): ContributedJobKind | undefined => jobKinds.values().find((contributed) => contributed.kind === kind);
-
-export const jobKinds = extensionPoint<ContributedJobKind>('job kinds');
 
 /**
  * The periodic reminder's next due time after `now`: occurrences missed while the service was down

@@ -11,12 +11,12 @@ const ENDING_ACTIONS = new Set(['request.closed', 'request.deleted', 'request.ex
 const changed = (event: EmittedEvent, ...fields: string[]) => event.action === 'request.created' || fields.some((field) => event.updated?.includes(field));
 
 /**
- * Cancels every pending job of this module's kinds of a request that was closed, deleted, expired or verified. A job in
- * flight keeps its lease: its own finishing write then settles it (the job that expired the request
- * is DONE; another waited for the request's lock, found it ended and did nothing).
+ * Cancels every pending job of this module's kinds of a request that was closed, deleted, expired or
+ * verified; work other modules queue (a copy to cloud storage) may follow the end. A job in flight
+ * keeps its lease: its own finishing write then settles it (the job that expired the request is DONE;
+ * another waited for the request's lock, found it ended and did nothing).
  */
 export const cancelEndedJobs: EmitHook = {
-  // Only the kinds of this module: work others queue (a copy to cloud storage) may follow the end.
   sql: `update job set status = 'CANCELLED', updated_at = ?
          where ?::boolean and request_id = ?::uuid and status = 'PENDING' and kind = any(?::text[])`,
   params: (event) => [event.createdAt, ENDING_ACTIONS.has(event.action), event.requestId, `{${JOB_KINDS.join(',')}}`],
