@@ -1,6 +1,7 @@
 import { foldModules } from '../kernel/module';
 import { activityModule } from './activity/activity.module';
 import { attachmentsModule } from './attachments/attachment.module';
+import { cloudStorageModule } from './cloud-storage/cloud-storage.module';
 import { contractsModule } from './contracts/contract.module';
 import { dashboardModule } from './dashboard/dashboard.module';
 import { documentsModule } from './documents/document.module';
@@ -49,6 +50,7 @@ export const MODULES = foldModules([
   scheduleModule,
   sharesModule,
   dashboardModule,
+  cloudStorageModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

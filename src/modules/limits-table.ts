@@ -24,6 +24,7 @@ import {
   MAX_QUERY_DEPTH,
   MIN_DATE,
 } from '../kernel/limits';
+import { COPY_CONNECT_TIMEOUT_MS, COPY_IDLE_TIMEOUT_MS, PROBE_TIMEOUT_MS, MAX_ACCESS_KEY_ID, MAX_REGION, MAX_S3_ENDPOINT, MAX_SECRET_ACCESS_KEY } from './cloud-storage/cloud-storage.limits';
 import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contracts/contract.limits';
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
 import { MAX_FORM_FIELD_NAME, MAX_FORM_FIELDS, MAX_FORM_NAME, MAX_FORM_VALUE } from './forms/form.limits';
@@ -219,6 +220,16 @@ const rows = (): [string, string, string][] => [
     'attempt failed, retried',
   ],
   ['Timed job attempts (reminders, expiry, auto-close, escalations)', retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS), 'job `FAILED`, `last_error` kept'],
+  [
+    'Cloud storage (S3) connection',
+    `\`access_key_id\` ${chars(MAX_ACCESS_KEY_ID)}, \`secret_access_key\` ${chars(MAX_SECRET_ACCESS_KEY)}, \`region\` ${chars(MAX_REGION)}, \`endpoint\` ${chars(MAX_S3_ENDPOINT)} (as webhook endpoints: \`https\`, public addresses unless private targets are allowed); the bucket must take a probe object within ${duration(PROBE_TIMEOUT_MS)}`,
+    '`422`',
+  ],
+  [
+    'Copies to cloud storage',
+    `${duration(COPY_CONNECT_TIMEOUT_MS)} to connect, ${duration(COPY_IDLE_TIMEOUT_MS)} of silence at most; retried as timed jobs, ${retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS)}`,
+    'job `FAILED`; each attempt in the activity log',
+  ],
   ['Timed jobs claimed at once', `${n(JOB_BATCH)} per round per instance, ${n(JOB_CONCURRENCY)} running at once, each leased for \`JOB_LEASE_MS\` (default ${duration(JOB_LEASE_MS)}, ${duration(MIN_JOB_LEASE_MS)} to ${duration(MAX_JOB_LEASE_MS)}; then another instance may run it)`, 'run by another instance'],
   ['Reminder deferral', `a recipient active in the portal within ${duration(REMINDER_DEFER_MS)} is reminded ${duration(REMINDER_DEFER_MS)} later`, 'deferred, shown in the reminder list'],
   ['Reminders to one recipient', `no periodic, scheduled or deferred reminder within ${duration(REMINDER_MIN_GAP_MS)} of the last one (one by hand always goes)`, 'left out of that reminder'],

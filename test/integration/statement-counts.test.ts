@@ -71,6 +71,7 @@ const GROWS: Record<string, string | null> = {
   'GET /requests/:request_id/escalations/:escalation_id': null,
   'GET /shares': 'shares, each with its recipients and files',
   'GET /shares/:share_id': 'recipients, files and downloads',
+  'GET /cloud-storage': null,
 };
 
 type Subjects = Partial<Record<WorldNoun, string>>;

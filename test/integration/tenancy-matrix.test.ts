@@ -44,6 +44,13 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */
 const REST_BODY_OVERRIDES: Record<string, unknown> = {};
 
+/**
+ * Path parameters that name no record but a thing every organization has its own of (a cloud storage
+ * provider): the organization is the caller's, from its key. Their rows are probed below with Acme's
+ * thing set up, as Globex, and must leave Acme's unchanged.
+ */
+const NAMED_PARAMS: Record<string, string> = { provider: 'S3' };
+
 /** The nouns whose ids each GraphQL id position takes. */
 const GRAPHQL_NOUNS: Record<string, Noun[]> = {
   'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'form', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder', 'share', 'shareDownload'],
@@ -198,7 +205,8 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
   }
 
   describe('REST', () => {
-    const byId = REST_ROWS.filter((row) => pathParams(row.url).length > 0);
+    const byId = REST_ROWS.filter((row) => pathParams(row.url).some((param) => !(param in NAMED_PARAMS)));
+    const byName = REST_ROWS.filter((row) => pathParams(row.url).length > 0 && pathParams(row.url).every((param) => param in NAMED_PARAMS));
 
     it('should know an Acme id for every parameter and a body for every by-id row', () => {
       const missing: string[] = [];
@@ -243,6 +251,35 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
       }
       expect(failures).toEqual([]);
       expect(calls).toBeGreaterThan(60);
+    });
+
+    it("should leave Acme's own things alone on rows that name one (a provider), whatever Globex's admin sends", async () => {
+      // Acme's S3 connection, as a connect would store it (no bucket is reached by these probes).
+      await t.orm.em.fork().execute(
+        `insert into cloud_storage_connection (organization_id, provider, bucket, region, endpoint, force_path_style, sealed_credentials, connected_at)
+         values (?, 'S3', 'acme-bucket', 'us-east-1', null, false, 'sealed', now())`,
+        [acme.organization],
+      );
+      const acmeAnswers = async () => {
+        const api = client(t.app, acme.adminKey);
+        const answers: string[] = [];
+        for (const row of REST_ROWS.filter((r) => r.method === 'GET' && pathParams(r.url).length === 0)) answers.push((await api.get(row.url)).body);
+        return { rows: await t.orm.em.fork().execute('select * from cloud_storage_connection where organization_id = ?', [acme.organization]), answers };
+      };
+      const before = await acmeAnswers();
+      expect(before.rows).toHaveLength(1);
+      const failures: string[] = [];
+      for (const row of byName) {
+        const url = fillPath(row.url, NAMED_PARAMS);
+        const { payload, headers } = minimalPayload(row) ?? {};
+        const response = await t.app.inject({ method: row.method, url, payload: payload as never, headers: { authorization: `Bearer ${globex.adminKey}`, ...headers } });
+        if (response.statusCode >= 500) failures.push(`${row.method} ${url}: ${response.statusCode}`);
+        const after = await acmeAnswers();
+        if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${row.method} ${url} as Globex changed what Acme has`);
+      }
+      expect(failures).toEqual([]);
+      expect(byName.length).toBeGreaterThanOrEqual(2);
+      await t.orm.em.fork().execute('delete from cloud_storage_connection where organization_id = ?', [acme.organization]);
     });
 
     it("should answer every by-id read with Globex's own ids (the probes above address real records)", async () => {

@@ -52,6 +52,8 @@ const VALUE_OBJECT_TYPES = [
   'RecipientConfirmation',
   // A page of the event log read forward (Query.requestEvents); its events carry their eventId.
   'RequestEventPage',
+  // A provider's state for the caller's organization: identified by `provider`, one per organization.
+  'CloudStorageProvider',
 ];
 
 function config(): Linter.Config[] {

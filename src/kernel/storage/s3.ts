@@ -20,18 +20,31 @@ const isNotFound = (err: unknown) => {
   return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
 };
 
-/** Objects in an S3 bucket (AWS or any S3-compatible service). */
-export function createS3Storage(options: S3StorageOptions): Storage {
-  const client = new S3Client({
+/** A client of an S3 bucket (AWS or any S3-compatible service), set up as every S3 use here needs. */
+export function createS3Client(
+  options: Omit<S3StorageOptions, 'bucket'> & {
+    maxAttempts?: number;
+    /** Milliseconds to connect, and of silence on a connection, before a request fails. */
+    timeouts?: { connectionTimeout: number; requestTimeout: number };
+  },
+): S3Client {
+  return new S3Client({
     region: options.region,
     endpoint: options.endpoint,
     credentials: options.credentials,
     forcePathStyle: options.forcePathStyle,
+    maxAttempts: options.maxAttempts,
+    requestHandler: options.timeouts,
     // The SDK's default since 2025 adds CRC checksums with aws-chunked trailers to every upload, which
     // many S3-compatible services do not understand; SHA-256 is computed here anyway.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+}
+
+/** Objects in an S3 bucket (AWS or any S3-compatible service). */
+export function createS3Storage(options: S3StorageOptions): Storage {
+  const client = createS3Client(options);
   const Bucket = options.bucket;
 
   return {

@@ -3,34 +3,53 @@ import { ZipFile } from 'yazl';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { MAX_ZIP_SEGMENT } from '../files/file.limits';
 import { portableSegment, uniqueNames } from '../files/file.names';
+import type { StoredFile } from '../files/file.entities';
 import { openFile } from '../files/file.service';
 import { formCsv, formJson } from '../forms/form.export';
 import type { ItemDocuments } from './document.service';
 
+/** One entry of a request's folder tree: a stored document, or an item's filled form as JSON or CSV. */
+export type FolderEntry = { name: string; file: StoredFile } | { name: string; bytes: Buffer; mimeType: string; mtime: Date };
+
 /**
- * A zip of documents, a folder per item (with the item's filled form as `<form>.json` and `<form>.csv`), written while it is sent: each document's bytes are opened
- * only when its turn comes, so neither memory nor open files grow with the number of documents.
- * Entry names are single safe segments (no `..`, no separators, no absolute paths), unique per folder.
+ * Where each document goes in a folder tree (the zip, a copy in cloud storage): a folder per item,
+ * `<item>/<file>`, with the item's filled form beside its files as `<form>.json` and `<form>.csv`;
+ * names are single safe segments (no `..`, no separators), unique per folder.
  */
-export function zipDocuments(ctx: Pick<GraphQLContext, 'storage' | 'log'>, items: ItemDocuments[]): Readable {
-  const zip = new ZipFile();
+export function documentPaths(items: ItemDocuments[]): FolderEntry[] {
   const folderName = uniqueNames();
-  for (const { item, documents } of items) {
+  return items.flatMap(({ item, documents }): FolderEntry[] => {
     const folder = folderName(portableSegment(item.name, 'item'));
     const entryName = uniqueNames();
+    const forms: FolderEntry[] = [];
     if (item.form && item.formAnswers) {
       const filled = { item: { id: item.id, name: item.name }, form: item.form, answers: item.formAnswers };
       const base = portableSegment(item.form.name, 'form', MAX_ZIP_SEGMENT - '.json'.length);
-      zip.addBuffer(Buffer.from(formJson(filled)), `${folder}/${entryName(`${base}.json`)}`, { mtime: item.updatedAt });
-      zip.addBuffer(Buffer.from(formCsv(filled)), `${folder}/${entryName(`${base}.csv`)}`, { mtime: item.updatedAt });
+      forms.push(
+        { name: `${folder}/${entryName(`${base}.json`)}`, bytes: Buffer.from(formJson(filled)), mimeType: 'application/json', mtime: item.updatedAt },
+        { name: `${folder}/${entryName(`${base}.csv`)}`, bytes: Buffer.from(formCsv(filled)), mimeType: 'text/csv; charset=utf-8', mtime: item.updatedAt },
+      );
     }
-    for (const { file } of documents) {
-      const name = `${folder}/${entryName(portableSegment(file.name, 'file'))}`;
-      // Stored, not deflated: documents are mostly PDFs and images, which do not compress.
-      zip.addReadStreamLazy(name, { size: file.size, compress: file.mimeType.startsWith('text/'), mtime: file.createdAt }, (done) => {
-        openFile(ctx, file).then((stream) => done(null, stream), (err: unknown) => done(err, undefined as never));
-      });
+    return [...forms, ...documents.map(({ file }) => ({ name: `${folder}/${entryName(portableSegment(file.name, 'file'))}`, file }))];
+  });
+}
+
+/**
+ * A zip of a request's folder tree (documentPaths), written while it is sent: each document's bytes
+ * are opened only when its turn comes, so neither memory nor open files grow with the number of documents.
+ */
+export function zipDocuments(ctx: Pick<GraphQLContext, 'storage' | 'log'>, items: ItemDocuments[]): Readable {
+  const zip = new ZipFile();
+  for (const entry of documentPaths(items)) {
+    if (!('file' in entry)) {
+      zip.addBuffer(entry.bytes, entry.name, { mtime: entry.mtime });
+      continue;
     }
+    const { name, file } = entry;
+    // Stored, not deflated: documents are mostly PDFs and images, which do not compress.
+    zip.addReadStreamLazy(name, { size: file.size, compress: file.mimeType.startsWith('text/'), mtime: file.createdAt }, (done) => {
+      openFile(ctx, file).then((stream) => done(null, stream), (err: unknown) => done(err, undefined as never));
+    });
   }
   zip.end();
   // Once the first bytes are sent the status cannot change: a failure can only cut the download short.

@@ -27,7 +27,8 @@ export type Topic = (typeof TOPICS)[number];
  * What the activity log records besides the topics: a draft sent and a link regenerated (events whose
  * topic is `request.updated`, as is the expiration warning), what recipients do that no webhook hears of,
  * and what timed work decides (a reminder deferred, a bounced reminder sent by SMS, an escalation, a
- * closed request's documents deleted after the organization's `retention_days`).
+ * closed request's documents deleted after the organization's `retention_days`, a copy of the documents
+ * to the organization's cloud storage).
  */
 export const OTHER_ACTIONS = [
   'request.sent',
@@ -39,6 +40,9 @@ export const OTHER_ACTIONS = [
   'reminder.sms_fallback',
   'escalation.fired',
   'request.retention_deleted',
+  'cloud_storage.copied',
+  'cloud_storage.copy_failed',
+  'cloud_storage.copy_skipped',
 ] as const;
 
 /** An entry of the activity log: a topic, or one of the other actions. */

@@ -25,7 +25,8 @@ export const DEFAULT_REMINDERS = 3;
 /** The spec writes the default as "en"; legacy clients send it. */
 export const LANGUAGE_ALIASES: Record<string, Language> = { en: 'en-US' };
 
-export const CONNECTION_PROVIDERS = ['SERVICE', 'GOOGLE_DRIVE', 'DROPBOX', 'BOX', 'ONEDRIVE', 'SHAREPOINT'] as const;
+/** Where a request's documents go besides Gather's own storage (README, Cloud storage). */
+export const CONNECTION_PROVIDERS = ['SERVICE', 'S3', 'GOOGLE_DRIVE', 'DROPBOX', 'BOX', 'ONEDRIVE', 'SHAREPOINT'] as const;
 export type ConnectionProvider = (typeof CONNECTION_PROVIDERS)[number];
 
 /** GraphQL spells `en-US` as EN_US; every other language is its code in capitals. */

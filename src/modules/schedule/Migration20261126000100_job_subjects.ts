@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 // Timed work of records other than requests (a share's expiration and deletion): such a job names no
-// request, and its kind is one a module above contributes (`timedWork`), so the set is no longer
+// request, and its kind is one a module above contributes (`jobKinds`), so the set is no longer
 // closed here.
 export class Migration20261126000100_job_subjects extends Migration {
   override async up(): Promise<void> {

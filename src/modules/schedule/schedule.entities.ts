@@ -18,9 +18,9 @@ export const Job = defineEntity({
   properties: {
     id: uuidPrimaryKey(),
     organization: () => p.manyToOne(Organization).ref(),
-    /** The request it is for; null for another record's job (a share's, see `timedWork`). */
+    /** The request it is for; null for another record's job (a share's, see `jobKinds`). */
     request: () => p.manyToOne(Request).ref().nullable(),
-    /** One of JOB_KINDS for a request's job, else a kind its module contributes to `timedWork`. */
+    /** One of JOB_KINDS for a request's job, else a kind its module contributes to `jobKinds`. */
     kind: p.text(),
     /** What the job is for (`reminder:<request id>`, `escalation:<id>`): one row per key. */
     key: p.text().unique(),

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { extensionPoint } from '../../kernel/module';
 import { queryRows } from '../../kernel/db/lean';
 import type { GraphQLContext } from '../../kernel/graphql/context';
+import { extensionPoint } from '../../kernel/module';
 import { recordActivity } from '../activity/activity.service';
 import { removeRequestDocuments } from '../documents/document.service';
 import { queueNotification } from '../notifications/notification.service';
@@ -24,8 +24,9 @@ export type ScheduleSettings = {
 export type ClaimedJob = {
   id: string;
   organization_id: string;
-  /** Null for another record's job (`timedWork`). */
+  /** Null for another record's job (a share's): its contributed kind locks its own record. */
   request_id: string | null;
+  /** One of JOB_KINDS, or a kind another module contributed (`jobKinds`). */
   kind: string;
   key: string;
   due_at: Date | string;
@@ -37,19 +38,36 @@ export type ClaimedJob = {
 /** What a job decided: done, or due again at `next` (the periodic reminder); stored files to delete. */
 export type JobOutcome = { next?: Date | null; fileIds?: string[] };
 
-/** What a job runs with: the service's context in the job's transaction, the time, and its request, locked. */
-export type JobContext = { ctx: GraphQLContext; tx: EntityManager; now: Date; request: Request };
+/**
+ * What a job runs with: the service's context in the job's transaction, the time, its request, locked,
+ * and what its kind's `prepare` answered.
+ */
+export type JobContext = { ctx: GraphQLContext; tx: EntityManager; now: Date; request: Request; prepared?: unknown };
 
-type Handler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcome>;
+export type JobHandler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcome>;
+
+/** A job's failed attempt, as its kind may record it (in a transaction of its own: the job's rolled back). */
+export type JobFailure = { job: ClaimedJob; error: string; attempts: number; final: boolean; retryAt: Date | null };
 
 /**
- * Timed work of a record other than a request (a module above contributes it): the job's kinds, and
- * what runs one in the job's transaction; it locks its own record.
+ * Timed work a module above this one contributes: its kinds; the slow part (`prepare`: network
+ * transfers), run before and outside the job's transaction, so that it holds neither a lock nor a
+ * connection meanwhile; what then runs in the transaction (`run`, given what `prepare` answered): on
+ * the job's request, locked, when the job names one (a copy to cloud storage; not run once the request
+ * is gone), else on a record of its own that it locks itself (a share's expiry); and what a failed
+ * attempt records.
  */
-export type TimedWork = { kinds: readonly string[]; run: (job: ClaimedJob, run: Omit<JobContext, 'request'>) => Promise<JobOutcome> };
+export type ContributedJobKind = {
+  kinds: readonly string[];
+  prepare?: (job: ClaimedJob, ctx: GraphQLContext) => Promise<unknown>;
+  run: (job: ClaimedJob, run: Omit<JobContext, 'request'> & { request?: Request }) => Promise<JobOutcome>;
+  failed?: (tx: EntityManager, failure: JobFailure) => Promise<void>;
+};
 
-/** The timed work of other records, by kind. */
-export const timedWork = extensionPoint<TimedWork>('timed work of other records');
+export const jobKinds = extensionPoint<ContributedJobKind>('job kinds');
+
+/** The contributed kind that runs jobs of `kind`, if one does. */
+export const contributedKind = (kind: string): ContributedJobKind | undefined => jobKinds.values().find((contributed) => contributed.kinds.includes(kind));
 
 /**
  * The periodic reminder's next due time after `now`: occurrences missed while the service was down
@@ -63,7 +81,7 @@ export function nextOccurrence(due: Date, intervalDays: number, now: Date): Date
 
 const ended = (request: Request) => request.state === 'CLOSED' || request.state === 'EXPIRED';
 
-export const JOB_HANDLERS: Record<JobKind, Handler> = {
+export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   REMINDER: async (job, { ctx, tx, now, request }) => {
     if (request.reminders <= 0 || ended(request) || request.state === 'VERIFIED') return {};
     const due = new Date(job.due_at);

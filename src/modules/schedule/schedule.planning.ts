@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmitHook, EmittedEvent } from '../../kernel/events/outbox';
 import type { RetentionChange } from '../organizations/organization.service';
+import { JOB_KINDS } from './schedule.entities';
 
 // Jobs are planned in the statement of the event that changes what they depend on (an outbox hook,
 // as webhook deliveries are), so a request's dates and its jobs never disagree and a change costs no
@@ -12,14 +13,15 @@ const ENDING_ACTIONS = new Set(['request.closed', 'request.deleted', 'request.ex
 const changed = (event: EmittedEvent, ...fields: string[]) => event.action === 'request.created' || fields.some((field) => event.updated?.includes(field));
 
 /**
- * Cancels every pending job of a request that was closed, deleted, expired or verified. A job in
- * flight keeps its lease: its own finishing write then settles it (the job that expired the request
- * is DONE; another waited for the request's lock, found it ended and did nothing).
+ * Cancels every pending job of this module's kinds of a request that was closed, deleted, expired or
+ * verified; work other modules queue (a copy to cloud storage) may follow the end. A job in flight
+ * keeps its lease: its own finishing write then settles it (the job that expired the request is DONE;
+ * another waited for the request's lock, found it ended and did nothing).
  */
 export const cancelEndedJobs: EmitHook = {
   sql: `update job set status = 'CANCELLED', updated_at = ?
-         where ?::boolean and request_id = ?::uuid and status = 'PENDING'`,
-  params: (event) => [event.createdAt, ENDING_ACTIONS.has(event.action), event.requestId],
+         where ?::boolean and request_id = ?::uuid and status = 'PENDING' and kind = any(?::text[])`,
+  params: (event) => [event.createdAt, ENDING_ACTIONS.has(event.action), event.requestId, `{${JOB_KINDS.join(',')}}`],
 };
 
 /**

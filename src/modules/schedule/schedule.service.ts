@@ -22,7 +22,7 @@ import { MAX_ESCALATION_DAYS, MAX_ESCALATIONS, MAX_SCHEDULED_REMINDERS, MIN_ESCA
 
 const DAY_MS = 86_400_000;
 
-/** A job to plan: a request's (`requestId`), or another record's, whose kind its module runs (`timedWork`). */
+/** A job to plan: a request's (`requestId`), or another record's, whose kind its module runs (`jobKinds`). */
 export type Planned = { organizationId: string; requestId: string | null; kind: JobKind | string; key: string; dueAt: Date | null; payload: Record<string, unknown> };
 
 /** Plans (or moves, or with no time cancels) the job `key`, in the caller's transaction. */

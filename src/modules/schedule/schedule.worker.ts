@@ -2,14 +2,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../kernel/clock';
 import type { ContextFactory } from '../../kernel/graphql/context';
+import { inTransaction } from '../../kernel/db/transaction';
 import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import { deleteReferences } from '../files/file.service';
 import { renderingViewer } from '../portal/portal.access';
 import { findVisibleRequestForUpdate } from '../requests/request.access';
 import { JOB_BATCH, JOB_CONCURRENCY, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { GraphQLContext } from '../../kernel/graphql/context';
-import { JOB_HANDLERS, timedWork, type ClaimedJob, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
+import { contributedKind, JOB_HANDLERS, type ClaimedJob, type JobContext, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
 import type { JobKind } from './schedule.entities';
 
 export type ScheduleWorkerOptions = {
@@ -22,15 +21,20 @@ export type ScheduleWorkerOptions = {
   pollMs?: number;
 };
 
-/** Runs a request's job on its request (locked; nothing when it is gone), or another record's by its contributed kind. */
-async function runJob(job: ClaimedJob, ctx: GraphQLContext, tx: EntityManager, now: Date): Promise<JobOutcome> {
+/**
+ * Runs a job in its transaction: a request's on its request, locked (nothing once it is gone), by its
+ * kind here or the module's that contributed it; another record's by its contributed kind alone.
+ */
+async function runJob(job: ClaimedJob, run: Omit<JobContext, 'request'>): Promise<JobOutcome> {
+  const contributed = contributedKind(job.kind);
+  const handler = contributed?.run ?? JOB_HANDLERS[job.kind as JobKind];
+  if (!handler) throw new Error(`No timed work runs jobs of kind ${job.kind}`);
   if (job.request_id === null) {
-    const work = timedWork.values().find((w) => w.kinds.includes(job.kind));
-    if (!work) throw new Error(`No timed work runs jobs of kind ${job.kind}`);
-    return work.run(job, { ctx, tx, now });
+    if (!contributed) throw new Error(`A job of kind ${job.kind} names no request`);
+    return contributed.run(job, run);
   }
-  const request = await findVisibleRequestForUpdate(tx, ctx.viewer, job.request_id);
-  return request ? JOB_HANDLERS[job.kind as JobKind](job, { ctx, tx, now, request }) : {};
+  const request = await findVisibleRequestForUpdate(run.tx, run.ctx.viewer, job.request_id);
+  return request ? handler(job, { ...run, request }) : {};
 }
 
 /** A job whose lease another instance took over: its work is rolled back, the other instance's stands. */
@@ -79,10 +83,11 @@ export class ScheduleWorker extends PollingWorker {
     const { contexts, clock, log } = this.options;
     const base = contexts.forViewer(renderingViewer(job.organization_id), { log, requestId: `job:${job.id}` });
     try {
+      const prepared = await contributedKind(job.kind)?.prepare?.(job, base);
       await deleteReferences(base, async (tx) => {
         const ctx = base.operations.on(base, tx);
         const now = clock.now();
-        const outcome = await runJob(job, ctx, tx, now);
+        const outcome = await runJob(job, { ctx, tx, now, prepared });
         await tx.flush();
         const finished = await tx.execute<{ id: string }[]>(
           `update job set status = ?, due_at = coalesce(?, due_at), attempts = 0, lease = null, locked_until = null, last_error = null,
@@ -104,13 +109,16 @@ export class ScheduleWorker extends PollingWorker {
     const attempts = job.attempts + 1;
     const final = attempts >= JOB_MAX_ATTEMPTS;
     this.options.log.error({ err, job: job.id, kind: job.kind }, 'a timed job failed');
-    await this.options.orm.em
-      .fork()
-      .execute(
+    const retryAt = final ? null : new Date(now.getTime() + JOB_RETRY_DELAYS_MS[attempts - 1]);
+    const error = String((err as Error)?.message ?? err).slice(0, 500);
+    const recordFailure = contributedKind(job.kind)?.failed;
+    await inTransaction(this.options.orm.em.fork(), async (tx) => {
+      const recorded = await tx.execute<{ id: string }[]>(
         `update job set status = ?, attempts = ?, due_at = ?, last_error = ?, lease = null, locked_until = null, updated_at = ?
-          where id = ? and lease = ?`,
-        [final ? 'FAILED' : 'PENDING', attempts, final ? job.due_at : new Date(now.getTime() + JOB_RETRY_DELAYS_MS[attempts - 1]), String((err as Error)?.message ?? err).slice(0, 500), now, job.id, job.lease],
-      )
-      .catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'recording a failed job failed'));
+          where id = ? and lease = ? returning id`,
+        [final ? 'FAILED' : 'PENDING', attempts, retryAt ?? job.due_at, error, now, job.id, job.lease],
+      );
+      if (recorded.length > 0) await recordFailure?.(tx, { job, error, attempts, final, retryAt });
+    }).catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'recording a failed job failed'));
   }
 }

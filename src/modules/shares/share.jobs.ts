@@ -1,11 +1,11 @@
 import { queryRows } from '../../kernel/db/lean';
-import type { TimedWork } from '../schedule/schedule.jobs';
+import type { ContributedJobKind } from '../schedule/schedule.jobs';
 
 // A share's timed work (planned by share.service.ts when its dates are set): its expiration closes
 // its page (410), its deletion deletes its files from storage. Each locks the share and acts only if
 // its date has come (a date moved since the job was claimed is planned anew).
 
-export const shareTimedWork: TimedWork = {
+export const shareJobs: ContributedJobKind = {
   kinds: ['SHARE_EXPIRE', 'SHARE_DELETE'],
   run: async (job, { tx, now }) => {
     const [share] = await queryRows<{ id: string; status: string; expiration_date: string | null; deletion_date: string | null }>(

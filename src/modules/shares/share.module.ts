@@ -1,8 +1,8 @@
 import type { ModuleDescriptor } from '../../kernel/module';
-import { timedWork } from '../schedule/schedule.jobs';
+import { jobKinds } from '../schedule/schedule.jobs';
 import { Migration20261126000001_shares } from './Migration20261126000001_shares';
 import { SHARE_SIGN_IN_ENTITIES, Share, ShareDownload, ShareFile, ShareRecipient } from './share.entities';
-import { shareTimedWork } from './share.jobs';
+import { shareJobs } from './share.jobs';
 import { shareLoaders } from './share.loaders';
 import { shareResolvers } from './share.resolvers';
 import { shareRestRows } from './share.rest';
@@ -20,7 +20,7 @@ export const sharesModule: ModuleDescriptor = {
     Share: { sql: 'select 1 from share where id = ? and organization_id = ?', load: getShare },
     ShareDownload: { sql: 'select 1 from share_download d join share s on s.id = d.share_id where d.id = ? and s.organization_id = ?', load: getShareDownload },
   },
-  contributes: [timedWork.contribute(shareTimedWork)],
+  contributes: [jobKinds.contribute(shareJobs)],
   // The recipient's side: the share's page and its API under /s/{token}.
   routes: shareRoutes,
 };

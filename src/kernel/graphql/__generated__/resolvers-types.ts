@@ -4,6 +4,7 @@ import type { Connection, Edge } from '../pagination';
 import type { EventRoot } from '../events';
 import type { ActivityMapper, ActivityActorMapper } from '../../../modules/activity/activity.mappers';
 import type { AttachmentMapper } from '../../../modules/attachments/attachment.mappers';
+import type { CloudStorageProviderMapper } from '../../../modules/cloud-storage/cloud-storage.mappers';
 import type { ContractMapper } from '../../../modules/contracts/contract.mappers';
 import type { DocumentMapper } from '../../../modules/documents/document.mappers';
 import type { FormMapper, ItemFormMapper } from '../../../modules/forms/form.mappers';
@@ -270,6 +271,73 @@ export type BrandingUpdatePayload = {
 };
 
 /**
+ * Input of `cloudStorageConnect` for S3 (the providers that need an OAuth flow take none: they cannot be
+ * connected here).
+ */
+export type CloudStorageConnectInput = {
+  /** The access key id. Required for S3; stored sealed, never answered. */
+  accessKeyId?: InputMaybe<Scalars['String']['input']>;
+  /** The bucket's name (3 to 63 lower-case letters, digits, dots and hyphens). Required for S3. */
+  bucket?: InputMaybe<Scalars['String']['input']>;
+  /** An S3-compatible service's URL (`https://…`); absent for AWS. */
+  endpoint?: InputMaybe<Scalars['String']['input']>;
+  /** Address the bucket in the path (most S3-compatible services); true by default with an `endpoint`. */
+  forcePathStyle?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The bucket's region (`us-east-1`). Required for S3. */
+  region?: InputMaybe<Scalars['String']['input']>;
+  /** The secret access key. Required for S3; stored sealed, never answered. */
+  secretAccessKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Result of `cloudStorageConnect`. */
+export type CloudStorageConnectPayload = {
+  __typename?: 'CloudStorageConnectPayload';
+  /** The provider, connected; null on failure. */
+  cloudStorageProvider?: Maybe<CloudStorageProvider>;
+  /** Problems with the input, or the bucket's refusal; empty on success. */
+  userErrors: Array<UserError>;
+};
+
+/** Result of `cloudStorageDisconnect`. */
+export type CloudStorageDisconnectPayload = {
+  __typename?: 'CloudStorageDisconnectPayload';
+  /** The provider, no longer connected; null on failure. */
+  cloudStorageProvider?: Maybe<CloudStorageProvider>;
+  /** Why it could not be disconnected; empty on success. */
+  userErrors: Array<UserError>;
+};
+
+/** A place a request's documents can go, and its state for the caller's organization. Never carries keys. */
+export type CloudStorageProvider = {
+  __typename?: 'CloudStorageProvider';
+  /** The connected bucket (S3); null when not connected. */
+  bucket?: Maybe<Scalars['String']['output']>;
+  /** When it was connected. */
+  connectedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The S3-compatible service's endpoint; null for AWS itself or when not connected. */
+  endpoint?: Maybe<Scalars['URL']['output']>;
+  /** Whether the bucket is addressed in the path rather than the host name (S3). */
+  forcePathStyle?: Maybe<Scalars['Boolean']['output']>;
+  /** Which provider. */
+  provider: ConnectionProvider;
+  /** Why an unavailable provider cannot be connected; null otherwise. */
+  reason?: Maybe<Scalars['String']['output']>;
+  /** The connected bucket's region (S3). */
+  region?: Maybe<Scalars['String']['output']>;
+  /** Connected, available or unavailable. */
+  status: CloudStorageStatus;
+};
+
+/** Whether an organization's documents can go to a provider. */
+export type CloudStorageStatus =
+  /** Can be connected (`cloudStorageConnect`). */
+  | 'AVAILABLE'
+  /** Connected: requests naming it are copied there. */
+  | 'CONNECTED'
+  /** Cannot be connected in this deployment; `reason` says why. */
+  | 'UNAVAILABLE';
+
+/**
  * A user who follows a request: receives its lifecycle updates and may act on it, but not delete it
  * or change its collaborators.
  */
@@ -324,7 +392,10 @@ export type ConfirmationPageEnablePayload = {
   userErrors: Array<UserError>;
 };
 
-/** Storage that receives a request's documents. Values may be added. */
+/**
+ * Storage that receives a request's documents: Gather's own always, and a copy in the one named here once
+ * the request completes or is verified. Values may be added.
+ */
 export type ConnectionProvider =
   /** A Box folder. */
   | 'BOX'
@@ -334,6 +405,11 @@ export type ConnectionProvider =
   | 'GOOGLE_DRIVE'
   /** A OneDrive folder. */
   | 'ONEDRIVE'
+  /**
+   * The organization's own S3-compatible bucket (connected with `cloudStorageConnect`); `cloudStorageFolder` is
+   * the key prefix the documents are copied under.
+   */
+  | 'S3'
   /** Gather's own storage; the default. */
   | 'SERVICE'
   /** A SharePoint folder. */
@@ -1127,6 +1203,13 @@ export type Mutation = {
   attachmentDelete: AttachmentDeletePayload;
   /** Changes the organization's branding; the logo itself is uploaded over REST. Requires ADMIN. */
   brandingUpdate: BrandingUpdatePayload;
+  /**
+   * Connects the caller's organization's bucket, in place of one connected before: a probe object is
+   * written and deleted first, and a bucket that refuses is a user error naming its answer. Requires ADMIN.
+   */
+  cloudStorageConnect: CloudStorageConnectPayload;
+  /** Disconnects a provider: its keys are deleted and copies not yet made are cancelled. Requires ADMIN. */
+  cloudStorageDisconnect: CloudStorageDisconnectPayload;
   /** Stops showing the confirmation page (its message is kept). Requires ADMIN. */
   confirmationPageDisable: ConfirmationPageDisablePayload;
   /** Shows recipients `message` after they submit or sign. Requires ADMIN. */
@@ -1290,6 +1373,19 @@ export type MutationAttachmentDeleteArgs = {
 export type MutationBrandingUpdateArgs = {
   id: Scalars['ID']['input'];
   input: BrandingUpdateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationCloudStorageConnectArgs = {
+  input: CloudStorageConnectInput;
+  provider: ConnectionProvider;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationCloudStorageDisconnectArgs = {
+  provider: ConnectionProvider;
 };
 
 
@@ -1872,6 +1968,11 @@ export type Query = {
   attachment?: Maybe<Attachment>;
   /** The caller's library of attachments, newest first. Files are uploaded with `POST /attachments`. */
   attachments: AttachmentConnection;
+  /**
+   * Every provider with its state for the caller's organization: SERVICE (Gather's own storage, always
+   * connected), S3, and those that need an OAuth flow (unavailable).
+   */
+  cloudStorageProviders: Array<CloudStorageProvider>;
   /** The caller's own contacts, oldest first. */
   contacts: ContactConnection;
   /** A contract of the caller's organization. */
@@ -4443,6 +4544,11 @@ export type ResolversTypes = {
   Branding: ResolverTypeWrapper<BrandingMapper>;
   BrandingUpdateInput: BrandingUpdateInput;
   BrandingUpdatePayload: ResolverTypeWrapper<Omit<BrandingUpdatePayload, 'branding'> & { branding?: Maybe<ResolversTypes['Branding']> }>;
+  CloudStorageConnectInput: CloudStorageConnectInput;
+  CloudStorageConnectPayload: ResolverTypeWrapper<Omit<CloudStorageConnectPayload, 'cloudStorageProvider'> & { cloudStorageProvider?: Maybe<ResolversTypes['CloudStorageProvider']> }>;
+  CloudStorageDisconnectPayload: ResolverTypeWrapper<Omit<CloudStorageDisconnectPayload, 'cloudStorageProvider'> & { cloudStorageProvider?: Maybe<ResolversTypes['CloudStorageProvider']> }>;
+  CloudStorageProvider: ResolverTypeWrapper<CloudStorageProviderMapper>;
+  CloudStorageStatus: CloudStorageStatus;
   Collaborator: ResolverTypeWrapper<CollaboratorMapper>;
   CollaboratorInput: CollaboratorInput;
   ConfirmationPage: ResolverTypeWrapper<ConfirmationPageMapper>;
@@ -4681,6 +4787,10 @@ export type ResolversParentTypes = {
   Branding: BrandingMapper;
   BrandingUpdateInput: BrandingUpdateInput;
   BrandingUpdatePayload: Omit<BrandingUpdatePayload, 'branding'> & { branding?: Maybe<ResolversParentTypes['Branding']> };
+  CloudStorageConnectInput: CloudStorageConnectInput;
+  CloudStorageConnectPayload: Omit<CloudStorageConnectPayload, 'cloudStorageProvider'> & { cloudStorageProvider?: Maybe<ResolversParentTypes['CloudStorageProvider']> };
+  CloudStorageDisconnectPayload: Omit<CloudStorageDisconnectPayload, 'cloudStorageProvider'> & { cloudStorageProvider?: Maybe<ResolversParentTypes['CloudStorageProvider']> };
+  CloudStorageProvider: CloudStorageProviderMapper;
   Collaborator: CollaboratorMapper;
   CollaboratorInput: CollaboratorInput;
   ConfirmationPage: ConfirmationPageMapper;
@@ -4973,6 +5083,27 @@ export type BrandingResolvers<ContextType = GraphQLContext, ParentType extends R
 export type BrandingUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BrandingUpdatePayload'] = ResolversParentTypes['BrandingUpdatePayload']> = {
   branding?: Resolver<Maybe<ResolversTypes['Branding']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type CloudStorageConnectPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CloudStorageConnectPayload'] = ResolversParentTypes['CloudStorageConnectPayload']> = {
+  cloudStorageProvider?: Resolver<Maybe<ResolversTypes['CloudStorageProvider']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type CloudStorageDisconnectPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CloudStorageDisconnectPayload'] = ResolversParentTypes['CloudStorageDisconnectPayload']> = {
+  cloudStorageProvider?: Resolver<Maybe<ResolversTypes['CloudStorageProvider']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type CloudStorageProviderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CloudStorageProvider'] = ResolversParentTypes['CloudStorageProvider']> = {
+  bucket?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  connectedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  endpoint?: Resolver<Maybe<ResolversTypes['URL']>, ParentType, ContextType>;
+  forcePathStyle?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ConnectionProvider'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  region?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['CloudStorageStatus'], ParentType, ContextType>;
 };
 
 export type CollaboratorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Collaborator'] = ResolversParentTypes['Collaborator']> = {
@@ -5293,6 +5424,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   apiKeyRevoke?: Resolver<ResolversTypes['ApiKeyRevokePayload'], ParentType, ContextType, RequireFields<MutationApiKeyRevokeArgs, 'id'>>;
   attachmentDelete?: Resolver<ResolversTypes['AttachmentDeletePayload'], ParentType, ContextType, RequireFields<MutationAttachmentDeleteArgs, 'id'>>;
   brandingUpdate?: Resolver<ResolversTypes['BrandingUpdatePayload'], ParentType, ContextType, RequireFields<MutationBrandingUpdateArgs, 'id' | 'input'>>;
+  cloudStorageConnect?: Resolver<ResolversTypes['CloudStorageConnectPayload'], ParentType, ContextType, RequireFields<MutationCloudStorageConnectArgs, 'input' | 'provider'>>;
+  cloudStorageDisconnect?: Resolver<ResolversTypes['CloudStorageDisconnectPayload'], ParentType, ContextType, RequireFields<MutationCloudStorageDisconnectArgs, 'provider'>>;
   confirmationPageDisable?: Resolver<ResolversTypes['ConfirmationPageDisablePayload'], ParentType, ContextType, RequireFields<MutationConfirmationPageDisableArgs, 'id'>>;
   confirmationPageEnable?: Resolver<ResolversTypes['ConfirmationPageEnablePayload'], ParentType, ContextType, RequireFields<MutationConfirmationPageEnableArgs, 'id' | 'input'>>;
   contactUpsert?: Resolver<ResolversTypes['ContactUpsertPayload'], ParentType, ContextType, RequireFields<MutationContactUpsertArgs, 'input'>>;
@@ -5423,6 +5556,7 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   attachment?: Resolver<Maybe<ResolversTypes['Attachment']>, ParentType, ContextType, RequireFields<QueryAttachmentArgs, 'id'>>;
   attachments?: Resolver<ResolversTypes['AttachmentConnection'], ParentType, ContextType, Partial<QueryAttachmentsArgs>>;
+  cloudStorageProviders?: Resolver<Array<ResolversTypes['CloudStorageProvider']>, ParentType, ContextType>;
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<QueryContactsArgs>>;
   contract?: Resolver<Maybe<ResolversTypes['Contract']>, ParentType, ContextType, RequireFields<QueryContractArgs, 'id'>>;
   contracts?: Resolver<ResolversTypes['ContractConnection'], ParentType, ContextType, Partial<QueryContractsArgs>>;
@@ -6157,6 +6291,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AttachmentEdge?: AttachmentEdgeResolvers<ContextType>;
   Branding?: BrandingResolvers<ContextType>;
   BrandingUpdatePayload?: BrandingUpdatePayloadResolvers<ContextType>;
+  CloudStorageConnectPayload?: CloudStorageConnectPayloadResolvers<ContextType>;
+  CloudStorageDisconnectPayload?: CloudStorageDisconnectPayloadResolvers<ContextType>;
+  CloudStorageProvider?: CloudStorageProviderResolvers<ContextType>;
   Collaborator?: CollaboratorResolvers<ContextType>;
   ConfirmationPage?: ConfirmationPageResolvers<ContextType>;
   ConfirmationPageDisablePayload?: ConfirmationPageDisablePayloadResolvers<ContextType>;

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EmitHook } from '../../kernel/events/outbox';
+import { findLean } from '../../kernel/db/lean';
+import { recordActivity } from '../activity/activity.service';
+import { documentsByItem } from '../documents/document.service';
+import { documentPaths } from '../documents/document.zip';
+import { openFile } from '../files/file.service';
+import { findVisibleRequest } from '../requests/request.access';
+import type { ClaimedJob, ContributedJobKind, JobFailure } from '../schedule/schedule.jobs';
+import { CloudStorageConnection, COPY_JOB_KIND } from './cloud-storage.entities';
+import { connectionClient, describeS3Error, putObject } from './cloud-storage.s3';
+
+// A request's documents go to its organization's bucket when it completes and when it is verified: a
+// job of the timed work's queue per such event, planned in the event's own statement (so a copy is
+// queued exactly when the change commits, and once per event: its key names the event), run by
+// whichever instance claims it, retried on the queue's schedule, and recorded in the activity log.
+
+/** The events after which a request naming S3 is copied, and the name each copy gives its trigger. */
+const TRIGGERS: Record<string, string> = { 'request.completed': 'completed', 'request.verified': 'verified' };
+
+export const planCloudCopy: EmitHook = {
+  sql: `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
+        select gen_random_uuid(), r.organization_id, r.id, '${COPY_JOB_KIND}', 'cloud-copy:' || inserted.seq, ?, jsonb_build_object('trigger', ?::text), 'PENDING', 0, ?, ?
+          from request r, inserted
+         where ?::text is not null and r.id = ?::uuid and r.cloud_storage_provider = 'S3'
+        on conflict (key) do nothing`,
+  params: (event) => {
+    const trigger = TRIGGERS[event.action] ?? null;
+    return [event.createdAt, trigger, event.createdAt, event.createdAt, trigger, trigger ? event.requestId : null];
+  },
+};
+
+/**
+ * The key prefix of a request's copy: its `cloud_storage_folder` as path segments (empty, `.` and `..`
+ * dropped, so a folder cannot climb out of itself in tools that read keys as paths), else the request's id.
+ */
+export function folderOf(folder: string | null, requestId: string): string {
+  const segments = (folder ?? '')
+    .split('/')
+    .map((segment) => segment.trim())
+    .filter((segment) => segment && segment !== '.' && segment !== '..');
+  return `${(segments.length ? segments : [requestId]).join('/')}/`;
+}
+
+const SYSTEM = { type: 'SYSTEM', id: null } as const;
+
+/** The request a copy is for: planCloudCopy names one on every copy job. */
+function requestOf(job: ClaimedJob): string {
+  if (!job.request_id) throw new Error(`Cloud copy job ${job.id} names no request`);
+  return job.request_id;
+}
+
+async function recordFailure(tx: EntityManager, { job, error, attempts, final, retryAt }: JobFailure): Promise<void> {
+  await recordActivity(tx, {
+    organizationId: job.organization_id,
+    requestId: requestOf(job),
+    action: 'cloud_storage.copy_failed',
+    actor: SYSTEM,
+    details: { provider: 'S3', trigger: job.payload.trigger, attempt: attempts, error, final, next_attempt_at: retryAt?.toISOString() ?? null },
+  });
+}
+
+/** What a copy did, for its record; null when no bucket was connected. */
+type Copied = { bucket: string; folder: string; documents: number } | null;
+
+/**
+ * Copies every document of the request to `<folder>/<item>/<file>` in the connected bucket (the zip's
+ * names), before and outside the job's transaction (a large copy holds neither the request's lock nor
+ * a connection); the job's transaction then records it. Objects are written whole or not at all, under
+ * names fixed by the request, so an attempt that failed half-way, or ran twice when a lease lapsed,
+ * leaves the same objects as one clean run; the record is written once, by the run whose lease held.
+ */
+export const cloudCopyJob: ContributedJobKind = {
+  kinds: [COPY_JOB_KIND],
+  failed: recordFailure,
+  async prepare(job, ctx): Promise<Copied> {
+    const [connection] = await findLean(ctx.em, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ? and provider = ?', [job.organization_id, 'S3']);
+    const request = await findVisibleRequest(ctx.em, ctx.viewer, requestOf(job));
+    // A request deleted meanwhile is not copied (and the job finds nothing to record).
+    if (!connection || !request) return null;
+    const folder = folderOf(request.cloudStorageFolder ?? null, request.id);
+    const paths = documentPaths((await documentsByItem(ctx, request.id)).items);
+    const client = connectionClient(ctx.settings.secret, connection);
+    try {
+      for (const entry of paths) {
+        if ('file' in entry) await putObject(client, connection.bucket, folder + entry.name, await openFile(ctx, entry.file), entry.file.size, entry.file.mimeType, entry.file.sha256);
+        else await putObject(client, connection.bucket, folder + entry.name, Readable.from([entry.bytes]), entry.bytes.length, entry.mimeType, createHash('sha256').update(entry.bytes).digest('hex'));
+      }
+    } catch (err) {
+      throw new Error(describeS3Error(err), { cause: err });
+    } finally {
+      client.destroy();
+    }
+    return { bucket: connection.bucket, folder, documents: paths.length };
+  },
+  async run(job, { tx, request, prepared }) {
+    // The worker runs a job naming a request only on that request, locked.
+    if (!request) throw new Error(`Cloud copy job ${job.id} ran without its request ${requestOf(job)}`);
+    const copied = prepared as Copied;
+    const entry = { organizationId: request.organization.id, requestId: request.id, actor: SYSTEM };
+    const trigger = job.payload.trigger as string;
+    if (!copied) {
+      await recordActivity(tx, { ...entry, action: 'cloud_storage.copy_skipped', details: { provider: 'S3', trigger, reason: 'No S3 bucket is connected' } });
+    } else {
+      await recordActivity(tx, { ...entry, action: 'cloud_storage.copied', details: { provider: 'S3', trigger, ...copied, attempt: job.attempts + 1 } });
+    }
+    return {};
+  },
+};
