@@ -7,7 +7,7 @@ export class Migration20261126000100_job_subjects extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
       alter table job alter column request_id drop not null;
-      alter table job drop constraint job_kind_check;
+      alter table job drop constraint if exists job_kind_check;
     `);
   }
 }
