@@ -104,6 +104,7 @@ export async function buildApp({
     resolveHost,
     maxUploadBytes: config.maxUploadBytes,
     maxFilesPerItem: config.maxFilesPerItem,
+    exactCountLimit: config.exactCountLimit,
     signing: config.signing,
     dataDir: config.dataDir,
     clock: clock ?? systemClock,

@@ -190,8 +190,8 @@ const codeHash = (secret: string, recipientId: string, code: string) => createHm
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The counters row of a recipient, created on first use and locked until the transaction ends. */
-async function lockAccess(tx: EntityManager, recipientId: string): Promise<AccessRow> {
-  await tx.execute('insert into recipient_access (recipient_id) values (?) on conflict do nothing', [recipientId]);
+async function lockAccess(tx: EntityManager, { recipientId, organizationId }: Pick<PortalLink, 'recipientId' | 'organizationId'>): Promise<AccessRow> {
+  await tx.execute('insert into recipient_access (recipient_id, organization_id) values (?, ?) on conflict do nothing', [recipientId, organizationId]);
   const [row] = await queryRows<AccessRow>(tx, 'select * from recipient_access where recipient_id = ? for update', [recipientId]);
   return { ...row, question_locked_until: toDate(row.question_locked_until), code_locked_until: toDate(row.code_locked_until) };
 }
@@ -216,7 +216,7 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
     throw AppError.validation([{ field: [], message: 'This link signs in without a code', code: 'INVALID' }]);
   }
   return inTransaction(em, async (tx) => {
-    await lockAccess(tx, link.recipientId);
+    await lockAccess(tx, link);
     const recent = await queryRows<{ created_at: string }>(
       tx,
       'select created_at from recipient_code where recipient_id = ? and created_at > ? order by created_at desc',
@@ -233,8 +233,9 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
     }
     const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
     const expiresAt = new Date(now.getTime() + CODE_VALID_MINUTES * 60_000);
-    await tx.execute('insert into recipient_code (id, recipient_id, code_hash, channel, expires_at, created_at) values (?, ?, ?, ?, ?, ?)', [
+    await tx.execute('insert into recipient_code (id, organization_id, recipient_id, code_hash, channel, expires_at, created_at) values (?, ?, ?, ?, ?, ?, ?)', [
       randomUUID(),
+      link.organizationId,
       link.recipientId,
       codeHash(settings.secret, link.recipientId, code),
       destination.channel,
@@ -273,7 +274,7 @@ export async function signIn(em: EntityManager, settings: ServiceSettings, link:
   requireLinkOpen(link, now);
   const steps = signInSteps(link);
   const attempt = await inTransaction(em, async (tx): Promise<Attempt> => {
-    const access = await lockAccess(tx, link.recipientId);
+    const access = await lockAccess(tx, link);
     for (const step of steps) {
       const lockedUntil = step === 'question' ? access.question_locked_until : access.code_locked_until;
       if (lockedUntil && lockedUntil > now) return { lockedUntil, step };
@@ -311,8 +312,9 @@ export async function signIn(em: EntityManager, settings: ServiceSettings, link:
       [now, link.recipientId],
     );
     await recordActivity(tx, { organizationId: link.organizationId, requestId: link.requestId, action: 'recipient.signed_in', actor: recipientActor(link.recipientId, client), details: { steps } });
-    await tx.execute('insert into recipient_session (id, recipient_id, token_hash, link_hash, expires_at, ip, user_agent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)', [
+    await tx.execute('insert into recipient_session (id, organization_id, recipient_id, token_hash, link_hash, expires_at, ip, user_agent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
       randomUUID(),
+      link.organizationId,
       link.recipientId,
       sha256Hex(token),
       link.linkHash,
@@ -391,11 +393,11 @@ export function renderingViewer(organizationId: string): Viewer {
 export async function markOpened(em: EntityManager, link: PortalLink, now: Date, client: Client): Promise<void> {
   const rows = await em.execute<{ id: string }[]>(
     `with first as (
-       insert into recipient_access (recipient_id, opened_at) values (?, ?)
+       insert into recipient_access (recipient_id, organization_id, opened_at) values (?, ?, ?)
        on conflict (recipient_id) do update set opened_at = excluded.opened_at where recipient_access.opened_at is null
        returning 1)
      update request set user_opened = true where id = ? and exists (select 1 from first) returning id`,
-    [link.recipientId, now, link.requestId],
+    [link.recipientId, link.organizationId, now, link.requestId],
   );
   if (rows.length > 0) await recordActivity(em, { organizationId: link.organizationId, requestId: link.requestId, action: 'recipient.opened', actor: recipientActor(link.recipientId, client) });
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
+import { Organization } from '../identity/identity.entities';
 import type { Row } from '../../kernel/db/lean';
 import { NOTIFICATION_CHANNELS } from '../notifications/notification.entities';
 import { Recipient } from '../recipients/recipient.entities';
@@ -11,6 +12,7 @@ export const RecipientCode = defineEntity({
   tableName: 'recipient_code',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     recipient: () => p.manyToOne(Recipient).ref(),
     codeHash: p.string().length(64).columnType('char(64)'),
     channel: p.enum([...NOTIFICATION_CHANNELS]),
@@ -27,6 +29,7 @@ export const RecipientSession = defineEntity({
   tableName: 'recipient_session',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     recipient: () => p.manyToOne(Recipient).ref(),
     tokenHash: p.string().length(64).columnType('char(64)'),
     /** The recipient's link when it signed in: a regenerated link ends the sessions of the old one. */
@@ -45,6 +48,7 @@ export const RecipientAccess = defineEntity({
   tableName: 'recipient_access',
   properties: {
     recipient: () => p.oneToOne(Recipient).primary().ref(),
+    organization: () => p.manyToOne(Organization).ref(),
     questionFailures: p.integer().default(0),
     questionLockedUntil: p.datetime().nullable(),
     codeFailures: p.integer().default(0),
@@ -64,6 +68,7 @@ export const Submission = defineEntity({
   tableName: 'submission',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     request: () => p.manyToOne(Request).ref(),
     recipient: () => p.manyToOne(Recipient).ref().nullable(),
     outcome: p.enum([...SUBMISSION_OUTCOMES]),

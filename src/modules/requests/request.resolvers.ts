@@ -5,6 +5,7 @@ import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
 import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, noteRead, sendRequest, updateRequest } from './request.service';
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
+import { countFields } from '../../kernel/graphql/pagination';
 
 /** A page of requests whose records also answer lookups by id (an item's or recipient's request). */
 async function listRequestsPrimed(ctx: GraphQLContext, args: Parameters<typeof listRequests>[1]) {
@@ -50,6 +51,6 @@ export const requestResolvers: Resolvers = {
     user: async (collaborator, _args, ctx) => (await loadRef(collaborator.user, ctx.loaders.userById))!,
   },
   RequestConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -89,6 +89,12 @@ export type ActivityConnection = {
   pageInfo: PageInfo;
   /** How many entries the request's log holds. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** An activity entry and its cursor. */
@@ -194,6 +200,12 @@ export type AttachmentConnection = {
   pageInfo: PageInfo;
   /** How many attachments there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Result of `attachmentDelete`. */
@@ -371,6 +383,12 @@ export type ContactConnection = {
   pageInfo: PageInfo;
   /** How many contacts there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** A contact and its cursor. */
@@ -521,6 +539,12 @@ export type ContractConnection = {
   pageInfo: PageInfo;
   /** How many contracts there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Result of `contractDelete`. */
@@ -710,6 +734,12 @@ export type DocumentConnection = {
   pageInfo: PageInfo;
   /** How many documents there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Result of `documentDelete`. */
@@ -1507,6 +1537,12 @@ export type NotificationConnection = {
   pageInfo: PageInfo;
   /** How many notifications match, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** A notification and its cursor. */
@@ -2507,6 +2543,12 @@ export type RequestConnection = {
   pageInfo: PageInfo;
   /** How many requests match the filter, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `requestCreate`. */
@@ -3218,6 +3260,12 @@ export type TemplateConnection = {
   pageInfo: PageInfo;
   /** How many templates there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `templateCreate`. */
@@ -3441,6 +3489,12 @@ export type UserConnection = {
   pageInfo: PageInfo;
   /** How many users match, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `userCreate`. */
@@ -3607,6 +3661,12 @@ export type WebhookConnection = {
   pageInfo: PageInfo;
   /** How many subscriptions match, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `webhookCreate`. */
@@ -3680,6 +3740,12 @@ export type WebhookDeliveryConnection = {
   pageInfo: PageInfo;
   /** How many deliveries match, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** A delivery and its cursor. */
@@ -4331,6 +4397,7 @@ export type ActivityConnectionResolvers<ContextType = GraphQLContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['Activity']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ActivityEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityEdge'] = ResolversParentTypes['ActivityEdge']> = {
@@ -4378,6 +4445,7 @@ export type AttachmentConnectionResolvers<ContextType = GraphQLContext, ParentTy
   nodes?: Resolver<Array<ResolversTypes['Attachment']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type AttachmentDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttachmentDeletePayload'] = ResolversParentTypes['AttachmentDeletePayload']> = {
@@ -4441,6 +4509,7 @@ export type ContactConnectionResolvers<ContextType = GraphQLContext, ParentType 
   nodes?: Resolver<Array<ResolversTypes['Contact']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ContactEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContactEdge'] = ResolversParentTypes['ContactEdge']> = {
@@ -4488,6 +4557,7 @@ export type ContractConnectionResolvers<ContextType = GraphQLContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['Contract']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ContractDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractDeletePayload'] = ResolversParentTypes['ContractDeletePayload']> = {
@@ -4561,6 +4631,7 @@ export type DocumentConnectionResolvers<ContextType = GraphQLContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type DocumentDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentDeletePayload'] = ResolversParentTypes['DocumentDeletePayload']> = {
@@ -4745,6 +4816,7 @@ export type NotificationConnectionResolvers<ContextType = GraphQLContext, Parent
   nodes?: Resolver<Array<ResolversTypes['Notification']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type NotificationEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationEdge'] = ResolversParentTypes['NotificationEdge']> = {
@@ -5065,6 +5137,7 @@ export type RequestConnectionResolvers<ContextType = GraphQLContext, ParentType 
   nodes?: Resolver<Array<ResolversTypes['Request']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type RequestCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestCreatePayload'] = ResolversParentTypes['RequestCreatePayload']> = {
@@ -5207,6 +5280,7 @@ export type TemplateConnectionResolvers<ContextType = GraphQLContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['Template']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type TemplateCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TemplateCreatePayload'] = ResolversParentTypes['TemplateCreatePayload']> = {
@@ -5287,6 +5361,7 @@ export type UserConnectionResolvers<ContextType = GraphQLContext, ParentType ext
   nodes?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type UserCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserCreatePayload'] = ResolversParentTypes['UserCreatePayload']> = {
@@ -5338,6 +5413,7 @@ export type WebhookConnectionResolvers<ContextType = GraphQLContext, ParentType 
   nodes?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type WebhookCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookCreatePayload'] = ResolversParentTypes['WebhookCreatePayload']> = {
@@ -5372,6 +5448,7 @@ export type WebhookDeliveryConnectionResolvers<ContextType = GraphQLContext, Par
   nodes?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type WebhookDeliveryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge']> = {
