@@ -16,7 +16,8 @@ import { ROOT, type ServerProcess } from './servers';
 // each) beside one with 500 of the same, in a database of their own. Each organization gets one
 // request through the API (`requestCreate`, so its rows are what the service writes); set-based SQL
 // (generate_series) then copies it N times with new ids, one second apart, states and owners in turn,
-// and deletes the model. Saved as a template database like the main seed: the next run copies it.
+// and deletes the model. Saved as a template database like the main seed: the next run on the same
+// migrations copies it.
 // The same reads are then timed on both organizations, one request at a time, in alternation: the
 // p50 on a million against the p50 on 500 (the issue's target: within 1.3x).
 
@@ -42,7 +43,10 @@ type ScaleTenant = {
 
 export type ScaleSeed = { small: ScaleTenant; large: ScaleTenant; counts: Record<string, number>; ms: number };
 
-/** What the copies depend on: the schema (every migration) and this file. */
+/** Raised whenever `seedTenant` writes other rows: saved seeds of another version are not reused. */
+const SCALE_SEED_VERSION = 1;
+
+/** What the copies depend on: the schema (every migration), the seed's version and the size. */
 function scaleKey(requests: number): string {
   const hash = createHash('sha256');
   const walk = (dir: string) => {
@@ -53,7 +57,7 @@ function scaleKey(requests: number): string {
     }
   };
   walk(join(ROOT, 'src'));
-  hash.update(readFileSync(__filename));
+  hash.update(`scale seed ${SCALE_SEED_VERSION}`);
   return `${hash.digest('hex').slice(0, 12)}_${requests}`;
 }
 
@@ -291,9 +295,10 @@ export async function measureScale(server: ServerProcess, seed: ScaleSeed, sampl
       baseline: { name: `the same read on ${SMALL_REQUESTS} requests (same database and server)`, ...small },
       ratio,
       ratio_of: 'p50_latency',
-      target: 1 / 1.3,
-      met: ratio >= 1 / 1.3,
-      note: 'p50 over sequential requests, one at a time, alternating between the two organizations; ratio = p50 on 500 ÷ p50 on the large one (target: within 1.3x, i.e. >= 77%)',
+      // The issue's 1.3x is for the pages and the get; the count is reported beside them.
+      target: read.key === 'count' ? null : 1 / 1.3,
+      met: read.key === 'count' ? null : ratio >= 1 / 1.3,
+      note: `p50 over sequential requests, one at a time, alternating between the two organizations; ratio = p50 on ${SMALL_REQUESTS} ÷ p50 on the large one${read.key === 'count' ? '' : ' (target: within 1.3x, i.e. >= 77%)'}`,
     });
   }
   return results;
