@@ -14,6 +14,7 @@ import { seed, SEED_TABLES, type SeededData } from './lib/seed';
 import { killAllServers, PROFILE_DIR, ROOT, startServer, type ServerName, type ServerProcess } from './lib/servers';
 import { runWebhooks } from './lib/webhooks';
 import { runReminders } from './lib/reminders';
+import { measureScale, openScaleDatabase, SMALL_REQUESTS } from './lib/scale';
 import { summarise as summariseProfile } from './profile';
 
 // `npm run bench`: every scenario of issue 5 on loopback, against a fresh, seeded database; each figure
@@ -26,7 +27,7 @@ const HELP = `usage: npm run bench -- [options]
   --warmup S           seconds of warm-up before each run, discarded (default 3; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 10)
   --pool N             PostgreSQL connections of each server (default 10)
-  --only LIST          comma-separated groups: list,get,rest,sql,create,fanout,webhooks,files,reminders (default all)
+  --only LIST          comma-separated groups: list,get,rest,sql,create,fanout,webhooks,files,reminders,scale (default all)
   --fanout-sizes LIST  subscriber counts of the fan-out (default 100,1000,10000,20000; 100,1000 with --quick)
   --fanout-events N    measured events per subscriber count (default 20), after 2 discarded ones
   --fanout-per-process N  subscribers per load process (default 5000)
@@ -34,6 +35,9 @@ const HELP = `usage: npm run bench -- [options]
   --file-mb N          size of the file uploaded and downloaded (default 200; 32 with --quick)
   --file-rounds N      rounds of the file scenario (default 3; 1 with --quick)
   --reminders N        periodic reminders due at once in the reminder scenario (default 10000; 500 with --quick)
+  --scale-requests N   requests of the large organization of the scale scenario (default 1000000; 10000
+                       with --quick), beside one of 500; seeded once per schema and size, then copied
+  --scale-samples N    timed requests per read and organization in the scale scenario (default 200; 30 with --quick)
   --profile NAMES      CPU-profile these servers (ours,apollo,bare) during each measured run (V8's
                        sampling profiler, the one behind node --cpu-prof, started and stopped around
                        the run); writes bench/results/profiles/<contender>-r<round>.cpuprofile and a summary
@@ -60,6 +64,8 @@ const { values: args } = parseArgs({
     'file-mb': { type: 'string' },
     'file-rounds': { type: 'string' },
     reminders: { type: 'string' },
+    'scale-requests': { type: 'string' },
+    'scale-samples': { type: 'string' },
     profile: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'show-sql': { type: 'boolean', default: false },
@@ -94,11 +100,13 @@ const webhookEvents = Number(args['webhook-events'] ?? (quick ? 200 : 2000));
 const fileMb = Number(args['file-mb'] ?? (quick ? 32 : 200));
 const reminderCount = Number(args.reminders ?? (quick ? 500 : 10_000));
 const fileRounds = Number(args['file-rounds'] ?? (quick ? 1 : 3));
-const ALL_GROUPS = ['list', 'get', 'rest', 'sql', 'create', 'fanout', 'webhooks', 'files', 'reminders'];
+const scaleRequests = Number((args['scale-requests'] ?? (quick ? '10000' : '1000000')).replace(/_/g, ''));
+const scaleSamples = Number(args['scale-samples'] ?? (quick ? 30 : 200));
+const ALL_GROUPS = ['list', 'get', 'rest', 'sql', 'create', 'fanout', 'webhooks', 'files', 'reminders', 'scale'];
 /** Groups served by the ours / apollo / bare trio; the others start servers of their own. */
 const HTTP_GROUPS = ['list', 'get', 'rest', 'create'];
 /** Contenders per group (see lib/scenarios.ts), for the time estimate. */
-const CONTENDERS: Record<string, number> = { list: 3, get: 2, rest: 2, create: 2 };
+const CONTENDERS: Record<string, number> = { list: 4, get: 2, rest: 2, create: 2 };
 const requested = args.only ? args.only.split(',').map((s) => s.trim()) : ALL_GROUPS;
 for (const name of requested) if (!ALL_GROUPS.includes(name)) throw new Error(`--only: unknown group ${name} (${ALL_GROUPS.join(', ')})`);
 // Always in the full run's order: a group that writes (create) must not run before one whose
@@ -210,10 +218,10 @@ async function main(): Promise<void> {
   }
   const apiKey = data.tenants[0].apiKey;
 
-  const { groups, comparisons } = buildGroups(data.requestIds);
+  const { groups, comparisons } = buildGroups(data.requestIds, data.tenants[0].organizationId);
   const chosen = groups.filter((g) => only.includes(g.key));
   const needed = new Set(chosen.flatMap((g) => g.contenders.map((c) => c.server)));
-  const start = async (name: ServerName, extra: { env?: Record<string, string>; label?: string } = {}) => {
+  const start = async (name: ServerName, extra: { env?: Record<string, string>; label?: string; dbUrl?: string } = {}) => {
     const server = await startServer(name, { dbUrl: db!.url, poolMax: options.pool, cpuProf: cpuProf.has(name), ...extra });
     allServers.push(server);
     return server;
@@ -401,6 +409,25 @@ async function main(): Promise<void> {
     if (profilePath) profiles.push({ contender: 'reminders', round: 0, path: profilePath });
   }
 
+  // A database of its own (see lib/scale.ts), and a Gather process on it.
+  const scaleResults: ScenarioResult[] = [];
+  let scaleInfo: Record<string, unknown> | null = null;
+  if (only.includes('scale')) {
+    groupIndex++;
+    const title = `[${groupIndex}/${groupCount}] scale`;
+    const opened = Date.now();
+    const scale = await openScaleDatabase(db.url, scaleRequests, !args['fresh-seed'], (line) => log(`${title} · ${line}`));
+    log(
+      `${title}: ${scale.cached ? `copied in ${((Date.now() - opened) / 1000).toFixed(0)} s from the seed saved for this schema and size (seeding took ${(scale.seed.ms / 1000).toFixed(0)} s then)` : `seeded in ${(scale.seed.ms / 1000).toFixed(0)} s`}: ` +
+        Object.entries(scale.seed.counts).map(([table, n]) => `${n.toLocaleString('en-US')} ${table}`).join(', '),
+    );
+    const gather = await start('ours', { label: 'ours-scale', dbUrl: scale.url });
+    const loadBefore = Math.round(loadavg()[0] * 100) / 100;
+    scaleResults.push(...(await measureScale(gather, scale.seed, scaleSamples, (line) => log(`${title} · ${line}`))));
+    scaleInfo = { requests: scaleRequests, small: SMALL_REQUESTS, samples: scaleSamples, seeded: scale.seed.counts, seed_ms: scale.seed.ms, load_average_1m_before: loadBefore };
+    await gather.stop();
+  }
+
   const ratioResults: ScenarioResult[] = comparisons
     .filter((c) => only.includes(c.group))
     .map((c) => {
@@ -424,7 +451,7 @@ async function main(): Promise<void> {
       };
     });
   // The issue's order: the five ratios, then the statement count, then events and files.
-  const scenarios = [...ratioResults, ...results, ...fanoutResults, ...webhookResults, ...fileResults, ...reminderResults];
+  const scenarios = [...ratioResults, ...results, ...fanoutResults, ...webhookResults, ...fileResults, ...reminderResults, ...scaleResults];
 
   const report = {
     machine: machine({
@@ -444,6 +471,7 @@ async function main(): Promise<void> {
       webhooks: { events: webhookEvents, patch_connections: options.connections, webhook_concurrency: benchConfig().webhooks.concurrency },
       files: { size_mb: fileMb, rounds: fileRounds, data_dir: BENCH_DATA_DIR },
       reminders: { count: reminderCount },
+      scale: scaleInfo,
       mode: quick ? 'quick' : 'full',
       rounds: options.rounds,
       warmup_s: options.warmup,

@@ -121,6 +121,7 @@ export async function buildApp({
     resolveHost,
     maxUploadBytes: config.maxUploadBytes,
     maxFilesPerItem: config.maxFilesPerItem,
+    exactCountLimit: config.exactCountLimit,
     signing: config.signing,
     dataDir: config.dataDir,
     clock: clock ?? systemClock,

@@ -4,7 +4,7 @@ import { sourceOf } from '../../src/kernel/rest/operations';
 // What the scenarios send. The GraphQL documents select the same fields the bare baseline returns,
 // so both produce the same JSON (checked before every run, see checks.ts).
 
-const REQUEST_FIELDS = `
+export const REQUEST_FIELDS = `
       id
       name
       state
@@ -39,6 +39,50 @@ const REQUEST_FIELDS = `
 export const LIST_QUERY = `query BenchRequestList($first: Int!) {
   requests(first: $first) {
     nodes {${REQUEST_FIELDS}
+    }
+  }
+}`;
+
+/**
+ * The same page for PostGraphile (issue 14's peer), in its default inflection: the organization's 20
+ * newest requests that are not deleted, with owner, items (not deleted) and recipients in position
+ * order, and the same fields (PostGraphile names the item's kind `type`, its column).
+ */
+export const PEER_LIST_QUERY = `query PeerRequestList($organizationId: UUID!, $first: Int!) {
+  allRequests(first: $first, orderBy: [CREATED_AT_DESC, ID_DESC], condition: { organizationId: $organizationId, deletedAt: null }) {
+    nodes {
+      id
+      name
+      state
+      dueDate
+      createdAt
+      updatedAt
+      appUserByOwnerId {
+        id
+        email
+        firstName
+        lastName
+      }
+      requestItemsByRequestId(orderBy: [POSITION_ASC], condition: { deletedAt: null }) {
+        nodes {
+          id
+          type
+          name
+          description
+          required
+          status
+        }
+      }
+      recipientsByRequestId(orderBy: [POSITION_ASC]) {
+        nodes {
+          id
+          firstName
+          lastName
+          email
+          phone
+          authMethod
+        }
+      }
     }
   }
 }`;

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from 'pg';
 import { restRequest } from '../../src/modules/requests/request.rest-shapes';
-import { createBody, GET_QUERY, LIST_QUERY, REST_LIST_DOCUMENT, REST_LIST_VARIABLES } from './documents';
+import { createBody, GET_QUERY, LIST_QUERY, PEER_LIST_QUERY, REST_LIST_DOCUMENT, REST_LIST_VARIABLES } from './documents';
 import type { Target } from './load';
 import type { ServerName, ServerProcess } from './servers';
 
@@ -47,8 +47,9 @@ function shape(value: unknown): unknown {
   return value === null ? 'null' : typeof value;
 }
 
-export function buildGroups(requestIds: string[]): { groups: Group[]; comparisons: Comparison[] } {
+export function buildGroups(requestIds: string[], organizationId: string): { groups: Group[]; comparisons: Comparison[] } {
   const listBody = graphql(LIST_QUERY, { first: 20 });
+  const peerListBody = graphql(PEER_LIST_QUERY, { organizationId, first: 20 });
   const getBodies = requestIds.map((id) => graphql(GET_QUERY, { id }));
   const getPaths = requestIds.map((id) => `/requests/${id}`);
   const restDocumentBody = graphql(REST_LIST_DOCUMENT, REST_LIST_VARIABLES);
@@ -66,12 +67,34 @@ export function buildGroups(requestIds: string[]): { groups: Group[]; comparison
         { key: 'ours-list', label: 'Gather GraphQL', server: 'ours', target: { method: 'POST', path: '/graphql', body: listBody, verify: prefix('{"data":{"requests":{"nodes":[{') } },
         { key: 'apollo-list', label: 'Apollo Server 5', server: 'apollo', target: { method: 'POST', path: '/graphql', body: listBody, verify: prefix('{"data":{"requests":{"nodes":[{') } },
         { key: 'bare-list', label: 'bare Fastify + pg', server: 'bare', target: { method: 'GET', path: '/requests?first=20', verify: prefix('{"data":{"requests":{"nodes":[{') } },
+        { key: 'postgraphile-list', label: 'PostGraphile 4', server: 'postgraphile', target: { method: 'POST', path: '/graphql', body: peerListBody, verify: prefix('{"data":{"allRequests":{"nodes":[{') } },
       ],
       async check(servers, apiKey) {
         const ours = await call(servers.ours, apiKey, 'POST', '/graphql', listBody);
         same('GraphQL list: Gather vs Apollo', ours, await call(servers.apollo, apiKey, 'POST', '/graphql', listBody));
         same('GraphQL list: Gather vs bare', ours, await call(servers.bare, apiKey, 'GET', '/requests?first=20'));
-        return `same JSON from all three (${ours.data.requests.nodes.length} requests)`;
+        // PostGraphile names fields its own way and computes no percentComplete: the same records,
+        // fields and values, renamed.
+        const peerAnswer = await call(servers.postgraphile, apiKey, 'POST', '/graphql', peerListBody);
+        if (peerAnswer.errors) throw new Error(`PostGraphile answered errors: ${JSON.stringify(peerAnswer.errors).slice(0, 600)}`);
+        const peer = peerAnswer.data.allRequests.nodes.map((r: any) => ({
+          id: r.id,
+          name: r.name,
+          state: r.state,
+          owner: r.appUserByOwnerId,
+          items: r.requestItemsByRequestId.nodes.map(({ type, ...item }: any) => ({ kind: type, ...item })),
+          recipients: r.recipientsByRequestId.nodes.map((recipient: any) => recipient.id),
+        }));
+        const gather = ours.data.requests.nodes.map((r: any) => ({
+          id: r.id,
+          name: r.name,
+          state: r.state,
+          owner: r.owner,
+          items: r.items,
+          recipients: r.recipients.map((recipient: any) => recipient.id),
+        }));
+        same('GraphQL list: Gather vs PostGraphile (the same requests, owners, items and recipients)', gather, peer);
+        return `same JSON from Gather, Apollo and bare, the same records from PostGraphile (${ours.data.requests.nodes.length} requests)`;
       },
     },
     {
@@ -139,6 +162,14 @@ export function buildGroups(requestIds: string[]): { groups: Group[]; comparison
   const comparisons: Comparison[] = [
     { name: 'GraphQL: list 20 requests with items, recipients, owner', group: 'list', ours: 'ours-list', baseline: 'apollo-list', baselineName: 'Apollo Server 5 (same schema and resolvers)', target: 3 },
     { name: 'GraphQL: list 20 requests (the same query)', group: 'list', ours: 'ours-list', baseline: 'bare-list', baselineName: 'bare Fastify + pg (same SQL, same JSON)', target: 0.7 },
+    {
+      name: 'GraphQL: list 20 requests (the same page, in its own schema)',
+      group: 'list',
+      ours: 'ours-list',
+      baseline: 'postgraphile-list',
+      baselineName: 'PostGraphile 4.14 (one SQL statement building the JSON, no tenancy)',
+      target: 1.5,
+    },
     { name: 'GraphQL: get one request by id', group: 'get', ours: 'ours-get', baseline: 'bare-get', baselineName: 'bare Fastify + pg (same SQL, same JSON)', target: 0.7 },
     { name: 'REST GET /requests?limit=20', group: 'rest', ours: 'ours-rest-list', baseline: 'ours-rest-graphql', baselineName: 'the GraphQL query it maps to (RequestList)', target: 0.9 },
     { name: 'REST POST /requests (3 items, 2 recipients)', group: 'create', ours: 'ours-create', baseline: 'bare-create', baselineName: 'bare Fastify + pg insert in one transaction', target: 0.5 },

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
  * ours, apollo, bare: the HTTP scenarios (ours also serves the fan-out, webhook and file scenarios);
  * ws-bare: the bare `ws` broadcast of the fan-out baseline; receiver: the webhook receiver.
  */
-export type ServerName = 'ours' | 'apollo' | 'bare' | 'ws-bare' | 'receiver';
+export type ServerName = 'ours' | 'apollo' | 'bare' | 'postgraphile' | 'ws-bare' | 'receiver';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const PROFILE_DIR = join(ROOT, 'bench', 'results', 'profiles');

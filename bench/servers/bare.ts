@@ -49,7 +49,7 @@ serve('bare', async () => {
   function scope(viewer: Viewer): { where: string; params: unknown[] } {
     const base = 'r.organization_id = $1 and r.deleted_at is null';
     if (viewer.role === 'ADMIN') return { where: base, params: [viewer.organizationId] };
-    const collaborates = 'exists (select 1 from collaborator c where c.request_id = r.id and c.user_id = $2)';
+    const collaborates = 'exists (select 1 from collaborator c where c.request_id = r.id and c.organization_id = r.organization_id and c.user_id = $2)';
     return viewer.teamId
       ? { where: `${base} and (r.owner_id = $2 or r.team_id = $3 or ${collaborates})`, params: [viewer.organizationId, viewer.userId, viewer.teamId] }
       : { where: `${base} and (r.owner_id = $2 or ${collaborates})`, params: [viewer.organizationId, viewer.userId] };
@@ -72,14 +72,14 @@ serve('bare', async () => {
   };
 
   /** Owners, items and recipients of a page of requests: three statements, sent side by side. */
-  async function expand(requests: Row[]) {
+  async function expand(requests: Row[], organizationId: string) {
     if (requests.length === 0) return [];
     const ids = requests.map((r) => r.id);
     const ownerIds = [...new Set(requests.map((r) => r.owner_id))];
     const [owners, items, recipients] = await Promise.all([
       pool.query('select u.* from app_user u where u.id = any($1)', [ownerIds]),
-      pool.query('select i.* from request_item i where i.request_id = any($1) order by i.position asc', [ids]),
-      pool.query('select c.* from recipient c where c.request_id = any($1) order by c.position asc', [ids]),
+      pool.query('select i.* from request_item i where i.request_id = any($1) and i.organization_id = $2 and i.deleted_at is null order by i.position asc', [ids, organizationId]),
+      pool.query('select c.* from recipient c where c.request_id = any($1) and c.organization_id = $2 order by c.position asc', [ids, organizationId]),
     ]);
     const ownerById = new Map(owners.rows.map((u) => [u.id, u]));
     const itemsOf = group(items.rows, 'request_id');
@@ -117,7 +117,7 @@ serve('bare', async () => {
       ...params,
       size + 1,
     ]);
-    return { data: { requests: { nodes: await expand(rows.slice(0, size)) } } };
+    return { data: { requests: { nodes: await expand(rows.slice(0, size), request.viewer!.organizationId) } } };
   });
 
   app.get('/requests/:id', async (request) => {
@@ -125,7 +125,7 @@ serve('bare', async () => {
     if (!UUID.test(id)) return { data: { request: null } };
     const { where, params } = scope(request.viewer!);
     const { rows } = await pool.query(`select r.* from request r where r.id = $${params.length + 1} and ${where} limit 1`, [...params, id]);
-    const [node] = await expand(rows);
+    const [node] = await expand(rows, request.viewer!.organizationId);
     return { data: { request: node ?? null } };
   });
 
@@ -252,14 +252,14 @@ serve('bare', async () => {
           recipients.push({ id, nonce, ...p, contactId: contactIds[position] });
           recipientValues.push(
             id, requestId, contactIds[position], position, p.firstName, p.lastName, p.email, p.phone, 'UNSET', 'DEFAULT', nonce,
-            sha256Hex(linkToken(config.secret, id, nonce)), sha256Hex(recipientPassword(config.secret, id, nonce)), now,
+            sha256Hex(linkToken(config.secret, id, nonce)), sha256Hex(recipientPassword(config.secret, id, nonce)), now, viewer.organizationId,
           );
-          const b = position * 14;
-          return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, null, $${b + 9}, $${b + 10}, null, null, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14})`;
+          const b = position * 15;
+          return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, null, $${b + 9}, $${b + 10}, null, null, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14}, $${b + 15})`;
         });
         await client.query(
           `insert into recipient (id, request_id, contact_id, position, first_name, last_name, email, phone, language, auth_method, send_method,
-             question_text, question_answer_hash, link_nonce, token_hash, password_hash, created_at) values ${recipientRows.join(', ')}`,
+             question_text, question_answer_hash, link_nonce, token_hash, password_hash, created_at, organization_id) values ${recipientRows.join(', ')}`,
           recipientValues,
         );
 
@@ -269,13 +269,13 @@ serve('bare', async () => {
             const type = input.type === 'STANDARD' ? 'UPLOAD' : input.type;
             const item = { id: randomUUID(), type, name: input.name.trim(), description: input.description ?? null, required: input.required ?? false };
             items.push(item);
-            itemValues.push(item.id, requestId, position, type, item.name, item.description, item.required, type === 'QUESTION' ? 'TEXT' : null, recipients[0].id, now);
-            const b = position * 10;
-            return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, 'INCOMPLETE', false, $${b + 8}, null, null, $${b + 9}, null, $${b + 10}, $${b + 10})`;
+            itemValues.push(item.id, requestId, position, type, item.name, item.description, item.required, type === 'QUESTION' ? 'TEXT' : null, recipients[0].id, now, viewer.organizationId);
+            const b = position * 11;
+            return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, 'INCOMPLETE', false, $${b + 8}, null, null, $${b + 9}, null, $${b + 10}, $${b + 10}, $${b + 11})`;
           });
           await client.query(
             `insert into request_item (id, request_id, position, type, name, description, required, status, is_na, question_type, answer,
-               contract_id, assignee_id, verified_at, created_at, updated_at) values ${itemRows.join(', ')}`,
+               contract_id, assignee_id, verified_at, created_at, updated_at, organization_id) values ${itemRows.join(', ')}`,
             itemValues,
           );
         }
@@ -286,8 +286,8 @@ serve('bare', async () => {
           // outbox writes them (outbox.ts, emit; webhook.service.ts, queueDeliveries).
           const deliveries = queuesDeliveries
             ? `, deliveries as (
-                 insert into webhook_delivery (id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
-                 select gen_random_uuid(), w.id, $1, inserted.seq, 'request.created', 'PENDING', 0, $5, $5, $5
+                 insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
+                 select gen_random_uuid(), w.organization_id, w.id, $1, inserted.seq, 'request.created', 'PENDING', 0, $5, $5, $5
                    from webhook w, inserted
                   where w.organization_id = $2 and w.disabled_at is null and 'request.created' = any(w.topics))`
             : '';

@@ -71,6 +71,12 @@ export const ENV_SCHEMA = Type.Object({
   S3_FORCE_PATH_STYLE: Type.Boolean({ default: false, description: 'address the bucket in the path (most S3-compatible services) rather than the host name' }),
   // Sizes are stored and exposed as 32-bit integers (GraphQL Int), hence the ceiling of 2 GiB - 1.
   MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1024, maximum: 2147483647, default: 256 * 1024 * 1024, description: 'largest file upload in bytes (413 above)' }),
+  EXACT_COUNT_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 100_000_000,
+    default: 10_000,
+    description: 'rows a list counts exactly for totalCount; past it totalCount is the planner estimate and totalCountEstimated is true',
+  }),
   MAX_FILES_PER_ITEM: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'attachments, and separately submitted documents, one item (or one request) may hold' }),
   SMTP_URL: Type.Optional(
     Type.String({ pattern: '^smtps?://[^\\s]+$', description: 'mail server for notifications, smtp:// or smtps://; unset keeps messages in the notification table' }),
@@ -113,6 +119,8 @@ export type Config = {
   storage: StorageConfig;
   maxUploadBytes: number;
   maxFilesPerItem: number;
+  /** Rows a list counts exactly for `totalCount` (see pagination.ts, `countRows`). */
+  exactCountLimit: number;
   webhooks: WebhookSettings;
   mail: MailSettings;
   signing: SigningSettings;
@@ -192,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storage: storageConfig(parsed, dataDir),
     maxUploadBytes: parsed.MAX_UPLOAD_BYTES,
     maxFilesPerItem: parsed.MAX_FILES_PER_ITEM,
+    exactCountLimit: parsed.EXACT_COUNT_LIMIT,
     port: parsed.PORT,
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,

@@ -2,8 +2,7 @@ import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import type { IResolvers } from '@graphql-tools/utils';
-import type DataLoader from 'dataloader';
-import { loaderSet } from './db/loaders';
+import { loaderSet, type LoaderDefinition } from './db/loaders';
 import type { EmitHook, Renderer } from './events/outbox';
 import type { GraphQLContext, Loaders } from './graphql/context';
 import { nodeResolvers, type NodeKind } from './graphql/node';
@@ -23,7 +22,7 @@ export type ModuleDescriptor = {
   /** Its migrations, applied in the order of their names across all modules. */
   migrations?: MigrationObject[];
   /** Its per-operation DataLoaders, by name (each module declares their types on `Loaders`). */
-  loaders?: Record<string, (em: EntityManager) => DataLoader<any, any>>;
+  loaders?: Record<string, LoaderDefinition>;
   /** Its resolvers (several modules may add fields to one type: they are merged). */
   resolvers?: IResolvers<any, GraphQLContext>;
   /**
@@ -52,7 +51,7 @@ export type ModuleDescriptor = {
 export type Modules = {
   entities: EntitySchema<any, any>[];
   migrations: MigrationObject[];
-  createLoaders: (em: EntityManager) => Loaders;
+  createLoaders: (em: EntityManager, organizationId: string) => Loaders;
   resolvers: IResolvers<any, GraphQLContext>[];
   restRows: RestRow[];
   renderers: Record<string, Renderer>;
@@ -70,7 +69,7 @@ function mergeUnique<T>(what: string, into: Record<string, T>, from: Record<stri
 }
 
 export function foldModules(modules: ModuleDescriptor[]): Modules {
-  const loaders: Record<string, (em: EntityManager) => DataLoader<any, any>> = {};
+  const loaders: Record<string, LoaderDefinition> = {};
   const nodes: Record<string, NodeKind> = {};
   const subjects: Record<string, EventSubject> = {};
   for (const module of modules) {
@@ -82,7 +81,7 @@ export function foldModules(modules: ModuleDescriptor[]): Modules {
   return {
     entities: modules.flatMap((m) => m.entities ?? []),
     migrations: modules.flatMap((m) => m.migrations ?? []).sort((a, b) => a.name.localeCompare(b.name)),
-    createLoaders: loaderSet(loaders) as unknown as (em: EntityManager) => Loaders,
+    createLoaders: loaderSet(loaders) as unknown as Modules['createLoaders'],
     resolvers: [nodeResolvers(nodes), eventResolvers(subjects), ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))],
     restRows: modules.flatMap((m) => (typeof m.restRows === 'function' ? m.restRows() : (m.restRows ?? []))),
     renderers: Object.fromEntries(Object.entries(subjects).map(([type, subject]) => [type, subject.render])),

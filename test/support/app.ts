@@ -36,6 +36,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     storage: { driver: 'local', dir: join(dataDir, 'files') },
     maxUploadBytes: 256 * 1024 * 1024,
     maxFilesPerItem: 100,
+    exactCountLimit: 10_000,
     signing: {},
     expirationWarningDays: 3,
     jobLeaseMs: 60_000,

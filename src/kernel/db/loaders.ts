@@ -45,6 +45,8 @@ export function createByIdLoader<T extends WithId>(em: EntityManager, entity: En
 /**
  * Batches "children of these parents" within one operation: one statement per batch, in `orderBy`
  * order; `nullProperties` keeps only rows where those properties are null (soft-deleted rows out).
+ * With `organizationId` (tenant-owned children: they carry `organization_id`) the statement filters
+ * by it too, so it stays within one organization's rows however the tables are distributed.
  */
 export function createChildrenLoader<T extends object>(
   em: EntityManager,
@@ -52,14 +54,20 @@ export function createChildrenLoader<T extends object>(
   parentProperty: keyof T & string,
   orderBy: Record<string, 'asc' | 'desc'>,
   nullProperties: (keyof T & string)[] = [],
+  organizationId?: string,
 ): DataLoader<string, Row<T>[]> {
-  const sql = statement(`children:${tableOf(em, entity)}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}`, () => {
-    const conditions = [`${columnOf(em, entity, parentProperty)} = any(?::uuid[])`, ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`)];
+  const scoped = organizationId !== undefined;
+  const sql = statement(`children:${tableOf(em, entity)}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}`, () => {
+    const conditions = [
+      `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
+      ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),
+      ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`),
+    ];
     const order = Object.entries(orderBy).map(([property, direction]) => `${columnOf(em, entity, property)} ${direction}`);
     return `select * from ${tableOf(em, entity)} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
   });
   return new DataLoader(async (parentIds) => {
-    const rows = await inTurn(em, () => findLean(em, entity, sql, [parentIds]));
+    const rows = await inTurn(em, () => findLean(em, entity, sql, scoped ? [parentIds, organizationId] : [parentIds]));
     const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const reference = (row as Record<string, unknown>)[parentProperty] as WithId;
@@ -87,26 +95,35 @@ export function primeAll<T extends WithId>(loader: DataLoader<string, T | null>,
   for (const record of records) loader.prime(record.id, record);
 }
 
+/**
+ * A loader of one operation: on its entity manager, for its viewer's organization (loaders of
+ * tenant-owned children filter by it, as every hot statement does).
+ */
+export type LoaderDefinition = (em: EntityManager, organizationId: string) => DataLoader<any, any>;
+
 /** The loaders a set of definitions makes: what a module declares on the context's `Loaders`. */
-export type LoaderSet<D extends Record<string, (em: EntityManager) => DataLoader<any, any>>> = { readonly [K in keyof D]: ReturnType<D[K]> };
+export type LoaderSet<D extends Record<string, LoaderDefinition>> = { readonly [K in keyof D]: ReturnType<D[K]> };
 
 /**
  * Makes per-operation loader sets: an object with one loader per definition, each made on its first
  * use, so an operation pays only for the loaders it touches (most touch a handful of twenty). The
  * getters live on a prototype built once, so making a set is one small allocation.
  */
-export function loaderSet<D extends Record<string, (em: EntityManager) => DataLoader<any, any>>>(definitions: D): (em: EntityManager) => LoaderSet<D> {
+export function loaderSet<D extends Record<string, LoaderDefinition>>(definitions: D): (em: EntityManager, organizationId: string) => LoaderSet<D> {
   class Loaders {
-    constructor(readonly em: EntityManager) {}
+    constructor(
+      readonly em: EntityManager,
+      readonly organizationId: string,
+    ) {}
   }
   for (const name of Object.keys(definitions)) {
     Object.defineProperty(Loaders.prototype, name, {
       get(this: Loaders) {
-        const loader = definitions[name](this.em);
+        const loader = definitions[name](this.em, this.organizationId);
         Object.defineProperty(this, name, { value: loader });
         return loader;
       },
     });
   }
-  return (em) => new Loaders(em) as unknown as LoaderSet<D>;
+  return (em, organizationId) => new Loaders(em, organizationId) as unknown as LoaderSet<D>;
 }

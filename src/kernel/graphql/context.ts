@@ -50,6 +50,8 @@ export type ServiceSettings = {
   maxUploadBytes: number;
   /** Attachments, and separately documents, one item or request may hold. */
   maxFilesPerItem: number;
+  /** Rows a list counts exactly for `totalCount`; past it the count is PostgreSQL's estimate. */
+  exactCountLimit: number;
   /** The certificate e-signatures use, when one is configured. */
   signing: SigningSettings;
   /** The service's own directory (`DATA_DIR`): files it keeps for itself, such as unfinished uploads. */
@@ -96,7 +98,7 @@ export type ContextFactoryOptions = {
   events: Outbox;
   execute: Execute;
   storage: Storage;
-  createLoaders: (em: EntityManager) => Loaders;
+  createLoaders: (em: EntityManager, organizationId: string) => Loaders;
 };
 
 export type ContextFactory = {
@@ -120,7 +122,7 @@ export function createContextFactory(options: ContextFactoryOptions): ContextFac
   const forViewer: ContextFactory['forViewer'] = (viewer, { em = options.orm.em.fork(), log, requestId }) => ({
     em,
     viewer,
-    loaders: options.createLoaders(em),
+    loaders: options.createLoaders(em, viewer.organizationId),
     settings: options.settings,
     events: options.events,
     operations,

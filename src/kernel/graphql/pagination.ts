@@ -19,13 +19,49 @@ export type PageInfo = {
   endCursor: string | null;
 };
 
-/** A page of a list; `totalCount` runs its query only when a client selects the field. */
+/** How many rows a list holds, and whether that is PostgreSQL's estimate rather than a count. */
+export type TotalCount = { count: number; estimated: boolean };
+
+/**
+ * A page of a list; `totalCount` runs its statements only when a client selects the count (once per
+ * page, whichever of `totalCount` and `totalCountEstimated` asks): exact up to `exactUpTo` rows.
+ */
 export type Connection<T = any> = {
   edges: Edge<T>[];
   nodes: T[];
   pageInfo: PageInfo;
-  totalCount: () => Promise<number>;
+  totalCount: (exactUpTo: number) => Promise<TotalCount>;
 };
+
+/**
+ * The count fields every connection type has (schema: `totalCount`, `totalCountEstimated`), with the
+ * deployment's `EXACT_COUNT_LIMIT`.
+ */
+export const countFields = {
+  totalCount: async (connection: Connection, _args: unknown, ctx: { settings: { exactCountLimit: number } }) =>
+    (await connection.totalCount(ctx.settings.exactCountLimit)).count,
+  totalCountEstimated: async (connection: Connection, _args: unknown, ctx: { settings: { exactCountLimit: number } }) =>
+    (await connection.totalCount(ctx.settings.exactCountLimit)).estimated,
+};
+
+/**
+ * Counts the rows of a list's statement, exactly up to `exactUpTo`: the count stops one row past it,
+ * so a page of a list of a million rows costs at most that many index entries instead of the whole
+ * list on every call. Past it, the count is the planner's estimate of the statement's rows (from the
+ * table's statistics, at the cost of planning), never below the rows already counted.
+ */
+async function countRows(base: LeanQuery<any>, exactUpTo: number): Promise<TotalCount> {
+  const limit = Math.max(0, Math.floor(exactUpTo));
+  const [row] = await queryRows<{ count: string }>(base.em, `select count(*) as count from (select 1 from (${base.sql}) as counted limit ${limit + 1}) as capped`, base.params);
+  const count = Number(row.count);
+  if (count <= limit) return { count, estimated: false };
+  const [plan] = await queryRows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(base.em, `explain (format json) ${base.sql}`, base.params);
+  const estimate = Math.round(plan['QUERY PLAN'][0].Plan['Plan Rows']);
+  return { count: Math.min(Math.max(estimate, count), MAX_GRAPHQL_INT), estimated: true };
+}
+
+/** GraphQL's `Int` is 32 bits. */
+const MAX_GRAPHQL_INT = 2 ** 31 - 1;
 
 export type SortDirection = 'ASC' | 'DESC';
 
@@ -92,7 +128,7 @@ export function checkPageArgs(args: PageArgs): void {
 /**
  * Runs one page of a keyset-paginated query. `source` holds the filter (a QueryBuilder, or for hot
  * lists a statement written out, `LeanQuery`); ordering, the keyset condition and the limit are added
- * here. One statement per page, plus one for `totalCount` if selected.
+ * here. One statement per page, plus one for `totalCount` if selected (two past the exact limit).
  */
 export async function paginate<T extends object>(
   source: QueryBuilder<T> | LeanQuery<T>,
@@ -131,6 +167,7 @@ export async function paginate<T extends object>(
   if (backward) page.reverse();
 
   const edges = page.map((node) => new LazyEdge(node, order.property));
+  let counted: Promise<TotalCount> | undefined;
   return {
     edges,
     nodes: page,
@@ -144,9 +181,6 @@ export async function paginate<T extends object>(
         return edges[edges.length - 1]?.cursor ?? null;
       },
     },
-    totalCount: async () => {
-      const [row] = await queryRows<{ count: string }>(base.em, `select count(*) as count from (${base.sql}) as counted`, base.params);
-      return Number(row.count);
-    },
+    totalCount: (exactUpTo) => (counted ??= countRows(base, exactUpTo)),
   };
 }

@@ -1,5 +1,6 @@
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { listActivity } from './activity.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 /** A person's name as the log shows it: first and last name, else how to reach them. */
 const nameOf = (person: { firstName?: string | null; lastName?: string | null; email?: string | null; phone?: string | null } | null) =>
@@ -28,6 +29,6 @@ export const activityResolvers: Resolvers = {
     userAgent: (entry) => (entry.actorType === 'RECIPIENT' ? (entry.userAgent ?? null) : null),
   },
   ActivityConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -5,6 +5,7 @@ import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
 import type { RequestItemRow } from '../items/item.entities';
 import { deleteAttachment, getAttachment, listAttachments } from './attachment.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 const itemAttachments = { attachments: (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.attachmentsByItem.load(item.id) };
 
@@ -33,7 +34,7 @@ export const attachmentResolvers: Resolvers = {
         : `${ctx.settings.publicUrl}/attachments/${attachment.id}/download`,
   },
   AttachmentConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
   Request: {
     attachments: (request, _args, ctx) => ctx.loaders.attachmentsByRequest.load(request.id),

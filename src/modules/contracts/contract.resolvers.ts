@@ -3,6 +3,7 @@ import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-typ
 import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
 import { deleteContract, getContract, listContracts, updateContract } from './contract.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 export const contractResolvers: Resolvers = {
   Query: {
@@ -24,7 +25,7 @@ export const contractResolvers: Resolvers = {
       (await fileFields.mimeType(contract, undefined, ctx)) === 'application/pdf' ? `${ctx.settings.publicUrl}/contracts/${contract.id}/preview` : null,
   },
   ContractConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
   ESignatureItem: {
     contract: (item, _args, ctx) => (item.contractId ? ctx.loaders.contractById.load(item.contractId) : null),

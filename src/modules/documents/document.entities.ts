@@ -3,6 +3,7 @@ import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { RequestItem } from '../items/item.entities';
 import { Request } from '../requests/request.entities';
 import { StoredFile } from '../files/file.entities';
+import { Organization } from '../identity/identity.entities';
 import type { Row } from '../../kernel/db/lean';
 import { Recipient } from '../recipients/recipient.entities';
 
@@ -12,6 +13,7 @@ export const Document = defineEntity({
   tableName: 'document',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     request: () => p.manyToOne(Request).ref(),
     item: () => p.manyToOne(RequestItem).ref(),
     file: () => p.manyToOne(StoredFile).ref(),

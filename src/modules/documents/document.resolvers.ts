@@ -5,6 +5,7 @@ import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
 import type { RequestItemRow } from '../items/item.entities';
 import { deleteDocument, deleteRequestDocuments, getDocument, listRequestDocuments } from './document.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 const itemDocuments = { documents: (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.documentsByItem.load(item.id) };
 
@@ -26,7 +27,7 @@ export const documentResolvers: Resolvers = {
     downloadUrl: (document, _args, ctx) => `${ctx.settings.publicUrl}/documents/${document.id}/download`,
   },
   DocumentConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
   Request: {
     documents: (request, args, ctx) => listRequestDocuments(ctx, request, args),

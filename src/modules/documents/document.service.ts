@@ -29,7 +29,7 @@ export async function submitDocument(ctx: Ctx, requestId: string, itemId: string
     if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
     }
-    const document = tx.create(Document, { request, item, file });
+    const document = tx.create(Document, { organization: request.organization, request, item, file });
     const data = await renderForAnswer(tx, ctx, { type: 'Document', id: document.id, requestId: request.id });
     await ctx.events.emit(tx, ctx.viewer, { topic: 'document.uploaded', subjectType: 'Document', subjectId: document.id, requestId: request.id, data });
     return document;

@@ -1,3 +1,4 @@
+import { countFields } from '../../kernel/graphql/pagination';
 import { loadRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
@@ -16,7 +17,7 @@ export const formResolvers: Resolvers = {
     owner: async (form, _args, ctx) => (await loadRef(form.owner, ctx.loaders.userById))!,
   },
   FormConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
   ItemForm: {
     // An item's form was of the item's organization when the item was made; it may be gone since.

@@ -55,6 +55,7 @@ export const ApiKey = defineEntity({
   tableName: 'api_key',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     user: () => p.manyToOne(User).ref(),
     name: p.string().length(100).nullable(),
     prefix: p.string().length(16),

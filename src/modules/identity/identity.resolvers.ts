@@ -12,6 +12,7 @@ import {
   revokeApiKey,
   updateUser,
 } from './identity.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 export const identityResolvers: Resolvers = {
   Query: {
@@ -43,6 +44,6 @@ export const identityResolvers: Resolvers = {
     user: async (apiKey, _args, ctx) => (await ctx.loaders.userById.load(apiKey.user.id))!,
   },
   UserConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -92,7 +92,7 @@ export async function createOrganization(
       role: 'ADMIN',
     });
     const apiKey = input.apiKey ?? generateApiKey();
-    tx.create(ApiKey, { user, name: 'initial', prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) });
+    tx.create(ApiKey, { organization, user, name: 'initial', prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) });
     return { organization, user, apiKey };
   });
 }
@@ -119,7 +119,7 @@ export async function createApiKeyForEmail(em: EntityManager, email: string, nam
   const user = await findUserByEmail(em, email);
   if (!user) throw AppError.notFound('User');
   const apiKey = generateApiKey();
-  em.create(ApiKey, { user, name: name ?? null, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) });
+  em.create(ApiKey, { organization: user.organization, user, name: name ?? null, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) });
   await em.flush();
   return { user, apiKey };
 }
@@ -199,7 +199,7 @@ export async function createApiKey(ctx: Ctx, input: { userId?: string | null; na
   const user = await getUser(ctx, userId);
   if (!user) throw AppError.validation([{ field: ['userId'], message: 'Names no user of your organization', code: 'NOT_FOUND' }]);
   const secret = generateApiKey();
-  const apiKey = ctx.em.create(ApiKey, { user, name: input.name ?? null, prefix: apiKeyPrefix(secret), keyHash: hashApiKey(secret) });
+  const apiKey = ctx.em.create(ApiKey, { organization: user.organization, user, name: input.name ?? null, prefix: apiKeyPrefix(secret), keyHash: hashApiKey(secret) });
   await ctx.em.flush();
   return { apiKey, secret };
 }

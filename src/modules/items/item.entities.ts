@@ -3,6 +3,7 @@ import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Recipient } from '../recipients/recipient.entities';
 import { ITEM_STATUSES, ITEM_TYPES, QUESTION_TYPES } from './item.enums';
 import { Request } from '../requests/request.entities';
+import { Organization } from '../identity/identity.entities';
 import type { Row } from '../../kernel/db/lean';
 import type { FormAnswer, ItemForm } from '../forms/form.entities';
 
@@ -11,6 +12,7 @@ export const RequestItem = defineEntity({
   tableName: 'request_item',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     request: () => p.manyToOne(Request).ref(),
     position: p.integer(),
     type: p.enum([...ITEM_TYPES]),

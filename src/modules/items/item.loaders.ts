@@ -3,7 +3,7 @@ import { createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { RequestItem } from './item.entities';
 
 export const itemLoaders = {
-  itemsByRequest: (em: EntityManager) => createChildrenLoader(em, RequestItem, 'request', { position: 'asc' }, ['deletedAt']),
+  itemsByRequest: (em: EntityManager, organizationId: string) => createChildrenLoader(em, RequestItem, 'request', { position: 'asc' }, ['deletedAt'], organizationId),
 };
 
 declare module '../../kernel/graphql/context' {

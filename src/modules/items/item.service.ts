@@ -28,10 +28,11 @@ type FileCtx = Pick<GraphQLContext, 'em' | 'settings' | 'storage'> & EmittingCon
  * New items at the end of a request, assigned to `assignee` (its first recipient), as lean records
  * for `insertRecords` (the caller inserts them, with the request's other new rows when it has some).
  */
-export function newItems(em: EntityManager, request: { id: string }, drafts: (ItemDraft & { received?: boolean })[], assignee: { id: string } | null, firstPosition: number): RequestItemRow[] {
+export function newItems(em: EntityManager, request: { id: string; organization: { id: string } }, drafts: (ItemDraft & { received?: boolean })[], assignee: { id: string } | null, firstPosition: number): RequestItemRow[] {
   return drafts.map(({ received, ...draft }, index) =>
     newRecord(em, RequestItem, {
       ...draft,
+      organization: request.organization,
       request,
       position: firstPosition + index,
       formId: draft.form?.id ?? null,

@@ -1,5 +1,6 @@
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { listNotifications } from './notification.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 export const notificationResolvers: Resolvers = {
   Query: {
@@ -12,6 +13,6 @@ export const notificationResolvers: Resolvers = {
     attemptCount: (notification) => notification.attempts,
   },
   NotificationConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -247,7 +247,7 @@ const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEq
 /** The counters row of a recipient, created on first use and locked until the transaction ends. */
 async function lockAccess(tx: EntityManager, link: SignInLink): Promise<AccessRow> {
   const table = `${link.kind.tables}_access`;
-  await tx.execute(`insert into ${table} (recipient_id) values (?) on conflict do nothing`, [link.recipientId]);
+  await tx.execute(`insert into ${table} (recipient_id, organization_id) values (?, ?) on conflict do nothing`, [link.recipientId, link.organizationId]);
   const [row] = await queryRows<AccessRow>(tx, `select * from ${table} where recipient_id = ? for update`, [link.recipientId]);
   return { ...row, question_locked_until: toDate(row.question_locked_until), code_locked_until: toDate(row.code_locked_until) };
 }
@@ -289,8 +289,9 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
     }
     const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
     const expiresAt = new Date(now.getTime() + CODE_VALID_MINUTES * 60_000);
-    await tx.execute(`insert into ${link.kind.tables}_code (id, recipient_id, code_hash, channel, expires_at, created_at) values (?, ?, ?, ?, ?, ?)`, [
+    await tx.execute(`insert into ${link.kind.tables}_code (id, organization_id, recipient_id, code_hash, channel, expires_at, created_at) values (?, ?, ?, ?, ?, ?, ?)`, [
       randomUUID(),
+      link.organizationId,
       link.recipientId,
       codeHash(settings.secret, link.recipientId, code),
       destination.channel,
@@ -366,8 +367,9 @@ export async function signIn(em: EntityManager, settings: ServiceSettings, link:
       [now, link.recipientId],
     );
     await link.kind.signedIn(tx, link, client, steps);
-    await tx.execute(`insert into ${link.kind.tables}_session (id, recipient_id, token_hash, link_hash, expires_at, ip, user_agent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?)`, [
+    await tx.execute(`insert into ${link.kind.tables}_session (id, organization_id, recipient_id, token_hash, link_hash, expires_at, ip, user_agent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
       randomUUID(),
+      link.organizationId,
       link.recipientId,
       sha256Hex(token),
       link.linkHash,
@@ -446,11 +448,11 @@ export function renderingViewer(organizationId: string): Viewer {
 export async function markOpened(em: EntityManager, link: PortalLink, now: Date, client: Client): Promise<void> {
   const rows = await em.execute<{ id: string }[]>(
     `with first as (
-       insert into recipient_access (recipient_id, opened_at) values (?, ?)
+       insert into recipient_access (recipient_id, organization_id, opened_at) values (?, ?, ?)
        on conflict (recipient_id) do update set opened_at = excluded.opened_at where recipient_access.opened_at is null
        returning 1)
      update request set user_opened = true where id = ? and exists (select 1 from first) returning id`,
-    [link.recipientId, now, link.requestId],
+    [link.recipientId, link.organizationId, now, link.requestId],
   );
   if (rows.length > 0) await recordActivity(em, { organizationId: link.organizationId, requestId: link.requestId, action: 'recipient.opened', actor: recipientActor(link.recipientId, client) });
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p, type EntitySchema, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
+import { Organization } from '../identity/identity.entities';
 import type { Row } from '../../kernel/db/lean';
 import { NOTIFICATION_CHANNELS } from '../notifications/notification.entities';
 import { Recipient } from '../recipients/recipient.entities';
@@ -16,6 +17,7 @@ export function signInEntities(names: { entity: string; tables: string; recipien
     tableName: `${names.tables}_code`,
     properties: {
       id: uuidPrimaryKey(),
+      organization: () => p.manyToOne(Organization).ref(),
       recipient: () => p.manyToOne(names.recipient()).ref(),
       codeHash: p.string().length(64).columnType('char(64)'),
       channel: p.enum([...NOTIFICATION_CHANNELS]),
@@ -29,6 +31,7 @@ export function signInEntities(names: { entity: string; tables: string; recipien
     tableName: `${names.tables}_session`,
     properties: {
       id: uuidPrimaryKey(),
+      organization: () => p.manyToOne(Organization).ref(),
       recipient: () => p.manyToOne(names.recipient()).ref(),
       tokenHash: p.string().length(64).columnType('char(64)'),
       /** The recipient's link when it signed in: a regenerated link ends the sessions of the old one. */
@@ -44,6 +47,7 @@ export function signInEntities(names: { entity: string; tables: string; recipien
     tableName: `${names.tables}_access`,
     properties: {
       recipient: () => p.oneToOne(names.recipient()).primary().ref(),
+      organization: () => p.manyToOne(Organization).ref(),
       questionFailures: p.integer().default(0),
       questionLockedUntil: p.datetime().nullable(),
       codeFailures: p.integer().default(0),
@@ -67,6 +71,7 @@ export const Submission = defineEntity({
   tableName: 'submission',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     request: () => p.manyToOne(Request).ref(),
     recipient: () => p.manyToOne(Recipient).ref().nullable(),
     outcome: p.enum([...SUBMISSION_OUTCOMES]),

@@ -281,7 +281,7 @@ function storeDocument(ctx: PortalCtx, itemId: string, upload: IncomingFile, kin
     if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
       throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
     }
-    const document = tx.create(Document, { request, item, file, recipient: session.id });
+    const document = tx.create(Document, { organization: request.organization, request, item, file, recipient: session.id });
     // A form item is done (or not applicable) by its answers; files only go with them.
     if (!item.form) {
       complete(item);
@@ -392,7 +392,7 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
     // The owner has not seen this submission yet, and the last rejection is answered.
     request.ownerOpened = false;
     request.rejection = null;
-    tx.create(Submission, { request, recipient: session.id, outcome, comment: text });
+    tx.create(Submission, { organization: request.organization, request, recipient: session.id, outcome, comment: text });
     await queueOwnerNotices(tx, ctx, request, session.id, outcome === 'COMPLETE' ? 'REQUEST_COMPLETED' : 'REQUEST_SUBMITTED');
     const subject = { type: 'Request', id: request.id, requestId: request.id };
     await emitAsRecipient(tx, ctx, outcome === 'COMPLETE' ? ['request.submitted', 'request.completed'] : 'request.submitted', subject);

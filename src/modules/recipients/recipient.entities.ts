@@ -32,6 +32,7 @@ export const Recipient = defineEntity({
   tableName: 'recipient',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     request: () => p.manyToOne(Request).ref(),
     contact: () => p.manyToOne(Contact).ref(),
     position: p.integer(),

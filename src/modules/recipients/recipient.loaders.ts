@@ -3,7 +3,7 @@ import { createByIdLoader, createChildrenLoader, type LoaderSet } from '../../ke
 import { Contact, Recipient } from './recipient.entities';
 
 export const recipientLoaders = {
-  recipientsByRequest: (em: EntityManager) => createChildrenLoader(em, Recipient, 'request', { position: 'asc' }),
+  recipientsByRequest: (em: EntityManager, organizationId: string) => createChildrenLoader(em, Recipient, 'request', { position: 'asc' }, [], organizationId),
   recipientById: (em: EntityManager) => createByIdLoader(em, Recipient),
   contactById: (em: EntityManager) => createByIdLoader(em, Contact),
 };

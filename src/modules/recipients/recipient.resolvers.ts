@@ -3,6 +3,7 @@ import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-typ
 import { payload } from '../../kernel/graphql/payload';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
 import { listContacts, regenerateLink, upsertContact } from './recipient.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 export const recipientResolvers: Resolvers = {
   Query: {
@@ -41,6 +42,6 @@ export const recipientResolvers: Resolvers = {
     password: (recipient, _args, ctx) => recipientPassword(ctx.settings.secret, recipient.id, recipient.linkNonce),
   },
   ContactConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -139,7 +139,7 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
  * The recipients of a new request, each with its link secrets, as lean records for `insertRecords`,
  * and their contacts, upserted first.
  */
-export async function newRecipients(em: EntityManager, settings: ServiceSettings, request: { id: string }, owner: UserRef, drafts: RecipientDraft[]): Promise<{ recipients: RecipientRow[]; contacts: ContactRow[] }> {
+export async function newRecipients(em: EntityManager, settings: ServiceSettings, request: { id: string; organization: { id: string } }, owner: UserRef, drafts: RecipientDraft[]): Promise<{ recipients: RecipientRow[]; contacts: ContactRow[] }> {
   const contacts = await upsertContacts(em, owner, drafts);
   const recipients = drafts.map((draft, position) => {
     // The link secrets derive from the id, so it is chosen here rather than by the record's default.
@@ -147,6 +147,7 @@ export async function newRecipients(em: EntityManager, settings: ServiceSettings
     const linkNonce = newLinkNonce();
     return newRecord(em, Recipient, {
       id,
+      organization: request.organization,
       request,
       contact: draft.contactId ?? contacts.get(position)!.id,
       position,

@@ -18,7 +18,7 @@ export function requestVisibility(alias: string, viewer: Viewer, options: { incl
   const params: unknown[] = [viewer.organizationId];
   if (!options.includeDeleted) parts.push(`${alias}.deleted_at is null`);
   if (!isAdmin(viewer)) {
-    const collaborates = `exists (select 1 from collaborator c where c.request_id = ${alias}.id and c.user_id = ?)`;
+    const collaborates = `exists (select 1 from collaborator c where c.request_id = ${alias}.id and c.organization_id = ${alias}.organization_id and c.user_id = ?)`;
     if (viewer.teamId) {
       parts.push(`(${alias}.owner_id = ? or ${alias}.team_id = ? or ${collaborates})`);
       params.push(viewer.userId, viewer.teamId, viewer.userId);

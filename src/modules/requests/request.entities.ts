@@ -62,6 +62,7 @@ export const Collaborator = defineEntity({
   tableName: 'collaborator',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     request: () => p.manyToOne(Request).ref(),
     user: () => p.manyToOne(User).ref(),
     role: p.enum([...USER_ROLES]),

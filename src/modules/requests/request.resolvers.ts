@@ -6,6 +6,7 @@ import { canDeleteRequest } from './request.access';
 import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, noteRead, sendRequest, updateRequest } from './request.service';
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
 import { listRequestEvents } from './request.events';
+import { countFields } from '../../kernel/graphql/pagination';
 
 /** A page of requests whose records also answer lookups by id (an item's or recipient's request). */
 async function listRequestsPrimed(ctx: GraphQLContext, args: Parameters<typeof listRequests>[1]) {
@@ -52,6 +53,6 @@ export const requestResolvers: Resolvers = {
     user: async (collaborator, _args, ctx) => (await loadRef(collaborator.user, ctx.loaders.userById))!,
   },
   RequestConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -109,8 +109,10 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
   });
 }
 
-function storeCollaborators(em: EntityManager, request: { id: string }, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]): Collaborator[] {
-  return collaborators.map(({ user, role }, position) => em.create(Collaborator, { request: request.id, user, role, position }));
+function storeCollaborators(em: EntityManager, request: { id: string; organization: { id: string } }, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]): Collaborator[] {
+  return collaborators.map(({ user, role }, position) =>
+    em.create(Collaborator, { organization: request.organization.id, request: request.id, user, role, position }),
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { countFields } from '../../kernel/graphql/pagination';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { linkToken, recipientPassword } from '../recipients/recipient-link';
@@ -33,9 +34,9 @@ export const shareResolvers: Resolvers = {
     },
   },
   ShareConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
   ShareDownloadConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -32,6 +32,7 @@ export const TemplateItem = defineEntity({
   tableName: 'template_item',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     template: () => p.manyToOne(Template).ref(),
     position: p.integer(),
     type: p.enum([...ITEM_TYPES]),

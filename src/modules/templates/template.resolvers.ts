@@ -4,6 +4,7 @@ import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-typ
 import { payload } from '../../kernel/graphql/payload';
 import type { Template } from './template.entities';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './template.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 export const templateResolvers: Resolvers = {
   Query: {
@@ -34,6 +35,6 @@ export const templateResolvers: Resolvers = {
     form: (item) => item.form ?? null,
   },
   TemplateConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -87,7 +87,7 @@ function checkTemplateFields(check: InputCheck, input: TemplateCreateInput | Tem
 /** Replaces a template's items with `drafts`, in order. */
 export async function replaceTemplateItems(em: EntityManager, template: Template, drafts: TemplateItemDraft[]): Promise<void> {
   await em.nativeDelete(TemplateItem, { template: template.id });
-  drafts.forEach((draft, position) => em.create(TemplateItem, { ...draft, template, position }));
+  drafts.forEach((draft, position) => em.create(TemplateItem, { ...draft, organization: template.organization, template, position }));
 }
 
 export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Promise<Template> {
@@ -109,7 +109,7 @@ export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Prom
       dueDateInterval: input.dueDateInterval ?? null,
       language: input.language ?? DEFAULT_LANGUAGE,
     });
-    drafts.forEach((draft, position) => tx.create(TemplateItem, { ...draft, template, position }));
+    drafts.forEach((draft, position) => tx.create(TemplateItem, { ...draft, organization: template.organization, template, position }));
     return template;
   });
 }

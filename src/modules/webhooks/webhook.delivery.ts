@@ -227,7 +227,7 @@ export class DeliveryWorker extends PollingWorker {
     const next = status === 'PENDING' ? new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]) : null;
     const [webhook] = await this.options.orm.em.fork().execute<{ failing_since: string | null }[]>(
       `with attempt as (
-         insert into webhook_attempt (id, delivery_id, attempted_at, status_code, latency_ms, error) values (gen_random_uuid(), ?, ?, ?, ?, ?)
+         insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?)
        ), delivery as (
          update webhook_delivery set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_status_code = ?, last_error = ?, updated_at = ?
           where id = ?
@@ -235,7 +235,7 @@ export class DeliveryWorker extends PollingWorker {
        update webhook set failing_since = case when ?::boolean then null else coalesce(failing_since, ?) end
         where id = ? and (not ?::boolean or failing_since is not null)
        returning failing_since`,
-      [row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error, status, attempts, next, outcome.statusCode, outcome.error, now, row.id, succeeded, now, row.webhook_id, succeeded],
+      [row.organization_id, row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error, status, attempts, next, outcome.statusCode, outcome.error, now, row.id, succeeded, now, row.webhook_id, succeeded],
     );
     this.attemptsByOutcome[status === 'SUCCEEDED' ? 'succeeded' : status === 'PENDING' ? 'retrying' : 'failed']++;
     const disableAfterMs = this.options.settings.disableAfterMs;

@@ -35,6 +35,7 @@ export const WebhookDelivery = defineEntity({
   tableName: 'webhook_delivery',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     webhook: () => p.manyToOne(Webhook).ref(),
     eventId: p.uuid(),
     eventSeq: p.bigint('string'),
@@ -57,6 +58,7 @@ export const WebhookAttempt = defineEntity({
   tableName: 'webhook_attempt',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     delivery: () => p.manyToOne(WebhookDelivery).ref(),
     attemptedAt: p.datetime(),
     statusCode: p.integer().nullable(),

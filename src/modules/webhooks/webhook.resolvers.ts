@@ -12,6 +12,7 @@ import {
   rotateSecret,
   updateWebhook,
 } from './webhook.service';
+import { countFields } from '../../kernel/graphql/pagination';
 
 export const webhookResolvers: Resolvers = {
   Query: {
@@ -36,9 +37,9 @@ export const webhookResolvers: Resolvers = {
     attempts: (delivery, _args, ctx) => ctx.loaders.attemptsByDelivery.load(delivery.id),
   },
   WebhookConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
   WebhookDeliveryConnection: {
-    totalCount: (connection) => connection.totalCount(),
+    ...countFields,
   },
 };

@@ -164,8 +164,8 @@ export async function failPending(em: EntityManager, webhookId: string, reason: 
  * itself, through the dispatcher, and poll for retries.)
  */
 export const queueDeliveries: EmitHook = {
-  sql: `insert into webhook_delivery (id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
-        select gen_random_uuid(), w.id, ?, inserted.seq, ?, 'PENDING', 0, ?, ?, ?
+  sql: `insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
+        select gen_random_uuid(), w.organization_id, w.id, ?, inserted.seq, ?, 'PENDING', 0, ?, ?, ?
           from webhook w, inserted
          where w.organization_id = ? and w.disabled_at is null and ? = any(w.topics)`,
   params: (event) => [event.id, event.topic, event.createdAt, event.createdAt, event.createdAt, event.organizationId, event.topic],

@@ -92,6 +92,12 @@ export type ActivityConnection = {
   pageInfo: PageInfo;
   /** How many entries the request's log holds. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** An activity entry and its cursor. */
@@ -200,6 +206,12 @@ export type AttachmentConnection = {
   pageInfo: PageInfo;
   /** How many attachments there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Result of `attachmentDelete`. */
@@ -452,6 +464,12 @@ export type ContactConnection = {
   pageInfo: PageInfo;
   /** How many contacts there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** A contact and its cursor. */
@@ -602,6 +620,12 @@ export type ContractConnection = {
   pageInfo: PageInfo;
   /** How many contracts there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Result of `contractDelete`. */
@@ -791,6 +815,12 @@ export type DocumentConnection = {
   pageInfo: PageInfo;
   /** How many documents there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Result of `documentDelete`. */
@@ -1013,6 +1043,12 @@ export type FormConnection = {
   pageInfo: PageInfo;
   /** How many forms there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `formCreate`. */
@@ -1788,6 +1824,12 @@ export type NotificationConnection = {
   pageInfo: PageInfo;
   /** How many notifications match, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** A notification and its cursor. */
@@ -2877,6 +2919,12 @@ export type RequestConnection = {
   pageInfo: PageInfo;
   /** How many requests match the filter, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `requestCreate`. */
@@ -3396,6 +3444,12 @@ export type ShareConnection = {
   pageInfo: PageInfo;
   /** How many shares there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `shareCreate`. */
@@ -3457,6 +3511,12 @@ export type ShareDownloadConnection = {
   pageInfo: PageInfo;
   /** How many downloads there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** A download and its cursor. */
@@ -3853,6 +3913,12 @@ export type TemplateConnection = {
   pageInfo: PageInfo;
   /** How many templates there are, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `templateCreate`. */
@@ -4061,6 +4127,12 @@ export type UserConnection = {
   pageInfo: PageInfo;
   /** How many users match, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `userCreate`. */
@@ -4227,6 +4299,12 @@ export type WebhookConnection = {
   pageInfo: PageInfo;
   /** How many subscriptions match, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** Input of `webhookCreate`. */
@@ -4300,6 +4378,12 @@ export type WebhookDeliveryConnection = {
   pageInfo: PageInfo;
   /** How many deliveries match, across all pages. */
   totalCount: Scalars['Int']['output'];
+  /**
+   * Whether `totalCount` is PostgreSQL's estimate rather than a count: a list is counted row by row
+   * only up to the deployment's `EXACT_COUNT_LIMIT` (10,000 by default), so a page of a list of
+   * millions stays cheap. False when `totalCount` is exact.
+   */
+  totalCountEstimated: Scalars['Boolean']['output'];
 };
 
 /** A delivery and its cursor. */
@@ -5014,6 +5098,7 @@ export type ActivityConnectionResolvers<ContextType = GraphQLContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['Activity']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ActivityEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityEdge'] = ResolversParentTypes['ActivityEdge']> = {
@@ -5061,6 +5146,7 @@ export type AttachmentConnectionResolvers<ContextType = GraphQLContext, ParentTy
   nodes?: Resolver<Array<ResolversTypes['Attachment']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type AttachmentDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AttachmentDeletePayload'] = ResolversParentTypes['AttachmentDeletePayload']> = {
@@ -5145,6 +5231,7 @@ export type ContactConnectionResolvers<ContextType = GraphQLContext, ParentType 
   nodes?: Resolver<Array<ResolversTypes['Contact']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ContactEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContactEdge'] = ResolversParentTypes['ContactEdge']> = {
@@ -5192,6 +5279,7 @@ export type ContractConnectionResolvers<ContextType = GraphQLContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['Contract']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ContractDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ContractDeletePayload'] = ResolversParentTypes['ContractDeletePayload']> = {
@@ -5265,6 +5353,7 @@ export type DocumentConnectionResolvers<ContextType = GraphQLContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['Document']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type DocumentDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DocumentDeletePayload'] = ResolversParentTypes['DocumentDeletePayload']> = {
@@ -5353,6 +5442,7 @@ export type FormConnectionResolvers<ContextType = GraphQLContext, ParentType ext
   nodes?: Resolver<Array<ResolversTypes['Form']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type FormCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FormCreatePayload'] = ResolversParentTypes['FormCreatePayload']> = {
@@ -5510,6 +5600,7 @@ export type NotificationConnectionResolvers<ContextType = GraphQLContext, Parent
   nodes?: Resolver<Array<ResolversTypes['Notification']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type NotificationEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NotificationEdge'] = ResolversParentTypes['NotificationEdge']> = {
@@ -5844,6 +5935,7 @@ export type RequestConnectionResolvers<ContextType = GraphQLContext, ParentType 
   nodes?: Resolver<Array<ResolversTypes['Request']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type RequestCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestCreatePayload'] = ResolversParentTypes['RequestCreatePayload']> = {
@@ -5961,6 +6053,7 @@ export type ShareConnectionResolvers<ContextType = GraphQLContext, ParentType ex
   nodes?: Resolver<Array<ResolversTypes['Share']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ShareDeletePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareDeletePayload'] = ResolversParentTypes['ShareDeletePayload']> = {
@@ -5985,6 +6078,7 @@ export type ShareDownloadConnectionResolvers<ContextType = GraphQLContext, Paren
   nodes?: Resolver<Array<ResolversTypes['ShareDownload']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ShareDownloadEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShareDownloadEdge'] = ResolversParentTypes['ShareDownloadEdge']> = {
@@ -6081,6 +6175,7 @@ export type TemplateConnectionResolvers<ContextType = GraphQLContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['Template']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type TemplateCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TemplateCreatePayload'] = ResolversParentTypes['TemplateCreatePayload']> = {
@@ -6157,6 +6252,7 @@ export type UserConnectionResolvers<ContextType = GraphQLContext, ParentType ext
   nodes?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type UserCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserCreatePayload'] = ResolversParentTypes['UserCreatePayload']> = {
@@ -6208,6 +6304,7 @@ export type WebhookConnectionResolvers<ContextType = GraphQLContext, ParentType 
   nodes?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type WebhookCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookCreatePayload'] = ResolversParentTypes['WebhookCreatePayload']> = {
@@ -6242,6 +6339,7 @@ export type WebhookDeliveryConnectionResolvers<ContextType = GraphQLContext, Par
   nodes?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type WebhookDeliveryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge']> = {
