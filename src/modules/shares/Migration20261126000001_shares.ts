@@ -26,6 +26,7 @@ export class Migration20261126000001_shares extends Migration {
 
       create table share_recipient (
         id uuid primary key,
+        organization_id uuid not null references organization (id) on delete cascade,
         share_id uuid not null references share (id) on delete cascade,
         email varchar(320),
         first_name varchar(100),
@@ -46,6 +47,7 @@ export class Migration20261126000001_shares extends Migration {
 
       create table share_file (
         id uuid primary key,
+        organization_id uuid not null references organization (id) on delete cascade,
         share_id uuid not null references share (id) on delete cascade,
         file_id uuid not null references stored_file (id),
         position integer not null,
@@ -56,6 +58,7 @@ export class Migration20261126000001_shares extends Migration {
 
       create table share_download (
         id uuid primary key,
+        organization_id uuid not null references organization (id) on delete cascade,
         share_id uuid not null references share (id) on delete cascade,
         share_file_id uuid references share_file (id) on delete set null,
         recipient_id uuid not null references share_recipient (id) on delete cascade,
@@ -69,6 +72,7 @@ export class Migration20261126000001_shares extends Migration {
 
       create table share_recipient_code (
         id uuid primary key,
+        organization_id uuid not null references organization (id) on delete cascade,
         recipient_id uuid not null references share_recipient (id) on delete cascade,
         code_hash char(64) not null,
         channel text not null check (channel in ('EMAIL', 'SMS')),
@@ -79,6 +83,7 @@ export class Migration20261126000001_shares extends Migration {
       create index share_recipient_code_recipient_created on share_recipient_code (recipient_id, created_at desc);
       create table share_recipient_session (
         id uuid primary key,
+        organization_id uuid not null references organization (id) on delete cascade,
         recipient_id uuid not null references share_recipient (id) on delete cascade,
         token_hash char(64) not null unique,
         link_hash char(64) not null,
@@ -90,6 +95,7 @@ export class Migration20261126000001_shares extends Migration {
       create index share_recipient_session_recipient on share_recipient_session (recipient_id);
       create table share_recipient_access (
         recipient_id uuid primary key references share_recipient (id) on delete cascade,
+        organization_id uuid not null references organization (id) on delete cascade,
         question_failures integer not null default 0,
         question_locked_until timestamptz,
         code_failures integer not null default 0,

@@ -43,6 +43,7 @@ export const ShareRecipient = defineEntity({
   tableName: 'share_recipient',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     share: () => p.manyToOne(Share).ref(),
     email: p.string().length(320).nullable(),
     firstName: p.string().length(100).nullable(),
@@ -69,6 +70,7 @@ export const ShareFile = defineEntity({
   tableName: 'share_file',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     share: () => p.manyToOne(Share).ref(),
     file: () => p.manyToOne(StoredFile).ref(),
     position: p.integer(),
@@ -84,6 +86,7 @@ export const ShareDownload = defineEntity({
   tableName: 'share_download',
   properties: {
     id: uuidPrimaryKey(),
+    organization: () => p.manyToOne(Organization).ref(),
     share: () => p.manyToOne(Share).ref(),
     shareFile: () => p.manyToOne(ShareFile).ref().nullable(),
     recipient: () => p.manyToOne(ShareRecipient).ref(),

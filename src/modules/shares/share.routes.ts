@@ -117,7 +117,8 @@ async function sessionRoutes(scope: FastifyInstance): Promise<void> {
       // Logged as the download starts: a download cut short is a download still.
       await scope.orm.em
         .fork()
-        .execute('insert into share_download (id, share_id, share_file_id, recipient_id, file_name, size, ip, user_agent, downloaded_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?)', [
+        .execute('insert into share_download (id, organization_id, share_id, share_file_id, recipient_id, file_name, size, ip, user_agent, downloaded_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+          link.organizationId,
           link.shareId,
           file.id,
           link.recipientId,

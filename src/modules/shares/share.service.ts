@@ -141,6 +141,7 @@ export async function createShare(ctx: Ctx, input: ShareCreateInput): Promise<Sh
       const auth = recipient.authMethod;
       tx.create(ShareRecipient, {
         id,
+        organization: share.organization,
         share,
         email: recipient.email?.trim() ?? null,
         firstName: recipient.firstName ?? null,
@@ -284,7 +285,14 @@ export async function uploadShareFile(ctx: Ctx, shareId: string, upload: Incomin
     if (room.bytesLeft < file.size) throw new AppError('PAYLOAD_TOO_LARGE', `A share's files take at most ${MAX_SHARE_BYTES} bytes together`);
     const id = randomUUID();
     await tx.flush();
-    await tx.execute('insert into share_file (id, share_id, file_id, position, created_at) values (?, ?, ?, ?, ?)', [id, share.id, file.id, room.count, ctx.settings.clock.now()]);
+    await tx.execute('insert into share_file (id, organization_id, share_id, file_id, position, created_at) values (?, ?, ?, ?, ?, ?)', [
+      id,
+      share.organization.id,
+      share.id,
+      file.id,
+      room.count,
+      ctx.settings.clock.now(),
+    ]);
     return id;
   });
 }

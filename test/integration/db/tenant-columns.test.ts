@@ -7,7 +7,9 @@ import { DATA_MODEL } from '../../../src/modules';
 // Every tenant-owned row names its organization itself (not through a join), so every statement can
 // filter by it and the tables can later be distributed or partitioned by organization. A new table
 // joins this check by having the column: NOT NULL, and a foreign key to organization.
-const NOT_TENANT_OWNED = ['organization', 'mikro_orm_migrations'];
+// The HTTP edge's idempotency keys and rate-limit counters belong to a credential or a client address,
+// not to an organization (an address has none).
+const NOT_TENANT_OWNED = ['organization', 'mikro_orm_migrations', 'idempotency_key', 'rate_limit_counter'];
 
 describe('tenant columns', () => {
   let db: Client;

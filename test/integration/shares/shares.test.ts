@@ -271,7 +271,7 @@ describe('file sharing', () => {
       input: { title: 'GraphQL share', recipients: [{ email: 'gql@example.com' }], language: 'ES' },
     });
     const id = ok.data.shareCreate.share.id;
-    for (let i = 0; i < MAX_SHARE_FILES; i++) await t.orm.em.fork().execute(`insert into share_file (id, share_id, file_id, position, created_at) select gen_random_uuid(), ?, id, ?, now() from stored_file limit 1`, [id, i]);
+    for (let i = 0; i < MAX_SHARE_FILES; i++) await t.orm.em.fork().execute(`insert into share_file (id, organization_id, share_id, file_id, position, created_at) select gen_random_uuid(), organization_id, ?, id, ?, now() from stored_file where organization_id = ? limit 1`, [id, i, tenant.organizationId]);
     const refused = await upload(id, 'one too many', 'extra.txt');
     expect(refused.statusCode).toBe(422);
     expect(refused.json().detail[0]).toMatchObject({ loc: ['body', 'file'], type: 'too_many' });
