@@ -25,7 +25,8 @@ export const requestResolvers: Resolvers = {
       return request;
     },
     requests: (_root, args, ctx) => listRequestsPrimed(ctx, args),
-    requestEvents: (_root, args, ctx) => listRequestEvents(ctx, args),
+    // Its totalCount is counted only when selected (below); the generated type wants the number.
+    requestEvents: (_root, args, ctx) => listRequestEvents(ctx, args) as never,
   },
   Mutation: {
     requestCreate: (_root, { input }, ctx) => payload(async () => ({ request: await createRequest(ctx, input) })),
@@ -53,5 +54,8 @@ export const requestResolvers: Resolvers = {
   },
   RequestConnection: {
     totalCount: (connection) => connection.totalCount(),
+  },
+  RequestEventPage: {
+    totalCount: (page) => (page as unknown as Awaited<ReturnType<typeof listRequestEvents>>).totalCount(),
   },
 };
