@@ -68,6 +68,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[]> = {
   'Query.webhook(id)': ['webhook'],
   'Query.webhookSecret(id)': ['webhook'],
   'Query.notifications(requestId)': ['request'],
+  'Query.requestEvents(requestId)': ['request'],
   'Mutation.attachmentDelete(id)': ['libraryAttachment', 'itemAttachment'],
   'Mutation.attachmentDelete(requestId)': ['request'],
   'Mutation.attachmentDelete(itemId)': ['item'],

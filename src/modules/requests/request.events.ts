@@ -24,7 +24,7 @@ export type RequestEventArgs = {
 type EventLine = { id: string; topic: string; organization_id: string; created_at: Date; updated: string[] | null; request_id: string };
 
 /** Events on the requests the viewer sees (deleted ones included), oldest first, as `RequestEvent`s. */
-export async function listRequestEvents(ctx: GraphQLContext, args: RequestEventArgs): Promise<{ nodes: EventRoot[]; hasNextPage: boolean; endCursor: string | null }> {
+export async function listRequestEvents(ctx: GraphQLContext, args: RequestEventArgs): Promise<{ nodes: EventRoot[]; hasNextPage: boolean; endCursor: string | null; totalCount: () => Promise<number> }> {
   checkPageArgs(args);
   const size = args.first ?? DEFAULT_PAGE_SIZE;
   const visible = requestVisibility('r', ctx.viewer, { includeDeleted: true });
@@ -41,10 +41,10 @@ export async function listRequestEvents(ctx: GraphQLContext, args: RequestEventA
     where('e.request_id = ?', args.requestId);
   }
   const keyset = args.after ? decodeCursor(args.after, 'after') : undefined;
+  const from = `from event e join request r on r.id = e.request_id where ${filter.join(' and ')}`;
   const lines = await queryRows<EventLine>(
     ctx.em,
-    `select e.id, e.topic, e.organization_id, e.created_at, e.updated, e.request_id
-       from event e join request r on r.id = e.request_id where ${filter.join(' and ')}
+    `select e.id, e.topic, e.organization_id, e.created_at, e.updated, e.request_id ${from}
      ${keyset ? 'and (e.created_at, e.id) > (?::timestamptz, ?::uuid)' : ''}
      order by e.created_at, e.id limit ${size + 1}`,
     [...params, ...(keyset ?? [])],
@@ -62,5 +62,11 @@ export async function listRequestEvents(ctx: GraphQLContext, args: RequestEventA
     subject: requests[index] as object,
   }));
   const last = nodes.at(-1);
-  return { nodes, hasNextPage: more, endCursor: last ? encodeCursor(last.createdAt, last.eventId) : null };
+  return {
+    nodes,
+    hasNextPage: more,
+    endCursor: last ? encodeCursor(last.createdAt, last.eventId) : null,
+    // Counted only when a client selects it.
+    totalCount: async () => Number((await queryRows<{ count: string }>(ctx.em, `select count(*) as count ${from}`, params))[0].count),
+  };
 }

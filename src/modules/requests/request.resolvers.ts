@@ -26,7 +26,8 @@ export const requestResolvers: Resolvers = {
       return request;
     },
     requests: (_root, args, ctx) => listRequestsPrimed(ctx, args),
-    requestEvents: (_root, args, ctx) => listRequestEvents(ctx, args),
+    // Its totalCount is counted only when selected (below); the generated type wants the number.
+    requestEvents: (_root, args, ctx) => listRequestEvents(ctx, args) as never,
   },
   Mutation: {
     requestCreate: (_root, { input }, ctx) => payload(async () => ({ request: await createRequest(ctx, input) })),
@@ -54,5 +55,8 @@ export const requestResolvers: Resolvers = {
   },
   RequestConnection: {
     ...countFields,
+  },
+  RequestEventPage: {
+    totalCount: (page) => (page as unknown as Awaited<ReturnType<typeof listRequestEvents>>).totalCount(),
   },
 };

@@ -9,6 +9,7 @@ const EVENTS = `query ($first: Int, $after: String, $since: DateTime, $topics: [
     nodes { eventId topic createdAt updated request { id name state } }
     hasNextPage
     endCursor
+    totalCount
   }
 }`;
 
@@ -44,6 +45,7 @@ describe('Query.requestEvents', () => {
     expect(topics.indexOf('REQUEST_CREATED first')).toBeLessThan(topics.indexOf('REQUEST_UPDATED first'));
     expect(topics.indexOf('REQUEST_CREATED second')).toBeLessThan(topics.indexOf('REQUEST_DELETED second'));
     expect(all.hasNextPage).toBe(false);
+    expect(all.totalCount).toBe(all.nodes.length);
     // The request as it reads now, not as each event committed it.
     expect(all.nodes.filter((node: { request: { id: string } }) => node.request.id === first.id).every((node: { request: { name: string } }) => node.request.name === 'First, renamed')).toBe(true);
     expect(all.nodes.find((node: { topic: string }) => node.topic === 'REQUEST_UPDATED').updated).toEqual(['name']);

@@ -3072,6 +3072,8 @@ export type RequestEventPage = {
   hasNextPage: Scalars['Boolean']['output'];
   /** The events of this page, oldest first. */
   nodes: Array<RequestEvent>;
+  /** How many events match, across all pages. */
+  totalCount: Scalars['Int']['output'];
 };
 
 /** Narrows a request list: every given field must match (AND); a list matches any of its values (OR). */
@@ -5977,6 +5979,7 @@ export type RequestEventPageResolvers<ContextType = GraphQLContext, ParentType e
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['RequestEvent']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type RequestItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RequestItem'] = ResolversParentTypes['RequestItem']> = {
