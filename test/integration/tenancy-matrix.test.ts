@@ -149,7 +149,6 @@ const GRAPHQL_NOUNS: Record<string, Noun[]> = {
   'Mutation.escalationDelete(id)': ['escalation'],
   'Mutation.requestDuplicate(id)': ['request'],
   'Query.share(id)': ['share'],
-  'Query.requestEvents(requestId)': ['request'],
   'Mutation.shareUpdate(id)': ['share'],
   'Mutation.shareSend(id)': ['share'],
   'Mutation.shareDelete(id)': ['share'],
@@ -358,7 +357,7 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
           setAt(field, variables, position.path, globex[noun], () => '');
           const result = await api.graphql(fieldDocument('Query', field), variables);
           const value = result.data?.[field.name];
-          if (result.errors || !value || value.totalCount === 0 || value.nodes?.length === 0) failures.push(`${positionName(position)} with Globex's ${noun}: ${JSON.stringify(result)}`);
+          if (result.errors || !value || value.totalCount === 0) failures.push(`${positionName(position)} with Globex's ${noun}: ${JSON.stringify(result)}`);
         }
       }
       expect(failures).toEqual([]);
@@ -380,7 +379,6 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
       if (position.root === 'Query') {
         if (result.errors) return `errors ${answer}`;
         if (answerSelection(field).includes('totalCount')) return value?.totalCount === 0 ? undefined : `not an empty page: ${answer}`;
-        if (answerSelection(field).includes('nodes')) return value?.nodes?.length === 0 ? undefined : `not an empty page: ${answer}`;
         return value === null ? undefined : `not null: ${answer}`;
       }
       // An id argument names the record the field acts on, or the parent it is looked up in: a

@@ -114,8 +114,6 @@ export function answerSelection(field: GraphQLField<unknown, unknown>): string {
   if (isLeafType(type)) return '';
   if (isObjectType(type) && type.getFields().userErrors) return '{ userErrors { field message code } }';
   if (isObjectType(type) && type.getFields().totalCount) return '{ totalCount }';
-  // A page that does not count (the events read back): its nodes.
-  if (isObjectType(type) && type.getFields().nodes) return '{ nodes { __typename } }';
   return '{ __typename }';
 }
 
