@@ -204,12 +204,22 @@ describe('the recipient walk on a phone', () => {
     await expect(page.locator('#progress').textContent()).resolves.toBe('5 of 5 done');
   });
 
-  it('should submit with a comment and show what was sent', async () => {
-    await page.locator('#comment').fill('Everything is there, thank you.');
-    await page.locator('#submit-button').click();
-    await page.locator('#sent-title').waitFor();
-    await expect(page.locator('.sent').textContent()).resolves.toContain('Everything is there, thank you.');
-    await screenshot(page, 'walk-06-submitted');
+  it("should submit with a comment and show what was sent, and the organization's confirmation page", async () => {
+    const owner = client(app.app, app.tenant.apiKey);
+    const confirmationPage = `/organizations/${app.tenant.organizationId}/confirmation-page`;
+    const message = 'Thank you, Ana! HR will be in touch within two days.';
+    expect((await owner.post(`${confirmationPage}/enable`, { message })).statusCode).toBe(200);
+    try {
+      await page.locator('#comment').fill('Everything is there, thank you.');
+      await page.locator('#submit-button').click();
+      await page.locator('#sent-title').waitFor();
+      await expect(page.locator('.sent').textContent()).resolves.toContain('Everything is there, thank you.');
+      await expect(page.locator('.confirmation').textContent()).resolves.toContain(message);
+      await screenshot(page, 'walk-06-submitted');
+    } finally {
+      // The other pages of this run's organization show none.
+      expect((await owner.post(`${confirmationPage}/disable`)).statusCode).toBe(200);
+    }
   });
 
   it('should let the recipient redo the item the owner rejects', async () => {
