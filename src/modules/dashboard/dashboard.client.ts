@@ -1,4 +1,5 @@
 import { createClient, type Client } from 'graphql-ws';
+import { REQUEST_STATES } from '../requests/request.enums';
 
 // The live dashboard in the browser (bundled by esbuild, served by Gather: README, Dashboard). It
 // reads a snapshot over GraphQL HTTP, then follows `Subscription.events` over graphql-ws; after a
@@ -12,21 +13,8 @@ const CHART_DAYS = 14;
 const FEED_SIZE = 40;
 const PAGE = 100;
 
-const STATES = [
-  'PRE_LINK_GENERATED',
-  'INCOMPLETE_AND_FRESHLY_GENERATED',
-  'INCOMPLETE_AND_LINK_GENERATED',
-  'INCOMPLETE_AND_LINK_SENT',
-  'PARTIALLY_SUBMITTED',
-  'REJECTED',
-  'SUBMITTED',
-  'UPDATED_AND_SUBMITTED',
-  'EXPIRATION_EMAIL_SENT',
-  'COMPLETE_AND_SUBMITTED',
-  'VERIFIED',
-  'EXPIRED',
-  'CLOSED',
-] as const;
+// The one list of the spec's states (a plain module, so esbuild bundles it with the page).
+const STATES = REQUEST_STATES;
 
 const STATE_LABELS: Record<string, string> = {
   PRE_LINK_GENERATED: 'Draft',
