@@ -20,6 +20,7 @@ import { observeRequests } from './kernel/http/observe';
 import { createMetrics, registerMetricsRoute, type Metrics } from './kernel/metrics/metrics';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
+import { freeStreamedBuffersYoung } from './kernel/runtime';
 import { validatorCompiler } from './kernel/rest/validation';
 import { subjectLoader } from './kernel/graphql/events';
 import { MODULES } from './modules';
@@ -85,6 +86,7 @@ export async function buildApp({
   runJobs = true,
   sms,
 }: AppOptions): Promise<FastifyInstance> {
+  freeStreamedBuffersYoung();
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: false }),
     bodyLimit: config.bodyLimit,

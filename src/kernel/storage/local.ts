@@ -35,9 +35,8 @@ export function createLocalStorage(root: string): Storage {
     async get(key) {
       // Opened here so a missing object fails this call rather than the stream later.
       const handle = await open(pathOf(key), 'r');
-      // The default 64 KiB reads. With 1 MiB reads, on Node 24 about 100 read buffers (98 MB of
-      // ArrayBuffers, 24 MB on Node 20) were alive at once during a 200 MB download: each read is its
-      // own allocation, and V8 13 lets that much external memory wait for a collection.
+      // The default 64 KiB reads: each read is a buffer of its own, dead once sent (see
+      // freeStreamedBuffersYoung in kernel/runtime.ts for when V8 frees them).
       return handle.createReadStream();
     },
     async delete(key) {
