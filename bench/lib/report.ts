@@ -22,10 +22,10 @@ export type ScenarioResult = {
   baseline: ((Figures | OtherFigures) & { name: string }) | null;
   /**
    * ours ÷ baseline in throughput; for the fan-out (`ratio_of: 'p99_latency'`), baseline p99 ÷ ours
-   * p99: in both, 1 is as fast as the baseline and smaller is slower.
+   * p99; for memory (`'rss'`), baseline RSS ÷ ours: in all, 1 is as good as the baseline and smaller is worse.
    */
   ratio: number | null;
-  ratio_of?: 'throughput' | 'p99_latency' | 'p50_latency';
+  ratio_of?: 'throughput' | 'p99_latency' | 'p50_latency' | 'rss';
   /** What `rps` counts, when not requests (events/s, MB/s). */
   unit?: string;
   /**
@@ -93,7 +93,7 @@ export const targetText = (s: ScenarioResult) =>
 const asTimes = (s: ScenarioResult) => isRatioTarget(s.target) && s.target >= 1;
 const cpuRatioText = (s: ScenarioResult) => (s.cpu_ratio == null || Number.isNaN(s.cpu_ratio) ? '-' : asTimes(s) ? `${s.cpu_ratio.toFixed(2)}x` : `${(s.cpu_ratio * 100).toFixed(0)}%`);
 const ratioText = (s: ScenarioResult) =>
-  s.ratio === null ? '-' : asTimes(s) ? `${s.ratio.toFixed(2)}x` : `${(s.ratio * 100).toFixed(s.ratio < 0.1 ? 1 : 0)}%${s.ratio_of === 'p99_latency' ? ' (p99)' : s.ratio_of === 'p50_latency' ? ' (p50)' : ''}`;
+  s.ratio === null ? '-' : asTimes(s) ? `${s.ratio.toFixed(2)}x` : `${(s.ratio * 100).toFixed(s.ratio < 0.1 ? 1 : 0)}%${s.ratio_of === 'p99_latency' ? ' (p99)' : s.ratio_of === 'p50_latency' ? ' (p50)' : s.ratio_of === 'rss' ? ' (RSS)' : ''}`;
 const metText = (s: ScenarioResult, no: string) => (s.met === null ? '-' : s.met ? 'yes' : no);
 const rate = (f: { rps: number | null }, unit?: string) => (f.rps === null ? '-' : `${num(f.rps, f.rps < 10 ? 1 : 0)}${unit ? ` ${unit}` : ''}`);
 const counts = (s: ScenarioResult) => Object.entries(s.ours).map(([k, v]) => `${k.replace('first_', 'n=')}: ${v}`).join(', ');
