@@ -41,7 +41,8 @@ const HELP = `usage: npm run bench -- [options]
   --profile NAMES      CPU-profile these servers (ours,apollo,bare) during each measured run (V8's
                        sampling profiler, the one behind node --cpu-prof, started and stopped around
                        the run); writes bench/results/profiles/<contender>-r<round>.cpuprofile and a summary
-                       (with ours: also fanout-n<N>.cpuprofile, webhooks-delivery.cpuprofile and reminders.cpuprofile)
+                       (with ours: also fanout-n<N>.cpuprofile, webhooks-delivery.cpuprofile and reminders.cpuprofile;
+                       with bare: also fanout-bare-n<N>.cpuprofile, the bare ws broadcast)
   --cpu-prof NAMES     run these servers under node --cpu-prof for their whole life (start-up included)
   --show-sql           print the statements of the GraphQL list query (scenario 6)
   --fresh-seed         seed even when a seed saved for this source tree exists (see bench/README.md)
@@ -385,10 +386,10 @@ async function main(): Promise<void> {
       if (n < requested) log(`${title}: N = ${requested.toLocaleString('en-US')} does not fit: ${limitNote}; measuring ${n.toLocaleString('en-US')}`);
       const measured: Partial<Record<'ours' | 'bare', FanoutRun>> = {};
       for (const side of i % 2 === 0 ? [ours, bare] : [bare, ours]) {
-        const profilePath = side.key === 'ours' && profiled.has('ours') ? join(PROFILE_DIR, `fanout-n${n}.cpuprofile`) : undefined;
+        const profilePath = profiled.has(side.key) ? join(PROFILE_DIR, `fanout-${side.key === 'ours' ? '' : 'bare-'}n${n}.cpuprofile`) : undefined;
         if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
         const run = await measureFanout(side, n, apiKey, fanoutOptions, runIndex++, (line) => log(`${title} · N = ${n.toLocaleString('en-US')} · ${line}`), profilePath);
-        if (profilePath) profiles.push({ contender: `fanout-n${n}`, round: 0, path: profilePath });
+        if (profilePath) profiles.push({ contender: `fanout-${side.key === 'ours' ? '' : 'bare-'}n${n}`, round: 0, path: profilePath });
         measured[side.key] = run;
         const last = run.samples.map((x) => x.lastMs).sort((a, b) => a - b);
         log(
