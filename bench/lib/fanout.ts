@@ -196,10 +196,13 @@ export async function measureFanout(
   }
 }
 
-/** Server CPU per event of `count` events nobody watches, one after the other. */
-export async function unwatchedCpuMs(side: FanoutSide, count: number): Promise<number> {
+/** Server CPU per event of `count` events nobody watches, `gapMs` apart as the measured events are. */
+export async function unwatchedCpuMs(side: FanoutSide, count: number, gapMs: number): Promise<number> {
   const before = side.server.cpuSeconds();
-  for (let k = 0; k < count; k++) await side.trigger(`fanout ${side.key} unwatched ${k}`);
+  for (let k = 0; k < count; k++) {
+    await side.trigger(`fanout ${side.key} unwatched ${k}`);
+    await sleep(gapMs);
+  }
   return ((side.server.cpuSeconds() - before) * 1000) / count;
 }
 
