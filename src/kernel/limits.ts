@@ -32,8 +32,11 @@ export const MAX_PERSISTED_QUERIES = 1000;
 /** Deepest nesting of a JSON body, refused before it reaches a schema. */
 export const MAX_JSON_DEPTH = 64;
 
-/** Events that may wait for one subscriber (not yet written to its socket) before it is cut off. */
-export const MAX_PENDING_EVENTS = 1000;
+/**
+ * Bytes of events that may wait for one subscriber (not yet written to its socket) before it is cut
+ * off: about a thousand events of a kilobyte.
+ */
+export const MAX_PENDING_BYTES = 1024 * 1024;
 /** Largest WebSocket message a client may send. */
 export const MAX_MESSAGE_BYTES = 64 * 1024;
 

@@ -8,51 +8,52 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { subscriptionField, type StoredEvent } from '../events/topics';
 import type { ContextFactory, Viewer } from './context';
 import type { EventRoot, SubjectLoader } from './events';
-import { MAX_MESSAGE_BYTES, MAX_PENDING_EVENTS } from '../limits';
+import { MAX_MESSAGE_BYTES, MAX_PENDING_BYTES } from '../limits';
 import { PARSE_OPTIONS, queryLimitRules } from './query-limits';
 
-/** The socket a subscriber's messages go out on (a `ws` WebSocket). */
-export type SubscriberSocket = { send(data: string, sent: (err?: Error) => void): void };
+/** ws sends a Buffer as a binary frame unless told otherwise; graphql-ws messages are text. */
+const TEXT = { binary: false } as const;
+
+/** The socket a subscriber's messages go out on (a `ws` WebSocket): text frames, and what it has not written yet. */
+export type SubscriberSocket = { send(data: Buffer, options: { binary: false }): void; readonly bufferedAmount: number };
 
 /** The context graphql-ws keeps for a subscription: who subscribed, and where its messages go. */
 export type SubscriberContext = { viewer: Viewer; id: string; socket: SubscriberSocket };
 
+/** A graphql-ws `next` message of subscription `id` around a result already serialised. */
+export const nextMessage = (id: string, payload: string): Buffer => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${payload}}`);
+
 /**
- * One subscription. Its results go straight onto its socket as graphql-ws `next` messages around a
- * payload serialised once for its whole group; graphql-ws would serialise it again for every
- * subscriber (most of the CPU of a large fan-out, bench/README.md). As an async iterator it only
- * holds the subscription open for graphql-ws, and yields at most one result: the error that ends a
- * subscriber cut off for not reading.
+ * One subscription. Its results go straight onto its socket as graphql-ws `next` messages built once
+ * for its whole group (graphql-ws would serialise each result again for every subscriber: most of
+ * the CPU of a large fan-out, bench/README.md). As an async iterator it only holds the subscription
+ * open for graphql-ws, and yields at most one result: the error that ends a subscriber cut off for
+ * not reading.
  */
 export class Subscriber implements AsyncIterableIterator<ExecutionResult> {
-  /** Messages handed to the socket that it has not written out yet. */
-  private pending = 0;
-  private readonly sent = () => {
-    this.pending--;
-  };
-  private readonly prefix: string;
   private closing?: ExecutionResult;
   private waiting?: (result: IteratorResult<ExecutionResult>) => void;
   private done = false;
 
   constructor(
     private readonly socket: SubscriberSocket,
-    id: string,
+    /** The subscription's id on its connection, chosen by the client. */
+    readonly id: string,
     private readonly onClose: () => void,
-    private readonly maxPending = MAX_PENDING_EVENTS,
-  ) {
-    this.prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  }
+    private readonly maxPendingBytes = MAX_PENDING_BYTES,
+  ) {}
 
-  /** Sends a result, given as its JSON text. */
-  deliver(payload: string): void {
+  /**
+   * Sends a `next` message built by `nextMessage` for this subscription's id. The socket's own count
+   * of bytes not yet written tells a subscriber that stopped reading: no callback per message.
+   */
+  deliver(message: Buffer): void {
     if (this.done) return;
-    if (this.pending >= this.maxPending) {
-      this.end({ errors: [{ message: `More than ${this.maxPending} events waited for this subscriber; subscribe again`, extensions: { code: 'RATE_LIMITED' } } as never] });
+    if (this.socket.bufferedAmount + message.length > this.maxPendingBytes) {
+      this.end({ errors: [{ message: `More than ${this.maxPendingBytes} bytes of events waited for this subscriber; subscribe again`, extensions: { code: 'RATE_LIMITED' } } as never] });
       return;
     }
-    this.pending++;
-    this.socket.send(this.prefix + payload + '}', this.sent);
+    this.socket.send(message, TEXT);
   }
 
   next(): Promise<IteratorResult<ExecutionResult>> {
@@ -186,7 +187,14 @@ export class SubscriptionHub {
           : { [group.field]: subject };
       const result = await execute({ schema: this.schema, document: group.document, rootValue: root, contextValue: ctx, variableValues: group.variables, operationName: group.operationName });
       const payload = JSON.stringify(result);
-      for (const member of group.members) member.deliver(payload);
+      // One message for each subscription id in the group: clients that number their subscriptions
+      // (1, 2, …) share it; graphql-ws's own client draws a UUID per subscription, so each gets its own.
+      const messages = new Map<string, Buffer>();
+      for (const member of group.members) {
+        let message = messages.get(member.id);
+        if (!message) messages.set(member.id, (message = nextMessage(member.id, payload)));
+        member.deliver(message);
+      }
     } catch (err) {
       this.log.error({ err, eventId: event.id }, 'subscription execution failed');
     }
@@ -212,6 +220,42 @@ type ConnectionExtra = { viewer?: Viewer; request: IncomingMessage; socket: WebS
 
 /** How long a subscriber has on shutdown to answer the closing handshake. */
 const CLOSE_HANDSHAKE_MS = 2_000;
+
+/** How often every socket is pinged; one that has not answered the previous ping by then is dropped. */
+export const KEEP_ALIVE_MS = 12_000;
+
+/**
+ * One interval pings every socket of `wss` (graphql-ws's `useServer` keeps an interval, and a timeout
+ * per ping, for each socket: timers by the thousand, each a wake-up of its own). A socket that has not
+ * answered the previous ping with a pong when the next is due is terminated: a peer gone without a
+ * closing handshake (a cable pulled, a laptop shut) is noticed within two intervals, as graphql-ws's
+ * own keep-alive notices it.
+ */
+export function keepAlive(wss: WebSocketServer, intervalMs = KEEP_ALIVE_MS): { stop(): void } {
+  const unanswered = new WeakSet<WebSocket>();
+  function answered(this: WebSocket) {
+    unanswered.delete(this);
+  }
+  const onConnection = (socket: WebSocket) => void socket.on('pong', answered);
+  wss.on('connection', onConnection);
+  const timer = setInterval(() => {
+    for (const socket of wss.clients) {
+      if (socket.readyState !== socket.OPEN) continue;
+      if (unanswered.has(socket)) {
+        socket.terminate();
+        continue;
+      }
+      unanswered.add(socket);
+      socket.ping();
+    }
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      wss.off('connection', onConnection);
+    },
+  };
+}
 
 /** Distinct subscription documents kept parsed and validated. */
 const MAX_PREPARED_DOCUMENTS = 1000;
@@ -280,7 +324,10 @@ export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQL
       execute: (args) => execute(args),
     },
     wss,
+    // No timers per socket: `keepAlive` below pings them all from one.
+    0,
   );
+  const alive = keepAlive(wss);
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(request.url ?? '/', 'http://localhost').pathname !== '/graphql') {
       socket.destroy();
@@ -299,6 +346,7 @@ export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQL
   // subscribers held shutdown open until they left, then saw 1006 rather than "going away".
   app.addHook('preClose', async () => {
     app.server.off('upgrade', onUpgrade);
+    alive.stop();
     await new Promise<void>((resolve) => {
       if (wss.clients.size === 0) return resolve();
       let open = wss.clients.size;
