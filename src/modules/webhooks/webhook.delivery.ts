@@ -55,6 +55,9 @@ type Claimed = {
 
 type Outcome = { statusCode: number | null; error: string | null; latencyMs: number };
 
+/** An attempt that ended, to be recorded with the others of its round. */
+type Finished = { row: Claimed; outcome: Outcome; at: Date };
+
 /**
  * Sends queued deliveries: claims due rows with FOR UPDATE SKIP LOCKED (so instances share the work
  * and never send one delivery twice at once), signs them per Standard Webhooks, posts them through an
@@ -111,23 +114,33 @@ export class DeliveryWorker extends PollingWorker {
     );
     // One endpoint's deliveries go one after another, in event order; endpoints proceed in parallel.
     const byEndpoint = new Map<string, Claimed[]>();
-    for (const row of claimed) byEndpoint.set(row.webhook_id, [...(byEndpoint.get(row.webhook_id) ?? []), row]);
+    for (const row of claimed) {
+      const queue = byEndpoint.get(row.webhook_id);
+      if (queue) queue.push(row);
+      else byEndpoint.set(row.webhook_id, [row]);
+    }
     const queues = [...byEndpoint.values()];
+    // Attempts are recorded while the next ones are sent: whatever ended while one write was under
+    // way goes in the next, one statement for all (a commit per batch, not per delivery). A write
+    // that fails leaves its deliveries leased, to be sent again when the lease lapses (at least once).
+    const finished: Finished[] = [];
+    let writing: Promise<void> | null = null;
+    let failure: unknown;
+    const writeAll = async () => {
+      while (finished.length) await this.record(finished.splice(0)).catch((err: unknown) => void (failure ??= err));
+      writing = null;
+    };
     const workers = Array.from({ length: Math.min(this.options.settings.concurrency, queues.length) }, async () => {
       for (let queue = queues.shift(); queue; queue = queues.shift()) {
-        // Each attempt is recorded while the next one is being sent; a record that fails leaves its
-        // delivery leased, to be sent again when the lease lapses (at least once).
-        let recorded = Promise.resolve();
-        let failure: unknown;
         for (const row of queue) {
-          const outcome = await this.send(row);
-          recorded = recorded.then(() => this.record(row, outcome)).catch((err: unknown) => void (failure ??= err));
+          finished.push({ row, outcome: await this.send(row), at: this.clock.now() });
+          writing ??= writeAll();
         }
-        await recorded;
-        if (failure) throw failure;
       }
     });
     await Promise.all(workers);
+    await writing;
+    if (failure) throw failure;
     return claimed.length;
   }
 
@@ -216,35 +229,67 @@ export class DeliveryWorker extends PollingWorker {
   }
 
   /**
-   * Logs the attempt and moves the delivery and its endpoint on, in one statement (one round trip);
-   * an endpoint failing without a success for the whole period is then disabled, its queue ended.
+   * Logs a batch of attempts and moves their deliveries and endpoints on, in one statement (one round
+   * trip, one commit); an endpoint whose last attempt failed, without a success for the whole period,
+   * is then disabled, its queue ended.
    */
-  private async record(row: Claimed, outcome: Outcome): Promise<void> {
-    const now = this.clock.now();
-    const succeeded = outcome.error === null;
-    const attempts = row.attempts + 1;
-    const status = succeeded ? 'SUCCEEDED' : attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
-    const next = status === 'PENDING' ? new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]) : null;
-    const [webhook] = await this.options.orm.em.fork().execute<{ failing_since: string | null }[]>(
-      `with attempt as (
-         insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?)
-       ), delivery as (
-         update webhook_delivery set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_status_code = ?, last_error = ?, updated_at = ?
-          where id = ?
-       )
-       update webhook set failing_since = case when ?::boolean then null else coalesce(failing_since, ?) end
-        where id = ? and (not ?::boolean or failing_since is not null)
-       returning failing_since`,
-      [row.organization_id, row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error, status, attempts, next, outcome.statusCode, outcome.error, now, row.id, succeeded, now, row.webhook_id, succeeded],
-    );
-    this.attemptsByOutcome[status === 'SUCCEEDED' ? 'succeeded' : status === 'PENDING' ? 'retrying' : 'failed']++;
-    const disableAfterMs = this.options.settings.disableAfterMs;
-    if (succeeded || !webhook?.failing_since || now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs) return;
-    const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${outcome.error}`;
-    await inTransaction(this.options.orm.em.fork(), async (tx) => {
-      await tx.execute(`update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`, [now, reason, now, row.webhook_id]);
-      await failPending(tx, row.webhook_id, 'The endpoint was disabled');
+  private async record(batch: Finished[]): Promise<void> {
+    const attempts = batch.map(({ row, outcome, at }) => {
+      const succeeded = outcome.error === null;
+      const count = row.attempts + 1;
+      const status = succeeded ? 'SUCCEEDED' : count >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
+      return {
+        delivery_id: row.id,
+        organization_id: row.organization_id,
+        at,
+        status_code: outcome.statusCode,
+        latency_ms: outcome.latencyMs,
+        error: outcome.error,
+        status,
+        attempts: count,
+        next_attempt_at: status === 'PENDING' ? new Date(at.getTime() + RETRY_DELAYS_MS[count - 1]) : null,
+      };
     });
+    // Per endpoint, in the order of its attempts: a success clears failing_since, a failure starts it
+    // unless one already runs; what the last success leaves is the first failure after it.
+    const endpoints = new Map<string, { webhook_id: string; last_succeeded: boolean; any_succeeded: boolean; failing_from: Date | null; last_error: string | null }>();
+    for (const { row, outcome, at } of batch) {
+      const endpoint = endpoints.get(row.webhook_id) ?? { webhook_id: row.webhook_id, last_succeeded: false, any_succeeded: false, failing_from: null, last_error: null };
+      endpoints.set(row.webhook_id, endpoint);
+      if (outcome.error === null) Object.assign(endpoint, { last_succeeded: true, any_succeeded: true, failing_from: null });
+      else Object.assign(endpoint, { last_succeeded: false, failing_from: endpoint.failing_from ?? at, last_error: outcome.error });
+    }
+    const updated = await this.options.orm.em.fork().execute<{ id: string; failing_since: string | null }[]>(
+      `with finished as (
+         select * from json_to_recordset(?::json) as f(delivery_id uuid, organization_id uuid, at timestamptz, status_code int, latency_ms int, error text, status text, attempts int, next_attempt_at timestamptz)
+       ), attempt as (
+         insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error)
+         select gen_random_uuid(), f.organization_id, f.delivery_id, f.at, f.status_code, f.latency_ms, f.error
+           from finished f join webhook_delivery d on d.id = f.delivery_id
+       ), delivery as (
+         update webhook_delivery d set status = f.status, attempts = f.attempts, next_attempt_at = f.next_attempt_at, locked_until = null,
+                last_status_code = f.status_code, last_error = f.error, updated_at = f.at
+           from finished f
+          where d.id = f.delivery_id
+       )
+       update webhook w set failing_since = case when e.last_succeeded then null when e.any_succeeded then e.failing_from else coalesce(w.failing_since, e.failing_from) end
+         from json_to_recordset(?::json) as e(webhook_id uuid, last_succeeded boolean, any_succeeded boolean, failing_from timestamptz)
+        where w.id = e.webhook_id and (not e.last_succeeded or w.failing_since is not null)
+       returning w.id, w.failing_since`,
+      [JSON.stringify(attempts), JSON.stringify([...endpoints.values()])],
+    );
+    for (const attempt of attempts) this.attemptsByOutcome[attempt.status === 'SUCCEEDED' ? 'succeeded' : attempt.status === 'PENDING' ? 'retrying' : 'failed']++;
+    const now = this.clock.now();
+    const disableAfterMs = this.options.settings.disableAfterMs;
+    for (const webhook of updated) {
+      const endpoint = endpoints.get(webhook.id)!;
+      if (endpoint.last_succeeded || !webhook.failing_since || now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs) continue;
+      const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${endpoint.last_error}`;
+      await inTransaction(this.options.orm.em.fork(), async (tx) => {
+        await tx.execute(`update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`, [now, reason, now, webhook.id]);
+        await failPending(tx, webhook.id, 'The endpoint was disabled');
+      });
+    }
   }
 
   protected override async release(): Promise<void> {

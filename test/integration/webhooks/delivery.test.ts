@@ -124,6 +124,47 @@ describe('webhook retries, on a clock the test controls', () => {
     expect((await api.post(`/webhooks/${webhook.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)).statusCode).toBe(404);
   });
 
+  it('should send one round to an endpoint in event order and record each attempt of it, whatever batch its record went in', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const request = await createRequest(t.app, tenant.apiKey);
+    // The earlier endpoint's request.created goes first.
+    while ((await t.app.webhookWorker.runOnce()) > 0);
+    const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })).json();
+    const arrived: string[] = [];
+    // The 2nd and the 4th fail: the round ends on a failure, after a success.
+    receiver.setResponder((delivery) => {
+      arrived.push(delivery.json.data.notes);
+      return { status: ['2', '4'].includes(delivery.json.data.notes) ? 503 : 200 };
+    });
+    for (const notes of ['1', '2', '3', '4']) await api.patch(`/requests/${request.id}`, { notes });
+
+    expect(await t.app.webhookWorker.runOnce()).toBe(4);
+    expect(arrived).toEqual(['1', '2', '3', '4']);
+    const byNotes = async () => {
+      const list = await deliveries(webhook.id);
+      const notes = new Map(receiver.received.map((d) => [d.json.event_id, d.json.data.notes]));
+      return Object.fromEntries(list.map((d: { event_id: string }) => [notes.get(d.event_id) ?? 'failed', d]));
+    };
+    let log = await byNotes();
+    expect(Object.keys(log).sort()).toEqual(['1', '3', 'failed']);
+    const failed = (await deliveries(webhook.id)).filter((d: { status: string }) => d.status === 'PENDING');
+    expect(failed).toHaveLength(2);
+    for (const d of failed) expect(d).toMatchObject({ attempt_count: 1, last_status_code: 503, attempts: [{ status_code: 503, error: 'HTTP 503: failed on purpose' }] });
+    expect(log['1']).toMatchObject({ status: 'SUCCEEDED', attempts: [{ status_code: 200, error: null }] });
+    expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ failing_since: now.toISOString() });
+
+    // The retries come due together and go in order; the endpoint's last attempt succeeded.
+    receiver.setResponder((delivery) => (arrived.push(delivery.json.data.notes), { status: 200 }));
+    advance(RETRY_DELAYS_MS[0]);
+    expect(await t.app.webhookWorker.runOnce()).toBe(2);
+    expect(arrived.slice(4)).toEqual(['2', '4']);
+    log = await byNotes();
+    expect(log['4']).toMatchObject({ status: 'SUCCEEDED', attempt_count: 2 });
+    expect(log['4'].attempts.map((a: { status_code: number }) => a.status_code).sort()).toEqual([200, 503]);
+    expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ failing_since: null });
+    await api.delete(`/webhooks/${webhook.id}`);
+  });
+
   it('should disable an endpoint that failed for five days straight, with the reason', async () => {
     const api = client(t.app, tenant.apiKey);
     const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })).json();
