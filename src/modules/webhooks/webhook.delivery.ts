@@ -68,6 +68,8 @@ export class DeliveryWorker extends PollingWorker {
   private readonly clock: Clock;
   private agents?: Promise<{ http: HttpAgent; https: HttpAgent }>;
   private readonly signingKeys = new Map<string, Buffer>();
+  /** Set by stop(): the round under way claims no further batch. (Rounds run without start() in tests.) */
+  private stopping = false;
   /** Attempts this instance made since it started, by how they ended (/metrics). */
   readonly attemptsByOutcome: Record<'succeeded' | 'retrying' | 'failed', number> = { succeeded: 0, retrying: 0, failed: 0 };
 
@@ -94,11 +96,10 @@ export class DeliveryWorker extends PollingWorker {
     return this.options.settings.timeoutMs * 2 + 1_000;
   }
 
-  /** Claims one batch of due deliveries and sends them; returns how many were attempted. */
-  override async runOnce(): Promise<number> {
+  /** Claims a batch of due deliveries (leased to this instance), oldest events first. */
+  private claim(): Promise<Claimed[]> {
     const now = this.clock.now();
-    const em = this.options.orm.em.fork();
-    const claimed = await em.execute<Claimed[]>(
+    return this.options.orm.em.fork().execute<Claimed[]>(
       `with due as (
          select id from webhook_delivery
           where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
@@ -112,14 +113,14 @@ export class DeliveryWorker extends PollingWorker {
                  w.previous_secret_expires_at, e.id as event_id, e.topic, e.organization_id, e.created_at, e.data, e.updated`,
       [now, now, this.options.settings.concurrency * 4, new Date(now.getTime() + this.leaseMs)],
     );
-    // One endpoint's deliveries go one after another, in event order; endpoints proceed in parallel.
-    const byEndpoint = new Map<string, Claimed[]>();
-    for (const row of claimed) {
-      const queue = byEndpoint.get(row.webhook_id);
-      if (queue) queue.push(row);
-      else byEndpoint.set(row.webhook_id, [row]);
-    }
-    const queues = [...byEndpoint.values()];
+  }
+
+  /**
+   * Claims batches of due deliveries and sends them, one batch after another, until none is due;
+   * returns how many were attempted. The next batch is claimed while the last sends of the current
+   * one are under way (its rows come later in each endpoint's order, and wait for the current batch).
+   */
+  override async runOnce(): Promise<number> {
     // Attempts are recorded while the next ones are sent: whatever ended while one write was under
     // way goes in the next, one statement for all (a commit per batch, not per delivery). A write
     // that fails leaves its deliveries leased, to be sent again when the lease lapses (at least once).
@@ -130,18 +131,39 @@ export class DeliveryWorker extends PollingWorker {
       while (finished.length) await this.record(finished.splice(0)).catch((err: unknown) => void (failure ??= err));
       writing = null;
     };
-    const workers = Array.from({ length: Math.min(this.options.settings.concurrency, queues.length) }, async () => {
-      for (let queue = queues.shift(); queue; queue = queues.shift()) {
-        for (const row of queue) {
-          finished.push({ row, outcome: await this.send(row), at: this.clock.now() });
-          writing ??= writeAll();
-        }
+    const concurrency = this.options.settings.concurrency;
+    let attempted = 0;
+    for (let batch = await this.claim(); batch.length; ) {
+      attempted += batch.length;
+      // One endpoint's deliveries go one after another, in event order; endpoints proceed in parallel.
+      const byEndpoint = new Map<string, Claimed[]>();
+      for (const row of batch) {
+        const queue = byEndpoint.get(row.webhook_id);
+        if (queue) queue.push(row);
+        else byEndpoint.set(row.webhook_id, [row]);
       }
-    });
-    await Promise.all(workers);
+      const queues = [...byEndpoint.values()];
+      let unsent = batch.length;
+      let next: Promise<Claimed[]> | undefined;
+      const workers = Array.from({ length: Math.min(concurrency, queues.length) }, async () => {
+        for (let queue = queues.shift(); queue; queue = queues.shift()) {
+          for (const row of queue) {
+            if (--unsent < concurrency * 2 && !this.stopping) next ??= this.claim();
+            finished.push({ row, outcome: await this.send(row), at: this.clock.now() });
+            writing ??= writeAll();
+          }
+        }
+      });
+      try {
+        await Promise.all(workers);
+      } finally {
+        // Claimed rows are sent even when stopping: they would otherwise wait for their lease.
+        batch = next ? await next : [];
+      }
+    }
     await writing;
     if (failure) throw failure;
-    return claimed.length;
+    return attempted;
   }
 
   /** A signing secret's HMAC key, by its sealed form: unsealed and decoded once. */
@@ -290,6 +312,16 @@ export class DeliveryWorker extends PollingWorker {
         await failPending(tx, webhook.id, 'The endpoint was disabled');
       });
     }
+  }
+
+  override start(): void {
+    this.stopping = false;
+    super.start();
+  }
+
+  override async stop(): Promise<void> {
+    this.stopping = true;
+    await super.stop();
   }
 
   protected override async release(): Promise<void> {

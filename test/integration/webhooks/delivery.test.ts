@@ -165,6 +165,25 @@ describe('webhook retries, on a clock the test controls', () => {
     await api.delete(`/webhooks/${webhook.id}`);
   });
 
+  it('should send a backlog larger than one claim in a single round, in event order, each attempt recorded', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const request = await createRequest(t.app, tenant.apiKey);
+    while ((await t.app.webhookWorker.runOnce()) > 0);
+    const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })).json();
+    const arrived: string[] = [];
+    receiver.setResponder((delivery) => (arrived.push(delivery.json.data.notes), { status: 200 }));
+    // The test app claims 4 x WEBHOOK_CONCURRENCY (8) = 32 deliveries at a time.
+    const notes = Array.from({ length: 40 }, (_, i) => String(i));
+    for (const n of notes) await api.patch(`/requests/${request.id}`, { notes: n });
+
+    expect(await t.app.webhookWorker.runOnce()).toBe(40);
+    expect(arrived).toEqual(notes);
+    const list = (await api.get(`/webhooks/${webhook.id}/deliveries?limit=100`)).json();
+    expect(list).toHaveLength(40);
+    for (const d of list) expect(d).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, attempts: [{ status_code: 200 }] });
+    await api.delete(`/webhooks/${webhook.id}`);
+  });
+
   it('should disable an endpoint that failed for five days straight, with the reason', async () => {
     const api = client(t.app, tenant.apiKey);
     const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })).json();
