@@ -119,6 +119,8 @@ export class DeliveryWorker extends PollingWorker {
    * Claims batches of due deliveries and sends them, one batch after another, until none is due;
    * returns how many were attempted. The next batch is claimed while the last sends of the current
    * one are under way (its rows come later in each endpoint's order, and wait for the current batch).
+   * A lease runs from its claim: behind an endpoint that times out, a row far down the queue can
+   * outlive it (as a batch's last rows always could), and another instance sends it too: at least once.
    */
   override async runOnce(): Promise<number> {
     // Attempts are recorded while the next ones are sent: whatever ended while one write was under
