@@ -323,6 +323,7 @@ async function main(): Promise<void> {
         events: webhookEvents,
         connections: options.connections,
         concurrency: benchConfig().webhooks.concurrency,
+        poolMax: options.pool,
         log: (line) => log(`${title} · ${line}`),
         profilePath,
       })),

@@ -55,6 +55,9 @@ type Claimed = {
 
 type Outcome = { statusCode: number | null; error: string | null; latencyMs: number };
 
+/** An attempt that ended, to be recorded with the others of its round. */
+type Finished = { row: Claimed; outcome: Outcome; at: Date };
+
 /**
  * Sends queued deliveries: claims due rows with FOR UPDATE SKIP LOCKED (so instances share the work
  * and never send one delivery twice at once), signs them per Standard Webhooks, posts them through an
@@ -65,6 +68,8 @@ export class DeliveryWorker extends PollingWorker {
   private readonly clock: Clock;
   private agents?: Promise<{ http: HttpAgent; https: HttpAgent }>;
   private readonly signingKeys = new Map<string, Buffer>();
+  /** Set by stop(): the round under way claims no further batch. (Rounds run without start() in tests.) */
+  private stopping = false;
   /** Attempts this instance made since it started, by how they ended (/metrics). */
   readonly attemptsByOutcome: Record<'succeeded' | 'retrying' | 'failed', number> = { succeeded: 0, retrying: 0, failed: 0 };
 
@@ -91,11 +96,10 @@ export class DeliveryWorker extends PollingWorker {
     return this.options.settings.timeoutMs * 2 + 1_000;
   }
 
-  /** Claims one batch of due deliveries and sends them; returns how many were attempted. */
-  override async runOnce(): Promise<number> {
+  /** Claims a batch of due deliveries (leased to this instance), oldest events first. */
+  private claim(): Promise<Claimed[]> {
     const now = this.clock.now();
-    const em = this.options.orm.em.fork();
-    const claimed = await em.execute<Claimed[]>(
+    return this.options.orm.em.fork().execute<Claimed[]>(
       `with due as (
          select id from webhook_delivery
           where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
@@ -109,26 +113,59 @@ export class DeliveryWorker extends PollingWorker {
                  w.previous_secret_expires_at, e.id as event_id, e.topic, e.organization_id, e.created_at, e.data, e.updated`,
       [now, now, this.options.settings.concurrency * 4, new Date(now.getTime() + this.leaseMs)],
     );
-    // One endpoint's deliveries go one after another, in event order; endpoints proceed in parallel.
-    const byEndpoint = new Map<string, Claimed[]>();
-    for (const row of claimed) byEndpoint.set(row.webhook_id, [...(byEndpoint.get(row.webhook_id) ?? []), row]);
-    const queues = [...byEndpoint.values()];
-    const workers = Array.from({ length: Math.min(this.options.settings.concurrency, queues.length) }, async () => {
-      for (let queue = queues.shift(); queue; queue = queues.shift()) {
-        // Each attempt is recorded while the next one is being sent; a record that fails leaves its
-        // delivery leased, to be sent again when the lease lapses (at least once).
-        let recorded = Promise.resolve();
-        let failure: unknown;
-        for (const row of queue) {
-          const outcome = await this.send(row);
-          recorded = recorded.then(() => this.record(row, outcome)).catch((err: unknown) => void (failure ??= err));
-        }
-        await recorded;
-        if (failure) throw failure;
+  }
+
+  /**
+   * Claims batches of due deliveries and sends them, one batch after another, until none is due;
+   * returns how many were attempted. The next batch is claimed while the last sends of the current
+   * one are under way (its rows come later in each endpoint's order, and wait for the current batch).
+   * A lease runs from its claim: behind an endpoint that times out, a row far down the queue can
+   * outlive it (as a batch's last rows always could), and another instance sends it too: at least once.
+   */
+  override async runOnce(): Promise<number> {
+    // Attempts are recorded while the next ones are sent: whatever ended while one write was under
+    // way goes in the next, one statement for all (a commit per batch, not per delivery). A write
+    // that fails leaves its deliveries leased, to be sent again when the lease lapses (at least once).
+    const finished: Finished[] = [];
+    let writing: Promise<void> | null = null;
+    let failure: unknown;
+    const writeAll = async () => {
+      while (finished.length) await this.record(finished.splice(0)).catch((err: unknown) => void (failure ??= err));
+      writing = null;
+    };
+    const concurrency = this.options.settings.concurrency;
+    let attempted = 0;
+    for (let batch = await this.claim(); batch.length; ) {
+      attempted += batch.length;
+      // One endpoint's deliveries go one after another, in event order; endpoints proceed in parallel.
+      const byEndpoint = new Map<string, Claimed[]>();
+      for (const row of batch) {
+        const queue = byEndpoint.get(row.webhook_id);
+        if (queue) queue.push(row);
+        else byEndpoint.set(row.webhook_id, [row]);
       }
-    });
-    await Promise.all(workers);
-    return claimed.length;
+      const queues = [...byEndpoint.values()];
+      let unsent = batch.length;
+      let next: Promise<Claimed[]> | undefined;
+      const workers = Array.from({ length: Math.min(concurrency, queues.length) }, async () => {
+        for (let queue = queues.shift(); queue; queue = queues.shift()) {
+          for (const row of queue) {
+            if (--unsent < concurrency * 2 && !this.stopping) next ??= this.claim();
+            finished.push({ row, outcome: await this.send(row), at: this.clock.now() });
+            writing ??= writeAll();
+          }
+        }
+      });
+      try {
+        await Promise.all(workers);
+      } finally {
+        // Claimed rows are sent even when stopping: they would otherwise wait for their lease.
+        batch = next ? await next : [];
+      }
+    }
+    await writing;
+    if (failure) throw failure;
+    return attempted;
   }
 
   /** A signing secret's HMAC key, by its sealed form: unsealed and decoded once. */
@@ -216,35 +253,77 @@ export class DeliveryWorker extends PollingWorker {
   }
 
   /**
-   * Logs the attempt and moves the delivery and its endpoint on, in one statement (one round trip);
-   * an endpoint failing without a success for the whole period is then disabled, its queue ended.
+   * Logs a batch of attempts and moves their deliveries and endpoints on, in one statement (one round
+   * trip, one commit); an endpoint whose last attempt failed, without a success for the whole period,
+   * is then disabled, its queue ended.
    */
-  private async record(row: Claimed, outcome: Outcome): Promise<void> {
-    const now = this.clock.now();
-    const succeeded = outcome.error === null;
-    const attempts = row.attempts + 1;
-    const status = succeeded ? 'SUCCEEDED' : attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
-    const next = status === 'PENDING' ? new Date(now.getTime() + RETRY_DELAYS_MS[attempts - 1]) : null;
-    const [webhook] = await this.options.orm.em.fork().execute<{ failing_since: string | null }[]>(
-      `with attempt as (
-         insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?)
-       ), delivery as (
-         update webhook_delivery set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_status_code = ?, last_error = ?, updated_at = ?
-          where id = ?
-       )
-       update webhook set failing_since = case when ?::boolean then null else coalesce(failing_since, ?) end
-        where id = ? and (not ?::boolean or failing_since is not null)
-       returning failing_since`,
-      [row.organization_id, row.id, now, outcome.statusCode, outcome.latencyMs, outcome.error, status, attempts, next, outcome.statusCode, outcome.error, now, row.id, succeeded, now, row.webhook_id, succeeded],
-    );
-    this.attemptsByOutcome[status === 'SUCCEEDED' ? 'succeeded' : status === 'PENDING' ? 'retrying' : 'failed']++;
-    const disableAfterMs = this.options.settings.disableAfterMs;
-    if (succeeded || !webhook?.failing_since || now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs) return;
-    const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${outcome.error}`;
-    await inTransaction(this.options.orm.em.fork(), async (tx) => {
-      await tx.execute(`update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`, [now, reason, now, row.webhook_id]);
-      await failPending(tx, row.webhook_id, 'The endpoint was disabled');
+  private async record(batch: Finished[]): Promise<void> {
+    const attempts = batch.map(({ row, outcome, at }) => {
+      const succeeded = outcome.error === null;
+      const count = row.attempts + 1;
+      const status = succeeded ? 'SUCCEEDED' : count >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
+      return {
+        delivery_id: row.id,
+        organization_id: row.organization_id,
+        at,
+        status_code: outcome.statusCode,
+        latency_ms: outcome.latencyMs,
+        error: outcome.error,
+        status,
+        attempts: count,
+        next_attempt_at: status === 'PENDING' ? new Date(at.getTime() + RETRY_DELAYS_MS[count - 1]) : null,
+      };
     });
+    // Per endpoint, in the order of its attempts: a success clears failing_since, a failure starts it
+    // unless one already runs; what the last success leaves is the first failure after it.
+    const endpoints = new Map<string, { webhook_id: string; last_succeeded: boolean; any_succeeded: boolean; failing_from: Date | null; last_error: string | null }>();
+    for (const { row, outcome, at } of batch) {
+      const endpoint = endpoints.get(row.webhook_id) ?? { webhook_id: row.webhook_id, last_succeeded: false, any_succeeded: false, failing_from: null, last_error: null };
+      endpoints.set(row.webhook_id, endpoint);
+      if (outcome.error === null) Object.assign(endpoint, { last_succeeded: true, any_succeeded: true, failing_from: null });
+      else Object.assign(endpoint, { last_succeeded: false, failing_from: endpoint.failing_from ?? at, last_error: outcome.error });
+    }
+    const updated = await this.options.orm.em.fork().execute<{ id: string; failing_since: string | null }[]>(
+      `with finished as (
+         select * from json_to_recordset(?::json) as f(delivery_id uuid, organization_id uuid, at timestamptz, status_code int, latency_ms int, error text, status text, attempts int, next_attempt_at timestamptz)
+       ), attempt as (
+         insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error)
+         select gen_random_uuid(), f.organization_id, f.delivery_id, f.at, f.status_code, f.latency_ms, f.error
+           from finished f join webhook_delivery d on d.id = f.delivery_id
+       ), delivery as (
+         update webhook_delivery d set status = f.status, attempts = f.attempts, next_attempt_at = f.next_attempt_at, locked_until = null,
+                last_status_code = f.status_code, last_error = f.error, updated_at = f.at
+           from finished f
+          where d.id = f.delivery_id
+       )
+       update webhook w set failing_since = case when e.last_succeeded then null when e.any_succeeded then e.failing_from else coalesce(w.failing_since, e.failing_from) end
+         from json_to_recordset(?::json) as e(webhook_id uuid, last_succeeded boolean, any_succeeded boolean, failing_from timestamptz)
+        where w.id = e.webhook_id and (not e.last_succeeded or w.failing_since is not null)
+       returning w.id, w.failing_since`,
+      [JSON.stringify(attempts), JSON.stringify([...endpoints.values()])],
+    );
+    for (const attempt of attempts) this.attemptsByOutcome[attempt.status === 'SUCCEEDED' ? 'succeeded' : attempt.status === 'PENDING' ? 'retrying' : 'failed']++;
+    const now = this.clock.now();
+    const disableAfterMs = this.options.settings.disableAfterMs;
+    for (const webhook of updated) {
+      const endpoint = endpoints.get(webhook.id)!;
+      if (endpoint.last_succeeded || !webhook.failing_since || now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs) continue;
+      const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${endpoint.last_error}`;
+      await inTransaction(this.options.orm.em.fork(), async (tx) => {
+        await tx.execute(`update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`, [now, reason, now, webhook.id]);
+        await failPending(tx, webhook.id, 'The endpoint was disabled');
+      });
+    }
+  }
+
+  override start(): void {
+    this.stopping = false;
+    super.start();
+  }
+
+  override async stop(): Promise<void> {
+    this.stopping = true;
+    await super.stop();
   }
 
   protected override async release(): Promise<void> {

@@ -124,6 +124,64 @@ describe('webhook retries, on a clock the test controls', () => {
     expect((await api.post(`/webhooks/${webhook.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)).statusCode).toBe(404);
   });
 
+  /**
+   * A request and a new endpoint for its updates (what earlier endpoints are owed is sent first); the
+   * receiver notes each delivery's `notes` in `arrived` and answers `status(notes)`.
+   */
+  const updatesEndpoint = async (status: (notes: string) => number) => {
+    const request = await createRequest(t.app, tenant.apiKey);
+    while ((await t.app.webhookWorker.runOnce()) > 0);
+    const webhook = (await client(t.app, tenant.apiKey).post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })).json();
+    const arrived: string[] = [];
+    receiver.setResponder((delivery) => (arrived.push(delivery.json.data.notes), { status: status(delivery.json.data.notes) }));
+    return { request, webhook, arrived };
+  };
+
+  it('should send one round to an endpoint in event order and record each attempt of it, whatever batch its record went in', async () => {
+    const api = client(t.app, tenant.apiKey);
+    // The 2nd and the 4th fail: the round ends on a failure, after a success.
+    const failing = new Set(['2', '4']);
+    const { request, webhook, arrived } = await updatesEndpoint((notes) => (failing.has(notes) ? 503 : 200));
+    for (const notes of ['1', '2', '3', '4']) await api.patch(`/requests/${request.id}`, { notes });
+    const byStatus = async (status: string) => (await deliveries(webhook.id)).filter((d: { status: string }) => d.status === status);
+
+    expect(await t.app.webhookWorker.runOnce()).toBe(4);
+    expect(arrived).toEqual(['1', '2', '3', '4']);
+    const pending = await byStatus('PENDING');
+    expect(pending).toHaveLength(2);
+    for (const d of pending) expect(d).toMatchObject({ attempt_count: 1, last_status_code: 503, attempts: [{ status_code: 503, error: 'HTTP 503: failed on purpose' }] });
+    const succeeded = await byStatus('SUCCEEDED');
+    expect(succeeded).toHaveLength(2);
+    for (const d of succeeded) expect(d).toMatchObject({ attempt_count: 1, attempts: [{ status_code: 200, error: null }] });
+    expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ failing_since: now.toISOString() });
+
+    // The retries come due together and go in order; the endpoint's last attempt succeeded.
+    failing.clear();
+    advance(RETRY_DELAYS_MS[0]);
+    expect(await t.app.webhookWorker.runOnce()).toBe(2);
+    expect(arrived.slice(4)).toEqual(['2', '4']);
+    const retried = (await byStatus('SUCCEEDED')).filter((d: { attempt_count: number }) => d.attempt_count === 2);
+    expect(retried).toHaveLength(2);
+    for (const d of retried) expect(d.attempts.map((a: { status_code: number }) => a.status_code).sort()).toEqual([200, 503]);
+    expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ failing_since: null });
+    await api.delete(`/webhooks/${webhook.id}`);
+  });
+
+  it('should send a backlog larger than one claim in a single round, in event order, each attempt recorded', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const { request, webhook, arrived } = await updatesEndpoint(() => 200);
+    // The test app claims 4 x WEBHOOK_CONCURRENCY (8) = 32 deliveries at a time.
+    const notes = Array.from({ length: 40 }, (_, i) => String(i));
+    for (const n of notes) await api.patch(`/requests/${request.id}`, { notes: n });
+
+    expect(await t.app.webhookWorker.runOnce()).toBe(40);
+    expect(arrived).toEqual(notes);
+    const list = (await api.get(`/webhooks/${webhook.id}/deliveries?limit=100`)).json();
+    expect(list).toHaveLength(40);
+    for (const d of list) expect(d).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, attempts: [{ status_code: 200 }] });
+    await api.delete(`/webhooks/${webhook.id}`);
+  });
+
   it('should disable an endpoint that failed for five days straight, with the reason', async () => {
     const api = client(t.app, tenant.apiKey);
     const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })).json();
