@@ -1,59 +1,69 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestApp, workerDatabaseUrl, type TestApp } from '../support/app';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app';
+import { createTestApp, createTenant, testConfig, workerDatabaseUrl, type TestApp } from '../support/app';
 import { pdfBytes } from '../support/files';
 import { baseEnv, freePort, ROOT } from '../support/service';
+import { startReceiver } from '../support/receiver';
+import { startSmtpServer } from '../support/smtp';
 
-// The README's walkthrough, run as a newcomer would: its `console` blocks from the CLI through
-// Users and teams, Requests, Contacts and Files are cut into commands and run with bash and curl
-// against the listening service. The README prints the ids of the run it was written from, so each
-// record id an answer shows is mapped to the one this run got, and later commands use it. A command
-// that names something the walkthrough never made is skipped (and listed); the commands below must run.
+// The README, run as a newcomer would: every `console` block from the CLI to GraphQL is cut into
+// commands and run with bash and curl against the listening service (its workers running, mail going
+// to a real SMTP server on loopback). The README prints the ids, links and codes of the runs it was
+// written from, so each one an answer shows is mapped to the one this run got, and later commands use
+// it. A command that cannot run as written is listed in SKIPPED with the reason; any other must run
+// and answer as the README shows.
 
-const SECTIONS = ['## CLI', '## Authentication', '### Users and teams', '### Requests', '### Contacts', '### Files'];
+/** Commands not run (by a part of their text), and why. */
+const SKIPPED: Record<string, string> = {
+  'on a fresh DATA_DIR': 'needs a database no migration ran on; test/integration/cli.test.ts migrates a fresh DATA_DIR (the test database is migrated, as the "again" example shows)',
+};
 
-/** Commands that must have run and answered as the README shows (by a part of their text). */
-const WALKTHROUGH = [
-  'gather -- org create',
-  'gather -- key create',
-  'curl -i $B/whoami',
-  'teamCreate',
-  'carla@acme.example',
-  'dan@acme.example',
-  'apiKeyCreate',
-  'curl -s $B/whoami\n',
-  '$CARLA_KEY',
-  '$B/teams',
-  '"name": "Onboarding documents"',
-  '-X PATCH $B/requests/',
-  'requests/00000000-0000-4000-8000-000000000000',
-  '/close',
-  '$B/contacts -d \'{"first_name": "Chen"',
-  "$B/attachments -F 'file=@guide.pdf'",
-  '$B/contracts?name=SignMe.pdf',
-];
+/**
+ * The README describes requests before the forms and templates they use, and asks about another
+ * organization's request before making it: its run made them in this order (section: the one it ran after).
+ */
+const RUN_AFTER: Record<string, string> = { '### Forms': '### Users and teams', '### Templates': '### Forms', '## Authentication': '### Requests' };
 
 type Example = { section: string; command: string; expected: string };
 
-/** Every `$ command` of the chosen sections with the output the README shows under it. */
+/** The examples in the order the README's run made them. */
+function inRunOrder(found: Example[]): Example[] {
+  const sections = [...new Set(found.map((example) => example.section))];
+  for (const [section, after] of Object.entries(RUN_AFTER)) {
+    sections.splice(sections.indexOf(section), 1);
+    sections.splice(sections.indexOf(after) + 1, 0, section);
+  }
+  return sections.flatMap((section) => found.filter((example) => example.section === section));
+}
+
+/** Every `$ command` from `## CLI` up to `## Performance` with the output the README shows under it. */
 function examples(readme: string): Example[] {
   const found: Example[] = [];
   let section = '';
+  let running = false;
   let inside: string | null = null;
   let current: Example | null = null;
   const lines = readme.split('\n');
   for (let i = 0; i < lines.length; i++) {
     // Blocks inside list items are indented.
     const line = lines[i].trimStart();
-    if (inside === null && /^#{2,3} /.test(line)) section = line;
+    if (inside === null && /^#{2,3} /.test(line)) {
+      section = line;
+      current = null;
+      if (line === '## CLI') running = true;
+      if (line === '## Performance') running = false;
+    }
+    if (!running) continue;
     if (line.startsWith('```')) {
       if (inside === null) {
         inside = line.slice(3);
         // A JSON block right after a command that printed nothing is that command's answer.
-        if (inside === 'json' && current && current.expected === '' && SECTIONS.some((s) => section.startsWith(s))) {
+        if (inside === 'json' && current && current.expected === '') {
           const end = lines.findIndex((next, at) => at > i && next.trimStart() === '```');
           current.expected = lines.slice(i + 1, end).join('\n');
         }
@@ -62,20 +72,22 @@ function examples(readme: string): Example[] {
       inside = null;
       continue;
     }
-    if (inside !== 'console' || !SECTIONS.some((s) => section === s || section.startsWith(`${s} `))) continue;
+    if (inside !== 'console') continue;
     if (line.startsWith('$ ')) {
       let command = line.slice(2);
-      // A command goes on while a quote is open or a line ends with a backslash.
+      // A command goes on while a quote is open or a line ends with a backslash, and through its here-document.
       // (A trailing comment, after two spaces, may hold an apostrophe of its own.)
-      const open = (text: string) => (text.replace(/ {2,}#.*$/gm, '').split("'").length - 1) % 2 === 1;
+      const open = (text: string) => (text.replace(/ {2,}#.*$/gm, '').replace(/<<'\w+'/, '').split("'").length - 1) % 2 === 1;
       while (open(command) || command.endsWith('\\')) command += `\n${lines[++i].trimStart()}`;
+      const here = /<<'(\w+)'/.exec(command);
+      if (here) while (lines[i].trim() !== here[1]) command += `\n${lines[++i]}`;
       current = { section, command, expected: '' };
       found.push(current);
-    } else if (current && line.trim()) {
+    } else if (current && line.trim() && !line.startsWith('# ')) {
       current.expected += (current.expected ? '\n' : '') + line;
     }
   }
-  return found;
+  return inRunOrder(found);
 }
 
 /**
@@ -83,11 +95,13 @@ function examples(readme: string): Example[] {
  * commands run in the repository, the rest in a scratch folder holding the files they upload.
  */
 const PRELUDE = `npm() { command npm --prefix "$GATHER_ROOT" "$@"; }
+npx() { (cd "$GATHER_ROOT" && command npx "$@"); }
 curl() {
-  local auth=1 json=0 form=0
+  local auth=0 json=0 form=0
+  for arg in "$@"; do case "$arg" in "$B"*) auth=1 ;; esac; done
   for arg in "$@"; do
     case "$arg" in
-      Authorization:*|authorization:*) auth=0 ;;
+      Authorization:*|authorization:*|*/r/*|*/s/*|*/healthz|*/readyz|-b) auth=0 ;;
       -d|--data|--data-binary) json=1 ;;
       -F|Content-Type:*|content-type:*) form=1 ;;
     esac
@@ -104,30 +118,62 @@ const run = promisify(execFile);
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-describe('README walkthrough, run as written', () => {
+describe('README examples, run as written', () => {
   let t: TestApp;
+  let limited: FastifyInstance;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let hooks: Awaited<ReturnType<typeof startReceiver>>;
   let dir: string;
   let origin: string;
+  let limitedOrigin: string;
+  const background: ChildProcess[] = [];
+  let readme: string;
+  let key: string;
+  /** Each command the walk ran, with its ids in place, and what it printed. */
+  const outputs: Array<{ command: string; stdout: string }> = [];
 
   beforeAll(async () => {
+    readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    t = await createTestApp({ publicUrl: origin });
+    smtp = await startSmtpServer();
+    hooks = await startReceiver();
+    // The workers run, as under `npm start`: webhooks go out, mail reaches the SMTP server, timed work runs.
+    t = await createTestApp({ publicUrl: origin, mail: { from: 'Gather <no-reply@gather.test>', smtpUrl: smtp.url } }, { deliverWebhooks: true, sendNotifications: true, runJobs: true });
     await t.app.listen({ port, host: '127.0.0.1' });
+    // Rate limits shows a service started with RATE_LIMIT_API_KEY=5: a second instance on the same database.
+    limited = await buildApp({ config: testConfig({ ...t.config, rateLimits: { ...t.config.rateLimits, apiKey: 5 } }), orm: t.orm, storage: t.storage, deliverWebhooks: false, sendNotifications: false, runJobs: false });
+    const limitedPort = await freePort();
+    await limited.listen({ port: limitedPort, host: '127.0.0.1' });
+    limitedOrigin = `http://127.0.0.1:${limitedPort}`;
     dir = mkdtempSync(join(tmpdir(), 'gather-readme-'));
-    writeFileSync(join(dir, 'guide.pdf'), await pdfBytes('Guide'));
-    writeFileSync(join(dir, 'SignMe.pdf'), await pdfBytes('Sign me'));
+    for (const name of ['guide.pdf', 'SignMe.pdf', 'passport.pdf', 'scan.pdf', 'w2.pdf', 'jan.pdf']) writeFileSync(join(dir, name), await pdfBytes(name));
+    // The README's commands run in the repository: the scratch folder links the scripts they name.
+    symlinkSync(join(ROOT, 'scripts'), join(dir, 'scripts'));
     writeFileSync(join(dir, 'how-to.txt'), 'Fill in box 3 only.\n');
+    writeFileSync(join(dir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#0a7b3e"/></svg>\n');
   });
   afterAll(async () => {
+    for (const child of background) if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
+    await limited.close();
     await t.close();
+    await smtp.close();
+    await hooks.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('should run the main walkthrough and answer as the README shows', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('should run every command of the README and answer as it shows', async () => {
     const ids = new Map<string, string>();
     const env: Record<string, string> = { ...baseEnv(), GATHER_ROOT: ROOT, B: origin, DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 'x'.repeat(32), LOG_LEVEL: 'silent' };
+    // The README's "Default organization" is the one a first start makes, with its admin's key.
+    env.DEFAULT_ORG_KEY = (await createTenant(t.orm, 'Default organization')).apiKey;
+    // Ports the README names that this run must not take from others running beside it.
+    const s3Port = await freePort();
+    ids.set('4577', String(s3Port));
+    ids.set('/tmp/s3', join(dir, 's3'));
+    // The README's webhook endpoint stands for the reader's own: here a receiver on loopback.
+    ids.set('https://hooks.example.com/gather', hooks.url);
+    const readmeCode = /sign-in code for "[^"]+" is:\n\n(\d{6})/.exec(readme)![1];
     const ran: string[] = [];
     const skipped: string[] = [];
     const failures: string[] = [];
@@ -138,56 +184,158 @@ describe('README walkthrough, run as written', () => {
     for (const example of examples(readme)) {
       let command = example.command.replace(/\s+#[^'\n]*$/gm, '');
       for (const [from, to] of ids) command = command.split(from).join(to);
-      const unresolved = (command.match(UUID) ?? []).filter((id) => id !== UNKNOWN && ![...ids.values()].includes(id));
-      const variables = [...command.matchAll(/\$([A-Z_0-9]+)/g)].map((m) => m[1]).filter((name) => !(name in env));
-      // A fresh DATA_DIR's migrate shows every migration; on the test database there are none left.
-      if (unresolved.length || variables.length || /…/.test(command) || /gather -- migrate/.test(command)) {
-        skipped.push(example.command.split('\n')[0]);
+      // Idempotency keys are the caller's own, not ids of records.
+      const unresolved = (command.replace(/Idempotency-Key: [^']+/g, '').match(UUID) ?? []).filter((id) => id !== UNKNOWN && ![...ids.values()].includes(id));
+      const assigned = [...command.matchAll(/(?:^|;\s*)([A-Z][A-Z0-9_]*)=/g)].map((m) => m[1]);
+      const variables = [...command.matchAll(/\$([A-Z_0-9]+)/g)].map((m) => m[1]).filter((name) => !(name in env) && !assigned.includes(name));
+      const reason = Object.keys(SKIPPED).find((part) => example.command.includes(part));
+      if (reason || unresolved.length || variables.length || /…/.test(command)) {
+        skipped.push(example.command);
         continue;
       }
-      let stdout: string;
       // Authentication shows calls without a key; from the REST API on, every call carries KEY.
-      const shell = example.section === '## Authentication' ? { ...env, KEY: '' } : env;
+      const shell = { ...(example.section === '## Authentication' ? { ...env, KEY: '' } : env), B: example.section === '### Rate limits' ? limitedOrigin : env.B };
+      if (/&$/.test(command.trim())) {
+        // A server the README starts in the background: it runs until the test ends.
+        const child = spawn('bash', ['-c', PRELUDE + command.trim().replace(/&$/, '')], { cwd: dir, env: shell, detached: true, stdio: 'ignore' });
+        background.push(child);
+        await waitForPort(s3Port);
+        ran.push(example.command);
+        continue;
+      }
+      const mails = smtp.received.length;
+      let stdout: string;
       try {
         // Asynchronously: the service answering these calls runs in this process.
-        ({ stdout } = await run('bash', ['-c', PRELUDE + command], { cwd: dir, env: shell, encoding: 'utf8', timeout: 60_000 }));
+        const script = PRELUDE + command + (assigned.length ? `\nprintf '\\0%s' ${assigned.map((name) => `"$${name}"`).join(' ')}` : '');
+        ({ stdout } = await run('bash', ['-c', script], { cwd: dir, env: shell, encoding: 'utf8', timeout: 60_000 }));
       } catch (error) {
         const { code, stderr, stdout: out } = error as { code?: number; stderr?: string; stdout?: string };
         failures.push(`${example.command}\n  failed (exit ${code}): ${String(stderr || out || '').slice(0, 400) || 'no output'}`);
         continue;
       }
-      const expected = example.expected.replace(/\s+#[^"\n]*$/gm, '');
-      // A list the README shows filled by examples this walk does not run (a template's requests,
-      // a recipient's documents) answers empty here: not a failure, not a run either.
-      if (stdout.trim() === '[]' && /^\s*\[\{/.test(expected)) {
-        skipped.push(`${example.command.split('\n')[0]} (empty: its records come from examples not run)`);
-        continue;
+      if (assigned.length) {
+        const values = stdout.split('\0');
+        stdout = values.shift()!;
+        assigned.forEach((name, at) => (env[name] = values[at]));
       }
+      const expected = example.expected.replace(/ {2,}#[^"\n]*$/gm, '');
       ran.push(example.command);
-      const problem = compare(expected, stdout);
+      outputs.push({ command, stdout });
+      const problem = compare(command, expected, stdout);
       if (problem) failures.push(`${example.command}\n  ${problem}\n  README: ${expected.slice(0, 300)}\n  got:    ${stdout.slice(0, 300)}`);
       learn(expected, stdout, ids);
-      // The README names keys it made as environment variables (KEY, CARLA_KEY).
+      // The README names keys it made as environment variables (KEY, CARLA_KEY, DAN_KEY).
       if (/gather -- org create/.test(command)) env.KEY = JSON.parse(stdout).api_key;
-      if (/# CARLA_KEY/.test(example.expected)) env.CARLA_KEY = JSON.parse(stdout).data.apiKeyCreate.secret;
+      const named = /# ([A-Z]+_KEY)/.exec(example.expected);
+      if (named) env[named[1]] = JSON.parse(stdout).data.apiKeyCreate.secret;
+      // The sign-in code the README's mail shows is the one the SMTP server got.
+      if (/\/api\/code$/.test(command) && !/-si/.test(command)) {
+        const code = await mailedCode(smtp.received, mails);
+        ids.set(readmeCode, code);
+      }
     }
 
-    expect(failures).toEqual([]);
-    const missing = WALKTHROUGH.filter((part) => !ran.some((command) => (command + '\n').includes(part)));
-    expect({ missing, skipped }).toEqual({ missing: [], skipped: expect.any(Array) });
-    expect(ran.length).toBeGreaterThanOrEqual(WALKTHROUGH.length);
-    // About forty commands, two of them starting the CLI (a few seconds each).
-  }, 240_000);
+    const unlisted = skipped.filter((command) => !Object.keys(SKIPPED).some((part) => command.includes(part)));
+    const stale = Object.keys(SKIPPED).filter((part) => !skipped.some((command) => command.includes(part)));
+    expect({ failures, unlisted, stale }).toEqual({ failures: [], unlisted: [], stale: [] });
+    expect(ran.length).toBeGreaterThan(150);
+    key = env.KEY;
+  }, 600_000);
+
+  it("should verify a delivery the walk's webhook got with the README's `verify` function, and refuse it altered", async () => {
+    const created = outputs.find(({ command }) => /\$B\/webhooks -d/.test(command))!;
+    const { secret } = JSON.parse(created.stdout);
+    const delivery = hooks.received[0];
+    expect(delivery).toBeDefined();
+    const script = join(dir, 'verify.mjs');
+    writeFileSync(script, `${snippet(readme, '### Webhooks', 'js')}\nconst [secret, headers, body] = JSON.parse(process.argv[2]);\nconsole.log(verify(secret, headers, body));\n`);
+    const verify = async (body: string) => (await run(process.execPath, [script, JSON.stringify([secret, delivery.headers, body])], { encoding: 'utf8' })).stdout.trim();
+    expect(await verify(delivery.body)).toBe('true');
+    expect(await verify(delivery.body.replace('"topic"', '"topic" '))).toBe('false');
+  });
+
+  it("should print the README's line for a renamed request from its subscription snippet", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gather-watch-'));
+    // `npm install graphql-ws ws` in the reader's folder: here the repository's copies.
+    symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'));
+    writeFileSync(join(folder, 'watch.mjs'), snippet(readme, '### Live updates (GraphQL subscriptions)', 'js').replace('ws://127.0.0.1:3999', origin.replace('http', 'ws')));
+    const watcher = spawn(process.execPath, ['watch.mjs'], { cwd: folder, env: { ...baseEnv(), KEY: key } });
+    let printed = '';
+    watcher.stdout!.on('data', (chunk) => (printed += chunk));
+    watcher.stderr!.on('data', (chunk) => (printed += chunk));
+    try {
+      const [id] = JSON.parse((await run('curl', ['-s', `${origin}/requests?limit=1`, '-H', `Authorization: Bearer ${key}`], { encoding: 'utf8' })).stdout).map((r: { id: string }) => r.id);
+      // Renamed (each time anew: the same name is no change) until the subscription, which starts once the socket is open, sees one.
+      for (let attempt = 0; !printed.includes('\n') && attempt < 60; attempt++) {
+        await run('curl', ['-s', '-X', 'PATCH', `${origin}/requests/${id}`, '-H', `Authorization: Bearer ${key}`, '-H', 'Content-Type: application/json', '-d', `{"name": "Renamed ${attempt}"}`]);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const shown = /prints\n`(\{"data":\{"requestUpdated".*\})`/.exec(readme)![1];
+      expect(compare('', shown, printed.split('\n')[0])).toBeNull();
+      expect(JSON.parse(printed.split('\n')[0]).data.requestUpdated).toMatchObject({ id, name: expect.stringMatching(/^Renamed/) });
+    } finally {
+      watcher.kill();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("should answer the Dashboard's catch-up query and run the timed work's SQL", async () => {
+    const query = snippet(readme, '### Dashboard', 'graphql');
+    const answer = JSON.parse((await run('curl', ['-s', `${origin}/graphql`, '-H', `Authorization: Bearer ${key}`, '-H', 'Content-Type: application/json', '-d', JSON.stringify({ query })], { encoding: 'utf8' })).stdout);
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data.requestEvents.nodes.length).toBeGreaterThan(0);
+    const connection = t.orm.em.fork().getConnection();
+    const statements = snippet(readme, '### Timed work: reminders, expiry, auto-close, escalations', 'sql').split('\n').map((line) => line.replace(/--.*$/, '').trim()).filter(Boolean);
+    expect(statements).toHaveLength(5);
+    for (const statement of statements) await expect(connection.execute(statement)).resolves.toBeInstanceOf(Array);
+  });
 });
 
+/** The first `language` block of a section. */
+function snippet(readme: string, section: string, language: string): string {
+  const from = readme.indexOf(`\n${section}\n`);
+  const start = readme.indexOf(`\n\`\`\`${language}\n`, from) + language.length + 5;
+  return readme.slice(start, readme.indexOf('\n```', start));
+}
+
+async function waitForPort(port: number): Promise<void> {
+  for (let tries = 0; tries < 300; tries++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+async function mailedCode(received: Awaited<ReturnType<typeof startSmtpServer>>['received'], after: number): Promise<string> {
+  for (let tries = 0; tries < 100; tries++) {
+    const mail = received.slice(after).find((m) => /code/i.test(m.mail.subject ?? ''));
+    if (mail) return /\b(\d{6})\b/.exec(mail.mail.text ?? '')![1];
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('no code reached the SMTP server');
+}
+
 /** What differs between the README's answer and this run's, or null. */
-function compare(expected: string, actual: string): string | null {
+function compare(command: string, expected: string, actual: string): string | null {
   if (!expected) return null;
   const status = /^HTTP\/1\.1 (\d{3})/.exec(expected);
   if (status) return actual.startsWith(`HTTP/1.1 ${status[1]}`) ? null : `status ${actual.split('\n')[0]}, README ${status[1]}`;
   const json = expected.split('\n').findIndex((line) => /^\s*[[{]/.test(line));
-  if (json < 0) return null;
+  if (json < 0) {
+    // Plain text: every line the README shows, numbers aside (times, sizes).
+    const digitless = (text: string) => text.replace(/\d+/g, '0').trim();
+    const lines = new Set(actual.split('\n').map(digitless));
+    const absent = expected.split('\n').filter((line) => !line.includes('…') && !lines.has(digitless(line)));
+    return absent.length ? `lines the README shows are missing: ${absent.join(' | ')}` : null;
+  }
   const text = actual.split('\n').find((line) => /^\s*[[{]/.test(line)) ?? actual;
+  // A cut answer (`head -c`) is shown as it starts.
+  if (/\| head -c/.test(command)) return actual.startsWith(expected) ? null : 'another beginning';
   try {
     JSON.parse(text);
   } catch {
@@ -203,17 +351,26 @@ function compare(expected: string, actual: string): string | null {
   return absent.length ? `fields the README shows are missing: ${absent.join(', ')}` : null;
 }
 
-/** Maps the README's ids (and shortened ids, `4c7d…`) to this run's, by field name, first occurrence each. */
+/**
+ * Maps the README's ids (and shortened ids, `4c7d…`), secrets, passwords, session tokens and link
+ * tokens to this run's, by field name, first occurrence each.
+ */
 function learn(expected: string, actual: string, ids: Map<string, string>): void {
   const firsts = (text: string) => {
     const seen = new Map<string, string>();
-    for (const [, field, value] of text.matchAll(/"([a-z_]*id|api_key|secret)":\s*"([^"]+)"/g)) if (!seen.has(field)) seen.set(field, value);
+    for (const [, field, value] of text.matchAll(/"([A-Za-z_]*(?:id|Id)|api_key|secret|password|session_token|[a-z_]*link|requestLink)":\s*"([^"]+)"/g)) {
+      if (!seen.has(field)) seen.set(field, /link$/i.test(field) ? value.replace(/^.*\/[rs]\/([^/]+).*$/, '$1') : value);
+    }
     return seen;
   };
-  const shown = firsts(expected);
-  const got = firsts(actual);
-  for (const [field, value] of shown) {
-    const mine = got.get(field);
-    if (mine && value !== mine && !ids.has(value) && value !== UNKNOWN) ids.set(value, mine);
-  }
+  // Ids of a list's records (items, recipients' documents) go by the name that follows each.
+  const named = (text: string) => new Map([...text.matchAll(/"id":\s*"([^"]+)",\s*"(?:name|file_name)":\s*"([^"]+)"/g)].reverse().map(([, id, name]) => [name, id]));
+  // Records inside another by its field name (`"recipient":{"id":…}`), first occurrence each.
+  const nested = (text: string) => new Map([...text.matchAll(/"(\w+)":\s*\{\s*"id":\s*"([^"]+)"/g)].reverse().map(([, field, id]) => [field, id]));
+  const inside = nested(actual);
+  const pairs = [...firsts(expected)].map(([field, value]) => [value, firsts(actual).get(field)]);
+  const byName = named(actual);
+  for (const [name, value] of named(expected)) pairs.push([value, byName.get(name)]);
+  for (const [field, value] of nested(expected)) pairs.push([value, inside.get(field)]);
+  for (const [value, mine] of pairs) if (value && mine && value !== '…' && value !== mine && !ids.has(value) && value !== UNKNOWN) ids.set(value, mine);
 }
