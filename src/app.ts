@@ -27,6 +27,7 @@ import { MODULES } from './modules';
 import { TOPICS } from './modules/events/event.topics';
 import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
 import { DeliveryWorker } from './modules/webhooks/webhook.delivery';
+import { WEBHOOK_WAKE } from './modules/webhooks/webhook.service';
 import { systemClock, type Clock } from './kernel/clock';
 import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
 import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
@@ -186,8 +187,9 @@ export async function buildApp({
   app.decorate('notificationWorker', notifier);
   const scheduler = new ScheduleWorker({ orm, contexts, settings: { expirationWarningDays: config.expirationWarningDays, leaseMs: config.jobLeaseMs }, log: app.log, clock: settings.clock });
   app.decorate('scheduleWorker', scheduler);
-  dispatcher.on('committed', () => {
-    worker.wake();
+  dispatcher.on('committed', (wakes) => {
+    // Deliveries are queued by events alone (a replay waits for the poll): no claim for other events.
+    if (wakes.includes(WEBHOOK_WAKE)) worker.wake();
     notifier.wake();
   });
   const sockets = registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'pg';
 import { SHARED_CACHE_CHANNEL } from '../db/shared-cache';
-import { EVENT_CHANNEL } from './outbox';
+import { EVENT_CHANNEL, parseEventPayload } from './outbox';
 import type { StoredEvent } from './topics';
 
 type EventRow = {
@@ -43,7 +43,7 @@ const toEvent = (row: EventRow): StoredEvent => ({
  * The same connection hears changes to the tables instances cache (`cacheChanged`, with the table;
  * null when the connection dropped and changes may have gone unheard).
  */
-export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; committed: []; cacheChanged: [table: string | null] }> {
+export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; committed: [wakes: string[]]; cacheChanged: [table: string | null] }> {
   private client?: Client;
   /** Ids recently handed out, to skip them when catching up. */
   private readonly seen = new Set<string>();
@@ -84,8 +84,9 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
     client.on('notification', (message) => {
       if (!message.payload) return;
       if (message.channel === SHARED_CACHE_CHANNEL) return void this.emit('cacheChanged', message.payload);
-      this.emit('committed');
-      if (this.wanted()) this.enqueue(() => this.handOut(client, `id = $1`, [message.payload]));
+      const { id, wakes } = parseEventPayload(message.payload);
+      this.emit('committed', wakes);
+      if (this.wanted()) this.enqueue(() => this.handOut(client, `id = $1`, [id]));
       // Nobody to hand it to: a catch-up after a lost connection starts from here, not before.
       else this.enqueue(async () => void (this.lastSeen = new Date()));
     });
