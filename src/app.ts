@@ -2,6 +2,7 @@ import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
+import { SharedCaches } from './kernel/db/shared-cache';
 import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
 import { createContextFactory, type Execute, type ServiceSettings } from './kernel/graphql/context';
@@ -27,6 +28,7 @@ import { MODULES } from './modules';
 import { TOPICS } from './modules/events/event.topics';
 import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
 import { DeliveryWorker } from './modules/webhooks/webhook.delivery';
+import { WEBHOOK_WAKE } from './modules/webhooks/webhook.service';
 import { systemClock, type Clock } from './kernel/clock';
 import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
 import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
@@ -116,6 +118,8 @@ export async function buildApp({
   observeRequests(app, (observed) => metrics?.observe(observed));
   await registerOpenApi(app, { publicUrl: config.publicUrl });
 
+  // Rows every request reads, kept while this instance hears their tables' changes (its LISTEN connection).
+  const caches = new SharedCaches(() => dispatcher.listening, config.sharedCacheSeconds);
   const settings: ServiceSettings = {
     publicUrl: config.publicUrl,
     secret: config.secret,
@@ -127,12 +131,13 @@ export async function buildApp({
     signing: config.signing,
     dataDir: config.dataDir,
     clock: clock ?? systemClock,
+    caches,
   };
   const edgeStore = new EdgeStore(orm);
   app.decorate('edgeStore', edgeStore);
   // Before authentication, so that a caller over its limit costs no key lookup.
   await registerRateLimits(app, edgeStore, config.rateLimits);
-  const resolveViewer = (key: string) => findViewerByApiKey(orm.em.fork(), key);
+  const resolveViewer = (key: string) => findViewerByApiKey(orm.em.fork(), key, caches);
   // A recipient's session token opens its GraphQL operations (the actor guard keeps it to them).
   registerAuth(app, async (key, request) => {
     if (!isSessionToken(key)) return resolveViewer(key);
@@ -167,6 +172,7 @@ export async function buildApp({
   const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log, () => hub.active);
   registerHealth(app, { orm, listening: () => dispatcher.listening });
   app.decorate('eventDispatcher', dispatcher);
+  dispatcher.on('cacheChanged', (table) => caches.changed(table));
   app.decorate('subscriptions', hub);
   const worker = new DeliveryWorker({ orm, settings: config.webhooks, serverSecret: config.secret, log: app.log, clock, lookup: deliveryLookup });
   app.decorate('webhookWorker', worker);
@@ -183,8 +189,9 @@ export async function buildApp({
   app.decorate('notificationWorker', notifier);
   const scheduler = new ScheduleWorker({ orm, contexts, settings: { expirationWarningDays: config.expirationWarningDays, leaseMs: config.jobLeaseMs }, log: app.log, clock: settings.clock });
   app.decorate('scheduleWorker', scheduler);
-  dispatcher.on('committed', () => {
-    worker.wake();
+  dispatcher.on('committed', (wakes) => {
+    // Deliveries are queued by events alone (a replay waits for the poll): no claim for other events.
+    if (wakes.includes(WEBHOOK_WAKE)) worker.wake();
     notifier.wake();
   });
   const sockets = registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });

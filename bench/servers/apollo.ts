@@ -7,6 +7,8 @@ import type { GraphQLContext } from '../../src/kernel/graphql/context';
 import { DateTimeScalar, JSONScalar, URLScalar } from '../../src/kernel/graphql/scalars';
 import { loadSdl } from '../../src/kernel/graphql/sdl';
 import { registerAuth } from '../../src/kernel/http/auth';
+import { SharedCaches } from '../../src/kernel/db/shared-cache';
+import { EventDispatcher } from '../../src/kernel/events/dispatcher';
 import { findViewerByApiKey } from '../../src/modules/identity/viewer';
 import { DATA_MODEL, MODULES } from '../../src/modules';
 import { benchConfig } from '../lib/in-process';
@@ -27,8 +29,12 @@ serve('apollo', async () => {
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
   const app = Fastify({ logger: false, bodyLimit: config.bodyLimit });
-  // The same onRequest hook as Gather: one SQL statement resolves the API key to the viewer.
-  registerAuth(app, (key) => findViewerByApiKey(orm.em.fork(), key));
+  // The same onRequest hook as Gather: the API key resolved to the viewer by one SQL statement, or from
+  // the same cache, emptied by the same notifications (a listener of its own, handing out no events).
+  const dispatcher = new EventDispatcher(env('BENCH_DB_URL'), app.log, () => false);
+  const caches = new SharedCaches(() => dispatcher.listening, config.sharedCacheSeconds);
+  dispatcher.on('cacheChanged', (table) => caches.changed(table));
+  registerAuth(app, (key) => findViewerByApiKey(orm.em.fork(), key, caches));
   const settings = { publicUrl: config.publicUrl, secret: config.secret };
   const buildContext = (request: FastifyRequest): GraphQLContext => {
     // registerAuth answered 401 already when there is no viewer.
@@ -37,12 +43,14 @@ serve('apollo', async () => {
   };
   const apollo = new ApolloServer<GraphQLContext>({ schema, plugins: [fastifyApolloDrainPlugin(app)] });
   await apollo.start();
+  await dispatcher.start();
   await app.register(fastifyApollo(apollo), { path: '/graphql', context: async (request) => buildContext(request) });
   return {
     app,
     async close() {
       await app.close();
       await apollo.stop();
+      await dispatcher.stop();
       await orm.close();
     },
   };

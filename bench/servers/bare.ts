@@ -33,7 +33,9 @@ serve('bare', async () => {
   const writesEvents: boolean = outbox[0].present;
   const queuesDeliveries: boolean = outbox[0].deliveries;
 
-  // The same hook as Gather's; the key is resolved with the same single statement.
+  // The same hook as Gather's; the key is resolved with the same single statement, on every request:
+  // Gather keeps a key's caller between requests (src/kernel/db/shared-cache.ts, issue 14), this server
+  // has no such cache.
   registerAuth(app, async (key): Promise<Viewer | null> => {
     const { rows } = await pool.query(
       `select u.id as user_id, u.organization_id, u.team_id, u.role, k.id as api_key_id

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import envSchema from 'env-schema';
 import { JOB_LEASE_MS, MAX_JOB_LEASE_MS, MIN_JOB_LEASE_MS } from '../modules/schedule/schedule.limits';
+import { SHARED_CACHE_TTL_SECONDS } from '../kernel/limits';
 import { DEFAULT_RATE_LIMIT_ADDRESS, DEFAULT_RATE_LIMIT_API_KEY, DEFAULT_RATE_LIMIT_LINK } from '../kernel/limits';
 
 // The one place that reads process.env. Every variable has a type, a default where one is safe,
@@ -83,6 +84,12 @@ export const ENV_SCHEMA = Type.Object({
   ),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Gather <no-reply@localhost>', description: 'sender of notification mail' }),
   EXPIRATION_WARNING_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: 3, description: 'days before a request expires that its recipients are warned (0: on the day)' }),
+  SHARED_CACHE_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: SHARED_CACHE_TTL_SECONDS,
+    description: "seconds an instance keeps an API key's caller and an organization's settings between requests, at most (any change on any instance empties them at once); 0: read on every request",
+  }),
   JOB_LEASE_MS: Type.Integer({
     minimum: MIN_JOB_LEASE_MS,
     maximum: MAX_JOB_LEASE_MS,
@@ -126,6 +133,8 @@ export type Config = {
   signing: SigningSettings;
   /** Days before `expiration_date` that recipients get the expiration warning. */
   expirationWarningDays: number;
+  /** How long an instance keeps a cached API key's caller or organization's settings, at most (SHARED_CACHE_SECONDS). */
+  sharedCacheSeconds: number;
   /** How long a claimed timed job stays its instance's (JOB_LEASE_MS). */
   jobLeaseMs: number;
 };
@@ -237,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
     signing: signingConfig(parsed),
     expirationWarningDays: parsed.EXPIRATION_WARNING_DAYS,
+    sharedCacheSeconds: parsed.SHARED_CACHE_SECONDS,
     jobLeaseMs: parsed.JOB_LEASE_MS,
   };
 }

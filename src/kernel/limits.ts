@@ -71,3 +71,13 @@ export const IDEMPOTENCY_IN_FLIGHT_SECONDS = 60;
 
 /** Distinct GraphQL operation names /metrics labels; names past these count as `other` (clients choose them). */
 export const MAX_METRIC_OPERATIONS = 200;
+
+/**
+ * Seconds an instance keeps a row it caches for every request (an API key's caller, an organization's
+ * settings), by default (SHARED_CACHE_SECONDS). A change on any instance empties the cache at once (a
+ * trigger's NOTIFY); this bounds what a change made behind the triggers' back (a restore with
+ * triggers disabled) could leave.
+ */
+export const SHARED_CACHE_TTL_SECONDS = 30;
+/** Entries of each such cache (API keys, organizations); the oldest goes first past it. */
+export const SHARED_CACHE_ENTRIES = 10_000;

@@ -23,6 +23,8 @@ import {
   MAX_PHONE,
   MAX_QUERY_DEPTH,
   MIN_DATE,
+  SHARED_CACHE_ENTRIES,
+  SHARED_CACHE_TTL_SECONDS,
 } from '../kernel/limits';
 import { COPY_CONNECT_TIMEOUT_MS, COPY_IDLE_TIMEOUT_MS, PROBE_TIMEOUT_MS, MAX_ACCESS_KEY_ID, MAX_REGION, MAX_S3_ENDPOINT, MAX_SECRET_ACCESS_KEY } from './cloud-storage/cloud-storage.limits';
 import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contracts/contract.limits';
@@ -136,6 +138,11 @@ const rows = (): [string, string, string][] => [
     '`400`, `QUERY_TOO_COMPLEX` (`limit: "cost"`)',
   ],
   ['GraphQL operations per batched request', n(MAX_BATCH_OPERATIONS), '`400`, `TOO_MANY_OPERATIONS`'],
+  [
+    "API keys' callers and organizations' settings each instance keeps between requests",
+    `${n(SHARED_CACHE_ENTRIES)} of each, oldest dropped first; ${n(SHARED_CACHE_TTL_SECONDS)} s at most by default (\`SHARED_CACHE_SECONDS\`), and forgotten when a change to them commits on any instance`,
+    'read again from the database',
+  ],
   ['Automatic persisted queries remembered per instance', `${n(MAX_PERSISTED_QUERIES)}, least recently used dropped first`, '`400`, `PERSISTED_QUERY_NOT_FOUND` (send the document again)'],
   [
     'Requests per window (`RATE_LIMIT_WINDOW_SECONDS`, default 1 min), all instances together',

@@ -40,6 +40,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     signing: {},
     expirationWarningDays: 3,
     jobLeaseMs: 60_000,
+    // Longer than any test file: statement counts must not depend on when a cached key expires.
+    sharedCacheSeconds: 3600,
     ...overrides,
   };
 }

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'pg';
-import { EVENT_CHANNEL } from './outbox';
+import { SHARED_CACHE_CHANNEL } from '../db/shared-cache';
+import { EVENT_CHANNEL, parseEventPayload } from './outbox';
 import type { StoredEvent } from './topics';
 
 type EventRow = {
@@ -39,8 +40,10 @@ const toEvent = (row: EventRow): StoredEvent => ({
  * in commit order; sequence numbers are taken at insert, so they can commit out of order and are not
  * used for ordering). After a lost connection the instance reconnects and reads what committed
  * meanwhile, skipping what it already handed out, so a dropped notification loses nothing.
+ * The same connection hears changes to the tables instances cache (`cacheChanged`, with the table;
+ * null when the connection dropped and changes may have gone unheard).
  */
-export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; committed: [] }> {
+export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; committed: [wakes: string[]]; cacheChanged: [table: string | null] }> {
   private client?: Client;
   /** Ids recently handed out, to skip them when catching up. */
   private readonly seen = new Set<string>();
@@ -80,12 +83,14 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
     await client.connect();
     client.on('notification', (message) => {
       if (!message.payload) return;
-      this.emit('committed');
-      if (this.wanted()) this.enqueue(() => this.handOut(client, `id = $1`, [message.payload]));
+      if (message.channel === SHARED_CACHE_CHANNEL) return void this.emit('cacheChanged', message.payload);
+      const { id, wakes } = parseEventPayload(message.payload);
+      this.emit('committed', wakes);
+      if (this.wanted()) this.enqueue(() => this.handOut(client, `id = $1`, [id]));
       // Nobody to hand it to: a catch-up after a lost connection starts from here, not before.
       else this.enqueue(async () => void (this.lastSeen = new Date()));
     });
-    await client.query(`listen ${EVENT_CHANNEL}`);
+    await client.query(`listen ${EVENT_CHANNEL}; listen ${SHARED_CACHE_CHANNEL}`);
     this.client = client;
     // A transaction may commit a little after its created_at: look back a few seconds.
     if (catchUp) this.enqueue(() => this.handOut(client, `created_at > $1::timestamptz - interval '10 seconds'`, [this.lastSeen]));
@@ -94,6 +99,7 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
   private lost(client: Client, err?: Error): void {
     if (this.stopped || client !== this.client) return;
     this.client = undefined;
+    this.emit('cacheChanged', null);
     this.log.warn({ err }, 'event listener connection lost; reconnecting');
     client.removeAllListeners('end');
     client.end().catch(() => undefined);

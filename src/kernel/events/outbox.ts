@@ -41,7 +41,21 @@ export type Renderer = (run: RunOperation, subjectId: string, requestId: string 
  * that runs beside the event's insert and may select from `inserted` (the new row's `seq`). Webhook
  * deliveries fan out here; one statement instead of one per hook, since each round trip showed.
  */
-export type EmitHook = { sql: string; params: (event: EmittedEvent) => unknown[] };
+export type EmitHook = {
+  sql: string;
+  params: (event: EmittedEvent) => unknown[];
+  /**
+   * The worker to wake when this hook queued rows (its statement must return them): the event's
+   * notification names it, and only such events wake it (a statement per commit saved otherwise).
+   */
+  wakes?: string;
+};
+
+/** An event notification's payload: the event's id, then the workers its hooks gave work (see EmitHook). */
+export const parseEventPayload = (payload: string): { id: string; wakes: string[] } => {
+  const [id, ...wakes] = payload.split(' ');
+  return { id, wakes };
+};
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -79,11 +93,12 @@ export class Outbox {
     };
     // The NOTIFY is queued with the insert and goes out only when the transaction commits.
     const hooks = this.hooks.map((hook, index) => `, hook${index} as (${hook.sql})`).join('');
+    const wakes = this.hooks.map((hook, index) => (hook.wakes ? ` || case when exists (select from hook${index}) then ' ${hook.wakes}' else '' end` : '')).join('');
     const [{ seq }] = await tx.execute<{ seq: string }[]>(
       `with inserted as (
          insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
          values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) returning seq)${hooks}
-       select seq, pg_notify(?, ?) from inserted`,
+       select seq, pg_notify(?, ?::text${wakes}) from inserted`,
       [
         ...[event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(draft.data), event.updated && JSON.stringify(event.updated), event.createdAt],
         ...this.hooks.flatMap((hook) => hook.params({ ...event, actor: viewer.actor, action: draft.action ?? draft.topic, details: draft.details ?? null })),

@@ -7,6 +7,7 @@ import type { Outbox } from '../events/outbox';
 import { sourceOf, type Variables } from '../rest/operations';
 import type { Storage } from '../storage';
 import type { Clock } from '../clock';
+import type { SharedCaches } from '../db/shared-cache';
 
 /**
  * Who did something, as the activity log and events record it: a user (an API key's), a recipient
@@ -58,6 +59,8 @@ export type ServiceSettings = {
   dataDir: string;
   /** The time for rules that expire (recipient codes, sessions, lockouts). */
   clock: Clock;
+  /** Rows this instance keeps between requests, emptied by any change to their table (API keys, settings). */
+  caches: SharedCaches;
 };
 
 /**

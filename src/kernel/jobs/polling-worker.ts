@@ -4,8 +4,10 @@ import type { FastifyBaseLogger } from 'fastify';
  * The loop of a worker that claims due rows of a table (webhook deliveries, notifications): it runs a
  * round when woken (after every committed event) and on a timer (for retries coming due), one round
  * at a time; a wake during a round runs another right after it, so nothing committed meanwhile waits
- * for the timer. A subclass says what one round does (`runOnce`: claim a batch, work it, answer how
- * many it attempted) and what stopping releases (`release`).
+ * for the timer. A round that claimed a whole batch is followed by another (more may be due); one
+ * that claimed less found all that was due, so it claims no more until woken (a statement per
+ * commit saved). A subclass says what one round does (`runOnce`: claim at most `batch` rows, work
+ * them, answer how many it attempted) and what stopping releases (`release`).
  */
 export abstract class PollingWorker {
   private running: Promise<void> | null = null;
@@ -17,6 +19,8 @@ export abstract class PollingWorker {
     protected readonly log: FastifyBaseLogger,
     /** Names the work in the log line of a failed round. */
     private readonly work: string,
+    /** Most rows one round claims. */
+    protected readonly batch: number,
     private readonly pollMs = 1_000,
   ) {}
 
@@ -52,7 +56,7 @@ export abstract class PollingWorker {
     do {
       this.again = false;
       try {
-        while (!this.stopped && (await this.runOnce()) > 0);
+        while (!this.stopped && (await this.runOnce()) >= this.batch);
       } catch (err) {
         this.log.error({ err }, `${this.work} round failed`);
       }

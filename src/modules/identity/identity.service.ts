@@ -10,7 +10,7 @@ import { inTransaction } from '../../kernel/db/transaction';
 import { MAX_EMAIL, MAX_PERSON_NAME } from '../../kernel/limits';
 import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity.limits';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@gather.local';
 
@@ -189,6 +189,9 @@ export async function updateUser(
   if (input.role) user.role = input.role;
   if (input.teamId !== undefined) user.team = team ? ctx.em.getReference(Team, team.id, { wrapped: true }) : null;
   await ctx.em.flush();
+  // The callers its keys resolve to changed: every instance forgets them when the commit's
+  // notification arrives, this one at once.
+  ctx.settings.caches.changed('app_user');
   return user;
 }
 
@@ -209,5 +212,8 @@ export async function revokeApiKey(ctx: Ctx, id: string): Promise<ApiKey> {
   const apiKey = await findInOrganization<ApiKey>(ctx.em, ApiKey, id, where, 'API key');
   apiKey.revokedAt ??= new Date();
   await ctx.em.flush();
+  // Refused from now on: every instance forgets its cached keys when the commit's notification
+  // arrives, this one at once.
+  ctx.settings.caches.changed('api_key');
   return apiKey;
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRows } from '../../kernel/db/lean';
+import type { SharedCaches } from '../../kernel/db/shared-cache';
 import { hashApiKey } from './api-key';
 import type { Viewer } from '../../kernel/graphql/context';
 import type { UserRole } from './identity.entities';
@@ -26,14 +27,26 @@ export const userRefOf = (viewer: Viewer): UserRef => ({ id: viewer.userId, orga
 
 type ViewerRow = { user_id: string; organization_id: string; team_id: string | null; role: UserRole; api_key_id: string };
 
-/** One statement: the key, its user and the user's organization. */
-export async function findViewerByApiKey(em: EntityManager, key: string): Promise<Viewer | null> {
+/**
+ * One statement, the key, its user and the user's organization, or none when `caches` holds the key:
+ * the instance keeps a key's caller until api_key or app_user change anywhere (a revoked key, a new
+ * role or team), so a revoked key is refused as soon as the revoke commits.
+ */
+export async function findViewerByApiKey(em: EntityManager, key: string, caches?: SharedCaches): Promise<Viewer | null> {
+  const hash = hashApiKey(key);
+  const load = () => viewerOfKey(em, hash);
+  const viewer = caches ? await caches.of<Viewer | null>('viewer', ['api_key', 'app_user']).get(hash, load) : await load();
+  // A copy per request: the cached one is shared.
+  return viewer && { ...viewer, actor: { ...viewer.actor } };
+}
+
+async function viewerOfKey(em: EntityManager, hash: string): Promise<Viewer | null> {
   const rows = await queryRows<ViewerRow>(
     em,
     `select u.id as user_id, u.organization_id, u.team_id, u.role, k.id as api_key_id
        from api_key k join app_user u on u.id = k.user_id
       where k.key_hash = ? and k.revoked_at is null`,
-    [hashApiKey(key)],
+    [hash],
   );
   const row = rows[0];
   if (!row) return null;

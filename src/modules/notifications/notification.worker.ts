@@ -18,6 +18,7 @@ import {
 import type { Handover, Mailer, SmsProvider } from './notification.channels';
 import { unsealSecrets } from './notification.service';
 import { inTransaction } from '../../kernel/db/transaction';
+import { queryRows } from '../../kernel/db/lean';
 import { extensionPoint } from '../../kernel/module';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { KINDS_WITH_LINK, maskSecrets, renderNotification, type RenderedMessage } from './notification.templates';
@@ -86,7 +87,7 @@ export class NotificationWorker extends PollingWorker {
   private readonly clock: Clock;
 
   constructor(private readonly options: NotificationWorkerOptions) {
-    super(options.log, 'notification', options.pollMs);
+    super(options.log, 'notification', NOTIFICATION_BATCH, options.pollMs);
     this.clock = options.clock ?? { now: () => new Date() };
   }
 
@@ -115,6 +116,10 @@ export class NotificationWorker extends PollingWorker {
     return claimed.length;
   }
 
+  /** Attempts waiting for the statement that records them (see `record`). */
+  private unrecorded: { row: Claimed; outcome: Outcome }[] = [];
+  private recording?: Promise<void>;
+
   private render(row: Claimed): { sent: RenderedMessage; stored: RenderedMessage } {
     let link: string | null = null;
     if (KINDS_WITH_LINK.has(row.kind)) {
@@ -123,6 +128,11 @@ export class NotificationWorker extends PollingWorker {
     }
     const secrets = row.secrets_sealed ? unsealSecrets(this.options.serverSecret, row.secrets_sealed) : {};
     const values = { params: row.params as never, link, branding: row.branding && brandingView(this.options.publicUrl, row.branding) };
+    if (!row.secrets_sealed) {
+      // Nothing to mask: what is kept is what is sent.
+      const message = renderNotification(row.kind, row.language, { ...values, secrets: {} as never });
+      return { sent: message, stored: message };
+    }
     return {
       sent: renderNotification(row.kind, row.language, { ...values, secrets: secrets as never }),
       stored: renderNotification(row.kind, row.language, { ...values, secrets: maskSecrets(secrets) as never }),
@@ -156,45 +166,65 @@ export class NotificationWorker extends PollingWorker {
   }
 
   /**
-   * Records the attempt and its outcome in one statement (with what the bounce handlers do, when the
-   * address bounced); a settled message drops its sealed secrets.
+   * Records an attempt and its outcome. Attempts that end together (kept messages, a batch of mail
+   * handed over at once) are recorded together, in one statement; a bounce in a transaction of its
+   * own, with what the bounce handlers do. A settled message drops its sealed secrets.
    */
-  private async record(row: Claimed, outcome: Outcome): Promise<void> {
+  private record(row: Claimed, outcome: Outcome): Promise<void> {
+    if (outcome.bounced && bounceHandlers.values().length > 0) return this.recordBounce(row, outcome);
+    this.unrecorded.push({ row, outcome });
+    this.recording ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.recording = undefined;
+      return this.recordAll(this.unrecorded.splice(0));
+    });
+    return this.recording;
+  }
+
+  private async recordAll(attempts: { row: Claimed; outcome: Outcome }[]): Promise<void> {
     const now = this.clock.now();
-    const attempts = row.attempts + 1;
-    const next = outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[attempts - 1]) : null;
-    const settled = outcome.status !== 'PENDING';
-    const update = (em: EntityManager) =>
-      em.execute(
-        `update notification set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_error = ?,
-                subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), sent_at = ?,
-                secrets_sealed = case when ?::boolean then null else secrets_sealed end, updated_at = ?
-          where id = ?`,
+    const column = <T>(value: (attempt: { row: Claimed; outcome: Outcome }) => T) => attempts.map(value);
+    try {
+      await queryRows(
+        this.options.orm.em.fork(),
+        `update notification n
+            set status = a.status, attempts = a.attempts, next_attempt_at = a.next_attempt_at, locked_until = null, last_error = a.last_error,
+                subject = coalesce(a.subject, n.subject), text = coalesce(a.text, n.text), html = coalesce(a.html, n.html), sent_at = a.sent_at,
+                secrets_sealed = case when a.status <> 'PENDING' then null else n.secrets_sealed end, updated_at = ?
+           from unnest(?::uuid[], ?::text[], ?::int[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])
+                  as a (id, status, attempts, next_attempt_at, last_error, subject, text, html, sent_at)
+          where n.id = a.id`,
         [
-          outcome.status,
-          attempts,
-          next,
-          outcome.error,
-          outcome.stored?.subject ?? null,
-          outcome.stored?.text ?? null,
-          outcome.stored?.html ?? null,
-          outcome.status === 'SENT' ? now : null,
-          settled,
           now,
-          row.id,
+          column(({ row }) => row.id),
+          column(({ outcome }) => outcome.status),
+          column(({ row }) => row.attempts + 1),
+          column(({ row, outcome }) => (outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[row.attempts]) : null)),
+          column(({ outcome }) => outcome.error),
+          column(({ outcome }) => outcome.stored?.subject ?? null),
+          column(({ outcome }) => outcome.stored?.text ?? null),
+          column(({ outcome }) => outcome.stored?.html ?? null),
+          column(({ outcome }) => (outcome.status === 'SENT' ? now : null)),
         ],
       );
-    try {
-      const handlers = outcome.bounced ? bounceHandlers.values() : [];
-      if (handlers.length === 0) await update(this.options.orm.em.fork());
-      else {
-        await inTransaction(this.options.orm.em.fork(), async (tx) => {
-          await update(tx);
-          for (const handle of handlers) await handle(tx, row, outcome.error!);
-        });
-      }
     } catch (err) {
-      // The row stays leased and is tried again when the lease lapses (at least once).
+      // The rows stay leased and are tried again when the lease lapses (at least once).
+      this.options.log.error({ err, notifications: attempts.map(({ row }) => row.id) }, 'recording notification attempts failed');
+    }
+  }
+
+  private async recordBounce(row: Claimed, outcome: Outcome): Promise<void> {
+    const now = this.clock.now();
+    try {
+      await inTransaction(this.options.orm.em.fork(), async (tx) => {
+        await tx.execute(
+          `update notification set status = ?, attempts = ?, next_attempt_at = null, locked_until = null, last_error = ?,
+                  subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), secrets_sealed = null, updated_at = ?
+            where id = ?`,
+          [outcome.status, row.attempts + 1, outcome.error, outcome.stored?.subject ?? null, outcome.stored?.text ?? null, outcome.stored?.html ?? null, now, row.id],
+        );
+        for (const handle of bounceHandlers.values()) await handle(tx, row, outcome.error!);
+      });
+    } catch (err) {
       this.options.log.error({ err, notification: row.id }, 'recording a notification attempt failed');
     }
   }

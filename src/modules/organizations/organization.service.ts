@@ -6,6 +6,7 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import { inTransaction } from '../../kernel/db/transaction';
 import { extensionPoint } from '../../kernel/module';
 import { queryRows } from '../../kernel/db/lean';
+import type { SharedCaches } from '../../kernel/db/shared-cache';
 import type { IncomingFile } from '../../kernel/http/files';
 import { InputCheck } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
@@ -38,9 +39,20 @@ export const DEFAULT_SETTINGS: Omit<OrganizationSettingsView, 'organizationId'> 
 
 export type OrganizationSettingsView = Omit<OrganizationSettingsRow, 'updatedAt' | 'logo'>;
 
-/** An organization's settings, its defaults when it has no row. */
-export async function settingsOf(em: EntityManager, organizationId: string): Promise<OrganizationSettingsView> {
-  return (await em.findOne(OrganizationSettings, { organizationId })) ?? { organizationId, ...DEFAULT_SETTINGS };
+/**
+ * An organization's settings, its defaults when it has no row. With `caches` (reads outside a
+ * transaction that changes them), from this instance's cache of organization_settings, which any
+ * change to the table on any instance empties.
+ */
+export async function settingsOf(em: EntityManager, organizationId: string, caches?: SharedCaches): Promise<OrganizationSettingsView> {
+  const load = async (): Promise<OrganizationSettingsView> => {
+    const row = await em.findOne(OrganizationSettings, { organizationId });
+    if (!row) return { organizationId, ...DEFAULT_SETTINGS };
+    // A plain copy: a cached value outlives the entity manager that read it.
+    const fields = Object.keys(DEFAULT_SETTINGS) as (keyof typeof DEFAULT_SETTINGS)[];
+    return Object.fromEntries([['organizationId', organizationId], ...fields.map((field) => [field, row[field]])]) as OrganizationSettingsView;
+  };
+  return caches ? caches.of<OrganizationSettingsView>('organization_settings').get(organizationId, load) : load();
 }
 
 /** The public URL of a logo: it names the content, so it may be cached for as long as it exists. */
@@ -84,7 +96,7 @@ function requireOwnOrganization(ctx: Ctx, id: string): void {
 /** Runs `change` on the organization's row, created with the defaults first if it has none, locked. */
 async function changeSettings(ctx: Ctx, id: string, change: (settings: OrganizationSettings, tx: EntityManager) => Promise<void> | void): Promise<OrganizationSettings> {
   requireOwnOrganization(ctx, id);
-  return inTransaction(ctx.em, async (tx) => {
+  const changed = await inTransaction(ctx.em, async (tx) => {
     // Two first changes at once both insert: one row wins, the other change waits on its lock.
     await tx.getConnection().execute(
       `insert into organization_settings (organization_id, default_reminders, default_language, allowed_auth_methods, require_complete_submission, confirmation_enabled, updated_at)
@@ -100,6 +112,9 @@ async function changeSettings(ctx: Ctx, id: string, change: (settings: Organizat
     await tx.flush();
     return settings;
   });
+  // Every instance empties its cache when the commit's notification arrives; this one at once.
+  ctx.settings.caches.changed('organization_settings');
+  return changed;
 }
 
 export async function updateSettings(ctx: Ctx, id: string, input: OrganizationSettingsUpdateInput): Promise<OrganizationSettings> {

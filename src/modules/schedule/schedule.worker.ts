@@ -49,7 +49,7 @@ class LeaseLost extends Error {}
  */
 export class ScheduleWorker extends PollingWorker {
   constructor(private readonly options: ScheduleWorkerOptions) {
-    super(options.log, 'timed job', options.pollMs);
+    super(options.log, 'timed job', JOB_BATCH, options.pollMs);
   }
 
   override async runOnce(): Promise<number> {

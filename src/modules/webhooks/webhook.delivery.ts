@@ -74,7 +74,7 @@ export class DeliveryWorker extends PollingWorker {
   readonly attemptsByOutcome: Record<'succeeded' | 'retrying' | 'failed', number> = { succeeded: 0, retrying: 0, failed: 0 };
 
   constructor(private readonly options: DeliveryWorkerOptions) {
-    super(options.log, 'webhook delivery', options.pollMs);
+    super(options.log, 'webhook delivery', options.settings.concurrency * 4, options.pollMs);
     this.clock = options.clock ?? systemClock;
   }
 
@@ -111,7 +111,7 @@ export class DeliveryWorker extends PollingWorker {
         where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
        returning d.id, d.attempts, w.id as webhook_id, w.endpoint, w.secret_sealed, w.previous_secret_sealed,
                  w.previous_secret_expires_at, e.id as event_id, e.topic, e.organization_id, e.created_at, e.data, e.updated`,
-      [now, now, this.options.settings.concurrency * 4, new Date(now.getTime() + this.leaseMs)],
+      [now, now, this.batch, new Date(now.getTime() + this.leaseMs)],
     );
   }
 

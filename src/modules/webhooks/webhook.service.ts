@@ -163,10 +163,15 @@ export async function failPending(em: EntityManager, webhookId: string, reason: 
  * event's own statement, so a committed event always has its deliveries. (Workers wake on the event
  * itself, through the dispatcher, and poll for retries.)
  */
+/** What an event that queued deliveries wakes (the webhook worker of every instance). */
+export const WEBHOOK_WAKE = 'webhooks';
+
 export const queueDeliveries: EmitHook = {
   sql: `insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
         select gen_random_uuid(), w.organization_id, w.id, ?, inserted.seq, ?, 'PENDING', 0, ?, ?, ?
           from webhook w, inserted
-         where w.organization_id = ? and w.disabled_at is null and ? = any(w.topics)`,
+         where w.organization_id = ? and w.disabled_at is null and ? = any(w.topics)
+        returning id`,
   params: (event) => [event.id, event.topic, event.createdAt, event.createdAt, event.createdAt, event.organizationId, event.topic],
+  wakes: WEBHOOK_WAKE,
 };
