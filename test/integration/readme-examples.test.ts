@@ -23,6 +23,12 @@ const SKIPPED: Record<string, string> = {
   'on a fresh DATA_DIR': 'needs a database no migration ran on; test/integration/cli.test.ts migrates a fresh DATA_DIR (the test database is migrated, as the "again" example shows)',
 };
 
+/** Poppler's pdfsig: `npm run test:e2e` installs it where missing; `npm test` does not need it. */
+const WITHOUT_PDFSIG: Record<string, string> = Object.fromEntries(
+  ['pdfsig "', 'check-pdf-signature.sh', 'npm run check:signing'].map((part) => [part, 'pdfsig (Debian poppler-utils) is not installed here; `npm run test:e2e` installs it']),
+);
+if (spawnSync('pdfsig', ['-v']).error) Object.assign(SKIPPED, WITHOUT_PDFSIG);
+
 /**
  * The README describes requests before the forms and templates they use, and asks about another
  * organization's request before making it: its run made them in this order (section: the one it ran after).
