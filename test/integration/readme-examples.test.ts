@@ -354,7 +354,12 @@ function compare(command: string, expected: string, actual: string): string | nu
   // Every field the README shows is in the answer.
   const fields = [...new Set([...shown.matchAll(/"([A-Za-z_]+)":/g)].map((m) => m[1]))];
   const absent = fields.filter((field) => !text.includes(`"${field}":`));
-  return absent.length ? `fields the README shows are missing: ${absent.join(', ')}` : null;
+  if (absent.length) return `fields the README shows are missing: ${absent.join(', ')}`;
+  // And the states it shows.
+  const states = (json: string) => new Set([...json.matchAll(/"(?:state|status)":\s*"([A-Z_]+)"/g)].map((m) => m[1]));
+  const got = states(text);
+  const other = [...states(shown)].filter((state) => !got.has(state));
+  return other.length ? `states the README shows are not in the answer: ${other.join(', ')}` : null;
 }
 
 /**
