@@ -16,7 +16,9 @@ import { startSmtpServer } from '../support/smtp';
 // to a real SMTP server on loopback). The README prints the ids, links and codes of the runs it was
 // written from, so each one an answer shows is mapped to the one this run got, and later commands use
 // it. A command that cannot run as written is listed in SKIPPED with the reason; any other must run
-// and answer as the README shows.
+// and answer as the README shows (its status line, the fields and states of its JSON, its plain-text
+// lines). Then the `js`, `graphql` and `sql` snippets meant to be run: the webhook `verify` function,
+// the subscription script, the catch-up query and the queue's SQL.
 
 /** Commands not run (by a part of their text), and why. */
 const SKIPPED: Record<string, string> = {
