@@ -16,12 +16,20 @@ import { startSmtpServer } from '../support/smtp';
 // to a real SMTP server on loopback). The README prints the ids, links and codes of the runs it was
 // written from, so each one an answer shows is mapped to the one this run got, and later commands use
 // it. A command that cannot run as written is listed in SKIPPED with the reason; any other must run
-// and answer as the README shows.
+// and answer as the README shows (its status line, the fields and states of its JSON, its plain-text
+// lines). Then the `js`, `graphql` and `sql` snippets meant to be run: the webhook `verify` function,
+// the subscription script, the catch-up query and the queue's SQL.
 
 /** Commands not run (by a part of their text), and why. */
 const SKIPPED: Record<string, string> = {
   'on a fresh DATA_DIR': 'needs a database no migration ran on; test/integration/cli.test.ts migrates a fresh DATA_DIR (the test database is migrated, as the "again" example shows)',
 };
+
+/** Poppler's pdfsig: `npm run test:e2e` installs it where missing; `npm test` does not need it. */
+const WITHOUT_PDFSIG: Record<string, string> = Object.fromEntries(
+  ['pdfsig "', 'check-pdf-signature.sh', 'npm run check:signing'].map((part) => [part, 'pdfsig (Debian poppler-utils) is not installed here; `npm run test:e2e` installs it']),
+);
+if (spawnSync('pdfsig', ['-v']).error) Object.assign(SKIPPED, WITHOUT_PDFSIG);
 
 /**
  * The README describes requests before the forms and templates they use, and asks about another
@@ -348,7 +356,12 @@ function compare(command: string, expected: string, actual: string): string | nu
   // Every field the README shows is in the answer.
   const fields = [...new Set([...shown.matchAll(/"([A-Za-z_]+)":/g)].map((m) => m[1]))];
   const absent = fields.filter((field) => !text.includes(`"${field}":`));
-  return absent.length ? `fields the README shows are missing: ${absent.join(', ')}` : null;
+  if (absent.length) return `fields the README shows are missing: ${absent.join(', ')}`;
+  // And the states it shows.
+  const states = (json: string) => new Set([...json.matchAll(/"(?:state|status)":\s*"([A-Z_]+)"/g)].map((m) => m[1]));
+  const got = states(text);
+  const other = [...states(shown)].filter((state) => !got.has(state));
+  return other.length ? `states the README shows are not in the answer: ${other.join(', ')}` : null;
 }
 
 /**
