@@ -4,10 +4,12 @@ import type { FastifyBaseLogger } from 'fastify';
  * The loop of a worker that claims due rows of a table (webhook deliveries, notifications): it runs a
  * round when woken (after every committed event) and on a timer (for retries coming due), one round
  * at a time; a wake during a round runs another right after it, so nothing committed meanwhile waits
- * for the timer. A round that claimed a whole batch is followed by another (more may be due); one
- * that claimed less found all that was due, so it claims no more until woken (a statement per
- * commit saved). A subclass says what one round does (`runOnce`: claim at most `batch` rows, work
- * them, answer how many it attempted) and what stopping releases (`release`).
+ * for the timer. With a `batch`, a round that claimed a whole batch is followed by another (more may
+ * be due) and one that claimed less found all that was due, so it claims no more until woken (a
+ * statement per commit saved); without, rounds follow each other until one finds nothing (for work
+ * whose rounds make more work due at once, which no commit announces). A subclass says what one
+ * round does (`runOnce`: claim at most `batch` rows, work them, answer how many it attempted) and
+ * what stopping releases (`release`).
  */
 export abstract class PollingWorker {
   private running: Promise<void> | null = null;
@@ -19,8 +21,8 @@ export abstract class PollingWorker {
     protected readonly log: FastifyBaseLogger,
     /** Names the work in the log line of a failed round. */
     private readonly work: string,
-    /** Most rows one round claims. */
-    protected readonly batch: number,
+    /** Most rows one round claims, when a shorter round means nothing more is due (see above). */
+    protected readonly batch: number | null,
     private readonly pollMs = 1_000,
   ) {}
 
@@ -56,7 +58,7 @@ export abstract class PollingWorker {
     do {
       this.again = false;
       try {
-        while (!this.stopped && (await this.runOnce()) >= this.batch);
+        while (!this.stopped && (await this.runOnce()) >= (this.batch ?? 1));
       } catch (err) {
         this.log.error({ err }, `${this.work} round failed`);
       }

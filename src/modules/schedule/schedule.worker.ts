@@ -49,7 +49,7 @@ class LeaseLost extends Error {}
  */
 export class ScheduleWorker extends PollingWorker {
   constructor(private readonly options: ScheduleWorkerOptions) {
-    super(options.log, 'timed job', JOB_BATCH, options.pollMs);
+    super(options.log, 'timed job', null, options.pollMs);
   }
 
   override async runOnce(): Promise<number> {
