@@ -13,6 +13,7 @@ import { buildGroups, type Servers } from './lib/scenarios';
 import { seed, SEED_TABLES, type SeededData } from './lib/seed';
 import { killAllServers, PROFILE_DIR, ROOT, startServer, type ServerName, type ServerProcess } from './lib/servers';
 import { runWebhooks } from './lib/webhooks';
+import { runNotify } from './lib/notify';
 import { runReminders } from './lib/reminders';
 import { measureScale, openScaleDatabase, SMALL_REQUESTS } from './lib/scale';
 import { summarise as summariseProfile } from './profile';
@@ -27,13 +28,15 @@ const HELP = `usage: npm run bench -- [options]
   --warmup S           seconds of warm-up before each run, discarded (default 3; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 10)
   --pool N             PostgreSQL connections of each server (default 10)
-  --only LIST          comma-separated groups: list,get,rest,sql,create,fanout,webhooks,files,reminders,scale (default all)
+  --only LIST          comma-separated groups: list,get,rest,sql,create,fanout,webhooks,files,notify,reminders,scale (default all)
   --fanout-sizes LIST  subscriber counts of the fan-out (default 100,1000,10000,20000; 100,1000 with --quick)
   --fanout-events N    measured events per subscriber count (default 20), after 2 discarded ones
   --fanout-per-process N  subscribers per load process (default 5000)
   --webhook-events N   events of each webhook burst (default 2000; 200 with --quick)
   --file-mb N          size of the file uploaded and downloaded (default 200; 32 with --quick)
   --file-rounds N      rounds of the file scenario (default 3; 1 with --quick)
+  --notify-connections LIST  concurrent committing connections of the notify scenario (default 1,4,16,64; 1,16 with --quick)
+  --notify-seconds S   seconds per side and level of the notify scenario (default 5; 2 with --quick)
   --reminders N        periodic reminders due at once in the reminder scenario (default 10000; 500 with --quick)
   --scale-requests N   requests of the large organization of the scale scenario (default 1000000; 10000
                        with --quick), beside one of 500; seeded once per schema and size, then copied
@@ -64,6 +67,8 @@ const { values: args } = parseArgs({
     'webhook-events': { type: 'string' },
     'file-mb': { type: 'string' },
     'file-rounds': { type: 'string' },
+    'notify-connections': { type: 'string' },
+    'notify-seconds': { type: 'string' },
     reminders: { type: 'string' },
     'scale-requests': { type: 'string' },
     'scale-samples': { type: 'string' },
@@ -102,7 +107,9 @@ const reminderCount = Number(args.reminders ?? (quick ? 500 : 10_000));
 const fileRounds = Number(args['file-rounds'] ?? (quick ? 1 : 3));
 const scaleRequests = Number((args['scale-requests'] ?? (quick ? '10000' : '1000000')).replace(/_/g, ''));
 const scaleSamples = Number(args['scale-samples'] ?? (quick ? 30 : 200));
-const ALL_GROUPS = ['list', 'get', 'rest', 'sql', 'create', 'fanout', 'webhooks', 'files', 'reminders', 'scale'];
+const notifyLevels = (args['notify-connections'] ?? (quick ? '1,16' : '1,4,16,64')).split(',').map(Number);
+const notifySeconds = Number(args['notify-seconds'] ?? (quick ? 2 : 5));
+const ALL_GROUPS = ['list', 'get', 'rest', 'sql', 'create', 'fanout', 'webhooks', 'files', 'notify', 'reminders', 'scale'];
 /** Groups served by the ours / apollo / bare trio; the others start servers of their own. */
 const HTTP_GROUPS = ['list', 'get', 'rest', 'create'];
 /** Contenders per group (see lib/scenarios.ts), for the time estimate. */
@@ -403,6 +410,14 @@ async function main(): Promise<void> {
     await Promise.all([gather.stop(), wsBare.stop()]);
   }
 
+  // No Gather process: PostgreSQL's side of the event fan-out (see lib/notify.ts).
+  const notifyResults: ScenarioResult[] = [];
+  if (only.includes('notify')) {
+    groupIndex++;
+    const title = `[${groupIndex}/${groupCount}] event commits and NOTIFY`;
+    notifyResults.push(...(await runNotify({ dbUrl: db.url, levels: notifyLevels, seconds: notifySeconds, log: (line) => log(`${title} · ${line}`) })));
+  }
+
   // Last: it adds an organization with `reminders` requests, which no other group should list.
   const reminderResults: ScenarioResult[] = [];
   if (only.includes('reminders')) {
@@ -457,7 +472,7 @@ async function main(): Promise<void> {
       };
     });
   // The issue's order: the five ratios, then the statement count, then events and files.
-  const scenarios = [...ratioResults, ...results, ...fanoutResults, ...webhookResults, ...fileResults, ...reminderResults, ...scaleResults];
+  const scenarios = [...ratioResults, ...results, ...fanoutResults, ...webhookResults, ...fileResults, ...notifyResults, ...reminderResults, ...scaleResults];
 
   const report = {
     machine: machine({
@@ -476,6 +491,7 @@ async function main(): Promise<void> {
       },
       webhooks: { events: webhookEvents, patch_connections: options.connections, webhook_concurrency: benchConfig().webhooks.concurrency },
       files: { size_mb: fileMb, rounds: fileRounds, data_dir: BENCH_DATA_DIR },
+      notify: { connections: notifyLevels, seconds_per_side: notifySeconds },
       reminders: { count: reminderCount },
       scale: scaleInfo,
       mode: quick ? 'quick' : 'full',
