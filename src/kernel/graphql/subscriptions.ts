@@ -222,7 +222,7 @@ type ConnectionExtra = { viewer?: Viewer; request: IncomingMessage; socket: WebS
 const CLOSE_HANDSHAKE_MS = 2_000;
 
 /** How often every socket is pinged; one that has not answered the previous ping by then is dropped. */
-export const KEEP_ALIVE_MS = 12_000;
+const KEEP_ALIVE_MS = 12_000;
 
 /**
  * One interval pings every socket of `wss` (graphql-ws's `useServer` keeps an interval, and a timeout

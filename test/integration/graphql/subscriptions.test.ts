@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { submit } from '../../support/documents';
 import { createRequest, createUser } from '../../support/fixtures';
@@ -179,6 +180,37 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     await subscribed(++active);
     await createRequest(t.app, acme.apiKey, { name: 'After the errors' });
     expect((await fine.next()).data).toEqual({ requestCreated: { name: 'After the errors' } });
+  });
+
+  it('should send each subscriber of a group its own subscription id, whether ids are shared or not', async () => {
+    // Raw sockets choose their ids (graphql-ws's client draws UUIDs): two say "1", one "x"; all three
+    // join one group, whose result goes out as one message per distinct id, as text frames.
+    const received: Array<{ id: string; binary: boolean; message: Record<string, any> }> = [];
+    const open = (id: string) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const socket = new WebSocket(url, 'graphql-transport-ws');
+        clients.push({ dispose: () => socket.terminate() });
+        socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${acme.apiKey}` } })));
+        socket.on('error', reject);
+        socket.on('message', (data, binary) => {
+          const message = JSON.parse(data.toString());
+          if (message.type === 'connection_ack') {
+            socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { requestCreated { name } }' } }));
+            resolve(socket);
+          } else received.push({ id, binary, message });
+        });
+      });
+    await Promise.all([open('1'), open('1'), open('x')]);
+    active += 3;
+    await subscribed(active);
+    await createRequest(t.app, acme.apiKey, { name: 'Shared ids' });
+    for (let waited = 0; received.length < 3 && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    const payload = { data: { requestCreated: { name: 'Shared ids' } } };
+    expect(received.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      { id: '1', binary: false, message: { id: '1', type: 'next', payload } },
+      { id: '1', binary: false, message: { id: '1', type: 'next', payload } },
+      { id: 'x', binary: false, message: { id: 'x', type: 'next', payload } },
+    ]);
   });
 
   it(`should close a connection that sends a message over ${MAX_MESSAGE_BYTES} bytes with 1009`, async () => {
