@@ -50,9 +50,13 @@ const LIVE_MS = 1000;
 
 const requestRow = (page: Page, id: string) => page.locator(`.request[data-id="${id}"]`);
 const listedIds = (page: Page): Promise<string[]> => page.locator('#requests .request').evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute('data-id')));
-/** Waits until the page counts `expected` requests in `state`. */
+/**
+ * Waits until the page counts `expected` requests in `state`. A locator, not `waitForFunction`: that
+ * evaluates its expression again at every poll, which the page's CSP (no 'unsafe-eval') refuses once
+ * the first check has failed.
+ */
 const countShown = (page: Page, state: string, expected: number, timeout?: number) =>
-  page.waitForFunction(`document.querySelector('#counts .count[data-state="${state}"] .count-value')?.textContent === '${expected}'`, undefined, { timeout });
+  page.locator(`#counts .count[data-state="${state}"] .count-value`).filter({ hasText: new RegExp(`^${expected}$`) }).waitFor({ timeout });
 const shownCount = (page: Page, state: string) => page.locator(`#counts .count[data-state="${state}"] .count-value`).textContent();
 
 describe('live dashboard', () => {
