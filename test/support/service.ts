@@ -57,7 +57,12 @@ export async function startService(env: Record<string, string>): Promise<Running
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const deadline = Date.now() + 60_000;
   while (!(await answers(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      // Nobody gets a handle to stop it: a service slow to start (a loaded machine) must not outlive the
+      // test; SIGTERM, so it stops the embedded PostgreSQL it may have started (in a group of its own).
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
+      throw new Error(`the service did not start:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
