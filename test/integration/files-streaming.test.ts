@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Readable } from 'node:stream';
 import S3rver from 's3rver';
 import { createStorage } from '../../src/kernel/storage';
@@ -12,15 +14,7 @@ import { createRequest } from '../support/fixtures';
 import { pdfBytes, upload } from '../support/files';
 
 const MB = 1024 * 1024;
-
-/** A request to the listening app through a real HTTP connection; the body is streamed from `body`. */
-function send(port: number, options: { method: string; path: string; headers: Record<string, string> }, body?: Readable): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, ...options }, resolve).on('error', reject);
-    if (body) body.pipe(req);
-    else req.end();
-  });
-}
+const run = promisify(execFile);
 
 async function waitFor(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -51,39 +45,25 @@ describe('Files over real HTTP (local storage)', () => {
   it('should stream a 200 MB upload and download with the process RSS growing by less than 100 MB', async () => {
     const request = await createRequest(t.app, tenant.apiKey);
     const path = `/requests/${request.id}/items/${request.items[0].id}/attachments`;
-    const auth = { authorization: `Bearer ${tenant.apiKey}` };
-    const block = Buffer.alloc(MB);
-    for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
-    const boundary = 'gather-streaming-test';
-    const sent = createHash('sha256');
-    async function* body() {
-      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-      for (let i = 0; i < 200; i++) {
-        sent.update(block);
-        yield block;
-      }
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
-    }
     global.gc?.();
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    let result: { uploadStatus: number; attachment: { size: number }; downloadStatus: number; contentLength: string; sent: string; received: string };
     try {
-      const uploaded = await send(port, { method: 'POST', path, headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` } }, Readable.from(body()));
-      const chunks: Buffer[] = [];
-      for await (const chunk of uploaded) chunks.push(chunk as Buffer);
-      expect(uploaded.statusCode).toBe(200);
-      const attachment = JSON.parse(Buffer.concat(chunks).toString());
-      expect(attachment.size).toBe(200 * MB);
-
-      const downloaded = await send(port, { method: 'GET', path: `${path}/${attachment.id}/download`, headers: auth });
-      expect(downloaded.headers['content-length']).toBe(String(200 * MB));
-      const received = createHash('sha256');
-      for await (const chunk of downloaded) received.update(chunk as Buffer);
-      expect(received.digest('hex')).toBe(sent.digest('hex'));
+      // The client in a process of its own (test/support/stream-client.ts): this process is the service.
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'stream-client.ts'), String(port), path, tenant.apiKey, '200'], {
+        maxBuffer: MB,
+      });
+      result = JSON.parse(stdout);
     } finally {
       clearInterval(sampler);
     }
+    expect(result.uploadStatus).toBe(200);
+    expect(result.attachment.size).toBe(200 * MB);
+    expect(result.downloadStatus).toBe(200);
+    expect(result.contentLength).toBe(String(200 * MB));
+    expect(result.received).toBe(result.sent);
     const growth = (peak - baseline) / MB;
     process.stdout.write(`streaming 200 MB up and down: RSS grew by ${growth.toFixed(1)} MB\n`);
     expect(growth).toBeLessThan(100);
