@@ -73,27 +73,19 @@ serve('bare', async () => {
     return counted.length ? Math.round((counted.filter(done).length / counted.length) * 10000) / 100 : 0;
   };
 
-  /** A statement's one value: the JSON array of its rows that PostgreSQL built (`json_agg`). */
-  const agg = async (sql: string, params: unknown[]): Promise<Row[]> => (await pool.query({ text: sql, values: params, rowMode: 'array' })).rows[0][0];
-  // json_agg writes timestamps as ISO 8601 text with an offset; the answer carries them as Dates do.
-  const date = (value: string | Date | null) => (typeof value === 'string' ? new Date(value) : value);
-
-  /**
-   * Owners, items and recipients of a page of requests: three statements, sent side by side, each
-   * returning its rows (every column) as one JSON array, as Gather's loaders read them.
-   */
+  /** Owners, items and recipients of a page of requests: three statements, sent side by side. */
   async function expand(requests: Row[], organizationId: string) {
     if (requests.length === 0) return [];
     const ids = requests.map((r) => r.id);
     const ownerIds = [...new Set(requests.map((r) => r.owner_id))];
     const [owners, items, recipients] = await Promise.all([
-      agg(`select coalesce(json_agg(u order by u.id), '[]') from app_user u where u.id = any($1)`, [ownerIds]),
-      agg(`select coalesce(json_agg(i order by i.position asc), '[]') from request_item i where i.request_id = any($1) and i.organization_id = $2 and i.deleted_at is null`, [ids, organizationId]),
-      agg(`select coalesce(json_agg(c order by c.position asc), '[]') from recipient c where c.request_id = any($1) and c.organization_id = $2`, [ids, organizationId]),
+      pool.query('select u.* from app_user u where u.id = any($1)', [ownerIds]),
+      pool.query('select i.* from request_item i where i.request_id = any($1) and i.organization_id = $2 and i.deleted_at is null order by i.position asc', [ids, organizationId]),
+      pool.query('select c.* from recipient c where c.request_id = any($1) and c.organization_id = $2 order by c.position asc', [ids, organizationId]),
     ]);
-    const ownerById = new Map(owners.map((u) => [u.id, u]));
-    const itemsOf = group(items, 'request_id');
-    const recipientsOf = group(recipients, 'request_id');
+    const ownerById = new Map(owners.rows.map((u) => [u.id, u]));
+    const itemsOf = group(items.rows, 'request_id');
+    const recipientsOf = group(recipients.rows, 'request_id');
     return requests.map((r) => {
       const owner = ownerById.get(r.owner_id)!;
       const its = itemsOf.get(r.id) ?? [];
@@ -101,9 +93,9 @@ serve('bare', async () => {
         id: r.id,
         name: r.name,
         state: r.state,
-        dueDate: date(r.due_date),
-        createdAt: date(r.created_at),
-        updatedAt: date(r.updated_at),
+        dueDate: r.due_date,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
         percentComplete: percent(its),
         owner: { id: owner.id, email: owner.email, firstName: owner.first_name, lastName: owner.last_name },
         items: its.map((i) => ({ id: i.id, kind: i.type, name: i.name, description: i.description, required: i.required, status: i.status })),
@@ -123,10 +115,10 @@ serve('bare', async () => {
     const query = request.query as { first?: string };
     const size = Math.min(Math.max(Number(query.first ?? 20) || 20, 1), 100);
     const { where, params } = scope(request.viewer!);
-    const rows = await agg(
-      `select coalesce(json_agg(r order by r.created_at desc, r.id desc), '[]') from (select r.* from request r where ${where} order by r.created_at desc, r.id desc limit $${params.length + 1}) r`,
-      [...params, size + 1],
-    );
+    const { rows } = await pool.query(`select r.* from request r where ${where} order by r.created_at desc, r.id desc limit $${params.length + 1}`, [
+      ...params,
+      size + 1,
+    ]);
     return { data: { requests: { nodes: await expand(rows.slice(0, size), request.viewer!.organizationId) } } };
   });
 

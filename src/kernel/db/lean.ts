@@ -78,50 +78,6 @@ function mapperFor(shape: Shape, columns: readonly string[]): Mapper {
   return mapper;
 }
 
-/**
- * What PostgreSQL builds for a record read as JSON (`recordsJson`), and the generated function that
- * finishes the parsed objects in place (Dates, bytea, the records' class). Built once per entity.
- */
-type JsonShape = { build: (alias: string) => string; finish: (records: Fields[]) => Fields[] };
-const jsonShapes = new WeakMap<Shape, JsonShape>();
-
-function jsonShapeOf(shape: Shape): JsonShape {
-  let json = jsonShapes.get(shape);
-  if (json) return json;
-  const pairs: string[] = [];
-  const fixes: string[] = [];
-  for (const prop of shape.props) {
-    const name = JSON.stringify(prop.name);
-    const key = `'${prop.name}'`;
-    const type = prop.columnTypes?.[0];
-    if (prop.kind === 'm:1') {
-      pairs.push(`${key}, case when %.${prop.fieldNames[0]} is null then null else json_build_object('id', %.${prop.fieldNames[0]}) end`);
-    } else if (type === 'bytea') {
-      pairs.push(`${key}, encode(%.${prop.fieldNames[0]}, 'base64')`);
-      fixes.push(`if (o[${name}] !== null) o[${name}] = Buffer.from(o[${name}], 'base64');`);
-    } else if (prop.runtimeType === 'bigint' || prop.type === 'bigint' || type === 'bigint' || type === 'bigserial' || type?.startsWith('numeric')) {
-      // JSON numbers are doubles: the row path answers these as strings, exact.
-      pairs.push(`${key}, %.${prop.fieldNames[0]}::text`);
-    } else {
-      pairs.push(`${key}, %.${prop.fieldNames[0]}`);
-      // json renders timestamps in ISO 8601 with the session's offset: the same instant as the text.
-      if (prop.runtimeType === 'Date') fixes.push(`if (o[${name}] !== null) o[${name}] = new Date(o[${name}]);`);
-    }
-  }
-  // json_build_object takes at most 100 arguments (jsonb, which could merge more, reorders keys and
-  // rewrites numbers); every entity has fewer than 50 stored properties.
-  if (pairs.length > 50) throw new Error(`${String((shape.Record.prototype as Record<symbol, unknown>)[LEAN_ENTITY])}: too many properties to read as JSON`);
-  const template = `json_build_object(${pairs.join(', ')})`;
-  const finish = new Function(
-    'proto',
-    'Buffer',
-    `return function finish(records) { for (const o of records) { ${fixes.join(' ')} Object.setPrototypeOf(o, proto); } return records; };`,
-  )(shape.Record.prototype, Buffer) as JsonShape['finish'];
-  json = { build: (alias) => template.replaceAll('%', alias), finish };
-  jsonShapes.set(shape, json);
-  return json;
-}
-
 const metaOf = (em: EntityManager, entity: EntityName<any>) => em.getMetadata().get(entity as never) as EntityMetadata;
 
 /**
@@ -220,26 +176,6 @@ export async function findLean<T extends object>(em: EntityManager, entity: Enti
   const result = await run(em, sql, params, 'array');
   const map = mapperFor(shapeOf(metaOf(em, entity)), result.fields.map((field) => field.name));
   return (result.rows as unknown[][]).map(map) as Row<T>[];
-}
-
-/**
- * The SQL of one JSON array holding `alias`'s rows (an `entity` table or a subquery with its
- * columns) as records, in `orderBy` order: `findLeanJson` reads it. PostgreSQL builds the objects, so
- * `pg` decodes one text value and `JSON.parse` makes the records, instead of an array and a string
- * per row and field and a record mapped from them (the list's loaders: a quarter of its garbage).
- */
-export function recordsJson(em: EntityManager, entity: EntityName<any>, alias: string, orderBy: string): string {
-  return `coalesce(json_agg(${jsonShapeOf(shapeOf(metaOf(em, entity))).build(alias)} order by ${orderBy}), '[]')`;
-}
-
-/**
- * Runs a statement whose one row's first column is `recordsJson` of `entity`'s rows, and returns
- * them as lean records: the same values as `findLean` (Dates, bigints as strings), of the same class.
- */
-export async function findLeanJson<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = []): Promise<Row<T>[]> {
-  const result = await run(em, sql, params, 'array');
-  const records = (result.rows as unknown[][])[0]?.[0] as Fields[] | undefined;
-  return jsonShapeOf(shapeOf(metaOf(em, entity))).finish(records ?? []) as Row<T>[];
 }
 
 /** A statement of `entity`'s rows (`?` placeholders), to run or to wrap, and where to run it. */

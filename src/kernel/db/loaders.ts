@@ -1,6 +1,6 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { findLeanJson, recordsJson, tableOf, type Row } from './lean';
+import { findLean, tableOf, type Row } from './lean';
 
 type WithId = { id: string };
 
@@ -34,9 +34,9 @@ const statement = (key: string, build: () => string) => statements.get(key) ?? (
  * array parameter, so the statement's text is the same whatever their number.
  */
 export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, Row<T> | null> {
-  const sql = statement(`id:${tableOf(em, entity)}`, () => `select ${recordsJson(em, entity, 't', 't.id')} from ${tableOf(em, entity)} t where t.id = any(?::uuid[])`);
+  const sql = statement(`id:${tableOf(em, entity)}`, () => `select * from ${tableOf(em, entity)} where id = any(?::uuid[])`);
   return new DataLoader(async (ids) => {
-    const rows = await inTurn(em, () => findLeanJson(em, entity, sql, [ids]));
+    const rows = await inTurn(em, () => findLean(em, entity, sql, [ids]));
     const byId = new Map<string, Row<T>>(rows.map((row) => [row.id as string, row]));
     return ids.map((id) => byId.get(id) ?? null);
   });
@@ -59,15 +59,15 @@ export function createChildrenLoader<T extends object>(
   const scoped = organizationId !== undefined;
   const sql = statement(`children:${tableOf(em, entity)}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}`, () => {
     const conditions = [
-      `t.${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
-      ...(scoped ? [`t.${columnOf(em, entity, 'organization')} = ?`] : []),
-      ...nullProperties.map((p) => `t.${columnOf(em, entity, p)} is null`),
+      `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
+      ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),
+      ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`),
     ];
-    const order = Object.entries(orderBy).map(([property, direction]) => `t.${columnOf(em, entity, property)} ${direction}`);
-    return `select ${recordsJson(em, entity, 't', order.join(', '))} from ${tableOf(em, entity)} t where ${conditions.join(' and ')}`;
+    const order = Object.entries(orderBy).map(([property, direction]) => `${columnOf(em, entity, property)} ${direction}`);
+    return `select * from ${tableOf(em, entity)} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
   });
   return new DataLoader(async (parentIds) => {
-    const rows = await inTurn(em, () => findLeanJson(em, entity, sql, scoped ? [parentIds, organizationId] : [parentIds]));
+    const rows = await inTurn(em, () => findLean(em, entity, sql, scoped ? [parentIds, organizationId] : [parentIds]));
     const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const reference = (row as Record<string, unknown>)[parentProperty] as WithId;

@@ -1,5 +1,5 @@
 import { QueryBuilder } from '@mikro-orm/postgresql';
-import { baseQuery, findLeanJson, queryRows, recordsJson, type LeanQuery, type Row } from '../db/lean';
+import { baseQuery, findLean, queryRows, type LeanQuery, type Row } from '../db/lean';
 import { AppError } from '../errors/app-error';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits';
 
@@ -159,11 +159,9 @@ export async function paginate<T extends object>(
     params.push(value, id);
   }
   const direction = ascending ? 'asc' : 'desc';
-  const ordered = `page.${order.column} ${direction}, page.id ${direction}`;
-  // The page's records come as one JSON array built by PostgreSQL (see `recordsJson`).
-  const sql = `select ${recordsJson(base.em, base.entity, 'page', ordered)} from (select * from (${base.sql}) as page
-    ${conditions.length ? `where ${conditions.join(' and ')}` : ''} order by ${ordered} limit ${size + 1}) as page`;
-  const rows = await findLeanJson<T>(base.em, base.entity, sql, params);
+  const sql = `select * from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
+    order by page.${order.column} ${direction}, page.id ${direction} limit ${size + 1}`;
+  const rows = await findLean<T>(base.em, base.entity, sql, params);
   const more = rows.length > size;
   const page = more ? rows.slice(0, size) : rows;
   if (backward) page.reverse();
