@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { openBenchDatabase, type BenchDatabase } from './lib/database';
@@ -46,6 +46,24 @@ function proc(pid: number) {
     else if (line.startsWith('Rss:') && current.endsWith('[heap]')) brk += Number(line.split(/\s+/)[1]) / 1024;
   }
   return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile'), brk: Math.round(brk), threads: Number(/^Threads:\s+(\d+)/m.exec(status)?.[1]) };
+}
+
+/** CPU seconds of the main thread and of all the others (V8's GC helpers, libuv's pool), from /proc. */
+function threadCpu(pid: number): { main: number; others: number } {
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+      if (Number(tid) === pid) main += seconds;
+      else others += seconds;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return { main, others };
 }
 
 function summary(d: Detail) {
@@ -122,8 +140,10 @@ async function main() {
         })();
         const gc0 = (await server.command<Detail>('memory-detail')).gc;
         const cpu0 = server.cpuSeconds();
+        const threads0 = threadCpu(server.pid);
         const result = await cannon(Number(args.duration));
         const cpu = server.cpuSeconds() - cpu0;
+        const threads1 = threadCpu(server.pid);
         const gc1 = (await server.command<Detail>('memory-detail')).gc;
         const gcMs = gc1.minor + gc1.major + gc1.incremental - gc0.minor - gc0.major - gc0.incremental;
         running = false;
@@ -133,7 +153,8 @@ async function main() {
         const gcShare = gcMs / (cpu * 1000);
         figures.set(c.label, [...(figures.get(c.label) ?? []), { rps, cpu: cpuPerReq, rss: peak.rss, gc: gcShare }]);
         console.log(
-          `   round ${round} ${c.label}: ${Math.round(rps)} req/s, ${cpuPerReq.toFixed(2)} ms CPU/req, GC pauses ${(gcMs / result.requests.total).toFixed(2)} ms/req ` +
+          `   round ${round} ${c.label}: ${Math.round(rps)} req/s, ${cpuPerReq.toFixed(2)} ms CPU/req ` +
+            `(main thread ${(((threads1.main - threads0.main) * 1000) / result.requests.total).toFixed(2)}, others ${(((threads1.others - threads0.others) * 1000) / result.requests.total).toFixed(2)}), GC pauses ${(gcMs / result.requests.total).toFixed(2)} ms/req ` +
             `(${(gcShare * 100).toFixed(1)}% of CPU; scavenges ${(gc1.minor - gc0.minor).toFixed(0)} ms, mark-compacts ${(gc1.major - gc0.major).toFixed(0)} ms, incremental ${(gc1.incremental - gc0.incremental).toFixed(0)} ms), errors ${result.errors + result.non2xx}; ` +
             `peak RSS ${peak.rss.toFixed(0)} (anon ${peak.anon.toFixed(0)}, file ${peak.file.toFixed(0)}, brk ${peak.brk}), threads ${peak.threads}`,
         );
