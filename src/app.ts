@@ -1,3 +1,5 @@
+// First, so V8's settings apply while the rest loads (kernel/runtime.ts).
+import './kernel/runtime';
 import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -21,7 +23,6 @@ import { observeRequests } from './kernel/http/observe';
 import { createMetrics, registerMetricsRoute, type Metrics } from './kernel/metrics/metrics';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
-import { freeStreamedBuffersYoung } from './kernel/runtime';
 import { validatorCompiler } from './kernel/rest/validation';
 import { subjectLoader } from './kernel/graphql/events';
 import { MODULES } from './modules';
@@ -88,7 +89,6 @@ export async function buildApp({
   runJobs = true,
   sms,
 }: AppOptions): Promise<FastifyInstance> {
-  freeStreamedBuffersYoung();
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: false }),
     bodyLimit: config.bodyLimit,

@@ -77,9 +77,9 @@ export function procFds(pid: number): { open: number; limit: number } {
  */
 export async function startServer(
   name: ServerName,
-  options: { dbUrl: string; poolMax: number; cpuProf: boolean; env?: Record<string, string>; label?: string },
+  options: { dbUrl: string; poolMax: number; cpuProf: boolean; env?: Record<string, string>; label?: string; nodeArgs?: string[] },
 ): Promise<ServerProcess> {
-  const nodeArgs: string[] = [];
+  const nodeArgs: string[] = [...(options.nodeArgs ?? [])];
   // One directory per server and run: node writes a profile per thread (tsx's loader has its own),
   // named CPU.<date>.<pid>.<thread>.<seq>.cpuprofile; the main thread is thread 0.
   const profileDir = options.cpuProf ? join(PROFILE_DIR, `${options.label ?? name}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : undefined;

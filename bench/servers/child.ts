@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { Session } from 'node:inspector';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -27,7 +29,32 @@ const COMMON: Record<string, (message: Record<string, unknown>) => unknown> = {
     return process.memoryUsage();
   },
   'heap-snapshot': (message) => writeHeapSnapshot(String(message.path)),
+  /** The heap by space and the process's memory as it is now, or after a full collection (`gc: true`). */
+  'memory-detail': (message) => {
+    if (message.gc) collect();
+    return { usage: process.memoryUsage(), heap: getHeapStatistics(), spaces: getHeapSpaceStatistics(), gc: gcTime };
+  },
 };
+
+/** Milliseconds of collection pauses so far, by kind (minor: scavenges; major: mark-compacts; incremental: marking steps). */
+const gcTime = { minor: 0, major: 0, incremental: 0, weakcb: 0, count: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+    const key = kind === constants.NODE_PERFORMANCE_GC_MINOR ? 'minor' : kind === constants.NODE_PERFORMANCE_GC_MAJOR ? 'major' : kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL ? 'incremental' : 'weakcb';
+    gcTime[key] += entry.duration;
+    gcTime.count++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
+/** A full collection, in a server started without --expose-gc too. */
+function collect(): void {
+  if (!global.gc) {
+    setFlagsFromString('--expose-gc');
+    global.gc = runInNewContext('gc');
+  }
+  global.gc!();
+}
 
 export function env(name: string): string {
   const value = process.env[name];
