@@ -78,7 +78,7 @@ export function createChildrenLoader<T extends object>(
 }
 
 /** A managed entity's reference, or a lean record's `{ id }`. */
-type Ref<T> = { id: string; isInitialized?(): boolean; getEntity?(): T };
+export type Ref<T> = { id: string; isInitialized?(): boolean; getEntity?(): T };
 
 /**
  * The record behind a reference. A managed entity this operation already holds primes the loader

@@ -1,5 +1,6 @@
 import type { Ref } from '@mikro-orm/postgresql';
 import { loadRef } from '../../kernel/db/loaders';
+import { loadRefSelected } from '../../kernel/graphql/selection';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import type { Template } from './template.entities';
@@ -28,7 +29,7 @@ export const templateResolvers: Resolvers = {
   },
   Request: {
     // A request names its template by entity name (see request.entities.ts), so its type says only `{ id }`.
-    template: (request, _args, ctx) => (request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById) : null),
+    template: (request, _args, ctx, info) => (request.template ? loadRefSelected(request.template as Ref<Template>, ctx.loaders.templateById, info) : null),
   },
   TemplateItem: {
     kind: (item) => item.type,
