@@ -1,4 +1,5 @@
 import { loadRef } from '../../kernel/db/loaders';
+import { loadRefSelected } from '../../kernel/graphql/selection';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
@@ -21,8 +22,9 @@ export const recipientResolvers: Resolvers = {
     contacts: (_org, args, ctx) => listContacts(ctx, args, 'organization'),
   },
   Contact: {
-    owner: async (contact, _args, ctx) => (await loadRef(contact.owner, ctx.loaders.userById))!,
-    team: (contact, _args, ctx) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById) : null),
+    // REST shapes select `owner { id }`, `team { id }`: answered from the reference, no read.
+    owner: async (contact, _args, ctx, info) => (await loadRefSelected(contact.owner, ctx.loaders.userById, info))!,
+    team: (contact, _args, ctx, info) => (contact.team ? loadRefSelected(contact.team, ctx.loaders.teamById, info) : null),
   },
   Request: {
     recipients: (request, _args, ctx) => ctx.loaders.recipientsByRequest.load(request.id),
