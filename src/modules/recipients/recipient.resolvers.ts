@@ -1,5 +1,4 @@
 import { loadRef } from '../../kernel/db/loaders';
-import { loadRefSelected } from '../../kernel/graphql/selection';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
@@ -22,15 +21,14 @@ export const recipientResolvers: Resolvers = {
     contacts: (_org, args, ctx) => listContacts(ctx, args, 'organization'),
   },
   Contact: {
-    // REST shapes select `owner { id }`, `team { id }`: answered from the reference, no read.
-    owner: async (contact, _args, ctx, info) => (await loadRefSelected(contact.owner, ctx.loaders.userById, info))!,
-    team: (contact, _args, ctx, info) => (contact.team ? loadRefSelected(contact.team, ctx.loaders.teamById, info) : null),
+    owner: async (contact, _args, ctx, info) => (await loadRef(contact.owner, ctx.loaders.userById, info))!,
+    team: (contact, _args, ctx, info) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById, info) : null),
   },
   Request: {
     recipients: (request, _args, ctx) => ctx.loaders.recipientsByRequest.load(request.id),
   },
   Recipient: {
-    contact: async (recipient, _args, ctx) => (await loadRef(recipient.contact, ctx.loaders.contactById))!,
+    contact: async (recipient, _args, ctx, info) => (await loadRef(recipient.contact, ctx.loaders.contactById, info))!,
     auth: async (recipient, _args, ctx) => {
       const request = (await loadRef(recipient.request, ctx.loaders.requestById))!;
       return effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);

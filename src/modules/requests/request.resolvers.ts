@@ -1,5 +1,4 @@
 import { loadRef, primeAll } from '../../kernel/db/loaders';
-import { loadRefSelected } from '../../kernel/graphql/selection';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
@@ -41,9 +40,8 @@ export const requestResolvers: Resolvers = {
     requests: (_org, args, ctx) => listRequestsPrimed(ctx, args),
   },
   Request: {
-    // REST shapes select `owner { id }`, `team { id }`: answered from the reference, no read.
-    owner: async (request, _args, ctx, info) => (await loadRefSelected(request.owner, ctx.loaders.userById, info))!,
-    team: (request, _args, ctx, info) => (request.team ? loadRefSelected(request.team, ctx.loaders.teamById, info) : null),
+    owner: async (request, _args, ctx, info) => (await loadRef(request.owner, ctx.loaders.userById, info))!,
+    team: (request, _args, ctx, info) => (request.team ? loadRef(request.team, ctx.loaders.teamById, info) : null),
     userMetadata: (request) => request.userMetadata,
     rejection: (request) => request.rejection ?? null,
     collaborators: (request, _args, ctx) => ctx.loaders.collaboratorsByRequest.load(request.id),
@@ -53,7 +51,7 @@ export const requestResolvers: Resolvers = {
   },
   Collaborator: {
     id: (collaborator) => collaborator.user.id,
-    user: async (collaborator, _args, ctx) => (await loadRef(collaborator.user, ctx.loaders.userById))!,
+    user: async (collaborator, _args, ctx, info) => (await loadRef(collaborator.user, ctx.loaders.userById, info))!,
   },
   RequestConnection: {
     ...countFields,

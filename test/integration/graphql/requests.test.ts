@@ -80,7 +80,7 @@ describe('GraphQL requests', () => {
       // owner (what the change created primes its loaders); 9 with the organization's settings
       // (defaults and allowed sign-in methods, src/modules/organizations); 7 since the instance keeps
       // the API key's caller and the organization's settings between requests (shared-cache.ts); 6
-      // since a `{ id }`-only selection of the owner is answered from the reference (selection.ts).
+      // since a `{ id }`-only selection of the owner is answered from the reference (loadRef).
       expect(statements).toHaveLength(6);
       // What the answer shows is what a fresh read finds.
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(created.json());
