@@ -19,6 +19,8 @@ export type FanoutOptions = {
   /** Measured events per N, and discarded ones before them. */
   events: number;
   warmupEvents: number;
+  /** Triggers nobody watches, on each side, before the first subscriber (the server's JIT warm-up). */
+  warmupTriggers: number;
   /** Pause between two events, after the last subscriber has the previous one. */
   gapMs: number;
   /** Subscribers per load process (each process has its own open-file limit). */

@@ -4,7 +4,7 @@ import { keepAlive } from '../../src/kernel/graphql/subscriptions';
 
 // Real sockets on loopback: one client answers pings (as every ws and browser client does), one is
 // made deaf to them (`autoPong: false`), as a peer that vanished without a closing handshake is.
-describe('keepAlive (one interval for every socket)', () => {
+describe('keepAlive (one interval for every socket, a slice per tick)', () => {
   let wss: WebSocketServer;
   let alive: { stop(): void };
   let url: string;
@@ -37,6 +37,33 @@ describe('keepAlive (one interval for every socket)', () => {
     while (Math.min(...pings) < 3) await new Promise((r) => setTimeout(r, INTERVAL_MS));
     expect(sockets.map((s) => s.readyState)).toEqual(sockets.map(() => WebSocket.OPEN));
     expect(wss.clients.size).toBe(3);
+    sockets.forEach((s) => s.terminate());
+  });
+
+  it('should ping a slice of the sockets at a time, each of them every interval', async () => {
+    alive.stop();
+    alive = keepAlive(wss, INTERVAL_MS, 4);
+    // Pings sent in one go (one tick of the interval): microtasks run after each timer's callback.
+    const batches: number[] = [];
+    let batch = 0;
+    wss.on('connection', (socket) => {
+      const ping = socket.ping.bind(socket);
+      socket.ping = (...args: Parameters<typeof ping>) => {
+        if (batch++ === 0)
+          queueMicrotask(() => {
+            batches.push(batch);
+            batch = 0;
+          });
+        ping(...args);
+      };
+    });
+    const sockets = await Promise.all(Array.from({ length: 8 }, () => open()));
+    const pings = sockets.map(() => 0);
+    sockets.forEach((socket, i) => socket.on('ping', () => pings[i]++));
+    while (Math.min(...pings) < 2) await new Promise((r) => setTimeout(r, INTERVAL_MS));
+    // 8 sockets in 4 slices: never more than 2 pings at once, and every socket kept.
+    expect(Math.max(...batches)).toBe(2);
+    expect(wss.clients.size).toBe(8);
     sockets.forEach((s) => s.terminate());
   });
 

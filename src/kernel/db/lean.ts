@@ -6,8 +6,9 @@ import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference
  * sent as text with the values inlined. Reads that nothing will change need none of that: they run
  * here with their values as bind parameters and come back as plain objects with the entities'
  * property names, relations as `{ id }` references. The hottest write (a new request with its items
- * and recipients) builds such records too and inserts them in one statement; other writes keep
- * using managed entities.
+ * and recipients) builds such records too and inserts them in one statement, and the request's
+ * update writes its changes to the row it locked (`updateRecord`); other writes keep using managed
+ * entities.
  */
 
 type RowValue<V> = V extends Reference<any> ? { readonly id: string } : V;
@@ -16,7 +17,7 @@ type RowValue<V> = V extends Reference<any> ? { readonly id: string } : V;
  * A record as read paths return it: the entity's stored properties, read-only, relations as
  * `{ id }`. A lean record is one; so is a managed entity, seen through this type. Changing a row is a
  * type error, because a lean record is saved by nothing: writers get managed entities from lookups
- * named `…ForUpdate`.
+ * named `…ForUpdate`, or lock a row (`…RowForUpdate`) and write their changes with `updateRecord`.
  */
 export type Row<E> = { readonly [K in keyof E]: RowValue<E[K]> };
 
@@ -98,6 +99,15 @@ export function newRecord<T extends object>(em: EntityManager, entity: EntityNam
   return out as Row<T>;
 }
 
+/** Adds a property's value to `params` as its column stores it; returns the placeholder. */
+function bind(prop: Prop, value: unknown, params: unknown[]): string {
+  const json = isJson(prop);
+  if (prop.kind === 'm:1') params.push(value == null ? null : typeof value === 'string' ? value : (value as { id: string }).id);
+  // A JSON column's null stays SQL NULL, not the JSON value null.
+  else params.push(json && value != null ? JSON.stringify(value) : value);
+  return json ? '?::jsonb' : '?';
+}
+
 /**
  * Inserts lean records in one statement, whatever their tables (each table's rows in a data-modifying
  * CTE; foreign keys are checked at the statement's end, so parents and children may come together).
@@ -109,22 +119,36 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
     if (records.length === 0) continue;
     const meta = metaOf(em, entity);
     const { props } = shapeOf(meta);
-    const rows = records.map((record) => {
-      const values = props.map((prop) => {
-        const value = (record as Fields)[prop.name];
-        const json = isJson(prop);
-        if (prop.kind === 'm:1') params.push(value == null ? null : (value as { id: string }).id);
-        // A JSON column's null stays SQL NULL, not the JSON value null.
-        else params.push(json && value != null ? JSON.stringify(value) : value);
-        return json ? '?::jsonb' : '?';
-      });
-      return `(${values.join(', ')})`;
-    });
+    const rows = records.map((record) => `(${props.map((prop) => bind(prop, (record as Fields)[prop.name], params)).join(', ')})`);
     inserts.push(`insert into ${meta.tableName} (${props.map((prop) => prop.fieldNames[0]).join(', ')}) values ${rows.join(', ')}`);
   }
   if (inserts.length === 0) return;
   const sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select 1`;
   await queryRows(em, sql, params);
+}
+
+/**
+ * Writes `changes` to the row of `entity` whose id is `id`, with the entity's `onUpdate` values
+ * (`updatedAt`) beside them, in one statement, and returns the row as written, as a lean record: a
+ * writer holding the row it locked changes it without a managed entity, its change set and flush.
+ */
+export async function updateRecord<T extends object>(em: EntityManager, entity: EntityName<T>, id: string, changes: { [K in keyof T]?: unknown }): Promise<Row<T>> {
+  const meta = metaOf(em, entity);
+  const shape = shapeOf(meta);
+  const given = changes as Fields;
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const prop of shape.props) {
+    let value = given[prop.name];
+    if (value === undefined) {
+      if (!prop.onUpdate) continue;
+      value = prop.onUpdate(given, em);
+    }
+    sets.push(`${prop.fieldNames[0]} = ${bind(prop, value, params)}`);
+  }
+  const result = await run(em, `update ${meta.tableName} set ${sets.join(', ')} where id = ? returning *`, [...params, id], 'array');
+  if (result.rows.length !== 1) throw new Error(`${meta.className} ${id} was not updated`);
+  return mapperFor(shape, result.fields.map((field) => field.name))(result.rows[0] as unknown[]) as Row<T>;
 }
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };

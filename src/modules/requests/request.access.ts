@@ -71,6 +71,18 @@ export async function requireVisibleRequestForUpdate(em: EntityManager, viewer: 
   return request;
 }
 
+/**
+ * The request as a read-only row, locked until the transaction ends, if the viewer may see it: for a
+ * writer that saves its changes with `updateRecord` (kernel/db/lean.ts) rather than through a managed
+ * entity, whose QueryBuilder, change set and flush were a fifth of a PATCH's CPU in profiles.
+ */
+export async function requireVisibleRequestRowForUpdate(em: EntityManager, viewer: Viewer, id: string): Promise<RequestRow> {
+  const { sql, params } = requestVisibility('r', viewer);
+  const request = isUuid(id) ? (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql} for update`, [id, ...params]))[0] : undefined;
+  if (!request) throw AppError.notFound('Request');
+  return request;
+}
+
 export function canDeleteRequest(viewer: Viewer, request: RequestRow): boolean {
   return isAdmin(viewer) || request.owner.id === viewer.userId || (viewer.teamId !== null && request.team?.id === viewer.teamId);
 }

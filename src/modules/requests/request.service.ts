@@ -14,7 +14,7 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { Team, User } from '../identity/identity.entities';
 import { isAdmin, userRefOf, type UserRef, type Viewer } from '../identity/viewer';
-import { requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate } from './request.access';
+import { requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate, requireVisibleRequestRowForUpdate } from './request.access';
 import { requestCreationParts, type NewRequest, type RequestCreationPart, type RequestCreationPlan, type RequestDefaults } from './request.creation';
 import { Collaborator, Request, type ReminderScheduleEntry, type RequestRow } from './request.entities';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from './request.enums';
@@ -34,7 +34,7 @@ import {
   MAX_REQUEST_NAME,
   MIN_REMINDERS,
 } from './request.limits';
-import { insertRecords, newRecord, type Row } from '../../kernel/db/lean';
+import { insertRecords, newRecord, updateRecord, type Row } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 
 export type Ctx = Pick<GraphQLContext, 'em' | 'settings'> & EmittingContext;
@@ -316,22 +316,23 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   });
 }
 
-export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateInput): Promise<{ request: Request; updated: string[] }> {
+export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateInput): Promise<{ request: RequestRow; updated: string[] }> {
   return inTransaction(ctx.em, async (tx) => {
-    const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
+    const current = await requireVisibleRequestRowForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
-    checkCommonFields(check, input, ctx.settings.clock.now(), request);
-    if (input.collaborators !== undefined) requireDeleteRight(ctx.viewer, request, 'change the collaborators of this request');
+    checkCommonFields(check, input, ctx.settings.clock.now(), current);
+    if (input.collaborators !== undefined) requireDeleteRight(ctx.viewer, current, 'change the collaborators of this request');
     const collaborators = input.collaborators !== undefined ? await prepareCollaborators({ ...ctx, em: tx }, check, input.collaborators ?? []) : null;
     check.done();
 
     const updated: string[] = [];
-    const assign = <K extends keyof Request>(key: K, value: Request[K] | undefined) => {
+    const changes: { -readonly [K in keyof RequestRow]?: RequestRow[K] } = {};
+    const assign = <K extends keyof RequestRow>(key: K, value: RequestRow[K] | undefined) => {
       if (value === undefined) return;
-      const before = request[key];
+      const before = current[key];
       const same = before instanceof Date && value instanceof Date ? before.getTime() === value.getTime() : JSON.stringify(before) === JSON.stringify(value);
       if (same) return;
-      request[key] = value;
+      changes[key] = value;
       updated.push(key as string);
     };
     assign('name', input.name?.trim());
@@ -350,16 +351,18 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
     assign('requireCompleteSubmission', input.requireCompleteSubmission ?? undefined);
     assign('disableSubmissionComments', input.disableSubmissionComments ?? undefined);
     if (collaborators) {
-      const current = await tx.find(Collaborator, { request: request.id }, { orderBy: { position: 'asc' } });
+      const stored = await tx.find(Collaborator, { request: current.id }, { orderBy: { position: 'asc' } });
       const key = (list: { user: { id: string }; role: string }[]) => JSON.stringify(list.map((c) => [c.user.id, c.role]));
-      if (key(current) !== key(collaborators)) {
-        await tx.nativeDelete(Collaborator, { request: request.id });
-        storeCollaborators(tx, request, collaborators);
+      if (key(stored) !== key(collaborators)) {
+        await tx.nativeDelete(Collaborator, { request: current.id });
+        storeCollaborators(tx, current, collaborators);
         updated.push('collaborators');
-        request.updatedAt = new Date();
       }
     }
-    if (updated.length) await emitRequestEvent(tx, ctx, 'request.updated', request, { updated });
+    if (!updated.length) return { request: current, updated };
+    // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too.
+    const request = await updateRecord(tx, Request, current.id, changes);
+    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated });
     return { request, updated };
   });
 }
