@@ -1,5 +1,6 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
+import { Kind, type FieldNode, type GraphQLResolveInfo } from 'graphql';
 import { findLean, tableOf, type Row } from './lean';
 
 type WithId = { id: string };
@@ -80,12 +81,32 @@ export function createChildrenLoader<T extends object>(
 /** A managed entity's reference, or a lean record's `{ id }`. */
 type Ref<T> = { id: string; isInitialized?(): boolean; getEntity?(): T };
 
+const onlyId = new WeakMap<readonly FieldNode[], boolean>();
+
+/** Whether the field selects nothing of its record but `id` (and `__typename`), with no directives. */
+function selectsOnlyId(info: Pick<GraphQLResolveInfo, 'fieldNodes'>): boolean {
+  let known = onlyId.get(info.fieldNodes);
+  if (known === undefined) {
+    known = info.fieldNodes.every(
+      (node) =>
+        node.selectionSet?.selections.every(
+          (selection) => selection.kind === Kind.FIELD && !selection.directives?.length && (selection.name.value === 'id' || selection.name.value === '__typename'),
+        ) ?? false,
+    );
+    onlyId.set(info.fieldNodes, known);
+  }
+  return known;
+}
+
 /**
  * The record behind a reference. A managed entity this operation already holds primes the loader
  * instead of costing a statement; everything else goes through the loader's cache, so the statement
- * count does not depend on which query finished first.
+ * count does not depend on which query finished first. Given the field's `info`, a selection of the
+ * id alone (the REST shapes' `owner: {id}`, `team: {id}`) is answered from the reference without a
+ * read: the foreign key vouches for the row, and the loaders read ids without any filter either.
  */
-export async function loadRef<T>(ref: Ref<T>, loader: DataLoader<string, T | null>): Promise<T | null> {
+export async function loadRef<T>(ref: Ref<T>, loader: DataLoader<string, T | null>, info?: Pick<GraphQLResolveInfo, 'fieldNodes'>): Promise<T | null> {
+  if (info && selectsOnlyId(info)) return { id: ref.id } as T;
   if (ref.isInitialized?.()) loader.prime(ref.id, ref.getEntity!());
   return loader.load(ref.id);
 }

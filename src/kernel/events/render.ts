@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterCommit } from '../db/transaction';
+import { afterCommit, nothingToFlush } from '../db/transaction';
 import type { GraphQLContext, Loaders } from '../graphql/context';
 
 // An event's `data` is its subject as the REST API shows it, rendered inside the writing transaction
@@ -20,7 +20,7 @@ export type EventSubject = { type: string; id: string; requestId?: string | null
 export async function renderSubject(tx: EntityManager, ctx: EmittingContext, subject: EventSubject, known?: (loaders: Loaders) => void): Promise<{ data: Record<string, unknown>; loaders: Loaders }> {
   const renderer = ctx.events.rendererOf(subject.type);
   // The renderer reads through the database, so this transaction's changes must be written first.
-  await tx.flush();
+  if (!nothingToFlush(tx)) await tx.flush();
   const session = ctx.operations.on(ctx, tx);
   known?.(session.loaders);
   const data = await renderer((document, variables) => ctx.operations.run(session, document, variables), subject.id, subject.requestId ?? null);

@@ -21,14 +21,14 @@ export const recipientResolvers: Resolvers = {
     contacts: (_org, args, ctx) => listContacts(ctx, args, 'organization'),
   },
   Contact: {
-    owner: async (contact, _args, ctx) => (await loadRef(contact.owner, ctx.loaders.userById))!,
-    team: (contact, _args, ctx) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById) : null),
+    owner: async (contact, _args, ctx, info) => (await loadRef(contact.owner, ctx.loaders.userById, info))!,
+    team: (contact, _args, ctx, info) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById, info) : null),
   },
   Request: {
     recipients: (request, _args, ctx) => ctx.loaders.recipientsByRequest.load(request.id),
   },
   Recipient: {
-    contact: async (recipient, _args, ctx) => (await loadRef(recipient.contact, ctx.loaders.contactById))!,
+    contact: async (recipient, _args, ctx, info) => (await loadRef(recipient.contact, ctx.loaders.contactById, info))!,
     auth: async (recipient, _args, ctx) => {
       const request = (await loadRef(recipient.request, ctx.loaders.requestById))!;
       return effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);

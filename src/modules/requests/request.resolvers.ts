@@ -40,8 +40,8 @@ export const requestResolvers: Resolvers = {
     requests: (_org, args, ctx) => listRequestsPrimed(ctx, args),
   },
   Request: {
-    owner: async (request, _args, ctx) => (await loadRef(request.owner, ctx.loaders.userById))!,
-    team: (request, _args, ctx) => (request.team ? loadRef(request.team, ctx.loaders.teamById) : null),
+    owner: async (request, _args, ctx, info) => (await loadRef(request.owner, ctx.loaders.userById, info))!,
+    team: (request, _args, ctx, info) => (request.team ? loadRef(request.team, ctx.loaders.teamById, info) : null),
     userMetadata: (request) => request.userMetadata,
     rejection: (request) => request.rejection ?? null,
     collaborators: (request, _args, ctx) => ctx.loaders.collaboratorsByRequest.load(request.id),
@@ -51,7 +51,7 @@ export const requestResolvers: Resolvers = {
   },
   Collaborator: {
     id: (collaborator) => collaborator.user.id,
-    user: async (collaborator, _args, ctx) => (await loadRef(collaborator.user, ctx.loaders.userById))!,
+    user: async (collaborator, _args, ctx, info) => (await loadRef(collaborator.user, ctx.loaders.userById, info))!,
   },
   RequestConnection: {
     ...countFields,

@@ -21,14 +21,14 @@ export const templateResolvers: Resolvers = {
   },
   Template: {
     items: (template, _args, ctx) => ctx.loaders.templateItemsByTemplate.load(template.id),
-    owner: async (template, _args, ctx) => (await loadRef(template.owner, ctx.loaders.userById))!,
-    team: (template, _args, ctx) => (template.team ? loadRef(template.team, ctx.loaders.teamById) : null),
+    owner: async (template, _args, ctx, info) => (await loadRef(template.owner, ctx.loaders.userById, info))!,
+    team: (template, _args, ctx, info) => (template.team ? loadRef(template.team, ctx.loaders.teamById, info) : null),
     // Whoever sees a template may change it (see template.service.ts).
     viewerCanUpdate: () => true,
   },
   Request: {
     // A request names its template by entity name (see request.entities.ts), so its type says only `{ id }`.
-    template: (request, _args, ctx) => (request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById) : null),
+    template: (request, _args, ctx, info) => (request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById, info) : null),
   },
   TemplateItem: {
     kind: (item) => item.type,
