@@ -306,7 +306,7 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
         response = handled as RestResponse;
       } else {
         const variables = await row.operation.variables(ctx, input, request);
-        const execution = (await app.graphql(row.operation.source, ctx as never, variables)) as { data?: unknown; errors?: GraphQLErrorJson[] };
+        const execution = (await ctx.operations.execute(row.operation.source, ctx, variables)) as { data?: unknown; errors?: GraphQLErrorJson[] };
         if (execution.errors?.length) throw failureOfGraphQL(execution.errors[0]);
         response = row.operation.result(execution.data, input);
       }
