@@ -23,6 +23,7 @@ describe('CLI (npm run gather)', () => {
       t = await createTestApp();
     });
     afterAll(() => t.close());
+    let userId: string;
 
     it('org create should print organization_id, user_id and a working api_key as JSON', async () => {
       const result = gather(['org', 'create', '--name', 'Umbrella', '--admin-email', 'alice@umbrella.test'], env());
@@ -31,10 +32,13 @@ describe('CLI (npm run gather)', () => {
       expect(created).toEqual({ organization_id: expect.any(String), user_id: expect.any(String), api_key: expect.stringMatching(/^gth_/) });
       const whoami = await client(t.app, created.api_key).get('/whoami');
       expect(whoami.json()).toMatchObject({ id: created.user_id, organization_id: created.organization_id, organization_name: 'Umbrella', role: 'ADMIN' });
+      userId = created.user_id;
+    });
 
+    it('key create should print a working api_key for the user named by e-mail, in any case', async () => {
       const key = gather(['key', 'create', '--email', 'ALICE@umbrella.test', '--name', 'laptop'], env());
       expect(key.status).toBe(0);
-      expect(key.json()).toEqual({ user_id: created.user_id, api_key: expect.stringMatching(/^gth_/) });
+      expect(key.json()).toEqual({ user_id: userId, api_key: expect.stringMatching(/^gth_/) });
       expect((await client(t.app, key.json().api_key).get('/whoami')).statusCode).toBe(200);
     });
 
@@ -44,20 +48,29 @@ describe('CLI (npm run gather)', () => {
       expect(result.json()).toEqual({ applied: [] });
     });
 
-    it('should explain what to fix, on stderr, with a non-zero status', () => {
-      const usage = gather(['org', 'create', '--name', 'NoEmail'], env());
-      expect(usage.status).toBe(2);
-      expect(usage.stderr).toContain('--admin-email is required');
-      expect(usage.stdout).toBe('');
-      const unknown = gather(['key', 'create', '--email', 'nobody@nowhere.test'], env());
-      expect(unknown.status).toBe(1);
-      expect(unknown.stderr).toContain('User not found');
-      const taken = gather(['org', 'create', '--name', 'Again', '--admin-email', 'alice@umbrella.test'], env());
-      expect(taken.status).toBe(1);
-      expect(taken.stderr).toContain('already exists');
-      const badConfig = gather(['migrate'], { ...env(), PORT: 'eighty' });
-      expect(badConfig.status).toBe(1);
-      expect(badConfig.stderr).toContain('PORT');
+    // What to fix, on stderr, with a non-zero status: a process start each.
+    describe('should explain what to fix, on stderr, with a non-zero status', () => {
+      it('for a missing option (usage, 2)', () => {
+        const usage = gather(['org', 'create', '--name', 'NoEmail'], env());
+        expect(usage.status).toBe(2);
+        expect(usage.stderr).toContain('--admin-email is required');
+        expect(usage.stdout).toBe('');
+      });
+      it('for an unknown user', () => {
+        const unknown = gather(['key', 'create', '--email', 'nobody@nowhere.test'], env());
+        expect(unknown.status).toBe(1);
+        expect(unknown.stderr).toContain('User not found');
+      });
+      it('for an admin e-mail already taken', () => {
+        const taken = gather(['org', 'create', '--name', 'Again', '--admin-email', 'alice@umbrella.test'], env());
+        expect(taken.status).toBe(1);
+        expect(taken.stderr).toContain('already exists');
+      });
+      it('for a bad configuration', () => {
+        const badConfig = gather(['migrate'], { ...env(), PORT: 'eighty' });
+        expect(badConfig.status).toBe(1);
+        expect(badConfig.stderr).toContain('PORT');
+      });
     });
   });
 
@@ -72,28 +85,34 @@ describe('CLI (npm run gather)', () => {
       rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it('should start the service, serve it, let the CLI work beside it, and stop cleanly', async () => {
-      const env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()) };
+    // One story in steps, each a process start or two (an initdb in the first): a step per test keeps
+    // each within the usual test time on a loaded machine.
+    let env: Record<string, string>;
 
-      // The CLI alone starts the embedded server, works, and stops it.
-      const first = gather(['org', 'create', '--name', 'Solo', '--admin-email', 'solo@example.com'], env);
-      expect(first.status).toBe(0);
+    it('should let the CLI alone start the embedded server, work, and stop it', async () => {
+      env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()) };
+      expect(gather(['org', 'create', '--name', 'Solo', '--admin-email', 'solo@example.com'], env).status).toBe(0);
+    });
 
+    it('should start the service on that database, printing where it serves', async () => {
       service = await startService(env);
       expect(service.output()).toContain(`http://127.0.0.1:${service.port}/graphql`);
       expect(service.output()).toContain('/graphiql');
       // Not a fresh database (the CLI made an organization first), so no key is printed.
       expect(service.output()).not.toContain('First admin API key');
+    });
 
+    it('should let the CLI work beside the running service', async () => {
       const second = gather(['key', 'create', '--email', 'solo@example.com'], env);
       expect(second.status).toBe(0);
-      const whoami = await fetch(`http://127.0.0.1:${service.port}/whoami`, { headers: { authorization: `Bearer ${second.json().api_key}` } });
+      const whoami = await fetch(`http://127.0.0.1:${service!.port}/whoami`, { headers: { authorization: `Bearer ${second.json().api_key}` } });
       expect(await whoami.json()).toMatchObject({ email: 'solo@example.com' });
+    });
 
-      expect(await service.stop('SIGINT')).toBe(0);
-      expect(service.output()).toContain('stopped');
+    it('should stop cleanly, the embedded server with it, so the CLI starts it again', async () => {
+      expect(await service!.stop('SIGINT')).toBe(0);
+      expect(service!.output()).toContain('stopped');
       service = undefined;
-      // The embedded server stopped with the service: the CLI has to start it again, and can.
       expect(gather(['migrate'], env).status).toBe(0);
     });
 

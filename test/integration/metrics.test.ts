@@ -1,7 +1,7 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
 import { createRequest } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
-import { subscribe, wsClient } from '../support/ws';
+import { subscribe, untilSubscribed, wsClient } from '../support/ws';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -105,6 +105,7 @@ describe('/metrics', () => {
       const { port } = t.app.server.address() as { port: number };
       const { client: ws } = wsClient(`ws://127.0.0.1:${port}/graphql`, { apiKey: tenant.apiKey });
       const subscription = subscribe(ws, 'subscription { requestCreated { id } }');
+      await untilSubscribed(() => t.app.subscriptions.subscriberCount, 1);
       await createRequest(t.app, tenant.apiKey);
       await subscription.next();
       const open = await scrape();

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { freePort, scratchDir, startService, type RunningService } from '../support/service';
-import { subscribe, wsClient } from '../support/ws';
+import { subscribe, untilSubscribed, wsClient } from '../support/ws';
 
 /** Whether something listens on a local port (the embedded PostgreSQL, once the service stopped). */
 const listening = (port: number) =>
@@ -13,6 +13,8 @@ const listening = (port: number) =>
 
 // A real process on its own embedded PostgreSQL: started fresh, stopped by SIGTERM under load, started
 // again, stopped by a terminal's Ctrl-C (SIGINT to the whole process group, the database's too).
+const METRICS_TOKEN = 'shutdown-test-metrics-token';
+
 describe('the service process', () => {
   let dataDir: string;
   let env: Record<string, string>;
@@ -27,7 +29,7 @@ describe('the service process', () => {
   let apiKey: string;
   beforeAll(async () => {
     dataDir = scratchDir('gather-shutdown-');
-    env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()) };
+    env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), METRICS_TOKEN };
   });
   afterAll(async () => {
     for (const started of await Promise.all(starts.map((starting) => starting.catch(() => undefined)))) await started?.stop();
@@ -39,14 +41,18 @@ describe('the service process', () => {
   const draft = (name: string) =>
     JSON.stringify({ name, draft: true, items: [{ name: 'ID', type: 'UPLOAD' }], recipients: [{ first_name: 'Ana', email: 'ana@example.com' }] });
   const auth = () => ({ authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' });
-  const subscribers = (count: number) =>
-    Promise.all(
-      Array.from({ length: count }, async () => {
-        const { client, closes } = wsClient(`ws://127.0.0.1:${service!.port}/graphql`, { apiKey });
-        const subscription = subscribe(client, 'subscription { requestCreated { id } }');
-        return { closes, subscription };
-      }),
-    );
+  const subscriptionsHeld = async () => {
+    const page = await (await fetch(url('/metrics'), { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    return Number(/^gather_subscriptions (\d+)$/m.exec(page)?.[1] ?? 0);
+  };
+  const subscribers = async (count: number) => {
+    const watchers = Array.from({ length: count }, () => {
+      const { client, closes } = wsClient(`ws://127.0.0.1:${service!.port}/graphql`, { apiKey });
+      return { closes, subscription: subscribe(client, 'subscription { requestCreated { id } }') };
+    });
+    await untilSubscribed(subscriptionsHeld, count, 20_000);
+    return watchers;
+  };
 
   it('should say each step of a first start as it begins', async () => {
     service = await start(env);

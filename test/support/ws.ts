@@ -60,3 +60,16 @@ export function subscribe<T = any>(client: Client, query: string, variables?: Re
     pending: () => results.length,
   };
 }
+
+/**
+ * Waits until the server holds at least `count` subscriptions. Subscribing only sends a message, and an
+ * event committed before the server has registered the subscription is, by design, not delivered to it.
+ */
+export async function untilSubscribed(held: () => number | Promise<number>, count: number, timeoutMs = 5000): Promise<void> {
+  for (let waited = 0; ; waited += 20) {
+    const now = await held();
+    if (now >= count) return;
+    if (waited > timeoutMs) throw new Error(`the server holds ${now} of ${count} subscriptions after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,5 +1,6 @@
 import type { ModuleDescriptor } from '../../kernel/module';
 import { Migration20261124000000_review } from './Migration20261124000000_review';
+import { Migration20261128000000_request_events } from './Migration20261128000000_request_events';
 import { findEventRequest } from './request.access';
 import { Collaborator, Request } from './request.entities';
 import { requestLoaders } from './request.loaders';
@@ -10,7 +11,10 @@ import { getRequest } from './request.service';
 export const requestsModule: ModuleDescriptor = {
   name: 'requests',
   entities: [Request, Collaborator],
-  migrations: [{ name: 'Migration20261124000000_review', class: Migration20261124000000_review }],
+  migrations: [
+    { name: 'Migration20261124000000_review', class: Migration20261124000000_review },
+    { name: 'Migration20261128000000_request_events', class: Migration20261128000000_request_events },
+  ],
   loaders: requestLoaders,
   resolvers: requestResolvers,
   restRows: requestRestRows,

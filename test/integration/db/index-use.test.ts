@@ -98,4 +98,12 @@ describe('index use of the hot statements', () => {
     const plans = await plansOf(`query ($id: ID!) { request(id: $id) { ${FIELDS} } }`, { id });
     expectIndexed(plans, ['request', 'request_item', 'recipient', 'collaborator']);
   });
+
+  it('should read a page of events to catch up through the events index, in its order', async () => {
+    const plans = await plansOf(`query ($since: DateTime) { requestEvents(since: $since, first: 2) { nodes { topic } } }`, { since: new Date(Date.now() - 60_000).toISOString() });
+    expectIndexed(plans, ['event', 'request']);
+    const page = plans.find(({ sql }) => /from event e/.test(sql));
+    expect(page!.nodes.map((node) => node['Index Name'])).toContain('event_organization_created_idx');
+    expect(page!.nodes.filter((node) => node['Node Type'] === 'Sort')).toEqual([]);
+  });
 });

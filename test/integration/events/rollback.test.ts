@@ -3,7 +3,7 @@ import { client, createTenant, createTestApp, type TestApp, type Tenant } from '
 import { createRequest } from '../../support/fixtures';
 import { startReceiver } from '../../support/receiver';
 import { snapshotAll } from '../../support/snapshot';
-import { subscribe, wsClient } from '../../support/ws';
+import { subscribe, untilSubscribed, wsClient } from '../../support/ws';
 
 // "No event without its change": the event row, its deliveries and its NOTIFY share the change's
 // transaction. A constraint trigger that fails at COMMIT, after the event was written, makes that
@@ -34,10 +34,7 @@ describe('a change rolled back at commit', () => {
     await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created', 'request.updated', 'item.updated'] });
     ws = wsClient(`ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`, { authorization: `Bearer ${tenant.apiKey}` });
     events = subscribe(ws.client, 'subscription { events { eventId topic } }');
-    for (let waited = 0; t.app.subscriptions.subscriberCount < 1; waited += 10) {
-      if (waited > 5000) throw new Error('the subscription did not arrive');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await untilSubscribed(() => t.app.subscriptions.subscriberCount, 1);
     // The pipeline works before the failures: the creation reaches the subscriber and the receiver.
     request = await createRequest(t.app, tenant.apiKey, { name: 'Before' });
     expect((await events.next()).data?.events.topic).toBe('REQUEST_CREATED');

@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { submit } from '../../support/documents';
 import { createRequest, createUser } from '../../support/fixtures';
-import { subscribe, wsClient } from '../../support/ws';
+import { subscribe, untilSubscribed, wsClient } from '../../support/ws';
 import { MAX_MESSAGE_BYTES } from '../../../src/kernel/limits';
 
 describe('GraphQL subscriptions (graphql-ws)', () => {
@@ -14,13 +14,7 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
   // Subscriptions stay open until the end, so each test waits for one (or two) more than before.
   let active = 0;
 
-  /** Waits until this instance holds `count` subscriptions, so no event can precede them. */
-  const subscribed = async (count: number) => {
-    for (let waited = 0; t.app.subscriptions.subscriberCount < count; waited += 10) {
-      if (waited > 5000) throw new Error(`only ${t.app.subscriptions.subscriberCount} of ${count} subscriptions arrived`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
+  const subscribed = (count: number) => untilSubscribed(() => t.app.subscriptions.subscriberCount, count);
 
   const connect = (key: string) => {
     const ws = wsClient(url, { authorization: `Bearer ${key}` });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
-import { subscribe, wsClient } from '../../support/ws';
+import { subscribe, untilSubscribed, wsClient } from '../../support/ws';
 
 describe("the review's topics reach subscribers (request.rejected, request.verified)", () => {
   let t: TestApp;
@@ -24,10 +24,7 @@ describe("the review's topics reach subscribers (request.rejected, request.verif
     const rejected = subscribe(ws, 'subscription { requestRejected { id state rejection { message itemIds } } }');
     const verified = subscribe(ws, 'subscription { requestVerified { id state verified } }');
     const stream = subscribe(ws, 'subscription { events(topics: [REQUEST_REJECTED, REQUEST_VERIFIED]) { topic ... on RequestEvent { request { state } } } }');
-    for (let waited = 0; t.app.subscriptions.subscriberCount < 3; waited += 10) {
-      if (waited > 5000) throw new Error('the subscriptions did not arrive');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await untilSubscribed(() => t.app.subscriptions.subscriberCount, 3);
     const request = await createRequest(t.app, tenant.apiKey);
     const stage = () => t.orm.em.fork().execute(`update request set state = 'SUBMITTED', first_submitted_at = now() where id = ?`, [request.id]);
 

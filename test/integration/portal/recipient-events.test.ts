@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createContract, pdfBytes } from '../../support/files';
 import { requestWithLink, signedIn } from '../../support/portal';
-import { subscribe, wsClient } from '../../support/ws';
+import { subscribe, untilSubscribed, wsClient } from '../../support/ws';
 import { startReceiver } from '../../support/receiver';
 import { eventually } from '../../support/fixtures';
 
@@ -34,10 +34,7 @@ describe("a recipient's changes reach subscribers and webhooks", () => {
     expect(hook.statusCode).toBe(200);
     const stream = subscribe(ws, 'subscription { events(topics: [ITEM_UPDATED, DOCUMENT_UPLOADED, CONTRACT_SIGNED, REQUEST_SUBMITTED, REQUEST_COMPLETED]) { topic } }');
     const submitted = subscribe(ws, 'subscription { requestSubmitted { id state } }');
-    for (let waited = 0; t.app.subscriptions.subscriberCount < 2; waited += 10) {
-      if (waited > 5000) throw new Error('the subscriptions did not arrive');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await untilSubscribed(() => t.app.subscriptions.subscriberCount, 2);
     const contract = await createContract(t.app, tenant.apiKey);
     const { request, token, items } = await requestWithLink(t.app, tenant.apiKey, {
       items: [
