@@ -36,6 +36,19 @@ export async function renderForAnswer(tx: EntityManager, ctx: EmittingContext, s
   const rendered = await renderSubject(tx, ctx, subject, known);
   afterCommit(tx, () => {
     ctx.loaders = rendered.loaders;
+    committedRenders.set(ctx, { ...subject, data: rendered.data });
   });
   return rendered.data;
+}
+
+const committedRenders = new WeakMap<object, EventSubject & { data: Record<string, unknown> }>();
+
+/**
+ * The subject as the committed change of `ctx` rendered it for its event: its REST shape, which a REST
+ * row may answer with instead of reading it again through its document (the create does). Undefined
+ * when `ctx` committed no change of that subject.
+ */
+export function committedRender(ctx: object, type: string, id: string): Record<string, unknown> | undefined {
+  const rendered = committedRenders.get(ctx);
+  return rendered?.type === type && rendered.id === id ? rendered.data : undefined;
 }
