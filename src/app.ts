@@ -7,7 +7,7 @@ import type { Config } from './config/config';
 import { SharedCaches } from './kernel/db/shared-cache';
 import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
-import { createContextFactory, type Execute, type ServiceSettings } from './kernel/graphql/context';
+import { createContextFactory, type ServiceSettings } from './kernel/graphql/context';
 import { findSession, isSessionToken, recipientViewer } from './modules/portal/portal.access';
 import { clientOf } from './modules/portal/portal.routes';
 import { registerGraphQL } from './kernel/graphql/plugin';
@@ -152,13 +152,13 @@ export async function buildApp({
     settings,
     events: outbox,
     // Event renders run the REST rows' documents in-process, inside the writing transaction.
-    execute: (source, ctx, variables) => app.graphql(source, ctx as never, variables) as ReturnType<Execute>,
+    execute: (source, ctx, variables) => executeInProcess(source, ctx, variables),
     storage,
     createLoaders: MODULES.createLoaders,
   });
   app.decorate('contexts', contexts);
   const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
-  await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, ...config.graphql });
+  const executeInProcess = await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, ...config.graphql });
   registerRestRows(app, MODULES.restRows, { buildContext });
   for (const routes of MODULES.routes) await app.register(routes);
 

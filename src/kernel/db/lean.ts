@@ -111,20 +111,26 @@ function bind(prop: Prop, value: unknown, params: unknown[]): string {
 /**
  * Inserts lean records in one statement, whatever their tables (each table's rows in a data-modifying
  * CTE; foreign keys are checked at the statement's end, so parents and children may come together).
+ * Answers the first batch's rows as stored (as a read would give them: jsonb's key order, the
+ * column defaults), so a caller rendering them needs no read back.
  */
-export async function insertRecords(em: EntityManager, batches: [EntityName<any>, readonly object[]][]): Promise<void> {
+export async function insertRecords(em: EntityManager, batches: [EntityName<any>, readonly object[]][]): Promise<Row<any>[]> {
   const inserts: string[] = [];
   const params: unknown[] = [];
+  let first: EntityMetadata | undefined;
   for (const [entity, records] of batches) {
     if (records.length === 0) continue;
     const meta = metaOf(em, entity);
+    first ??= meta;
     const { props } = shapeOf(meta);
     const rows = records.map((record) => `(${props.map((prop) => bind(prop, (record as Fields)[prop.name], params)).join(', ')})`);
-    inserts.push(`insert into ${meta.tableName} (${props.map((prop) => prop.fieldNames[0]).join(', ')}) values ${rows.join(', ')}`);
+    inserts.push(`insert into ${meta.tableName} (${props.map((prop) => prop.fieldNames[0]).join(', ')}) values ${rows.join(', ')}${first === meta ? ' returning *' : ''}`);
   }
-  if (inserts.length === 0) return;
-  const sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select 1`;
-  await queryRows(em, sql, params);
+  if (!first) return [];
+  const sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
+  const result = await run(em, sql, params, 'array');
+  const map = mapperFor(shapeOf(first), result.fields.map((field) => field.name));
+  return (result.rows as unknown[][]).map(map);
 }
 
 /**

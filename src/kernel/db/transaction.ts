@@ -16,13 +16,27 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
   let result: T;
   try {
     result = await work(tx);
-    await tx.commit();
+    if (nothingToFlush(tx)) {
+      await tx.getConnection('write').commit(tx.getTransactionContext()!);
+      tx.resetTransactionContext();
+    } else await tx.commit();
   } catch (err) {
     await tx.rollback();
     throw err;
   }
   for (const callback of committed.get(tx) ?? []) callback();
   return result;
+}
+
+/**
+ * Whether MikroORM's flush would find nothing to write: no managed entity, nothing persisted or
+ * removed (writes on lean records, the create's, leave it so). Its flush then costs a unit-of-work
+ * pass and an AsyncLocalStorage run, which switches Node's promise hooks on for the whole process,
+ * for no statement: callers skip it.
+ */
+export function nothingToFlush(em: EntityManager): boolean {
+  const uow = em.getUnitOfWork(false);
+  return uow.getPersistStack().size === 0 && uow.getRemoveStack().size === 0 && uow.getOrphanRemoveStack().size === 0 && uow.getIdentityMap()[Symbol.iterator]().next().done === true;
 }
 
 /** Runs `callback` once the transaction `tx` (from inTransaction) commits; never if it rolls back. */

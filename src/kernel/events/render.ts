@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterCommit } from '../db/transaction';
+import { afterCommit, nothingToFlush } from '../db/transaction';
 import type { GraphQLContext, Loaders } from '../graphql/context';
 
 // An event's `data` is its subject as the REST API shows it, rendered inside the writing transaction
@@ -20,7 +20,7 @@ export type EventSubject = { type: string; id: string; requestId?: string | null
 export async function renderSubject(tx: EntityManager, ctx: EmittingContext, subject: EventSubject, known?: (loaders: Loaders) => void): Promise<{ data: Record<string, unknown>; loaders: Loaders }> {
   const renderer = ctx.events.rendererOf(subject.type);
   // The renderer reads through the database, so this transaction's changes must be written first.
-  await tx.flush();
+  if (!nothingToFlush(tx)) await tx.flush();
   const session = ctx.operations.on(ctx, tx);
   known?.(session.loaders);
   const data = await renderer((document, variables) => ctx.operations.run(session, document, variables), subject.id, subject.requestId ?? null);
@@ -36,6 +36,19 @@ export async function renderForAnswer(tx: EntityManager, ctx: EmittingContext, s
   const rendered = await renderSubject(tx, ctx, subject, known);
   afterCommit(tx, () => {
     ctx.loaders = rendered.loaders;
+    committedRenders.set(ctx, { ...subject, data: rendered.data });
   });
   return rendered.data;
+}
+
+const committedRenders = new WeakMap<object, EventSubject & { data: Record<string, unknown> }>();
+
+/**
+ * The subject as the committed change of `ctx` rendered it for its event: its REST shape, which a REST
+ * row may answer with instead of reading it again through its document (the create does). Undefined
+ * when `ctx` committed no change of that subject.
+ */
+export function committedRender(ctx: object, type: string, id: string): Record<string, unknown> | undefined {
+  const rendered = committedRenders.get(ctx);
+  return rendered?.type === type && rendered.id === id ? rendered.data : undefined;
 }

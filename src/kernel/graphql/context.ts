@@ -90,6 +90,8 @@ export type Operations = {
   on(ctx: Pick<GraphQLContext, 'viewer' | 'log' | 'requestId'>, em: EntityManager): GraphQLContext;
   /** Runs a document as `ctx`'s viewer, through `ctx`'s entity manager and loaders; fails on any error. */
   run: <TResult, TVariables extends Variables>(ctx: GraphQLContext, document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
+  /** Runs a document's text as `ctx`'s viewer, answering its errors as GraphQL formats them (REST rows). */
+  execute: Execute;
 };
 
 /** Executes a document with a context: the GraphQL engine's in-process entry (mercurius's `app.graphql`). */
@@ -115,6 +117,7 @@ export type ContextFactory = {
 
 export function createContextFactory(options: ContextFactoryOptions): ContextFactory {
   const operations: Operations = {
+    execute: options.execute,
     on: (ctx, em) => forViewer(ctx.viewer, { em, log: ctx.log, requestId: ctx.requestId }),
     run: async <TResult, TVariables extends Variables>(ctx: GraphQLContext, document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => {
       const result = await options.execute(sourceOf(document), ctx, variables);

@@ -1,11 +1,12 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { IResolvers } from '@graphql-tools/utils';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError, type ExecutionResult } from 'graphql';
+import { GraphQLError, parse, type ExecutionResult } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import mercurius from 'mercurius';
 import { AppError, graphqlCode } from '../errors/app-error';
 import { requestRefusal } from '../http/errors';
-import type { GraphQLContext } from './context';
+import type { Execute, GraphQLContext } from './context';
 import { DateTimeScalar, JSONScalar, URLScalar } from './scalars';
 import { loadSdl } from './sdl';
 import { guardActors } from './actor-guard';
@@ -113,7 +114,37 @@ async function capBatch(request: FastifyRequest, reply: FastifyReply): Promise<v
   });
 }
 
-export async function registerGraphQL(app: FastifyInstance, options: GraphQLPluginOptions): Promise<void> {
+/**
+ * Runs the service's own documents in-process (REST rows, event renders). A document's first run goes
+ * through mercurius (`app.graphql`: parsed, validated, its limits checked, like any document); later
+ * runs call the query graphql-jit compiled from it. Through `app.graphql` every run had its variables
+ * coerced twice (graphql-js's execution context to check them, then the compiled query's own), which
+ * showed in the create's profile. Variables the compiled query refuses (nothing ran) go back through
+ * `app.graphql`, so the refusal is mercurius's as before; a run's errors are formatted as mercurius
+ * formats them. The documents are the rows' and renderers' own: a fixed set, so the map is unbounded.
+ */
+function inProcessExecutor(app: FastifyInstance, format: ReturnType<typeof errorFormatter>): Execute {
+  const compiled = new Map<string, CompiledQuery>();
+  const viaMercurius: Execute = (source, ctx, variables) => app.graphql(source, ctx as never, variables) as ReturnType<Execute>;
+  return async (source, ctx, variables) => {
+    const query = compiled.get(source);
+    if (!query) {
+      const first = await viaMercurius(source, ctx, variables);
+      if (!first.errors?.length) {
+        const made = compileQuery(app.graphql.schema, parse(source, PARSE_OPTIONS));
+        if (isCompiledQuery(made)) compiled.set(source, made);
+      }
+      return first;
+    }
+    const execution = await query.query(undefined, ctx, variables);
+    if (!execution.errors?.length) return execution;
+    if (!('data' in execution)) return viaMercurius(source, ctx, variables);
+    const { response } = format(execution, ctx);
+    return response;
+  };
+}
+
+export async function registerGraphQL(app: FastifyInstance, options: GraphQLPluginOptions): Promise<Execute> {
   const schema = makeExecutableSchema<GraphQLContext>({
     typeDefs: loadSdl(),
     resolvers: [{ DateTime: DateTimeScalar, URL: URLScalar, JSON: JSONScalar }, ...options.resolvers],
@@ -121,6 +152,8 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
   guardActors(schema);
+  // Fastify's validated options always hold the limit (its default when none was given).
+  const format = errorFormatter(app.initialConfig.bodyLimit!);
   await app.register(mercurius, {
     schema,
     path: '/graphql',
@@ -136,12 +169,12 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     // Dashboards send a document's SHA-256 instead of the document, once this instance has seen it.
     persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(MAX_PERSISTED_QUERIES),
     context: (request) => options.buildContext(request),
-    // Fastify's validated options always hold the limit (its default when none was given).
-    errorFormatter: errorFormatter(app.initialConfig.bodyLimit!) as never,
+    errorFormatter: format as never,
   });
   // The operations of a batch run at once: each gets an entity manager and loaders of its own.
   app.graphql.addHook('preParsing', async (_schema, _source, context) => {
     if ((context as { operationsCount?: number }).operationsCount! > 1) Object.assign(context, options.buildContext(context.reply.request));
   });
   if (options.graphiql) registerGraphiQL(app);
+  return inProcessExecutor(app, format);
 }

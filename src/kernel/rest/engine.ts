@@ -42,7 +42,8 @@ type RowPath = {
  */
 export type OperationRow<TResult, TVariables extends Variables> = RowPath & {
   operation: TypedDocumentNode<TResult, TVariables>;
-  result: (data: TResult, input: RestInput) => RestResponse;
+  /** The response; `ctx` is the operation's context (what its change rendered for its event, see committedRender). */
+  result: (data: TResult, input: RestInput, ctx: GraphQLContext) => RestResponse;
 } & (
     | { variables: (input: RestInput) => TVariables }
     | { receive: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest) => Promise<TVariables> }
@@ -59,7 +60,7 @@ type CheckedOperation = {
   source: string;
   upload: boolean;
   variables: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest) => Promise<Variables> | Variables;
-  result: (data: unknown, input: RestInput) => RestResponse;
+  result: (data: unknown, input: RestInput, ctx: GraphQLContext) => RestResponse;
 };
 
 /** One documented path. */
@@ -81,7 +82,7 @@ export function restRow<TResult, TVariables extends Variables>(row: OperationRow
       upload: 'receive' in row,
       variables: 'receive' in row ? row.receive : (_ctx, input) => row.variables(input),
       // The data is what this document answered, so it has the document's result type.
-      result: (data, input) => result(data as TResult, input),
+      result: (data, input, ctx) => result(data as TResult, input, ctx),
     },
   };
 }
@@ -306,9 +307,9 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
         response = handled as RestResponse;
       } else {
         const variables = await row.operation.variables(ctx, input, request);
-        const execution = (await app.graphql(row.operation.source, ctx as never, variables)) as { data?: unknown; errors?: GraphQLErrorJson[] };
+        const execution = (await ctx.operations.execute(row.operation.source, ctx, variables)) as { data?: unknown; errors?: GraphQLErrorJson[] };
         if (execution.errors?.length) throw failureOfGraphQL(execution.errors[0]);
-        response = row.operation.result(execution.data, input);
+        response = row.operation.result(execution.data, input, ctx);
       }
       const status = response.status ?? 200;
       reply.code(status);

@@ -20,8 +20,8 @@ export const attachmentResolvers: Resolvers = {
   },
   Attachment: {
     ...fileFields,
-    owner: async (attachment, _args, ctx) => (await loadRef(attachment.owner, ctx.loaders.userById))!,
-    request: (attachment, _args, ctx) => (attachment.request ? loadRef(attachment.request, ctx.loaders.requestById) : null),
+    owner: async (attachment, _args, ctx, info) => (await loadRef(attachment.owner, ctx.loaders.userById, info))!,
+    request: (attachment, _args, ctx, info) => (attachment.request ? loadRef(attachment.request, ctx.loaders.requestById, info) : null),
     item: async (attachment, _args, ctx) => {
       if (!attachment.item || !attachment.request) return null;
       const items = await ctx.loaders.itemsByRequest.load(attachment.request.id);

@@ -16,7 +16,7 @@ export const contractResolvers: Resolvers = {
   },
   Contract: {
     ...fileFields,
-    owner: async (contract, _args, ctx) => (await loadRef(contract.owner, ctx.loaders.userById))!,
+    owner: async (contract, _args, ctx, info) => (await loadRef(contract.owner, ctx.loaders.userById, info))!,
     annotations: (contract) => contract.annotations,
     fields: (contract) => contract.fields,
     // No interactive editor yet: the annotation session is the preview, edited through contractUpdate.

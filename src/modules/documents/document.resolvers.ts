@@ -19,7 +19,7 @@ export const documentResolvers: Resolvers = {
   },
   Document: {
     ...fileFields,
-    request: async (document, _args, ctx) => (await loadRef(document.request, ctx.loaders.requestById))!,
+    request: async (document, _args, ctx, info) => (await loadRef(document.request, ctx.loaders.requestById, info))!,
     item: async (document, _args, ctx) => {
       const items = await ctx.loaders.itemsByRequest.load(document.request.id);
       return items.find((item) => item.id === document.item.id)!;

@@ -14,7 +14,7 @@ export const formResolvers: Resolvers = {
     formDelete: (_root, { id }, ctx) => payload(async () => ({ deletedFormId: await deleteForm(ctx, id) })),
   },
   Form: {
-    owner: async (form, _args, ctx) => (await loadRef(form.owner, ctx.loaders.userById))!,
+    owner: async (form, _args, ctx, info) => (await loadRef(form.owner, ctx.loaders.userById, info))!,
   },
   FormConnection: {
     ...countFields,

@@ -14,7 +14,7 @@ export const itemTypeName = (item: RequestItemRow) => ITEM_TYPE_NAMES[item.type]
 const itemFields: UploadItemResolvers = {
   kind: (item) => item.type,
   verified: (item) => item.status === 'VERIFIED',
-  request: async (item, _args, ctx) => (await loadRef(item.request, ctx.loaders.requestById))!,
+  request: async (item, _args, ctx, info) => (await loadRef(item.request, ctx.loaders.requestById, info))!,
   // Through the request's recipients (also what Request.recipients loads), not by id: one statement
   // serves both, whichever resolves first.
   assignedTo: async (item, _args, ctx) => {

@@ -94,7 +94,9 @@ export class NotificationWorker extends PollingWorker {
   /** Claims one batch of due messages and sends them; returns how many were attempted. */
   override async runOnce(): Promise<number> {
     const now = this.clock.now();
-    const claimed = await this.options.orm.em.fork().execute<Claimed[]>(
+    // A lean statement (bind parameters, no knex runner): it runs after every create that invites.
+    const claimed = await queryRows<Claimed>(
+      this.options.orm.em.fork(),
       `with due as (
          select id from notification
           where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)

@@ -12,6 +12,7 @@ import {
   type RequestOrder,
 } from '../../kernel/graphql/__generated__/operations';
 import type { Renderer } from '../../kernel/events/outbox';
+import { committedRender } from '../../kernel/events/render';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization, noContent } from '../../kernel/rest/mapping';
 import { listQuery, NoContent, Query, StringEnum, Uuid, withErrors } from '../../kernel/rest/schemas';
@@ -38,7 +39,10 @@ export function requestRestRows(): RestRow[] {
       operation: RequestCreateDocument,
       // The body's schema holds what the input requires; the shape's builder types its fields loosely.
       variables: ({ body }) => ({ input: createInputFromRest(body) as RequestCreateInput }),
-      result: (data) => ({ body: restRequest(fromPayload(data.requestCreate, 'request')) }),
+      // The event's rendering of the new request, through the same REST document and mapping as
+      // GET /requests/{id} and in the committed transaction: executing the request's fields again
+      // for the answer showed in the create's profile.
+      result: (data, _input, ctx) => ({ body: renderedRequest(ctx, fromPayload(data.requestCreate, 'request').id) }),
     }),
     restRow({
       method: 'GET',
@@ -117,5 +121,11 @@ export function requestRestRows(): RestRow[] {
 }
 
 /** A request in its REST shape, for event payloads. */
+function renderedRequest(ctx: object, id: string): Record<string, unknown> {
+  const rendered = committedRender(ctx, 'Request', id);
+  if (!rendered) throw new Error(`request ${id} was created without its event's rendering`);
+  return rendered;
+}
+
 export const renderRequest: Renderer = async (run, id) =>
   restRequest(found((await run(RequestGetDocument, { id })).request, 'Request'));

@@ -138,7 +138,20 @@ export async function emitRequestEvent(
   return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, updated, data: rendered, action, details });
 }
 
+/**
+ * Requests the operation's own creation wrote, by the loader set its event render reads through: the
+ * render then reads none back (`getRequest`). Kept only when the creator sees the request by the
+ * rules of request.access.ts without a collaboration (always so for a creation).
+ */
+const writtenRequests = new WeakMap<Loaders, RequestRow>();
+
+function rememberCreated(loaders: Loaders, viewer: Viewer, request: RequestRow): void {
+  if (isAdmin(viewer) || request.owner.id === viewer.userId || (viewer.teamId !== null && request.team?.id === viewer.teamId)) writtenRequests.set(loaders, request);
+}
+
 export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | null> {
+  const known = writtenRequests.get(ctx.loaders);
+  if (known?.id === id) return known;
   try {
     return await requireVisibleRequest(ctx.em, ctx.viewer, id);
   } catch (err) {
@@ -301,18 +314,19 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       const batch = await plan.records?.(tx, created);
       if (batch) batches.push(batch);
     }
-    await insertRecords(tx, batches);
+    const [stored] = (await insertRecords(tx, batches)) as RequestRow[];
     for (const plan of ordered) await plan.afterInsert?.(tx, created);
     const storedCollaborators = storeCollaborators(tx, request, collaborators);
-    // A new request's relations and its new contacts are all here: the event's render reads back
-    // only the request and its owner.
-    await emitRequestEvent(tx, ctx, 'request.created', request, {
+    // The request as stored, its relations and its new contacts are all here: the event's render
+    // reads nothing back (the REST shape names the owner and team by id only).
+    await emitRequestEvent(tx, ctx, 'request.created', stored, {
       known: (loaders) => {
+        rememberCreated(loaders, viewer, stored);
         for (const plan of ordered) plan.prime?.(loaders, created);
         loaders.collaboratorsByRequest.prime(request.id, storedCollaborators);
       },
     });
-    return request;
+    return stored;
   });
 }
 

@@ -32,7 +32,7 @@ export const webhookResolvers: Resolvers = {
     deliveries: (webhook, args, ctx) => listDeliveries(ctx, webhook, args),
   },
   WebhookDelivery: {
-    webhook: async (delivery, _args, ctx) => (await loadRef(delivery.webhook, ctx.loaders.webhookById))!,
+    webhook: async (delivery, _args, ctx, info) => (await loadRef(delivery.webhook, ctx.loaders.webhookById, info))!,
     attemptCount: (delivery) => delivery.attempts,
     attempts: (delivery, _args, ctx) => ctx.loaders.attemptsByDelivery.load(delivery.id),
   },
