@@ -51,12 +51,12 @@ function freeStreamedBuffersYoung(): void {
  * collection at up to 4 times what the last one kept when collecting is fast next to allocating, so
  * the old space swung between 80 and 310 MB and the RSS reached 450 MB (bare Fastify + pg: 187).
  * Growing by 50% at most, the full collection comes after about 40 MB promoted: the RSS stayed at
- * 230-241 MB under the same load, and collecting took less CPU, not more: each full collection marks
- * the small live heap, and the young ones took a third of the time (likely fewer references from
- * dead promoted objects kept their young targets alive; bench/README.md, "Memory under the list
- * load"). The heap is not capped: it still grows to whatever stays alive. V8 reads the flag each
- * time it sets the next limit, so setting it here takes effect; one given on the command line or in
- * NODE_OPTIONS is kept (`--heap-growing-percent=0` restores V8's own choice).
+ * 230-250 MB under the same load. The price is collection work: on a quiet two-core machine the list
+ * load cost 2.83 ms of CPU per request against 2.26 with V8's factor (its marking threads compete with
+ * PostgreSQL; bench/README.md, "Memory under the list load"). The heap is not capped: it still grows
+ * to whatever stays alive. V8 reads the flag each time it sets the next limit, so setting it here
+ * takes effect; one given on the command line is kept (`node --heap-growing-percent=0` restores V8's
+ * own choice, for throughput over memory).
  */
 function boundHeapGrowth(): void {
   if (given(HEAP_GROWING_FLAG)) return;
