@@ -2,9 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { openBenchDatabase, type BenchDatabase } from './lib/database';
-import { inProcessApp } from './lib/in-process';
 import { LIST_QUERY } from './lib/documents';
-import { seed, type SeededData } from './lib/seed';
+import { seededData } from './lib/seed';
 import { killAllServers, startServer, type ServerName, type ServerProcess } from './lib/servers';
 
 // What a server's RSS is made of under the list load (issue 14, target 6): the runner's load of the
@@ -82,14 +81,7 @@ async function main() {
   let db: BenchDatabase | undefined;
   try {
     db = await openBenchDatabase((line) => console.log(line), { reuseSeed: true });
-    let data: SeededData;
-    if (db.cachedSeed) data = db.cachedSeed as SeededData;
-    else {
-      const local = await inProcessApp(db.url);
-      data = await seed(local, db.url);
-      await local.close();
-      await db.saveSeed(data);
-    }
+    const data = await seededData(db);
     const apiKey = data.tenants[0].apiKey;
     const env = Object.fromEntries(args.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     // Each contender: a server and its node flags ("ours", "bare", "ours:--flag,--other").

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { openBenchDatabase } from './lib/database';
-import { inProcessApp } from './lib/in-process';
-import { seed, type SeededData } from './lib/seed';
+import { seededData, type SeededData } from './lib/seed';
 import { startServer, PROFILE_DIR } from './lib/servers';
 
 // What the fan-out's trigger costs by itself: one Gather server (as the bench starts it) on the bench
@@ -16,13 +15,7 @@ async function main() {
   const db = await openBenchDatabase(console.log, { reuseSeed: true });
   let data: SeededData;
   try {
-    if (db.cachedSeed) data = db.cachedSeed as SeededData;
-    else {
-      const local = await inProcessApp(db.url);
-      data = await seed(local, db.url);
-      await local.close();
-      await db.saveSeed(data);
-    }
+    data = await seededData(db);
   } catch (err) {
     await db.stop();
     throw err;

@@ -2,20 +2,13 @@
 // the statement counts are taken). Usage: BENCH_PG_PORT=... npx tsx bench/patch-statements.ts
 import { openBenchDatabase } from './lib/database';
 import { inProcessApp } from './lib/in-process';
-import { seed, type SeededData } from './lib/seed';
+import { seededData } from './lib/seed';
 
 async function main() {
   const db = await openBenchDatabase(() => {}, { reuseSeed: true });
   try {
-    let local = await inProcessApp(db.url);
-    let data = db.cachedSeed as SeededData | null;
-    if (!data) {
-      data = await seed(local, db.url);
-      await local.close();
-      await db.saveSeed(data);
-      local = await inProcessApp(db.url);
-    }
-    const seeded = data;
+    const seeded = await seededData(db);
+    const local = await inProcessApp(db.url);
     try {
       const patch = (name: string) =>
         local.app.inject({ method: 'PATCH', url: `/requests/${seeded.requestIds[0]}`, headers: { authorization: `Bearer ${seeded.tenants[0].apiKey}` }, payload: { name } });

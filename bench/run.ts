@@ -10,7 +10,7 @@ import { BENCH_DATA_DIR, benchConfig, inProcessApp, type InProcessApp } from './
 import { measure, type RunFigures } from './lib/load';
 import { machine, markdownTable, progressLine, summarise as summariseRuns, targetText, textTable, type ScenarioResult } from './lib/report';
 import { buildGroups, type Servers } from './lib/scenarios';
-import { seed, SEED_TABLES, type SeededData } from './lib/seed';
+import { SEED_TABLES, seededData, type SeededData } from './lib/seed';
 import { killAllServers, PROFILE_DIR, ROOT, startServer, type ServerName, type ServerProcess } from './lib/servers';
 import { runWebhooks } from './lib/webhooks';
 import { runNotify } from './lib/notify';
@@ -209,24 +209,17 @@ async function main(): Promise<void> {
   if (loadAtStart > 1) log(`note: the 1-minute load average is ${loadAtStart} before starting: other processes compete for the ${cpus().length} cores, absolute figures will be low and noisy (ratios less so)`);
   log(`database ready: ${db.description}; ${db.server.version.split(' on ')[0]}`);
 
-  local = await inProcessApp(db.url);
-  let data: SeededData;
   const counts = (d: SeededData) => SEED_TABLES.map((table) => `${d.counts[table]} ${table}`).join(', ');
-  if (db.cachedSeed) {
-    data = db.cachedSeed as SeededData;
-    log(
-      `database copied in ${((Date.now() - opening) / 1000).toFixed(1)} s from the seed an earlier run saved for this source tree ` +
-        `(seeding took ${(data.ms / 1000).toFixed(1)} s then; --fresh-seed seeds again): ${counts(data)}`,
-    );
-  } else {
-    data = await seed(local, db.url);
-    log(`seeded in ${(data.ms / 1000).toFixed(1)} s: ${counts(data)}`);
-    // Saved as a template database, so the next run on the same source tree starts from a copy.
-    await local.close();
-    local = undefined;
-    await db.saveSeed(data);
-    local = await inProcessApp(db.url);
-  }
+  const copied = db.cachedSeed !== null;
+  // Saved as a template database when seeded here, so the next run on the same source tree starts from a copy.
+  const data = await seededData(db);
+  log(
+    copied
+      ? `database copied in ${((Date.now() - opening) / 1000).toFixed(1)} s from the seed an earlier run saved for this source tree ` +
+          `(seeding took ${(data.ms / 1000).toFixed(1)} s then; --fresh-seed seeds again): ${counts(data)}`
+      : `seeded in ${(data.ms / 1000).toFixed(1)} s: ${counts(data)}`,
+  );
+  local = await inProcessApp(db.url);
   const apiKey = data.tenants[0].apiKey;
 
   const { groups, comparisons } = buildGroups(data.requestIds, data.tenants[0].organizationId);

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Client } from 'pg';
 import type { RecipientInput, RequestItemInput } from '../../src/kernel/graphql/__generated__/resolvers-types';
 import { createOrganization } from '../../src/modules/identity/identity.service';
-import type { InProcessApp } from './in-process';
+import type { BenchDatabase } from './database';
+import { inProcessApp, type InProcessApp } from './in-process';
 
 // The data set of issue 5: 1,000 requests across 5 organizations, 3 to 8 items and 1 to 3 recipients
 // each, 20 templates. Organizations are made with createOrganization (as the CLI does); everything
@@ -204,4 +205,17 @@ export async function seed(local: InProcessApp, url: string): Promise<SeededData
     counts,
     ms: Date.now() - started,
   };
+}
+
+/**
+ * The data set of `db`: the seed saved for this source tree, or a fresh one, seeded and saved. The app
+ * that seeds is closed before the save (a saved seed is a template database, copied only unconnected).
+ */
+export async function seededData(db: BenchDatabase): Promise<SeededData> {
+  if (db.cachedSeed) return db.cachedSeed as SeededData;
+  const local = await inProcessApp(db.url);
+  const data = await seed(local, db.url);
+  await local.close();
+  await db.saveSeed(data);
+  return data;
 }
