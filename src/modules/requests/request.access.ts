@@ -35,10 +35,15 @@ export function requestVisibility(alias: string, viewer: Viewer, options: { incl
  * as a read-only row from a statement written out (kernel/db/lean.ts): building it with a
  * QueryBuilder was a tenth of a by-id read's CPU in profiles.
  */
-export async function findVisibleRequest(em: EntityManager, viewer: Viewer, id: string, options: { includeDeleted?: boolean } = {}): Promise<RequestRow | null> {
+export async function findVisibleRequest(
+  em: EntityManager,
+  viewer: Viewer,
+  id: string,
+  options: { includeDeleted?: boolean; forUpdate?: boolean } = {},
+): Promise<RequestRow | null> {
   if (!isUuid(id)) return null;
   const { sql, params } = requestVisibility('r', viewer, options);
-  return (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql}`, [id, ...params]))[0] ?? null;
+  return (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql}${options.forUpdate ? ' for update' : ''}`, [id, ...params]))[0] ?? null;
 }
 
 /**
@@ -77,8 +82,7 @@ export async function requireVisibleRequestForUpdate(em: EntityManager, viewer: 
  * entity, whose QueryBuilder, change set and flush were a fifth of a PATCH's CPU in profiles.
  */
 export async function requireVisibleRequestRowForUpdate(em: EntityManager, viewer: Viewer, id: string): Promise<RequestRow> {
-  const { sql, params } = requestVisibility('r', viewer);
-  const request = isUuid(id) ? (await findLean(em, Request, `select r.* from request r where r.id = ? and ${sql} for update`, [id, ...params]))[0] : undefined;
+  const request = await findVisibleRequest(em, viewer, id, { forUpdate: true });
   if (!request) throw AppError.notFound('Request');
   return request;
 }

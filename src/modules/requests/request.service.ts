@@ -14,7 +14,7 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { Team, User } from '../identity/identity.entities';
 import { isAdmin, userRefOf, type UserRef, type Viewer } from '../identity/viewer';
-import { requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate, requireVisibleRequestRowForUpdate } from './request.access';
+import { canDeleteRequest, requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate, requireVisibleRequestRowForUpdate } from './request.access';
 import { requestCreationParts, type NewRequest, type RequestCreationPart, type RequestCreationPlan, type RequestDefaults } from './request.creation';
 import { Collaborator, Request, type ReminderScheduleEntry, type RequestRow } from './request.entities';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from './request.enums';
@@ -146,7 +146,8 @@ export async function emitRequestEvent(
 const writtenRequests = new WeakMap<Loaders, RequestRow>();
 
 function rememberCreated(loaders: Loaders, viewer: Viewer, request: RequestRow): void {
-  if (isAdmin(viewer) || request.owner.id === viewer.userId || (viewer.teamId !== null && request.team?.id === viewer.teamId)) writtenRequests.set(loaders, request);
+  // Who may delete a request (ADMIN, its owner, the owner's team) sees it without a collaboration.
+  if (canDeleteRequest(viewer, request)) writtenRequests.set(loaders, request);
 }
 
 export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | null> {
