@@ -30,6 +30,7 @@ import { TOPICS } from './modules/events/event.topics';
 import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
 import { DeliveryWorker } from './modules/webhooks/webhook.delivery';
 import { WEBHOOK_WAKE } from './modules/webhooks/webhook.service';
+import { NOTIFICATION_WAKE } from './modules/notifications/notification.service';
 import { systemClock, type Clock } from './kernel/clock';
 import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
 import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
@@ -190,9 +191,9 @@ export async function buildApp({
   const scheduler = new ScheduleWorker({ orm, contexts, settings: { expirationWarningDays: config.expirationWarningDays, leaseMs: config.jobLeaseMs }, log: app.log, clock: settings.clock });
   app.decorate('scheduleWorker', scheduler);
   dispatcher.on('committed', (wakes) => {
-    // Deliveries are queued by events alone (a replay waits for the poll): no claim for other events.
+    // Only what queued work wakes a worker (a replay waits for the poll): no claim for other events.
     if (wakes.includes(WEBHOOK_WAKE)) worker.wake();
-    notifier.wake();
+    if (wakes.includes(NOTIFICATION_WAKE)) notifier.wake();
   });
   const sockets = registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });
   metrics = createMetrics({ app, orm, sources: MODULES.metrics, sockets: () => ({ connections: sockets.connections(), subscriptions: hub.subscriberCount }) });

@@ -1,4 +1,6 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
+import { escapeLiteral } from 'pg';
+import { prepareValue } from 'pg/lib/utils';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -158,7 +160,7 @@ export async function updateRecord<T extends object>(em: EntityManager, entity: 
 }
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
-type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array' }): Promise<PgResult> };
+type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array' }): Promise<PgResult | PgResult[]> };
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
 type KnexLike = { client: KnexClient; isCompleted?(): boolean };
 
@@ -184,16 +186,31 @@ function toPositional(sql: string): string {
  * without knex's query building and runner: those were a sixth of a by-id read's CPU in profiles.
  */
 async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array'): Promise<PgResult> {
+  return (await send(em, sql, toPositional(sql), params, rowMode)) as PgResult;
+}
+
+async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array'): Promise<PgResult | PgResult[]> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
-  em.config.getLogger().logQuery({ query: sql, level: 'info' });
+  em.config.getLogger().logQuery({ query: logged, level: 'info' });
   const connection = await client.acquireConnection();
   try {
-    return await connection.query({ text: toPositional(sql), values: params, rowMode });
+    return await connection.query({ text, values: params, rowMode });
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/**
+ * A bind parameter written into a statement's text: the text pg would send for it (`prepareValue`)
+ * as a quoted literal, which PostgreSQL types from its use as it types a parameter.
+ */
+function literal(value: unknown): string {
+  const text = prepareValue(value);
+  if (text === null) return 'null';
+  if (typeof text !== 'string') throw new Error('no literal for binary values');
+  return escapeLiteral(text);
 }
 
 /** A statement's rows as objects keyed by column name (see `run`). */
@@ -206,6 +223,32 @@ export async function findLean<T extends object>(em: EntityManager, entity: Enti
   const result = await run(em, sql, params, 'array');
   const map = mapperFor(shapeOf(metaOf(em, entity)), result.fields.map((field) => field.name));
   return (result.rows as unknown[][]).map(map) as Row<T>[];
+}
+
+/** A statement of `entity`'s rows with its parameters (`?` placeholders; none in literals). */
+export type LeanStatement = { entity: EntityName<any>; sql: string; params: readonly unknown[] };
+
+/**
+ * Several statements' rows as lean records, in one round trip: the statements go as one query with
+ * their parameters written in as literals (PostgreSQL takes several statements in one message only
+ * without bind parameters), and their results come back in order, parsed as a bound statement's. A
+ * transaction's statements run one at a time, each a round trip with a socket write at both ends;
+ * reads that are waiting together (a render's children of one request) cost one instead. The log
+ * (and the statement counts) sees one statement: the texts with their placeholders.
+ */
+export async function findLeanTogether(em: EntityManager, statements: readonly LeanStatement[]): Promise<Row<any>[][]> {
+  const text = statements.map(({ sql, params }) => {
+    let n = 0;
+    return sql.replace(/\?/g, () => literal(params[n++]));
+  });
+  const answer = await send(em, statements.map(({ sql }) => sql).join(';\n'), text.join(';\n'), [], 'array');
+  const results = Array.isArray(answer) ? answer : [answer];
+  if (results.length !== statements.length) throw new Error(`${statements.length} statements answered ${results.length} results`);
+  return statements.map(({ entity }, index) => {
+    const { rows, fields } = results[index];
+    const map = mapperFor(shapeOf(metaOf(em, entity)), fields.map((field) => field.name));
+    return (rows as unknown[][]).map(map);
+  });
 }
 
 /** A statement of `entity`'s rows (`?` placeholders), to run or to wrap, and where to run it. */

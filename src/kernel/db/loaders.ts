@@ -1,23 +1,43 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { Kind, type FieldNode, type GraphQLResolveInfo } from 'graphql';
-import { findLean, tableOf, type Row } from './lean';
+import { findLean, findLeanTogether, tableOf, type LeanStatement, type Row } from './lean';
 
 type WithId = { id: string };
 
-const chains = new WeakMap<EntityManager, Promise<unknown>>();
+type Turn = LeanStatement & { done(rows: Row<any>[]): void; failed(err: unknown): void };
+
+/** Per transaction: the last round trip of its loaders, and the batches waiting for the next. */
+const turns = new WeakMap<EntityManager, { previous: Promise<void>; waiting: Turn[] | null }>();
 
 /**
- * Runs `query` after the previous one of the same transaction: a transaction is one connection, and
- * a connection runs one statement at a time (pg 8 queues them with a deprecation warning; pg 9 refuses).
- * Outside a transaction every batch takes its own pooled connection and they run in parallel.
+ * Reads a loader's batch. In a transaction the batches run after the previous one of the same
+ * transaction (a transaction is one connection, and a connection runs one statement at a time: pg 8
+ * queues them with a deprecation warning; pg 9 refuses), and the batches waiting for that turn go
+ * together in one round trip (`findLeanTogether`): the loaders a resolver level touches at once, an
+ * event render's children of its subject, cost one. Outside a transaction every batch takes its own
+ * pooled connection and they run in parallel.
  */
-function inTurn<T>(em: EntityManager, query: () => Promise<T>): Promise<T> {
-  if (!em.isInTransaction()) return query();
-  const previous = chains.get(em) ?? Promise.resolve();
-  const next = previous.then(query, query);
-  chains.set(em, next.catch(() => undefined));
-  return next;
+function inTurn<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[]): Promise<Row<T>[]> {
+  if (!em.isInTransaction()) return findLean(em, entity, sql, params);
+  return new Promise((done, failed) => {
+    let turn = turns.get(em);
+    if (!turn) turns.set(em, (turn = { previous: Promise.resolve(), waiting: null }));
+    const statement: Turn = { entity, sql, params, done: done as Turn['done'], failed };
+    if (turn.waiting) return void turn.waiting.push(statement);
+    const waiting = [statement];
+    const current = turn;
+    current.waiting = waiting;
+    current.previous = current.previous.then(async () => {
+      current.waiting = null;
+      try {
+        const results = waiting.length === 1 ? [await findLean(em, entity, sql, params)] : await findLeanTogether(em, waiting);
+        waiting.forEach((batch, index) => batch.done(results[index]));
+      } catch (err) {
+        for (const batch of waiting) batch.failed(err);
+      }
+    });
+  });
 }
 
 const columnOf = (em: EntityManager, entity: EntityName<any>, property: string) => {
@@ -37,7 +57,7 @@ const statement = (key: string, build: () => string) => statements.get(key) ?? (
 export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, Row<T> | null> {
   const sql = statement(`id:${tableOf(em, entity)}`, () => `select * from ${tableOf(em, entity)} where id = any(?::uuid[])`);
   return new DataLoader(async (ids) => {
-    const rows = await inTurn(em, () => findLean(em, entity, sql, [ids]));
+    const rows = await inTurn(em, entity, sql, [ids]);
     const byId = new Map<string, Row<T>>(rows.map((row) => [row.id as string, row]));
     return ids.map((id) => byId.get(id) ?? null);
   });
@@ -68,7 +88,7 @@ export function createChildrenLoader<T extends object>(
     return `select * from ${tableOf(em, entity)} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
   });
   return new DataLoader(async (parentIds) => {
-    const rows = await inTurn(em, () => findLean(em, entity, sql, scoped ? [parentIds, organizationId] : [parentIds]));
+    const rows = await inTurn(em, entity, sql, scoped ? [parentIds, organizationId] : [parentIds]);
     const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const reference = (row as Record<string, unknown>)[parentProperty] as WithId;

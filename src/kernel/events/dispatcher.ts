@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'pg';
 import { SHARED_CACHE_CHANNEL } from '../db/shared-cache';
-import { EVENT_CHANNEL, parseEventPayload } from './outbox';
+import { EVENT_CHANNEL, parseEventPayload, WAKE_CHANNEL } from './outbox';
 import type { StoredEvent } from './topics';
 
 type EventRow = {
@@ -41,7 +41,8 @@ const toEvent = (row: EventRow): StoredEvent => ({
  * used for ordering). After a lost connection the instance reconnects and reads what committed
  * meanwhile, skipping what it already handed out, so a dropped notification loses nothing.
  * The same connection hears changes to the tables instances cache (`cacheChanged`, with the table;
- * null when the connection dropped and changes may have gone unheard).
+ * null when the connection dropped and changes may have gone unheard), and the workers that work
+ * queued without an event wakes (`committed`, with no event).
  */
 export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; committed: [wakes: string[]]; cacheChanged: [table: string | null] }> {
   private client?: Client;
@@ -84,13 +85,14 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
     client.on('notification', (message) => {
       if (!message.payload) return;
       if (message.channel === SHARED_CACHE_CHANNEL) return void this.emit('cacheChanged', message.payload);
+      if (message.channel === WAKE_CHANNEL) return void this.emit('committed', [message.payload]);
       const { id, wakes } = parseEventPayload(message.payload);
       this.emit('committed', wakes);
       if (this.wanted()) this.enqueue(() => this.handOut(client, `id = $1`, [id]));
       // Nobody to hand it to: a catch-up after a lost connection starts from here, not before.
       else this.enqueue(async () => void (this.lastSeen = new Date()));
     });
-    await client.query(`listen ${EVENT_CHANNEL}; listen ${SHARED_CACHE_CHANNEL}`);
+    await client.query(`listen ${EVENT_CHANNEL}; listen ${SHARED_CACHE_CHANNEL}; listen ${WAKE_CHANNEL}`);
     this.client = client;
     // A transaction may commit a little after its created_at: look back a few seconds.
     if (catchUp) this.enqueue(() => this.handOut(client, `created_at > $1::timestamptz - interval '10 seconds'`, [this.lastSeen]));

@@ -9,6 +9,12 @@ import type { StoredEvent } from './topics';
 /** The channel whose notifications carry the ids of committed events. */
 export const EVENT_CHANNEL = 'gather_events';
 
+/**
+ * The channel whose notifications name a worker to wake (`EmitHook.wakes`) when a transaction queued
+ * its work without an event: every instance's worker looks for due rows once it commits.
+ */
+export const WAKE_CHANNEL = 'gather_wake';
+
 export type EventDraft = {
   topic: string;
   /** What the event is about: a subject type some module declares (`Request`). */

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 
 /**
  * The loop of a worker that claims due rows of a table (webhook deliveries, notifications): it runs a
- * round when woken (after every committed event) and on a timer (for retries coming due), one round
+ * round when woken (after a commit that queued its work) and on a timer (for retries coming due), one round
  * at a time; a wake during a round runs another right after it, so nothing committed meanwhile waits
  * for the timer. With a `batch`, a round that claimed a whole batch is followed by another (more may
  * be due) and one that claimed less found all that was due, so it claims no more until woken (a

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
-import type { EmitHook, EmittedEvent } from '../../kernel/events/outbox';
+import { WAKE_CHANNEL, type EmitHook, type EmittedEvent } from '../../kernel/events/outbox';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { isUuid } from '../../kernel/validation/input-check';
@@ -29,17 +29,29 @@ export type NotificationDraft<K extends NotificationKind> = {
   params: TemplateParams[K];
 } & (keyof TemplateSecrets[K] extends never ? { secrets?: undefined } : { secrets: TemplateSecrets[K] });
 
+/** What a queued message wakes: the notification worker of every instance (see EmitHook.wakes). */
+export const NOTIFICATION_WAKE = 'notifications';
+
+/**
+ * An insert of messages (`returning id`) that wakes the notification workers once its transaction
+ * commits, for messages queued without an event (an event's hook wakes them through the event).
+ */
+export const wakingInsert = (insert: string) => `with queued as (${insert}) select id, pg_notify('${WAKE_CHANNEL}', '${NOTIFICATION_WAKE}') from queued`;
+
 /**
  * Queues a message in the caller's transaction (one statement), so it goes out if and only if the
- * change that causes it commits; the worker renders and sends it after the commit. `serverSecret`
- * seals the kind's secrets (a one-time code) until they are sent.
+ * change that causes it commits; the worker renders and sends it after the commit, woken by the
+ * statement's notification (an event that queues nothing wakes no claim). `serverSecret` seals the
+ * kind's secrets (a one-time code) until they are sent.
  */
 export async function queueNotification<K extends NotificationKind>(tx: EntityManager, serverSecret: string, draft: NotificationDraft<K>): Promise<string> {
   const now = new Date();
   const secrets = draft.secrets as Record<string, string> | undefined;
   const [{ id }] = await tx.execute<{ id: string }[]>(
-    `insert into notification (id, organization_id, request_id, recipient_id, user_id, channel, kind, address, language, params, secrets_sealed, status, attempts, next_attempt_at, created_at, updated_at)
-     values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'PENDING', 0, ?, ?, ?) returning id`,
+    wakingInsert(
+      `insert into notification (id, organization_id, request_id, recipient_id, user_id, channel, kind, address, language, params, secrets_sealed, status, attempts, next_attempt_at, created_at, updated_at)
+       values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'PENDING', 0, ?, ?, ?) returning id`,
+    ),
     [
       draft.organizationId,
       draft.requestId,
@@ -108,7 +120,8 @@ export const queueRecipientMessages: EmitHook = {
             ('SMS', case when rc.phone is not null and (rc.send_method in ('SMS', 'BOTH', 'MULTIPLE') or rc.email is null) then rc.phone end)
           ) as ch (channel, address)
          where ?::text is not null and r.id = ? and r.organization_id = ? and (?::uuid is null or rc.id = ?::uuid)
-           and (not ?::boolean or (not r.skip_initial_notification and r.state <> 'PRE_LINK_GENERATED')) and ch.address is not null`,
+           and (not ?::boolean or (not r.skip_initial_notification and r.state <> 'PRE_LINK_GENERATED')) and ch.address is not null
+        returning id`,
   params: (event) => {
     const message = recipientMessage(event);
     return [
@@ -125,6 +138,7 @@ export const queueRecipientMessages: EmitHook = {
       event.action === 'request.created',
     ];
   },
+  wakes: NOTIFICATION_WAKE,
 };
 
 // The messages hold addresses and what was said to recipients: the organization's ADMIN reads them.

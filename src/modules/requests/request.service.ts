@@ -139,9 +139,12 @@ export async function emitRequestEvent(
 }
 
 /**
- * Requests the operation's own creation wrote, by the loader set its event render reads through: the
- * render then reads none back (`getRequest`). Kept only when the creator sees the request by the
- * rules of request.access.ts without a collaboration (always so for a creation).
+ * Requests the operation's own creation or update wrote, by the loader set its event render reads
+ * through: the render then reads none back (`getRequest`). Kept only while the writer sees the row it
+ * wrote: a creator that sees the request by the rules of request.access.ts without a collaboration
+ * (always so for a creation); an updater whose lock found the request visible (an update changes
+ * nothing visibility rests on but the collaborators, and only a caller who sees the request without
+ * them may change those).
  */
 const writtenRequests = new WeakMap<Loaders, RequestRow>();
 
@@ -377,7 +380,7 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
     if (!updated.length) return { request: current, updated };
     // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too.
     const request = await updateRecord(tx, Request, current.id, changes);
-    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated });
+    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated, known: (loaders) => writtenRequests.set(loaders, request) });
     return { request, updated };
   });
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRows } from '../../kernel/db/lean';
 import { recordActivity } from '../activity/activity.service';
-import { queueNotification } from '../notifications/notification.service';
+import { queueNotification, wakingInsert } from '../notifications/notification.service';
 import type { NotificationKind } from '../notifications/notification.entities';
 import type { BounceHandler } from '../notifications/notification.worker';
 import type { TemplateParams } from '../notifications/notification.templates';
@@ -187,9 +187,11 @@ export const fallBackToSms: BounceHandler = async (tx, message, error) => {
   if (!target?.phone || !target.reminder_id || target.has_sms) return;
   const now = new Date();
   const [{ id }] = await tx.execute<{ id: string }[]>(
-    `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
-     select gen_random_uuid(), organization_id, request_id, recipient_id, 'SMS', kind, ?, language, params, 'PENDING', 0, ?, ?, ? from notification where id = ?
-     returning id`,
+    wakingInsert(
+      `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
+       select gen_random_uuid(), organization_id, request_id, recipient_id, 'SMS', kind, ?, language, params, 'PENDING', 0, ?, ?, ? from notification where id = ?
+       returning id`,
+    ),
     [target.phone, now, now, now, message.id],
   );
   const sms: ReminderMessage = { notificationId: id, channel: 'SMS', address: target.phone, fallbackFor: message.id };

@@ -1,6 +1,8 @@
 import { EventDispatcher } from '../../../src/kernel/events/dispatcher';
 import type { StoredEvent } from '../../../src/kernel/events/topics';
-import { createTenant, createTestApp, workerDatabaseUrl, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTestApp, TEST_SECRET, workerDatabaseUrl, type TestApp, type Tenant } from '../../support/app';
+import { inTransaction } from '../../../src/kernel/db/transaction';
+import { queueNotification } from '../../../src/modules/notifications/notification.service';
 import { createRequest, eventually } from '../../support/fixtures';
 
 describe('event dispatcher', () => {
@@ -40,6 +42,37 @@ describe('event dispatcher', () => {
       const after = await createRequest(t.app, tenant.apiKey, { name: 'Read again' });
       await eventually(async () => events.length === 2);
       expect(events.map((event) => event.subjectId)).toEqual([read.id, after.id]);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('should wake the notification worker only for commits that queued messages', async () => {
+    const { dispatcher } = await listen(() => false);
+    const wakes: string[][] = [];
+    dispatcher.on('committed', (workers) => wakes.push(workers));
+    try {
+      // The creation invites its recipient; the rename queues nothing (no webhook is subscribed).
+      const request = await createRequest(t.app, tenant.apiKey, { name: 'Invites' });
+      await eventually(async () => wakes.length === 1);
+      expect((await client(t.app, tenant.apiKey).patch(`/requests/${request.id}`, { name: 'Renamed' })).statusCode).toBe(200);
+      await eventually(async () => wakes.length === 2);
+      // A message queued without an event (a one-time code, an owner's notice) wakes the worker too.
+      await inTransaction(t.orm.em.fork(), (tx) =>
+        queueNotification(tx, TEST_SECRET, {
+          organizationId: tenant.organizationId,
+          requestId: request.id,
+          to: { address: true },
+          channel: 'EMAIL',
+          address: 'owner@example.com',
+          language: 'en-US',
+          kind: 'REQUEST_SUBMITTED',
+          params: { requestName: 'Renamed', recipientName: 'Ana', requestId: request.id },
+          secrets: {},
+        }),
+      );
+      await eventually(async () => wakes.length === 3);
+      expect(wakes).toEqual([['notifications'], [], ['notifications']]);
     } finally {
       await dispatcher.stop();
     }

@@ -1,0 +1,65 @@
+import { findLean, findLeanTogether, type LeanStatement } from '../../../src/kernel/db/lean';
+import { inTransaction } from '../../../src/kernel/db/transaction';
+import { RequestItem } from '../../../src/modules/items/item.entities';
+import { Recipient } from '../../../src/modules/recipients/recipient.entities';
+import { MODULES } from '../../../src/modules';
+import { Request } from '../../../src/modules/requests/request.entities';
+import { createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { createRequest } from '../../support/fixtures';
+
+// Statements sent together go with their parameters written in as literals: the rows must be the
+// ones the same statements with bind parameters read, whatever the values hold.
+describe('lean statements in one round trip', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await createTenant(t.orm);
+  });
+  afterAll(() => t.close());
+
+  it('should read what each statement reads with bind parameters, in one statement of the log', async () => {
+    const name = `It's a \\ back?slash $1 ''quoted'' "request"`;
+    const { id } = await createRequest(t.app, tenant.apiKey, { name, recipients: [{ email: 'together@example.com', first_name: "O'Brien" }] });
+    const statements: LeanStatement[] = [
+      { entity: Request, sql: 'select * from request where name = ? and organization_id = ?', params: [name, tenant.organizationId] },
+      { entity: Request, sql: 'select * from request where id = any(?::uuid[]) and created_at <= ? and (?::boolean or ?::text is null)', params: [[id], new Date(Date.now() + 60_000), false, null] },
+      { entity: RequestItem, sql: 'select * from request_item where request_id = any(?::uuid[]) order by position', params: [[id]] },
+      { entity: Recipient, sql: 'select * from recipient where request_id = ? and first_name = ?', params: [id, "O'Brien"] },
+      { entity: Recipient, sql: 'select * from recipient where request_id = ? and first_name = ?', params: [id, 'nobody'] },
+    ];
+    await inTransaction(t.orm.em.fork(), async (tx) => {
+      const separately = [];
+      for (const { entity, sql, params } of statements) separately.push(await findLean(tx, entity, sql, params));
+      t.sql.reset();
+      const together = await findLeanTogether(tx, statements);
+      expect(t.sql.statements).toHaveLength(1);
+      expect(together).toEqual(separately);
+      expect(together.map((rows) => rows.length)).toEqual([1, 1, 2, 1, 0]);
+      expect(together[0][0]).toMatchObject({ id, name });
+    });
+  });
+
+  it('should send a transaction\'s loader batches waiting together in one round trip', async () => {
+    const { id } = await createRequest(t.app, tenant.apiKey, { name: 'Loaded together' });
+    const { id: other } = await createRequest(t.app, tenant.apiKey, { name: 'Loaded after' });
+    await inTransaction(t.orm.em.fork(), async (tx) => {
+      const loaders = MODULES.createLoaders(tx, tenant.organizationId);
+      t.sql.reset();
+      const [items, recipients, collaborators] = await Promise.all([
+        loaders.itemsByRequest.load(id),
+        loaders.recipientsByRequest.load(id),
+        loaders.collaboratorsByRequest.load(id),
+      ]);
+      expect(t.sql.statements).toHaveLength(1);
+      expect(items.map((item) => item.request.id)).toEqual(items.map(() => id));
+      expect(items.length).toBeGreaterThan(0);
+      expect(recipients.length).toBeGreaterThan(0);
+      expect(collaborators).toEqual([]);
+      // One batch alone is sent as it always was: bind parameters, its own statement.
+      expect(await loaders.itemsByRequest.load(other)).toHaveLength(items.length);
+      expect(t.sql.statements).toHaveLength(2);
+    });
+  });
+});
