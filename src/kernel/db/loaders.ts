@@ -64,18 +64,29 @@ export function createByIdLoader<T extends WithId>(em: EntityManager, entity: En
 }
 
 /**
+ * Records read beside a children batch inside a transaction, in its round trip: a statement taking
+ * the batch's parameters (the parent ids, then the organization when scoped) and what to do with
+ * its rows (prime the loader that would read them next).
+ */
+export type Alongside<A extends object> = { entity: EntityName<A>; sql: string; prime(rows: Row<A>[]): void };
+
+/**
  * Batches "children of these parents" within one operation: one statement per batch, in `orderBy`
  * order; `nullProperties` keeps only rows where those properties are null (soft-deleted rows out).
  * With `organizationId` (tenant-owned children: they carry `organization_id`) the statement filters
  * by it too, so it stays within one organization's rows however the tables are distributed.
+ * `alongside` is read with each batch inside a transaction (where the batch waits for its turn on
+ * the connection anyway), for what the transaction's reads ask of the children next; outside one,
+ * nothing more is read.
  */
-export function createChildrenLoader<T extends object>(
+export function createChildrenLoader<T extends object, A extends object = object>(
   em: EntityManager,
   entity: EntityName<T>,
   parentProperty: keyof T & string,
   orderBy: Record<string, 'asc' | 'desc'>,
   nullProperties: (keyof T & string)[] = [],
   organizationId?: string,
+  alongside?: Alongside<A>,
 ): DataLoader<string, Row<T>[]> {
   const scoped = organizationId !== undefined;
   const sql = statement(`children:${tableOf(em, entity)}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}`, () => {
@@ -88,7 +99,11 @@ export function createChildrenLoader<T extends object>(
     return `select * from ${tableOf(em, entity)} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
   });
   return new DataLoader(async (parentIds) => {
-    const rows = await inTurn(em, entity, sql, scoped ? [parentIds, organizationId] : [parentIds]);
+    const params = scoped ? [parentIds, organizationId] : [parentIds];
+    const [rows] = await Promise.all([
+      inTurn(em, entity, sql, params),
+      alongside && em.isInTransaction() ? inTurn(em, alongside.entity, alongside.sql, params).then(alongside.prime) : undefined,
+    ]);
     const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const reference = (row as Record<string, unknown>)[parentProperty] as WithId;
@@ -138,9 +153,10 @@ export function primeAll<T extends WithId>(loader: DataLoader<string, T | null>,
 
 /**
  * A loader of one operation: on its entity manager, for its viewer's organization (loaders of
- * tenant-owned children filter by it, as every hot statement does).
+ * tenant-owned children filter by it, as every hot statement does), beside the operation's other
+ * loaders (the context's `Loaders`, typed where a module declares them), which it may prime.
  */
-export type LoaderDefinition = (em: EntityManager, organizationId: string) => DataLoader<any, any>;
+export type LoaderDefinition = (em: EntityManager, organizationId: string, loaders: any) => DataLoader<any, any>;
 
 /** The loaders a set of definitions makes: what a module declares on the context's `Loaders`. */
 export type LoaderSet<D extends Record<string, LoaderDefinition>> = { readonly [K in keyof D]: ReturnType<D[K]> };
@@ -160,7 +176,7 @@ export function loaderSet<D extends Record<string, LoaderDefinition>>(definition
   for (const name of Object.keys(definitions)) {
     Object.defineProperty(Loaders.prototype, name, {
       get(this: Loaders) {
-        const loader = definitions[name](this.em, this.organizationId);
+        const loader = definitions[name](this.em, this.organizationId, this);
         Object.defineProperty(this, name, { value: loader });
         return loader;
       },

@@ -52,6 +52,9 @@ describe('lean statements in one round trip', () => {
         loaders.recipientsByRequest.load(id),
         loaders.collaboratorsByRequest.load(id),
       ]);
+      // The recipients' contacts came along (recipient.loaders.ts), so a render asks for them in vain.
+      const contacts = await Promise.all(recipients.map((recipient) => loaders.contactById.load(recipient.contact.id)));
+      expect(contacts.map((contact) => contact?.id)).toEqual(recipients.map((recipient) => recipient.contact.id));
       expect(t.sql.statements).toHaveLength(1);
       expect(items.map((item) => item.request.id)).toEqual(items.map(() => id));
       expect(items.length).toBeGreaterThan(0);
@@ -61,5 +64,10 @@ describe('lean statements in one round trip', () => {
       expect(await loaders.itemsByRequest.load(other)).toHaveLength(items.length);
       expect(t.sql.statements).toHaveLength(2);
     });
+    // Outside a transaction the batches run in parallel on pooled connections, the contacts only when asked.
+    const loaders = MODULES.createLoaders(t.orm.em.fork(), tenant.organizationId);
+    t.sql.reset();
+    await Promise.all([loaders.itemsByRequest.load(id), loaders.recipientsByRequest.load(id)]);
+    expect(t.sql.statements.map((statement) => statement.split(' where ')[0])).toEqual(['select * from request_item', 'select * from recipient']);
   });
 });
