@@ -170,7 +170,7 @@ export async function buildApp({
     { topics: TOPICS, loadSubject: subjectLoader(MODULES.subjects), audienceOf: (viewer) => (isAdmin(viewer) ? 'admin' : viewer.userId) },
     app.log,
   );
-  const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log, () => hub.active);
+  const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log, () => hub.active, (id) => outbox.take(id));
   registerHealth(app, { orm, listening: () => dispatcher.listening });
   app.decorate('eventDispatcher', dispatcher);
   dispatcher.on('cacheChanged', (table) => caches.changed(table));

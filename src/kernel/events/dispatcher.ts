@@ -56,12 +56,14 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
   /**
    * `wanted` says whether anyone on this instance reads events now (subscribers); when nobody
    * does, a notification costs no statement and only `committed` is emitted (the webhook worker
-   * needs the wake-up, not the row).
+   * needs the wake-up, not the row). `written` answers the events this instance wrote itself
+   * (`Outbox.take`): those are handed out without reading their row.
    */
   constructor(
     private readonly url: string,
     private readonly log: FastifyBaseLogger,
     private readonly wanted: () => boolean = () => true,
+    private readonly written: (id: string) => StoredEvent | undefined = () => undefined,
   ) {
     super();
   }
@@ -88,9 +90,15 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
       if (message.channel === WAKE_CHANNEL) return void this.emit('committed', [message.payload]);
       const { id, wakes } = parseEventPayload(message.payload);
       this.emit('committed', wakes);
-      if (this.wanted()) this.enqueue(() => this.handOut(client, `id = $1`, [id]));
-      // Nobody to hand it to: a catch-up after a lost connection starts from here, not before.
-      else this.enqueue(async () => void (this.lastSeen = new Date()));
+      const own = this.written(id);
+      if (!this.wanted()) {
+        // Nobody to hand it to: a catch-up after a lost connection starts from here, not before.
+        this.enqueue(async () => void (this.lastSeen = new Date()));
+      } else if (own) {
+        this.enqueue(async () => this.handOutEvent(own));
+      } else {
+        this.enqueue(() => this.handOut(client, `id = $1`, [id]));
+      }
     });
     await client.query(`listen ${EVENT_CHANNEL}; listen ${SHARED_CACHE_CHANNEL}; listen ${WAKE_CHANNEL}`);
     this.client = client;
@@ -122,16 +130,18 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
 
   private async handOut(client: Client, where: string, params: unknown[]): Promise<void> {
     const { rows } = await client.query<EventRow>(`select ${COLUMNS} from event where ${where} order by created_at, seq`, params);
-    for (const row of rows) {
-      if (this.seen.has(row.id)) continue;
-      this.remember(row);
-      this.emit('event', toEvent(row));
-    }
+    for (const row of rows) this.handOutEvent(toEvent(row));
   }
 
-  private remember(row: EventRow): void {
-    this.seen.add(row.id);
-    if (row.created_at > this.lastSeen) this.lastSeen = row.created_at;
+  private handOutEvent(event: StoredEvent): void {
+    if (this.seen.has(event.id)) return;
+    this.remember(event);
+    this.emit('event', event);
+  }
+
+  private remember(event: StoredEvent): void {
+    this.seen.add(event.id);
+    if (event.createdAt > this.lastSeen) this.lastSeen = event.createdAt;
     // Enough to cover a catch-up window; the oldest ids go first (a Set iterates in insertion order).
     if (this.seen.size > 50_000) this.seen.delete(this.seen.values().next().value!);
   }

@@ -67,6 +67,12 @@ export const parseEventPayload = (payload: string): { id: string; wakes: string[
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
+ * Events an instance keeps after writing them, for its own dispatcher (`take`): enough for the
+ * notifications in flight; those of transactions that rolled back, never asked for, go oldest first.
+ */
+const MAX_WRITTEN = 1000;
+
+/**
  * The transactional outbox: every state change writes its event through `emit`, in the transaction
  * of the change, so there is no event without its change and no change without its event. The
  * NOTIFY rides the same transaction and is delivered only when it commits.
@@ -74,6 +80,8 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
 export class Outbox {
   /** The event's statement: its insert, every hook beside it, and its NOTIFY (queued until the commit). */
   private readonly sql: string;
+  /** Events this instance wrote, by id, until its dispatcher takes them (see `take`). */
+  private readonly written = new Map<string, StoredEvent>();
 
   constructor(
     private readonly renderers: Record<string, Renderer>,
@@ -120,6 +128,20 @@ export class Outbox {
         event.id,
       ],
     );
-    return { ...event, seq: String(seq) };
+    const stored = { ...event, seq: String(seq) };
+    if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);
+    this.written.set(stored.id, stored);
+    return stored;
+  }
+
+  /**
+   * An event this instance wrote, once, as `emit` returned it: its dispatcher hands it out when the
+   * event's notification arrives (so once it committed) without reading the row back. Its `data` is
+   * the rendering itself, in the order the renderer built it (a read of the row gives jsonb's order).
+   */
+  take(id: string): StoredEvent | undefined {
+    const event = this.written.get(id);
+    if (event) this.written.delete(id);
+    return event;
   }
 }
