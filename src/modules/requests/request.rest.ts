@@ -85,7 +85,8 @@ export function requestRestRows(): RestRow[] {
       schema: { params: RequestParams, body: RequestUpdateBody, response: withErrors({ 200: ResponseBody }, [403, 404, 422]) },
       operation: RequestUpdateDocument,
       variables: ({ params, body }) => ({ id: params.request_id, input: requestUpdateInputFromRest(body ?? {}) }),
-      result: (data) => ({ body: restRequest(fromPayload(data.requestUpdate, 'request')) }),
+      // As the create: the update's rendering of the request (its event's, or the unchanged request's).
+      result: (data, _input, ctx) => ({ body: renderedRequest(ctx, fromPayload(data.requestUpdate, 'request').id) }),
     }),
     restRow({
       method: 'DELETE',
@@ -120,10 +121,10 @@ export function requestRestRows(): RestRow[] {
   ];
 }
 
-/** A request in its REST shape, for event payloads. */
+/** A request in its REST shape as the operation's committed change rendered it (its event's). */
 function renderedRequest(ctx: object, id: string): Record<string, unknown> {
   const rendered = committedRender(ctx, 'Request', id);
-  if (!rendered) throw new Error(`request ${id} was created without its event's rendering`);
+  if (!rendered) throw new Error(`request ${id} was written without its rendering`);
   return rendered;
 }
 

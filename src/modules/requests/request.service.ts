@@ -377,7 +377,11 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
         updated.push('collaborators');
       }
     }
-    if (!updated.length) return { request: current, updated };
+    if (!updated.length) {
+      // No change, no event; rendered all the same, for the REST answer (`committedRender`).
+      await renderForAnswer(tx, ctx, { type: 'Request', id: current.id, requestId: current.id }, (loaders) => writtenRequests.set(loaders, current));
+      return { request: current, updated };
+    }
     // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too.
     const request = await updateRecord(tx, Request, current.id, changes);
     await emitRequestEvent(tx, ctx, 'request.updated', request, { updated, known: (loaders) => writtenRequests.set(loaders, request) });

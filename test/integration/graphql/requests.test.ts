@@ -99,6 +99,15 @@ describe('GraphQL requests', () => {
       expect(patched.filter((q) => /^select \* from request_item .*;\s+select \* from attachment .*;\s+select \* from recipient .*;\s+select \* from contact .*;\s+select \* from collaborator /s.test(q))).toHaveLength(1);
       expect(patched).toHaveLength(5);
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(updated.json());
+
+      // Nothing to change: no update and no event, the same answer, rendered in the transaction.
+      t.sql.reset();
+      const unchanged = await api.patch(`/requests/${created.json().id}`, { notes: 'changed' });
+      expect(unchanged.statusCode).toBe(200);
+      expect(unchanged.json()).toEqual(updated.json());
+      const statementsOfUnchanged = t.sql.statements.map((q) => q.trim().toLowerCase());
+      expect(statementsOfUnchanged.filter((q) => /^(update|with inserted)/.test(q))).toEqual([]);
+      expect(statementsOfUnchanged.pop()).toBe('commit');
     });
   });
 
