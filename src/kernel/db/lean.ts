@@ -158,7 +158,7 @@ export async function updateRecord<T extends object>(em: EntityManager, entity: 
 }
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
-type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array' }): Promise<PgResult> };
+type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string }): Promise<PgResult> };
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
 type KnexLike = { client: KnexClient; isCompleted?(): boolean };
 
@@ -177,28 +177,56 @@ function toPositional(sql: string): string {
   return text;
 }
 
+// Names of the prepared statements (see StatementOptions), one per text. Prepared statements belong
+// to a connection and stay for its life, so the set must stay small: past the bound a caller is
+// preparing texts that vary, which is a bug.
+const prepared = new Map<string, string>();
+const MAX_PREPARED = 50;
+function preparedName(text: string): string {
+  let name = prepared.get(text);
+  if (name === undefined) {
+    if (prepared.size >= MAX_PREPARED) throw new Error(`more than ${MAX_PREPARED} prepared statements: prepare only statements whose text is fixed`);
+    name = `gather_${prepared.size + 1}`;
+    prepared.set(text, name);
+  }
+  return name;
+}
+
+/** How a lean statement is sent. */
+export type StatementOptions = {
+  /**
+   * Sent as a named statement, which PostgreSQL parses once per connection and may plan once (its
+   * generic plan) instead of at every call: the event's statement, with a CTE per hook, cost
+   * PostgreSQL more to parse and plan than to run. Only for statements whose text is fixed (the
+   * set of them stays small) and whose result names its columns: with `*`, a migration that adds a
+   * column makes the prepared statement fail ("cached plan must not change result type").
+   */
+  prepared?: boolean;
+};
+
 /**
  * Runs a statement with bind parameters (`?` placeholders; none may appear in literals) on the entity
  * manager's connection, inside its transaction when it has one, and tells the ORM's logger (statement
  * counts). It goes to the `pg` connection that knex holds (the transaction's, or one from its pool)
  * without knex's query building and runner: those were a sixth of a by-id read's CPU in profiles.
  */
-async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array'): Promise<PgResult> {
+async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array', options?: StatementOptions): Promise<PgResult> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: sql, level: 'info' });
   const connection = await client.acquireConnection();
   try {
-    return await connection.query({ text: toPositional(sql), values: params, rowMode });
+    const text = toPositional(sql);
+    return await connection.query({ text, values: params, rowMode, name: options?.prepared ? preparedName(text) : undefined });
   } finally {
     await client.releaseConnection(connection);
   }
 }
 
 /** A statement's rows as objects keyed by column name (see `run`). */
-export async function queryRows<T = Fields>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
-  return (await run(em, sql, params)).rows as T[];
+export async function queryRows<T = Fields>(em: EntityManager, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<T[]> {
+  return (await run(em, sql, params, undefined, options)).rows as T[];
 }
 
 /** Rows of `entity`'s table as lean records. */

@@ -94,7 +94,7 @@ export class NotificationWorker extends PollingWorker {
   /** Claims one batch of due messages and sends them; returns how many were attempted. */
   override async runOnce(): Promise<number> {
     const now = this.clock.now();
-    // A lean statement (bind parameters, no knex runner): it runs after every create that invites.
+    // A lean statement (bind parameters, no knex runner), prepared: it runs after every create that invites.
     const claimed = await queryRows<Claimed>(
       this.options.orm.em.fork(),
       `with due as (
@@ -109,6 +109,7 @@ export class NotificationWorker extends PollingWorker {
        returning n.id, n.organization_id, n.request_id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
                  (select link_nonce from recipient where id = n.recipient_id) as link_nonce, ${brandingColumn('n.organization_id')} as branding`,
       [now, now, NOTIFICATION_BATCH, new Date(now.getTime() + LEASE_MS)],
+      { prepared: true },
     );
     const queue = [...claimed];
     const workers = Array.from({ length: Math.min(NOTIFICATION_CONCURRENCY, queue.length) }, async () => {
@@ -207,6 +208,7 @@ export class NotificationWorker extends PollingWorker {
           column(({ outcome }) => outcome.stored?.html ?? null),
           column(({ outcome }) => (outcome.status === 'SENT' ? now : null)),
         ],
+        { prepared: true },
       );
     } catch (err) {
       // The rows stay leased and are tried again when the lease lapses (at least once).
