@@ -12,7 +12,9 @@ import { startServer, PROFILE_DIR, type ServerProcess } from './lib/servers';
 // throughput on a shared machine: the CPU a create costs does not depend on what else runs.
 // `--prof` profiles Gather during one more batch (bench/results/profiles/create-cost.cpuprofile;
 // summarise it with profile.ts).
-// Usage: BENCH_PG_PORT=... npx tsx bench/create-cost.ts [--batches N] [--creates N] [--prof]
+// `--against DIR` adds Gather from another checkout (a worktree of the commit to compare with, on the
+// same migrations) to the alternation: before and after in the same conditions.
+// Usage: BENCH_PG_PORT=... npx tsx bench/create-cost.ts [--batches N] [--creates N] [--against DIR] [--prof]
 
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);
@@ -22,7 +24,10 @@ const BATCHES = arg('--batches', 3);
 const CREATES = arg('--creates', 600);
 const IN_FLIGHT = 10;
 
-/** CPU seconds of the embedded PostgreSQL: the postmaster and every process it started. */
+/**
+ * CPU seconds of the embedded PostgreSQL: the postmaster and every process it started, those that
+ * ended included (the postmaster reaps them: their time is in its cutime and cstime).
+ */
 function postgresCpu(): number {
   const pid = Number(readFileSync(join(BENCH_PG_DIR, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
   let total = 0;
@@ -31,7 +36,8 @@ function postgresCpu(): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(entry) === pid || Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) / 100;
+      if (Number(entry) === pid) total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+      else if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) / 100;
     } catch {
       // gone meanwhile
     }
@@ -49,18 +55,20 @@ async function main() {
     throw err;
   }
   const apiKey = data.tenants[0].apiKey;
-  const servers: ServerProcess[] = [];
+  const against = process.argv.includes('--against') ? process.argv[process.argv.indexOf('--against') + 1] : undefined;
+  const servers: { label: string; server: ServerProcess }[] = [];
   try {
-    for (const name of ['ours', 'bare'] as const) servers.push(await startServer(name, { dbUrl: db.url, poolMax: 10, cpuProf: false }));
+    for (const name of ['ours', 'bare'] as const) servers.push({ label: name, server: await startServer(name, { dbUrl: db.url, poolMax: 10, cpuProf: false }) });
+    if (against) servers.push({ label: 'against', server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false, root: against }) });
     let n = 0;
     const create = async (server: ServerProcess) => {
       const r = await fetch(`${server.url}/requests`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(createBody(++n, `cost-${server.name}`)),
+        body: JSON.stringify(createBody(++n, `cost-${server.pid}`)),
       });
       const text = await r.text();
-      if (r.status !== 200) throw new Error(`${server.name}: ${r.status} ${text}`);
+      if (r.status !== 200) throw new Error(`${server.url}: ${r.status} ${text}`);
     };
     const batch = async (server: ServerProcess, count: number) => {
       const before = server.cpuSeconds();
@@ -75,33 +83,35 @@ async function main() {
       const wall = Date.now() - t0;
       return { cpu: ((server.cpuSeconds() - before) * 1000) / count, pg: ((postgresCpu() - pgBefore) * 1000) / count, rate: (count * 1000) / wall };
     };
-    for (const server of servers) await batch(server, 800);
-    const results: Record<string, { cpu: number; pg: number; rate: number }[]> = { ours: [], bare: [] };
+    for (const { server } of servers) await batch(server, 800);
+    const results = new Map<string, { cpu: number; pg: number; rate: number }[]>(servers.map(({ label }) => [label, []]));
     for (let i = 0; i < BATCHES; i++) {
-      for (const server of i % 2 ? [...servers].reverse() : servers) {
+      for (const { label, server } of i % 2 ? [...servers].reverse() : servers) {
         const r = await batch(server, CREATES);
-        results[server.name].push(r);
-        console.log(`${server.name}: ${r.cpu.toFixed(2)} ms CPU per create, PostgreSQL ${r.pg.toFixed(2)} ms, ${r.rate.toFixed(0)} creates/s`);
+        results.get(label)!.push(r);
+        console.log(`${label}: ${r.cpu.toFixed(2)} ms CPU per create, PostgreSQL ${r.pg.toFixed(2)} ms, ${r.rate.toFixed(0)} creates/s`);
       }
     }
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    const summary = (name: string) => {
-      const rows = results[name];
+    const summary = (label: string) => {
+      const rows = results.get(label)!;
       return { cpu: median(rows.map((r) => r.cpu)), pg: median(rows.map((r) => r.pg)), rate: median(rows.map((r) => r.rate)) };
     };
-    const ours = summary('ours');
     const bare = summary('bare');
-    console.log(
-      `median: Gather ${ours.cpu.toFixed(2)} ms (PostgreSQL ${ours.pg.toFixed(2)}), bare ${bare.cpu.toFixed(2)} ms (PostgreSQL ${bare.pg.toFixed(2)}); ` +
-        `server CPU ratio ${((bare.cpu / ours.cpu) * 100).toFixed(0)}%, with PostgreSQL ${(((bare.cpu + bare.pg) / (ours.cpu + ours.pg)) * 100).toFixed(0)}%`,
-    );
+    for (const { label } of servers.filter((s) => s.label !== 'bare')) {
+      const ours = summary(label);
+      console.log(
+        `median, ${label === 'ours' ? 'Gather' : `Gather from ${against}`}: ${ours.cpu.toFixed(2)} ms (PostgreSQL ${ours.pg.toFixed(2)}), bare ${bare.cpu.toFixed(2)} ms (PostgreSQL ${bare.pg.toFixed(2)}); ` +
+          `server CPU ratio ${((bare.cpu / ours.cpu) * 100).toFixed(0)}%, with PostgreSQL ${(((bare.cpu + bare.pg) / (ours.cpu + ours.pg)) * 100).toFixed(0)}%`,
+      );
+    }
     if (process.argv.includes('--prof')) {
-      await servers[0].profileStart();
-      await batch(servers[0], CREATES);
-      await servers[0].profileStop(join(PROFILE_DIR, 'create-cost.cpuprofile'));
+      await servers[0].server.profileStart();
+      await batch(servers[0].server, CREATES);
+      await servers[0].server.profileStop(join(PROFILE_DIR, 'create-cost.cpuprofile'));
     }
   } finally {
-    for (const server of servers) await server.stop();
+    for (const { server } of servers) await server.stop();
     await db.stop();
   }
 }

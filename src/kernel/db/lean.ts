@@ -99,20 +99,37 @@ export function newRecord<T extends object>(em: EntityManager, entity: EntityNam
   return out as Row<T>;
 }
 
+/** A property's value as its column stores it, for a bind parameter. */
+function stored(prop: Prop, value: unknown): unknown {
+  if (prop.kind === 'm:1') return value == null ? null : typeof value === 'string' ? value : (value as { id: string }).id;
+  // A JSON column's null stays SQL NULL, not the JSON value null.
+  return isJson(prop) && value != null ? JSON.stringify(value) : value;
+}
+
 /** Adds a property's value to `params` as its column stores it; returns the placeholder. */
 function bind(prop: Prop, value: unknown, params: unknown[]): string {
-  const json = isJson(prop);
-  if (prop.kind === 'm:1') params.push(value == null ? null : typeof value === 'string' ? value : (value as { id: string }).id);
-  // A JSON column's null stays SQL NULL, not the JSON value null.
-  else params.push(json && value != null ? JSON.stringify(value) : value);
-  return json ? '?::jsonb' : '?';
+  params.push(stored(prop, value));
+  return isJson(prop) ? '?::jsonb' : '?';
+}
+
+/**
+ * The SQL type a column's values take on their way in from JSON (`jsonb_to_recordset`). Character
+ * columns take text, so that a value too long fails when stored, as it does from a VALUES list (a
+ * cast to varchar(n) would cut it).
+ */
+function jsonColumnType(prop: Prop): string {
+  const type = (prop.columnTypes?.[0] ?? 'text').replace(/\(.*\)$/, '');
+  return /^(varchar|char|character|character varying|text)$/.test(type) ? 'text' : type;
 }
 
 /**
  * Inserts lean records in one statement, whatever their tables (each table's rows in a data-modifying
  * CTE; foreign keys are checked at the statement's end, so parents and children may come together).
  * Answers the first batch's rows as stored (as a read would give them: jsonb's key order, the
- * column defaults), so a caller rendering them needs no read back.
+ * column defaults), so a caller rendering them needs no read back. Each table's rows go as one JSON
+ * parameter (`jsonb_to_recordset`), so the statement's text depends only on the tables: it is
+ * prepared (parsing and planning a create's insert cost PostgreSQL as much as running it), and
+ * PostgreSQL reads one value instead of a parameter per field.
  */
 export async function insertRecords(em: EntityManager, batches: [EntityName<any>, readonly object[]][]): Promise<Row<any>[]> {
   const inserts: string[] = [];
@@ -123,15 +140,32 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
     const meta = metaOf(em, entity);
     first ??= meta;
     const { props } = shapeOf(meta);
-    const rows = records.map((record) => `(${props.map((prop) => bind(prop, (record as Fields)[prop.name], params)).join(', ')})`);
-    inserts.push(`insert into ${meta.tableName} (${props.map((prop) => prop.fieldNames[0]).join(', ')}) values ${rows.join(', ')}${first === meta ? ' returning *' : ''}`);
+    params.push(
+      JSON.stringify(
+        records.map((record) => {
+          const row: Fields = {};
+          // JSON columns take the value itself (their null is SQL NULL, as everywhere here).
+          for (const prop of props) row[prop.fieldNames[0]] = isJson(prop) ? (record as Fields)[prop.name] : stored(prop, (record as Fields)[prop.name]);
+          return row;
+        }),
+      ),
+    );
+    const columns = props.map((prop) => prop.fieldNames[0]).join(', ');
+    const types = props.map((prop) => `${prop.fieldNames[0]} ${jsonColumnType(prop)}`).join(', ');
+    inserts.push(`insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${first === meta ? ` returning ${columns}` : ''}`);
   }
   if (!first) return [];
   const sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
-  const result = await run(em, sql, params, 'array');
+  const result = await run(em, sql, params, 'array', { prepared: true });
   const map = mapperFor(shapeOf(first), result.fields.map((field) => field.name));
   return (result.rows as unknown[][]).map(map);
 }
+
+/** The stored columns of `entity` (those lean records hold), as a list for statements that name them (prepared ones must). */
+export const columnsOf = (em: EntityManager, entity: EntityName<any>, alias?: string): string =>
+  shapeOf(metaOf(em, entity))
+    .props.map((prop) => (alias ? `${alias}.${prop.fieldNames[0]}` : prop.fieldNames[0]))
+    .join(', ');
 
 /**
  * Writes `changes` to the row of `entity` whose id is `id`, with the entity's `onUpdate` values
@@ -230,8 +264,8 @@ export async function queryRows<T = Fields>(em: EntityManager, sql: string, para
 }
 
 /** Rows of `entity`'s table as lean records. */
-export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = []): Promise<Row<T>[]> {
-  const result = await run(em, sql, params, 'array');
+export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<Row<T>[]> {
+  const result = await run(em, sql, params, 'array', options);
   const map = mapperFor(shapeOf(metaOf(em, entity)), result.fields.map((field) => field.name));
   return (result.rows as unknown[][]).map(map) as Row<T>[];
 }
