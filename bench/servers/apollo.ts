@@ -1,6 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import { declareReads } from '../../src/kernel/graphql/projection';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { createOrm } from '../../src/kernel/db/orm';
 import type { GraphQLContext } from '../../src/kernel/graphql/context';
@@ -28,6 +29,9 @@ serve('apollo', async () => {
     resolvers: [{ DateTime: DateTimeScalar, URL: URLScalar, JSON: JSONScalar }, ...MODULES.resolvers],
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
+  // The resolvers' declarations of what they read, as Gather's plugin takes them: the same loaders
+  // then read the same columns.
+  declareReads(schema, MODULES.resolvers as Record<string, unknown>[]);
   const app = Fastify({ logger: false, bodyLimit: config.bodyLimit });
   // The same onRequest hook as Gather: the API key resolved to the viewer by one SQL statement, or from
   // the same cache, emptied by the same notifications (a listener of its own, handing out no events).

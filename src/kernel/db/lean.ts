@@ -35,6 +35,7 @@ type Prop = EntityMetadata['props'][number];
 type Shape = { Record: new () => Fields; props: Prop[]; mappers: Map<string, Mapper> };
 
 const shapes = new WeakMap<EntityMetadata, Shape>();
+const MAX_MAPPERS = 500;
 
 /** A timestamp column of a raw row (the driver answers strings) as a Date. */
 export const toDate = (value: unknown) => (value == null ? null : value instanceof Date ? value : new Date(value as string));
@@ -62,6 +63,8 @@ function mapperFor(shape: Shape, columns: readonly string[]): Mapper {
   const key = columns.join(',');
   let mapper = shape.mappers.get(key);
   if (mapper) return mapper;
+  // Layouts follow the documents' selections (kernel/graphql/projection.ts), which clients write.
+  if (shape.mappers.size >= MAX_MAPPERS) shape.mappers.clear();
   const lines = shape.props.map((prop) => {
     const name = JSON.stringify(prop.name);
     const index = columns.indexOf(prop.fieldNames[0]);
@@ -277,6 +280,18 @@ export type LeanQuery<T> = { em: EntityManager; entity: EntityName<T>; sql: stri
 export function baseQuery<T extends object>(qb: QueryBuilder<T>): LeanQuery<T> {
   const { sql, bindings } = qb.getKnexQuery().toSQL();
   return { em: (qb as unknown as { em: EntityManager }).em, entity: qb.mainAlias.entityName as EntityName<T>, sql, params: [...bindings] };
+}
+
+/**
+ * The columns holding `properties` of `entity` (`id` always), in the entity's order so that a set of
+ * properties gives one statement text; null when one of them is no stored property (read the row).
+ */
+export function columnsOf(em: EntityManager, entity: EntityName<any>, properties: Iterable<string>): string[] | null {
+  const { props } = shapeOf(metaOf(em, entity));
+  const wanted = new Set(properties);
+  wanted.add('id');
+  const columns = props.filter((prop) => wanted.delete(prop.name)).map((prop) => prop.fieldNames[0]);
+  return wanted.size === 0 ? columns : null;
 }
 
 /** The table of an entity, for hand-written lean statements. */

@@ -1,7 +1,7 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { Kind, type FieldNode, type GraphQLResolveInfo } from 'graphql';
-import { findLean, tableOf, type Row } from './lean';
+import { selectedProperties, type Properties } from '../graphql/projection';
+import { columnsOf, findLean, tableOf, type Row } from './lean';
 
 type WithId = { id: string };
 
@@ -26,17 +26,91 @@ const columnOf = (em: EntityManager, entity: EntityName<any>, property: string) 
   return prop.fieldNames[0];
 };
 
-// Statements are built once per loader kind, not once per operation.
+// Statements are built once per loader kind and column set, not once per operation. Column sets
+// come from documents, which clients write: the map is bounded.
 const statements = new Map<string, string>();
-const statement = (key: string, build: () => string) => statements.get(key) ?? (statements.set(key, build()), statements.get(key)!);
+const MAX_STATEMENTS = 2_000;
+const statement = (key: string, build: () => string) => {
+  let sql = statements.get(key);
+  if (sql === undefined) {
+    if (statements.size >= MAX_STATEMENTS) statements.clear();
+    statements.set(key, (sql = build()));
+  }
+  return sql;
+};
+
+/**
+ * A loader's key: an id, for the whole record, or an id with the properties its caller reads (a
+ * resolver's selection, `selectedProperties`), for a record that may carry only those.
+ */
+export type RecordKey = string | { readonly id: string; readonly properties: Properties };
+
+const idOf = (key: RecordKey) => (typeof key === 'string' ? key : key.id);
+const propertiesOf = (key: RecordKey): Properties => (typeof key === 'string' ? null : key.properties);
+function covers(held: Properties, wanted: Properties): boolean {
+  if (held === null) return true;
+  if (wanted === null) return false;
+  for (const property of wanted) if (!held.has(property)) return false;
+  return true;
+}
+
+/**
+ * The cache of a record loader: by id, each record with the properties it was read with, so a
+ * caller that reads more than a cached record carries reads it again, never a record that lacks them.
+ */
+class RecordCache<V> {
+  private readonly entries = new Map<string, { properties: Properties; value: Promise<V> }>();
+  get(key: RecordKey): Promise<V> | undefined {
+    const entry = this.entries.get(idOf(key));
+    return entry && covers(entry.properties, propertiesOf(key)) ? entry.value : undefined;
+  }
+  set(key: RecordKey, value: Promise<V>): void {
+    this.entries.set(idOf(key), { properties: propertiesOf(key), value });
+  }
+  delete(key: RecordKey): void {
+    this.entries.delete(idOf(key));
+  }
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** What one batch reads: the union of its keys' properties, or everything when one key wants it. */
+function batchProperties(keys: readonly RecordKey[]): Properties {
+  const union = new Set<string>();
+  for (const key of keys) {
+    const properties = propertiesOf(key);
+    if (properties === null) return null;
+    properties.forEach((property) => union.add(property));
+  }
+  return union;
+}
+
+/**
+ * A DataLoader of records by key (`RecordKey`): one statement per batch, reading the columns of the
+ * batch's properties only (`required` always), or the whole row when a key asks for it.
+ */
+export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
+  constructor(em: EntityManager, entity: EntityName<any>, required: readonly string[], load: (columns: string, ids: string[]) => Promise<V[]>) {
+    super(
+      (keys) => {
+        const properties = batchProperties(keys);
+        const columns = properties && columnsOf(em, entity, [...required, ...properties]);
+        return load(columns ? columns.join(', ') : '*', keys.map(idOf));
+      },
+      { cacheKeyFn: (key) => key, cacheMap: new RecordCache<V>() },
+    );
+  }
+}
 
 /**
  * Batches lookups by id within one operation: one statement (`id = any($1)`) per batch, the ids one
  * array parameter, so the statement's text is the same whatever their number.
  */
-export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): DataLoader<string, Row<T> | null> {
-  const sql = statement(`id:${tableOf(em, entity)}`, () => `select * from ${tableOf(em, entity)} where id = any(?::uuid[])`);
-  return new DataLoader(async (ids) => {
+export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): RecordLoader<Row<T> | null> {
+  const table = tableOf(em, entity);
+  return new RecordLoader(em, entity, [], async (columns, ids) => {
+    const sql = statement(`id:${table}:${columns}`, () => `select ${columns} from ${table} where id = any(?::uuid[])`);
     const rows = await inTurn(em, () => findLean(em, entity, sql, [ids]));
     const byId = new Map<string, Row<T>>(rows.map((row) => [row.id as string, row]));
     return ids.map((id) => byId.get(id) ?? null);
@@ -56,18 +130,19 @@ export function createChildrenLoader<T extends object>(
   orderBy: Record<string, 'asc' | 'desc'>,
   nullProperties: (keyof T & string)[] = [],
   organizationId?: string,
-): DataLoader<string, Row<T>[]> {
+): RecordLoader<Row<T>[]> {
   const scoped = organizationId !== undefined;
-  const sql = statement(`children:${tableOf(em, entity)}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}`, () => {
-    const conditions = [
-      `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
-      ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),
-      ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`),
-    ];
-    const order = Object.entries(orderBy).map(([property, direction]) => `${columnOf(em, entity, property)} ${direction}`);
-    return `select * from ${tableOf(em, entity)} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
-  });
-  return new DataLoader(async (parentIds) => {
+  const table = tableOf(em, entity);
+  return new RecordLoader(em, entity, [parentProperty], async (columns, parentIds) => {
+    const sql = statement(`children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}:${columns}`, () => {
+      const conditions = [
+        `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
+        ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),
+        ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`),
+      ];
+      const order = Object.entries(orderBy).map(([property, direction]) => `${columnOf(em, entity, property)} ${direction}`);
+      return `select ${columns} from ${table} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
+    });
     const rows = await inTurn(em, () => findLean(em, entity, sql, scoped ? [parentIds, organizationId] : [parentIds]));
     const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
@@ -78,42 +153,36 @@ export function createChildrenLoader<T extends object>(
   });
 }
 
+/** The key that loads what a resolver's field selects of the records it returns (`selectedProperties`). */
+export const selecting = (id: string, info: SelectionInfo): RecordKey => ({ id, properties: selectedProperties(info) });
+
+type SelectionInfo = Parameters<typeof selectedProperties>[0];
+
 /** A managed entity's reference, or a lean record's `{ id }`. */
 type Ref<T> = { id: string; isInitialized?(): boolean; getEntity?(): T };
-
-const onlyId = new WeakMap<readonly FieldNode[], boolean>();
-
-/** Whether the field selects nothing of its record but `id` (and `__typename`), with no directives. */
-function selectsOnlyId(info: Pick<GraphQLResolveInfo, 'fieldNodes'>): boolean {
-  let known = onlyId.get(info.fieldNodes);
-  if (known === undefined) {
-    known = info.fieldNodes.every(
-      (node) =>
-        node.selectionSet?.selections.every(
-          (selection) => selection.kind === Kind.FIELD && !selection.directives?.length && (selection.name.value === 'id' || selection.name.value === '__typename'),
-        ) ?? false,
-    );
-    onlyId.set(info.fieldNodes, known);
-  }
-  return known;
-}
 
 /**
  * The record behind a reference. A managed entity this operation already holds primes the loader
  * instead of costing a statement; everything else goes through the loader's cache, so the statement
- * count does not depend on which query finished first. Given the field's `info`, a selection of the
- * id alone (the REST shapes' `owner: {id}`, `team: {id}`) is answered from the reference without a
- * read: the foreign key vouches for the row, and the loaders read ids without any filter either.
+ * count does not depend on which query finished first. Given the field's `info`, the record is read
+ * with what the field selects only, and a selection of the id alone (the REST shapes' `owner: {id}`,
+ * `team: {id}`) is answered from the reference without a read: the foreign key vouches for the row,
+ * and the loaders read ids without any filter either.
  */
-export async function loadRef<T>(ref: Ref<T>, loader: DataLoader<string, T | null>, info?: Pick<GraphQLResolveInfo, 'fieldNodes'>): Promise<T | null> {
-  if (info && selectsOnlyId(info)) return { id: ref.id } as T;
+export async function loadRef<T>(ref: Ref<T>, loader: DataLoader<RecordKey, T | null, RecordKey>, info?: SelectionInfo): Promise<T | null> {
+  const properties = info ? selectedProperties(info) : null;
+  // Selected properties always hold `id`: one is the id alone.
+  if (properties?.size === 1) return { id: ref.id } as T;
   if (ref.isInitialized?.()) loader.prime(ref.id, ref.getEntity!());
-  return loader.load(ref.id);
+  return loader.load(properties ? { id: ref.id, properties } : ref.id);
 }
 
-/** Lets lookups by id reuse records a list already fetched. */
-export function primeAll<T extends WithId>(loader: DataLoader<string, T | null>, records: readonly T[]): void {
-  for (const record of records) loader.prime(record.id, record);
+/**
+ * Lets lookups by id reuse records a list already fetched: those that read no more than the records
+ * carry (`properties`, when the list read only those).
+ */
+export function primeAll<T extends WithId>(loader: DataLoader<RecordKey, T | null, RecordKey>, records: readonly T[], properties: Properties = null): void {
+  for (const record of records) loader.prime(properties ? { id: record.id, properties } : record.id, record);
 }
 
 /**

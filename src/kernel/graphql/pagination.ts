@@ -1,5 +1,6 @@
 import { QueryBuilder } from '@mikro-orm/postgresql';
-import { baseQuery, findLean, queryRows, type LeanQuery, type Row } from '../db/lean';
+import { baseQuery, columnsOf, findLean, queryRows, type LeanQuery, type Row } from '../db/lean';
+import type { Properties } from './projection';
 import { AppError } from '../errors/app-error';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits';
 
@@ -129,11 +130,14 @@ export function checkPageArgs(args: PageArgs): void {
  * Runs one page of a keyset-paginated query. `source` holds the filter (a QueryBuilder, or for hot
  * lists a statement written out, `LeanQuery`); ordering, the keyset condition and the limit are added
  * here. One statement per page, plus one for `totalCount` if selected (two past the exact limit).
+ * Given `properties` (what the document selects of the nodes, `selectedNodeProperties`), the page
+ * reads only their columns, and its records carry only those.
  */
 export async function paginate<T extends object>(
   source: QueryBuilder<T> | LeanQuery<T>,
   args: PageArgs,
   order: KeysetOrder,
+  properties: Properties = null,
 ): Promise<Connection<Row<T>>> {
   checkPageArgs(args);
   const backward = args.last != null || (args.before != null && args.first == null);
@@ -159,7 +163,9 @@ export async function paginate<T extends object>(
     params.push(value, id);
   }
   const direction = ascending ? 'asc' : 'desc';
-  const sql = `select * from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
+  // The cursor of an edge is the ordering property's value.
+  const columns = properties && columnsOf(base.em, base.entity, [order.property, ...properties]);
+  const sql = `select ${columns ? columns.map((column) => `page.${column}`).join(', ') : '*'} from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
     order by page.${order.column} ${direction}, page.id ${direction} limit ${size + 1}`;
   const rows = await findLean<T>(base.em, base.entity, sql, params);
   const more = rows.length > size;

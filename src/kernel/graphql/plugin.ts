@@ -10,6 +10,7 @@ import type { Execute, GraphQLContext } from './context';
 import { DateTimeScalar, JSONScalar, URLScalar } from './scalars';
 import { loadSdl } from './sdl';
 import { guardActors } from './actor-guard';
+import { declareReads } from './projection';
 import { MAX_BATCH_OPERATIONS, MAX_PERSISTED_QUERIES, MAX_QUERY_DEPTH } from '../limits';
 import { replyRefusal } from '../http/refusal';
 import { PARSE_OPTIONS, parserLimitExtensions, queryLimitRules } from './query-limits';
@@ -152,6 +153,7 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
   });
   guardActors(schema);
+  declareReads(schema, options.resolvers as Record<string, unknown>[]);
   // Fastify's validated options always hold the limit (its default when none was given).
   const format = errorFormatter(app.initialConfig.bodyLimit!);
   await app.register(mercurius, {

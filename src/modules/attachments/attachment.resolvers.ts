@@ -6,8 +6,9 @@ import { fileFields } from '../files/file.resolvers';
 import type { RequestItemRow } from '../items/item.entities';
 import { deleteAttachment, getAttachment, listAttachments } from './attachment.service';
 import { countFields } from '../../kernel/graphql/pagination';
+import { reads } from '../../kernel/graphql/projection';
 
-const itemAttachments = { attachments: (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.attachmentsByItem.load(item.id) };
+const itemAttachments = { attachments: reads(['id'], (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.attachmentsByItem.load(item.id)) };
 
 export const attachmentResolvers: Resolvers = {
   Query: {

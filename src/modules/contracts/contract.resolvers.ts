@@ -4,6 +4,7 @@ import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
 import { deleteContract, getContract, listContracts, updateContract } from './contract.service';
 import { countFields } from '../../kernel/graphql/pagination';
+import { reads } from '../../kernel/graphql/projection';
 
 export const contractResolvers: Resolvers = {
   Query: {
@@ -28,6 +29,6 @@ export const contractResolvers: Resolvers = {
     ...countFields,
   },
   ESignatureItem: {
-    contract: (item, _args, ctx) => (item.contractId ? ctx.loaders.contractById.load(item.contractId) : null),
+    contract: reads(['contractId'], (item, _args, ctx) => (item.contractId ? ctx.loaders.contractById.load(item.contractId) : null)),
   },
 };

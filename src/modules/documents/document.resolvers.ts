@@ -6,8 +6,9 @@ import { fileFields } from '../files/file.resolvers';
 import type { RequestItemRow } from '../items/item.entities';
 import { deleteDocument, deleteRequestDocuments, getDocument, listRequestDocuments } from './document.service';
 import { countFields } from '../../kernel/graphql/pagination';
+import { reads } from '../../kernel/graphql/projection';
 
-const itemDocuments = { documents: (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.documentsByItem.load(item.id) };
+const itemDocuments = { documents: reads(['id'], (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.documentsByItem.load(item.id)) };
 
 export const documentResolvers: Resolvers = {
   Query: {

@@ -3,6 +3,7 @@ import { loadRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { createForm, deleteForm, getForm, listForms } from './form.service';
+import { reads } from '../../kernel/graphql/projection';
 
 export const formResolvers: Resolvers = {
   Query: {
@@ -24,7 +25,7 @@ export const formResolvers: Resolvers = {
     form: (itemForm, _args, ctx) => ctx.loaders.formById.load(itemForm.id),
   },
   UploadItem: {
-    form: (item) => item.form ?? null,
-    formAnswers: (item) => item.formAnswers ?? null,
+    form: reads(['form'], (item) => item.form ?? null),
+    formAnswers: reads(['formAnswers'], (item) => item.formAnswers ?? null),
   },
 };

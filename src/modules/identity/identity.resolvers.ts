@@ -13,6 +13,7 @@ import {
   updateUser,
 } from './identity.service';
 import { countFields } from '../../kernel/graphql/pagination';
+import { reads } from '../../kernel/graphql/projection';
 
 export const identityResolvers: Resolvers = {
   Query: {
@@ -33,8 +34,8 @@ export const identityResolvers: Resolvers = {
     teams: (_org, _args, ctx) => listTeams(ctx),
   },
   User: {
-    organization: async (user, _args, ctx) => (await ctx.loaders.organizationById.load(user.organization.id))!,
-    team: (user, _args, ctx) => (user.team ? ctx.loaders.teamById.load(user.team.id) : null),
+    organization: reads(['organization'], async (user, _args, ctx) => (await ctx.loaders.organizationById.load(user.organization.id))!),
+    team: reads(['team'], (user, _args, ctx) => (user.team ? ctx.loaders.teamById.load(user.team.id) : null)),
   },
   Team: {
     organization: async (team, _args, ctx) => (await ctx.loaders.organizationById.load(team.organization.id))!,

@@ -1,10 +1,11 @@
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRef, selecting } from '../../kernel/db/loaders';
 import type { Resolvers, UploadItemResolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import type { RequestItemRow } from './item.entities';
-import { percentComplete } from './item.progress';
+import { percentComplete, PROGRESS_PROPERTIES } from './item.progress';
 import { createItem, deleteItem, updateItem, verifyItem } from './item.service';
 import { rejectRequest, verifyRequest } from './item.review';
+import { reads, resolvesTypeFrom } from '../../kernel/graphql/projection';
 
 const ITEM_TYPE_NAMES = { UPLOAD: 'UploadItem', E_SIGNATURE: 'ESignatureItem', QUESTION: 'QuestionItem' } as const;
 
@@ -12,16 +13,16 @@ export const itemTypeName = (item: RequestItemRow) => ITEM_TYPE_NAMES[item.type]
 
 // Fields every item type resolves the same way.
 const itemFields: UploadItemResolvers = {
-  kind: (item) => item.type,
-  verified: (item) => item.status === 'VERIFIED',
-  request: async (item, _args, ctx, info) => (await loadRef(item.request, ctx.loaders.requestById, info))!,
+  kind: reads(['type'], (item) => item.type),
+  verified: reads(['status'], (item) => item.status === 'VERIFIED'),
+  request: reads(['request'], async (item, _args, ctx, info) => (await loadRef(item.request, ctx.loaders.requestById, info))!),
   // Through the request's recipients (also what Request.recipients loads), not by id: one statement
   // serves both, whichever resolves first.
-  assignedTo: async (item, _args, ctx) => {
+  assignedTo: reads(['assignee', 'request'], async (item, _args, ctx, info) => {
     if (!item.assignee) return null;
-    const recipients = await ctx.loaders.recipientsByRequest.load(item.request.id);
+    const recipients = await ctx.loaders.recipientsByRequest.load(selecting(item.request.id, info));
     return recipients.find((recipient) => recipient.id === item.assignee!.id) ?? null;
-  },
+  }),
 };
 
 export const itemResolvers: Resolvers = {
@@ -34,14 +35,14 @@ export const itemResolvers: Resolvers = {
     requestReject: (_root, { id, input }, ctx) => payload(async () => ({ request: await rejectRequest(ctx, id, input) })),
   },
   Request: {
-    percentComplete: async (request, _args, ctx) => percentComplete(await ctx.loaders.itemsByRequest.load(request.id)),
-    items: (request, _args, ctx) => ctx.loaders.itemsByRequest.load(request.id),
-    item: async (request, { id }, ctx) => (await ctx.loaders.itemsByRequest.load(request.id)).find((item) => item.id === id) ?? null,
+    percentComplete: reads(['id'], async (request, _args, ctx) => percentComplete(await ctx.loaders.itemsByRequest.load({ id: request.id, properties: PROGRESS_PROPERTIES }))),
+    items: reads(['id'], (request, _args, ctx, info) => ctx.loaders.itemsByRequest.load(selecting(request.id, info))),
+    item: reads(['id'], async (request, { id }, ctx, info) => (await ctx.loaders.itemsByRequest.load(selecting(request.id, info))).find((item) => item.id === id) ?? null),
   },
   RequestItem: {
-    __resolveType: itemTypeName,
+    __resolveType: resolvesTypeFrom(['type'], itemTypeName),
   },
   UploadItem: itemFields,
   ESignatureItem: itemFields,
-  QuestionItem: { ...itemFields, questionType: (item) => item.questionType ?? 'TEXT' },
+  QuestionItem: { ...itemFields, questionType: reads(['questionType'], (item) => item.questionType ?? 'TEXT') },
 };

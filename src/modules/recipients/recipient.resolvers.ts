@@ -1,9 +1,13 @@
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRef, selecting } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
 import { listContacts, regenerateLink, upsertContact } from './recipient.service';
 import { countFields } from '../../kernel/graphql/pagination';
+import { reads } from '../../kernel/graphql/projection';
+
+/** What a recipient's `auth` and `mfaLink` read of its request. */
+const MFA: ReadonlySet<string> = new Set(['mfaEnabled']);
 
 export const recipientResolvers: Resolvers = {
   Query: {
@@ -21,25 +25,27 @@ export const recipientResolvers: Resolvers = {
     contacts: (_org, args, ctx) => listContacts(ctx, args, 'organization'),
   },
   Contact: {
-    owner: async (contact, _args, ctx, info) => (await loadRef(contact.owner, ctx.loaders.userById, info))!,
-    team: (contact, _args, ctx, info) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById, info) : null),
+    owner: reads(['owner'], async (contact, _args, ctx, info) => (await loadRef(contact.owner, ctx.loaders.userById, info))!),
+    team: reads(['team'], (contact, _args, ctx, info) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById, info) : null)),
   },
   Request: {
-    recipients: (request, _args, ctx) => ctx.loaders.recipientsByRequest.load(request.id),
+    // Its recipients' `auth` and `mfaLink` read the request's `mfaEnabled` (MFA, below): read with
+    // the request, a list's page answers them without reading its requests again.
+    recipients: reads(['id', 'mfaEnabled'], (request, _args, ctx, info) => ctx.loaders.recipientsByRequest.load(selecting(request.id, info))),
   },
   Recipient: {
-    contact: async (recipient, _args, ctx, info) => (await loadRef(recipient.contact, ctx.loaders.contactById, info))!,
-    auth: async (recipient, _args, ctx) => {
-      const request = (await loadRef(recipient.request, ctx.loaders.requestById))!;
+    contact: reads(['contact'], async (recipient, _args, ctx, info) => (await loadRef(recipient.contact, ctx.loaders.contactById, info))!),
+    auth: reads(['authMethod', 'email', 'request'], async (recipient, _args, ctx) => {
+      const request = (await ctx.loaders.requestById.load({ id: recipient.request.id, properties: MFA }))!;
       return effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);
-    },
-    requestLink: (recipient, _args, ctx) => requestLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce)),
-    mfaLink: async (recipient, _args, ctx) => {
-      const request = (await loadRef(recipient.request, ctx.loaders.requestById))!;
+    }),
+    requestLink: reads(['linkNonce'], (recipient, _args, ctx) => requestLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce))),
+    mfaLink: reads(['authMethod', 'email', 'request', 'linkNonce'], async (recipient, _args, ctx) => {
+      const request = (await ctx.loaders.requestById.load({ id: recipient.request.id, properties: MFA }))!;
       const auth = effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);
       return mfaLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce), auth, request.mfaEnabled);
-    },
-    password: (recipient, _args, ctx) => recipientPassword(ctx.settings.secret, recipient.id, recipient.linkNonce),
+    }),
+    password: reads(['linkNonce'], (recipient, _args, ctx) => recipientPassword(ctx.settings.secret, recipient.id, recipient.linkNonce)),
   },
   ContactConnection: {
     ...countFields,

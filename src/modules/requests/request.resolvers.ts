@@ -7,11 +7,17 @@ import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, n
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
 import { listRequestEvents } from './request.events';
 import { countFields } from '../../kernel/graphql/pagination';
+import { reads, selectedNodeProperties } from '../../kernel/graphql/projection';
+import type { GraphQLResolveInfo } from 'graphql';
 
-/** A page of requests whose records also answer lookups by id (an item's or recipient's request). */
-async function listRequestsPrimed(ctx: GraphQLContext, args: Parameters<typeof listRequests>[1]) {
-  const connection = await listRequests(ctx, args);
-  primeAll(ctx.loaders.requestById, connection.nodes);
+/**
+ * A page of requests read with what the document selects of them, whose records also answer lookups
+ * by id (an item's or recipient's request) that read no more than that.
+ */
+async function listRequestsPrimed(ctx: GraphQLContext, args: Parameters<typeof listRequests>[1], info: GraphQLResolveInfo) {
+  const properties = selectedNodeProperties(info);
+  const connection = await listRequests(ctx, args, properties);
+  primeAll(ctx.loaders.requestById, connection.nodes, properties);
   return connection;
 }
 
@@ -25,7 +31,7 @@ export const requestResolvers: Resolvers = {
       if (request) primeAll(ctx.loaders.requestById, [request]);
       return request;
     },
-    requests: (_root, args, ctx) => listRequestsPrimed(ctx, args),
+    requests: (_root, args, ctx, info) => listRequestsPrimed(ctx, args, info),
     // Its totalCount is counted only when selected (below); the generated type wants the number.
     requestEvents: (_root, args, ctx) => listRequestEvents(ctx, args) as never,
   },
@@ -37,17 +43,17 @@ export const requestResolvers: Resolvers = {
     requestSend: (_root, { id }, ctx) => payload(async () => ({ request: await sendRequest(ctx, id) })),
   },
   Organization: {
-    requests: (_org, args, ctx) => listRequestsPrimed(ctx, args),
+    requests: (_org, args, ctx, info) => listRequestsPrimed(ctx, args, info),
   },
   Request: {
-    owner: async (request, _args, ctx, info) => (await loadRef(request.owner, ctx.loaders.userById, info))!,
-    team: (request, _args, ctx, info) => (request.team ? loadRef(request.team, ctx.loaders.teamById, info) : null),
-    userMetadata: (request) => request.userMetadata,
-    rejection: (request) => request.rejection ?? null,
-    collaborators: (request, _args, ctx) => ctx.loaders.collaboratorsByRequest.load(request.id),
+    owner: reads(['owner'], async (request, _args, ctx, info) => (await loadRef(request.owner, ctx.loaders.userById, info))!),
+    team: reads(['team'], (request, _args, ctx, info) => (request.team ? loadRef(request.team, ctx.loaders.teamById, info) : null)),
+    userMetadata: reads(['userMetadata'], (request) => request.userMetadata),
+    rejection: reads(['rejection'], (request) => request.rejection ?? null),
+    collaborators: reads(['id'], (request, _args, ctx) => ctx.loaders.collaboratorsByRequest.load(request.id)),
     // Whoever sees a request may update it (see request.access.ts).
-    viewerCanUpdate: () => true,
-    viewerCanDelete: (request, _args, ctx) => canDeleteRequest(ctx.viewer, request),
+    viewerCanUpdate: reads([], () => true),
+    viewerCanDelete: reads(['owner', 'team'], (request, _args, ctx) => canDeleteRequest(ctx.viewer, request)),
   },
   Collaborator: {
     id: (collaborator) => collaborator.user.id,

@@ -5,6 +5,7 @@ import { payload } from '../../kernel/graphql/payload';
 import type { Template } from './template.entities';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './template.service';
 import { countFields } from '../../kernel/graphql/pagination';
+import { reads } from '../../kernel/graphql/projection';
 
 export const templateResolvers: Resolvers = {
   Query: {
@@ -28,7 +29,7 @@ export const templateResolvers: Resolvers = {
   },
   Request: {
     // A request names its template by entity name (see request.entities.ts), so its type says only `{ id }`.
-    template: (request, _args, ctx, info) => (request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById, info) : null),
+    template: reads(['template'], (request, _args, ctx, info) => (request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById, info) : null)),
   },
   TemplateItem: {
     kind: (item) => item.type,
