@@ -164,8 +164,8 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
   return (result.rows as unknown[][]).map(map);
 }
 
-/** The stored columns of `entity` (those lean records hold), as a list for statements that name them (prepared ones must). */
-export const columnsOf = (em: EntityManager, entity: EntityName<any>, alias?: string): string =>
+/** Every stored column of `entity` (those lean records hold), as a list for statements that name them (prepared ones must). */
+export const allColumnsOf = (em: EntityManager, entity: EntityName<any>, alias?: string): string =>
   shapeOf(metaOf(em, entity))
     .props.map((prop) => (alias ? `${alias}.${prop.fieldNames[0]}` : prop.fieldNames[0]))
     .join(', ');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { columnsOf, findLean, newRecord } from '../../kernel/db/lean';
+import { allColumnsOf, findLean, newRecord } from '../../kernel/db/lean';
 import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/context';
 import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
@@ -119,7 +119,7 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
          last_name = coalesce(excluded.last_name, contact.last_name),
          language = coalesce(excluded.language, contact.language),
          updated_at = excluded.updated_at
-       returning ${columnsOf(em, Contact, 'contact')}, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
+       returning ${allColumnsOf(em, Contact, 'contact')}, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
      select upserted.*
        from input join upserted on upserted.email_key = lower(coalesce(input.email, '')) and upserted.phone_key = coalesce(input.phone, '')
       order by input.position`,
