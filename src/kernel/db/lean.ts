@@ -135,13 +135,12 @@ function jsonColumnType(prop: Prop): string {
  * PostgreSQL reads one value instead of a parameter per field.
  */
 export async function insertRecords(em: EntityManager, batches: [EntityName<any>, readonly object[]][]): Promise<Row<any>[]> {
-  const inserts: string[] = [];
   const params: unknown[] = [];
-  let first: EntityMetadata | undefined;
+  const metas: EntityMetadata[] = [];
   for (const [entity, records] of batches) {
     if (records.length === 0) continue;
     const meta = metaOf(em, entity);
-    first ??= meta;
+    metas.push(meta);
     const { props } = shapeOf(meta);
     params.push(
       JSON.stringify(
@@ -153,15 +152,30 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
         }),
       ),
     );
-    const columns = props.map((prop) => prop.fieldNames[0]).join(', ');
-    const types = props.map((prop) => `${prop.fieldNames[0]} ${jsonColumnType(prop)}`).join(', ');
-    inserts.push(`insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${first === meta ? ` returning ${columns}` : ''}`);
   }
+  const [first] = metas;
   if (!first) return [];
-  const sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
-  const result = await run(em, sql, params, 'array', { prepared: true });
+  const result = await run(em, insertStatement(metas), params, 'array', { prepared: true });
   const map = mapperFor(shapeOf(first), result.fields.map((field) => field.name));
   return (result.rows as unknown[][]).map(map);
+}
+
+// The insert of each list of tables, made once: its text is a prepared statement's name, looked up per call.
+const insertStatements = new Map<string, string>();
+function insertStatement(metas: EntityMetadata[]): string {
+  const key = metas.map((meta) => meta.className).join();
+  let sql = insertStatements.get(key);
+  if (sql === undefined) {
+    const inserts = metas.map((meta, index) => {
+      const { props } = shapeOf(meta);
+      const columns = props.map((prop) => prop.fieldNames[0]).join(', ');
+      const types = props.map((prop) => `${prop.fieldNames[0]} ${jsonColumnType(prop)}`).join(', ');
+      return `insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${index === 0 ? ` returning ${columns}` : ''}`;
+    });
+    sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
+    insertStatements.set(key, sql);
+  }
+  return sql;
 }
 
 /** Every stored column of `entity` (those lean records hold), as a list for statements that name them (prepared ones must). */

@@ -85,10 +85,13 @@ const LEASE_MS = Math.ceil(NOTIFICATION_BATCH / NOTIFICATION_CONCURRENCY) * 3 * 
  */
 export class NotificationWorker extends PollingWorker {
   private readonly clock: Clock;
+  /** Where the claim and the records run: lean statements only, so one fork serves every round (nothing accumulates in it). */
+  private readonly em: EntityManager;
 
   constructor(private readonly options: NotificationWorkerOptions) {
     super(options.log, 'notification', NOTIFICATION_BATCH, options.pollMs);
     this.clock = options.clock ?? { now: () => new Date() };
+    this.em = options.orm.em.fork();
   }
 
   /** Claims one batch of due messages and sends them; returns how many were attempted. */
@@ -96,7 +99,7 @@ export class NotificationWorker extends PollingWorker {
     const now = this.clock.now();
     // A lean statement (bind parameters, no knex runner), prepared: it runs after every create that invites.
     const claimed = await queryRows<Claimed>(
-      this.options.orm.em.fork(),
+      this.em,
       `with due as (
          select id from notification
           where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
@@ -188,7 +191,7 @@ export class NotificationWorker extends PollingWorker {
     const column = <T>(value: (attempt: { row: Claimed; outcome: Outcome }) => T) => attempts.map(value);
     try {
       await queryRows(
-        this.options.orm.em.fork(),
+        this.em,
         `update notification n
             set status = a.status, attempts = a.attempts, next_attempt_at = a.next_attempt_at, locked_until = null, last_error = a.last_error,
                 subject = coalesce(a.subject, n.subject), text = coalesce(a.text, n.text), html = coalesce(a.html, n.html), sent_at = a.sent_at,

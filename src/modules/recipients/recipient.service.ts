@@ -90,6 +90,9 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
   });
 }
 
+/** The statement of upsertContacts, made once (its text names a prepared statement, looked up per call). */
+let upsertContactsSql: string | undefined;
+
 /**
  * Upserts the owner's contacts for recipients given by their details, in one statement keyed like
  * the unique index (owner, lower(email), phone); given details refresh the stored ones. Returns each
@@ -105,10 +108,7 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
   const column = (value: (draft: RecipientDraft) => string | null) => given.map(({ draft }) => value(draft));
   // One row per input row (each matches exactly one upserted contact), in the input's order. The
   // input's columns are arrays and the answer's columns are named, so the text is fixed: prepared.
-  const stored = await findLean(
-    em,
-    Contact,
-    `with input (position, first_name, last_name, email, phone, language) as (select * from unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])),
+  upsertContactsSql ??= `with input (position, first_name, last_name, email, phone, language) as (select * from unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])),
      upserted as (
        insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)
        select distinct on (lower(coalesce(email, '')), coalesce(phone, ''))
@@ -122,7 +122,11 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
        returning ${allColumnsOf(em, Contact, 'contact')}, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
      select upserted.*
        from input join upserted on upserted.email_key = lower(coalesce(input.email, '')) and upserted.phone_key = coalesce(input.phone, '')
-      order by input.position`,
+      order by input.position`;
+  const stored = await findLean(
+    em,
+    Contact,
+    upsertContactsSql,
     [
       given.map(({ position }) => position),
       column((d) => d.firstName),
