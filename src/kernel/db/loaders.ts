@@ -54,24 +54,53 @@ function covers(held: Properties, wanted: Properties): boolean {
   return true;
 }
 
+type Entry<V> = { key: RecordKey; properties: Properties; value: Promise<V>; sent: boolean };
+
+const unions = new WeakMap<ReadonlySet<string>, WeakMap<ReadonlySet<string>, ReadonlySet<string>>>();
+
+/** Both sets of properties (null: everything); the same set for the same two, once made. */
+function unionOf(a: Properties, b: Properties): Properties {
+  if (a === null || b === null) return null;
+  let withA = unions.get(a);
+  if (!withA) unions.set(a, (withA = new WeakMap()));
+  let union = withA.get(b);
+  if (!union) withA.set(b, (union = new Set([...a, ...b])));
+  return union;
+}
+
 /**
- * The cache of a record loader: by id, each record with the properties it was read with, so a
- * caller that reads more than a cached record carries reads it again, never a record that lacks them.
+ * The cache of a record loader: by id, each record with the properties it is read with. A caller
+ * wanting more than an entry holds gets the entry's read when that read is not sent yet (it then
+ * reads the caller's properties too: sibling fields, such as a request's `items` and its
+ * `percentComplete`, share one key and one promise per record), and otherwise a read of its own:
+ * never a record that lacks what it reads.
  */
 class RecordCache<V> {
-  private readonly entries = new Map<string, { properties: Properties; value: Promise<V> }>();
+  private readonly entries = new Map<string, Entry<V>>();
   get(key: RecordKey): Promise<V> | undefined {
     const entry = this.entries.get(idOf(key));
-    return entry && covers(entry.properties, propertiesOf(key)) ? entry.value : undefined;
+    if (!entry) return undefined;
+    const wanted = propertiesOf(key);
+    if (covers(entry.properties, wanted)) return entry.value;
+    if (entry.sent || typeof entry.key === 'string') return undefined;
+    entry.properties = (entry.key as { properties: Properties }).properties = unionOf(entry.properties, wanted);
+    return entry.value;
   }
   set(key: RecordKey, value: Promise<V>): void {
-    this.entries.set(idOf(key), { properties: propertiesOf(key), value });
+    this.entries.set(idOf(key), { key, properties: propertiesOf(key), value, sent: false });
   }
   delete(key: RecordKey): void {
     this.entries.delete(idOf(key));
   }
   clear(): void {
     this.entries.clear();
+  }
+  /** These keys' records are being read, or were given (primed): their properties are settled. */
+  settle(keys: readonly RecordKey[]): void {
+    for (const key of keys) {
+      const entry = this.entries.get(idOf(key));
+      if (entry?.key === key) entry.sent = true;
+    }
   }
 }
 
@@ -92,14 +121,26 @@ function batchProperties(keys: readonly RecordKey[]): Properties {
  */
 export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
   constructor(em: EntityManager, entity: EntityName<any>, required: readonly string[], load: (columns: string, ids: string[]) => Promise<V[]>) {
+    const cache = new RecordCache<V>();
     super(
       (keys) => {
+        cache.settle(keys);
         const properties = batchProperties(keys);
         const columns = properties && columnsOf(em, entity, [...required, ...properties]);
         return load(columns ? columns.join(', ') : '*', keys.map(idOf));
       },
-      { cacheKeyFn: (key) => key, cacheMap: new RecordCache<V>() },
+      { cacheKeyFn: (key) => key, cacheMap: cache },
     );
+    this.cache = cache;
+  }
+
+  private readonly cache: RecordCache<V>;
+
+  /** A primed record is what it is: a caller wanting more reads it again rather than widening it. */
+  override prime(key: RecordKey, value: V | PromiseLike<V> | Error): this {
+    super.prime(key, value);
+    this.cache.settle([key]);
+    return this;
   }
 }
 

@@ -1,5 +1,7 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
+import { RecordLoader } from '../../../src/kernel/db/loaders';
+import { RequestItem } from '../../../src/modules/items/item.entities';
 
 // Lists read only the columns their document selects (kernel/graphql/projection.ts): what each
 // statement reads, and that a record read with fewer properties never answers a field that needs more.
@@ -44,6 +46,36 @@ describe('GraphQL: reading the columns a document selects', () => {
     expect(statementOn(statements, 'request_item')).toEqual([expect.stringMatching(/^select id, request_id, type, name from request_item /)]);
     expect(statementOn(statements, 'recipient')).toEqual([expect.stringMatching(/^select id, request_id, email from recipient /)]);
     expect(statementOn(statements, 'app_user')).toEqual([expect.stringMatching(/^select id, email from app_user /)]);
+  });
+
+  it("should read sibling fields' properties in one key per record when both ask before the read is sent", async () => {
+    // percentComplete reads the items' status and required flags, items their names (and types, for
+    // their GraphQL type): one read of both.
+    const { data, statements } = await run(`{ requests(first: 5) { nodes { name percentComplete items { name } } } }`);
+    expect(data.requests.nodes[0]).toEqual({ name: 'Guarded', percentComplete: 0, items: [{ name: 'W-2' }, { name: 'Any dependents?' }] });
+    const reads = statementOn(statements, 'request_item');
+    expect(reads).toEqual([expect.stringMatching(/^select id, request_id, type, name, required, status, is_na from request_item /)]);
+  });
+
+  it('should give a loader each id once per read, with the union of what its callers read, and read again for more once sent', async () => {
+    const reads: { columns: string; ids: string[] }[] = [];
+    const loader = new RecordLoader<string[]>(t.orm.em.fork(), RequestItem, ['request'], async (columns, ids) => {
+      reads.push({ columns, ids });
+      return ids.map(() => []);
+    });
+    const id = guarded.id;
+    await Promise.all([loader.load({ id, properties: new Set(['name']) }), loader.load({ id, properties: new Set(['status']) })]);
+    expect(reads).toEqual([{ columns: 'id, request_id, name, status', ids: [id] }]);
+    // Covered by what was read: no read.
+    await loader.load({ id, properties: new Set(['status']) });
+    expect(reads).toHaveLength(1);
+    // More than was read, after it was sent: a read of its own; the whole record for a plain id.
+    await loader.load({ id, properties: new Set(['required']) });
+    await loader.load(id);
+    expect(reads.slice(1)).toEqual([
+      { columns: 'id, request_id, required', ids: [id] },
+      { columns: '*', ids: [id] },
+    ]);
   });
 
   it('should read again, with what it lacks, a record an earlier read left short', async () => {
