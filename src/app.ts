@@ -138,7 +138,9 @@ export async function buildApp({
   app.decorate('edgeStore', edgeStore);
   // Before authentication, so that a caller over its limit costs no key lookup.
   await registerRateLimits(app, edgeStore, config.rateLimits);
-  const resolveViewer = (key: string) => findViewerByApiKey(orm.em.fork(), key, caches);
+  // Keys are read by lean statements only, so one fork serves every request (nothing accumulates in it).
+  const keys = orm.em.fork();
+  const resolveViewer = (key: string) => findViewerByApiKey(keys, key, caches);
   // A recipient's session token opens its GraphQL operations (the actor guard keeps it to them).
   registerAuth(app, async (key, request) => {
     if (!isSessionToken(key)) return resolveViewer(key);

@@ -77,7 +77,7 @@ export function procFds(pid: number): { open: number; limit: number } {
  */
 export async function startServer(
   name: ServerName,
-  options: { dbUrl: string; poolMax: number; cpuProf: boolean; env?: Record<string, string>; label?: string; nodeArgs?: string[] },
+  options: { dbUrl: string; poolMax: number; cpuProf: boolean; env?: Record<string, string>; label?: string; nodeArgs?: string[]; root?: string },
 ): Promise<ServerProcess> {
   const nodeArgs: string[] = [...(options.nodeArgs ?? [])];
   // One directory per server and run: node writes a profile per thread (tsx's loader has its own),
@@ -87,8 +87,10 @@ export async function startServer(
     mkdirSync(profileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   }
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'bench', 'servers', `${name}.ts`)], {
-    cwd: ROOT,
+  // `root`: another checkout of the repository (an A/B of two versions on one database, bench/create-cost.ts).
+  const root = options.root ?? ROOT;
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, 'bench', 'servers', `${name}.ts`)], {
+    cwd: root,
     env: { ...process.env, NODE_ENV: 'production', BENCH_DB_URL: options.dbUrl, BENCH_POOL_MAX: String(options.poolMax), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

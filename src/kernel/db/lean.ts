@@ -104,39 +104,87 @@ export function newRecord<T extends object>(em: EntityManager, entity: EntityNam
   return out as Row<T>;
 }
 
+/** A property's value as its column stores it, for a bind parameter. */
+function stored(prop: Prop, value: unknown): unknown {
+  if (prop.kind === 'm:1') return value == null ? null : typeof value === 'string' ? value : (value as { id: string }).id;
+  // A JSON column's null stays SQL NULL, not the JSON value null.
+  return isJson(prop) && value != null ? JSON.stringify(value) : value;
+}
+
 /** Adds a property's value to `params` as its column stores it; returns the placeholder. */
 function bind(prop: Prop, value: unknown, params: unknown[]): string {
-  const json = isJson(prop);
-  if (prop.kind === 'm:1') params.push(value == null ? null : typeof value === 'string' ? value : (value as { id: string }).id);
-  // A JSON column's null stays SQL NULL, not the JSON value null.
-  else params.push(json && value != null ? JSON.stringify(value) : value);
-  return json ? '?::jsonb' : '?';
+  params.push(stored(prop, value));
+  return isJson(prop) ? '?::jsonb' : '?';
+}
+
+/**
+ * The SQL type a column's values take on their way in from JSON (`jsonb_to_recordset`). Character
+ * columns take text, so that a value too long fails when stored, as it does from a VALUES list (a
+ * cast to varchar(n) would cut it).
+ */
+function jsonColumnType(prop: Prop): string {
+  const type = (prop.columnTypes?.[0] ?? 'text').replace(/\(.*\)$/, '');
+  return /^(varchar|char|character|character varying|text)$/.test(type) ? 'text' : type;
 }
 
 /**
  * Inserts lean records in one statement, whatever their tables (each table's rows in a data-modifying
  * CTE; foreign keys are checked at the statement's end, so parents and children may come together).
  * Answers the first batch's rows as stored (as a read would give them: jsonb's key order, the
- * column defaults), so a caller rendering them needs no read back.
+ * column defaults), so a caller rendering them needs no read back. Each table's rows go as one JSON
+ * parameter (`jsonb_to_recordset`), so the statement's text depends only on the tables: it is
+ * prepared (parsing and planning a create's insert cost PostgreSQL as much as running it), and
+ * PostgreSQL reads one value instead of a parameter per field.
  */
 export async function insertRecords(em: EntityManager, batches: [EntityName<any>, readonly object[]][]): Promise<Row<any>[]> {
-  const inserts: string[] = [];
   const params: unknown[] = [];
-  let first: EntityMetadata | undefined;
+  const metas: EntityMetadata[] = [];
   for (const [entity, records] of batches) {
     if (records.length === 0) continue;
     const meta = metaOf(em, entity);
-    first ??= meta;
+    metas.push(meta);
     const { props } = shapeOf(meta);
-    const rows = records.map((record) => `(${props.map((prop) => bind(prop, (record as Fields)[prop.name], params)).join(', ')})`);
-    inserts.push(`insert into ${meta.tableName} (${props.map((prop) => prop.fieldNames[0]).join(', ')}) values ${rows.join(', ')}${first === meta ? ' returning *' : ''}`);
+    params.push(
+      JSON.stringify(
+        records.map((record) => {
+          const row: Fields = {};
+          // JSON columns take the value itself (their null is SQL NULL, as everywhere here).
+          for (const prop of props) row[prop.fieldNames[0]] = isJson(prop) ? (record as Fields)[prop.name] : stored(prop, (record as Fields)[prop.name]);
+          return row;
+        }),
+      ),
+    );
   }
+  const [first] = metas;
   if (!first) return [];
-  const sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
-  const result = await run(em, sql, params, 'array');
+  const result = await run(em, insertStatement(metas), params, 'array', { prepared: true });
   const map = mapperFor(shapeOf(first), result.fields.map((field) => field.name));
   return (result.rows as unknown[][]).map(map);
 }
+
+// The insert of each list of tables, made once: its text is a prepared statement's name, looked up per call.
+const insertStatements = new Map<string, string>();
+function insertStatement(metas: EntityMetadata[]): string {
+  const key = metas.map((meta) => meta.className).join();
+  let sql = insertStatements.get(key);
+  if (sql === undefined) {
+    const inserts = metas.map((meta, index) => {
+      const { props } = shapeOf(meta);
+      const columns = props.map((prop) => prop.fieldNames[0]).join(', ');
+      const types = props.map((prop) => `${prop.fieldNames[0]} ${jsonColumnType(prop)}`).join(', ');
+      return `insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${index === 0 ? ` returning ${columns}` : ''}`;
+    });
+    sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
+    insertStatements.set(key, sql);
+  }
+  return sql;
+}
+
+/** Every stored column of `entity` (those lean records hold), as a list for statements that name them (prepared ones must). */
+export const allColumnsOf = (em: EntityManager, entity: EntityName<any>, alias?: string): string =>
+  shapeOf(metaOf(em, entity))
+    .props.map((prop) => (alias ? `${alias}.${prop.fieldNames[0]}` : prop.fieldNames[0]))
+    .join(', ');
 
 /**
  * Writes `changes` to the row of `entity` whose id is `id`, with the entity's `onUpdate` values
@@ -163,7 +211,7 @@ export async function updateRecord<T extends object>(em: EntityManager, entity: 
 }
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
-type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array' }): Promise<PgResult | PgResult[]> };
+type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string }): Promise<PgResult | PgResult[]> };
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
 type KnexLike = { client: KnexClient; isCompleted?(): boolean };
 
@@ -182,24 +230,53 @@ function toPositional(sql: string): string {
   return text;
 }
 
+// Names of the prepared statements (see StatementOptions), one per text. Prepared statements belong
+// to a connection and stay for its life, so the set must stay small: past the bound a caller is
+// preparing texts that vary, which is a bug.
+const prepared = new Map<string, string>();
+const MAX_PREPARED = 50;
+function preparedName(text: string): string {
+  let name = prepared.get(text);
+  if (name === undefined) {
+    if (prepared.size >= MAX_PREPARED) throw new Error(`more than ${MAX_PREPARED} prepared statements: prepare only statements whose text is fixed`);
+    name = `gather_${prepared.size + 1}`;
+    prepared.set(text, name);
+  }
+  return name;
+}
+
+/** How a lean statement is sent. */
+export type StatementOptions = {
+  /**
+   * Sent as a named statement, which PostgreSQL parses once per connection and may plan once (its
+   * generic plan) instead of at every call: the event's statement, with a CTE per hook, cost
+   * PostgreSQL more to parse and plan than to run. Only for statements whose text is fixed (the
+   * set of them stays small) and whose result names its columns: with `*`, a migration that adds a
+   * column makes the prepared statement fail ("cached plan must not change result type").
+   */
+  prepared?: boolean;
+};
+
 /**
  * Runs a statement with bind parameters (`?` placeholders; none may appear in literals) on the entity
  * manager's connection, inside its transaction when it has one, and tells the ORM's logger (statement
  * counts). It goes to the `pg` connection that knex holds (the transaction's, or one from its pool)
  * without knex's query building and runner: those were a sixth of a by-id read's CPU in profiles.
  */
-async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array'): Promise<PgResult> {
-  return (await send(em, sql, toPositional(sql), params, rowMode)) as PgResult;
+async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array', options?: StatementOptions): Promise<PgResult> {
+  const text = toPositional(sql);
+  return (await send(em, sql, text, params, rowMode, options?.prepared ? preparedName(text) : undefined)) as PgResult;
 }
 
-async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array'): Promise<PgResult | PgResult[]> {
+/** Sends `text` (logged as `logged`), named `name` when it is a prepared statement. */
+async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string): Promise<PgResult | PgResult[]> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: logged, level: 'info' });
   const connection = await client.acquireConnection();
   try {
-    return await connection.query({ text, values: params, rowMode });
+    return await connection.query({ text, values: params, rowMode, name });
   } finally {
     await client.releaseConnection(connection);
   }
@@ -217,13 +294,13 @@ function literal(value: unknown): string {
 }
 
 /** A statement's rows as objects keyed by column name (see `run`). */
-export async function queryRows<T = Fields>(em: EntityManager, sql: string, params: readonly unknown[] = []): Promise<T[]> {
-  return (await run(em, sql, params)).rows as T[];
+export async function queryRows<T = Fields>(em: EntityManager, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<T[]> {
+  return (await run(em, sql, params, undefined, options)).rows as T[];
 }
 
 /** Rows of `entity`'s table as lean records. */
-export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = []): Promise<Row<T>[]> {
-  const result = await run(em, sql, params, 'array');
+export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<Row<T>[]> {
+  const result = await run(em, sql, params, 'array', options);
   const map = mapperFor(shapeOf(metaOf(em, entity)), result.fields.map((field) => field.name));
   return (result.rows as unknown[][]).map(map) as Row<T>[];
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { queryRows } from './lean';
 
 const committed = new WeakMap<EntityManager, Array<() => void>>();
 
@@ -24,6 +25,69 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
     await tx.rollback();
     throw err;
   }
+  return committedWith(tx, result);
+}
+
+type PgConnection = { query(sql: string): Promise<unknown>; __knex__disposed?: unknown };
+type ConnectionPool = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<unknown> };
+
+/** An object whose members are `members`, and any other member read is refused with `refusal`. */
+function only<T extends object>(members: T, refusal: (member: string) => Error): T {
+  return new Proxy(members, {
+    get(target, key, receiver) {
+      // Symbols and `then` are probes (inspection, awaiting), not uses.
+      if (key in target || typeof key === 'symbol' || key === 'then') return Reflect.get(target, key, receiver);
+      throw refusal(key);
+    },
+  });
+}
+
+const managedUse = (member: string) =>
+  new Error(`MikroORM or knex used in a lean transaction (read "${member}" of its context): only lean statements (kernel/db/lean.ts) may run in one; use inTransaction`);
+
+/**
+ * `inTransaction` for work that writes and reads through lean statements only (kernel/db/lean.ts):
+ * `begin` and `commit` go straight to a connection of the pool, without MikroORM's transaction and
+ * the knex transaction object it builds for each one (a tenth of a create's CPU in its profile,
+ * bench/README.md). The fork's transaction context hands lean statements that connection, as a knex
+ * transaction's would, and refuses every other use: MikroORM or knex would otherwise run outside the
+ * transaction. A managed entity created or changed in it fails the transaction at its end.
+ */
+export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  if (em.isInTransaction()) return work(em);
+  const pool = em.getConnection('write').getKnex().client as unknown as ConnectionPool;
+  const connection = await pool.acquireConnection();
+  let ended = false;
+  const client = only({ acquireConnection: async () => connection, releaseConnection: async () => undefined }, managedUse);
+  const tx = em.fork();
+  tx.setTransactionContext(only({ client, isCompleted: () => ended }, managedUse));
+  // Once `commit` or `rollback` is sent, the transaction refuses statements (they would run after it, on their own).
+  const end = (sql: 'commit' | 'rollback') => {
+    ended = true;
+    tx.config.getLogger().logQuery({ query: sql, level: 'info' });
+    return connection.query(sql);
+  };
+  let result: T;
+  try {
+    await queryRows(tx, 'begin');
+    result = await work(tx);
+    if (!nothingToFlush(tx)) throw new Error('managed entities were written in a lean transaction: use inTransaction');
+    await end('commit');
+  } catch (err) {
+    // After a failed `commit` PostgreSQL has ended the transaction already, and this only warns.
+    await end('rollback').catch((failure: unknown) => {
+      // The connection is broken: the pool drops it instead of handing it out again.
+      connection.__knex__disposed ??= failure;
+    });
+    throw err;
+  } finally {
+    await pool.releaseConnection(connection);
+  }
+  return committedWith(tx, result);
+}
+
+/** Runs the callbacks `afterCommit` registered on `tx`, then answers `result`. */
+function committedWith<T>(tx: EntityManager, result: T): T {
   for (const callback of committed.get(tx) ?? []) callback();
   return result;
 }

@@ -117,7 +117,9 @@ export class Outbox {
       createdAt: new Date(),
     };
     // A lean statement with bind parameters: through MikroORM and knex, the rendered JSON (a few KB)
-    // was formatted into the statement's text, and their runner showed in the create's profile.
+    // was formatted into the statement's text, and their runner showed in the create's profile. It is
+    // prepared: parsing and planning its hooks' CTEs cost PostgreSQL about as much as the rest of a
+    // create (bench/README.md).
     const [{ seq }] = await queryRows<{ seq: string }>(
       tx,
       this.sql,
@@ -127,6 +129,7 @@ export class Outbox {
         EVENT_CHANNEL,
         event.id,
       ],
+      { prepared: true },
     );
     const stored = { ...event, seq: String(seq) };
     if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);

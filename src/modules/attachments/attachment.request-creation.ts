@@ -16,6 +16,8 @@ export const requestAttachmentsPart: RequestCreationPart = {
     let requestFiles: Attachment[] = [];
     let itemFiles: Attachment[][] = [];
     return {
+      // The copies are managed entities.
+      managed: requestSources.length > 0 || itemSources.some((sources) => sources.length > 0),
       afterInsert(tx, { request, recordsOf }) {
         requestFiles = attachFiles(tx, requestSources, request, null);
         // Given items only: items copied from a template have no attachments to copy.

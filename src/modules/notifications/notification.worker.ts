@@ -85,18 +85,21 @@ const LEASE_MS = Math.ceil(NOTIFICATION_BATCH / NOTIFICATION_CONCURRENCY) * 3 * 
  */
 export class NotificationWorker extends PollingWorker {
   private readonly clock: Clock;
+  /** Where the claim and the records run: lean statements only, so one fork serves every round (nothing accumulates in it). */
+  private readonly em: EntityManager;
 
   constructor(private readonly options: NotificationWorkerOptions) {
     super(options.log, 'notification', NOTIFICATION_BATCH, options.pollMs);
     this.clock = options.clock ?? { now: () => new Date() };
+    this.em = options.orm.em.fork();
   }
 
   /** Claims one batch of due messages and sends them; returns how many were attempted. */
   override async runOnce(): Promise<number> {
     const now = this.clock.now();
-    // A lean statement (bind parameters, no knex runner): it runs after every create that invites.
+    // A lean statement (bind parameters, no knex runner), prepared: it runs after every create that invites.
     const claimed = await queryRows<Claimed>(
-      this.options.orm.em.fork(),
+      this.em,
       `with due as (
          select id from notification
           where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
@@ -109,6 +112,7 @@ export class NotificationWorker extends PollingWorker {
        returning n.id, n.organization_id, n.request_id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
                  (select link_nonce from recipient where id = n.recipient_id) as link_nonce, ${brandingColumn('n.organization_id')} as branding`,
       [now, now, NOTIFICATION_BATCH, new Date(now.getTime() + LEASE_MS)],
+      { prepared: true },
     );
     const queue = [...claimed];
     const workers = Array.from({ length: Math.min(NOTIFICATION_CONCURRENCY, queue.length) }, async () => {
@@ -187,7 +191,7 @@ export class NotificationWorker extends PollingWorker {
     const column = <T>(value: (attempt: { row: Claimed; outcome: Outcome }) => T) => attempts.map(value);
     try {
       await queryRows(
-        this.options.orm.em.fork(),
+        this.em,
         `update notification n
             set status = a.status, attempts = a.attempts, next_attempt_at = a.next_attempt_at, locked_until = null, last_error = a.last_error,
                 subject = coalesce(a.subject, n.subject), text = coalesce(a.text, n.text), html = coalesce(a.html, n.html), sent_at = a.sent_at,
@@ -207,6 +211,7 @@ export class NotificationWorker extends PollingWorker {
           column(({ outcome }) => outcome.stored?.html ?? null),
           column(({ outcome }) => (outcome.status === 'SENT' ? now : null)),
         ],
+        { prepared: true },
       );
     } catch (err) {
       // The rows stay leased and are tried again when the lease lapses (at least once).

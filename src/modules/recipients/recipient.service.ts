@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findLean, newRecord } from '../../kernel/db/lean';
+import { allColumnsOf, findLean, newRecord } from '../../kernel/db/lean';
 import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/context';
 import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
@@ -90,6 +90,9 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
   });
 }
 
+/** The statement of upsertContacts, made once (its text names a prepared statement, looked up per call). */
+let upsertContactsSql: string | undefined;
+
 /**
  * Upserts the owner's contacts for recipients given by their details, in one statement keyed like
  * the unique index (owner, lower(email), phone); given details refresh the stored ones. Returns each
@@ -98,23 +101,14 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
  * person.
  */
 async function upsertContacts(em: EntityManager, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, ContactRow>> {
-  const values: unknown[] = [];
-  const rows: string[] = [];
-  const positions: number[] = [];
-  drafts.forEach((d, position) => {
-    if (d.contactId) return;
-    values.push(position, d.firstName, d.lastName, d.email, d.phone, d.language);
-    rows.push('(?::int, ?, ?, ?, ?, ?)');
-    positions.push(position);
-  });
+  const given = drafts.flatMap((draft, position) => (draft.contactId ? [] : [{ draft, position }]));
   const contacts = new Map<number, ContactRow>();
-  if (rows.length === 0) return contacts;
+  if (given.length === 0) return contacts;
   const now = new Date();
-  // One row per input row (each matches exactly one upserted contact), in the input's order.
-  const stored = await findLean(
-    em,
-    Contact,
-    `with input (position, first_name, last_name, email, phone, language) as (values ${rows.join(', ')}),
+  const column = (value: (draft: RecipientDraft) => string | null) => given.map(({ draft }) => value(draft));
+  // One row per input row (each matches exactly one upserted contact), in the input's order. The
+  // input's columns are arrays and the answer's columns are named, so the text is fixed: prepared.
+  upsertContactsSql ??= `with input (position, first_name, last_name, email, phone, language) as (select * from unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])),
      upserted as (
        insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)
        select distinct on (lower(coalesce(email, '')), coalesce(phone, ''))
@@ -125,13 +119,30 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
          last_name = coalesce(excluded.last_name, contact.last_name),
          language = coalesce(excluded.language, contact.language),
          updated_at = excluded.updated_at
-       returning contact.*, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
+       returning ${allColumnsOf(em, Contact, 'contact')}, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
      select upserted.*
        from input join upserted on upserted.email_key = lower(coalesce(input.email, '')) and upserted.phone_key = coalesce(input.phone, '')
-      order by input.position`,
-    [...values, owner.organizationId, owner.id, owner.teamId, now, now],
+      order by input.position`;
+  const stored = await findLean(
+    em,
+    Contact,
+    upsertContactsSql,
+    [
+      given.map(({ position }) => position),
+      column((d) => d.firstName),
+      column((d) => d.lastName),
+      column((d) => d.email),
+      column((d) => d.phone),
+      column((d) => d.language),
+      owner.organizationId,
+      owner.id,
+      owner.teamId,
+      now,
+      now,
+    ],
+    { prepared: true },
   );
-  stored.forEach((contact, index) => contacts.set(positions[index], contact));
+  stored.forEach((contact, index) => contacts.set(given[index].position, contact));
   return contacts;
 }
 

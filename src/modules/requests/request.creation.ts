@@ -47,6 +47,11 @@ export type RequestCreationPlan = {
   records?(tx: EntityManager, created: NewRequest): Promise<[EntityName<any>, object[]] | null> | [EntityName<any>, object[]] | null;
   /** Writes once the request's statement ran. */
   afterInsert?(tx: EntityManager, created: NewRequest): Promise<void> | void;
+  /**
+   * Whether it reads or writes through the entity manager in the transaction (a template's items,
+   * library attachments): the creation then runs in `inTransaction`, otherwise in `inLeanTransaction`.
+   */
+  managed?: boolean;
   /** Primes the event render's loaders with what it wrote, so that the render does not read it back. */
   prime?(loaders: Loaders, created: NewRequest): void;
 };

@@ -36,7 +36,8 @@ import {
   MIN_REMINDERS,
 } from './request.limits';
 import { insertRecords, newRecord, updateRecord, type Row } from '../../kernel/db/lean';
-import { inTransaction } from '../../kernel/db/transaction';
+import { inLeanTransaction, inTransaction } from '../../kernel/db/transaction';
+import { primeAll } from '../../kernel/db/loaders';
 
 export type Ctx = Pick<GraphQLContext, 'em' | 'settings'> & EmittingContext;
 type Loaders = Ctx['loaders'];
@@ -110,10 +111,13 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
   });
 }
 
-function storeCollaborators(em: EntityManager, request: { id: string; organization: { id: string } }, collaborators: { user: User; role: 'ADMIN' | 'USER' }[]): Collaborator[] {
-  return collaborators.map(({ user, role }, position) =>
-    em.create(Collaborator, { organization: request.organization.id, request: request.id, user, role, position }),
-  );
+type Collaborators = { user: User; role: 'ADMIN' | 'USER' }[];
+
+const collaboratorValues = (request: { id: string; organization: { id: string } }, collaborators: Collaborators) =>
+  collaborators.map(({ user, role }, position) => ({ organization: request.organization.id, request: request.id, user, role, position }));
+
+function storeCollaborators(em: EntityManager, request: { id: string; organization: { id: string } }, collaborators: Collaborators): Collaborator[] {
+  return collaboratorValues(request, collaborators).map((values) => em.create(Collaborator, values));
 }
 
 /**
@@ -265,7 +269,9 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
 
   const organization = ordered.find((plan) => plan.organizationDefaults)?.organizationDefaults;
 
-  return inTransaction(em, async (tx) => {
+  // Most creations write lean records only; a part that writes through the entity manager needs its transaction.
+  const transaction = ordered.some((plan) => plan.managed) ? inTransaction : inLeanTransaction;
+  return transaction(em, async (tx) => {
     const dueDate = input.dueDate ?? (defaults?.dueDateInterval != null ? new Date(Date.now() + defaults.dueDateInterval * 86_400_000) : null);
     if (dueDate && input.expirationDate && input.expirationDate.getTime() <= dueDate.getTime()) {
       throw AppError.validation([{ field: ['expirationDate'], message: "Must be later than the due date the template sets", code: 'INVALID' }]);
@@ -312,7 +318,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       rejection: null,
       deletedAt: null,
     });
-    const batches: [EntityName<any>, object[]][] = [[Request, [request]]];
+    const batches: [EntityName<any>, object[]][] = [[Request, [request]], [Collaborator, collaboratorValues(request, collaborators).map((values) => newRecord(tx, Collaborator, values))]];
     const created: NewRequest = {
       input,
       request,
@@ -325,14 +331,14 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     }
     const [stored] = (await insertRecords(tx, batches)) as RequestRow[];
     for (const plan of ordered) await plan.afterInsert?.(tx, created);
-    const storedCollaborators = storeCollaborators(tx, request, collaborators);
     // The request as stored, its relations and its new contacts are all here: the event's render
     // reads nothing back (the REST shape names the owner and team by id only).
     await emitRequestEvent(tx, ctx, 'request.created', stored, {
       known: (loaders) => {
         rememberCreated(loaders, viewer, stored);
         for (const plan of ordered) plan.prime?.(loaders, created);
-        loaders.collaboratorsByRequest.prime(request.id, storedCollaborators);
+        loaders.collaboratorsByRequest.prime(request.id, created.recordsOf(Collaborator));
+        primeAll(loaders.userById, collaborators.map(({ user }) => user));
       },
     });
     return stored;

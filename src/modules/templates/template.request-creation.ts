@@ -20,6 +20,8 @@ export const requestTemplatePart: RequestCreationPart = {
         reminders: template.reminders,
         dueDateInterval: template.dueDateInterval ?? null,
       },
+      // Its items are read, and saved back, through the entity manager.
+      managed: !input.items || Boolean(input.overwriteTemplateItems),
       records: async (tx, { request, recordsOf }) =>
         input.items ? null : [RequestItem, newItems(tx, request, await templateItemsForRequest(tx, template), recordsOf(Recipient)[0] ?? null, 0)],
       async afterInsert(tx, { recordsOf }) {

@@ -49,6 +49,8 @@ describe('a change rolled back at commit', () => {
   });
 
   it.each([
+    // A creation commits in a lean transaction (kernel/db/transaction.ts), its invitations queued by the event's statement.
+    ['a request creation', (api: ReturnType<typeof client>) => api.post('/requests', { name: 'Rolled back', recipients: [{ email: 'rolled-back@example.com' }], items: [{ name: 'Passport', type: 'UPLOAD' }] })],
     ['a request update', (api: ReturnType<typeof client>) => api.patch(`/requests/${request.id}`, { name: 'Rolled back' })],
     ['an item update', (api: ReturnType<typeof client>) => api.patch(`/requests/${request.id}/items/${request.items[0].id}`, { name: 'Rolled back' })],
   ])('should leave no trace of %s: no change, no event, no delivery, nothing sent', async (name, change) => {

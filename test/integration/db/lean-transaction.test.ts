@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { createOrm } from '../../../src/kernel/db/orm';
+import { queryRows } from '../../../src/kernel/db/lean';
+import { afterCommit, inLeanTransaction, inTransaction } from '../../../src/kernel/db/transaction';
+import { DATA_MODEL } from '../../../src/modules';
+import { Organization } from '../../../src/modules/identity/identity.entities';
+import { StatementCounter, truncateAll, workerDatabaseUrl } from '../../support/app';
+
+// A lean transaction (inLeanTransaction): begin and commit sent on a connection of the pool, lean
+// statements on that connection, anything MikroORM or knex would run refused (it would run outside).
+describe('inLeanTransaction', () => {
+  const POOL = 3;
+  let orm: MikroORM;
+  const sql = new StatementCounter();
+
+  const insert = (em: EntityManager, id: string, name: string) => queryRows(em, `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now())`, [id, name]);
+  const names = async (ids: string[]) =>
+    (await queryRows<{ name: string }>(orm.em.fork(), 'select name from organization where id = any(?::uuid[]) order by name', [ids])).map((row) => row.name);
+
+  beforeAll(async () => {
+    orm = await createOrm({ url: workerDatabaseUrl(), ...DATA_MODEL, poolMax: POOL, onQuery: (statement) => sql.statements.push(statement) });
+    await truncateAll(orm);
+  });
+  afterAll(() => orm.close());
+
+  it('should commit what its lean statements wrote, then run the afterCommit callbacks', async () => {
+    const id = randomUUID();
+    const seen: string[] = [];
+    sql.reset();
+    const result = await inLeanTransaction(orm.em.fork(), async (tx) => {
+      await insert(tx, id, 'Committed');
+      afterCommit(tx, () => seen.push('committed'));
+      // Inside, the row is there; outside, not yet.
+      expect((await queryRows(tx, 'select 1 from organization where id = ?', [id])).length).toBe(1);
+      expect(await names([id])).toEqual([]);
+      expect(seen).toEqual([]);
+      return 'answer';
+    });
+    expect(result).toBe('answer');
+    expect(seen).toEqual(['committed']);
+    expect(await names([id])).toEqual(['Committed']);
+    // Counted as MikroORM's transactions are: begin and commit among the statements (the second select is the outside read).
+    expect(sql.statements.map((s) => s.split(' ')[0])).toEqual(['begin', 'insert', 'select', 'select', 'commit', 'select']);
+  });
+
+  it('should roll back when its work fails, without running the afterCommit callbacks', async () => {
+    const id = randomUUID();
+    const seen: string[] = [];
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insert(tx, id, 'Rolled back');
+        afterCommit(tx, () => seen.push('committed'));
+        throw new Error('the work failed');
+      }),
+    ).rejects.toThrow('the work failed');
+    expect(seen).toEqual([]);
+    expect(await names([id])).toEqual([]);
+  });
+
+  it('should refuse MikroORM inside, before it runs anything outside the transaction, and roll back', async () => {
+    const id = randomUUID();
+    const other = randomUUID();
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insert(tx, id, 'Before the refusal');
+        await tx.execute(`insert into organization (id, name, created_at, updated_at) values ('${other}', 'Outside', now(), now())`);
+      }),
+    ).rejects.toThrow(/lean transaction.*use inTransaction/);
+    await expect(inLeanTransaction(orm.em.fork(), (tx) => tx.findOne(Organization, { id }))).rejects.toThrow(/lean transaction/);
+    expect(await names([id, other])).toEqual([]);
+  });
+
+  it('should fail, and roll back, when a managed entity was created in it', async () => {
+    const id = randomUUID();
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insert(tx, id, 'With an entity');
+        tx.create(Organization, { name: 'Managed' });
+      }),
+    ).rejects.toThrow('managed entities were written in a lean transaction');
+    expect(await names([id])).toEqual([]);
+  });
+
+  it('should refuse a statement once it has ended', async () => {
+    let kept: EntityManager | undefined;
+    await inLeanTransaction(orm.em.fork(), async (tx) => {
+      kept = tx;
+    });
+    await expect(queryRows(kept!, 'select 1')).rejects.toThrow('query on a finished transaction');
+  });
+
+  it('should join the transaction it runs in', async () => {
+    const id = randomUUID();
+    await expect(
+      inTransaction(orm.em.fork(), async (outer) => {
+        await inLeanTransaction(outer, async (tx) => {
+          expect(tx).toBe(outer);
+          await insert(tx, id, 'Joined');
+        });
+        throw new Error('the outer work failed');
+      }),
+    ).rejects.toThrow('the outer work failed');
+    expect(await names([id])).toEqual([]);
+  });
+
+  it('should hand its connection back to the pool, whether it committed or not', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < POOL * 3; i++) {
+      const id = randomUUID();
+      ids.push(id);
+      await inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insert(tx, id, `Round ${i}`);
+        if (i % 2) throw new Error('odd rounds fail');
+      }).catch(() => undefined);
+    }
+    // All of the pool at once: none is held by a transaction that ended.
+    const rounds = await Promise.all(Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows(tx, 'select pg_backend_pid() as pid'))[0])));
+    expect(rounds).toHaveLength(POOL);
+    expect(await names(ids)).toEqual(['Round 0', 'Round 2', 'Round 4', 'Round 6', 'Round 8']);
+  });
+});
