@@ -227,6 +227,9 @@ serve('bare', async () => {
       const recipients: Row[] = [];
       const items: Row[] = [];
       try {
+        // Prepared (named) as Gather prepares its creation's statements (src/kernel/db/lean.ts,
+        // StatementOptions): PostgreSQL parses and plans each once per connection on both sides. The
+        // texts vary with the number of rows, so the names carry it.
         await client.query('begin');
         // The owner's contacts, upserted in one statement (the same as recipient.service.ts).
         const contactValues: unknown[] = [];
@@ -235,8 +238,9 @@ serve('bare', async () => {
           const b = i * 10;
           return `(gen_random_uuid(), $${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9}, $${b + 10})`;
         });
-        const contacts = await client.query(
-          `insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)
+        const contacts = await client.query({
+          name: `bare-contacts-${people.length}`,
+          text: `insert into contact (id, organization_id, owner_id, team_id, first_name, last_name, email, phone, language, created_at, updated_at)
            values ${contactRows.join(', ')}
            on conflict (owner_id, (lower(coalesce(email, ''))), (coalesce(phone, ''))) do update set
              first_name = coalesce(excluded.first_name, contact.first_name),
@@ -244,20 +248,21 @@ serve('bare', async () => {
              language = coalesce(excluded.language, contact.language),
              updated_at = excluded.updated_at
            returning id, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key`,
-          contactValues,
-        );
+          values: contactValues,
+        });
         const byKey = new Map(contacts.rows.map((c) => [`${c.email_key}|${c.phone_key}`, c.id as string]));
         contactIds = people.map((p) => byKey.get(`${p.email?.toLowerCase() ?? ''}|${p.phone ?? ''}`)!);
 
-        await client.query(
-          `insert into request (id, organization_id, owner_id, team_id, template_id, name, state, owner_opened, user_opened, verified, rejected,
+        await client.query({
+          name: 'bare-request',
+          text: `insert into request (id, organization_id, owner_id, team_id, template_id, name, state, owner_opened, user_opened, verified, rejected,
              due_date, expiration_date, auto_close_at, first_reminder_date, personal_message, notes, user_metadata, language, reminders,
              reminder_schedule, cloud_storage_folder, cloud_storage_provider, require_complete_submission, disable_submission_comments,
              mfa_enabled, skip_initial_notification, closed_at, deleted_at, created_at, updated_at)
            values ($1, $2, $3, $4, null, $5, 'INCOMPLETE_AND_LINK_SENT', false, false, false, false, null, null, null, null, $6, null, '{}', 'en-US', 3,
              '[]', null, 'SERVICE', false, false, false, false, null, null, $7, $7)`,
-          [requestId, viewer.organizationId, viewer.userId, viewer.teamId, body.name.trim(), body.personal_message ?? null, now],
-        );
+          values: [requestId, viewer.organizationId, viewer.userId, viewer.teamId, body.name.trim(), body.personal_message ?? null, now],
+        });
 
         const recipientValues: unknown[] = [];
         const recipientRows = people.map((p, position) => {
@@ -271,11 +276,12 @@ serve('bare', async () => {
           const b = position * 15;
           return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, null, $${b + 9}, $${b + 10}, null, null, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14}, $${b + 15})`;
         });
-        await client.query(
-          `insert into recipient (id, request_id, contact_id, position, first_name, last_name, email, phone, language, auth_method, send_method,
+        await client.query({
+          name: `bare-recipients-${people.length}`,
+          text: `insert into recipient (id, request_id, contact_id, position, first_name, last_name, email, phone, language, auth_method, send_method,
              question_text, question_answer_hash, link_nonce, token_hash, password_hash, created_at, organization_id) values ${recipientRows.join(', ')}`,
-          recipientValues,
-        );
+          values: recipientValues,
+        });
 
         if (body.items?.length) {
           const itemValues: unknown[] = [];
@@ -287,11 +293,12 @@ serve('bare', async () => {
             const b = position * 11;
             return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, 'INCOMPLETE', false, $${b + 8}, null, null, $${b + 9}, null, $${b + 10}, $${b + 10}, $${b + 11})`;
           });
-          await client.query(
-            `insert into request_item (id, request_id, position, type, name, description, required, status, is_na, question_type, answer,
+          await client.query({
+            name: `bare-items-${body.items.length}`,
+            text: `insert into request_item (id, request_id, position, type, name, description, required, status, is_na, question_type, answer,
                contract_id, assignee_id, verified_at, created_at, updated_at, organization_id) values ${itemRows.join(', ')}`,
-            itemValues,
-          );
+            values: itemValues,
+          });
         }
         body_ = render();
         if (writesEvents) {
@@ -305,13 +312,14 @@ serve('bare', async () => {
                    from webhook w, inserted
                   where w.organization_id = $2 and w.disabled_at is null and 'request.created' = any(w.topics))`
             : '';
-          await client.query(
-            `with inserted as (
+          await client.query({
+            name: 'bare-event',
+            text: `with inserted as (
                insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
                values ($1, $2, 'request.created', 'Request', $3, $3, $4::jsonb, null, $5) returning seq)${deliveries}
              select pg_notify('gather_events', $1::text) from inserted`,
-            [eventId, viewer.organizationId, requestId, JSON.stringify(body_), now],
-          );
+            values: [eventId, viewer.organizationId, requestId, JSON.stringify(body_), now],
+          });
         }
         await client.query('commit');
       } catch (err) {
