@@ -1,10 +1,9 @@
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { bucketOf } from './profile';
-import { openBenchDatabase } from './lib/database';
 import { LIST_QUERY } from './lib/documents';
 import { inProcessApp } from './lib/in-process';
-import { seededData } from './lib/seed';
+import { openSeededDatabase } from './lib/seed';
 
 // What one list request allocates in Gather (issue 14, targets 2 and 6: the garbage is most of the
 // collector's work): the service in this process on the bench database, the list query sent through
@@ -17,12 +16,8 @@ type SampleNode = { callFrame: { functionName: string; url: string; lineNumber: 
 const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' } } });
 
 async function main() {
-  const db = await openBenchDatabase(console.log, { reuseSeed: true });
   // Seeded (or the saved seed restored) before the app connects: saving a seed copies the database.
-  const data = await seededData(db).catch(async (err) => {
-    await db.stop();
-    throw err;
-  });
+  const { db, data } = await openSeededDatabase(console.log);
   const local = await inProcessApp(db.url).catch(async (err) => {
     await db.stop();
     throw err;

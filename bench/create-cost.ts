@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBody } from './lib/documents';
-import { BENCH_PG_DIR, openBenchDatabase } from './lib/database';
-import { seededData, type SeededData } from './lib/seed';
+import { BENCH_PG_DIR } from './lib/database';
+import { openSeededDatabase } from './lib/seed';
 import { startServer, PROFILE_DIR, type ServerProcess } from './lib/servers';
 
 // What a create costs, Gather against the bare server, in the same conditions: both servers as the
@@ -46,14 +46,7 @@ function postgresCpu(): number {
 }
 
 async function main() {
-  const db = await openBenchDatabase(console.log, { reuseSeed: true });
-  let data: SeededData;
-  try {
-    data = await seededData(db);
-  } catch (err) {
-    await db.stop();
-    throw err;
-  }
+  const { db, data } = await openSeededDatabase(console.log);
   const apiKey = data.tenants[0].apiKey;
   const against = process.argv.includes('--against') ? process.argv[process.argv.indexOf('--against') + 1] : undefined;
   const servers: { label: string; server: ServerProcess }[] = [];

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { openBenchDatabase } from './lib/database';
-import { seededData, type SeededData } from './lib/seed';
+import { openSeededDatabase } from './lib/seed';
 import { startServer, PROFILE_DIR } from './lib/servers';
 
 // What the fan-out's trigger costs by itself: one Gather server (as the bench starts it) on the bench
@@ -12,14 +11,7 @@ import { startServer, PROFILE_DIR } from './lib/servers';
 
 const sleep = (ms: number) => new Promise((d) => setTimeout(d, ms));
 async function main() {
-  const db = await openBenchDatabase(console.log, { reuseSeed: true });
-  let data: SeededData;
-  try {
-    data = await seededData(db);
-  } catch (err) {
-    await db.stop();
-    throw err;
-  }
+  const { db, data } = await openSeededDatabase(console.log);
   const apiKey = data.tenants[0].apiKey;
   const requestId = data.requestIds[0];
   const server = await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: process.argv.includes('--prof') }).catch(async (err) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Client } from 'pg';
 import type { RecipientInput, RequestItemInput } from '../../src/kernel/graphql/__generated__/resolvers-types';
 import { createOrganization } from '../../src/modules/identity/identity.service';
-import type { BenchDatabase } from './database';
+import { openBenchDatabase, type BenchDatabase } from './database';
 import { inProcessApp, type InProcessApp } from './in-process';
 
 // The data set of issue 5: 1,000 requests across 5 organizations, 3 to 8 items and 1 to 3 recipients
@@ -218,4 +218,18 @@ export async function seededData(db: BenchDatabase): Promise<SeededData> {
   await local.close();
   await db.saveSeed(data);
   return data;
+}
+
+/**
+ * The bench database (its saved seed reused) with its data set, for the tools beside the runner; the
+ * database is stopped again when seeding fails.
+ */
+export async function openSeededDatabase(log: (line: string) => void): Promise<{ db: BenchDatabase; data: SeededData }> {
+  const db = await openBenchDatabase(log, { reuseSeed: true });
+  try {
+    return { db, data: await seededData(db) };
+  } catch (err) {
+    await db.stop();
+    throw err;
+  }
 }
