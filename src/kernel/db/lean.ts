@@ -170,7 +170,7 @@ function insertStatement(metas: EntityMetadata[]): string {
   if (sql === undefined) {
     const inserts = metas.map((meta, index) => {
       const { props } = shapeOf(meta);
-      const columns = props.map((prop) => prop.fieldNames[0]).join(', ');
+      const columns = selectList(props);
       const types = props.map((prop) => `${prop.fieldNames[0]} ${jsonColumnType(prop)}`).join(', ');
       return `insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${index === 0 ? ` returning ${columns}` : ''}`;
     });
@@ -180,11 +180,11 @@ function insertStatement(metas: EntityMetadata[]): string {
   return sql;
 }
 
+/** The columns of `props` as a statement lists them, each `alias.`-prefixed when given. */
+const selectList = (props: readonly Prop[], alias?: string) => props.map((prop) => (alias ? `${alias}.${prop.fieldNames[0]}` : prop.fieldNames[0])).join(', ');
+
 /** Every stored column of `entity` (those lean records hold), as a list for statements that name them (prepared ones must). */
-export const allColumnsOf = (em: EntityManager, entity: EntityName<any>, alias?: string): string =>
-  shapeOf(metaOf(em, entity))
-    .props.map((prop) => (alias ? `${alias}.${prop.fieldNames[0]}` : prop.fieldNames[0]))
-    .join(', ');
+export const allColumnsOf = (em: EntityManager, entity: EntityName<any>, alias?: string): string => selectList(shapeOf(metaOf(em, entity)).props, alias);
 
 /**
  * Writes `changes` to the row of `entity` whose id is `id`, with the entity's `onUpdate` values
@@ -341,15 +341,16 @@ export function baseQuery<T extends object>(qb: QueryBuilder<T>): LeanQuery<T> {
 }
 
 /**
- * The columns holding `properties` of `entity` (`id` always), in the entity's order so that a set of
- * properties gives one statement text; null when one of them is no stored property (read the row).
+ * The columns holding `properties` of `entity` (`id` always) as a select list (`alias.`-prefixed when
+ * given), in the entity's order so that a set of properties gives one statement text; null when one
+ * of them is no stored property (read the row).
  */
-export function columnsOf(em: EntityManager, entity: EntityName<any>, properties: Iterable<string>): string[] | null {
+export function columnsOf(em: EntityManager, entity: EntityName<any>, properties: Iterable<string>, alias?: string): string | null {
   const { props } = shapeOf(metaOf(em, entity));
   const wanted = new Set(properties);
   wanted.add('id');
-  const columns = props.filter((prop) => wanted.delete(prop.name)).map((prop) => prop.fieldNames[0]);
-  return wanted.size === 0 ? columns : null;
+  const selected = props.filter((prop) => wanted.delete(prop.name));
+  return wanted.size === 0 ? selectList(selected, alias) : null;
 }
 
 /** The table of an entity, for hand-written lean statements. */

@@ -81,6 +81,7 @@ const unions = new WeakMap<ReadonlySet<string>, WeakMap<ReadonlySet<string>, Rea
 /** Both sets of properties (null: everything); the same set for the same two, once made. */
 function unionOf(a: Properties, b: Properties): Properties {
   if (a === null || b === null) return null;
+  if (a === b) return a;
   let withA = unions.get(a);
   if (!withA) unions.set(a, (withA = new WeakMap()));
   let union = withA.get(b);
@@ -125,15 +126,7 @@ class RecordCache<V> {
 }
 
 /** What one batch reads: the union of its keys' properties, or everything when one key wants it. */
-function batchProperties(keys: readonly RecordKey[]): Properties {
-  const union = new Set<string>();
-  for (const key of keys) {
-    const properties = propertiesOf(key);
-    if (properties === null) return null;
-    properties.forEach((property) => union.add(property));
-  }
-  return union;
-}
+const batchProperties = (keys: readonly RecordKey[]): Properties => keys.slice(1).reduce<Properties>((union, key) => unionOf(union, propertiesOf(key)), propertiesOf(keys[0]));
 
 /**
  * A DataLoader of records by key (`RecordKey`): one statement per batch, reading the columns of the
@@ -146,8 +139,7 @@ export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
       (keys) => {
         cache.settle(keys);
         const properties = batchProperties(keys);
-        const columns = properties && columnsOf(em, entity, [...required, ...properties]);
-        return load(columns ? columns.join(', ') : '*', keys.map(idOf));
+        return load((properties && columnsOf(em, entity, [...required, ...properties])) ?? '*', keys.map(idOf));
       },
       { cacheKeyFn: (key) => key, cacheMap: cache },
     );
@@ -170,8 +162,9 @@ export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
  */
 export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): RecordLoader<Row<T> | null> {
   const table = tableOf(em, entity);
+  const kind = `id:${table}`;
   return new RecordLoader(em, entity, [], async (columns, ids) => {
-    const sql = statement(`id:${table}:${columns}`, () => `select ${columns} from ${table} where id = any(?::uuid[])`);
+    const sql = statement(`${kind}:${columns}`, () => `select ${columns} from ${table} where id = any(?::uuid[])`);
     const rows = await inTurn(em, entity, sql, [ids]);
     const byId = new Map<string, Row<T>>(rows.map((row) => [row.id as string, row]));
     return ids.map((id) => byId.get(id) ?? null);
@@ -205,8 +198,9 @@ export function createChildrenLoader<T extends object, A extends object = object
 ): RecordLoader<Row<T>[]> {
   const scoped = organizationId !== undefined;
   const table = tableOf(em, entity);
+  const kind = `children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}`;
   return new RecordLoader(em, entity, [parentProperty], async (columns, parentIds) => {
-    const sql = statement(`children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}:${columns}`, () => {
+    const sql = statement(`${kind}:${columns}`, () => {
       const conditions = [
         `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
         ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),

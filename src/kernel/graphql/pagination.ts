@@ -164,8 +164,8 @@ export async function paginate<T extends object>(
   }
   const direction = ascending ? 'asc' : 'desc';
   // The cursor of an edge is the ordering property's value.
-  const columns = properties && columnsOf(base.em, base.entity, [order.property, ...properties]);
-  const sql = `select ${columns ? columns.map((column) => `page.${column}`).join(', ') : '*'} from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
+  const columns = (properties && columnsOf(base.em, base.entity, [order.property, ...properties], 'page')) ?? '*';
+  const sql = `select ${columns} from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
     order by page.${order.column} ${direction}, page.id ${direction} limit ${size + 1}`;
   const rows = await findLean<T>(base.em, base.entity, sql, params);
   const more = rows.length > size;
