@@ -13,7 +13,7 @@ import { openSeededDatabase } from './lib/seed';
 
 type SampleNode = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; id: number; children: SampleNode[] };
 
-const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' } } });
+const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, survivors: { type: 'boolean', default: false } } });
 
 async function main() {
   // Seeded (or the saved seed restored) before the app connects: saving a seed copies the database.
@@ -38,7 +38,7 @@ async function main() {
     await load(300);
     const session = new Session();
     session.connect();
-    await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !args.survivors } as never);
     const requests = Number(args.requests);
     console.log(`measuring: ${requests} list requests`);
     await load(requests);
@@ -62,7 +62,7 @@ async function main() {
     };
     walk(profile.head);
     const kb = (bytes: number) => `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB`;
-    console.log(`allocated per list request: ${kb(total)} (sampled every 512 bytes)`);
+    console.log(`${args.survivors ? 'promoted (survived young collections)' : 'allocated'} per list request: ${kb(total)} (sampled every 512 bytes)`);
     const top = Number(args.top);
     for (const [title, map] of [['by package or file', byBucket], ['by function', byFunction]] as const) {
       console.log(title);

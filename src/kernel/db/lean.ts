@@ -57,9 +57,12 @@ function shapeOf(meta: EntityMetadata): Shape {
 }
 
 /**
- * The function turning a row of `columns` into a lean record: generated code that assigns every field
- * in one go, so records of an entity share one hidden class and the mapping costs little more than the
- * assignments (a loop of per-field closures showed in profiles). A column the row lacks reads as null.
+ * The function turning a row of `columns` into a lean record: generated code that assigns the fields
+ * in one go, so records of one layout share one hidden class and the mapping costs little more than the
+ * assignments (a loop of per-field closures showed in profiles). A record carries the properties its
+ * row has columns for, and only those: a read of some columns (`columnsOf`) makes a small record,
+ * which a request holds while its other statements run, so what survives young collections shrinks
+ * with it. Loaders never hand such a record to a caller wanting more (`RecordLoader`).
  */
 function mapperFor(shape: Shape, columns: readonly string[]): Mapper {
   const key = columns.join(',');
@@ -70,7 +73,7 @@ function mapperFor(shape: Shape, columns: readonly string[]): Mapper {
   const lines = shape.props.map((prop) => {
     const name = JSON.stringify(prop.name);
     const index = columns.indexOf(prop.fieldNames[0]);
-    if (index < 0) return `out[${name}] = null;`;
+    if (index < 0) return '';
     const column = `row[${index}]`;
     if (prop.kind === 'm:1') return `out[${name}] = ${column} == null ? null : { id: ${column} };`;
     if (prop.runtimeType === 'Date') return `out[${name}] = toDate(${column});`;
