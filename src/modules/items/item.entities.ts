@@ -15,7 +15,8 @@ export const RequestItem = defineEntity({
     organization: () => p.manyToOne(Organization).ref(),
     request: () => p.manyToOne(Request).ref(),
     position: p.integer(),
-    type: p.enum([...ITEM_TYPES]),
+    // Named as the API names it (GraphQL's `kind`), so GraphQL reads it without a resolver; the column keeps its name.
+    kind: p.enum([...ITEM_TYPES]).fieldName('type'),
     name: p.string().length(1000),
     description: p.text().nullable(),
     required: p.boolean(),

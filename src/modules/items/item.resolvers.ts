@@ -9,11 +9,10 @@ import { reads, resolvesTypeFrom } from '../../kernel/graphql/projection';
 
 const ITEM_TYPE_NAMES = { UPLOAD: 'UploadItem', E_SIGNATURE: 'ESignatureItem', QUESTION: 'QuestionItem' } as const;
 
-export const itemTypeName = (item: RequestItemRow) => ITEM_TYPE_NAMES[item.type];
+export const itemTypeName = (item: RequestItemRow) => ITEM_TYPE_NAMES[item.kind];
 
 // Fields every item type resolves the same way.
 const itemFields: UploadItemResolvers = {
-  kind: reads(['type'], (item) => item.type),
   verified: reads(['status'], (item) => item.status === 'VERIFIED'),
   request: reads(['request'], async (item, _args, ctx, info) => (await loadRef(item.request, ctx.loaders.requestById, info))!),
   // Through the request's recipients (also what Request.recipients loads), not by id: one statement
@@ -40,7 +39,7 @@ export const itemResolvers: Resolvers = {
     item: reads(['id'], async (request, { id }, ctx, info) => (await ctx.loaders.itemsByRequest.load(selecting(request.id, info))).find((item) => item.id === id) ?? null),
   },
   RequestItem: {
-    __resolveType: resolvesTypeFrom(['type'], itemTypeName),
+    __resolveType: resolvesTypeFrom(['kind'], itemTypeName),
   },
   UploadItem: itemFields,
   ESignatureItem: itemFields,

@@ -32,6 +32,7 @@ export function newItems(em: EntityManager, request: { id: string; organization:
   return drafts.map(({ received, ...draft }, index) =>
     newRecord(em, RequestItem, {
       ...draft,
+      kind: draft.type,
       organization: request.organization,
       request,
       position: firstPosition + index,

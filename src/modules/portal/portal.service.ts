@@ -45,7 +45,7 @@ export type RecipientItemView = {
   id: string;
   name: string;
   description: string | null;
-  kind: RequestItemRow['type'];
+  kind: RequestItemRow['kind'];
   required: boolean;
   status: RequestItemRow['status'];
   isNa: boolean;
@@ -181,7 +181,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       id: item.id,
       name: item.name,
       description: item.description ?? null,
-      kind: item.type,
+      kind: item.kind,
       required: item.required,
       status: item.status,
       isNa: item.isNa,
@@ -211,7 +211,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
 }
 
 async function signatureFieldsOf(em: EntityManager, items: readonly RequestItemRow[], signer: { email: string | null; phone: string | null }): Promise<Map<string, RecipientItemView['signatureFields']>> {
-  const ids = [...new Set(items.flatMap((item) => (item.type === 'E_SIGNATURE' && item.contractId ? [item.contractId] : [])))];
+  const ids = [...new Set(items.flatMap((item) => (item.kind === 'E_SIGNATURE' && item.contractId ? [item.contractId] : [])))];
   if (ids.length === 0) return new Map();
   const rows = await queryRows<{ id: string; fields: ContractField[] }>(em, 'select id, fields from contract where id = any(?::uuid[])', [ids]);
   return new Map(
@@ -238,11 +238,11 @@ const SUBMITTED_HINT: Partial<Record<RequestState, string>> = {
 };
 
 /** An item of the session's request (another request's item, or a deleted one, is not found). */
-async function itemOf(tx: EntityManager, request: Request, itemId: string, kind?: RequestItemRow['type']): Promise<RequestItem> {
+async function itemOf(tx: EntityManager, request: Request, itemId: string, kind?: RequestItemRow['kind']): Promise<RequestItem> {
   const item = isUuid(itemId) ? await tx.findOne(RequestItem, { id: itemId, request: request.id, deletedAt: null }) : null;
   if (!item) throw AppError.notFound('Item');
-  if (kind && item.type !== kind) {
-    throw AppError.validation([{ field: ['itemId'], message: `This item is ${item.type}, not ${kind}`, code: 'INVALID' }]);
+  if (kind && item.kind !== kind) {
+    throw AppError.validation([{ field: ['itemId'], message: `This item is ${item.kind}, not ${kind}`, code: 'INVALID' }]);
   }
   return item;
 }

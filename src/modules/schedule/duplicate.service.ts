@@ -39,8 +39,8 @@ export async function duplicateRequest(ctx: Ctx, id: string, input: RequestDupli
       name: input?.name ?? original.name,
       items: items.map((item): RequestItemInput => {
         const common = { name: item.name, description: item.description ?? null, required: item.required };
-        if (item.type === 'E_SIGNATURE') return { eSignature: { ...common, contractId: item.contractId ?? null } };
-        if (item.type === 'QUESTION') return { question: { ...common, questionType: item.questionType ?? null } };
+        if (item.kind === 'E_SIGNATURE') return { eSignature: { ...common, contractId: item.contractId ?? null } };
+        if (item.kind === 'QUESTION') return { question: { ...common, questionType: item.questionType ?? null } };
         return { upload: common };
       }),
       recipients: recipients.map((recipient) => ({

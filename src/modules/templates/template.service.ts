@@ -152,4 +152,4 @@ export async function templateItemsForRequest(em: EntityManager, template: Templ
 
 /** Request items saved into their template (`overwriteTemplateItems`). */
 export const templateDraftsFromItems = (items: readonly RequestItemRow[]): TemplateItemDraft[] =>
-  items.map((item) => ({ ...draftOf(item), received: false }));
+  items.map((item) => ({ ...draftOf({ ...item, type: item.kind }), received: false }));
