@@ -34,7 +34,7 @@ export const itemResolvers: Resolvers = {
     requestReject: (_root, { id, input }, ctx) => payload(async () => ({ request: await rejectRequest(ctx, id, input) })),
   },
   Request: {
-    percentComplete: reads(['id'], async (request, _args, ctx) => percentComplete(await ctx.loaders.itemsByRequest.load({ id: request.id, properties: PROGRESS_PROPERTIES }))),
+    percentComplete: reads(['id'], (request, _args, ctx) => ctx.loaders.itemsByRequest.load({ id: request.id, properties: PROGRESS_PROPERTIES }).then(percentComplete)),
     items: reads(['id'], (request, _args, ctx, info) => ctx.loaders.itemsByRequest.load(selecting(request.id, info))),
     item: reads(['id'], async (request, { id }, ctx, info) => (await ctx.loaders.itemsByRequest.load(selecting(request.id, info))).find((item) => item.id === id) ?? null),
   },
