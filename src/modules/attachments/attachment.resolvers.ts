@@ -1,4 +1,4 @@
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRef, loadRequiredRef } from '../../kernel/db/loaders';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
@@ -21,7 +21,7 @@ export const attachmentResolvers: Resolvers = {
   },
   Attachment: {
     ...fileFields,
-    owner: async (attachment, _args, ctx, info) => (await loadRef(attachment.owner, ctx.loaders.userById, info))!,
+    owner: (attachment, _args, ctx, info) => loadRequiredRef(attachment.owner, ctx.loaders.userById, info),
     request: (attachment, _args, ctx, info) => (attachment.request ? loadRef(attachment.request, ctx.loaders.requestById, info) : null),
     item: async (attachment, _args, ctx) => {
       if (!attachment.item || !attachment.request) return null;

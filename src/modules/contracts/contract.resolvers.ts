@@ -1,4 +1,4 @@
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRequiredRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
@@ -17,7 +17,7 @@ export const contractResolvers: Resolvers = {
   },
   Contract: {
     ...fileFields,
-    owner: async (contract, _args, ctx, info) => (await loadRef(contract.owner, ctx.loaders.userById, info))!,
+    owner: (contract, _args, ctx, info) => loadRequiredRef(contract.owner, ctx.loaders.userById, info),
     annotations: (contract) => contract.annotations,
     fields: (contract) => contract.fields,
     // No interactive editor yet: the annotation session is the preview, edited through contractUpdate.

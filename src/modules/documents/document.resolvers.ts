@@ -1,4 +1,4 @@
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRequiredRef } from '../../kernel/db/loaders';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
@@ -20,7 +20,7 @@ export const documentResolvers: Resolvers = {
   },
   Document: {
     ...fileFields,
-    request: async (document, _args, ctx, info) => (await loadRef(document.request, ctx.loaders.requestById, info))!,
+    request: (document, _args, ctx, info) => loadRequiredRef(document.request, ctx.loaders.requestById, info),
     item: async (document, _args, ctx) => {
       const items = await ctx.loaders.itemsByRequest.load(document.request.id);
       return items.find((item) => item.id === document.item.id)!;

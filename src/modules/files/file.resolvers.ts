@@ -1,4 +1,4 @@
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRequiredRef } from '../../kernel/db/loaders';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { StoredFile } from './file.entities';
 
@@ -6,7 +6,7 @@ import type { StoredFile } from './file.entities';
 
 type WithFile = { readonly file: { readonly id: string; isInitialized?(): boolean; getEntity?(): StoredFile } };
 
-const fileOf = async (record: WithFile, ctx: GraphQLContext) => (await loadRef(record.file, ctx.loaders.fileById))!;
+const fileOf = (record: WithFile, ctx: GraphQLContext) => loadRequiredRef(record.file, ctx.loaders.fileById);
 
 /** The fields attachments, documents and contracts all take from their stored file. */
 export const fileFields = {

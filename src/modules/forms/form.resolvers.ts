@@ -1,5 +1,5 @@
 import { countFields } from '../../kernel/graphql/pagination';
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRequiredRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { createForm, deleteForm, getForm, listForms } from './form.service';
@@ -15,7 +15,7 @@ export const formResolvers: Resolvers = {
     formDelete: (_root, { id }, ctx) => payload(async () => ({ deletedFormId: await deleteForm(ctx, id) })),
   },
   Form: {
-    owner: async (form, _args, ctx, info) => (await loadRef(form.owner, ctx.loaders.userById, info))!,
+    owner: (form, _args, ctx, info) => loadRequiredRef(form.owner, ctx.loaders.userById, info),
   },
   FormConnection: {
     ...countFields,

@@ -1,4 +1,4 @@
-import { loadRef, selecting } from '../../kernel/db/loaders';
+import { loadRequiredRef, selecting } from '../../kernel/db/loaders';
 import type { Resolvers, UploadItemResolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import type { RequestItemRow } from './item.entities';
@@ -14,7 +14,7 @@ export const itemTypeName = (item: RequestItemRow) => ITEM_TYPE_NAMES[item.kind]
 // Fields every item type resolves the same way.
 const itemFields: UploadItemResolvers = {
   verified: reads(['status'], (item) => item.status === 'VERIFIED'),
-  request: reads(['request'], async (item, _args, ctx, info) => (await loadRef(item.request, ctx.loaders.requestById, info))!),
+  request: reads(['request'], (item, _args, ctx, info) => loadRequiredRef(item.request, ctx.loaders.requestById, info)),
   // Through the request's recipients (also what Request.recipients loads), not by id: one statement
   // serves both, whichever resolves first.
   assignedTo: reads(['assignee', 'request'], async (item, _args, ctx, info) => {

@@ -1,4 +1,4 @@
-import { loadRef, selecting } from '../../kernel/db/loaders';
+import { loadRef, loadRequiredRef, selecting } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
@@ -25,7 +25,7 @@ export const recipientResolvers: Resolvers = {
     contacts: (_org, args, ctx) => listContacts(ctx, args, 'organization'),
   },
   Contact: {
-    owner: reads(['owner'], async (contact, _args, ctx, info) => (await loadRef(contact.owner, ctx.loaders.userById, info))!),
+    owner: reads(['owner'], (contact, _args, ctx, info) => loadRequiredRef(contact.owner, ctx.loaders.userById, info)),
     team: reads(['team'], (contact, _args, ctx, info) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById, info) : null)),
   },
   Request: {
@@ -34,7 +34,7 @@ export const recipientResolvers: Resolvers = {
     recipients: reads(['id', 'mfaEnabled'], (request, _args, ctx, info) => ctx.loaders.recipientsByRequest.load(selecting(request.id, info))),
   },
   Recipient: {
-    contact: reads(['contact'], async (recipient, _args, ctx, info) => (await loadRef(recipient.contact, ctx.loaders.contactById, info))!),
+    contact: reads(['contact'], (recipient, _args, ctx, info) => loadRequiredRef(recipient.contact, ctx.loaders.contactById, info)),
     auth: reads(['authMethod', 'email', 'request'], async (recipient, _args, ctx) => {
       const request = (await ctx.loaders.requestById.load({ id: recipient.request.id, properties: MFA }))!;
       return effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);

@@ -1,4 +1,4 @@
-import { loadRef, primeAll } from '../../kernel/db/loaders';
+import { loadRef, loadRequiredRef, primeAll } from '../../kernel/db/loaders';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
@@ -46,7 +46,7 @@ export const requestResolvers: Resolvers = {
     requests: (_org, args, ctx, info) => listRequestsPrimed(ctx, args, info),
   },
   Request: {
-    owner: reads(['owner'], async (request, _args, ctx, info) => (await loadRef(request.owner, ctx.loaders.userById, info))!),
+    owner: reads(['owner'], (request, _args, ctx, info) => loadRequiredRef(request.owner, ctx.loaders.userById, info)),
     team: reads(['team'], (request, _args, ctx, info) => (request.team ? loadRef(request.team, ctx.loaders.teamById, info) : null)),
     userMetadata: reads(['userMetadata'], (request) => request.userMetadata),
     rejection: reads(['rejection'], (request) => request.rejection ?? null),
@@ -57,7 +57,7 @@ export const requestResolvers: Resolvers = {
   },
   Collaborator: {
     id: (collaborator) => collaborator.user.id,
-    user: async (collaborator, _args, ctx, info) => (await loadRef(collaborator.user, ctx.loaders.userById, info))!,
+    user: (collaborator, _args, ctx, info) => loadRequiredRef(collaborator.user, ctx.loaders.userById, info),
   },
   RequestConnection: {
     ...countFields,

@@ -1,5 +1,5 @@
 import type { Ref } from '@mikro-orm/postgresql';
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRef, loadRequiredRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import type { Template } from './template.entities';
@@ -22,7 +22,7 @@ export const templateResolvers: Resolvers = {
   },
   Template: {
     items: (template, _args, ctx) => ctx.loaders.templateItemsByTemplate.load(template.id),
-    owner: async (template, _args, ctx, info) => (await loadRef(template.owner, ctx.loaders.userById, info))!,
+    owner: (template, _args, ctx, info) => loadRequiredRef(template.owner, ctx.loaders.userById, info),
     team: (template, _args, ctx, info) => (template.team ? loadRef(template.team, ctx.loaders.teamById, info) : null),
     // Whoever sees a template may change it (see template.service.ts).
     viewerCanUpdate: () => true,

@@ -1,4 +1,4 @@
-import { loadRef } from '../../kernel/db/loaders';
+import { loadRequiredRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import {
@@ -32,7 +32,7 @@ export const webhookResolvers: Resolvers = {
     deliveries: (webhook, args, ctx) => listDeliveries(ctx, webhook, args),
   },
   WebhookDelivery: {
-    webhook: async (delivery, _args, ctx, info) => (await loadRef(delivery.webhook, ctx.loaders.webhookById, info))!,
+    webhook: (delivery, _args, ctx, info) => loadRequiredRef(delivery.webhook, ctx.loaders.webhookById, info),
     attemptCount: (delivery) => delivery.attempts,
     attempts: (delivery, _args, ctx) => ctx.loaders.attemptsByDelivery.load(delivery.id),
   },
