@@ -12,7 +12,6 @@ export const subscriptionField = (topic: string): string =>
 /** A stored event, as the outbox holds it and every outlet reads it. */
 export type StoredEvent = {
   id: string;
-  seq: string;
   organizationId: string;
   topic: string;
   /** What the event is about (`Request`): a subject type a module declares. */

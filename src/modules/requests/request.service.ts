@@ -346,7 +346,9 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
 }
 
 export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateInput): Promise<{ request: RequestRow; updated: string[] }> {
-  return inTransaction(ctx.em, async (tx) => {
+  // Only the collaborators are written through the entity manager: an update without them is lean.
+  const transaction = input.collaborators !== undefined ? inTransaction : inLeanTransaction;
+  return transaction(ctx.em, async (tx) => {
     const current = await requireVisibleRequestRowForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
     checkCommonFields(check, input, ctx.settings.clock.now(), current);
