@@ -32,10 +32,12 @@ export type EventDraft = {
   action?: string;
   /** What changed, beyond `updated`, for the activity log (a rejection's message and items). */
   details?: Record<string, unknown>;
+  /** The subject's row as the change wrote it, for this instance's subscribers (see StoredEvent.record). */
+  record?: object;
 };
 
 /** An event as its hooks see it: what is stored, who caused it, and what it records. */
-export type EmittedEvent = StoredEvent & { actor: Actor; action: string; details: Record<string, unknown> | null };
+export type EmittedEvent = Omit<StoredEvent, 'record'> & { actor: Actor; action: string; details: Record<string, unknown> | null };
 
 /** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
 export type RunOperation = <TResult, TVariables extends Variables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
@@ -133,7 +135,7 @@ export class Outbox {
       { prepared: true },
     );
     if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);
-    this.written.set(event.id, event);
+    this.written.set(event.id, draft.record ? { ...event, record: draft.record } : event);
     return event;
   }
 
