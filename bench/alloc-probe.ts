@@ -10,11 +10,14 @@ import { openSeededDatabase } from './lib/seed';
 // `app.inject` 10 at a time, and V8's sampling heap profiler counting every allocation, those young
 // and full collections freed included, by package and by function. Bytes per request do not depend on
 // the machine's load, unlike CPU time. `--patch` measures the fan-out's trigger instead (target 4):
-// PATCH /requests/:id, one at a time. Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N] [--patch]
+// PATCH /requests/:id, one at a time; `--survivors` counts only what survived young collections.
+// Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N] [--patch] [--survivors]
 
 type SampleNode = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; id: number; children: SampleNode[] };
 
-const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, patch: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, survivors: { type: 'boolean', default: false }, patch: { type: 'boolean', default: false } },
+});
 // `--patch`: the fan-out's trigger instead (PATCH /requests/:id renaming one request, one at a time).
 const what = args.patch ? 'PATCH' : 'list request';
 
@@ -46,7 +49,7 @@ async function main() {
     await load(300);
     const session = new Session();
     session.connect();
-    await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !args.survivors } as never);
     const requests = Number(args.requests);
     console.log(`measuring: ${requests} ${what}s`);
     await load(requests);
@@ -70,7 +73,7 @@ async function main() {
     };
     walk(profile.head);
     const kb = (bytes: number) => `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB`;
-    console.log(`allocated per ${what}: ${kb(total)} (sampled every 512 bytes)`);
+    console.log(`${args.survivors ? 'promoted (survived young collections)' : 'allocated'} per ${what}: ${kb(total)} (sampled every 512 bytes)`);
     const top = Number(args.top);
     for (const [title, map] of [['by package or file', byBucket], ['by function', byFunction]] as const) {
       console.log(title);

@@ -1,13 +1,16 @@
-import { Query } from 'pg';
+import { Query, type QueryConfig } from 'pg';
 import { prepareValue } from 'pg/lib/utils';
 
-/** A statement as lean.ts sends it to a `pg` client. */
+/** A statement as lean.ts sends it to a `pg` client: a config, or a `Query` whose rows it takes as they arrive. */
 export type StatementConfig = { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string };
+export type Statement = StatementConfig | Query;
 
 /** `begin` before a statement, `commit` after it: what a lean transaction sends with its first and last statement. */
 export type Brackets = { before?: string; after?: string };
 
-// The members of pg's Query (8.x) and of its connection that the subclass below uses; pg's types leave them out.
+type PgResult = { rows: unknown[]; fields: { name: string }[] };
+
+// The members of pg's Query (8.x) and of its connection used below; pg's types leave them out.
 type Connection = {
   parse(message: { text: string; name?: string; types?: unknown[] }): void;
   bind(message: { portal?: string; statement?: string; values?: readonly unknown[]; binary?: boolean; valueMapper?: typeof prepareValue }): void;
@@ -19,13 +22,16 @@ type Connection = {
 };
 type QueryInternals = {
   text: string;
-  values: readonly unknown[];
+  values?: readonly unknown[];
   name?: string;
   types?: unknown[];
   portal: string;
   binary?: boolean;
+  _results: PgResult | PgResult[];
+  prepare(connection: Connection): void;
   hasBeenParsed(connection: Connection): boolean;
   handleError(err: Error, connection: Connection): void;
+  handleReadyForQuery(connection: Connection): void;
 };
 
 /** One Parse, Bind and Execute of a statement without parameters or rows (`begin`, `commit`), on the unnamed statement and portal. */
@@ -36,70 +42,70 @@ function simple(connection: Connection, text: string): void {
 }
 
 /**
- * A statement sent with `begin` before it and/or `commit` after it in one message of the extended
- * protocol (each its own Parse, Bind and Execute, one Sync at the end): PostgreSQL runs them in
- * order and answers them together, so a transaction's `begin` and `commit` cost no round trip of
- * their own. After an error PostgreSQL skips the rest up to the Sync, so a failed statement never
- * commits. pg's `Query` sends a statement so, with the statement alone (`prepare`, pg 8.x); this
- * does the same around it. A named statement is parsed first, so that the first ParseComplete pg
- * sees is its own (pg records the statement as parsed on the connection at the first one).
+ * Has pg send `query` with `begin` before it and/or `commit` after it, in the same round trip.
+ * A statement with parameters or a name goes in one message of the extended protocol, each of the
+ * three its own Parse, Bind and Execute, one Sync at the end (what pg's `Query.prepare` sends for
+ * the statement alone, pg 8.x); one without goes as pg sends it, a simple query, with the brackets
+ * joined to its text (it may hold several statements: lean.ts's `findLeanTogether`). Either way
+ * PostgreSQL runs them in order and skips the rest after an error, so a failed statement never
+ * commits. The brackets' results are taken out of the answer: the query's rows, events and result
+ * are its statement's own. A named statement not yet parsed on the connection is parsed first, so
+ * that the first ParseComplete pg sees is its own (pg records the statement as parsed at the first).
  */
-class BracketedQuery extends Query {
-  constructor(
-    config: StatementConfig & { callback: (err: Error | undefined, result: unknown) => void },
-    private readonly brackets: Brackets,
-  ) {
-    super({ ...config, values: config.values as unknown[], queryMode: 'extended' } as never);
-  }
-
-  // Called by pg's Query.submit, inside its cork/uncork of the socket: everything goes out in one write.
-  prepare(connection: Connection): void {
-    const self = this as unknown as QueryInternals;
-    const named = Boolean(self.name);
-    if (named && !self.hasBeenParsed(connection)) {
-      connection.parse({ text: self.text, name: self.name, types: self.types });
-      connection.submittedNamedStatements[self.name!] = self.text;
-    }
-    if (this.brackets.before) simple(connection, this.brackets.before);
-    if (!named) connection.parse({ text: self.text, types: self.types });
-    try {
-      connection.bind({ portal: self.portal, statement: self.name, values: self.values, binary: self.binary, valueMapper: prepareValue });
-    } catch (err) {
-      // As pg does: a value that cannot be sent fails the statement before it runs.
-      connection.close({ type: 'S', name: self.name });
+function bracket(query: Query, { before, after }: Brackets): Query {
+  const self = query as unknown as QueryInternals;
+  if (!self.name && !self.values?.length) {
+    self.text = [before, self.text, after].filter(Boolean).join(';\n');
+  } else {
+    self.prepare = (connection) => {
+      const named = Boolean(self.name);
+      if (named && !self.hasBeenParsed(connection)) {
+        connection.parse({ text: self.text, name: self.name, types: self.types });
+        connection.submittedNamedStatements[self.name!] = self.text;
+      }
+      if (before) simple(connection, before);
+      if (!named) connection.parse({ text: self.text, types: self.types });
+      try {
+        connection.bind({ portal: self.portal, statement: self.name, values: self.values, binary: self.binary, valueMapper: prepareValue });
+      } catch (err) {
+        // As pg does: a value that cannot be sent fails the statement before it runs.
+        connection.close({ type: 'S', name: self.name });
+        connection.sync();
+        self.handleError(err as Error, connection);
+        return;
+      }
+      connection.describe({ type: 'P', name: self.portal || '' });
+      connection.execute({ portal: self.portal });
+      if (after) simple(connection, after);
       connection.sync();
-      self.handleError(err as Error, connection);
-      return;
-    }
-    connection.describe({ type: 'P', name: self.portal || '' });
-    connection.execute({ portal: self.portal });
-    if (this.brackets.after) simple(connection, this.brackets.after);
-    connection.sync();
+    };
   }
+  const ready = self.handleReadyForQuery;
+  self.handleReadyForQuery = (connection) => {
+    // pg answers several results as a list: the brackets' come first and last.
+    if (Array.isArray(self._results)) {
+      const own = self._results.slice(before ? 1 : 0, after ? -1 : undefined);
+      self._results = own.length === 1 ? own[0] : own;
+    }
+    ready.call(self, connection);
+  };
+  return query;
 }
 
-type PgResult = { rows: unknown[]; fields: { name: string }[] };
-type Client = { query(query: unknown): unknown };
+type Client = { query(query: Query): unknown };
 
 /**
- * Sends `config` on `client` with its `brackets` in the same round trip and answers the statement's
- * own result. A statement without parameters or name may hold several (lean.ts's
- * `findLeanTogether`): it goes as a simple query, as pg sends it, its brackets joined to its text
- * (PostgreSQL then skips the rest of the text after a failed statement too), and its results come
- * back as the statement's.
+ * Sends `statement` on `client` with its `brackets` in the same round trip, as `client.query` would
+ * send it alone: a config is answered with a promise of its result, a `Query` is returned and
+ * reports through its own events.
  */
-export async function queryBracketed(client: Client, config: StatementConfig, brackets: Brackets): Promise<PgResult | PgResult[]> {
-  const { before, after } = brackets;
-  if (!config.name && config.values.length === 0) {
-    const text = [before, config.text, after].filter(Boolean).join(';\n');
-    const results = (await (client as { query(config: StatementConfig): Promise<PgResult | PgResult[]> }).query({ ...config, text })) as PgResult[];
-    if (!before && !after) return results;
-    const own = results.slice(before ? 1 : 0, after ? -1 : undefined);
-    return own.length === 1 ? own[0] : own;
+export function queryBracketed(client: Client, statement: Statement, brackets: Brackets): Promise<PgResult | PgResult[]> | Query {
+  if (statement instanceof Query) {
+    client.query(bracket(statement, brackets));
+    return statement;
   }
-  const results = await new Promise<PgResult | PgResult[]>((resolve, reject) => {
-    client.query(new BracketedQuery({ ...config, callback: (err, result) => (err ? reject(err) : resolve(result as PgResult | PgResult[])) }, brackets));
+  return new Promise((resolve, reject) => {
+    const query = new Query({ ...statement, values: statement.values as unknown[] } as QueryConfig, (err: Error | undefined, result: unknown) => (err ? reject(err) : resolve(result as PgResult | PgResult[])));
+    client.query(bracket(query, brackets));
   });
-  // pg answers one result alone, several as a list (the brackets' own come first and last).
-  return Array.isArray(results) ? results[before ? 1 : 0] : results;
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryBracketed, type StatementConfig } from './bracketed';
+import { Query } from 'pg';
+import { queryBracketed, type Statement, type StatementConfig } from './bracketed';
 
 const committed = new WeakMap<EntityManager, Array<() => void>>();
 
@@ -28,7 +29,13 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
   return committedWith(tx, result);
 }
 
-type PgConnection = { query(sql: string | StatementConfig): Promise<unknown>; __knex__disposed?: unknown };
+type PgConnection = {
+  /** pg's client: a text or config is answered with a promise, a `Query` is returned (it reports through its events). */
+  query(statement: string | Statement): Promise<unknown> | Query;
+  __knex__disposed?: unknown;
+};
+/** `commit` and `rollback`, sent alone. */
+const sendText = (connection: PgConnection, sql: 'commit' | 'rollback') => connection.query(sql) as Promise<unknown>;
 type ConnectionPool = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<unknown> };
 
 /** An object whose members are `members`, and any other member read is refused with `refusal`. */
@@ -65,15 +72,23 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   let ended = false;
   let begun = false;
   const held: StatementConfig[] = [];
-  const send = (config: StatementConfig, after?: 'commit') => {
+  const send = (statement: Statement, after?: 'commit') => {
     const before = begun ? undefined : 'begin';
     begun = true;
-    return before || after ? queryBracketed(connection, config, { before, after }) : connection.query(config);
+    return before || after ? queryBracketed(connection, statement, { before, after }) : connection.query(statement);
   };
+  // As a pg client's `query`: a config answered with a promise, a `Query` (rows taken as they come) returned at once.
   const transactionConnection = {
-    async query(config: StatementConfig) {
-      while (held.length) await send(held.shift()!);
-      return send(config);
+    query(statement: Statement) {
+      if (!held.length) return send(statement);
+      const sent = (async () => {
+        while (held.length) await send(held.shift()!);
+        return send(statement);
+      })();
+      if (!(statement instanceof Query)) return sent;
+      // Its caller listens to its events: a held write that failed fails it there.
+      sent.catch((err: Error) => statement.emit('error', err));
+      return statement;
     },
   };
   const client = only({ acquireConnection: async () => transactionConnection, releaseConnection: async () => undefined }, managedUse);
@@ -92,14 +107,14 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
     const last = held.pop();
     for (const config of held.splice(0)) await send(config);
     if (last) await send(last, 'commit');
-    else if (begun) await connection.query('commit');
+    else if (begun) await sendText(connection, 'commit');
   } catch (err) {
     ended = true;
     held.length = 0;
     // After a failed `commit` PostgreSQL has ended the transaction already, and this only warns.
     if (begun) {
       log('rollback');
-      await connection.query('rollback').catch((failure: unknown) => {
+      await sendText(connection, 'rollback').catch((failure: unknown) => {
         // The connection is broken: the pool drops it instead of handing it out again.
         connection.__knex__disposed ??= failure;
       });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../../../src/kernel/db/orm';
 import { Client } from 'pg';
-import { findLeanTogether, queryRows, writeAtCommit } from '../../../src/kernel/db/lean';
+import { findLean, findLeanTogether, queryRows, writeAtCommit } from '../../../src/kernel/db/lean';
 import { afterCommit, inLeanTransaction, inTransaction } from '../../../src/kernel/db/transaction';
 import { DATA_MODEL } from '../../../src/modules';
 import { Organization } from '../../../src/modules/identity/identity.entities';
@@ -163,13 +163,24 @@ describe('inLeanTransaction', () => {
     const { result, sent } = await roundTrips(() =>
       inLeanTransaction(orm.em.fork(), async (tx) => {
         await insertAtCommit(tx, id, 'Seen');
-        return (await queryRows<{ name: string }>(tx, 'select name from organization where id = ?', [id]))[0]?.name;
+        const read = (await queryRows<{ name: string }>(tx, 'select name from organization where id = ?', [id]))[0]?.name;
+        await insertAtCommit(tx, randomUUID(), 'Held again');
+        // A read whose rows are taken as they arrive (a pg Query) waits for the held write too.
+        return [read, (await findLean(tx, Organization, 'select id, name from organization where id = ?', [id]))[0]?.name];
       }),
     );
-    expect(result).toBe('Seen');
-    // The held insert (with begin), the select, then commit alone: nothing was held for it.
-    expect(sent).toEqual(['insert', 'select', 'commit']);
+    expect(result).toEqual(['Seen', 'Seen']);
+    // The held insert (with begin), the select, the second held insert, the select, then commit alone: nothing was held for it.
+    expect(sent).toEqual(['insert', 'select', 'insert', 'select', 'commit']);
     expect(await names([id])).toEqual(['Seen']);
+  });
+
+  it('should send begin with a first statement whose rows are taken as they arrive, and answer its rows', async () => {
+    const id = randomUUID();
+    await insert(orm.em.fork(), id, 'Streamed');
+    const { result, sent } = await roundTrips(() => inLeanTransaction(orm.em.fork(), (tx) => findLean(tx, Organization, 'select id, name from organization where id = ? for update', [id])));
+    expect(result.map((row) => row.name)).toEqual(['Streamed']);
+    expect(sent).toEqual(['select', 'commit']);
   });
 
   it('should roll back everything when the write held for the commit fails, and fail the transaction', async () => {
@@ -182,6 +193,13 @@ describe('inLeanTransaction', () => {
       }),
     ).rejects.toThrow(/duplicate key/);
     expect(await names([first, duplicate])).toEqual(['Already there']);
+    // Sent before a read whose rows are taken as they arrive, it fails that read.
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insertAtCommit(tx, duplicate, 'A duplicate key', true);
+        await findLean(tx, Organization, 'select id, name from organization where id = ?', [duplicate]);
+      }),
+    ).rejects.toThrow(/duplicate key/);
     // The connection went back to the pool fit for use (its transaction rolled back).
     const rounds = await Promise.all(Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows<{ one: number }>(tx, 'select 1 as one'))[0].one)));
     expect(rounds).toEqual(Array(POOL).fill(1));
