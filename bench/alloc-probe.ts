@@ -9,11 +9,17 @@ import { openSeededDatabase } from './lib/seed';
 // collector's work): the service in this process on the bench database, the list query sent through
 // `app.inject` 10 at a time, and V8's sampling heap profiler counting every allocation, those young
 // and full collections freed included, by package and by function. Bytes per request do not depend on
-// the machine's load, unlike CPU time. Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N]
+// the machine's load, unlike CPU time. `--patch` measures the fan-out's trigger instead (target 4):
+// PATCH /requests/:id, one at a time; `--survivors` counts only what survived young collections.
+// Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N] [--patch] [--survivors]
 
 type SampleNode = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; id: number; children: SampleNode[] };
 
-const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, survivors: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, survivors: { type: 'boolean', default: false }, patch: { type: 'boolean', default: false } },
+});
+// `--patch`: the fan-out's trigger instead (PATCH /requests/:id renaming one request, one at a time).
+const what = args.patch ? 'PATCH' : 'list request';
 
 async function main() {
   // Seeded (or the saved seed restored) before the app connects: saving a seed copies the database.
@@ -28,19 +34,24 @@ async function main() {
       const response = await local.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: LIST_QUERY, variables: { first: 20 } } });
       if (response.statusCode !== 200 || response.body.includes('"errors"')) throw new Error(response.body.slice(0, 300));
     };
+    let k = 0;
+    const patch = async () => {
+      const response = await local.app.inject({ method: 'PATCH', url: `/requests/${data.requestIds[0]}`, headers, payload: { name: `alloc ${k++}` } });
+      if (response.statusCode !== 200) throw new Error(response.body.slice(0, 300));
+    };
     const load = async (count: number) => {
       let left = count;
-      await Promise.all(Array.from({ length: 10 }, async () => {
-        while (left-- > 0) await list();
+      await Promise.all(Array.from({ length: args.patch ? 1 : 10 }, async () => {
+        while (left-- > 0) await (args.patch ? patch() : list());
       }));
     };
-    console.log('warming up: 300 list requests');
+    console.log(`warming up: 300 ${what}s`);
     await load(300);
     const session = new Session();
     session.connect();
     await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !args.survivors } as never);
     const requests = Number(args.requests);
-    console.log(`measuring: ${requests} list requests`);
+    console.log(`measuring: ${requests} ${what}s`);
     await load(requests);
     const { profile } = (await session.post('HeapProfiler.getSamplingProfile')) as unknown as { profile: { head: SampleNode } };
     await session.post('HeapProfiler.stopSampling');
@@ -62,7 +73,7 @@ async function main() {
     };
     walk(profile.head);
     const kb = (bytes: number) => `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB`;
-    console.log(`${args.survivors ? 'promoted (survived young collections)' : 'allocated'} per list request: ${kb(total)} (sampled every 512 bytes)`);
+    console.log(`${args.survivors ? 'promoted (survived young collections)' : 'allocated'} per ${what}: ${kb(total)} (sampled every 512 bytes)`);
     const top = Number(args.top);
     for (const [title, map] of [['by package or file', byBucket], ['by function', byFunction]] as const) {
       console.log(title);

@@ -1,6 +1,7 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
 import { escapeLiteral, Query, type QueryConfig } from 'pg';
 import { prepareValue } from 'pg/lib/utils';
+import type { StatementConfig } from './bracketed';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -221,7 +222,7 @@ type PgConnection = {
 /** Takes each row of a result as it arrives, with the result's columns. */
 type OnRow = (row: unknown[], fields: PgResult['fields']) => void;
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
-type KnexLike = { client: KnexClient; isCompleted?(): boolean };
+type KnexLike = { client: KnexClient; isCompleted?(): boolean; atCommit?(statement: StatementConfig): void };
 
 // `?` placeholders as PostgreSQL's `$1, $2, …`, converted once per statement text: loaders, lookups
 // and lists repeat theirs; inserts vary with their row counts, hence the bound.
@@ -301,6 +302,24 @@ async function send(em: EntityManager, logged: string, text: string, params: rea
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/**
+ * A write whose result nobody reads, made last in its transaction (the outbox's event): in a lean
+ * transaction (kernel/db/transaction.ts) it is held and sent with the `commit`, in one round trip,
+ * and its failure fails the commit; in any other, it is sent now. Logged now, in its place among the
+ * transaction's statements.
+ */
+export async function writeAtCommit(em: EntityManager, sql: string, params: readonly unknown[], options?: StatementOptions): Promise<void> {
+  const transaction = em.getTransactionContext<KnexLike>();
+  if (!transaction?.atCommit) {
+    await run(em, sql, params, undefined, options);
+    return;
+  }
+  if (transaction.isCompleted?.()) throw new Error('query on a finished transaction');
+  const text = toPositional(sql);
+  em.config.getLogger().logQuery({ query: sql, level: 'info' });
+  transaction.atCommit({ text, values: params, name: options?.prepared ? preparedName(text) : undefined });
 }
 
 /**

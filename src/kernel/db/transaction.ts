@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryRows } from './lean';
+import { Query } from 'pg';
+import { queryBracketed, type Statement, type StatementConfig } from './bracketed';
 
 const committed = new WeakMap<EntityManager, Array<() => void>>();
 
@@ -28,7 +29,13 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
   return committedWith(tx, result);
 }
 
-type PgConnection = { query(sql: string): Promise<unknown>; __knex__disposed?: unknown };
+type PgConnection = {
+  /** pg's client: a text or config is answered with a promise, a `Query` is returned (it reports through its events). */
+  query(statement: string | Statement): Promise<unknown> | Query;
+  __knex__disposed?: unknown;
+};
+/** `commit` and `rollback`, sent alone. */
+const sendText = (connection: PgConnection, sql: 'commit' | 'rollback') => connection.query(sql) as Promise<unknown>;
 type ConnectionPool = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<unknown> };
 
 /** An object whose members are `members`, and any other member read is refused with `refusal`. */
@@ -52,33 +59,66 @@ const managedUse = (member: string) =>
  * bench/README.md). The fork's transaction context hands lean statements that connection, as a knex
  * transaction's would, and refuses every other use: MikroORM or knex would otherwise run outside the
  * transaction. A managed entity created or changed in it fails the transaction at its end.
+ *
+ * `begin` and `commit` take no round trip of their own (each was one of a PATCH's six): `begin`
+ * goes in the same message as the transaction's first statement, and `commit` with its last write
+ * when that write was handed over with `writeAtCommit` (the outbox's event), else on its own
+ * (kernel/db/bracketed.ts). A write held for the commit goes before any statement sent after it.
  */
 export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   if (em.isInTransaction()) return work(em);
   const pool = em.getConnection('write').getKnex().client as unknown as ConnectionPool;
   const connection = await pool.acquireConnection();
   let ended = false;
-  const client = only({ acquireConnection: async () => connection, releaseConnection: async () => undefined }, managedUse);
-  const tx = em.fork();
-  tx.setTransactionContext(only({ client, isCompleted: () => ended }, managedUse));
-  // Once `commit` or `rollback` is sent, the transaction refuses statements (they would run after it, on their own).
-  const end = (sql: 'commit' | 'rollback') => {
-    ended = true;
-    tx.config.getLogger().logQuery({ query: sql, level: 'info' });
-    return connection.query(sql);
+  let begun = false;
+  const held: StatementConfig[] = [];
+  const send = (statement: Statement, after?: 'commit') => {
+    const before = begun ? undefined : 'begin';
+    begun = true;
+    return before || after ? queryBracketed(connection, statement, { before, after }) : connection.query(statement);
   };
+  // As a pg client's `query`: a config answered with a promise, a `Query` (rows taken as they come) returned at once.
+  const transactionConnection = {
+    query(statement: Statement) {
+      if (!held.length) return send(statement);
+      const sent = (async () => {
+        while (held.length) await send(held.shift()!);
+        return send(statement);
+      })();
+      if (!(statement instanceof Query)) return sent;
+      // Its caller listens to its events: a held write that failed fails it there.
+      sent.catch((err: Error) => statement.emit('error', err));
+      return statement;
+    },
+  };
+  const client = only({ acquireConnection: async () => transactionConnection, releaseConnection: async () => undefined }, managedUse);
+  const tx = em.fork();
+  const atCommit = (config: StatementConfig) => void held.push(config);
+  tx.setTransactionContext(only({ client, isCompleted: () => ended, atCommit }, managedUse));
+  const log = (sql: string) => tx.config.getLogger().logQuery({ query: sql, level: 'info' });
   let result: T;
   try {
-    await queryRows(tx, 'begin');
+    log('begin');
     result = await work(tx);
     if (!nothingToFlush(tx)) throw new Error('managed entities were written in a lean transaction: use inTransaction');
-    await end('commit');
+    // Once `commit` is on its way, the transaction refuses statements (they would run after it, on their own).
+    ended = true;
+    log('commit');
+    const last = held.pop();
+    for (const config of held.splice(0)) await send(config);
+    if (last) await send(last, 'commit');
+    else if (begun) await sendText(connection, 'commit');
   } catch (err) {
+    ended = true;
+    held.length = 0;
     // After a failed `commit` PostgreSQL has ended the transaction already, and this only warns.
-    await end('rollback').catch((failure: unknown) => {
-      // The connection is broken: the pool drops it instead of handing it out again.
-      connection.__knex__disposed ??= failure;
-    });
+    if (begun) {
+      log('rollback');
+      await sendText(connection, 'rollback').catch((failure: unknown) => {
+        // The connection is broken: the pool drops it instead of handing it out again.
+        connection.__knex__disposed ??= failure;
+      });
+    }
     throw err;
   } finally {
     await pool.releaseConnection(connection);

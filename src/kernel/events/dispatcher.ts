@@ -7,7 +7,6 @@ import type { StoredEvent } from './topics';
 
 type EventRow = {
   id: string;
-  seq: string;
   organization_id: string;
   topic: string;
   subject_type: string;
@@ -18,11 +17,10 @@ type EventRow = {
   created_at: Date;
 };
 
-const COLUMNS = 'id, seq, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at';
+const COLUMNS = 'id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at';
 
 const toEvent = (row: EventRow): StoredEvent => ({
   id: row.id,
-  seq: String(row.seq),
   organizationId: row.organization_id,
   topic: row.topic,
   subjectType: row.subject_type,

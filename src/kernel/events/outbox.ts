@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryRows } from '../db/lean';
+import { writeAtCommit } from '../db/lean';
 import type { Actor } from '../graphql/context';
 import type { Variables } from '../rest/operations';
 import type { StoredEvent } from './topics';
@@ -32,10 +32,12 @@ export type EventDraft = {
   action?: string;
   /** What changed, beyond `updated`, for the activity log (a rejection's message and items). */
   details?: Record<string, unknown>;
+  /** The subject's row as the change wrote it, for this instance's subscribers (see StoredEvent.record). */
+  record?: object;
 };
 
 /** An event as its hooks see it: what is stored, who caused it, and what it records. */
-export type EmittedEvent = Omit<StoredEvent, 'seq'> & { actor: Actor; action: string; details: Record<string, unknown> | null };
+export type EmittedEvent = Omit<StoredEvent, 'record'> & { actor: Actor; action: string; details: Record<string, unknown> | null };
 
 /** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
 export type RunOperation = <TResult, TVariables extends Variables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
@@ -105,7 +107,7 @@ export class Outbox {
   /** Writes the event of a change; call it last in the change's transaction, after every write. */
   async emit(tx: EntityManager, viewer: { organizationId: string; actor: Actor }, draft: EventDraft): Promise<StoredEvent> {
     const requestId = draft.requestId ?? null;
-    const event: Omit<StoredEvent, 'seq'> = {
+    const event: StoredEvent = {
       id: randomUUID(),
       organizationId: viewer.organizationId,
       topic: draft.topic,
@@ -119,8 +121,9 @@ export class Outbox {
     // A lean statement with bind parameters: through MikroORM and knex, the rendered JSON (a few KB)
     // was formatted into the statement's text, and their runner showed in the create's profile. It is
     // prepared: parsing and planning its hooks' CTEs cost PostgreSQL about as much as the rest of a
-    // create (bench/README.md).
-    const [{ seq }] = await queryRows<{ seq: string }>(
+    // create (bench/README.md). Nothing reads its answer, and it is the transaction's last write:
+    // a lean transaction sends it with its commit.
+    await writeAtCommit(
       tx,
       this.sql,
       [
@@ -131,10 +134,9 @@ export class Outbox {
       ],
       { prepared: true },
     );
-    const stored = { ...event, seq: String(seq) };
     if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);
-    this.written.set(stored.id, stored);
-    return stored;
+    this.written.set(event.id, draft.record ? { ...event, record: draft.record } : event);
+    return event;
   }
 
   /**

@@ -12,7 +12,6 @@ export const subscriptionField = (topic: string): string =>
 /** A stored event, as the outbox holds it and every outlet reads it. */
 export type StoredEvent = {
   id: string;
-  seq: string;
   organizationId: string;
   topic: string;
   /** What the event is about (`Request`): a subject type a module declares. */
@@ -24,4 +23,10 @@ export type StoredEvent = {
   /** For request.updated: the REST names of the fields whose value changed. */
   updated: string[] | null;
   createdAt: Date;
+  /**
+   * The subject as its writer left it (a lean record), on the instance that wrote the event only
+   * (`EventDraft.record`, never stored): its subscribers' subject loader may answer from it instead
+   * of reading the row back.
+   */
+  record?: object;
 };

@@ -60,8 +60,13 @@ export async function findVisibleRequestForUpdate(em: EntityManager, viewer: Vie
  * The request an event happened on, as a subscriber may see it now (deleted ones too, so deletion
  * events can show what went): the records of events on requests are visible through it.
  */
-export function findEventRequest(ctx: { em: EntityManager; viewer: Viewer }, event: { requestId: string | null }): Promise<RequestRow | null> {
-  return event.requestId ? findVisibleRequest(ctx.em, ctx.viewer, event.requestId, { includeDeleted: true }) : Promise.resolve(null);
+export function findEventRequest(ctx: { em: EntityManager; viewer: Viewer }, event: { requestId: string | null; organizationId: string; record?: object }): Promise<RequestRow | null> {
+  if (!event.requestId) return Promise.resolve(null);
+  // The request as this instance's own change wrote it: no read back for a subscriber who sees it
+  // by its organization, ownership or team (a collaboration is known only to the database).
+  const written = event.record as RequestRow | undefined;
+  if (written?.id === event.requestId && event.organizationId === ctx.viewer.organizationId && canDeleteRequest(ctx.viewer, written)) return Promise.resolve(written);
+  return findVisibleRequest(ctx.em, ctx.viewer, event.requestId, { includeDeleted: true });
 }
 
 export async function requireVisibleRequest(em: EntityManager, viewer: Viewer, id: string): Promise<RequestRow> {

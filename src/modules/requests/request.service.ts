@@ -123,7 +123,8 @@ function storeCollaborators(em: EntityManager, request: { id: string; organizati
 /**
  * Writes a request's event, last in its transaction: its data is the request as REST shows it,
  * rendered now unless given (a deletion renders before it deletes), and the render's reads then serve
- * the mutation's answer. `action` and `details` say more than the topic for the activity log.
+ * the mutation's answer. `action` and `details` say more than the topic for the activity log;
+ * `record` is the request's row as the change wrote it, for this instance's subscribers.
  */
 export async function emitRequestEvent(
   tx: EntityManager,
@@ -136,11 +137,12 @@ export async function emitRequestEvent(
     data,
     action,
     details,
-  }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void; action?: Action; details?: Record<string, unknown> } = {},
+    record,
+  }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void; action?: Action; details?: Record<string, unknown>; record?: RequestRow } = {},
 ) {
   const subject = { type: 'Request', id: request.id, requestId: request.id };
   const rendered = data ?? (await renderForAnswer(tx, ctx, subject, known));
-  return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, updated, data: rendered, action, details });
+  return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, updated, data: rendered, action, details, record });
 }
 
 /**
@@ -334,6 +336,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     // The request as stored, its relations and its new contacts are all here: the event's render
     // reads nothing back (the REST shape names the owner and team by id only).
     await emitRequestEvent(tx, ctx, 'request.created', stored, {
+      record: stored,
       known: (loaders) => {
         rememberCreated(loaders, viewer, stored);
         for (const plan of ordered) plan.prime?.(loaders, created);
@@ -346,7 +349,9 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
 }
 
 export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateInput): Promise<{ request: RequestRow; updated: string[] }> {
-  return inTransaction(ctx.em, async (tx) => {
+  // Only the collaborators are written through the entity manager: an update without them is lean.
+  const transaction = input.collaborators !== undefined ? inTransaction : inLeanTransaction;
+  return transaction(ctx.em, async (tx) => {
     const current = await requireVisibleRequestRowForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
     checkCommonFields(check, input, ctx.settings.clock.now(), current);
@@ -395,7 +400,7 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
     }
     // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too.
     const request = await updateRecord(tx, Request, current.id, changes);
-    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated, known: (loaders) => writtenRequests.set(loaders, request) });
+    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated, known: (loaders) => writtenRequests.set(loaders, request), record: request });
     return { request, updated };
   });
 }

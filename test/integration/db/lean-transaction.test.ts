@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../../../src/kernel/db/orm';
-import { queryRows } from '../../../src/kernel/db/lean';
+import { Client } from 'pg';
+import { findLean, findLeanTogether, queryRows, writeAtCommit } from '../../../src/kernel/db/lean';
 import { afterCommit, inLeanTransaction, inTransaction } from '../../../src/kernel/db/transaction';
 import { DATA_MODEL } from '../../../src/modules';
 import { Organization } from '../../../src/modules/identity/identity.entities';
@@ -118,5 +119,122 @@ describe('inLeanTransaction', () => {
     const rounds = await Promise.all(Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows(tx, 'select pg_backend_pid() as pid'))[0])));
     expect(rounds).toHaveLength(POOL);
     expect(await names(ids)).toEqual(['Round 0', 'Round 2', 'Round 4', 'Round 6', 'Round 8']);
+  });
+
+  // What the transaction's connection is asked to send, one call per round trip (pg's Client.query,
+  // watched for the duration of `during`, every call passed on as it came).
+  async function roundTrips<T>(during: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
+    const sent: string[] = [];
+    const query = Client.prototype.query;
+    Client.prototype.query = function (this: Client, config: unknown, ...rest: unknown[]) {
+      const text = typeof config === 'string' ? config : ((config as { text?: string }).text ?? '');
+      sent.push(text.split(/\s/)[0].toLowerCase());
+      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof query;
+    try {
+      return { result: await during(), sent };
+    } finally {
+      Client.prototype.query = query;
+    }
+  }
+  const insertAtCommit = (em: EntityManager, id: string, name: string, prepared = false) =>
+    writeAtCommit(em, `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now())`, [id, name], { prepared });
+
+  it('should send begin with its first statement and commit with the write held for it: no round trip of their own', async () => {
+    const [first, held] = [randomUUID(), randomUUID()];
+    sql.reset();
+    const { sent } = await roundTrips(() =>
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insert(tx, first, 'First');
+        await insertAtCommit(tx, held, 'Held', true);
+        // Held: not written yet, inside or out.
+        expect((await queryRows(orm.em.fork(), 'select 1 from organization where id = ?', [held])).length).toBe(0);
+      }),
+    );
+    // Two round trips of the transaction's (begin with the insert, the held insert with commit), the outside read between.
+    expect(sent).toEqual(['insert', 'select', 'insert']);
+    expect(await names([first, held])).toEqual(['First', 'Held']);
+    // The log still has every statement in its place.
+    expect(sql.statements.map((s) => s.split(' ')[0]).filter((s) => s !== 'select')).toEqual(['begin', 'insert', 'insert', 'commit']);
+  });
+
+  it('should send a held write before any statement after it, which then sees it', async () => {
+    const id = randomUUID();
+    const { result, sent } = await roundTrips(() =>
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insertAtCommit(tx, id, 'Seen');
+        const read = (await queryRows<{ name: string }>(tx, 'select name from organization where id = ?', [id]))[0]?.name;
+        await insertAtCommit(tx, randomUUID(), 'Held again');
+        // A read whose rows are taken as they arrive (a pg Query) waits for the held write too.
+        return [read, (await findLean(tx, Organization, 'select id, name from organization where id = ?', [id]))[0]?.name];
+      }),
+    );
+    expect(result).toEqual(['Seen', 'Seen']);
+    // The held insert (with begin), the select, the second held insert, the select, then commit alone: nothing was held for it.
+    expect(sent).toEqual(['insert', 'select', 'insert', 'select', 'commit']);
+    expect(await names([id])).toEqual(['Seen']);
+  });
+
+  it('should send begin with a first statement whose rows are taken as they arrive, and answer its rows', async () => {
+    const id = randomUUID();
+    await insert(orm.em.fork(), id, 'Streamed');
+    const { result, sent } = await roundTrips(() => inLeanTransaction(orm.em.fork(), (tx) => findLean(tx, Organization, 'select id, name from organization where id = ? for update', [id])));
+    expect(result.map((row) => row.name)).toEqual(['Streamed']);
+    expect(sent).toEqual(['select', 'commit']);
+  });
+
+  it('should roll back everything when the write held for the commit fails, and fail the transaction', async () => {
+    const [first, duplicate] = [randomUUID(), randomUUID()];
+    await insert(orm.em.fork(), duplicate, 'Already there');
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insert(tx, first, 'Rolled back with the held write');
+        await insertAtCommit(tx, duplicate, 'A duplicate key', true);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await names([first, duplicate])).toEqual(['Already there']);
+    // Sent before a read whose rows are taken as they arrive, it fails that read.
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insertAtCommit(tx, duplicate, 'A duplicate key', true);
+        await findLean(tx, Organization, 'select id, name from organization where id = ?', [duplicate]);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    // The connection went back to the pool fit for use (its transaction rolled back).
+    const rounds = await Promise.all(Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows<{ one: number }>(tx, 'select 1 as one'))[0].one)));
+    expect(rounds).toEqual(Array(POOL).fill(1));
+  });
+
+  it('should send begin in the text of several statements sent together, and answer their own results', async () => {
+    const id = randomUUID();
+    await insert(orm.em.fork(), id, 'Together');
+    const { result, sent } = await roundTrips(() =>
+      inLeanTransaction(orm.em.fork(), (tx) =>
+        findLeanTogether(tx, [
+          { entity: Organization, sql: 'select id, name from organization where id = ?', params: [id] },
+          { entity: Organization, sql: 'select id, name from organization where id = ? and false', params: [id] },
+        ]),
+      ),
+    );
+    expect(result.map((rows) => rows.map((row) => row.name))).toEqual([['Together'], []]);
+    expect(sent).toEqual(['begin;', 'commit']);
+  });
+
+  it('should send a write held for the commit at once in a transaction of MikroORM', async () => {
+    const id = randomUUID();
+    await inTransaction(orm.em.fork(), async (tx) => {
+      await insertAtCommit(tx, id, 'Managed');
+      expect((await queryRows(tx, 'select 1 from organization where id = ?', [id])).length).toBe(1);
+    });
+    expect(await names([id])).toEqual(['Managed']);
+  });
+
+  it('should keep a connection fit for use after a named statement that fails to parse went with begin', async () => {
+    const wrong = 'select no_such_column from organization where id = ?';
+    for (let i = 0; i < POOL * 2; i++) {
+      await expect(inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, wrong, [randomUUID()], { prepared: true }))).rejects.toThrow(/no_such_column/);
+    }
+    const rounds = await Promise.all(Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows<{ one: number }>(tx, 'select 1 as one', [], { prepared: true }))[0].one)));
+    expect(rounds).toEqual(Array(POOL).fill(1));
   });
 });

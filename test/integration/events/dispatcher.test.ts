@@ -52,7 +52,7 @@ describe('event dispatcher', () => {
     const asked: string[] = [];
     const written = (id: string): StoredEvent => {
       asked.push(id);
-      return { id, seq: '0', organizationId: tenant.organizationId, topic: 'as.written', subjectType: 'Request', subjectId: id, requestId: null, data: {}, updated: null, createdAt: new Date() };
+      return { id, organizationId: tenant.organizationId, topic: 'as.written', subjectType: 'Request', subjectId: id, requestId: null, data: {}, updated: null, createdAt: new Date() };
     };
     const { dispatcher, events } = await listen(() => true, written);
     try {

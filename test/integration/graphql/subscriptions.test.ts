@@ -99,8 +99,24 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     const second = (await sub.next()).data.events;
     expect([first.updated, second.updated]).toEqual([['notes'], ['name']]);
     expect(first.eventId).not.toEqual(second.eventId);
-    // The second message is read after both commits; the first may be too (it shows the record live).
+    // Each shows the request as its own change wrote it (the instance that wrote it keeps the row).
+    expect(first.request).toEqual({ notes: 'first', name: watched.name });
     expect(second.request).toEqual({ notes: 'first', name: 'Renamed' });
+  });
+
+  it('should answer a subscriber who sees the request by its role or ownership from the row its change wrote, without reading it back', async () => {
+    const owner = await createUser(t.app, acme.apiKey, { email: 'owner.ws@acme.test' });
+    const watched = await createRequest(t.app, owner.apiKey);
+    const query = 'subscription ($id: ID) { requestUpdated(requestId: $id) { id notes } }';
+    const admin = subscribe(connect(acme.apiKey), query, { id: watched.id });
+    const own = subscribe(connect(owner.apiKey), query, { id: watched.id });
+    await subscribed((active += 2));
+    t.sql.reset();
+    await client(t.app, owner.apiKey).patch(`/requests/${watched.id}`, { notes: 'from the row' });
+    const expected = { requestUpdated: { id: watched.id, notes: 'from the row' } };
+    expect([(await admin.next()).data, (await own.next()).data]).toEqual([expected, expected]);
+    // The PATCH's lock is the only read of the request.
+    expect(t.sql.statements.filter((q) => /^select r\.\* from request r where r\.id = \?/.test(q.trim()))).toHaveLength(1);
   });
 
   it('should stream several topics through events(topics:) as the Event interface', async () => {

@@ -1,0 +1,111 @@
+import { Query, type QueryConfig } from 'pg';
+import { prepareValue } from 'pg/lib/utils';
+
+/** A statement as lean.ts sends it to a `pg` client: a config, or a `Query` whose rows it takes as they arrive. */
+export type StatementConfig = { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string };
+export type Statement = StatementConfig | Query;
+
+/** `begin` before a statement, `commit` after it: what a lean transaction sends with its first and last statement. */
+export type Brackets = { before?: string; after?: string };
+
+type PgResult = { rows: unknown[]; fields: { name: string }[] };
+
+// The members of pg's Query (8.x) and of its connection used below; pg's types leave them out.
+type Connection = {
+  parse(message: { text: string; name?: string; types?: unknown[] }): void;
+  bind(message: { portal?: string; statement?: string; values?: readonly unknown[]; binary?: boolean; valueMapper?: typeof prepareValue }): void;
+  describe(message: { type: 'P'; name: string }): void;
+  execute(message: { portal?: string }): void;
+  close(message: { type: 'S'; name?: string }): void;
+  sync(): void;
+  submittedNamedStatements: Record<string, string>;
+};
+type QueryInternals = {
+  text: string;
+  values?: readonly unknown[];
+  name?: string;
+  types?: unknown[];
+  portal: string;
+  binary?: boolean;
+  _results: PgResult | PgResult[];
+  prepare(connection: Connection): void;
+  hasBeenParsed(connection: Connection): boolean;
+  handleError(err: Error, connection: Connection): void;
+  handleReadyForQuery(connection: Connection): void;
+};
+
+/** One Parse, Bind and Execute of a statement without parameters or rows (`begin`, `commit`), on the unnamed statement and portal. */
+function simple(connection: Connection, text: string): void {
+  connection.parse({ text });
+  connection.bind({});
+  connection.execute({});
+}
+
+/**
+ * Has pg send `query` with `begin` before it and/or `commit` after it, in the same round trip.
+ * A statement with parameters or a name goes in one message of the extended protocol, each of the
+ * three its own Parse, Bind and Execute, one Sync at the end (what pg's `Query.prepare` sends for
+ * the statement alone, pg 8.x); one without goes as pg sends it, a simple query, with the brackets
+ * joined to its text (it may hold several statements: lean.ts's `findLeanTogether`). Either way
+ * PostgreSQL runs them in order and skips the rest after an error, so a failed statement never
+ * commits. The brackets' results are taken out of the answer: the query's rows, events and result
+ * are its statement's own. A named statement not yet parsed on the connection is parsed first, so
+ * that the first ParseComplete pg sees is its own (pg records the statement as parsed at the first).
+ */
+function bracket(query: Query, { before, after }: Brackets): Query {
+  const self = query as unknown as QueryInternals;
+  if (!self.name && !self.values?.length) {
+    self.text = [before, self.text, after].filter(Boolean).join(';\n');
+  } else {
+    self.prepare = (connection) => {
+      const named = Boolean(self.name);
+      if (named && !self.hasBeenParsed(connection)) {
+        connection.parse({ text: self.text, name: self.name, types: self.types });
+        connection.submittedNamedStatements[self.name!] = self.text;
+      }
+      if (before) simple(connection, before);
+      if (!named) connection.parse({ text: self.text, types: self.types });
+      try {
+        connection.bind({ portal: self.portal, statement: self.name, values: self.values, binary: self.binary, valueMapper: prepareValue });
+      } catch (err) {
+        // As pg does: a value that cannot be sent fails the statement before it runs.
+        connection.close({ type: 'S', name: self.name });
+        connection.sync();
+        self.handleError(err as Error, connection);
+        return;
+      }
+      connection.describe({ type: 'P', name: self.portal || '' });
+      connection.execute({ portal: self.portal });
+      if (after) simple(connection, after);
+      connection.sync();
+    };
+  }
+  const ready = self.handleReadyForQuery;
+  self.handleReadyForQuery = (connection) => {
+    // pg answers several results as a list: the brackets' come first and last.
+    if (Array.isArray(self._results)) {
+      const own = self._results.slice(before ? 1 : 0, after ? -1 : undefined);
+      self._results = own.length === 1 ? own[0] : own;
+    }
+    ready.call(self, connection);
+  };
+  return query;
+}
+
+type Client = { query(query: Query): unknown };
+
+/**
+ * Sends `statement` on `client` with its `brackets` in the same round trip, as `client.query` would
+ * send it alone: a config is answered with a promise of its result, a `Query` is returned and
+ * reports through its own events.
+ */
+export function queryBracketed(client: Client, statement: Statement, brackets: Brackets): Promise<PgResult | PgResult[]> | Query {
+  if (statement instanceof Query) {
+    client.query(bracket(statement, brackets));
+    return statement;
+  }
+  return new Promise((resolve, reject) => {
+    const query = new Query({ ...statement, values: statement.values as unknown[] } as QueryConfig, (err: Error | undefined, result: unknown) => (err ? reject(err) : resolve(result as PgResult | PgResult[])));
+    client.query(bracket(query, brackets));
+  });
+}
