@@ -1,7 +1,7 @@
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { bucketOf } from './profile';
-import { LIST_QUERY } from './lib/documents';
+import { createBody, LIST_QUERY } from './lib/documents';
 import { inProcessApp } from './lib/in-process';
 import { openSeededDatabase } from './lib/seed';
 
@@ -9,11 +9,13 @@ import { openSeededDatabase } from './lib/seed';
 // collector's work): the service in this process on the bench database, the list query sent through
 // `app.inject` 10 at a time, and V8's sampling heap profiler counting every allocation, those young
 // and full collections freed included, by package and by function. Bytes per request do not depend on
-// the machine's load, unlike CPU time. Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N]
+// the machine's load, unlike CPU time. `--create` measures the create scenario's POST /requests
+// instead (its notification worker's work included, as it runs in this process).
+// Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--create] [--requests N] [--top N]
 
 type SampleNode = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; id: number; children: SampleNode[] };
 
-const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' } } });
+const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, create: { type: 'boolean', default: false } } });
 
 async function main() {
   // Seeded (or the saved seed restored) before the app connects: saving a seed copies the database.
@@ -24,8 +26,12 @@ async function main() {
   });
   try {
     const headers = { authorization: `Bearer ${data.tenants[0].apiKey}`, 'content-type': 'application/json' };
+    const what = args.create ? 'create' : 'list request';
+    let n = 0;
     const list = async () => {
-      const response = await local.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: LIST_QUERY, variables: { first: 20 } } });
+      const response = args.create
+        ? await local.app.inject({ method: 'POST', url: '/requests', headers, payload: createBody(++n, `alloc-${process.pid}`) })
+        : await local.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: LIST_QUERY, variables: { first: 20 } } });
       if (response.statusCode !== 200 || response.body.includes('"errors"')) throw new Error(response.body.slice(0, 300));
     };
     const load = async (count: number) => {
@@ -34,13 +40,13 @@ async function main() {
         while (left-- > 0) await list();
       }));
     };
-    console.log('warming up: 300 list requests');
+    console.log(`warming up: 300 ${what}s`);
     await load(300);
     const session = new Session();
     session.connect();
     await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
     const requests = Number(args.requests);
-    console.log(`measuring: ${requests} list requests`);
+    console.log(`measuring: ${requests} ${what}s`);
     await load(requests);
     const { profile } = (await session.post('HeapProfiler.getSamplingProfile')) as unknown as { profile: { head: SampleNode } };
     await session.post('HeapProfiler.stopSampling');
@@ -62,7 +68,7 @@ async function main() {
     };
     walk(profile.head);
     const kb = (bytes: number) => `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB`;
-    console.log(`allocated per list request: ${kb(total)} (sampled every 512 bytes)`);
+    console.log(`allocated per ${what}: ${kb(total)} (sampled every 512 bytes)`);
     const top = Number(args.top);
     for (const [title, map] of [['by package or file', byBucket], ['by function', byFunction]] as const) {
       console.log(title);
