@@ -101,7 +101,13 @@ export function newRecord<T extends object>(em: EntityManager, entity: EntityNam
  * keys, an object past a dozen fields turns into a dictionary (V8), which every later read, and the
  * insert's `JSON.stringify`, pays for; a record built so shares the hidden class of a read one.
  */
-type Builder = { create: (given: Fields, em: EntityManager) => Fields; row: (record: Fields) => Fields };
+type Builder = {
+  create: (given: Fields, em: EntityManager) => Fields;
+  row: (record: Fields) => Fields;
+  /** A record as its insert stored it: its JSON columns (`jsonColumns`, as the insert returns them) from `returned`, the rest as given. */
+  stored: (record: Fields, returned: unknown[]) => Fields;
+  jsonColumns: string;
+};
 const builders = new WeakMap<Shape, Builder>();
 
 function builderOf(shape: Shape): Builder {
@@ -117,15 +123,28 @@ function builderOf(shape: Shape): Builder {
   });
   // JSON columns take the value itself (their null is SQL NULL, as everywhere here); see `stored`.
   const row = props.map((prop, index) => `${JSON.stringify(prop.fieldNames[0])}: ${isJson(prop) ? `record[${JSON.stringify(prop.name)}]` : `stored(props[${index}], record[${JSON.stringify(prop.name)}])`}`);
+  // What a read would answer otherwise than the record holds: jsonb's own key order, a timestamp or
+  // a bigint as a read maps it (see mapperFor).
+  let json = 0;
+  const asStored = props.map((prop) => {
+    const name = JSON.stringify(prop.name);
+    if (isJson(prop)) return `out[${name}] = returned[${json++}] ?? null;`;
+    if (prop.runtimeType === 'Date') return `out[${name}] = toDate(record[${name}]);`;
+    if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return `out[${name}] = record[${name}] == null ? null : String(record[${name}]);`;
+    return `out[${name}] = record[${name}] ?? null;`;
+  });
   builder = new Function(
     'Record',
     'props',
     'stored',
+    'toDate',
     `return {
       create: function create(given, em) { const out = new Record(); let v; ${create.join(' ')} return out; },
       row: function row(record) { return { ${row.join(', ')} }; },
+      stored: function asStored(record, returned) { const out = new Record(); ${asStored.join(' ')} return out; },
     };`,
-  )(shape.Record, props, stored) as Builder;
+  )(shape.Record, props, stored, toDate) as Builder;
+  builder.jsonColumns = selectList(props.filter(isJson));
   builders.set(shape, builder);
   return builder;
 }
@@ -156,8 +175,10 @@ function jsonColumnType(prop: Prop): string {
 /**
  * Inserts lean records in one statement, whatever their tables (each table's rows in a data-modifying
  * CTE; foreign keys are checked at the statement's end, so parents and children may come together).
- * Answers the first batch's rows as stored (as a read would give them: jsonb's key order, the
- * column defaults), so a caller rendering them needs no read back. Each table's rows go as one JSON
+ * Answers the first batch's records as a read would give them (every column is written from the
+ * record; of the stored row, the insert returns only the JSON columns, in jsonb's key order: a row
+ * of 33 columns parsed and mapped again showed in the create's profile), so a caller rendering them
+ * needs no read back. Each table's rows go as one JSON
  * parameter (`jsonb_to_recordset`), so the statement's text depends only on the tables: it is
  * prepared (parsing and planning a create's insert cost PostgreSQL as much as running it), and
  * PostgreSQL reads one value instead of a parameter per field.
@@ -175,8 +196,10 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
   const [first] = metas;
   if (!first) return [];
   const result = await run(em, insertStatement(metas), params, 'array', { prepared: true });
-  const map = mapperFor(shapeOf(first), result.fields.map((field) => field.name));
-  return (result.rows as unknown[][]).map(map);
+  // The first batch's rows, in the order the insert returned them: what it wrote, and its JSON columns as stored.
+  const given = new Map((batches.find(([, records]) => records.length > 0)![1] as Fields[]).map((record) => [record.id, record]));
+  const { stored: asStored } = builderOf(shapeOf(first));
+  return (result.rows as unknown[][]).map(([id, ...returned]) => asStored(given.get(id)!, returned));
 }
 
 // The insert of each list of tables, made once: its text is a prepared statement's name, looked up per call.
@@ -189,7 +212,9 @@ function insertStatement(metas: EntityMetadata[]): string {
       const { props } = shapeOf(meta);
       const columns = selectList(props);
       const types = props.map((prop) => `${prop.fieldNames[0]} ${jsonColumnType(prop)}`).join(', ');
-      return `insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${index === 0 ? ` returning ${columns}` : ''}`;
+      // The first table's rows come back: their ids, and what PostgreSQL stores otherwise than given (see insertRecords).
+      const returning = index === 0 ? ` returning ${['id', builderOf(shapeOf(meta)).jsonColumns].filter(Boolean).join(', ')}` : '';
+      return `insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${returning}`;
     });
     sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
     insertStatements.set(key, sql);
@@ -230,7 +255,8 @@ export async function updateRecord<T extends object>(em: EntityManager, entity: 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
 type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string }): Promise<PgResult | PgResult[]> };
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
-type KnexLike = { client: KnexClient; isCompleted?(): boolean };
+/** A knex transaction, knex itself, or a lean transaction (kernel/db/transaction.ts), which holds its connection. */
+type KnexLike = { client: KnexClient; isCompleted?(): boolean; leanConnection?: PgConnection };
 
 // `?` placeholders as PostgreSQL's `$1, $2, …`, converted once per statement text: loaders, lookups
 // and lists repeat theirs; inserts vary with their row counts, hence the bound.
@@ -297,6 +323,9 @@ async function send(em: EntityManager, logged: string, text: string, params: rea
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: logged, level: 'info' });
+  // A lean transaction's statements go straight to its connection: no promise to take and give it back.
+  const held = transaction?.leanConnection;
+  if (held) return held.query({ text, values: params.map(dateAsText), rowMode, name });
   const connection = await client.acquireConnection();
   try {
     return await connection.query({ text, values: params.map(dateAsText), rowMode, name });

@@ -60,7 +60,7 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   let ended = false;
   const client = only({ acquireConnection: async () => connection, releaseConnection: async () => undefined }, managedUse);
   const tx = em.fork();
-  tx.setTransactionContext(only({ client, isCompleted: () => ended }, managedUse));
+  tx.setTransactionContext(only({ client, leanConnection: connection, isCompleted: () => ended }, managedUse));
   // Once `commit` or `rollback` is sent, the transaction refuses statements (they would run after it, on their own).
   const end = (sql: 'commit' | 'rollback') => {
     ended = true;
