@@ -14,6 +14,7 @@ import {
   NOTIFICATION_MAX_ATTEMPTS,
   NOTIFICATION_RETRY_DELAYS_MS,
   NOTIFICATION_SEND_TIMEOUT_MS,
+  NOTIFICATION_SETTLE_MS,
 } from './notification.limits';
 import type { Handover, Mailer, SmsProvider } from './notification.channels';
 import { unsealSecrets } from './notification.service';
@@ -89,7 +90,7 @@ export class NotificationWorker extends PollingWorker {
   private readonly em: EntityManager;
 
   constructor(private readonly options: NotificationWorkerOptions) {
-    super(options.log, 'notification', NOTIFICATION_BATCH, options.pollMs);
+    super(options.log, 'notification', NOTIFICATION_BATCH, options.pollMs, NOTIFICATION_SETTLE_MS);
     this.clock = options.clock ?? { now: () => new Date() };
     this.em = options.orm.em.fork();
   }
