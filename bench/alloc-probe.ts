@@ -9,13 +9,16 @@ import { openSeededDatabase } from './lib/seed';
 // collector's work): the service in this process on the bench database, the list query sent through
 // `app.inject` 10 at a time, and V8's sampling heap profiler counting every allocation, those young
 // and full collections freed included, by package and by function. Bytes per request do not depend on
-// the machine's load, unlike CPU time. `--create` measures the create scenario's POST /requests
-// instead (its notification worker's work included, as it runs in this process).
-// Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--create] [--requests N] [--top N]
+// the machine's load, unlike CPU time. `--survivors` counts only what survived young collections;
+// `--create` measures the create scenario's POST /requests instead (the workers, the notification
+// worker among them, do not run in this process).
+// Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--create] [--survivors] [--requests N] [--top N]
 
 type SampleNode = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; id: number; children: SampleNode[] };
 
-const { values: args } = parseArgs({ options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, create: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, survivors: { type: 'boolean', default: false }, create: { type: 'boolean', default: false } },
+});
 
 async function main() {
   // Seeded (or the saved seed restored) before the app connects: saving a seed copies the database.
@@ -44,7 +47,7 @@ async function main() {
     await load(300);
     const session = new Session();
     session.connect();
-    await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !args.survivors } as never);
     const requests = Number(args.requests);
     console.log(`measuring: ${requests} ${what}s`);
     await load(requests);
@@ -68,7 +71,7 @@ async function main() {
     };
     walk(profile.head);
     const kb = (bytes: number) => `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB`;
-    console.log(`allocated per ${what}: ${kb(total)} (sampled every 512 bytes)`);
+    console.log(`${args.survivors ? 'promoted (survived young collections)' : 'allocated'} per ${what}: ${kb(total)} (sampled every 512 bytes)`);
     const top = Number(args.top);
     for (const [title, map] of [['by package or file', byBucket], ['by function', byFunction]] as const) {
       console.log(title);

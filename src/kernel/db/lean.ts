@@ -1,5 +1,5 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
-import { escapeLiteral } from 'pg';
+import { escapeLiteral, Query, type QueryConfig } from 'pg';
 import { prepareValue } from 'pg/lib/utils';
 
 /**
@@ -57,9 +57,12 @@ function shapeOf(meta: EntityMetadata): Shape {
 }
 
 /**
- * The function turning a row of `columns` into a lean record: generated code that assigns every field
- * in one go, so records of an entity share one hidden class and the mapping costs little more than the
- * assignments (a loop of per-field closures showed in profiles). A column the row lacks reads as null.
+ * The function turning a row of `columns` into a lean record: generated code that assigns the fields
+ * in one go, so records of one layout share one hidden class and the mapping costs little more than the
+ * assignments (a loop of per-field closures showed in profiles). A record carries the properties its
+ * row has columns for, and only those: a read of some columns (`columnsOf`) makes a small record,
+ * which a request holds while its other statements run, so what survives young collections shrinks
+ * with it. Loaders never hand such a record to a caller wanting more (`RecordLoader`).
  */
 function mapperFor(shape: Shape, columns: readonly string[]): Mapper {
   const key = columns.join(',');
@@ -70,7 +73,7 @@ function mapperFor(shape: Shape, columns: readonly string[]): Mapper {
   const lines = shape.props.map((prop) => {
     const name = JSON.stringify(prop.name);
     const index = columns.indexOf(prop.fieldNames[0]);
-    if (index < 0) return `out[${name}] = null;`;
+    if (index < 0) return '';
     const column = `row[${index}]`;
     if (prop.kind === 'm:1') return `out[${name}] = ${column} == null ? null : { id: ${column} };`;
     if (prop.runtimeType === 'Date') return `out[${name}] = toDate(${column});`;
@@ -253,7 +256,12 @@ export async function updateRecord<T extends object>(em: EntityManager, entity: 
 }
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
-type PgConnection = { query(config: { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string }): Promise<PgResult | PgResult[]> };
+type PgConnection = {
+  query(config: { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string }): Promise<PgResult | PgResult[]>;
+  query(query: Query): Query;
+};
+/** Takes each row of a result as it arrives, with the result's columns. */
+type OnRow = (row: unknown[], fields: PgResult['fields']) => void;
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
 /** A knex transaction, knex itself, or a lean transaction (kernel/db/transaction.ts), which holds its connection. */
 type KnexLike = { client: KnexClient; isCompleted?(): boolean; leanConnection?: PgConnection };
@@ -306,9 +314,9 @@ export type StatementOptions = {
  * counts). It goes to the `pg` connection that knex holds (the transaction's, or one from its pool)
  * without knex's query building and runner: those were a sixth of a by-id read's CPU in profiles.
  */
-async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array', options?: StatementOptions): Promise<PgResult> {
+async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array', options?: StatementOptions, onRow?: OnRow): Promise<PgResult> {
   const text = toPositional(sql);
-  return (await send(em, sql, text, params, rowMode, options?.prepared ? preparedName(text) : undefined)) as PgResult;
+  return (await send(em, sql, text, params, rowMode, options?.prepared ? preparedName(text) : undefined, onRow)) as PgResult;
 }
 
 /**
@@ -317,21 +325,39 @@ async function run(em: EntityManager, sql: string, params: readonly unknown[], r
  */
 const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
 
-/** Sends `text` (logged as `logged`), named `name` when it is a prepared statement. */
-async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string): Promise<PgResult | PgResult[]> {
+/**
+ * Sends `text` (logged as `logged`), named `name` when it is a prepared statement. With `onRow`, each
+ * row goes there as it arrives and the result holds none: pg then keeps no array of the statement's
+ * rows until its end, and a row's arrays die as soon as it is taken (a request waiting for its other
+ * statements held them through young collections).
+ */
+async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult | PgResult[]> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: logged, level: 'info' });
+  const config = { text, values: params.map(dateAsText), rowMode, name };
   // A lean transaction's statements go straight to its connection: no promise to take and give it back.
   const held = transaction?.leanConnection;
-  if (held) return held.query({ text, values: params.map(dateAsText), rowMode, name });
+  if (held) return onRow ? streamed(held, config, onRow) : held.query(config);
   const connection = await client.acquireConnection();
   try {
-    return await connection.query({ text, values: params.map(dateAsText), rowMode, name });
+    return await (onRow ? streamed(connection, config, onRow) : connection.query(config));
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/** A statement whose rows go to `onRow` as they arrive (see `send`). */
+function streamed(connection: PgConnection, config: QueryConfig, onRow: OnRow): Promise<PgResult> {
+  return new Promise<PgResult>((resolve, reject) => {
+    // Without a callback pg hands rows to 'row' listeners only, and reports the end and errors as events.
+    const query = new Query(config);
+    query.on('row', (row: unknown[], result) => onRow(row, result!.fields));
+    query.on('end', resolve);
+    query.on('error', reject);
+    connection.query(query);
+  });
 }
 
 /**
@@ -352,9 +378,14 @@ export async function queryRows<T = Fields>(em: EntityManager, sql: string, para
 
 /** Rows of `entity`'s table as lean records. */
 export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<Row<T>[]> {
-  const result = await run(em, sql, params, 'array', options);
-  const map = mapperFor(shapeOf(metaOf(em, entity)), result.fields.map((field) => field.name));
-  return (result.rows as unknown[][]).map(map) as Row<T>[];
+  const shape = shapeOf(metaOf(em, entity));
+  const records: Row<T>[] = [];
+  let map: Mapper | undefined;
+  await run(em, sql, params, 'array', options, (row, fields) => {
+    map ??= mapperFor(shape, fields.map((field) => field.name));
+    records.push(map(row) as Row<T>);
+  });
+  return records;
 }
 
 /** A statement of `entity`'s rows with its parameters (`?` placeholders; none in literals). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { findLean, findLeanTogether, type LeanStatement } from '../../../src/kernel/db/lean';
 import { inTransaction } from '../../../src/kernel/db/transaction';
 import { RequestItem } from '../../../src/modules/items/item.entities';
@@ -69,5 +70,20 @@ describe('lean statements in one round trip', () => {
     t.sql.reset();
     await Promise.all([loaders.itemsByRequest.load(id), loaders.recipientsByRequest.load(id)]);
     expect(t.sql.statements.map((statement) => statement.split(' where ')[0])).toEqual(['select * from request_item', 'select * from recipient']);
+  });
+
+  it('should take rows as they arrive, and hand a failed statement\'s error and connection back', async () => {
+    const { id } = await createRequest(t.app, tenant.apiKey, { name: 'Streamed rows' });
+    const em = t.orm.em.fork();
+    const items = await findLean(em, RequestItem, 'select id, name, position from request_item where request_id = ? order by position', [id]);
+    expect(items.map((item) => item.name)).toEqual(['W-2', 'Any dependents?']);
+    expect(await findLean(em, RequestItem, 'select id from request_item where request_id = ?', [randomUUID()])).toEqual([]);
+    // More failures than the pool has connections: each one's connection goes back.
+    const max = t.orm.config.get('pool')?.max ?? 10;
+    for (let i = 0; i <= max; i++) {
+      await expect(findLean(em, RequestItem, 'select id from request_item where request_id = ?', ['not a uuid'])).rejects.toThrow(/invalid input syntax for type uuid/);
+    }
+    const all = await Promise.all(Array.from({ length: max }, () => findLean(em, RequestItem, 'select id from request_item where request_id = ?', [id])));
+    expect(all.map((rows) => rows.length)).toEqual(Array.from({ length: max }, () => 2));
   });
 });

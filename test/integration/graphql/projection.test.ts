@@ -1,6 +1,7 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
 import { RecordLoader } from '../../../src/kernel/db/loaders';
+import { findLean } from '../../../src/kernel/db/lean';
 import { RequestItem } from '../../../src/modules/items/item.entities';
 
 // Lists read only the columns their document selects (kernel/graphql/projection.ts): what each
@@ -76,6 +77,17 @@ describe('GraphQL: reading the columns a document selects', () => {
       { columns: 'id, request_id, required', ids: [id] },
       { columns: '*', ids: [id] },
     ]);
+  });
+
+  it('should make records of the columns read, and of those only', async () => {
+    const em = t.orm.em.fork();
+    const [item] = await findLean(em, RequestItem, 'select id, request_id, name, created_at from request_item where request_id = ? order by position limit 1', [guarded.id]);
+    // A request held while its other statements run holds its records: unread properties take no room.
+    expect(Object.keys(item)).toEqual(['id', 'request', 'name', 'createdAt']);
+    expect(item).toMatchObject({ request: { id: guarded.id }, name: 'W-2', createdAt: expect.any(Date) });
+    const [whole] = await findLean(em, RequestItem, 'select * from request_item where id = ?', [item.id]);
+    expect(Object.keys(whole).length).toBeGreaterThan(15);
+    expect(whole).toMatchObject({ id: item.id, deletedAt: null });
   });
 
   it('should read again, with what it lacks, a record an earlier read left short', async () => {
