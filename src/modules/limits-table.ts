@@ -67,7 +67,6 @@ import {
   NOTIFICATION_MAX_ATTEMPTS,
   NOTIFICATION_RETRY_DELAYS_MS,
   NOTIFICATION_SEND_TIMEOUT_MS,
-  NOTIFICATION_SETTLE_MS,
 } from './notifications/notification.limits';
 import {
   JOB_BATCH,
@@ -224,7 +223,7 @@ const rows = (): [string, string, string][] => [
   ['Notification attempts (mail or SMS refused or unreachable)', retrySchedule(NOTIFICATION_RETRY_DELAYS_MS, NOTIFICATION_MAX_ATTEMPTS), 'notification `FAILED`, `last_error` kept'],
   [
     'Notifications handed over at once',
-    `${n(NOTIFICATION_BATCH)} claimed per round (a woken round waits ${NOTIFICATION_SETTLE_MS} ms first), ${n(NOTIFICATION_CONCURRENCY)} in flight per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
+    `${n(NOTIFICATION_BATCH)} claimed per round, ${n(NOTIFICATION_CONCURRENCY)} in flight per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
     'attempt failed, retried',
   ],
   ['Timed job attempts (reminders, expiry, auto-close, escalations)', retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS), 'job `FAILED`, `last_error` kept'],

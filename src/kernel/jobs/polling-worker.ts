@@ -9,8 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
  * statement per commit saved); without, rounds follow each other until one finds nothing (for work
  * whose rounds make more work due at once, which no commit announces). A subclass says what one
  * round does (`runOnce`: claim at most `batch` rows, work them, answer how many it attempted) and
- * what stopping releases (`release`). With `settleMs`, a woken round waits that long first, so the
- * commits of that while share its claim (and its record) instead of a round each.
+ * what stopping releases (`release`).
  */
 export abstract class PollingWorker {
   private running: Promise<void> | null = null;
@@ -25,7 +24,6 @@ export abstract class PollingWorker {
     /** Most rows one round claims, when a shorter round means nothing more is due (see above). */
     protected readonly batch: number | null,
     private readonly pollMs = 1_000,
-    private readonly settleMs = 0,
   ) {}
 
   /** Claims one batch of due rows and works it; answers how many were attempted. */
@@ -58,8 +56,6 @@ export abstract class PollingWorker {
 
   private async runUntilIdle(): Promise<void> {
     do {
-      if (this.settleMs > 0) await new Promise((resolve) => setTimeout(resolve, this.settleMs));
-      // A wake while it settled is served by this round.
       this.again = false;
       try {
         while (!this.stopped && (await this.runOnce()) >= (this.batch ?? 1));

@@ -9,12 +9,6 @@ export const NOTIFICATION_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_0
 export const NOTIFICATION_MAX_ATTEMPTS = NOTIFICATION_RETRY_DELAYS_MS.length + 1;
 /** Messages one worker claims at a time. */
 export const NOTIFICATION_BATCH = 50;
-/**
- * How long a woken worker waits before it claims, so that the messages of the creations committed
- * meanwhile go in one claim and one record instead of two statements each (about 5 under the create
- * benchmark's load); a recipient's mail comes that much later.
- */
-export const NOTIFICATION_SETTLE_MS = 20;
 /** Messages handed to the mail server or SMS provider at once, per instance. */
 export const NOTIFICATION_CONCURRENCY = 5;
 /** Time the mail server has to connect, greet and answer each command. */
