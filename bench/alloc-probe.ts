@@ -1,7 +1,7 @@
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { bucketOf } from './profile';
-import { LIST_QUERY } from './lib/documents';
+import { createBody, LIST_QUERY } from './lib/documents';
 import { inProcessApp } from './lib/in-process';
 import { openSeededDatabase } from './lib/seed';
 
@@ -9,17 +9,24 @@ import { openSeededDatabase } from './lib/seed';
 // collector's work): the service in this process on the bench database, the list query sent through
 // `app.inject` 10 at a time, and V8's sampling heap profiler counting every allocation, those young
 // and full collections freed included, by package and by function. Bytes per request do not depend on
-// the machine's load, unlike CPU time. `--patch` measures the fan-out's trigger instead (target 4):
-// PATCH /requests/:id, one at a time; `--survivors` counts only what survived young collections.
-// Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N] [--patch] [--survivors]
+// the machine's load, unlike CPU time. `--survivors` counts only what survived young collections.
+// `--patch` measures the fan-out's trigger instead (target 4): PATCH /requests/:id, one at a time;
+// `--create` the create scenario's POST /requests (the workers, the notification worker among them,
+// do not run in this process).
+// Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N] [--survivors] [--patch | --create]
 
 type SampleNode = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; id: number; children: SampleNode[] };
 
 const { values: args } = parseArgs({
-  options: { requests: { type: 'string', default: '400' }, top: { type: 'string', default: '25' }, survivors: { type: 'boolean', default: false }, patch: { type: 'boolean', default: false } },
+  options: {
+    requests: { type: 'string', default: '400' },
+    top: { type: 'string', default: '25' },
+    survivors: { type: 'boolean', default: false },
+    patch: { type: 'boolean', default: false },
+    create: { type: 'boolean', default: false },
+  },
 });
-// `--patch`: the fan-out's trigger instead (PATCH /requests/:id renaming one request, one at a time).
-const what = args.patch ? 'PATCH' : 'list request';
+const what = args.patch ? 'PATCH' : args.create ? 'create' : 'list request';
 
 async function main() {
   // Seeded (or the saved seed restored) before the app connects: saving a seed copies the database.
@@ -30,8 +37,11 @@ async function main() {
   });
   try {
     const headers = { authorization: `Bearer ${data.tenants[0].apiKey}`, 'content-type': 'application/json' };
+    let n = 0;
     const list = async () => {
-      const response = await local.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: LIST_QUERY, variables: { first: 20 } } });
+      const response = args.create
+        ? await local.app.inject({ method: 'POST', url: '/requests', headers, payload: createBody(++n, `alloc-${process.pid}`) })
+        : await local.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: LIST_QUERY, variables: { first: 20 } } });
       if (response.statusCode !== 200 || response.body.includes('"errors"')) throw new Error(response.body.slice(0, 300));
     };
     let k = 0;

@@ -96,16 +96,61 @@ const metaOf = (em: EntityManager, entity: EntityName<any>) => em.getMetadata().
  * `{ id }` (given as ids or records).
  */
 export function newRecord<T extends object>(em: EntityManager, entity: EntityName<T>, values: { [K in keyof T]?: unknown }): Row<T> {
-  const { Record, props } = shapeOf(metaOf(em, entity));
-  const given = values as Fields;
-  const out = new Record();
-  for (const prop of props) {
-    let value = given[prop.name];
-    if (value === undefined && prop.onCreate) value = prop.onCreate(given, em);
-    if (prop.kind === 'm:1' && value != null) value = { id: typeof value === 'string' ? value : (value as { id: string }).id };
-    out[prop.name] = value ?? null;
-  }
-  return out as Row<T>;
+  return builderOf(shapeOf(metaOf(em, entity))).create(values as Fields, em) as Row<T>;
+}
+
+/**
+ * Generated per entity, as the row mappers are: a new record (`newRecord`) and an insert's row (its
+ * columns for `insertRecords`), each assigning its fields by name. Assigned in a loop by computed
+ * keys, an object past a dozen fields turns into a dictionary (V8), which every later read, and the
+ * insert's `JSON.stringify`, pays for; a record built so shares the hidden class of a read one.
+ */
+type Builder = {
+  create: (given: Fields, em: EntityManager) => Fields;
+  row: (record: Fields) => Fields;
+  /** A record as its insert stored it: its JSON columns (`jsonColumns`, as the insert returns them) from `returned`, the rest as given. */
+  stored: (record: Fields, returned: unknown[]) => Fields;
+  jsonColumns: string;
+};
+const builders = new WeakMap<Shape, Builder>();
+
+function builderOf(shape: Shape): Builder {
+  let builder = builders.get(shape);
+  if (builder) return builder;
+  const { props } = shape;
+  // As with the mappers, names come from the entity metadata, only as quoted literals and indexes.
+  const create = props.map((prop, index) => {
+    const name = JSON.stringify(prop.name);
+    const onCreate = prop.onCreate ? ` if (v === undefined) v = props[${index}].onCreate(given, em);` : '';
+    const reference = prop.kind === 'm:1' ? ` if (v != null) v = { id: typeof v === 'string' ? v : v.id };` : '';
+    return `v = given[${name}];${onCreate}${reference} out[${name}] = v ?? null;`;
+  });
+  // JSON columns take the value itself (their null is SQL NULL, as everywhere here); see `stored`.
+  const row = props.map((prop, index) => `${JSON.stringify(prop.fieldNames[0])}: ${isJson(prop) ? `record[${JSON.stringify(prop.name)}]` : `stored(props[${index}], record[${JSON.stringify(prop.name)}])`}`);
+  // What a read would answer otherwise than the record holds: jsonb's own key order, a timestamp or
+  // a bigint as a read maps it (see mapperFor).
+  let json = 0;
+  const asStored = props.map((prop) => {
+    const name = JSON.stringify(prop.name);
+    if (isJson(prop)) return `out[${name}] = returned[${json++}] ?? null;`;
+    if (prop.runtimeType === 'Date') return `out[${name}] = toDate(record[${name}]);`;
+    if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return `out[${name}] = record[${name}] == null ? null : String(record[${name}]);`;
+    return `out[${name}] = record[${name}] ?? null;`;
+  });
+  builder = new Function(
+    'Record',
+    'props',
+    'stored',
+    'toDate',
+    `return {
+      create: function create(given, em) { const out = new Record(); let v; ${create.join(' ')} return out; },
+      row: function row(record) { return { ${row.join(', ')} }; },
+      stored: function asStored(record, returned) { const out = new Record(); ${asStored.join(' ')} return out; },
+    };`,
+  )(shape.Record, props, stored, toDate) as Builder;
+  builder.jsonColumns = selectList(props.filter(isJson));
+  builders.set(shape, builder);
+  return builder;
 }
 
 /** A property's value as its column stores it, for a bind parameter. */
@@ -134,8 +179,10 @@ function jsonColumnType(prop: Prop): string {
 /**
  * Inserts lean records in one statement, whatever their tables (each table's rows in a data-modifying
  * CTE; foreign keys are checked at the statement's end, so parents and children may come together).
- * Answers the first batch's rows as stored (as a read would give them: jsonb's key order, the
- * column defaults), so a caller rendering them needs no read back. Each table's rows go as one JSON
+ * Answers the first batch's records as a read would give them (every column is written from the
+ * record; of the stored row, the insert returns only the JSON columns, in jsonb's key order: a row
+ * of 33 columns parsed and mapped again showed in the create's profile), so a caller rendering them
+ * needs no read back. Each table's rows go as one JSON
  * parameter (`jsonb_to_recordset`), so the statement's text depends only on the tables: it is
  * prepared (parsing and planning a create's insert cost PostgreSQL as much as running it), and
  * PostgreSQL reads one value instead of a parameter per field.
@@ -147,23 +194,16 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
     if (records.length === 0) continue;
     const meta = metaOf(em, entity);
     metas.push(meta);
-    const { props } = shapeOf(meta);
-    params.push(
-      JSON.stringify(
-        records.map((record) => {
-          const row: Fields = {};
-          // JSON columns take the value itself (their null is SQL NULL, as everywhere here).
-          for (const prop of props) row[prop.fieldNames[0]] = isJson(prop) ? (record as Fields)[prop.name] : stored(prop, (record as Fields)[prop.name]);
-          return row;
-        }),
-      ),
-    );
+    const { row } = builderOf(shapeOf(meta));
+    params.push(JSON.stringify(records.map((record) => row(record as Fields))));
   }
   const [first] = metas;
   if (!first) return [];
   const result = await run(em, insertStatement(metas), params, 'array', { prepared: true });
-  const map = mapperFor(shapeOf(first), result.fields.map((field) => field.name));
-  return (result.rows as unknown[][]).map(map);
+  // The first batch's rows, in the order the insert returned them: what it wrote, and its JSON columns as stored.
+  const given = new Map((batches.find(([, records]) => records.length > 0)![1] as Fields[]).map((record) => [record.id, record]));
+  const { stored: asStored } = builderOf(shapeOf(first));
+  return (result.rows as unknown[][]).map(([id, ...returned]) => asStored(given.get(id)!, returned));
 }
 
 // The insert of each list of tables, made once: its text is a prepared statement's name, looked up per call.
@@ -176,7 +216,9 @@ function insertStatement(metas: EntityMetadata[]): string {
       const { props } = shapeOf(meta);
       const columns = selectList(props);
       const types = props.map((prop) => `${prop.fieldNames[0]} ${jsonColumnType(prop)}`).join(', ');
-      return `insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${index === 0 ? ` returning ${columns}` : ''}`;
+      // The first table's rows come back: their ids, and what PostgreSQL stores otherwise than given (see insertRecords).
+      const returning = index === 0 ? ` returning ${['id', builderOf(shapeOf(meta)).jsonColumns].filter(Boolean).join(', ')}` : '';
+      return `insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${returning}`;
     });
     sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
     insertStatements.set(key, sql);
@@ -222,7 +264,11 @@ type PgConnection = {
 /** Takes each row of a result as it arrives, with the result's columns. */
 type OnRow = (row: unknown[], fields: PgResult['fields']) => void;
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
-type KnexLike = { client: KnexClient; isCompleted?(): boolean; atCommit?(statement: StatementConfig): void };
+/**
+ * A knex transaction, knex itself, or a lean transaction (kernel/db/transaction.ts), which holds its
+ * connection and takes the writes made last in it (`writeAtCommit`).
+ */
+type KnexLike = { client: KnexClient; isCompleted?(): boolean; leanConnection?: PgConnection; atCommit?(statement: StatementConfig): void };
 
 // `?` placeholders as PostgreSQL's `$1, $2, …`, converted once per statement text: loaders, lookups
 // and lists repeat theirs; inserts vary with their row counts, hence the bound.
@@ -278,6 +324,12 @@ async function run(em: EntityManager, sql: string, params: readonly unknown[], r
 }
 
 /**
+ * A Date as ISO text, the same instant to every column (all are `timestamptz`): pg writes one as
+ * local time with its offset, field by field (`dateToString`), and a create binds about twenty.
+ */
+const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
+
+/**
  * Sends `text` (logged as `logged`), named `name` when it is a prepared statement. With `onRow`, each
  * row goes there as it arrives and the result holds none: pg then keeps no array of the statement's
  * rows until its end, and a row's arrays die as soon as it is taken (a request waiting for its other
@@ -288,20 +340,28 @@ async function send(em: EntityManager, logged: string, text: string, params: rea
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: logged, level: 'info' });
+  const config = { text, values: params.map(dateAsText), rowMode, name };
+  // A lean transaction's statements go straight to its connection: no promise to take and give it back.
+  const held = transaction?.leanConnection;
+  if (held) return onRow ? streamed(held, config, onRow) : held.query(config);
   const connection = await client.acquireConnection();
   try {
-    if (!onRow) return await connection.query({ text, values: params, rowMode, name });
-    return await new Promise<PgResult>((resolve, reject) => {
-      // Without a callback pg hands rows to 'row' listeners only, and reports the end and errors as events.
-      const query = new Query({ text, values: params as unknown[], rowMode, name } as QueryConfig);
-      query.on('row', (row: unknown[], result) => onRow(row, result!.fields));
-      query.on('end', resolve);
-      query.on('error', reject);
-      connection.query(query);
-    });
+    return await (onRow ? streamed(connection, config, onRow) : connection.query(config));
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/** A statement whose rows go to `onRow` as they arrive (see `send`). */
+function streamed(connection: PgConnection, config: QueryConfig, onRow: OnRow): Promise<PgResult> {
+  return new Promise<PgResult>((resolve, reject) => {
+    // Without a callback pg hands rows to 'row' listeners only, and reports the end and errors as events.
+    const query = new Query(config);
+    query.on('row', (row: unknown[], result) => onRow(row, result!.fields));
+    query.on('end', resolve);
+    query.on('error', reject);
+    connection.query(query);
+  });
 }
 
 /**

@@ -94,7 +94,8 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   const client = only({ acquireConnection: async () => transactionConnection, releaseConnection: async () => undefined }, managedUse);
   const tx = em.fork();
   const atCommit = (config: StatementConfig) => void held.push(config);
-  tx.setTransactionContext(only({ client, isCompleted: () => ended, atCommit }, managedUse));
+  // Lean statements go straight to `transactionConnection` (no promise to take and give it back).
+  tx.setTransactionContext(only({ client, leanConnection: transactionConnection, isCompleted: () => ended, atCommit }, managedUse));
   const log = (sql: string) => tx.config.getLogger().logQuery({ query: sql, level: 'info' });
   let result: T;
   try {

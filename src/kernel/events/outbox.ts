@@ -118,6 +118,7 @@ export class Outbox {
       updated: draft.updated ? draft.updated.map(snake) : null,
       createdAt: new Date(),
     };
+    const emitted: EmittedEvent = { ...event, actor: viewer.actor, action: draft.action ?? draft.topic, details: draft.details ?? null };
     // A lean statement with bind parameters: through MikroORM and knex, the rendered JSON (a few KB)
     // was formatted into the statement's text, and their runner showed in the create's profile. It is
     // prepared: parsing and planning its hooks' CTEs cost PostgreSQL about as much as the rest of a
@@ -128,7 +129,7 @@ export class Outbox {
       this.sql,
       [
         ...[event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(draft.data), event.updated && JSON.stringify(event.updated), event.createdAt],
-        ...this.hooks.flatMap((hook) => hook.params({ ...event, actor: viewer.actor, action: draft.action ?? draft.topic, details: draft.details ?? null })),
+        ...this.hooks.flatMap((hook) => hook.params(emitted)),
         EVENT_CHANNEL,
         event.id,
       ],

@@ -6,22 +6,23 @@ import { MAX_JSON_DEPTH } from '../limits';
 import { AppError } from '../errors/app-error';
 
 /**
- * Walks a parsed body without recursion and refuses nesting beyond MAX_JSON_DEPTH. A "__proto__" key
+ * Walks a parsed body and refuses nesting beyond MAX_JSON_DEPTH, so the walk recurses that deep at
+ * most (a stack of pairs, its earlier walk, showed among a create's allocations). A "__proto__" key
  * stays: JSON.parse makes it an own property, with no effect on any prototype, and it is the client's
  * key like any other (a metadata key is stored or refused, an unknown field dropped by the schema).
  * What copies a client's keys must define them (spread, Object.fromEntries), never assign them.
  */
-function checkDepth(root: unknown): void {
-  const stack: Array<[unknown, number]> = [[root, 1]];
-  while (stack.length) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) {
-      // Valid JSON, so not a 400 (API-DECISIONS keeps 400 for bodies that are not JSON).
-      throw new RestError(422, [{ loc: ['body'], msg: `Body nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
-    }
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+function checkDepth(value: unknown, depth = 1): void {
+  if (value === null || typeof value !== 'object') return;
+  if (depth > MAX_JSON_DEPTH) {
+    // Valid JSON, so not a 400 (API-DECISIONS keeps 400 for bodies that are not JSON).
+    throw new RestError(422, [{ loc: ['body'], msg: `Body nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
   }
+  if (Array.isArray(value)) {
+    for (const child of value) checkDepth(child, depth + 1);
+    return;
+  }
+  for (const key in value) checkDepth((value as Record<string, unknown>)[key], depth + 1);
 }
 
 /**
