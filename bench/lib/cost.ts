@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_PG_DIR } from './database';
-import type { ServerProcess } from './servers';
+import { openSeededDatabase } from './seed';
+import { startServer, type ServerProcess } from './servers';
 
 /**
  * CPU seconds of the embedded PostgreSQL: the postmaster and every process it started, those that
@@ -25,6 +26,9 @@ export function postgresCpu(): number {
 }
 
 export type Cost = { cpu: number; pg: number; rate: number };
+
+/** Operations in flight at once, as the bench's HTTP load runs them (10 connections). */
+export const IN_FLIGHT = 10;
 
 /** Runs `count` operations on `server`, `inFlight` at a time: its CPU and PostgreSQL's per operation (ms), and the rate. */
 export async function costOf(server: ServerProcess, count: number, inFlight: number, operation: (server: ServerProcess) => Promise<void>): Promise<Cost> {
@@ -61,4 +65,68 @@ export async function alternate(
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   return new Map([...results].map(([label, rows]) => [label, { cpu: median(rows.map((r) => r.cpu)), pg: median(rows.map((r) => r.pg)), rate: median(rows.map((r) => r.rate)) }]));
+}
+
+/** Prints each Gather's medians against bare's: server CPU, and server with PostgreSQL, as ratios. */
+function printAgainstBare(medians: Map<string, Cost>, against: string | undefined, digits: number): void {
+  const bare = medians.get('bare')!;
+  for (const [label, ours] of medians) {
+    if (label === 'bare') continue;
+    console.log(
+      `median, ${label === 'ours' ? 'Gather' : `Gather from ${against}`}: ${ours.cpu.toFixed(digits)} ms (PostgreSQL ${ours.pg.toFixed(digits)}), bare ${bare.cpu.toFixed(digits)} ms (PostgreSQL ${bare.pg.toFixed(digits)}); ` +
+        `server CPU ratio ${((bare.cpu / ours.cpu) * 100).toFixed(0)}%, with PostgreSQL ${(((bare.cpu + bare.pg) / (ours.cpu + ours.pg)) * 100).toFixed(0)}%`,
+    );
+  }
+}
+
+const arg = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? process.argv[at + 1] : undefined;
+};
+/** A number given on the command line (`--name N`), else `fallback`. */
+export const numberArg = (name: string, fallback: number) => Number(arg(name) ?? fallback);
+
+/**
+ * The cost tools' run: Gather and the bare server as the bench starts them on the bench database
+ * (with `--against DIR`, Gather from another checkout too: a worktree of the commit to compare with,
+ * on the same migrations), `operation` in alternating batches on each (`operation` is given the API
+ * key and whether the server is the bare one), the medians printed against bare's; `after` runs with
+ * Gather's server before everything stops.
+ */
+export async function compareWithBare(options: {
+  unit: string;
+  batches: number;
+  count: number;
+  warmup: number;
+  digits: number;
+  operation: (server: ServerProcess, apiKey: string, bare: boolean) => Promise<void>;
+  after?: (ours: ServerProcess, operation: (server: ServerProcess) => Promise<void>) => Promise<void>;
+}): Promise<void> {
+  const { db, data } = await openSeededDatabase(console.log);
+  const apiKey = data.tenants[0].apiKey;
+  const against = arg('--against');
+  const servers: { label: string; server: ServerProcess }[] = [];
+  try {
+    for (const name of ['ours', 'bare'] as const) servers.push({ label: name, server: await startServer(name, { dbUrl: db.url, poolMax: 10, cpuProf: false }) });
+    if (against) servers.push({ label: 'against', server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false, root: against }) });
+    const bare = servers[1].server;
+    const operation = (server: ServerProcess) => options.operation(server, apiKey, server === bare);
+    const medians = await alternate(servers, { batches: options.batches, count: options.count, warmup: options.warmup, inFlight: IN_FLIGHT, unit: options.unit, operation });
+    printAgainstBare(medians, against, options.digits);
+    await options.after?.(servers[0].server, operation);
+  } finally {
+    for (const { server } of servers) await server.stop();
+    await db.stop();
+  }
+}
+
+/** Runs a tool's `main`, exiting with its outcome (the servers' handles would keep the process alive). */
+export function runTool(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }
