@@ -35,7 +35,7 @@ import {
   MAX_REQUEST_NAME,
   MIN_REMINDERS,
 } from './request.limits';
-import { insertRecords, newRecord, updateRecord, type Row } from '../../kernel/db/lean';
+import { insertRecords, newRecord, queryRows, updateRecord, type Row } from '../../kernel/db/lean';
 import { inLeanTransaction, inTransaction } from '../../kernel/db/transaction';
 import { primeAll } from '../../kernel/db/loaders';
 
@@ -178,7 +178,8 @@ export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | nul
  */
 export async function noteRead(ctx: Pick<Ctx, 'em' | 'viewer'>, request: RequestRow): Promise<RequestRow> {
   if (request.ownerOpened || !request.firstSubmittedAt || ctx.viewer.actor.type !== 'USER') return request;
-  await ctx.em.execute('update request set owner_opened = true where id = ? and not owner_opened', [request.id]);
+  // A lean statement: this read may be an event's render inside a lean transaction (a PATCH), where MikroORM may not run.
+  await queryRows(ctx.em, 'update request set owner_opened = true where id = ? and not owner_opened', [request.id]);
   return { ...request, ownerOpened: true };
 }
 

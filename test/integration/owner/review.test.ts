@@ -333,5 +333,14 @@ describe("the owner's review: verify, reject, send a draft, regenerate a link, o
       // A read is no event.
       expect((await events(request.id)).map((e) => e.topic)).toEqual(['request.created']);
     });
+
+    it('should turn true when a PATCH renders the request it changed (a read inside its lean transaction)', async () => {
+      const request = await createRequest(t.app, tenant.apiKey);
+      await stage(request.id, 'SUBMITTED');
+      const patched = await api.patch(`/requests/${request.id}`, { name: 'Renamed after submission' });
+      expect(patched.statusCode).toBe(200);
+      expect(patched.json()).toMatchObject({ name: 'Renamed after submission', owner_opened: true });
+      expect((await sql('select name, owner_opened from request where id = ?', [request.id]))[0]).toEqual({ name: 'Renamed after submission', owner_opened: true });
+    });
   });
 });
