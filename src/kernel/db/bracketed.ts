@@ -1,5 +1,6 @@
 import { Query, type QueryConfig } from 'pg';
 import { prepareValue } from 'pg/lib/utils';
+import { Pipeline, writeSimple, type Connection } from './pipeline';
 
 /** A statement as lean.ts sends it to a `pg` client: a config, or a `Query` whose rows it takes as they arrive. */
 export type StatementConfig = { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string };
@@ -10,16 +11,7 @@ export type Brackets = { before?: string; after?: string };
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
 
-// The members of pg's Query (8.x) and of its connection used below; pg's types leave them out.
-type Connection = {
-  parse(message: { text: string; name?: string; types?: unknown[] }): void;
-  bind(message: { portal?: string; statement?: string; values?: readonly unknown[]; binary?: boolean; valueMapper?: typeof prepareValue }): void;
-  describe(message: { type: 'P'; name: string }): void;
-  execute(message: { portal?: string }): void;
-  close(message: { type: 'S'; name?: string }): void;
-  sync(): void;
-  submittedNamedStatements: Record<string, string>;
-};
+// The members of pg's Query (8.x) used below; pg's types leave them out.
 type QueryInternals = {
   text: string;
   values?: readonly unknown[];
@@ -34,25 +26,24 @@ type QueryInternals = {
   handleReadyForQuery(connection: Connection): void;
 };
 
-/** One Parse, Bind and Execute of a statement without parameters or rows (`begin`, `commit`), on the unnamed statement and portal. */
-function simple(connection: Connection, text: string): void {
-  connection.parse({ text });
-  connection.bind({});
-  connection.execute({});
-}
-
 /**
  * Has pg send `query` with `begin` before it and/or `commit` after it, in the same round trip.
  * A statement with parameters or a name goes in one message of the extended protocol, each of the
  * three its own Parse, Bind and Execute, one Sync at the end (what pg's `Query.prepare` sends for
  * the statement alone, pg 8.x); one without goes as pg sends it, a simple query, with the brackets
- * joined to its text (it may hold several statements: lean.ts's `findLeanTogether`). Either way
- * PostgreSQL runs them in order and skips the rest after an error, so a failed statement never
+ * joined to its text; a pipeline of statements (kernel/db/pipeline.ts) writes them around its own.
+ * Either way PostgreSQL runs them in order and skips the rest after an error, so a failed statement never
  * commits. The brackets' results are taken out of the answer: the query's rows, events and result
  * are its statement's own. A named statement not yet parsed on the connection is parsed first, so
  * that the first ParseComplete pg sees is its own (pg records the statement as parsed at the first).
  */
 function bracket(query: Query, { before, after }: Brackets): Query {
+  if (query instanceof Pipeline) {
+    // A pipeline writes its brackets itself, and hands rows over by statement: its results stay as they are.
+    query.before = before;
+    query.after = after;
+    return query;
+  }
   const self = query as unknown as QueryInternals;
   if (!self.name && !self.values?.length) {
     self.text = [before, self.text, after].filter(Boolean).join(';\n');
@@ -63,7 +54,7 @@ function bracket(query: Query, { before, after }: Brackets): Query {
         connection.parse({ text: self.text, name: self.name, types: self.types });
         connection.submittedNamedStatements[self.name!] = self.text;
       }
-      if (before) simple(connection, before);
+      if (before) writeSimple(connection, before);
       if (!named) connection.parse({ text: self.text, types: self.types });
       try {
         connection.bind({ portal: self.portal, statement: self.name, values: self.values, binary: self.binary, valueMapper: prepareValue });
@@ -76,7 +67,7 @@ function bracket(query: Query, { before, after }: Brackets): Query {
       }
       connection.describe({ type: 'P', name: self.portal || '' });
       connection.execute({ portal: self.portal });
-      if (after) simple(connection, after);
+      if (after) writeSimple(connection, after);
       connection.sync();
     };
   }

@@ -1,7 +1,7 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
-import { escapeLiteral, Query, type QueryConfig } from 'pg';
-import { prepareValue } from 'pg/lib/utils';
+import { Query, type QueryConfig } from 'pg';
 import type { StatementConfig } from './bracketed';
+import { sendPipeline } from './pipeline';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -336,17 +336,25 @@ const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.t
  * statements held them through young collections).
  */
 async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult | PgResult[]> {
+  const config = { text, values: params.map(dateAsText), rowMode, name };
+  return onConnection(em, logged, (connection) => (onRow ? streamed(connection, config, onRow) : connection.query(config)));
+}
+
+/**
+ * Has `use` send on the entity manager's connection (its transaction's, or one of the pool, given back
+ * after), logging `logged` for the ORM's logger (statement counts).
+ */
+async function onConnection<R>(em: EntityManager, logged: string, use: (connection: PgConnection) => Promise<R>): Promise<R> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: logged, level: 'info' });
-  const config = { text, values: params.map(dateAsText), rowMode, name };
   // A lean transaction's statements go straight to its connection: no promise to take and give it back.
   const held = transaction?.leanConnection;
-  if (held) return onRow ? streamed(held, config, onRow) : held.query(config);
+  if (held) return use(held);
   const connection = await client.acquireConnection();
   try {
-    return await (onRow ? streamed(connection, config, onRow) : connection.query(config));
+    return await use(connection);
   } finally {
     await client.releaseConnection(connection);
   }
@@ -382,17 +390,6 @@ export async function writeAtCommit(em: EntityManager, sql: string, params: read
   transaction.atCommit({ text, values: params, name: options?.prepared ? preparedName(text) : undefined });
 }
 
-/**
- * A bind parameter written into a statement's text: the text pg would send for it (`prepareValue`)
- * as a quoted literal, which PostgreSQL types from its use as it types a parameter.
- */
-function literal(value: unknown): string {
-  const text = prepareValue(value);
-  if (text === null) return 'null';
-  if (typeof text !== 'string') throw new Error('no literal for binary values');
-  return escapeLiteral(text);
-}
-
 /** A statement's rows as objects keyed by column name (see `run`). */
 export async function queryRows<T = Fields>(em: EntityManager, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<T[]> {
   return (await run(em, sql, params, undefined, options)).rows as T[];
@@ -414,26 +411,24 @@ export async function findLean<T extends object>(em: EntityManager, entity: Enti
 export type LeanStatement = { entity: EntityName<any>; sql: string; params: readonly unknown[] };
 
 /**
- * Several statements' rows as lean records, in one round trip: the statements go as one query with
- * their parameters written in as literals (PostgreSQL takes several statements in one message only
- * without bind parameters), and their results come back in order, parsed as a bound statement's. A
- * transaction's statements run one at a time, each a round trip with a socket write at both ends;
- * reads that are waiting together (a render's children of one request) cost one instead. The log
- * (and the statement counts) sees one statement: the texts with their placeholders.
+ * Several statements' rows as lean records, in one round trip: one pipeline of bound statements
+ * (kernel/db/pipeline.ts), each row mapped as it arrives. Reads waiting together (a list's owners,
+ * items and recipients; a render's children of one request) cost one socket write at each end and
+ * one wake of a PostgreSQL backend instead of one each, and in a transaction one round trip instead
+ * of one each. A failure fails them all. The log (and the statement counts) sees one entry, the
+ * statements' texts joined.
  */
 export async function findLeanTogether(em: EntityManager, statements: readonly LeanStatement[]): Promise<Row<any>[][]> {
-  const text = statements.map(({ sql, params }) => {
-    let n = 0;
-    return sql.replace(/\?/g, () => literal(params[n++]));
-  });
-  const answer = await send(em, statements.map(({ sql }) => sql).join(';\n'), text.join(';\n'), [], 'array');
-  const results = Array.isArray(answer) ? answer : [answer];
-  if (results.length !== statements.length) throw new Error(`${statements.length} statements answered ${results.length} results`);
-  return statements.map(({ entity }, index) => {
-    const { rows, fields } = results[index];
-    const map = mapperFor(shapeOf(metaOf(em, entity)), fields.map((field) => field.name));
-    return (rows as unknown[][]).map(map);
-  });
+  const records = statements.map((): Row<any>[] => []);
+  const maps: (Mapper | undefined)[] = [];
+  const piped = statements.map(({ sql, params }) => ({ text: toPositional(sql), values: params }));
+  await onConnection(em, statements.map(({ sql }) => sql).join(';\n'), (connection) =>
+    sendPipeline(connection as never, piped, (index, row, fields) => {
+      const map = (maps[index] ??= mapperFor(shapeOf(metaOf(em, statements[index].entity)), fields.map((field) => field.name)));
+      records[index].push(map(row) as Row<any>);
+    }),
+  );
+  return records;
 }
 
 /** A statement of `entity`'s rows (`?` placeholders), to run or to wrap, and where to run it. */
