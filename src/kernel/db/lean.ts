@@ -324,10 +324,18 @@ async function run(em: EntityManager, sql: string, params: readonly unknown[], r
 }
 
 /**
- * A Date as ISO text, the same instant to every column (all are `timestamptz`): pg writes one as
- * local time with its offset, field by field (`dateToString`), and a create binds about twenty.
+ * The parameters as sent: a Date as ISO text, the same instant to every column (all are
+ * `timestamptz`), since pg writes one as local time with its offset, field by field
+ * (`dateToString`), and a create binds about twenty. Copied only when one holds a Date: most
+ * statements (every read by id or key) hold none, and need no copy.
  */
-const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
+function asParameters(params: readonly unknown[]): unknown[] {
+  for (let i = 0; i < params.length; i++) {
+    if (params[i] instanceof Date) return params.map((value) => (value instanceof Date ? value.toISOString() : value));
+  }
+  // pg only reads them.
+  return params as unknown[];
+}
 
 /**
  * Sends `text` (logged as `logged`), named `name` when it is a prepared statement. With `onRow`, each
@@ -340,7 +348,7 @@ async function send(em: EntityManager, logged: string, text: string, params: rea
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: logged, level: 'info' });
-  const config = { text, values: params.map(dateAsText), rowMode, name };
+  const config = { text, values: asParameters(params), rowMode, name };
   // A lean transaction's statements go straight to its connection: no promise to take and give it back.
   const held = transaction?.leanConnection;
   if (held) return onRow ? streamed(held, config, onRow) : held.query(config);
@@ -379,7 +387,7 @@ export async function writeAtCommit(em: EntityManager, sql: string, params: read
   if (transaction.isCompleted?.()) throw new Error('query on a finished transaction');
   const text = toPositional(sql);
   em.config.getLogger().logQuery({ query: sql, level: 'info' });
-  transaction.atCommit({ text, values: params, name: options?.prepared ? preparedName(text) : undefined });
+  transaction.atCommit({ text, values: asParameters(params), name: options?.prepared ? preparedName(text) : undefined });
 }
 
 /**
