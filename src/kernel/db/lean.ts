@@ -1,7 +1,7 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
 import { Query, type QueryConfig } from 'pg';
 import type { StatementConfig } from './bracketed';
-import { sendPipeline } from './pipeline';
+import { dateAsText, sendPipeline } from './pipeline';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -324,10 +324,16 @@ async function run(em: EntityManager, sql: string, params: readonly unknown[], r
 }
 
 /**
- * A Date as ISO text, the same instant to every column (all are `timestamptz`): pg writes one as
- * local time with its offset, field by field (`dateToString`), and a create binds about twenty.
+ * The parameters as sent (`dateAsText`), copied only when one holds a Date: most statements (every
+ * read by id or key) hold none, and need no copy.
  */
-const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
+function asParameters(params: readonly unknown[]): unknown[] {
+  for (let i = 0; i < params.length; i++) {
+    if (params[i] instanceof Date) return params.map(dateAsText);
+  }
+  // pg only reads them.
+  return params as unknown[];
+}
 
 /**
  * Sends `text` (logged as `logged`), named `name` when it is a prepared statement. With `onRow`, each
@@ -336,7 +342,7 @@ const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.t
  * statements held them through young collections).
  */
 async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult | PgResult[]> {
-  const config = { text, values: params.map(dateAsText), rowMode, name };
+  const config = { text, values: asParameters(params), rowMode, name };
   return onConnection(em, logged, (connection) => (onRow ? streamed(connection, config, onRow) : connection.query(config)));
 }
 
@@ -387,7 +393,7 @@ export async function writeAtCommit(em: EntityManager, sql: string, params: read
   if (transaction.isCompleted?.()) throw new Error('query on a finished transaction');
   const text = toPositional(sql);
   em.config.getLogger().logQuery({ query: sql, level: 'info' });
-  transaction.atCommit({ text, values: params, name: options?.prepared ? preparedName(text) : undefined });
+  transaction.atCommit({ text, values: asParameters(params), name: options?.prepared ? preparedName(text) : undefined });
 }
 
 /** A statement's rows as objects keyed by column name (see `run`). */

@@ -199,10 +199,11 @@ export function createChildrenLoader<T extends object, A extends object = object
   alongside?: Alongside<A>,
 ): RecordLoader<Row<T>[]> {
   const scoped = organizationId !== undefined;
-  const table = tableOf(em, entity);
-  const kind = `children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}`;
+  // Loaders are made per operation, and a write's render is primed (it reads nothing): the
+  // statement's key is made when a batch runs.
   return new RecordLoader(em, entity, [parentProperty], async (columns, parentIds) => {
-    const sql = statement(`${kind}:${columns}`, () => {
+    const table = tableOf(em, entity);
+    const sql = statement(`children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}:${columns}`, () => {
       const conditions = [
         `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
         ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),

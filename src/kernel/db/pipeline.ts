@@ -86,10 +86,13 @@ export class Pipeline extends Query {
 }
 
 /**
- * A bind parameter as sent: a Date as ISO text (the same instant to every column, all `timestamptz`;
- * pg would write it as local time with its offset, field by field), anything else as pg sends it.
+ * A Date as ISO text, the same instant to every column (all are `timestamptz`): pg writes one as
+ * local time with its offset, field by field (`dateToString`), and a create binds about twenty.
  */
-export const paramOf = (value: unknown): string | Buffer | null => (value instanceof Date ? value.toISOString() : prepareValue(value));
+export const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
+
+/** A bind parameter as sent: a Date as ISO text, anything else as pg sends it. */
+const paramOf = (value: unknown): string | Buffer | null => prepareValue(dateAsText(value));
 
 type Client = { query(query: Query): unknown };
 
