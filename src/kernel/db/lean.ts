@@ -1,7 +1,6 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
-import { escapeLiteral, Query, type QueryConfig } from 'pg';
-import { prepareValue } from 'pg/lib/utils';
-import type { StatementConfig } from './bracketed';
+import { Query, type QueryConfig } from 'pg';
+import { queryBracketed, type StatementConfig } from './bracketed';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -108,8 +107,11 @@ export function newRecord<T extends object>(em: EntityManager, entity: EntityNam
 type Builder = {
   create: (given: Fields, em: EntityManager) => Fields;
   row: (record: Fields) => Fields;
-  /** A record as its insert stored it: its JSON columns (`jsonColumns`, as the insert returns them) from `returned`, the rest as given. */
-  stored: (record: Fields, returned: unknown[]) => Fields;
+  /**
+   * A record as its insert or update stored it: its JSON columns (`jsonColumns`, as the insert returns
+   * them) from `returned`, or as given when the statement wrote none, the rest as given.
+   */
+  stored: (record: Fields, returned?: unknown[]) => Fields;
   jsonColumns: string;
 };
 const builders = new WeakMap<Shape, Builder>();
@@ -132,7 +134,7 @@ function builderOf(shape: Shape): Builder {
   let json = 0;
   const asStored = props.map((prop) => {
     const name = JSON.stringify(prop.name);
-    if (isJson(prop)) return `out[${name}] = returned[${json++}] ?? null;`;
+    if (isJson(prop)) return `out[${name}] = (returned ? returned[${json++}] : record[${name}]) ?? null;`;
     if (prop.runtimeType === 'Date') return `out[${name}] = toDate(record[${name}]);`;
     if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return `out[${name}] = record[${name}] == null ? null : String(record[${name}]);`;
     return `out[${name}] = record[${name}] ?? null;`;
@@ -238,27 +240,50 @@ export const allColumnsOf = (em: EntityManager, entity: EntityName<any>, alias?:
  * writer holding the row it locked changes it without a managed entity, its change set and flush.
  */
 export async function updateRecord<T extends object>(em: EntityManager, entity: EntityName<T>, id: string, changes: { [K in keyof T]?: unknown }): Promise<Row<T>> {
-  const meta = metaOf(em, entity);
-  const shape = shapeOf(meta);
-  const given = changes as Fields;
-  const sets: string[] = [];
-  const params: unknown[] = [];
-  for (const prop of shape.props) {
-    let value = given[prop.name];
-    if (value === undefined) {
-      if (!prop.onUpdate) continue;
-      value = prop.onUpdate(given, em);
-    }
-    sets.push(`${prop.fieldNames[0]} = ${bind(prop, value, params)}`);
-  }
-  const result = await run(em, `update ${meta.tableName} set ${sets.join(', ')} where id = ? returning *`, [...params, id], 'array');
+  const { meta, shape, sql, params } = updateOf(em, entity, id, changes);
+  const result = await run(em, `${sql} returning *`, params, 'array');
   if (result.rows.length !== 1) throw new Error(`${meta.className} ${id} was not updated`);
   return mapperFor(shape, result.fields.map((field) => field.name))(result.rows[0] as unknown[]) as Row<T>;
 }
 
+/** The update of `changes` with the entity's `onUpdate` values, and the values it writes by property. */
+function updateOf(em: EntityManager, entity: EntityName<any>, id: string, changes: Fields) {
+  const meta = metaOf(em, entity);
+  const shape = shapeOf(meta);
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  const written: Fields = {};
+  for (const prop of shape.props) {
+    let value = changes[prop.name];
+    if (value === undefined) {
+      if (!prop.onUpdate) continue;
+      value = prop.onUpdate(changes, em);
+    }
+    written[prop.name] = value;
+    sets.push(`${prop.fieldNames[0]} = ${bind(prop, value, params)}`);
+  }
+  params.push(id);
+  return { meta, shape, sql: `update ${meta.tableName} set ${sets.join(', ')} where id = ?`, params, written };
+}
+
+/**
+ * `updateRecord` for a writer holding the whole row it locked (`current`, every column read): the
+ * record as the update writes it is known without an answer, so the update is handed over with
+ * `writeAtCommit` (a lean transaction sends it with its next statement, the event render's reads
+ * for a PATCH: one round trip less) and the record returned at once. Null when a JSON column
+ * changes: PostgreSQL stores jsonb in an order of its own, which only the row read back shows (use
+ * `updateRecord`).
+ */
+export async function updateAtCommit<T extends object>(em: EntityManager, entity: EntityName<T>, current: Row<T>, changes: { [K in keyof T]?: unknown }): Promise<Row<T> | null> {
+  const { shape, sql, params, written } = updateOf(em, entity, (current as Fields).id as string, changes);
+  if (shape.props.some((prop) => isJson(prop) && written[prop.name] !== undefined)) return null;
+  await writeAtCommit(em, sql, params);
+  return builderOf(shape).stored({ ...(current as Fields), ...written }) as Row<T>;
+}
+
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
 type PgConnection = {
-  query(config: { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string }): Promise<PgResult | PgResult[]>;
+  query(config: StatementConfig): Promise<PgResult | PgResult[]>;
   query(query: Query): Query;
 };
 /** Takes each row of a result as it arrives, with the result's columns. */
@@ -335,17 +360,27 @@ const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.t
  * rows until its end, and a row's arrays die as soon as it is taken (a request waiting for its other
  * statements held them through young collections).
  */
-async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult | PgResult[]> {
+async function send(
+  em: EntityManager,
+  logged: string,
+  text: string,
+  params: readonly unknown[],
+  rowMode?: 'array',
+  name?: string,
+  onRow?: OnRow,
+  together?: StatementConfig[],
+): Promise<PgResult | PgResult[]> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: logged, level: 'info' });
-  const config = { text, values: params.map(dateAsText), rowMode, name };
+  const config = { text, values: params.map(dateAsText), rowMode, name, together };
   // A lean transaction's statements go straight to its connection: no promise to take and give it back.
   const held = transaction?.leanConnection;
   if (held) return onRow ? streamed(held, config, onRow) : held.query(config);
   const connection = await client.acquireConnection();
   try {
+    if (together) return (await queryBracketed(connection as never, config, {})) as PgResult[];
     return await (onRow ? streamed(connection, config, onRow) : connection.query(config));
   } finally {
     await client.releaseConnection(connection);
@@ -382,17 +417,6 @@ export async function writeAtCommit(em: EntityManager, sql: string, params: read
   transaction.atCommit({ text, values: params, name: options?.prepared ? preparedName(text) : undefined });
 }
 
-/**
- * A bind parameter written into a statement's text: the text pg would send for it (`prepareValue`)
- * as a quoted literal, which PostgreSQL types from its use as it types a parameter.
- */
-function literal(value: unknown): string {
-  const text = prepareValue(value);
-  if (text === null) return 'null';
-  if (typeof text !== 'string') throw new Error('no literal for binary values');
-  return escapeLiteral(text);
-}
-
 /** A statement's rows as objects keyed by column name (see `run`). */
 export async function queryRows<T = Fields>(em: EntityManager, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<T[]> {
   return (await run(em, sql, params, undefined, options)).rows as T[];
@@ -414,19 +438,17 @@ export async function findLean<T extends object>(em: EntityManager, entity: Enti
 export type LeanStatement = { entity: EntityName<any>; sql: string; params: readonly unknown[] };
 
 /**
- * Several statements' rows as lean records, in one round trip: the statements go as one query with
- * their parameters written in as literals (PostgreSQL takes several statements in one message only
- * without bind parameters), and their results come back in order, parsed as a bound statement's. A
- * transaction's statements run one at a time, each a round trip with a socket write at both ends;
- * reads that are waiting together (a render's children of one request) cost one instead. The log
- * (and the statement counts) sees one statement: the texts with their placeholders.
+ * Several statements' rows as lean records, in one round trip: one message of the extended protocol
+ * holding each statement's Parse, Bind, Describe and Execute with its bind parameters, one Sync at
+ * the end (kernel/db/bracketed.ts), and their results in order. A transaction's statements run one
+ * at a time, each a round trip with a socket write at both ends; reads that are waiting together (a
+ * render's children of one request) cost one instead. The log (and the statement counts) sees one
+ * statement: the texts with their placeholders.
  */
 export async function findLeanTogether(em: EntityManager, statements: readonly LeanStatement[]): Promise<Row<any>[][]> {
-  const text = statements.map(({ sql, params }) => {
-    let n = 0;
-    return sql.replace(/\?/g, () => literal(params[n++]));
-  });
-  const answer = await send(em, statements.map(({ sql }) => sql).join(';\n'), text.join(';\n'), [], 'array');
+  const [first, ...rest] = statements;
+  const together = rest.map(({ sql, params }) => ({ text: toPositional(sql), values: params.map(dateAsText), rowMode: 'array' as const }));
+  const answer = await send(em, statements.map(({ sql }) => sql).join(';\n'), toPositional(first.sql), first.params, 'array', undefined, undefined, together);
   const results = Array.isArray(answer) ? answer : [answer];
   if (results.length !== statements.length) throw new Error(`${statements.length} statements answered ${results.length} results`);
   return statements.map(({ entity }, index) => {

@@ -32,6 +32,8 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
 type PgConnection = {
   /** pg's client: a text or config is answered with a promise, a `Query` is returned (it reports through its events). */
   query(statement: string | Statement): Promise<unknown> | Query;
+  /** pg's connection: the statements prepared on it. */
+  connection: { parsedStatements: Record<string, string> };
   __knex__disposed?: unknown;
 };
 /** `commit` and `rollback`, sent alone. */
@@ -72,22 +74,38 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   let ended = false;
   let begun = false;
   const held: StatementConfig[] = [];
-  const send = (statement: Statement, after?: 'commit') => {
+  const send = (statement: Statement, along: StatementConfig[] = [], after?: 'commit') => {
     const before = begun ? undefined : 'begin';
     begun = true;
-    return before || after ? queryBracketed(connection, statement, { before, after }) : connection.query(statement);
+    const extra = before || after || along.length || (!(statement instanceof Query) && statement.together);
+    return extra ? queryBracketed(connection, statement, { before, after, held: along }) : connection.query(statement);
+  };
+  // A prepared write not yet parsed on the connection cannot ride before another statement (see
+  // bracketed.ts): it carries the held writes before it, in a round trip of its own (once per connection).
+  const parsed = (config: StatementConfig) => !config.name || connection.connection.parsedStatements[config.name] !== undefined;
+  /** Sends `statement` with the writes held before it: in its own round trip but for the unparsed ones. */
+  const sendHeld = (statement: Statement, after?: 'commit') => {
+    if (held.every(parsed)) return send(statement, held.splice(0), after);
+    return (async () => {
+      let along: StatementConfig[] = [];
+      for (const config of held.splice(0)) {
+        if (parsed(config)) along.push(config);
+        else {
+          await send(config, along);
+          along = [];
+        }
+      }
+      return send(statement, along, after);
+    })();
   };
   // As a pg client's `query`: a config answered with a promise, a `Query` (rows taken as they come) returned at once.
   const transactionConnection = {
     query(statement: Statement) {
       if (!held.length) return send(statement);
-      const sent = (async () => {
-        while (held.length) await send(held.shift()!);
-        return send(statement);
-      })();
-      if (!(statement instanceof Query)) return sent;
+      const sent = sendHeld(statement);
+      if (!(statement instanceof Query) || sent === statement) return sent;
       // Its caller listens to its events: a held write that failed fails it there.
-      sent.catch((err: Error) => statement.emit('error', err));
+      (sent as Promise<unknown>).catch((err: Error) => statement.emit('error', err));
       return statement;
     },
   };
@@ -106,8 +124,7 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
     ended = true;
     log('commit');
     const last = held.pop();
-    for (const config of held.splice(0)) await send(config);
-    if (last) await send(last, 'commit');
+    if (last) await sendHeld(last, 'commit');
     else if (begun) await sendText(connection, 'commit');
   } catch (err) {
     ended = true;
