@@ -65,7 +65,9 @@ const managedUse = (member: string) =>
  * `begin` and `commit` take no round trip of their own (each was one of a PATCH's six): `begin`
  * goes in the same message as the transaction's first statement, and `commit` with its last write
  * when that write was handed over with `writeAtCommit` (the outbox's event), else on its own
- * (kernel/db/bracketed.ts). A write held for the commit goes before any statement sent after it.
+ * (kernel/db/bracketed.ts). Writes held with `writeAtCommit` (a PATCH's update, the event) take
+ * none either: they go before the next statement sent, in its message (so it sees them), or with
+ * the commit, all of them in one message.
  */
 export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   if (em.isInTransaction()) return work(em);
