@@ -414,7 +414,7 @@ export async function writeAtCommit(em: EntityManager, sql: string, params: read
   if (transaction.isCompleted?.()) throw new Error('query on a finished transaction');
   const text = toPositional(sql);
   em.config.getLogger().logQuery({ query: sql, level: 'info' });
-  transaction.atCommit({ text, values: params, name: options?.prepared ? preparedName(text) : undefined });
+  transaction.atCommit({ text, values: params.map(dateAsText), name: options?.prepared ? preparedName(text) : undefined });
 }
 
 /** A statement's rows as objects keyed by column name (see `run`). */
