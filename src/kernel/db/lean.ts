@@ -271,12 +271,13 @@ function updateOf(em: EntityManager, entity: EntityName<any>, id: string, change
  * record as the update writes it is known without an answer, so the update is handed over with
  * `writeAtCommit` (a lean transaction sends it with its next statement, the event render's reads
  * for a PATCH: one round trip less) and the record returned at once. Null when a JSON column
- * changes: PostgreSQL stores jsonb in an order of its own, which only the row read back shows (use
- * `updateRecord`).
+ * changes (PostgreSQL stores jsonb in an order of its own, which only the row read back shows) or
+ * `current` lacks a column: use `updateRecord` then.
  */
 export async function updateAtCommit<T extends object>(em: EntityManager, entity: EntityName<T>, current: Row<T>, changes: { [K in keyof T]?: unknown }): Promise<Row<T> | null> {
   const { shape, sql, params, written } = updateOf(em, entity, (current as Fields).id as string, changes);
-  if (shape.props.some((prop) => isJson(prop) && written[prop.name] !== undefined)) return null;
+  // A record of some columns only (`columnsOf`) would make one with the others null.
+  if (shape.props.some((prop) => (isJson(prop) && written[prop.name] !== undefined) || !(prop.name in current))) return null;
   await writeAtCommit(em, sql, params);
   return builderOf(shape).stored({ ...(current as Fields), ...written }) as Row<T>;
 }
