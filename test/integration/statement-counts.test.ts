@@ -7,7 +7,7 @@ import { deepSelection, forRecipient, reachableLists } from '../support/graphql-
 import { signedIn, tokenOf } from '../support/portal';
 import { startReceiver } from '../support/receiver';
 import { fillPath, pathParams, REST_ROWS, restNoun, rowName } from '../support/rest-rows';
-import { ok, type WorldNoun } from '../support/world';
+import { ok, ROOT_ID_NOUNS, type WorldNoun } from '../support/world';
 import { MAX_RECIPIENTS } from '../../src/modules/recipients/recipient.limits';
 import { MAX_SCHEDULED_REMINDERS } from '../../src/modules/schedule/schedule.limits';
 import { MAX_SHARE_RECIPIENTS } from '../../src/modules/shares/share.limits';
@@ -207,22 +207,6 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
 
   const getRows = REST_ROWS.filter((row) => row.method === 'GET');
   const rootFields = () => Object.values(t.app.graphql.schema.getQueryType()!.getFields()) as GraphQLField<unknown, unknown>[];
-
-  /** The id arguments of root queries, by the noun they take. */
-  const ROOT_ID_NOUNS: Record<string, WorldNoun> = {
-    node: 'request',
-    attachment: 'libraryAttachment',
-    contract: 'contract',
-    form: 'form',
-    document: 'document',
-    user: 'user',
-    team: 'team',
-    request: 'request',
-    template: 'template',
-    webhook: 'webhook',
-    webhookSecret: 'webhook',
-    share: 'share',
-  };
 
   beforeAll(async () => {
     t = await createTestApp();

@@ -48,7 +48,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 /** Counts the SQL statements the app sends (statement-count assertions). */
 export class StatementCounter {
+  /** What was sent, one entry per round trip: statements sent together (kernel/db/pipeline.ts) are one, their texts joined. */
   statements: string[] = [];
+  /** Every statement on its own. */
+  get each(): string[] {
+    return this.statements.flatMap((entry) => entry.split(';\n'));
+  }
   get count(): number {
     return this.statements.length;
   }

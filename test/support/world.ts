@@ -55,6 +55,22 @@ export type World = {
 /** A kind of record the world holds one of. */
 export type WorldNoun = Exclude<keyof World, 'adminKey' | 'recipientSession'>;
 
+/** The id arguments of root queries, by the noun they take. */
+export const ROOT_ID_NOUNS: Record<string, WorldNoun> = {
+  node: 'request',
+  attachment: 'libraryAttachment',
+  contract: 'contract',
+  form: 'form',
+  document: 'document',
+  user: 'user',
+  team: 'team',
+  request: 'request',
+  template: 'template',
+  webhook: 'webhook',
+  webhookSecret: 'webhook',
+  share: 'share',
+};
+
 export async function ok<T = any>(response: { statusCode: number; body: string; json(): any }, what: string): Promise<T> {
   if (response.statusCode !== 200) throw new Error(`${what} answered ${response.statusCode}: ${response.body}`);
   return response.json();

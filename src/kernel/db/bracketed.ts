@@ -1,12 +1,9 @@
 import { Query, type QueryConfig } from 'pg';
 import { prepareValue } from 'pg/lib/utils';
+import { Pipeline, writeHeld, writeSimple, type Connection } from './pipeline';
 
-/**
- * A statement as lean.ts sends it to a `pg` client: a config, or a `Query` whose rows it takes as
- * they arrive. A config's `together` are more statements (unnamed) sent after it in the same round
- * trip, their results after its own (lean.ts's `findLeanTogether`).
- */
-export type StatementConfig = { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string; together?: readonly StatementConfig[] };
+/** A statement as lean.ts sends it to a `pg` client: a config, or a `Query` whose rows it takes as they arrive. */
+export type StatementConfig = { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string };
 export type Statement = StatementConfig | Query;
 
 /**
@@ -18,17 +15,7 @@ export type Brackets = { before?: string; after?: string; held?: readonly Statem
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
 
-// The members of pg's Query (8.x) and of its connection used below; pg's types leave them out.
-type Connection = {
-  parse(message: { text: string; name?: string; types?: unknown[] }): void;
-  bind(message: { portal?: string; statement?: string; values?: readonly unknown[]; binary?: boolean; valueMapper?: typeof prepareValue }): void;
-  describe(message: { type: 'P'; name: string }): void;
-  execute(message: { portal?: string }): void;
-  close(message: { type: 'S'; name?: string }): void;
-  sync(): void;
-  submittedNamedStatements: Record<string, string>;
-  parsedStatements: Record<string, string>;
-};
+// The members of pg's Query (8.x) used below; pg's types leave them out.
 type QueryInternals = {
   text: string;
   values?: readonly unknown[];
@@ -44,37 +31,29 @@ type QueryInternals = {
   handleReadyForQuery(connection: Connection): void;
 };
 
-/** One Parse, Bind and Execute of a statement without parameters or rows (`begin`, `commit`), on the unnamed statement and portal. */
-function simple(connection: Connection, text: string): void {
-  connection.parse({ text });
-  connection.bind({});
-  connection.execute({});
-}
-
-/** One statement's Bind and Execute (and Parse when unnamed), its rows described only when `rows`. */
-function statement(connection: Connection, config: StatementConfig, rows: boolean): void {
-  if (!config.name) connection.parse({ text: config.text });
-  connection.bind({ statement: config.name, values: config.values, valueMapper: prepareValue });
-  if (rows) connection.describe({ type: 'P', name: '' });
-  connection.execute({});
-}
-
 /**
- * Has pg send `query` with `begin` before it and/or `commit` after it, the writes `held` for it
- * before it and the statements `together` after it, in the same round trip. A statement with
- * parameters or a name, or with others, goes in one message of the extended protocol, each statement
- * its own Parse (unless prepared), Bind and Execute, one Sync at the end (what pg's `Query.prepare`
- * sends for the statement alone, pg 8.x); one alone without either goes as pg sends it, a simple
- * query, with the brackets joined to its text. Either way PostgreSQL runs them in order and skips the
- * rest after an error, so a failed statement never commits. The brackets' and held writes' results
- * are taken out of the answer: the query's rows, events and result are its statement's own (and its
- * `together`'s, in order). A named statement not yet parsed on the connection is parsed first, so
- * that the first ParseComplete pg sees is its own (pg records the statement as parsed at the first);
- * held writes must be parsed already for the same reason.
+ * Has pg send `query` with `begin` before it and/or `commit` after it, and the writes `held` for it
+ * before it, in the same round trip. A statement with parameters or a name, or with held writes,
+ * goes in one message of the extended protocol, each statement its own Parse (unless prepared), Bind
+ * and Execute, one Sync at the end (what pg's `Query.prepare` sends for the statement alone, pg 8.x);
+ * one alone without either goes as pg sends it, a simple query, with the brackets joined to its
+ * text; a pipeline of statements (kernel/db/pipeline.ts) writes them around its own.
+ * Either way PostgreSQL runs them in order and skips the rest after an error, so a failed statement never
+ * commits. The brackets' and held writes' results are taken out of the answer: the query's rows,
+ * events and result are its statement's own. A named statement not yet parsed on the connection is
+ * parsed first, so that the first ParseComplete pg sees is its own (pg records the statement as
+ * parsed at the first); held writes must be parsed already for the same reason.
  */
-function bracket(query: Query, { before, after, held = [] }: Brackets, together: readonly StatementConfig[] = []): Query {
+function bracket(query: Query, { before, after, held = [] }: Brackets): Query {
+  if (query instanceof Pipeline) {
+    // A pipeline writes its brackets itself, and hands rows over by statement: its results stay as they are.
+    query.before = before;
+    query.after = after;
+    query.held = held;
+    return query;
+  }
   const self = query as unknown as QueryInternals;
-  if (!self.name && !self.values?.length && !held.length && !together.length) {
+  if (!self.name && !self.values?.length && !held.length) {
     self.text = [before, self.text, after].filter(Boolean).join(';\n');
   } else {
     self.queryMode = 'extended';
@@ -85,13 +64,10 @@ function bracket(query: Query, { before, after, held = [] }: Brackets, together:
         connection.submittedNamedStatements[self.name!] = self.text;
       }
       try {
-        if (before) simple(connection, before);
-        for (const write of held) statement(connection, write, false);
+        if (before) writeSimple(connection, before);
+        for (const write of held) writeHeld(connection, write);
         if (!named) connection.parse({ text: self.text, types: self.types });
         connection.bind({ portal: self.portal, statement: self.name, values: self.values, binary: self.binary, valueMapper: prepareValue });
-        connection.describe({ type: 'P', name: self.portal || '' });
-        connection.execute({ portal: self.portal });
-        for (const next of together) statement(connection, next, true);
       } catch (err) {
         // As pg does: a value that cannot be sent fails the statement before it runs.
         connection.close({ type: 'S', name: self.name });
@@ -99,7 +75,9 @@ function bracket(query: Query, { before, after, held = [] }: Brackets, together:
         self.handleError(err as Error, connection);
         return;
       }
-      if (after) simple(connection, after);
+      connection.describe({ type: 'P', name: self.portal || '' });
+      connection.execute({ portal: self.portal });
+      if (after) writeSimple(connection, after);
       connection.sync();
     };
   }
@@ -128,9 +106,8 @@ export function queryBracketed(client: Client, statement: Statement, brackets: B
     client.query(bracket(statement, brackets));
     return statement;
   }
-  const { together, ...config } = statement;
   return new Promise((resolve, reject) => {
-    const query = new Query({ ...config, values: config.values as unknown[] } as QueryConfig, (err: Error | undefined, result: unknown) => (err ? reject(err) : resolve(result as PgResult | PgResult[])));
-    client.query(bracket(query, brackets, together));
+    const query = new Query({ ...statement, values: statement.values as unknown[] } as QueryConfig, (err: Error | undefined, result: unknown) => (err ? reject(err) : resolve(result as PgResult | PgResult[])));
+    client.query(bracket(query, brackets));
   });
 }

@@ -1,6 +1,7 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
 import { Query, type QueryConfig } from 'pg';
-import { queryBracketed, type StatementConfig } from './bracketed';
+import type { StatementConfig } from './bracketed';
+import { dateAsText, sendPipeline } from './pipeline';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -284,7 +285,7 @@ export async function updateAtCommit<T extends object>(em: EntityManager, entity
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
 type PgConnection = {
-  query(config: StatementConfig): Promise<PgResult | PgResult[]>;
+  query(config: { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string }): Promise<PgResult | PgResult[]>;
   query(query: Query): Query;
 };
 /** Takes each row of a result as it arrives, with the result's columns. */
@@ -350,10 +351,16 @@ async function run(em: EntityManager, sql: string, params: readonly unknown[], r
 }
 
 /**
- * A Date as ISO text, the same instant to every column (all are `timestamptz`): pg writes one as
- * local time with its offset, field by field (`dateToString`), and a create binds about twenty.
+ * The parameters as sent (`dateAsText`), copied only when one holds a Date: most statements (every
+ * read by id or key) hold none, and need no copy.
  */
-const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
+function asParameters(params: readonly unknown[]): unknown[] {
+  for (let i = 0; i < params.length; i++) {
+    if (params[i] instanceof Date) return params.map(dateAsText);
+  }
+  // pg only reads them.
+  return params as unknown[];
+}
 
 /**
  * Sends `text` (logged as `logged`), named `name` when it is a prepared statement. With `onRow`, each
@@ -361,28 +368,26 @@ const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.t
  * rows until its end, and a row's arrays die as soon as it is taken (a request waiting for its other
  * statements held them through young collections).
  */
-async function send(
-  em: EntityManager,
-  logged: string,
-  text: string,
-  params: readonly unknown[],
-  rowMode?: 'array',
-  name?: string,
-  onRow?: OnRow,
-  together?: StatementConfig[],
-): Promise<PgResult | PgResult[]> {
+async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult | PgResult[]> {
+  const config = { text, values: asParameters(params), rowMode, name };
+  return onConnection(em, logged, (connection) => (onRow ? streamed(connection, config, onRow) : connection.query(config)));
+}
+
+/**
+ * Has `use` send on the entity manager's connection (its transaction's, or one of the pool, given back
+ * after), logging `logged` for the ORM's logger (statement counts).
+ */
+async function onConnection<R>(em: EntityManager, logged: string, use: (connection: PgConnection) => Promise<R>): Promise<R> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
   em.config.getLogger().logQuery({ query: logged, level: 'info' });
-  const config = { text, values: params.map(dateAsText), rowMode, name, together };
   // A lean transaction's statements go straight to its connection: no promise to take and give it back.
   const held = transaction?.leanConnection;
-  if (held) return onRow ? streamed(held, config, onRow) : held.query(config);
+  if (held) return use(held);
   const connection = await client.acquireConnection();
   try {
-    if (together) return (await queryBracketed(connection as never, config, {})) as PgResult[];
-    return await (onRow ? streamed(connection, config, onRow) : connection.query(config));
+    return await use(connection);
   } finally {
     await client.releaseConnection(connection);
   }
@@ -415,7 +420,7 @@ export async function writeAtCommit(em: EntityManager, sql: string, params: read
   if (transaction.isCompleted?.()) throw new Error('query on a finished transaction');
   const text = toPositional(sql);
   em.config.getLogger().logQuery({ query: sql, level: 'info' });
-  transaction.atCommit({ text, values: params.map(dateAsText), name: options?.prepared ? preparedName(text) : undefined });
+  transaction.atCommit({ text, values: asParameters(params), name: options?.prepared ? preparedName(text) : undefined });
 }
 
 /** A statement's rows as objects keyed by column name (see `run`). */
@@ -439,24 +444,24 @@ export async function findLean<T extends object>(em: EntityManager, entity: Enti
 export type LeanStatement = { entity: EntityName<any>; sql: string; params: readonly unknown[] };
 
 /**
- * Several statements' rows as lean records, in one round trip: one message of the extended protocol
- * holding each statement's Parse, Bind, Describe and Execute with its bind parameters, one Sync at
- * the end (kernel/db/bracketed.ts), and their results in order. A transaction's statements run one
- * at a time, each a round trip with a socket write at both ends; reads that are waiting together (a
- * render's children of one request) cost one instead. The log (and the statement counts) sees one
- * statement: the texts with their placeholders.
+ * Several statements' rows as lean records, in one round trip: one pipeline of bound statements
+ * (kernel/db/pipeline.ts), each row mapped as it arrives. Reads waiting together (a list's owners,
+ * items and recipients; a render's children of one request) cost one socket write at each end and
+ * one wake of a PostgreSQL backend instead of one each, and in a transaction one round trip instead
+ * of one each. A failure fails them all. The log (and the statement counts) sees one entry, the
+ * statements' texts joined.
  */
 export async function findLeanTogether(em: EntityManager, statements: readonly LeanStatement[]): Promise<Row<any>[][]> {
-  const [first, ...rest] = statements;
-  const together = rest.map(({ sql, params }) => ({ text: toPositional(sql), values: params.map(dateAsText), rowMode: 'array' as const }));
-  const answer = await send(em, statements.map(({ sql }) => sql).join(';\n'), toPositional(first.sql), first.params, 'array', undefined, undefined, together);
-  const results = Array.isArray(answer) ? answer : [answer];
-  if (results.length !== statements.length) throw new Error(`${statements.length} statements answered ${results.length} results`);
-  return statements.map(({ entity }, index) => {
-    const { rows, fields } = results[index];
-    const map = mapperFor(shapeOf(metaOf(em, entity)), fields.map((field) => field.name));
-    return (rows as unknown[][]).map(map);
-  });
+  const records = statements.map((): Row<any>[] => []);
+  const maps: (Mapper | undefined)[] = [];
+  const piped = statements.map(({ sql, params }) => ({ text: toPositional(sql), values: params }));
+  await onConnection(em, statements.map(({ sql }) => sql).join(';\n'), (connection) =>
+    sendPipeline(connection as never, piped, (index, row, fields) => {
+      const map = (maps[index] ??= mapperFor(shapeOf(metaOf(em, statements[index].entity)), fields.map((field) => field.name)));
+      records[index].push(map(row) as Row<any>);
+    }),
+  );
+  return records;
 }
 
 /** A statement of `entity`'s rows (`?` placeholders), to run or to wrap, and where to run it. */

@@ -7,19 +7,19 @@ type WithId = { id: string };
 
 type Turn = LeanStatement & { done(rows: Row<any>[]): void; failed(err: unknown): void };
 
-/** Per transaction: the last round trip of its loaders, and the batches waiting for the next. */
+/** Per operation (an entity manager): the last round trip of its loaders in a transaction, and the batches waiting for the next. */
 const turns = new WeakMap<EntityManager, { previous: Promise<void>; waiting: Turn[] | null }>();
 
 /**
- * Reads a loader's batch. In a transaction the batches run after the previous one of the same
- * transaction (a transaction is one connection, and a connection runs one statement at a time: pg 8
- * queues them with a deprecation warning; pg 9 refuses), and the batches waiting for that turn go
- * together in one round trip (`findLeanTogether`): the loaders a resolver level touches at once, an
- * event render's children of its subject, cost one. Outside a transaction every batch takes its own
- * pooled connection and they run in parallel.
+ * Reads a loader's batch, with the other batches waiting at the same time in one round trip
+ * (`findLeanTogether`): the loaders a resolver level touches at once (a list's owners, items and
+ * recipients; an event render's children of its subject) cost one. Outside a transaction the
+ * batches of one tick go together (DataLoader dispatches the loaders a level touched in the same
+ * tick) on a pooled connection of their own. In a transaction they wait for the transaction's
+ * previous round trip (a transaction is one connection, and a connection runs one statement at a
+ * time: pg 8 queues them with a deprecation warning; pg 9 refuses).
  */
 function inTurn<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[]): Promise<Row<T>[]> {
-  if (!em.isInTransaction()) return findLean(em, entity, sql, params);
   return new Promise((done, failed) => {
     let turn = turns.get(em);
     if (!turn) turns.set(em, (turn = { previous: Promise.resolve(), waiting: null }));
@@ -28,7 +28,7 @@ function inTurn<T extends object>(em: EntityManager, entity: EntityName<T>, sql:
     const waiting = [statement];
     const current = turn;
     current.waiting = waiting;
-    current.previous = current.previous.then(async () => {
+    const send = async () => {
       current.waiting = null;
       try {
         const results = waiting.length === 1 ? [await findLean(em, entity, sql, params)] : await findLeanTogether(em, waiting);
@@ -36,7 +36,9 @@ function inTurn<T extends object>(em: EntityManager, entity: EntityName<T>, sql:
       } catch (err) {
         for (const batch of waiting) batch.failed(err);
       }
-    });
+    };
+    if (em.isInTransaction()) current.previous = current.previous.then(send);
+    else queueMicrotask(send);
   });
 }
 
@@ -197,10 +199,11 @@ export function createChildrenLoader<T extends object, A extends object = object
   alongside?: Alongside<A>,
 ): RecordLoader<Row<T>[]> {
   const scoped = organizationId !== undefined;
-  const table = tableOf(em, entity);
-  const kind = `children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}`;
+  // Loaders are made per operation, and a write's render is primed (it reads nothing): the
+  // statement's key is made when a batch runs.
   return new RecordLoader(em, entity, [parentProperty], async (columns, parentIds) => {
-    const sql = statement(`${kind}:${columns}`, () => {
+    const table = tableOf(em, entity);
+    const sql = statement(`children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}:${columns}`, () => {
       const conditions = [
         `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
         ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),

@@ -79,8 +79,7 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   const send = (statement: Statement, along: StatementConfig[] = [], after?: 'commit') => {
     const before = begun ? undefined : 'begin';
     begun = true;
-    const extra = before || after || along.length || (!(statement instanceof Query) && statement.together);
-    return extra ? queryBracketed(connection, statement, { before, after, held: along }) : connection.query(statement);
+    return before || after || along.length ? queryBracketed(connection, statement, { before, after, held: along }) : connection.query(statement);
   };
   // A prepared write not yet parsed on the connection cannot ride before another statement (see
   // bracketed.ts): it carries the held writes before it, in a round trip of its own (once per connection).

@@ -54,6 +54,12 @@ export type EmitHook = {
   sql: string;
   params: (event: EmittedEvent) => unknown[];
   /**
+   * False for an event the hook writes nothing for (its statement's own conditions would find no row):
+   * the event's statement then leaves the hook out. Each data-modifying CTE runs, and locks and opens
+   * its tables and their indexes, even when it writes nothing; a create paid for four such. Absent: always in.
+   */
+  applies?: (event: EmittedEvent) => boolean;
+  /**
    * The worker to wake when this hook queued rows (its statement must return them): the event's
    * notification names it, and only such events wake it (a statement per commit saved otherwise).
    */
@@ -75,26 +81,42 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
 const MAX_WRITTEN = 1000;
 
 /**
+ * Event statements of different sets of hooks (see EmitHook.applies), each prepared: the sets follow
+ * the events' actions and changed fields, a handful in practice. Past the bound an event takes the
+ * statement with every hook, which is right for any event.
+ */
+const MAX_STATEMENTS = 12;
+
+/**
  * The transactional outbox: every state change writes its event through `emit`, in the transaction
  * of the change, so there is no event without its change and no change without its event. The
  * NOTIFY rides the same transaction and is delivered only when it commits.
  */
 export class Outbox {
-  /** The event's statement: its insert, every hook beside it, and its NOTIFY (queued until the commit). */
-  private readonly sql: string;
+  /** The event's statement for each set of hooks (their indexes, joined): its insert, those hooks beside it, and its NOTIFY (queued until the commit). */
+  private readonly statements = new Map<string, string>();
   /** Events this instance wrote, by id, until its dispatcher takes them (see `take`). */
   private readonly written = new Map<string, StoredEvent>();
+  /** Every hook's index: the statement with all of them is right for any event. */
+  private readonly every: number[];
 
   constructor(
     private readonly renderers: Record<string, Renderer>,
     private readonly hooks: readonly EmitHook[],
   ) {
-    const withHooks = hooks.map((hook, index) => `, hook${index} as (${hook.sql})`).join('');
-    const wakes = hooks.map((hook, index) => (hook.wakes ? ` || case when exists (select from hook${index}) then ' ${hook.wakes}' else '' end` : '')).join('');
-    this.sql = `with inserted as (
+    this.every = hooks.map((_, index) => index);
+  }
+
+  /** The event's statement with the hooks `used` (their indexes; each CTE named by its hook's). */
+  private statementOf(used: readonly number[]): string {
+    const withHooks = used.map((index) => `, hook${index} as (${this.hooks[index].sql})`).join('');
+    const wakes = used.map((index) => (this.hooks[index].wakes ? ` || case when exists (select from hook${index}) then ' ${this.hooks[index].wakes}' else '' end` : '')).join('');
+    const sql = `with inserted as (
          insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
          values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) returning seq)${withHooks}
        select seq, pg_notify(?, ?::text${wakes}) from inserted`;
+    this.statements.set(used.join(), sql);
+    return sql;
   }
 
   /** How events about `subjectType` render their subject (its module declares it). */
@@ -124,17 +146,16 @@ export class Outbox {
     // prepared: parsing and planning its hooks' CTEs cost PostgreSQL about as much as the rest of a
     // create (bench/README.md). Nothing reads its answer, and it is the transaction's last write:
     // a lean transaction sends it with its commit.
-    await writeAtCommit(
-      tx,
-      this.sql,
-      [
-        ...[event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(draft.data), event.updated && JSON.stringify(event.updated), event.createdAt],
-        ...this.hooks.flatMap((hook) => hook.params(emitted)),
-        EVENT_CHANNEL,
-        event.id,
-      ],
-      { prepared: true },
-    );
+    let used = this.every.filter((index) => this.hooks[index].applies?.(emitted) ?? true);
+    let sql = this.statements.get(used.join());
+    if (sql === undefined) {
+      if (this.statements.size >= MAX_STATEMENTS) used = this.every;
+      sql = this.statements.get(used.join()) ?? this.statementOf(used);
+    }
+    const params: unknown[] = [event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(draft.data), event.updated && JSON.stringify(event.updated), event.createdAt];
+    for (const index of used) params.push(...this.hooks[index].params(emitted));
+    params.push(EVENT_CHANNEL, event.id);
+    await writeAtCommit(tx, sql, params, { prepared: true });
     if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);
     this.written.set(event.id, draft.record ? { ...event, record: draft.record } : event);
     return event;

@@ -46,6 +46,8 @@ function detailsOf(event: EmittedEvent): Record<string, unknown> {
 export const recordEventActivity: EmitHook = {
   sql: INSERT,
   params: (event) => paramsOf({ ...event, details: detailsOf(event) }),
+  // An event about no request records no entry (the insert's own condition).
+  applies: (event) => event.requestId != null,
 };
 
 export type ActivityInput = { organizationId: string; requestId: string; action: Action; actor: Actor; details?: Record<string, unknown> };

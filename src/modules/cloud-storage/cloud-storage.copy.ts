@@ -30,6 +30,7 @@ export const planCloudCopy: EmitHook = {
     const trigger = TRIGGERS[event.action] ?? null;
     return [event.createdAt, trigger, event.createdAt, event.createdAt, trigger, trigger ? event.requestId : null];
   },
+  applies: (event) => TRIGGERS[event.action] !== undefined,
 };
 
 /**

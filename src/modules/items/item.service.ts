@@ -29,16 +29,24 @@ type FileCtx = Pick<GraphQLContext, 'em' | 'settings' | 'storage'> & EmittingCon
  * for `insertRecords` (the caller inserts them, with the request's other new rows when it has some).
  */
 export function newItems(em: EntityManager, request: { id: string; organization: { id: string } }, drafts: (ItemDraft & { received?: boolean })[], assignee: { id: string } | null, firstPosition: number): RequestItemRow[] {
-  return drafts.map(({ received, ...draft }, index) =>
+  // The draft's fields by name: a rest copy (`{ received, ...draft }`) and a spread of it made two
+  // dictionary-mode objects per item, a sixth of what a create's own code allocated.
+  return drafts.map((draft, index) =>
     newRecord(em, RequestItem, {
-      ...draft,
       kind: draft.type,
+      name: draft.name,
+      description: draft.description,
+      required: draft.required,
+      questionType: draft.questionType,
+      answer: draft.answer,
+      contractId: draft.contractId,
+      form: draft.form,
       organization: request.organization,
       request,
       position: firstPosition + index,
       formId: draft.form?.id ?? null,
       formAnswers: null,
-      status: received ? 'COMPLETE' : 'INCOMPLETE',
+      status: draft.received ? 'COMPLETE' : 'INCOMPLETE',
       isNa: false,
       assignee,
       verifiedAt: null,

@@ -138,6 +138,7 @@ export const queueRecipientMessages: EmitHook = {
       event.action === 'request.created',
     ];
   },
+  applies: (event) => recipientMessage(event) !== null,
   wakes: NOTIFICATION_WAKE,
 };
 

@@ -22,6 +22,7 @@ export const cancelEndedJobs: EmitHook = {
   sql: `update job set status = 'CANCELLED', updated_at = ?
          where ?::boolean and request_id = ?::uuid and status = 'PENDING' and kind = any(?::text[])`,
   params: (event) => [event.createdAt, ENDING_ACTIONS.has(event.action), event.requestId, `{${JOB_KINDS.join(',')}}`],
+  applies: (event) => ENDING_ACTIONS.has(event.action),
 };
 
 /**
@@ -57,6 +58,7 @@ export const planRequestJobs: EmitHook = {
            set due_at = excluded.due_at, payload = excluded.payload, status = excluded.status, attempts = 0, last_error = null,
                lease = null, locked_until = null, updated_at = excluded.updated_at
          where job.status <> 'DONE' or job.due_at is distinct from excluded.due_at`,
+  applies: (event) => changed(event, 'reminders', 'first_reminder_date', 'expiration_date', 'reminder_schedule', 'auto_close_at'),
   params: (event) => {
     const reminders = changed(event, 'reminders', 'first_reminder_date');
     const expiry = changed(event, 'expiration_date');
@@ -87,6 +89,7 @@ export const planOverdueEscalations: EmitHook = {
           from escalation e join request r on r.id = e.request_id
          where ?::boolean and e.request_id = ?::uuid and e.condition = 'OVERDUE' and e.status = 'PENDING' and j.key = 'escalation:' || e.id`,
   params: (event) => [event.createdAt, event.action !== 'request.created' && changed(event, 'due_date'), event.requestId],
+  applies: (event) => event.action !== 'request.created' && changed(event, 'due_date'),
 };
 
 /**
@@ -103,6 +106,7 @@ export const planRetention: EmitHook = {
            for share of s
         on conflict (key) do nothing`,
   params: (event) => [event.createdAt, event.createdAt, event.createdAt, event.action === 'request.closed' ? event.requestId : null],
+  applies: (event) => event.action === 'request.closed',
 };
 
 /**

@@ -48,7 +48,7 @@ describe('index use of the hot statements', () => {
     const result = await client(t.app, tenant.apiKey).graphql(query, variables);
     expect(result.errors).toBeUndefined();
     const plans = [];
-    for (const sql of t.sql.statements) {
+    for (const sql of t.sql.each) {
       let n = 0;
       const text = sql.replace(/\?/g, () => `$${++n}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (generic_plan, format json) ${text}`);

@@ -8,8 +8,8 @@ import { Request } from '../../../src/modules/requests/request.entities';
 import { createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
 
-// Statements sent together go with their parameters written in as literals: the rows must be the
-// ones the same statements with bind parameters read, whatever the values hold.
+// Statements sent together go as one pipeline of bound statements (kernel/db/pipeline.ts): the rows
+// must be the ones each statement reads alone, whatever the values hold.
 describe('lean statements in one round trip', () => {
   let t: TestApp;
   let tenant: Tenant;
@@ -42,10 +42,10 @@ describe('lean statements in one round trip', () => {
     });
   });
 
-  it('should send a transaction\'s loader batches waiting together in one round trip', async () => {
+  it('should send loader batches waiting together in one round trip, in a transaction or not', async () => {
     const { id } = await createRequest(t.app, tenant.apiKey, { name: 'Loaded together' });
     const { id: other } = await createRequest(t.app, tenant.apiKey, { name: 'Loaded after' });
-    await inTransaction(t.orm.em.fork(), async (tx) => {
+    const inside = await inTransaction(t.orm.em.fork(), async (tx) => {
       const loaders = MODULES.createLoaders(tx, tenant.organizationId);
       t.sql.reset();
       const [items, recipients, collaborators] = await Promise.all([
@@ -64,12 +64,15 @@ describe('lean statements in one round trip', () => {
       // One batch alone is sent as it always was: bind parameters, its own statement.
       expect(await loaders.itemsByRequest.load(other)).toHaveLength(items.length);
       expect(t.sql.statements).toHaveLength(2);
+      return { items, recipients };
     });
-    // Outside a transaction the batches run in parallel on pooled connections, the contacts only when asked.
+    // Outside a transaction too the batches of one tick go together, the contacts only when asked.
     const loaders = MODULES.createLoaders(t.orm.em.fork(), tenant.organizationId);
     t.sql.reset();
-    await Promise.all([loaders.itemsByRequest.load(id), loaders.recipientsByRequest.load(id)]);
-    expect(t.sql.statements.map((statement) => statement.split(' where ')[0])).toEqual(['select * from request_item', 'select * from recipient']);
+    const [outsideItems, outsideRecipients] = await Promise.all([loaders.itemsByRequest.load(id), loaders.recipientsByRequest.load(id)]);
+    expect(t.sql.statements.map((statement) => statement.split(';\n').map((one) => one.split(' where ')[0]))).toEqual([['select * from request_item', 'select * from recipient']]);
+    expect(outsideItems).toEqual(inside.items);
+    expect(outsideRecipients).toEqual(inside.recipients);
   });
 
   it('should take rows as they arrive, and hand a failed statement\'s error and connection back', async () => {
@@ -85,5 +88,18 @@ describe('lean statements in one round trip', () => {
     }
     const all = await Promise.all(Array.from({ length: max }, () => findLean(em, RequestItem, 'select id from request_item where request_id = ?', [id])));
     expect(all.map((rows) => rows.length)).toEqual(Array.from({ length: max }, () => 2));
+    // Statements sent together: one failing fails them all, its error given, and the connection goes back.
+    const together = (requestId: string): LeanStatement[] => [
+      { entity: RequestItem, sql: 'select id from request_item where request_id = ?', params: [id] },
+      { entity: RequestItem, sql: 'select id from request_item where request_id = ?', params: [requestId] },
+      { entity: RequestItem, sql: 'select id from request_item where request_id = ?', params: [id] },
+    ];
+    for (let i = 0; i <= max; i++) await expect(findLeanTogether(em, together('not a uuid'))).rejects.toThrow(/invalid input syntax for type uuid/);
+    expect((await findLeanTogether(em, together(id))).map((rows) => rows.length)).toEqual([2, 2, 2]);
+    // A value pg cannot send fails them before anything runs.
+    const circular: unknown[] = [];
+    circular.push(circular);
+    await expect(findLeanTogether(em, [{ entity: RequestItem, sql: 'select id from request_item where request_id = any(?::uuid[])', params: [circular] }])).rejects.toThrow();
+    expect((await findLeanTogether(em, together(id))).map((rows) => rows.length)).toEqual([2, 2, 2]);
   });
 });

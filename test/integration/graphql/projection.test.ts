@@ -27,7 +27,7 @@ describe('GraphQL: reading the columns a document selects', () => {
     t.sql.reset();
     const result = await api.graphql(query, {});
     expect(result.errors).toBeUndefined();
-    return { data: result.data, statements: t.sql.statements.map((sql) => sql.replace(/\s+/g, ' ')) };
+    return { data: result.data, statements: t.sql.each.map((sql) => sql.replace(/\s+/g, ' ')) };
   };
   const statementOn = (statements: string[], table: string) => statements.filter((sql) => new RegExp(`from (\\(select r\\.\\* from )?${table}\\b`).test(sql));
 
