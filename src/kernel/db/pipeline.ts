@@ -19,6 +19,16 @@ export function writeSimple(connection: Connection, text: string): void {
   connection.execute({});
 }
 
+/**
+ * A write held for the next statement (kernel/db/transaction.ts): its Parse (unless prepared, and
+ * then parsed on the connection already), Bind and Execute; no rows are asked of it.
+ */
+export function writeHeld(connection: Connection, write: { text: string; values: readonly unknown[]; name?: string }): void {
+  if (!write.name) connection.parse({ text: write.text });
+  connection.bind({ statement: write.name, values: write.values, valueMapper: prepareValue });
+  connection.execute({});
+}
+
 /** A statement of a pipeline: its text (`$n` placeholders) and its parameters. */
 export type PipedStatement = { text: string; values: readonly unknown[] };
 
@@ -36,9 +46,10 @@ export type PipedRow = (statement: number, row: unknown[], fields: readonly { na
  * a failure fails the pipeline. Rows go to `onRow` as they arrive, with their statement's index.
  */
 export class Pipeline extends Query {
-  /** Sent before and after the statements, in the same message (kernel/db/bracketed.ts). */
+  /** Sent before and after the statements, in the same message (kernel/db/bracketed.ts), the held writes after `before`. */
   before?: string;
   after?: string;
+  held: readonly { text: string; values: readonly unknown[]; name?: string }[] = [];
   /** The statements' texts, joined (set by pg's Query). */
   declare readonly text: string;
   private completed = 0;
@@ -48,13 +59,18 @@ export class Pipeline extends Query {
     onRow: PipedRow,
   ) {
     super({ text: statements.map((statement) => statement.text).join(';\n'), rowMode: 'array', queryMode: 'extended' } as never);
-    // A statement's rows come before its CommandComplete: the completed ones, less the `begin`, are its index.
-    this.on('row', (row: unknown[], result) => onRow(this.completed - (this.before ? 1 : 0), row, result!.fields));
+    // A statement's rows come before its CommandComplete: the completed ones, less the `begin` and the held writes, are its index.
+    this.on('row', (row: unknown[], result) => onRow(this.completed - this.leading, row, result!.fields));
   }
 
-  /** How many statements answered (brackets included). */
+  /** How many statements answered (brackets and held writes included). */
   get answered(): number {
     return this.completed;
+  }
+
+  /** How many statements go before the pipeline's own: `begin` and the held writes. */
+  get leading(): number {
+    return (this.before ? 1 : 0) + this.held.length;
   }
 
   handleCommandComplete(message: unknown, connection: unknown): void {
@@ -74,6 +90,7 @@ export class Pipeline extends Query {
       return;
     }
     if (this.before) writeSimple(connection, this.before);
+    for (const write of this.held) writeHeld(connection, write);
     this.statements.forEach((statement, index) => {
       connection.parse({ text: statement.text });
       connection.bind({ values: values[index] });
@@ -101,7 +118,7 @@ export function sendPipeline(client: Client, statements: readonly PipedStatement
   return new Promise<void>((resolve, reject) => {
     const pipeline = new Pipeline(statements, onRow);
     pipeline.on('end', () => {
-      const answered = pipeline.answered - (pipeline.before ? 1 : 0) - (pipeline.after ? 1 : 0);
+      const answered = pipeline.answered - pipeline.leading - (pipeline.after ? 1 : 0);
       if (answered === statements.length) resolve();
       else reject(new Error(`${statements.length} statements sent together, ${answered} answered`));
     });

@@ -32,6 +32,8 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
 type PgConnection = {
   /** pg's client: a text or config is answered with a promise, a `Query` is returned (it reports through its events). */
   query(statement: string | Statement): Promise<unknown> | Query;
+  /** pg's connection: the statements prepared on it. */
+  connection: { parsedStatements: Record<string, string> };
   __knex__disposed?: unknown;
 };
 /** `commit` and `rollback`, sent alone. */
@@ -63,7 +65,9 @@ const managedUse = (member: string) =>
  * `begin` and `commit` take no round trip of their own (each was one of a PATCH's six): `begin`
  * goes in the same message as the transaction's first statement, and `commit` with its last write
  * when that write was handed over with `writeAtCommit` (the outbox's event), else on its own
- * (kernel/db/bracketed.ts). A write held for the commit goes before any statement sent after it.
+ * (kernel/db/bracketed.ts). Writes held with `writeAtCommit` (a PATCH's update, the event) take
+ * none either: they go before the next statement sent, in its message (so it sees them), or with
+ * the commit, all of them in one message.
  */
 export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   if (em.isInTransaction()) return work(em);
@@ -72,22 +76,37 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   let ended = false;
   let begun = false;
   const held: StatementConfig[] = [];
-  const send = (statement: Statement, after?: 'commit') => {
+  const send = (statement: Statement, along: StatementConfig[] = [], after?: 'commit') => {
     const before = begun ? undefined : 'begin';
     begun = true;
-    return before || after ? queryBracketed(connection, statement, { before, after }) : connection.query(statement);
+    return before || after || along.length ? queryBracketed(connection, statement, { before, after, held: along }) : connection.query(statement);
+  };
+  // A prepared write not yet parsed on the connection cannot ride before another statement (see
+  // bracketed.ts): it carries the held writes before it, in a round trip of its own (once per connection).
+  const parsed = (config: StatementConfig) => !config.name || connection.connection.parsedStatements[config.name] !== undefined;
+  /** Sends `statement` with the writes held before it: in its own round trip but for the unparsed ones. */
+  const sendHeld = (statement: Statement, after?: 'commit') => {
+    if (held.every(parsed)) return send(statement, held.splice(0), after);
+    return (async () => {
+      let along: StatementConfig[] = [];
+      for (const config of held.splice(0)) {
+        if (parsed(config)) along.push(config);
+        else {
+          await send(config, along);
+          along = [];
+        }
+      }
+      return send(statement, along, after);
+    })();
   };
   // As a pg client's `query`: a config answered with a promise, a `Query` (rows taken as they come) returned at once.
   const transactionConnection = {
     query(statement: Statement) {
       if (!held.length) return send(statement);
-      const sent = (async () => {
-        while (held.length) await send(held.shift()!);
-        return send(statement);
-      })();
-      if (!(statement instanceof Query)) return sent;
+      const sent = sendHeld(statement);
+      if (!(statement instanceof Query) || sent === statement) return sent;
       // Its caller listens to its events: a held write that failed fails it there.
-      sent.catch((err: Error) => statement.emit('error', err));
+      (sent as Promise<unknown>).catch((err: Error) => statement.emit('error', err));
       return statement;
     },
   };
@@ -106,8 +125,7 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
     ended = true;
     log('commit');
     const last = held.pop();
-    for (const config of held.splice(0)) await send(config);
-    if (last) await send(last, 'commit');
+    if (last) await sendHeld(last, 'commit');
     else if (begun) await sendText(connection, 'commit');
   } catch (err) {
     ended = true;

@@ -35,7 +35,7 @@ import {
   MAX_REQUEST_NAME,
   MIN_REMINDERS,
 } from './request.limits';
-import { insertRecords, newRecord, queryRows, updateRecord, type Row } from '../../kernel/db/lean';
+import { insertRecords, newRecord, queryRows, updateAtCommit, updateRecord, type Row } from '../../kernel/db/lean';
 import { inLeanTransaction, inTransaction } from '../../kernel/db/transaction';
 import { primeAll } from '../../kernel/db/loaders';
 
@@ -399,8 +399,9 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
       await renderForAnswer(tx, ctx, { type: 'Request', id: current.id, requestId: current.id }, (loaders) => writtenRequests.set(loaders, current));
       return { request: current, updated };
     }
-    // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too.
-    const request = await updateRecord(tx, Request, current.id, changes);
+    // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too. The update
+    // goes with the render's reads when the row it writes is known without reading it back.
+    const request = (await updateAtCommit(tx, Request, current, changes)) ?? (await updateRecord(tx, Request, current.id, changes));
     await emitRequestEvent(tx, ctx, 'request.updated', request, { updated, known: (loaders) => writtenRequests.set(loaders, request), record: request });
     return { request, updated };
   });

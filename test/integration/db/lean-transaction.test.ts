@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../../../src/kernel/db/orm';
-import { Client } from 'pg';
-import { Pipeline } from '../../../src/kernel/db/pipeline';
 import { findLean, findLeanTogether, queryRows, writeAtCommit } from '../../../src/kernel/db/lean';
 import { afterCommit, inLeanTransaction, inTransaction } from '../../../src/kernel/db/transaction';
 import { DATA_MODEL } from '../../../src/modules';
 import { Organization } from '../../../src/modules/identity/identity.entities';
 import { StatementCounter, truncateAll, workerDatabaseUrl } from '../../support/app';
+import { firstWords, roundTrips as watchRoundTrips } from '../../support/round-trips';
 
 // A lean transaction (inLeanTransaction): begin and commit sent on a connection of the pool, lean
 // statements on that connection, anything MikroORM or knex would run refused (it would run outside).
@@ -122,23 +121,11 @@ describe('inLeanTransaction', () => {
     expect(await names(ids)).toEqual(['Round 0', 'Round 2', 'Round 4', 'Round 6', 'Round 8']);
   });
 
-  // What the transaction's connection is asked to send, one call per round trip (pg's Client.query,
-  // watched for the duration of `during`, every call passed on as it came).
-  async function roundTrips<T>(during: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
-    const sent: string[] = [];
-    const query = Client.prototype.query;
-    Client.prototype.query = function (this: Client, config: unknown, ...rest: unknown[]) {
-      // A pipeline of statements carries its brackets beside its text (kernel/db/pipeline.ts).
-      const text = config instanceof Pipeline ? [config.before, config.text].filter(Boolean).join(';\n') : typeof config === 'string' ? config : ((config as { text?: string }).text ?? '');
-      sent.push(text.split(/\s/)[0].toLowerCase());
-      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
-    } as typeof query;
-    try {
-      return { result: await during(), sent };
-    } finally {
-      Client.prototype.query = query;
-    }
-  }
+  // What the transaction's connection is asked to send, one call per round trip.
+  const roundTrips = async <T>(during: () => Promise<T>) => {
+    const { result, sent } = await watchRoundTrips(during);
+    return { result, sent: firstWords(sent) };
+  };
   const insertAtCommit = (em: EntityManager, id: string, name: string, prepared = false) =>
     writeAtCommit(em, `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now())`, [id, name], { prepared });
 
@@ -160,7 +147,7 @@ describe('inLeanTransaction', () => {
     expect(sql.statements.map((s) => s.split(' ')[0]).filter((s) => s !== 'select')).toEqual(['begin', 'insert', 'insert', 'commit']);
   });
 
-  it('should send a held write before any statement after it, which then sees it', async () => {
+  it('should send a held write in the round trip of any statement after it, which then sees it', async () => {
     const id = randomUUID();
     const { result, sent } = await roundTrips(() =>
       inLeanTransaction(orm.em.fork(), async (tx) => {
@@ -172,8 +159,8 @@ describe('inLeanTransaction', () => {
       }),
     );
     expect(result).toEqual(['Seen', 'Seen']);
-    // The held insert (with begin), the select, the second held insert, the select, then commit alone: nothing was held for it.
-    expect(sent).toEqual(['insert', 'select', 'insert', 'select', 'commit']);
+    // Each select with begin or the held insert before it in its round trip, then commit alone: nothing was held for it.
+    expect(sent).toEqual(['select', 'select', 'commit']);
     expect(await names([id])).toEqual(['Seen']);
   });
 
@@ -220,6 +207,51 @@ describe('inLeanTransaction', () => {
     );
     expect(result.map((rows) => rows.map((row) => row.name))).toEqual([['Together'], []]);
     expect(sent).toEqual(['begin;', 'commit']);
+  });
+
+  it('should send every write held for the commit with it, a prepared one parsed on its own the first time on a connection', async () => {
+    // Statements prepared once per connection: a name of its own, so that no earlier test parsed it.
+    const prepared = (em: EntityManager, id: string, name: string) =>
+      writeAtCommit(em, `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now() + interval '0 s')`, [id, name], { prepared: true });
+    const rounds: string[][] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < POOL + 1; i++) {
+      const [plain, named, last] = [randomUUID(), randomUUID(), randomUUID()];
+      ids.push(plain, named, last);
+      const { sent } = await roundTrips(() =>
+        inLeanTransaction(orm.em.fork(), async (tx) => {
+          await queryRows(tx, 'select 1');
+          await insertAtCommit(tx, plain, `Plain ${i}`);
+          await prepared(tx, named, `Prepared ${i}`);
+          await insertAtCommit(tx, last, `Last ${i}`);
+        }),
+      );
+      rounds.push(sent);
+    }
+    // A connection parses the prepared insert once, in a round trip of its own with the plain write
+    // before it (the select went with begin); after that, the three writes go with the commit. More
+    // rounds than connections: one at least found its connection had parsed it.
+    const [first, after] = [['begin;', 'insert', 'insert'], ['begin;', 'insert']];
+    for (const sent of rounds) expect([first, after]).toContainEqual(sent);
+    expect(rounds.filter((sent) => sent.length === first.length).length).toBeLessThanOrEqual(POOL);
+    expect(rounds).toContainEqual(after);
+    expect((await names(ids)).length).toBe(ids.length);
+  });
+
+  it('should fail the statement a held write rode with, and roll back, when the held write fails', async () => {
+    const [id, duplicate] = [randomUUID(), randomUUID()];
+    await insert(orm.em.fork(), duplicate, 'Already there too');
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insertAtCommit(tx, id, 'Rolled back');
+        await insertAtCommit(tx, duplicate, 'A duplicate key');
+        await findLeanTogether(tx, [
+          { entity: Organization, sql: 'select id, name from organization where id = ?', params: [id] },
+          { entity: Organization, sql: 'select id, name from organization where id = ?', params: [duplicate] },
+        ]);
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await names([id, duplicate])).toEqual(['Already there too']);
   });
 
   it('should send a write held for the commit at once in a transaction of MikroORM', async () => {

@@ -1,6 +1,7 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest, createUser } from '../../support/fixtures';
 import { MAX_METADATA_VALUE } from '../../../src/modules/requests/request.limits';
+import { roundTrips } from '../../support/round-trips';
 
 const LIST = `
   query ($first: Int!) {
@@ -92,17 +93,21 @@ describe('GraphQL requests', () => {
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(created.json());
 
       t.sql.reset();
-      const updated = await api.patch(`/requests/${created.json().id}`, { notes: 'changed' });
+      const { result: updated, sent } = await roundTrips(() => api.patch(`/requests/${created.json().id}`, { notes: 'changed' }));
       expect(updated.json().notes).toBe('changed');
       const patched = t.sql.statements.map((q) => q.trim().toLowerCase());
       expect(patched.pop()).toBe('commit');
-      // The locked row, its update (returning the row the event renders, so the render reads no
-      // request back), the render's reads of the items, attachments, recipients with their contacts
-      // and collaborators in one round trip, the event: no user or template read for the `{ id }` the
-      // REST shape asks of them (10 before the render's children shared their round trip).
+      // The locked row, its update (the row it writes is the locked one with the changes: the render
+      // reads no request back), the render's reads of the items, attachments, recipients with their
+      // contacts and collaborators in one round trip, the event: no user or template read for the
+      // `{ id }` the REST shape asks of them (10 before the render's children shared their round trip).
       expect(patched.filter((q) => /from (app_user|template)\b/.test(q))).toEqual([]);
       expect(patched.filter((q) => /^select .* from request_item .*;\s+select .* from attachment .*;\s+select .* from recipient .*;\s+select \* from contact .*;\s+select .* from collaborator /s.test(q))).toHaveLength(1);
       expect(patched).toHaveLength(5);
+      // In three round trips: begin with the lock, the update with the render's reads, the event with
+      // commit (each of the six was one before the update and the brackets rode with their neighbours).
+      const ofThePatch = sent.filter((text) => /^(select r\.\* from request r|update request|select .* from request_item|with )/.test(text.trim()));
+      expect(ofThePatch.map((text) => text.trim().split(/\s/)[0])).toEqual(['select', 'select', 'with']);
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(updated.json());
 
       // Nothing to change: no update and no event, the same answer, rendered in the transaction.

@@ -346,6 +346,18 @@ describe('REST requests', () => {
       expect(response.json()).toMatchObject({ name: 'Renamed', reminders: '1', language: 'de', user_metadata: { k: 'v' }, notes: 'keep me', due_date: '2030-01-01T00:00:00.000Z' });
     });
 
+    it('should answer what a read of the request then finds, whether the row written is read back or not', async () => {
+      const request = await createRequest(t.app, tenant.apiKey);
+      // Plain columns: the row as written is the locked one with the changes, not read back. A JSON
+      // column: read back, in jsonb's own key order (shorter keys first), not the body's.
+      for (const change of [{ name: 'Held', due_date: '2031-02-03T04:05:06.789Z', notes: null }, { user_metadata: { longer_key: 'a', k: 'b' } }]) {
+        const response = await api.patch(`/requests/${request.id}`, change);
+        expect(response.statusCode).toBe(200);
+        expect(JSON.stringify(response.json())).toBe(JSON.stringify((await api.get(`/requests/${request.id}`)).json()));
+      }
+      expect(Object.keys((await api.get(`/requests/${request.id}`)).json().user_metadata)).toEqual(['k', 'longer_key']);
+    });
+
     it('should clear a nullable field given null, and refuse null for a required one', async () => {
       const request = await createRequest(t.app, tenant.apiKey, { notes: 'to clear' });
       expect((await api.patch(`/requests/${request.id}`, { notes: null })).json().notes).toBeNull();
