@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { openSeededDatabase } from './lib/seed';
-import { startServer } from './lib/servers';
+import { startServer, threadCpu } from './lib/servers';
 
 // What an instance spends while nothing happens, charged to every event of a fan-out whose events
 // come tens of milliseconds apart: one Gather server (as the bench starts it) on the bench database,
@@ -9,16 +8,12 @@ import { startServer } from './lib/servers';
 // Usage: BENCH_PG_PORT=... npx tsx bench/idle-probe.ts [N]
 
 const sleep = (ms: number) => new Promise((d) => setTimeout(d, ms));
+/** CPU ms so far by thread: the main one, the others summed by name. */
 function threads(pid: number): Map<string, number> {
   const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const key = tid === String(pid) ? 'main' : comm;
-      out.set(key, (out.get(key) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
-    } catch {}
+  for (const { main, name, seconds } of threadCpu(pid)) {
+    const key = main ? 'main' : name;
+    out.set(key, (out.get(key) ?? 0) + seconds * 1000);
   }
   return out;
 }

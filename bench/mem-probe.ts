@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { openBenchDatabase, type BenchDatabase } from './lib/database';
 import { LIST_QUERY } from './lib/documents';
 import { seededData } from './lib/seed';
-import { killAllServers, startServer, type ServerName, type ServerProcess } from './lib/servers';
+import { killAllServers, mainAndOthers, startServer, type ServerName, type ServerProcess } from './lib/servers';
 
 // What a server's RSS is made of under the list load (issue 14, target 6): the runner's load of the
 // `list` group against one server at a time, sampling the server's heap by space, its external memory
@@ -45,24 +45,6 @@ function proc(pid: number) {
     else if (line.startsWith('Rss:') && current.endsWith('[heap]')) brk += Number(line.split(/\s+/)[1]) / 1024;
   }
   return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile'), brk: Math.round(brk), threads: Number(/^Threads:\s+(\d+)/m.exec(status)?.[1]) };
-}
-
-/** CPU seconds of the main thread and of all the others (V8's GC helpers, libuv's pool), from /proc. */
-function threadCpu(pid: number): { main: number; others: number } {
-  let main = 0;
-  let others = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
-      if (Number(tid) === pid) main += seconds;
-      else others += seconds;
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return { main, others };
 }
 
 function summary(d: Detail) {
@@ -132,10 +114,10 @@ async function main() {
         })();
         const gc0 = (await server.command<Detail>('memory-detail')).gc;
         const cpu0 = server.cpuSeconds();
-        const threads0 = threadCpu(server.pid);
+        const threads0 = mainAndOthers(server.pid);
         const result = await cannon(Number(args.duration));
         const cpu = server.cpuSeconds() - cpu0;
-        const threads1 = threadCpu(server.pid);
+        const threads1 = mainAndOthers(server.pid);
         const gc1 = (await server.command<Detail>('memory-detail')).gc;
         const gcMs = gc1.minor + gc1.major + gc1.incremental - gc0.minor - gc0.major - gc0.incremental;
         running = false;

@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSeededDatabase } from './lib/seed';
-import { startServer, PROFILE_DIR, type ServerProcess } from './lib/servers';
+import { mainAndOthers, startServer, PROFILE_DIR, type ServerProcess } from './lib/servers';
 
 // What the fan-out's trigger costs by itself: one Gather server (as the bench starts it) on the bench
 // database, nobody subscribed, PATCH /requests/:id repeated (the first 10, 20, 40, 100 PATCHes 50 ms
@@ -20,21 +19,8 @@ const option = (name: string) => (process.argv.includes(name) ? process.argv[pro
 
 /** CPU time of a process so far, in ms: its main thread's, and all its other threads' together. */
 function threadCpuMs(pid: number): { main: number; other: number } {
-  const out = { main: 0, other: 0 };
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // a thread that ended meanwhile
-    }
-    // utime and stime, in clock ticks of 10 ms, after the command name (which may hold spaces).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-    if (tid === String(pid)) out.main += ms;
-    else out.other += ms;
-  }
-  return out;
+  const { main, others } = mainAndOthers(pid);
+  return { main: main * 1000, other: others * 1000 };
 }
 
 async function compare(patch: (server: ServerProcess) => Promise<void>, servers: { label: string; server: ServerProcess }[]) {

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIST_QUERY } from './lib/documents';
 import { openBenchDatabase, type BenchDatabase } from './lib/database';
@@ -510,8 +510,8 @@ async function main(): Promise<void> {
     scenarios,
   };
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(ROOT, outFile), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(ROOT, outFile.replace(/\.json$/, '.md')), `${markdownTable(scenarios)}\n`);
+  writeFileSync(resolve(ROOT, outFile), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(resolve(ROOT, outFile.replace(/\.json$/, '.md')), `${markdownTable(scenarios)}\n`);
 
   process.stdout.write(`\n${textTable(scenarios)}\n\n`);
   const targeted = scenarios.filter((s) => s.target !== null);
