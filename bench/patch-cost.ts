@@ -12,7 +12,9 @@ import { mainAndOthers, startServer, PROFILE_DIR, type ServerProcess } from './l
 // between them (`--rounds` of each: 100 back to back, or 40 `--gap` ms apart as the fan-out's
 // events are), so both see the same machine; prints each one's CPU per PATCH, and the main thread's
 // part (the rest is V8's collector and compiler threads).
-// Usage: BENCH_PG_PORT=... npx tsx bench/patch-cost.ts [--prof] [--against DIR [--gap MS] [--rounds N]]
+// `--bare` compares Gather's PATCH with the bare server's (servers/bare.ts: the same statements, one
+// per round trip, answering the rows): what a PATCH doing this SQL costs at least.
+// Usage: BENCH_PG_PORT=... npx tsx bench/patch-cost.ts [--prof] [(--against DIR | --bare) [--gap MS] [--rounds N]]
 
 const sleep = (ms: number) => new Promise((d) => setTimeout(d, ms));
 const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
@@ -58,11 +60,13 @@ async function main() {
   const apiKey = data.tenants[0].apiKey;
   const requestId = data.requestIds[0];
   const against = option('--against');
-  if (against) {
+  const bare = process.argv.includes('--bare');
+  if (against || bare) {
     const servers: { label: string; server: ServerProcess }[] = [];
     try {
       servers.push({ label: 'this checkout', server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false }) });
-      servers.push({ label: against, server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false, root: against }) });
+      if (against) servers.push({ label: against, server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false, root: against }) });
+      else servers.push({ label: 'bare Fastify + pg', server: await startServer('bare', { dbUrl: db.url, poolMax: 10, cpuProf: false }) });
       let n = 0;
       const patch = async (server: ServerProcess) => {
         const r = await fetch(`${server.url}/requests/${requestId}`, { method: 'PATCH', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `cost ${n++}` }) });

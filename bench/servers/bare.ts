@@ -20,6 +20,7 @@ import { env, serve } from './child';
 //   POST /requests          -> the REST body of POST /requests, after inserting the same rows in one transaction
 //                              (with the `request.created` event row and its NOTIFY, when the schema has the
 //                              event outbox: the body is the event's data, as Gather renders it)
+//   PATCH /requests/:id     -> a rename with Gather's statements, answering the rows (see the route)
 
 type Row = Record<string, any>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -332,6 +333,69 @@ serve('bare', async () => {
       return body_;
     },
   );
+
+  // PATCH /requests/:id as a hand-written service would send Gather's statements for a rename: the
+  // row locked under the viewer's scope, the update, the request's items, attachments, recipients,
+  // their contacts and collaborators, the `request.updated` event with its webhook deliveries, activity
+  // entry and NOTIFY, in one transaction, one statement per round trip. It answers the rows as `pg`
+  // returns them, not Gather's REST shape: a lower bound of what such a PATCH costs (bench/patch-cost.ts --bare).
+  app.patch('/requests/:id', { schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } } } }, async (request, reply) => {
+    const viewer = request.viewer!;
+    const { id } = request.params as { id: string };
+    const { name } = request.body as { name: string };
+    if (!UUID.test(id)) return reply.code(404).send({ error: 'not_found' });
+    const { where, params } = scope(viewer);
+    const now = new Date();
+    const client: PoolClient = await pool.connect();
+    try {
+      await client.query('begin');
+      const locked = await client.query(`select r.* from request r where r.id = $${params.length + 1} and ${where} for update`, [...params, id]);
+      if (!locked.rows.length) {
+        await client.query('rollback');
+        return reply.code(404).send({ error: 'not_found' });
+      }
+      await client.query({ name: 'bare-patch-update', text: 'update request set name = $1, updated_at = $2 where id = $3', values: [name.trim(), now, id] });
+      const scoped = [id, viewer.organizationId];
+      const children: [string, unknown[]][] = [
+        ['select id, request_id, type, name, description, required, status, is_na, answer, form, form_answers from request_item where request_id = $1 and organization_id = $2 and deleted_at is null order by position asc', scoped],
+        ['select * from attachment where request_id = $1 and item_id is null order by position asc', [id]],
+        ['select * from recipient where request_id = $1 and organization_id = $2 order by position asc', scoped],
+        ['select * from contact where id in (select contact_id from recipient where request_id = $1 and organization_id = $2)', scoped],
+        ['select * from collaborator where request_id = $1 and organization_id = $2 order by position asc', scoped],
+      ];
+      const [items, attachments, recipients, contacts, collaborators] = await Promise.all(
+        children.map(([text, values], i) => client.query({ name: `bare-patch-read-${i}`, text, values })),
+      );
+      const body = { ...locked.rows[0], name: name.trim(), updated_at: now, items: items.rows, attachments: attachments.rows, recipients: recipients.rows, contacts: contacts.rows, collaborators: collaborators.rows };
+      if (writesEvents) {
+        const deliveries = queuesDeliveries
+          ? `, deliveries as (
+               insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
+               select gen_random_uuid(), w.organization_id, w.id, $1, inserted.seq, 'request.updated', 'PENDING', 0, $5, $5, $5
+                 from webhook w, inserted
+                where w.organization_id = $2 and w.disabled_at is null and 'request.updated' = any(w.topics))`
+          : '';
+        await client.query({
+          name: 'bare-patch-event',
+          text: `with inserted as (
+             insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
+             values ($1, $2, 'request.updated', 'Request', $3, $3, $4::jsonb, '["name"]'::jsonb, $5) returning seq)${deliveries},
+           entry as (
+             insert into activity (id, organization_id, request_id, action, actor_type, actor_id, ip, user_agent, details, created_at)
+             values (gen_random_uuid(), $2, $3, 'request.updated', 'USER', $6, null, null, '{"updated":["name"]}'::jsonb, $5))
+           select pg_notify('gather_events', $1::text) from inserted`,
+          values: [randomUUID(), viewer.organizationId, id, JSON.stringify(body), now, viewer.userId],
+        });
+      }
+      await client.query('commit');
+      return body;
+    } catch (err) {
+      await client.query('rollback').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  });
 
   return {
     app,
