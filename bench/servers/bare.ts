@@ -59,6 +59,19 @@ serve('bare', async () => {
       : { where: `${base} and (r.owner_id = $2 or ${collaborates})`, params: [viewer.organizationId, viewer.userId] };
   }
 
+  /**
+   * The CTE that queues an event's webhook deliveries, when the schema has them: the event's id is $1,
+   * its organization $2, its time $5, the inserted event row `inserted`.
+   */
+  const deliveriesOf = (topic: string) =>
+    queuesDeliveries
+      ? `, deliveries as (
+           insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
+           select gen_random_uuid(), w.organization_id, w.id, $1, inserted.seq, '${topic}', 'PENDING', 0, $5, $5, $5
+             from webhook w, inserted
+            where w.organization_id = $2 and w.disabled_at is null and '${topic}' = any(w.topics))`
+      : '';
+
   const group = (rows: Row[], key: string) => {
     const map = new Map<string, Row[]>();
     for (const row of rows) {
@@ -306,13 +319,7 @@ serve('bare', async () => {
           const eventId = randomUUID();
           // The event, its webhook deliveries and its notification in one statement, as Gather's
           // outbox writes them (outbox.ts, emit; webhook.service.ts, queueDeliveries).
-          const deliveries = queuesDeliveries
-            ? `, deliveries as (
-                 insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
-                 select gen_random_uuid(), w.organization_id, w.id, $1, inserted.seq, 'request.created', 'PENDING', 0, $5, $5, $5
-                   from webhook w, inserted
-                  where w.organization_id = $2 and w.disabled_at is null and 'request.created' = any(w.topics))`
-            : '';
+          const deliveries = deliveriesOf('request.created');
           await client.query({
             name: 'bare-event',
             text: `with inserted as (
@@ -368,13 +375,7 @@ serve('bare', async () => {
       );
       const body = { ...locked.rows[0], name: name.trim(), updated_at: now, items: items.rows, attachments: attachments.rows, recipients: recipients.rows, contacts: contacts.rows, collaborators: collaborators.rows };
       if (writesEvents) {
-        const deliveries = queuesDeliveries
-          ? `, deliveries as (
-               insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
-               select gen_random_uuid(), w.organization_id, w.id, $1, inserted.seq, 'request.updated', 'PENDING', 0, $5, $5, $5
-                 from webhook w, inserted
-                where w.organization_id = $2 and w.disabled_at is null and 'request.updated' = any(w.topics))`
-          : '';
+        const deliveries = deliveriesOf('request.updated');
         await client.query({
           name: 'bare-patch-event',
           text: `with inserted as (
