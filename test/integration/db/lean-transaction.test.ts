@@ -254,6 +254,30 @@ describe('inLeanTransaction', () => {
     expect(await names([id, duplicate])).toEqual(['Already there too']);
   });
 
+  it('should fail, and roll back, when a value of a statement or of a held write cannot be sent, and keep its connection fit', async () => {
+    const [id, other] = [randomUUID(), randomUUID()];
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const unsendable = /circular/i;
+    // A statement with begin, a prepared one (not yet parsed on its connection) with begin, one that a held write rides with.
+    await expect(inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, 'select ?::jsonb as j', [circular]))).rejects.toThrow(unsendable);
+    await expect(inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, 'select ?::jsonb as j', [circular], { prepared: true }))).rejects.toThrow(unsendable);
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insert(tx, id, 'Rolled back');
+        await writeAtCommit(tx, 'update organization set name = ? where id = ?', [circular, id]);
+        await queryRows(tx, 'select 1 from organization where id = ?', [id]);
+      }),
+    ).rejects.toThrow(unsendable);
+    // Nothing was sent (the prepared statement was not parsed then closed, as pg does): it parses and runs now, on every connection.
+    const rounds = await Promise.all(
+      Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows<{ j: unknown }>(tx, 'select ?::jsonb as j', [{ a: 1 }], { prepared: true }))[0].j)),
+    );
+    expect(rounds).toEqual(Array(POOL).fill({ a: 1 }));
+    await insert(orm.em.fork(), other, 'After');
+    expect(await names([id, other])).toEqual(['After']);
+  });
+
   it('should send a write held for the commit at once in a transaction of MikroORM', async () => {
     const id = randomUUID();
     await inTransaction(orm.em.fork(), async (tx) => {
