@@ -19,10 +19,10 @@ export type StatementConfig = { text: string; values: readonly unknown[]; rowMod
  * `begin` before it with its first, `held` writes before it (those `writeAtCommit` held: unnamed, or
  * named and parsed on the connection already), `commit` after it with its last.
  */
-export type Brackets = { before?: string; after?: string; held?: readonly StatementConfig[] };
+type Brackets = { before?: string; after?: string; held?: readonly StatementConfig[] };
 
 /** Where a pipeline's rows go: the index of their statement, the row (an array), its columns. */
-export type PipedRow = (statement: number, row: unknown[], fields: readonly { name: string }[]) => void;
+type PipedRow = (statement: number, row: unknown[], fields: readonly { name: string }[]) => void;
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
 
