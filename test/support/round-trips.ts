@@ -1,5 +1,4 @@
 import { Client } from 'pg';
-import { Pipeline } from '../../src/kernel/db/pipeline';
 
 /**
  * What the process's pg connections are asked to send while `during` runs, one entry per round trip
@@ -10,8 +9,8 @@ export async function roundTrips<T>(during: () => Promise<T>): Promise<{ result:
   const sent: string[] = [];
   const query = Client.prototype.query;
   Client.prototype.query = function (this: Client, config: unknown, ...rest: unknown[]) {
-    // A pipeline of statements carries its brackets beside its text (kernel/db/pipeline.ts).
-    sent.push(config instanceof Pipeline ? [config.before, config.text].filter(Boolean).join(';\n') : typeof config === 'string' ? config : ((config as { text?: string }).text ?? ''));
+    // A pipeline's brackets ride beside its text (kernel/db/pipeline.ts).
+    sent.push(typeof config === 'string' ? config : ((config as { text?: string }).text ?? ''));
     return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
   } as typeof query;
   try {

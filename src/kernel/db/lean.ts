@@ -1,7 +1,5 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
-import { Query, type QueryConfig } from 'pg';
-import type { StatementConfig } from './bracketed';
-import { dateAsText, sendPipeline } from './pipeline';
+import { dateAsText, Pipeline, sendPipeline, type StatementConfig } from './pipeline';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -285,11 +283,11 @@ export async function updateAtCommit<T extends object>(em: EntityManager, entity
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
 type PgConnection = {
-  query(config: { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string }): Promise<PgResult | PgResult[]>;
-  query(query: Query): Query;
+  query(config: StatementConfig): Promise<PgResult | PgResult[]>;
+  query(pipeline: Pipeline): Pipeline;
 };
 /** Takes each row of a result as it arrives, with the result's columns. */
-type OnRow = (row: unknown[], fields: PgResult['fields']) => void;
+type OnRow = (row: unknown[], fields: readonly { name: string }[]) => void;
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
 /**
  * A knex transaction, knex itself, or a lean transaction (kernel/db/transaction.ts), which holds its
@@ -364,13 +362,15 @@ function asParameters(params: readonly unknown[]): unknown[] {
 
 /**
  * Sends `text` (logged as `logged`), named `name` when it is a prepared statement. With `onRow`, each
- * row goes there as it arrives and the result holds none: pg then keeps no array of the statement's
- * rows until its end, and a row's arrays die as soon as it is taken (a request waiting for its other
- * statements held them through young collections).
+ * row goes there as it arrives and the result holds none (a pipeline of one, kernel/db/pipeline.ts):
+ * pg then keeps no array of the statement's rows until its end, and a row's arrays die as soon as it
+ * is taken (a request waiting for its other statements held them through young collections).
  */
 async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult | PgResult[]> {
   const config = { text, values: asParameters(params), rowMode, name };
-  return onConnection(em, logged, (connection) => (onRow ? streamed(connection, config, onRow) : connection.query(config)));
+  return onConnection(em, logged, (connection) =>
+    onRow ? sendPipeline(connection, new Pipeline([config], (_, row, fields) => onRow(row, fields))) : connection.query(config),
+  );
 }
 
 /**
@@ -391,18 +391,6 @@ async function onConnection<R>(em: EntityManager, logged: string, use: (connecti
   } finally {
     await client.releaseConnection(connection);
   }
-}
-
-/** A statement whose rows go to `onRow` as they arrive (see `send`). */
-function streamed(connection: PgConnection, config: QueryConfig, onRow: OnRow): Promise<PgResult> {
-  return new Promise<PgResult>((resolve, reject) => {
-    // Without a callback pg hands rows to 'row' listeners only, and reports the end and errors as events.
-    const query = new Query(config);
-    query.on('row', (row: unknown[], result) => onRow(row, result!.fields));
-    query.on('end', resolve);
-    query.on('error', reject);
-    connection.query(query);
-  });
 }
 
 /**
@@ -456,10 +444,13 @@ export async function findLeanTogether(em: EntityManager, statements: readonly L
   const maps: (Mapper | undefined)[] = [];
   const piped = statements.map(({ sql, params }) => ({ text: toPositional(sql), values: params }));
   await onConnection(em, statements.map(({ sql }) => sql).join(';\n'), (connection) =>
-    sendPipeline(connection as never, piped, (index, row, fields) => {
-      const map = (maps[index] ??= mapperFor(shapeOf(metaOf(em, statements[index].entity)), fields.map((field) => field.name)));
-      records[index].push(map(row) as Row<any>);
-    }),
+    sendPipeline(
+      connection,
+      new Pipeline(piped, (index, row, fields) => {
+        const map = (maps[index] ??= mapperFor(shapeOf(metaOf(em, statements[index].entity)), fields.map((field) => field.name)));
+        records[index].push(map(row) as Row<any>);
+      }),
+    ),
   );
   return records;
 }

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Query } from 'pg';
-import { queryBracketed, type Statement, type StatementConfig } from './bracketed';
+import { Pipeline, sendPipeline, type StatementConfig } from './pipeline';
 
 const committed = new WeakMap<EntityManager, Array<() => void>>();
 
@@ -29,9 +28,11 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
   return committedWith(tx, result);
 }
 
+/** What lean.ts sends to a `pg` client: a config, or a pipeline whose rows it takes as they arrive. */
+type Statement = StatementConfig | Pipeline;
 type PgConnection = {
-  /** pg's client: a text or config is answered with a promise, a `Query` is returned (it reports through its events). */
-  query(statement: string | Statement): Promise<unknown> | Query;
+  /** pg's client: a text or config is answered with a promise, a pipeline is returned (it reports through its events). */
+  query(statement: string | Statement): Promise<unknown> | Pipeline;
   /** pg's connection: the statements prepared on it. */
   connection: { parsedStatements: Record<string, string> };
   __knex__disposed?: unknown;
@@ -65,7 +66,7 @@ const managedUse = (member: string) =>
  * `begin` and `commit` take no round trip of their own (each was one of a PATCH's six): `begin`
  * goes in the same message as the transaction's first statement, and `commit` with its last write
  * when that write was handed over with `writeAtCommit` (the outbox's event), else on its own
- * (kernel/db/bracketed.ts). Writes held with `writeAtCommit` (a PATCH's update, the event) take
+ * (kernel/db/pipeline.ts). Writes held with `writeAtCommit` (a PATCH's update, the event) take
  * none either: they go before the next statement sent, in its message (so it sees them), or with
  * the commit, all of them in one message.
  */
@@ -79,10 +80,15 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   const send = (statement: Statement, along: StatementConfig[] = [], after?: 'commit') => {
     const before = begun ? undefined : 'begin';
     begun = true;
-    return before || after || along.length ? queryBracketed(connection, statement, { before, after, held: along }) : connection.query(statement);
+    if (!before && !after && !along.length) return connection.query(statement);
+    const brackets = { before, after, held: along };
+    if (statement instanceof Pipeline) return connection.query(statement.bracket(brackets));
+    // A config goes as a pipeline of one, answered as pg answers it alone: with its own result.
+    const one = new Pipeline([statement], undefined, statement.rowMode).bracket(brackets);
+    return sendPipeline(connection, one).then(([result]) => result);
   };
   // A prepared write not yet parsed on the connection cannot ride before another statement (see
-  // bracketed.ts): it carries the held writes before it, in a round trip of its own (once per connection).
+  // pipeline.ts): it carries the held writes before it, in a round trip of its own (once per connection).
   const parsed = (config: StatementConfig) => !config.name || connection.connection.parsedStatements[config.name] !== undefined;
   /** Sends `statement` with the writes held before it: in its own round trip but for the unparsed ones. */
   const sendHeld = (statement: Statement, after?: 'commit') => {
@@ -99,12 +105,12 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
       return send(statement, along, after);
     })();
   };
-  // As a pg client's `query`: a config answered with a promise, a `Query` (rows taken as they come) returned at once.
+  // As a pg client's `query`: a config answered with a promise, a pipeline (rows taken as they come) returned at once.
   const transactionConnection = {
     query(statement: Statement) {
       if (!held.length) return send(statement);
       const sent = sendHeld(statement);
-      if (!(statement instanceof Query) || sent === statement) return sent;
+      if (!(statement instanceof Pipeline) || sent === statement) return sent;
       // Its caller listens to its events: a held write that failed fails it there.
       (sent as Promise<unknown>).catch((err: Error) => statement.emit('error', err));
       return statement;

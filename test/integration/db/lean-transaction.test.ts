@@ -206,7 +206,7 @@ describe('inLeanTransaction', () => {
       ),
     );
     expect(result.map((rows) => rows.map((row) => row.name))).toEqual([['Together'], []]);
-    expect(sent).toEqual(['begin;', 'commit']);
+    expect(sent).toEqual(['select', 'commit']);
   });
 
   it('should send every write held for the commit with it, a prepared one parsed on its own the first time on a connection', async () => {
@@ -231,7 +231,7 @@ describe('inLeanTransaction', () => {
     // A connection parses the prepared insert once, in a round trip of its own with the plain write
     // before it (the select went with begin); after that, the three writes go with the commit. More
     // rounds than connections: one at least found its connection had parsed it.
-    const [first, after] = [['begin;', 'insert', 'insert'], ['begin;', 'insert']];
+    const [first, after] = [['select', 'insert', 'insert'], ['select', 'insert']];
     for (const sent of rounds) expect([first, after]).toContainEqual(sent);
     expect(rounds.filter((sent) => sent.length === first.length).length).toBeLessThanOrEqual(POOL);
     expect(rounds).toContainEqual(after);
@@ -252,6 +252,30 @@ describe('inLeanTransaction', () => {
       }),
     ).rejects.toThrow(/duplicate key/);
     expect(await names([id, duplicate])).toEqual(['Already there too']);
+  });
+
+  it('should fail, and roll back, when a value of a statement or of a held write cannot be sent, and keep its connection fit', async () => {
+    const [id, other] = [randomUUID(), randomUUID()];
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const unsendable = /circular/i;
+    // A statement with begin, a prepared one (not yet parsed on its connection) with begin, one that a held write rides with.
+    await expect(inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, 'select ?::jsonb as j', [circular]))).rejects.toThrow(unsendable);
+    await expect(inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, 'select ?::jsonb as j', [circular], { prepared: true }))).rejects.toThrow(unsendable);
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await insert(tx, id, 'Rolled back');
+        await writeAtCommit(tx, 'update organization set name = ? where id = ?', [circular, id]);
+        await queryRows(tx, 'select 1 from organization where id = ?', [id]);
+      }),
+    ).rejects.toThrow(unsendable);
+    // Nothing was sent (the prepared statement was not parsed then closed, as pg does): it parses and runs now, on every connection.
+    const rounds = await Promise.all(
+      Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows<{ j: unknown }>(tx, 'select ?::jsonb as j', [{ a: 1 }], { prepared: true }))[0].j)),
+    );
+    expect(rounds).toEqual(Array(POOL).fill({ a: 1 }));
+    await insert(orm.em.fork(), other, 'After');
+    expect(await names([id, other])).toEqual(['After']);
   });
 
   it('should send a write held for the commit at once in a transaction of MikroORM', async () => {
