@@ -1,5 +1,5 @@
 import type { EntityManager, EntityMetadata, EntityName, QueryBuilder, Reference } from '@mikro-orm/postgresql';
-import { dateAsText, Pipeline, sendPipeline, type StatementConfig } from './pipeline';
+import { dateAsText, Pipeline, sendOne, sendPipeline, type StatementConfig } from './pipeline';
 
 /**
  * The read path. Profiles of the list queries showed MikroORM's entity creation (EntityFactory,
@@ -282,10 +282,7 @@ export async function updateAtCommit<T extends object>(em: EntityManager, entity
 }
 
 type PgResult = { rows: unknown[]; fields: { name: string }[] };
-type PgConnection = {
-  query(config: StatementConfig): Promise<PgResult | PgResult[]>;
-  query(pipeline: Pipeline): Pipeline;
-};
+type PgConnection = { query(pipeline: Pipeline): Pipeline };
 /** Takes each row of a result as it arrives, with the result's columns. */
 type OnRow = (row: unknown[], fields: readonly { name: string }[]) => void;
 type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
@@ -368,8 +365,8 @@ function asParameters(params: readonly unknown[]): unknown[] {
  */
 async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult | PgResult[]> {
   const config = { text, values: asParameters(params), rowMode, name };
-  return onConnection(em, logged, (connection) =>
-    onRow ? sendPipeline(connection, new Pipeline([config], (_, row, fields) => onRow(row, fields))) : connection.query(config),
+  return onConnection<PgResult | PgResult[]>(em, logged, (connection) =>
+    onRow ? sendPipeline(connection, new Pipeline([config], (_, row, fields) => onRow(row, fields))) : sendOne(connection, config),
   );
 }
 

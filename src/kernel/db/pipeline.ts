@@ -143,6 +143,17 @@ const parametersOf = (statement: StatementConfig): unknown[] => statement.values
 
 type Client = { query(query: Pipeline): unknown };
 
+/**
+ * Runs one statement on `client`, with its brackets, answered as pg answers it alone: with its own
+ * result. Never through pg's own path: with a value it cannot send, pg has written a prepared
+ * statement's Parse (and a Close) and records it as parsed, so every later use on that connection
+ * fails ("prepared statement … does not exist"); a pipeline writes nothing then.
+ */
+export function sendOne(client: Client, statement: StatementConfig, brackets?: Brackets): Promise<PgResult> {
+  const one = new Pipeline([statement], undefined, statement.rowMode);
+  return sendPipeline(client, brackets ? one.bracket(brackets) : one).then(([result]) => result);
+}
+
 /** Runs `pipeline` on `client`; settles when its last statement has answered, with the statements' own results. */
 export function sendPipeline(client: Client, pipeline: Pipeline): Promise<PgResult[]> {
   return new Promise((resolve, reject) => {

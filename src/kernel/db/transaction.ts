@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Pipeline, sendPipeline, type StatementConfig } from './pipeline';
+import { Pipeline, sendOne, type StatementConfig } from './pipeline';
 
 const committed = new WeakMap<EntityManager, Array<() => void>>();
 
@@ -31,8 +31,8 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
 /** What lean.ts sends to a `pg` client: a config, or a pipeline whose rows it takes as they arrive. */
 type Statement = StatementConfig | Pipeline;
 type PgConnection = {
-  /** pg's client: a text or config is answered with a promise, a pipeline is returned (it reports through its events). */
-  query(statement: string | Statement): Promise<unknown> | Pipeline;
+  /** pg's client: a text is answered with a promise, a pipeline is returned (it reports through its events). */
+  query(statement: string | Pipeline): Promise<unknown> | Pipeline;
   /** pg's connection: the statements prepared on it. */
   connection: { parsedStatements: Record<string, string> };
   __knex__disposed?: unknown;
@@ -80,12 +80,9 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   const send = (statement: Statement, along: StatementConfig[] = [], after?: 'commit') => {
     const before = begun ? undefined : 'begin';
     begun = true;
-    if (!before && !after && !along.length) return connection.query(statement);
     const brackets = { before, after, held: along };
     if (statement instanceof Pipeline) return connection.query(statement.bracket(brackets));
-    // A config goes as a pipeline of one, answered as pg answers it alone: with its own result.
-    const one = new Pipeline([statement], undefined, statement.rowMode).bracket(brackets);
-    return sendPipeline(connection, one).then(([result]) => result);
+    return sendOne(connection, statement, brackets);
   };
   // A prepared write not yet parsed on the connection cannot ride before another statement (see
   // pipeline.ts): it carries the held writes before it, in a round trip of its own (once per connection).

@@ -278,6 +278,32 @@ describe('inLeanTransaction', () => {
     expect(await names([id, other])).toEqual(['After']);
   });
 
+  it('should keep connections fit when a prepared statement sent alone has a value that cannot be sent', async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const prepared = { prepared: true } as const;
+    // Outside a transaction, and in one after its first statement (no brackets ride with it): pg's own
+    // path would have parsed and closed the statement, then taken it for parsed on that connection.
+    for (let i = 0; i < POOL; i++) await expect(queryRows(orm.em.fork(), 'select ?::jsonb as k', [circular], prepared)).rejects.toThrow(/circular/i);
+    await expect(
+      inLeanTransaction(orm.em.fork(), async (tx) => {
+        await queryRows(tx, 'select 1');
+        await queryRows(tx, 'select ?::jsonb as k', [circular], prepared);
+      }),
+    ).rejects.toThrow(/circular/i);
+    const alone = await Promise.all(Array.from({ length: POOL }, async () => (await queryRows<{ k: unknown }>(orm.em.fork(), 'select ?::jsonb as k', [{ b: 2 }], prepared))[0].k));
+    expect(alone).toEqual(Array(POOL).fill({ b: 2 }));
+    const inside = await Promise.all(
+      Array.from({ length: POOL }, () =>
+        inLeanTransaction(orm.em.fork(), async (tx) => {
+          await queryRows(tx, 'select 1');
+          return (await queryRows<{ k: unknown }>(tx, 'select ?::jsonb as k', [{ c: 3 }], prepared))[0].k;
+        }),
+      ),
+    );
+    expect(inside).toEqual(Array(POOL).fill({ c: 3 }));
+  });
+
   it('should send a write held for the commit at once in a transaction of MikroORM', async () => {
     const id = randomUUID();
     await inTransaction(orm.em.fork(), async (tx) => {
