@@ -342,7 +342,7 @@ export type StatementOptions = {
  */
 async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array', options?: StatementOptions, onRow?: OnRow): Promise<PgResult> {
   const text = toPositional(sql);
-  return (await send(em, sql, text, params, rowMode, options?.prepared ? preparedName(text) : undefined, onRow)) as PgResult;
+  return send(em, sql, text, params, rowMode, options?.prepared ? preparedName(text) : undefined, onRow);
 }
 
 /**
@@ -363,11 +363,9 @@ function asParameters(params: readonly unknown[]): unknown[] {
  * pg then keeps no array of the statement's rows until its end, and a row's arrays die as soon as it
  * is taken (a request waiting for its other statements held them through young collections).
  */
-async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult | PgResult[]> {
+async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult> {
   const config = { text, values: asParameters(params), rowMode, name };
-  return onConnection<PgResult | PgResult[]>(em, logged, (connection) =>
-    onRow ? sendPipeline(connection, new Pipeline([config], (_, row, fields) => onRow(row, fields))) : sendOne(connection, config),
-  );
+  return onConnection(em, logged, (connection) => sendOne(connection, config, { onRow }));
 }
 
 /**

@@ -145,12 +145,12 @@ type Client = { query(query: Pipeline): unknown };
 
 /**
  * Runs one statement on `client`, with its brackets, answered as pg answers it alone: with its own
- * result. Never through pg's own path: with a value it cannot send, pg has written a prepared
+ * result (holding no rows when they go to `onRow` as they arrive). Never through pg's own path: with a value it cannot send, pg has written a prepared
  * statement's Parse (and a Close) and records it as parsed, so every later use on that connection
  * fails ("prepared statement … does not exist"); a pipeline writes nothing then.
  */
-export function sendOne(client: Client, statement: StatementConfig, brackets?: Brackets): Promise<PgResult> {
-  const one = new Pipeline([statement], undefined, statement.rowMode);
+export function sendOne(client: Client, statement: StatementConfig, { brackets, onRow }: { brackets?: Brackets; onRow?: (row: unknown[], fields: readonly { name: string }[]) => void } = {}): Promise<PgResult> {
+  const one = new Pipeline([statement], onRow && ((_, row, fields) => onRow(row, fields)), statement.rowMode);
   return sendPipeline(client, brackets ? one.bracket(brackets) : one).then(([result]) => result);
 }
 

@@ -28,7 +28,7 @@ export async function inTransaction<T>(em: EntityManager, work: (tx: EntityManag
   return committedWith(tx, result);
 }
 
-/** What lean.ts sends to a `pg` client: a config, or a pipeline whose rows it takes as they arrive. */
+/** A pipeline lean.ts sends, or a held write sent on its own. */
 type Statement = StatementConfig | Pipeline;
 type PgConnection = {
   /** pg's client: a text is answered with a promise, a pipeline is returned (it reports through its events). */
@@ -82,7 +82,7 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
     begun = true;
     const brackets = { before, after, held: along };
     if (statement instanceof Pipeline) return connection.query(statement.bracket(brackets));
-    return sendOne(connection, statement, brackets);
+    return sendOne(connection, statement, { brackets });
   };
   // A prepared write not yet parsed on the connection cannot ride before another statement (see
   // pipeline.ts): it carries the held writes before it, in a round trip of its own (once per connection).
@@ -102,12 +102,12 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
       return send(statement, along, after);
     })();
   };
-  // As a pg client's `query`: a config answered with a promise, a pipeline (rows taken as they come) returned at once.
+  // As a pg client's `query` of a pipeline (lean.ts sends nothing else): returned at once, reporting through its events.
   const transactionConnection = {
-    query(statement: Statement) {
+    query(statement: Pipeline) {
       if (!held.length) return send(statement);
       const sent = sendHeld(statement);
-      if (!(statement instanceof Pipeline) || sent === statement) return sent;
+      if (sent === statement) return sent;
       // Its caller listens to its events: a held write that failed fails it there.
       (sent as Promise<unknown>).catch((err: Error) => statement.emit('error', err));
       return statement;
