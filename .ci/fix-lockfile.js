@@ -13,8 +13,21 @@ const packages = lock.packages;
 
 function platformOf(name) {
   const tail = name.split('/').pop();
-  const os = ['darwin', 'linux', 'win32', 'freebsd', 'android', 'openharmony', 'sunos', 'aix', 'netbsd', 'openbsd'].find((o) => tail.includes(`-${o}-`));
-  const cpu = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong64', 'wasm32'].find((c) => new RegExp(`-${c}(-|$)`).test(tail));
+  const os = [
+    'darwin',
+    'linux',
+    'win32',
+    'freebsd',
+    'android',
+    'openharmony',
+    'sunos',
+    'aix',
+    'netbsd',
+    'openbsd',
+  ].find((o) => tail.includes(`-${o}-`));
+  const cpu = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong64', 'wasm32'].find((c) =>
+    new RegExp(`-${c}(-|$)`).test(tail),
+  );
   const libc = /-musl/.test(tail) ? 'musl' : /-gnu/.test(tail) ? 'glibc' : undefined;
   return { os, cpu, libc };
 }
@@ -38,7 +51,9 @@ for (const [location, entry] of Object.entries(packages)) {
     added++;
   }
 }
-const sorted = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+const sorted = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 lock.packages = sorted;
 fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`package-lock.json: added ${added} platform entr${added === 1 ? 'y' : 'ies'} the registry mirror lacks`);

@@ -15,7 +15,12 @@ import { openSeededDatabase } from './lib/seed';
 // do not run in this process).
 // Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N] [--survivors] [--patch | --create]
 
-type SampleNode = { callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; selfSize: number; id: number; children: SampleNode[] };
+type SampleNode = {
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  selfSize: number;
+  id: number;
+  children: SampleNode[];
+};
 
 const { values: args } = parseArgs({
   options: {
@@ -40,30 +45,54 @@ async function main() {
     let n = 0;
     const list = async () => {
       const response = args.create
-        ? await local.app.inject({ method: 'POST', url: '/requests', headers, payload: createBody(++n, `alloc-${process.pid}`) })
-        : await local.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query: LIST_QUERY, variables: { first: 20 } } });
-      if (response.statusCode !== 200 || response.body.includes('"errors"')) throw new Error(response.body.slice(0, 300));
+        ? await local.app.inject({
+            method: 'POST',
+            url: '/requests',
+            headers,
+            payload: createBody(++n, `alloc-${process.pid}`),
+          })
+        : await local.app.inject({
+            method: 'POST',
+            url: '/graphql',
+            headers,
+            payload: { query: LIST_QUERY, variables: { first: 20 } },
+          });
+      if (response.statusCode !== 200 || response.body.includes('"errors"'))
+        throw new Error(response.body.slice(0, 300));
     };
     let k = 0;
     const patch = async () => {
-      const response = await local.app.inject({ method: 'PATCH', url: `/requests/${data.requestIds[0]}`, headers, payload: { name: `alloc ${k++}` } });
+      const response = await local.app.inject({
+        method: 'PATCH',
+        url: `/requests/${data.requestIds[0]}`,
+        headers,
+        payload: { name: `alloc ${k++}` },
+      });
       if (response.statusCode !== 200) throw new Error(response.body.slice(0, 300));
     };
     const load = async (count: number) => {
       let left = count;
-      await Promise.all(Array.from({ length: args.patch ? 1 : 10 }, async () => {
-        while (left-- > 0) await (args.patch ? patch() : list());
-      }));
+      await Promise.all(
+        Array.from({ length: args.patch ? 1 : 10 }, async () => {
+          while (left-- > 0) await (args.patch ? patch() : list());
+        }),
+      );
     };
     console.log(`warming up: 300 ${what}s`);
     await load(300);
     const session = new Session();
     session.connect();
-    await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !args.survivors } as never);
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 512,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: !args.survivors,
+    } as never);
     const requests = Number(args.requests);
     console.log(`measuring: ${requests} ${what}s`);
     await load(requests);
-    const { profile } = (await session.post('HeapProfiler.getSamplingProfile')) as unknown as { profile: { head: SampleNode } };
+    const { profile } = (await session.post('HeapProfiler.getSamplingProfile')) as unknown as {
+      profile: { head: SampleNode };
+    };
     await session.post('HeapProfiler.stopSampling');
     session.disconnect();
 
@@ -83,11 +112,17 @@ async function main() {
     };
     walk(profile.head);
     const kb = (bytes: number) => `${(bytes / requests / 1024).toFixed(1).padStart(7)} KB`;
-    console.log(`${args.survivors ? 'promoted (survived young collections)' : 'allocated'} per ${what}: ${kb(total)} (sampled every 512 bytes)`);
+    console.log(
+      `${args.survivors ? 'promoted (survived young collections)' : 'allocated'} per ${what}: ${kb(total)} (sampled every 512 bytes)`,
+    );
     const top = Number(args.top);
-    for (const [title, map] of [['by package or file', byBucket], ['by function', byFunction]] as const) {
+    for (const [title, map] of [
+      ['by package or file', byBucket],
+      ['by function', byFunction],
+    ] as const) {
       console.log(title);
-      for (const [name, bytes] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${kb(bytes)}  ${name}`);
+      for (const [name, bytes] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top))
+        console.log(`  ${kb(bytes)}  ${name}`);
     }
   } finally {
     await local.close();

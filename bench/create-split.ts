@@ -22,7 +22,13 @@ async function main() {
   const { db, data } = await openSeededDatabase(() => undefined);
   const statements: string[] = [];
   const orm = await createOrm({ url: db.url, ...DATA_MODEL, poolMax: 10, onQuery: (sql) => statements.push(sql) });
-  const app = await buildApp({ config: benchConfig(), orm, sendNotifications: workers, runJobs: workers, deliverWebhooks: workers });
+  const app = await buildApp({
+    config: benchConfig(),
+    orm,
+    sendNotifications: workers,
+    runJobs: workers,
+    deliverWebhooks: workers,
+  });
   await app.ready();
   try {
     const headers = { authorization: `Bearer ${data.tenants[0].apiKey}`, 'content-type': 'application/json' };
@@ -32,7 +38,12 @@ async function main() {
       await Promise.all(
         Array.from({ length: 10 }, async () => {
           while (left-- > 0) {
-            const r = await app.inject({ method: 'POST', url: '/requests', headers, payload: createBody(++n, `split-${process.pid}`) });
+            const r = await app.inject({
+              method: 'POST',
+              url: '/requests',
+              headers,
+              payload: createBody(++n, `split-${process.pid}`),
+            });
             if (r.statusCode !== 200) throw new Error(r.body.slice(0, 300));
           }
         }),
@@ -40,7 +51,12 @@ async function main() {
     };
     const drain = async () => {
       let total = 0;
-      for (let claimed = await app.notificationWorker.runOnce(); claimed > 0; claimed = await app.notificationWorker.runOnce()) total += claimed;
+      for (
+        let claimed = await app.notificationWorker.runOnce();
+        claimed > 0;
+        claimed = await app.notificationWorker.runOnce()
+      )
+        total += claimed;
       return total;
     };
     const perCreate = (seconds: number) => `${((seconds / CREATES) * 1000).toFixed(3)} ms`;
@@ -55,20 +71,25 @@ async function main() {
       await load(CREATES);
       if (workers) await settle();
       const used = process.cpuUsage(cpu);
-      console.log(`round ${round}: PostgreSQL ${perCreate(postgresCpu() - pg)} per create, this process ${perCreate((used.user + used.system) / 1e6)}${workers ? ' (workers running)' : ' (creates alone)'}`);
+      console.log(
+        `round ${round}: PostgreSQL ${perCreate(postgresCpu() - pg)} per create, this process ${perCreate((used.user + used.system) / 1e6)}${workers ? ' (workers running)' : ' (creates alone)'}`,
+      );
       if (!workers) {
         pg = postgresCpu();
         cpu = process.cpuUsage();
         const sent = await drain();
         const drained = process.cpuUsage(cpu);
-        console.log(`  then ${sent} invitations in full batches: PostgreSQL ${perCreate(postgresCpu() - pg)} per create, this process ${perCreate((drained.user + drained.system) / 1e6)}`);
+        console.log(
+          `  then ${sent} invitations in full batches: PostgreSQL ${perCreate(postgresCpu() - pg)} per create, this process ${perCreate((drained.user + drained.system) / 1e6)}`,
+        );
       }
       const kinds = new Map<string, number>();
       for (const sql of statements) {
         const kind = sql.trim().replace(/\s+/g, ' ').slice(0, 48);
         kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
       }
-      for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(`  ${(count / CREATES).toFixed(3)} per create: ${kind}`);
+      for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1]))
+        console.log(`  ${(count / CREATES).toFixed(3)} per create: ${kind}`);
     }
   } finally {
     await app.close();

@@ -7,5 +7,9 @@ import { join } from 'node:path';
 
 const extra = process.argv.slice(2);
 const size = process.env.BENCH_FILE_MB && !extra.includes('--file-mb') ? ['--file-mb', process.env.BENCH_FILE_MB] : [];
-const result = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'run.ts'), '--only', 'files', ...size, ...extra], { stdio: 'inherit' });
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', join(__dirname, 'run.ts'), '--only', 'files', ...size, ...extra],
+  { stdio: 'inherit' },
+);
 process.exit(result.status ?? 1);

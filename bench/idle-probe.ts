@@ -23,18 +23,33 @@ async function main() {
   try {
     const id = data.requestIds[0];
     for (let i = 0; i < Number(process.argv[2] ?? 300); i++) {
-      const r = await fetch(`${server.url}/requests/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${data.tenants[0].apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `idle ${i}` }) });
+      const r = await fetch(`${server.url}/requests/${id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${data.tenants[0].apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `idle ${i}` }),
+      });
       await r.text();
     }
     for (let round = 0; round < 4; round++) {
       const before = threads(server.pid);
       await sleep(5000);
       const after = threads(server.pid);
-      console.log(`idle 5 s, ms CPU per second by thread: ${[...after].map(([k, v]) => `${k} ${((v - (before.get(k) ?? 0)) / 5).toFixed(1)}`).filter((s) => !s.endsWith(' 0.0')).join(', ')}`);
+      console.log(
+        `idle 5 s, ms CPU per second by thread: ${[...after]
+          .map(([k, v]) => `${k} ${((v - (before.get(k) ?? 0)) / 5).toFixed(1)}`)
+          .filter((s) => !s.endsWith(' 0.0'))
+          .join(', ')}`,
+      );
     }
   } finally {
     await server.stop();
     await db.stop();
   }
 }
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -20,9 +20,13 @@ runTool(() =>
     digits: 3,
     async operation(server, apiKey, bare) {
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-      const r = await fetch(bare ? `${server.url}/requests?first=20` : `${server.url}/graphql`, bare ? { headers } : { method: 'POST', headers, body });
+      const r = await fetch(
+        bare ? `${server.url}/requests?first=20` : `${server.url}/graphql`,
+        bare ? { headers } : { method: 'POST', headers, body },
+      );
       const text = await r.text();
-      if (r.status !== 200 || !text.startsWith('{"data":{"requests":{"nodes":[{')) throw new Error(`${server.url}: ${r.status} ${text.slice(0, 300)}`);
+      if (r.status !== 200 || !text.startsWith('{"data":{"requests":{"nodes":[{'))
+        throw new Error(`${server.url}: ${r.status} ${text.slice(0, 300)}`);
     },
   }),
 );

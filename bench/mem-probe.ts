@@ -44,7 +44,13 @@ function proc(pid: number) {
     if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) current = line;
     else if (line.startsWith('Rss:') && current.endsWith('[heap]')) brk += Number(line.split(/\s+/)[1]) / 1024;
   }
-  return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile'), brk: Math.round(brk), threads: Number(/^Threads:\s+(\d+)/m.exec(status)?.[1]) };
+  return {
+    rss: field('VmRSS'),
+    anon: field('RssAnon'),
+    file: field('RssFile'),
+    brk: Math.round(brk),
+    threads: Number(/^Threads:\s+(\d+)/m.exec(status)?.[1]),
+  };
 }
 
 function summary(d: Detail) {
@@ -69,14 +75,26 @@ async function main() {
     // Each contender: a server and its node flags ("ours", "bare", "ours:--flag,--other").
     const contenders = (args.server as string[]).map((spec) => {
       const [name, flags] = spec.split(':');
-      return { label: spec, name: name as ServerName, nodeArgs: [...args['node-arg'], ...(flags ? flags.split(',') : [])] };
+      return {
+        label: spec,
+        name: name as ServerName,
+        nodeArgs: [...args['node-arg'], ...(flags ? flags.split(',') : [])],
+      };
     });
     const servers = new Map<string, ServerProcess>();
     for (const c of contenders) {
-      const server = await startServer(c.name, { dbUrl: db.url, poolMax: 10, cpuProf: false, nodeArgs: c.nodeArgs, env });
+      const server = await startServer(c.name, {
+        dbUrl: db.url,
+        poolMax: 10,
+        cpuProf: false,
+        nodeArgs: c.nodeArgs,
+        env,
+      });
       servers.set(c.label, server);
       const idle = proc(server.pid);
-      console.log(`== ${c.label} · idle: RSS ${idle.rss.toFixed(0)} (anon ${idle.anon.toFixed(0)}, file ${idle.file.toFixed(0)}, brk ${idle.brk}), threads ${idle.threads}`);
+      console.log(
+        `== ${c.label} · idle: RSS ${idle.rss.toFixed(0)} (anon ${idle.anon.toFixed(0)}, file ${idle.file.toFixed(0)}, brk ${idle.brk}), threads ${idle.threads}`,
+      );
       console.log(`   idle: ${summary(await server.command<Detail>('memory-detail'))}`);
     }
     const figures = new Map<string, { rps: number; cpu: number; rss: number; gc: number }[]>();
@@ -87,13 +105,19 @@ async function main() {
         const target =
           c.name === 'bare'
             ? { method: 'GET' as const, path: '/requests?first=20' }
-            : { method: 'POST' as const, path: '/graphql', body: JSON.stringify({ query: LIST_QUERY, variables: { first: 20 } }) };
+            : {
+                method: 'POST' as const,
+                path: '/graphql',
+                body: JSON.stringify({ query: LIST_QUERY, variables: { first: 20 } }),
+              };
         const cannon = (duration: number) =>
           autocannon({
             url: server.url,
             connections: Number(args.connections),
             duration,
-            requests: [{ ...target, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } }],
+            requests: [
+              { ...target, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } },
+            ],
           });
         await cannon(Number(args.warmup));
         let peak = proc(server.pid);
@@ -136,7 +160,9 @@ async function main() {
         if (args.detail) {
           const after = await server.command<Detail>('memory-detail', { gc: true });
           const p = proc(server.pid);
-          console.log(`   after gc: ${summary(after)} · RSS ${p.rss.toFixed(0)} (anon ${p.anon.toFixed(0)}, brk ${p.brk})`);
+          console.log(
+            `   after gc: ${summary(after)} · RSS ${p.rss.toFixed(0)} (anon ${p.anon.toFixed(0)}, brk ${p.brk})`,
+          );
         }
       }
     }

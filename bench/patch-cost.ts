@@ -17,7 +17,8 @@ import { mainAndOthers, startServer, PROFILE_DIR, type ServerProcess } from './l
 // Usage: BENCH_PG_PORT=... npx tsx bench/patch-cost.ts [--prof] [(--against DIR | --bare) [--gap MS] [--rounds N]]
 
 const sleep = (ms: number) => new Promise((d) => setTimeout(d, ms));
-const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const option = (name: string) =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
 
 /** CPU time of a process so far, in ms: its main thread's, and all its other threads' together. */
 function threadCpuMs(pid: number): { main: number; other: number } {
@@ -25,7 +26,10 @@ function threadCpuMs(pid: number): { main: number; other: number } {
   return { main: main * 1000, other: others * 1000 };
 }
 
-async function compare(patch: (server: ServerProcess) => Promise<void>, servers: { label: string; server: ServerProcess }[]) {
+async function compare(
+  patch: (server: ServerProcess) => Promise<void>,
+  servers: { label: string; server: ServerProcess }[],
+) {
   const gap = Number(option('--gap') ?? 0);
   const rounds = Number(option('--rounds') ?? 8);
   const count = gap ? 40 : 100;
@@ -51,7 +55,9 @@ async function compare(patch: (server: ServerProcess) => Promise<void>, servers:
   for (const [index, { label }] of servers.entries()) {
     const { main, other, batches } = totals[index];
     const n = rounds * count;
-    console.log(`  ${label}: ${((main + other) / n).toFixed(2)} ms CPU per PATCH (main thread ${(main / n).toFixed(2)}); batches ${batches.map((ms) => ms.toFixed(1)).join(' ')}`);
+    console.log(
+      `  ${label}: ${((main + other) / n).toFixed(2)} ms CPU per PATCH (main thread ${(main / n).toFixed(2)}); batches ${batches.map((ms) => ms.toFixed(1)).join(' ')}`,
+    );
   }
 }
 
@@ -64,12 +70,27 @@ async function main() {
   if (against || bare) {
     const servers: { label: string; server: ServerProcess }[] = [];
     try {
-      servers.push({ label: 'this checkout', server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false }) });
-      if (against) servers.push({ label: against, server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false, root: against }) });
-      else servers.push({ label: 'bare Fastify + pg', server: await startServer('bare', { dbUrl: db.url, poolMax: 10, cpuProf: false }) });
+      servers.push({
+        label: 'this checkout',
+        server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false }),
+      });
+      if (against)
+        servers.push({
+          label: against,
+          server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false, root: against }),
+        });
+      else
+        servers.push({
+          label: 'bare Fastify + pg',
+          server: await startServer('bare', { dbUrl: db.url, poolMax: 10, cpuProf: false }),
+        });
       let n = 0;
       const patch = async (server: ServerProcess) => {
-        const r = await fetch(`${server.url}/requests/${requestId}`, { method: 'PATCH', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `cost ${n++}` }) });
+        const r = await fetch(`${server.url}/requests/${requestId}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `cost ${n++}` }),
+        });
         await r.text();
         if (r.status !== 200) throw new Error(String(r.status));
       };
@@ -80,14 +101,22 @@ async function main() {
     }
     return;
   }
-  const server = await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: process.argv.includes('--prof') }).catch(async (err) => {
+  const server = await startServer('ours', {
+    dbUrl: db.url,
+    poolMax: 10,
+    cpuProf: process.argv.includes('--prof'),
+  }).catch(async (err) => {
     await db.stop();
     throw err;
   });
   try {
     let k = 0;
     const patch = async () => {
-      const r = await fetch(`${server.url}/requests/${requestId}`, { method: 'PATCH', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `cost ${k++}` }) });
+      const r = await fetch(`${server.url}/requests/${requestId}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `cost ${k++}` }),
+      });
       await r.text();
       if (r.status !== 200) throw new Error(String(r.status));
     };
@@ -105,7 +134,9 @@ async function main() {
         if (gap) await sleep(gap);
       }
       const ms = ((server.cpuSeconds() - before) * 1000) / count;
-      console.log(`${label}: ${count} PATCHes, gap ${gap} ms: ${ms.toFixed(2)} ms CPU each, ${((Date.now() - t0) / count).toFixed(1)} ms wall each`);
+      console.log(
+        `${label}: ${count} PATCHes, gap ${gap} ms: ${ms.toFixed(2)} ms CPU each, ${((Date.now() - t0) / count).toFixed(1)} ms wall each`,
+      );
     };
     await batch('first', 10, 50);
     await batch('next', 20, 50);
@@ -125,4 +156,10 @@ async function main() {
     await db.stop();
   }
 }
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -11,7 +11,12 @@ async function main() {
     const local = await inProcessApp(db.url);
     try {
       const patch = (name: string) =>
-        local.app.inject({ method: 'PATCH', url: `/requests/${seeded.requestIds[0]}`, headers: { authorization: `Bearer ${seeded.tenants[0].apiKey}` }, payload: { name } });
+        local.app.inject({
+          method: 'PATCH',
+          url: `/requests/${seeded.requestIds[0]}`,
+          headers: { authorization: `Bearer ${seeded.tenants[0].apiKey}` },
+          payload: { name },
+        });
       await patch('warm');
       local.statements.length = 0;
       const r = await patch('counted');
@@ -24,4 +29,10 @@ async function main() {
     await db.stop();
   }
 }
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

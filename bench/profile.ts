@@ -28,7 +28,11 @@ export function bucketOf(frame: CallFrame): string {
 
 const label = (frame: CallFrame) => {
   const url = frame.url.replace(/^file:\/\//, '');
-  const where = url.startsWith(ROOT) ? relative(ROOT, url) : url.includes('/node_modules/') ? url.slice(url.lastIndexOf('/node_modules/') + 14) : url;
+  const where = url.startsWith(ROOT)
+    ? relative(ROOT, url)
+    : url.includes('/node_modules/')
+      ? url.slice(url.lastIndexOf('/node_modules/') + 14)
+      : url;
   return `${frame.functionName || '(anonymous)'} ${where ? `${where}:${frame.lineNumber + 1}` : ''}`.trim();
 };
 
@@ -54,7 +58,9 @@ export function summarise(path: string, top = 25): string {
     ownOverhead.set(leaf, found);
     return found;
   };
-  const kept = profile.samples.map((id, i) => ({ id, us: profile.timeDeltas[i] ?? 0 })).filter((s) => !isOverhead(s.id));
+  const kept = profile.samples
+    .map((id, i) => ({ id, us: profile.timeDeltas[i] ?? 0 }))
+    .filter((s) => !isOverhead(s.id));
   const self = new Map<number, number>();
   for (const { id, us } of kept) self.set(id, (self.get(id) ?? 0) + us);
 

@@ -1,14 +1,31 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIST_QUERY } from './lib/documents';
 import { openBenchDatabase, type BenchDatabase } from './lib/database';
-import { checkFanout, fanoutPayload, fanoutResult, measureFanout, unwatchedCpuMs, type FanoutOptions, type FanoutRun, type FanoutSide } from './lib/fanout';
+import {
+  checkFanout,
+  fanoutPayload,
+  fanoutResult,
+  measureFanout,
+  unwatchedCpuMs,
+  type FanoutOptions,
+  type FanoutRun,
+  type FanoutSide,
+} from './lib/fanout';
 import { runFiles } from './lib/file-throughput';
 import { BENCH_DATA_DIR, benchConfig, inProcessApp, type InProcessApp } from './lib/in-process';
 import { measure, type RunFigures } from './lib/load';
-import { machine, markdownTable, progressLine, summarise as summariseRuns, targetText, textTable, type ScenarioResult } from './lib/report';
+import {
+  machine,
+  markdownTable,
+  progressLine,
+  summarise as summariseRuns,
+  targetText,
+  textTable,
+  type ScenarioResult,
+} from './lib/report';
 import { buildGroups, type Servers } from './lib/scenarios';
 import { SEED_TABLES, seededData, type SeededData } from './lib/seed';
 import { killAllServers, PROFILE_DIR, ROOT, startServer, type ServerName, type ServerProcess } from './lib/servers';
@@ -17,6 +34,9 @@ import { runNotify } from './lib/notify';
 import { runReminders } from './lib/reminders';
 import { measureScale, openScaleDatabase, SMALL_REQUESTS } from './lib/scale';
 import { summarise as summariseProfile } from './profile';
+
+const packageVersion = (name: string): string =>
+  JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
 
 // `npm run bench`: every scenario of issue 5 on loopback, against a fresh, seeded database; each figure
 // a ratio against a baseline measured in the same run, in alternation. See bench/README.md.
@@ -94,7 +114,9 @@ const options = {
   pool: Number(args.pool ?? 10),
 };
 const fanoutOptions: FanoutOptions = {
-  sizes: (args['fanout-sizes'] ?? (quick ? '100,1000' : '100,1000,10000,20000')).split(',').map((n) => Number(n.replace(/_/g, ''))),
+  sizes: (args['fanout-sizes'] ?? (quick ? '100,1000' : '100,1000,10000,20000'))
+    .split(',')
+    .map((n) => Number(n.replace(/_/g, ''))),
   events: Number(args['fanout-events'] ?? 20),
   warmupEvents: 2,
   warmupTriggers: 300,
@@ -110,20 +132,34 @@ const scaleRequests = Number((args['scale-requests'] ?? (quick ? '10000' : '1000
 const scaleSamples = Number(args['scale-samples'] ?? (quick ? 30 : 200));
 const notifyLevels = (args['notify-connections'] ?? (quick ? '1,16' : '1,4,16,64')).split(',').map(Number);
 const notifySeconds = Number(args['notify-seconds'] ?? (quick ? 2 : 5));
-const ALL_GROUPS = ['list', 'get', 'rest', 'sql', 'create', 'fanout', 'webhooks', 'files', 'notify', 'reminders', 'scale'];
+const ALL_GROUPS = [
+  'list',
+  'get',
+  'rest',
+  'sql',
+  'create',
+  'fanout',
+  'webhooks',
+  'files',
+  'notify',
+  'reminders',
+  'scale',
+];
 /** Groups served by the ours / apollo / bare trio; the others start servers of their own. */
 const HTTP_GROUPS = ['list', 'get', 'rest', 'create'];
 /** Contenders per group (see lib/scenarios.ts), for the time estimate. */
 const CONTENDERS: Record<string, number> = { list: 4, get: 2, rest: 2, create: 2 };
 const requested = args.only ? args.only.split(',').map((s) => s.trim()) : ALL_GROUPS;
-for (const name of requested) if (!ALL_GROUPS.includes(name)) throw new Error(`--only: unknown group ${name} (${ALL_GROUPS.join(', ')})`);
+for (const name of requested)
+  if (!ALL_GROUPS.includes(name)) throw new Error(`--only: unknown group ${name} (${ALL_GROUPS.join(', ')})`);
 // Always in the full run's order: a group that writes (create) must not run before one whose
 // equivalence check reads what it wrote while its last requests still commit.
 const only = ALL_GROUPS.filter((name) => requested.includes(name));
 const names = (list: string | undefined) => new Set((list ?? '').split(',').filter(Boolean) as ServerName[]);
 const profiled = names(args.profile);
 const cpuProf = names(args['cpu-prof']);
-for (const name of [...profiled, ...cpuProf]) if (!['ours', 'apollo', 'bare'].includes(name)) throw new Error(`unknown server ${name} (ours, apollo, bare)`);
+for (const name of [...profiled, ...cpuProf])
+  if (!['ours', 'apollo', 'bare'].includes(name)) throw new Error(`unknown server ${name} (ours, apollo, bare)`);
 // Profiling slows the profiled server: such runs, and partial ones, do not replace latest.json.
 const complete = only.length === ALL_GROUPS.length && profiled.size === 0 && cpuProf.size === 0;
 const outFile = args.out ?? join('bench', 'results', complete ? 'latest.json' : 'partial.json');
@@ -209,7 +245,10 @@ async function main(): Promise<void> {
   );
   const opening = Date.now();
   db = await openBenchDatabase(log, { reuseSeed: !args['fresh-seed'] });
-  if (loadAtStart > 1) log(`note: the 1-minute load average is ${loadAtStart} before starting: other processes compete for the ${cpus().length} cores, absolute figures will be low and noisy (ratios less so)`);
+  if (loadAtStart > 1)
+    log(
+      `note: the 1-minute load average is ${loadAtStart} before starting: other processes compete for the ${cpus().length} cores, absolute figures will be low and noisy (ratios less so)`,
+    );
   log(`database ready: ${db.description}; ${db.server.version.split(' on ')[0]}`);
 
   const counts = (d: SeededData) => SEED_TABLES.map((table) => `${d.counts[table]} ${table}`).join(', ');
@@ -228,8 +267,16 @@ async function main(): Promise<void> {
   const { groups, comparisons } = buildGroups(data.requestIds, data.tenants[0].organizationId);
   const chosen = groups.filter((g) => only.includes(g.key));
   const needed = new Set(chosen.flatMap((g) => g.contenders.map((c) => c.server)));
-  const start = async (name: ServerName, extra: { env?: Record<string, string>; label?: string; dbUrl?: string } = {}) => {
-    const server = await startServer(name, { dbUrl: db!.url, poolMax: options.pool, cpuProf: cpuProf.has(name), ...extra });
+  const start = async (
+    name: ServerName,
+    extra: { env?: Record<string, string>; label?: string; dbUrl?: string } = {},
+  ) => {
+    const server = await startServer(name, {
+      dbUrl: db!.url,
+      poolMax: options.pool,
+      cpuProf: cpuProf.has(name),
+      ...extra,
+    });
     allServers.push(server);
     return server;
   };
@@ -238,7 +285,10 @@ async function main(): Promise<void> {
       servers[name] = await start(name);
     }),
   );
-  if (needed.size) log(`servers listening: ${[...needed].map((n) => `${n} ${servers[n]!.url} (pid ${servers[n]!.pid}, ${servers[n]!.rssMb().toFixed(0)} MB)`).join('; ')}`);
+  if (needed.size)
+    log(
+      `servers listening: ${[...needed].map((n) => `${n} ${servers[n]!.url} (pid ${servers[n]!.pid}, ${servers[n]!.rssMb().toFixed(0)} MB)`).join('; ')}`,
+    );
 
   const runs = new Map<string, RunFigures[]>();
   const profiles: { contender: string; round: number; path: string }[] = [];
@@ -250,18 +300,24 @@ async function main(): Promise<void> {
   const runGroup = async (key: string) => {
     const group = chosen.find((g) => g.key === key)!;
     groupIndex++;
-    log(`[${groupIndex}/${groupCount}] ${group.title}: checking that every contender answers the same: ${await group.check(servers as Servers, apiKey, db!.url)}`);
+    log(
+      `[${groupIndex}/${groupCount}] ${group.title}: checking that every contender answers the same: ${await group.check(servers as Servers, apiKey, db!.url)}`,
+    );
     for (let round = 0; round < options.rounds; round++) {
       // Each round rotates the order, so no side always runs first (A, B / B, A / ...).
       const order = group.contenders.map((_, i) => group.contenders[(i + round) % group.contenders.length]);
       for (const contender of order) {
-        const profilePath = profiled.has(contender.server) ? join(PROFILE_DIR, `${contender.key}-r${round + 1}.cpuprofile`) : undefined;
+        const profilePath = profiled.has(contender.server)
+          ? join(PROFILE_DIR, `${contender.key}-r${round + 1}.cpuprofile`)
+          : undefined;
         if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
         const figures = await measure(servers[contender.server]!, contender.target, load, profilePath);
         if (profilePath) profiles.push({ contender: contender.key, round, path: profilePath });
         if (!runs.has(contender.key)) runs.set(contender.key, []);
         runs.get(contender.key)!.push(figures);
-        log(`[${groupIndex}/${groupCount}] ${group.title} · round ${round + 1}/${options.rounds} · ${contender.label.padEnd(28)} ${progressLine(figures)}`);
+        log(
+          `[${groupIndex}/${groupCount}] ${group.title} · round ${round + 1}/${options.rounds} · ${contender.label.padEnd(28)} ${progressLine(figures)}`,
+        );
       }
     }
   };
@@ -270,7 +326,9 @@ async function main(): Promise<void> {
     if (key === 'sql') {
       groupIndex++;
       const result = await statementScenario(local, apiKey);
-      log(`[${groupIndex}/${groupCount}] statements per list query: ${JSON.stringify(result.ours)} (${result.met ? 'constant' : 'NOT constant'})`);
+      log(
+        `[${groupIndex}/${groupCount}] statements per list query: ${JSON.stringify(result.ours)} (${result.met ? 'constant' : 'NOT constant'})`,
+      );
       results.push(result);
       continue;
     }
@@ -294,14 +352,27 @@ async function main(): Promise<void> {
   // Gather for the file and webhook groups: one process, its webhook worker stopped until the
   // webhook group has queued its backlog (files do not depend on the worker).
   const eventsInstance = async () =>
-    (eventsGather ??= await start('ours', { label: 'ours-events', env: only.includes('webhooks') ? { BENCH_DELIVER_WEBHOOKS: '0' } : {} }));
+    (eventsGather ??= await start('ours', {
+      label: 'ours-events',
+      env: only.includes('webhooks') ? { BENCH_DELIVER_WEBHOOKS: '0' } : {},
+    }));
   if (only.includes('files')) {
     groupIndex++;
     const title = `[${groupIndex}/${groupCount}] file throughput`;
     const gather = await eventsInstance();
     const profilePath = profiled.has('ours') ? join(PROFILE_DIR, 'files.cpuprofile') : undefined;
     if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
-    fileResults.push(...(await runFiles({ gather, apiKey, sizeMb: fileMb, rounds: fileRounds, dataDir: BENCH_DATA_DIR, log: (line) => log(`${title} · ${line}`), profilePath })));
+    fileResults.push(
+      ...(await runFiles({
+        gather,
+        apiKey,
+        sizeMb: fileMb,
+        rounds: fileRounds,
+        dataDir: BENCH_DATA_DIR,
+        log: (line) => log(`${title} · ${line}`),
+        profilePath,
+      })),
+    );
     if (profilePath) profiles.push({ contender: 'files', round: 0, path: profilePath });
   }
 
@@ -310,7 +381,9 @@ async function main(): Promise<void> {
     const title = `[${groupIndex}/${groupCount}] webhook delivery`;
     // Its worker starts stopped: the first burst of events queues up, then is delivered.
     const [gather, receiver] = await Promise.all([eventsInstance(), start('receiver')]);
-    log(`${title}: Gather ${gather.url} (pid ${gather.pid}, webhook worker stopped), receiver ${receiver.url} (pid ${receiver.pid})`);
+    log(
+      `${title}: Gather ${gather.url} (pid ${gather.pid}, webhook worker stopped), receiver ${receiver.url} (pid ${receiver.pid})`,
+    );
     const profilePath = profiled.has('ours') ? join(PROFILE_DIR, 'webhooks-delivery.cpuprofile') : undefined;
     if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
     webhookResults.push(
@@ -342,7 +415,10 @@ async function main(): Promise<void> {
       await fetch(`${gather.url}/graphql`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'query ($id: ID!) { request(id: $id) { state } }', variables: { id: requestId } }),
+        body: JSON.stringify({
+          query: 'query ($id: ID!) { request(id: $id) { state } }',
+          variables: { id: requestId },
+        }),
       })
     ).json()) as { data: { request: { state: string } } };
     const state = found.request.state;
@@ -374,19 +450,33 @@ async function main(): Promise<void> {
       rssStartMb: NaN,
       unwatchedCpuMs: NaN,
       trigger: async (name) =>
-        expectStatus(await fetch(`${wsBare.url}/broadcast`, { method: 'POST', body: JSON.stringify(fanoutPayload(requestId, name, state)) }), 204, 'POST /broadcast'),
+        expectStatus(
+          await fetch(`${wsBare.url}/broadcast`, {
+            method: 'POST',
+            body: JSON.stringify(fanoutPayload(requestId, name, state)),
+          }),
+          204,
+          'POST /broadcast',
+        ),
     };
-    log(`${title}: Gather ${gather.url} (pid ${gather.pid}, ${gather.rssMb().toFixed(0)} MB), bare ws ${wsBare.url} (pid ${wsBare.pid}, ${wsBare.rssMb().toFixed(0)} MB)`);
+    log(
+      `${title}: Gather ${gather.url} (pid ${gather.pid}, ${gather.rssMb().toFixed(0)} MB), bare ws ${wsBare.url} (pid ${wsBare.pid}, ${wsBare.rssMb().toFixed(0)} MB)`,
+    );
     // Warm-up of both triggers (JIT, pools) before the first subscriber, the same count on each side:
     // events nobody watches. Gather's PATCH cost 12 ms of CPU after 70 (the earlier 30 here, the check
     // and the 40 measured below) and 9 ms after 700 (bench/README.md, "Subscription fan-out").
-    for (const side of [ours, bare]) for (let i = 0; i < fanoutOptions.warmupTriggers; i++) await side.trigger(`fanout warm-up ${i}`);
+    for (const side of [ours, bare])
+      for (let i = 0; i < fanoutOptions.warmupTriggers; i++) await side.trigger(`fanout warm-up ${i}`);
     ours.rssStartMb = gather.rssMb();
     bare.rssStartMb = wsBare.rssMb();
-    log(`${title}: checking that both send the same: ${await checkFanout(ours, bare, apiKey, { id: requestId, state }, fanoutOptions)}`);
+    log(
+      `${title}: checking that both send the same: ${await checkFanout(ours, bare, apiKey, { id: requestId, state }, fanoutOptions)}`,
+    );
     // After the check's events, so that the JIT has seen the whole path once more.
     for (const side of [ours, bare]) side.unwatchedCpuMs = await unwatchedCpuMs(side, 40, fanoutOptions.gapMs);
-    log(`${title}: server CPU per event with nobody subscribed: Gather ${ours.unwatchedCpuMs.toFixed(2)} ms (the PATCH), bare ${bare.unwatchedCpuMs.toFixed(2)} ms (the POST)`);
+    log(
+      `${title}: server CPU per event with nobody subscribed: Gather ${ours.unwatchedCpuMs.toFixed(2)} ms (the PATCH), bare ${bare.unwatchedCpuMs.toFixed(2)} ms (the POST)`,
+    );
     // Every subscriber is a socket, and so a file descriptor, of the server process.
     const fds = [gather, wsBare].map((server) => server.fds());
     const capacity = Math.min(...fds.map((f) => f.limit - f.open - 64));
@@ -394,13 +484,31 @@ async function main(): Promise<void> {
     let runIndex = 0;
     for (const [i, requested] of fanoutOptions.sizes.entries()) {
       const n = Math.min(requested, capacity);
-      if (n < requested) log(`${title}: N = ${requested.toLocaleString('en-US')} does not fit: ${limitNote}; measuring ${n.toLocaleString('en-US')}`);
+      if (n < requested)
+        log(
+          `${title}: N = ${requested.toLocaleString('en-US')} does not fit: ${limitNote}; measuring ${n.toLocaleString('en-US')}`,
+        );
       const measured: Partial<Record<'ours' | 'bare', FanoutRun>> = {};
       for (const side of i % 2 === 0 ? [ours, bare] : [bare, ours]) {
-        const profilePath = profiled.has(side.key) ? join(PROFILE_DIR, `fanout-${side.key === 'ours' ? '' : 'bare-'}n${n}.cpuprofile`) : undefined;
+        const profilePath = profiled.has(side.key)
+          ? join(PROFILE_DIR, `fanout-${side.key === 'ours' ? '' : 'bare-'}n${n}.cpuprofile`)
+          : undefined;
         if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
-        const run = await measureFanout(side, n, apiKey, fanoutOptions, runIndex++, (line) => log(`${title} · N = ${n.toLocaleString('en-US')} · ${line}`), profilePath);
-        if (profilePath) profiles.push({ contender: `fanout-${side.key === 'ours' ? '' : 'bare-'}n${n}`, round: 0, path: profilePath });
+        const run = await measureFanout(
+          side,
+          n,
+          apiKey,
+          fanoutOptions,
+          runIndex++,
+          (line) => log(`${title} · N = ${n.toLocaleString('en-US')} · ${line}`),
+          profilePath,
+        );
+        if (profilePath)
+          profiles.push({
+            contender: `fanout-${side.key === 'ours' ? '' : 'bare-'}n${n}`,
+            round: 0,
+            path: profilePath,
+          });
         measured[side.key] = run;
         const last = run.samples.map((x) => x.lastMs).sort((a, b) => a - b);
         log(
@@ -408,7 +516,9 @@ async function main(): Promise<void> {
             `max ${last[last.length - 1].toFixed(1)} ms; RSS ${run.rssMb.toFixed(0)} MB; server CPU ${run.cpuMsPerEvent.toFixed(1)} ms/event`,
         );
       }
-      fanoutResults.push(fanoutResult(requested, measured.ours!, measured.bare!, n < requested ? limitNote : undefined));
+      fanoutResults.push(
+        fanoutResult(requested, measured.ours!, measured.bare!, n < requested ? limitNote : undefined),
+      );
     }
     await Promise.all([gather.stop(), wsBare.stop()]);
   }
@@ -418,7 +528,14 @@ async function main(): Promise<void> {
   if (only.includes('notify')) {
     groupIndex++;
     const title = `[${groupIndex}/${groupCount}] event commits and NOTIFY`;
-    notifyResults.push(...(await runNotify({ dbUrl: db.url, levels: notifyLevels, seconds: notifySeconds, log: (line) => log(`${title} · ${line}`) })));
+    notifyResults.push(
+      ...(await runNotify({
+        dbUrl: db.url,
+        levels: notifyLevels,
+        seconds: notifySeconds,
+        log: (line) => log(`${title} · ${line}`),
+      })),
+    );
   }
 
   // Last: it adds an organization with `reminders` requests, which no other group should list.
@@ -428,7 +545,14 @@ async function main(): Promise<void> {
     const title = `[${groupIndex}/${groupCount}] timed reminders`;
     const profilePath = profiled.has('ours') ? join(PROFILE_DIR, 'reminders.cpuprofile') : undefined;
     if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
-    reminderResults.push(...(await runReminders({ dbUrl: db.url, count: reminderCount, log: (line) => log(`${title} · ${line}`), profilePath })));
+    reminderResults.push(
+      ...(await runReminders({
+        dbUrl: db.url,
+        count: reminderCount,
+        log: (line) => log(`${title} · ${line}`),
+        profilePath,
+      })),
+    );
     if (profilePath) profiles.push({ contender: 'reminders', round: 0, path: profilePath });
   }
 
@@ -439,15 +563,26 @@ async function main(): Promise<void> {
     groupIndex++;
     const title = `[${groupIndex}/${groupCount}] scale`;
     const opened = Date.now();
-    const scale = await openScaleDatabase(db.url, scaleRequests, !args['fresh-seed'], (line) => log(`${title} · ${line}`));
+    const scale = await openScaleDatabase(db.url, scaleRequests, !args['fresh-seed'], (line) =>
+      log(`${title} · ${line}`),
+    );
     log(
       `${title}: ${scale.cached ? `copied in ${((Date.now() - opened) / 1000).toFixed(0)} s from the seed saved for this schema and size (seeding took ${(scale.seed.ms / 1000).toFixed(0)} s then)` : `seeded in ${(scale.seed.ms / 1000).toFixed(0)} s`}: ` +
-        Object.entries(scale.seed.counts).map(([table, n]) => `${n.toLocaleString('en-US')} ${table}`).join(', '),
+        Object.entries(scale.seed.counts)
+          .map(([table, n]) => `${n.toLocaleString('en-US')} ${table}`)
+          .join(', '),
     );
     const gather = await start('ours', { label: 'ours-scale', dbUrl: scale.url });
     const loadBefore = Math.round(loadavg()[0] * 100) / 100;
     scaleResults.push(...(await measureScale(gather, scale.seed, scaleSamples, (line) => log(`${title} · ${line}`))));
-    scaleInfo = { requests: scaleRequests, small: SMALL_REQUESTS, samples: scaleSamples, seeded: scale.seed.counts, seed_ms: scale.seed.ms, load_average_1m_before: loadBefore };
+    scaleInfo = {
+      requests: scaleRequests,
+      small: SMALL_REQUESTS,
+      samples: scaleSamples,
+      seeded: scale.seed.counts,
+      seed_ms: scale.seed.ms,
+      load_average_1m_before: loadBefore,
+    };
     await gather.stop();
   }
 
@@ -466,23 +601,39 @@ async function main(): Promise<void> {
         ours: o,
         baseline: { name: c.baselineName, ...b },
         ratio,
-        ...(c.of === 'rss' ? { ratio_of: 'rss' as const, note: 'ratio = bare RSS ÷ Gather RSS, medians over the rounds under the list load (target: Gather at most 1.5x, i.e. >= 67%)' } : {}),
+        ...(c.of === 'rss'
+          ? {
+              ratio_of: 'rss' as const,
+              note: 'ratio = bare RSS ÷ Gather RSS, medians over the rounds under the list load (target: Gather at most 1.5x, i.e. >= 67%)',
+            }
+          : {}),
         cpu_ratio: Number.isFinite(cpuRatio) ? cpuRatio : null,
         target: c.target,
         met: failures === 0 && ratio >= c.target,
         rounds: ours.map((r, i) => ({ ours_rps: Math.round(r.rps), baseline_rps: Math.round(base[i].rps) })),
-        ...(failures ? { note: `${failures} failed requests (non-2xx, errors or unexpected bodies): not a valid measurement` } : {}),
+        ...(failures
+          ? { note: `${failures} failed requests (non-2xx, errors or unexpected bodies): not a valid measurement` }
+          : {}),
       };
     });
   // The issue's order: the five ratios, then the statement count, then events and files.
-  const scenarios = [...ratioResults, ...results, ...fanoutResults, ...webhookResults, ...fileResults, ...notifyResults, ...reminderResults, ...scaleResults];
+  const scenarios = [
+    ...ratioResults,
+    ...results,
+    ...fanoutResults,
+    ...webhookResults,
+    ...fileResults,
+    ...notifyResults,
+    ...reminderResults,
+    ...scaleResults,
+  ];
 
   const report = {
     machine: machine({
       database: db.description,
       postgres: db.server.version.split(' on ')[0],
       postgres_settings: db.server.settings,
-      load_generator: `autocannon ${require('autocannon/package.json').version} in the runner process, ${options.connections} connections, pipelining 1`,
+      load_generator: `autocannon ${packageVersion('autocannon')} in the runner process, ${options.connections} connections, pipelining 1`,
       fanout: {
         sizes: fanoutOptions.sizes,
         events: fanoutOptions.events,
@@ -491,9 +642,13 @@ async function main(): Promise<void> {
         gap_ms: fanoutOptions.gapMs,
         subscribers_per_load_process: fanoutOptions.perProcess,
         connect_window: fanoutOptions.connectWindow,
-        client: `raw ws ${require('ws/package.json').version} sockets speaking graphql-transport-ws, in load processes of their own`,
+        client: `raw ws ${packageVersion('ws')} sockets speaking graphql-transport-ws, in load processes of their own`,
       },
-      webhooks: { events: webhookEvents, patch_connections: options.connections, webhook_concurrency: benchConfig().webhooks.concurrency },
+      webhooks: {
+        events: webhookEvents,
+        patch_connections: options.connections,
+        webhook_concurrency: benchConfig().webhooks.concurrency,
+      },
       files: { size_mb: fileMb, rounds: fileRounds, data_dir: BENCH_DATA_DIR },
       notify: { connections: notifyLevels, seconds_per_side: notifySeconds },
       reminders: { count: reminderCount },
@@ -504,7 +659,9 @@ async function main(): Promise<void> {
       duration_s: options.duration,
       server_pool: options.pool,
       seeded: data.counts,
-      seed: db.cachedSeed ? `copied from the seed saved for this source tree (seeding took ${data.ms} ms)` : `seeded in this run in ${data.ms} ms`,
+      seed: db.cachedSeed
+        ? `copied from the seed saved for this source tree (seeding took ${data.ms} ms)`
+        : `seeded in this run in ${data.ms} ms`,
       load_average_1m_at_start: loadAtStart,
     }),
     scenarios,
@@ -525,7 +682,9 @@ async function main(): Promise<void> {
   for (const profile of profiles.filter((p) => p.round === 0)) {
     const summary = summariseProfile(profile.path, 30);
     writeFileSync(profile.path.replace(/\.cpuprofile$/, '.txt'), `${summary}\n`);
-    log(`profile of ${profile.contender}, round 1 (all rounds: ${relative(ROOT, PROFILE_DIR)}/${profile.contender}-r*.cpuprofile):\n${summary}`);
+    log(
+      `profile of ${profile.contender}, round 1 (all rounds: ${relative(ROOT, PROFILE_DIR)}/${profile.contender}-r*.cpuprofile):\n${summary}`,
+    );
   }
   for (const server of allServers) {
     const name = server.name;

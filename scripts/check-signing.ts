@@ -15,10 +15,38 @@ import { pngBytes } from '../test/support/png';
 const CHECK = join(__dirname, 'check-pdf-signature.sh');
 
 const FIELDS: ContractField[] = [
-  { id: 'name', type: 'TEXT', layout: { page: 1, position: { offsetX: 60, offsetY: 120, anchorPoint: 'TOP_LEFT' }, style: { width: 220, height: 24 } } },
-  { id: 'agree', type: 'CHECKBOX', layout: { page: 1, position: { offsetX: 60, offsetY: 160, anchorPoint: 'TOP_LEFT' }, style: { width: 16, height: 16 } } },
-  { id: 'date', type: 'DATE', layout: { page: 2, position: { offsetX: 60, offsetY: 100, anchorPoint: 'BOTTOM_LEFT' } } },
-  { id: 'signature', type: 'SIGNATURE', layout: { page: 2, position: { offsetX: 60, offsetY: 40, anchorPoint: 'BOTTOM_RIGHT' }, style: { width: 200, height: 50 } } },
+  {
+    id: 'name',
+    type: 'TEXT',
+    layout: {
+      page: 1,
+      position: { offsetX: 60, offsetY: 120, anchorPoint: 'TOP_LEFT' },
+      style: { width: 220, height: 24 },
+    },
+  },
+  {
+    id: 'agree',
+    type: 'CHECKBOX',
+    layout: {
+      page: 1,
+      position: { offsetX: 60, offsetY: 160, anchorPoint: 'TOP_LEFT' },
+      style: { width: 16, height: 16 },
+    },
+  },
+  {
+    id: 'date',
+    type: 'DATE',
+    layout: { page: 2, position: { offsetX: 60, offsetY: 100, anchorPoint: 'BOTTOM_LEFT' } },
+  },
+  {
+    id: 'signature',
+    type: 'SIGNATURE',
+    layout: {
+      page: 2,
+      position: { offsetX: 60, offsetY: 40, anchorPoint: 'BOTTOM_RIGHT' },
+      style: { width: 200, height: 50 },
+    },
+  },
 ];
 
 async function samplePdf(): Promise<Buffer> {
@@ -48,13 +76,25 @@ async function main(): Promise<void> {
     ];
     for (const [kind, signature] of signatures) {
       const input = {
-        signer: { recipientId: 'check', name: 'Ana Diaz', email: 'ana@example.com', ip: '203.0.113.7', userAgent: 'check-signing' },
+        signer: {
+          recipientId: 'check',
+          name: 'Ana Diaz',
+          email: 'ana@example.com',
+          ip: '203.0.113.7',
+          userAgent: 'check-signing',
+        },
         values: { name: 'Ana Diaz', agree: 'true' },
         signature,
         at: new Date(),
       };
       const plan = checkSigning({ fields: FIELDS }, input);
-      const record = { documentName: 'Sample agreement.pdf', contractId: 'check', organizationName: 'Gather Check Signing', signer: input.signer, at: input.at };
+      const record = {
+        documentName: 'Sample agreement.pdf',
+        contractId: 'check',
+        organizationName: 'Gather Check Signing',
+        signer: input.signer,
+        at: input.at,
+      };
       const { pdf } = await signPdf(original, plan, record, async () => key);
       console.error(`check-signing: ${kind} signature, ${pdf.length} bytes: expecting pdfsig to call it valid`);
       if (pdfsigStatus(dir, `${kind}.pdf`, pdf) !== 0) failures.push(`the ${kind} signed PDF is not valid for pdfsig`);
@@ -62,7 +102,8 @@ async function main(): Promise<void> {
       const changed = Buffer.from(pdf);
       changed[10] ^= 0x01;
       console.error(`check-signing: ${kind} signature with byte 10 changed: expecting pdfsig to call it invalid`);
-      if (pdfsigStatus(dir, `${kind}-changed.pdf`, changed) !== 1) failures.push(`the ${kind} signed PDF with one byte changed is not invalid for pdfsig`);
+      if (pdfsigStatus(dir, `${kind}-changed.pdf`, changed) !== 1)
+        failures.push(`the ${kind} signed PDF with one byte changed is not invalid for pdfsig`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

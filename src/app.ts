@@ -161,7 +161,11 @@ export async function buildApp({
   });
   app.decorate('contexts', contexts);
   const buildContext = (request: FastifyRequest) => contexts.forRequest(request);
-  const executeInProcess = await registerGraphQL(app, { resolvers: MODULES.resolvers, buildContext, ...config.graphql });
+  const executeInProcess = await registerGraphQL(app, {
+    resolvers: MODULES.resolvers,
+    buildContext,
+    ...config.graphql,
+  });
   registerRestRows(app, MODULES.restRows, { buildContext });
   for (const routes of MODULES.routes) await app.register(routes);
 
@@ -169,15 +173,31 @@ export async function buildApp({
   const hub = new SubscriptionHub(
     app.graphql.schema,
     contexts,
-    { topics: TOPICS, loadSubject: subjectLoader(MODULES.subjects), audienceOf: (viewer) => (isAdmin(viewer) ? 'admin' : viewer.userId) },
+    {
+      topics: TOPICS,
+      loadSubject: subjectLoader(MODULES.subjects),
+      audienceOf: (viewer) => (isAdmin(viewer) ? 'admin' : viewer.userId),
+    },
     app.log,
   );
-  const dispatcher = new EventDispatcher(orm.config.get('clientUrl')!, app.log, () => hub.active, (id) => outbox.take(id));
+  const dispatcher = new EventDispatcher(
+    orm.config.get('clientUrl')!,
+    app.log,
+    () => hub.active,
+    (id) => outbox.take(id),
+  );
   registerHealth(app, { orm, listening: () => dispatcher.listening });
   app.decorate('eventDispatcher', dispatcher);
   dispatcher.on('cacheChanged', (table) => caches.changed(table));
   app.decorate('subscriptions', hub);
-  const worker = new DeliveryWorker({ orm, settings: config.webhooks, serverSecret: config.secret, log: app.log, clock, lookup: deliveryLookup });
+  const worker = new DeliveryWorker({
+    orm,
+    settings: config.webhooks,
+    serverSecret: config.secret,
+    log: app.log,
+    clock,
+    lookup: deliveryLookup,
+  });
   app.decorate('webhookWorker', worker);
   dispatcher.on('event', (event) => void hub.publish(event));
   const notifier = new NotificationWorker({
@@ -190,20 +210,42 @@ export async function buildApp({
     clock,
   });
   app.decorate('notificationWorker', notifier);
-  const scheduler = new ScheduleWorker({ orm, contexts, settings: { expirationWarningDays: config.expirationWarningDays, leaseMs: config.jobLeaseMs }, log: app.log, clock: settings.clock });
+  const scheduler = new ScheduleWorker({
+    orm,
+    contexts,
+    settings: { expirationWarningDays: config.expirationWarningDays, leaseMs: config.jobLeaseMs },
+    log: app.log,
+    clock: settings.clock,
+  });
   app.decorate('scheduleWorker', scheduler);
   dispatcher.on('committed', (wakes) => {
     // Only what queued work wakes a worker (a replay waits for the poll): no claim for other events.
     if (wakes.includes(WEBHOOK_WAKE)) worker.wake();
     if (wakes.includes(NOTIFICATION_WAKE)) notifier.wake();
   });
-  const sockets = registerSubscriptionServer(app, app.graphql.schema, { hub, contexts, resolveViewer, introspection: config.graphql.introspection });
-  metrics = createMetrics({ app, orm, sources: MODULES.metrics, sockets: () => ({ connections: sockets.connections(), subscriptions: hub.subscriberCount }) });
+  const sockets = registerSubscriptionServer(app, app.graphql.schema, {
+    hub,
+    contexts,
+    resolveViewer,
+    introspection: config.graphql.introspection,
+  });
+  metrics = createMetrics({
+    app,
+    orm,
+    sources: MODULES.metrics,
+    sockets: () => ({ connections: sockets.connections(), subscriptions: hub.subscriberCount }),
+  });
   registerMetricsRoute(app, metrics, config.metricsToken);
   let sweeper: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
     if (runJobs) {
-      sweeper = setInterval(() => edgeStore.sweep().catch((err) => app.log.error({ err }, 'sweeping idempotency keys and rate-limit counters failed')), EDGE_SWEEP_INTERVAL_MS);
+      sweeper = setInterval(
+        () =>
+          edgeStore
+            .sweep()
+            .catch((err) => app.log.error({ err }, 'sweeping idempotency keys and rate-limit counters failed')),
+        EDGE_SWEEP_INTERVAL_MS,
+      );
       sweeper.unref();
     }
     await dispatcher.start();

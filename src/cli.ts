@@ -51,7 +51,9 @@ async function run(argv: string[]): Promise<unknown> {
   if (command === 'key create') need(values, 'email');
 
   const config = loadConfig();
-  process.stderr.write(config.databaseUrl ? 'connecting to PostgreSQL…\n' : `opening the embedded PostgreSQL in ${config.dataDir}…\n`);
+  process.stderr.write(
+    config.databaseUrl ? 'connecting to PostgreSQL…\n' : `opening the embedded PostgreSQL in ${config.dataDir}…\n`,
+  );
   const database = await openDatabase(config, DATA_MODEL, { progress: (step) => process.stderr.write(`${step}…\n`) });
   try {
     if (database.migrations.length) process.stderr.write(`applied migrations: ${database.migrations.join(', ')}\n`);
@@ -69,7 +71,11 @@ async function run(argv: string[]): Promise<unknown> {
         return { organization_id: organization.id, user_id: user.id, api_key: apiKey };
       }
       default: {
-        const { user, apiKey } = await createApiKeyForEmail(em, values.email as string, values.name as string | undefined);
+        const { user, apiKey } = await createApiKeyForEmail(
+          em,
+          values.email as string,
+          values.name as string | undefined,
+        );
         return { user_id: user.id, api_key: apiKey };
       }
     }

@@ -18,7 +18,9 @@ async function main(): Promise<void> {
     checkSigningSettings(config.signing);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nFix the environment variables above (see the README's configuration table) and start again.\n`);
+      process.stderr.write(
+        `${err.message}\nFix the environment variables above (see the README's configuration table) and start again.\n`,
+      );
       process.exit(1);
     }
     throw err;
@@ -54,7 +56,10 @@ async function main(): Promise<void> {
   });
 
   logger.info(config.databaseUrl ? 'connecting to PostgreSQL' : `opening the embedded PostgreSQL in ${config.dataDir}`);
-  const opening = openDatabase(config, DATA_MODEL, { log: (line) => logger.debug({ postgres: line }), progress: (step) => logger.info(step) });
+  const opening = openDatabase(config, DATA_MODEL, {
+    log: (line) => logger.debug({ postgres: line }),
+    progress: (step) => logger.info(step),
+  });
   let database: Database;
   try {
     database = await opening;
@@ -67,7 +72,10 @@ async function main(): Promise<void> {
   try {
     const admin = await bootstrapFirstAdmin(database.orm.em.fork(), { apiKey: config.adminApiKey });
     if (admin) {
-      logger.info({ organizationId: admin.organizationId, userId: admin.userId }, 'fresh database: created the default organization and its admin');
+      logger.info(
+        { organizationId: admin.organizationId, userId: admin.userId },
+        'fresh database: created the default organization and its admin',
+      );
       if (!config.adminApiKey) {
         // Shown once: only its hash is stored.
         process.stdout.write(`\n  First admin API key (shown once, store it now): ${admin.apiKey}\n\n`);
@@ -90,6 +98,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`Gather failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`Gather failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -68,5 +68,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
     names: [TEMPLATE, ...Array.from({ length: globalConfig.maxWorkers }, (_, i) => `${RUN}_${i + 1}`)],
   };
   process.env.GATHER_TEST_DATABASE_URL = urlFor(`${RUN}_WORKER`);
-  process.stdout.write(`\ntest database ready in ${Date.now() - started} ms (${globalConfig.maxWorkers} worker copies)\n`);
+  process.stdout.write(
+    `\ntest database ready in ${Date.now() - started} ms (${globalConfig.maxWorkers} worker copies)\n`,
+  );
 }

@@ -16,7 +16,8 @@ export function postgresCpu(): number {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(entry) === pid) total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+      if (Number(entry) === pid)
+        total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
       else if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) / 100;
     } catch {
       // gone meanwhile
@@ -30,8 +31,15 @@ export type Cost = { cpu: number; pg: number; rate: number };
 /** Operations in flight at once, as the bench's HTTP load runs them (10 connections). */
 export const IN_FLIGHT = 10;
 
-/** Runs `count` operations on `server`, `inFlight` at a time: its CPU and PostgreSQL's per operation (ms), and the rate. */
-export async function costOf(server: ServerProcess, count: number, inFlight: number, operation: (server: ServerProcess) => Promise<void>): Promise<Cost> {
+/**
+ * Runs `count` operations on `server`, `inFlight` at a time: its CPU and PostgreSQL's per operation (ms), and the rate.
+ */
+export async function costOf(
+  server: ServerProcess,
+  count: number,
+  inFlight: number,
+  operation: (server: ServerProcess) => Promise<void>,
+): Promise<Cost> {
   const before = server.cpuSeconds();
   const pgBefore = postgresCpu();
   const t0 = Date.now();
@@ -42,7 +50,11 @@ export async function costOf(server: ServerProcess, count: number, inFlight: num
     }),
   );
   const wall = Date.now() - t0;
-  return { cpu: ((server.cpuSeconds() - before) * 1000) / count, pg: ((postgresCpu() - pgBefore) * 1000) / count, rate: (count * 1000) / wall };
+  return {
+    cpu: ((server.cpuSeconds() - before) * 1000) / count,
+    pg: ((postgresCpu() - pgBefore) * 1000) / count,
+    rate: (count * 1000) / wall,
+  };
 }
 
 /**
@@ -52,7 +64,14 @@ export async function costOf(server: ServerProcess, count: number, inFlight: num
  */
 export async function alternate(
   servers: { label: string; server: ServerProcess }[],
-  options: { batches: number; count: number; warmup: number; inFlight: number; unit: string; operation: (server: ServerProcess) => Promise<void> },
+  options: {
+    batches: number;
+    count: number;
+    warmup: number;
+    inFlight: number;
+    unit: string;
+    operation: (server: ServerProcess) => Promise<void>;
+  },
 ): Promise<Map<string, Cost>> {
   for (const { server } of servers) await costOf(server, options.warmup, options.inFlight, options.operation);
   const results = new Map<string, Cost[]>(servers.map(({ label }) => [label, []]));
@@ -60,11 +79,18 @@ export async function alternate(
     for (const { label, server } of i % 2 ? [...servers].reverse() : servers) {
       const r = await costOf(server, options.count, options.inFlight, options.operation);
       results.get(label)!.push(r);
-      console.log(`${label}: ${r.cpu.toFixed(3)} ms CPU per ${options.unit}, PostgreSQL ${r.pg.toFixed(3)} ms, ${r.rate.toFixed(0)} ${options.unit}s/s`);
+      console.log(
+        `${label}: ${r.cpu.toFixed(3)} ms CPU per ${options.unit}, PostgreSQL ${r.pg.toFixed(3)} ms, ${r.rate.toFixed(0)} ${options.unit}s/s`,
+      );
     }
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  return new Map([...results].map(([label, rows]) => [label, { cpu: median(rows.map((r) => r.cpu)), pg: median(rows.map((r) => r.pg)), rate: median(rows.map((r) => r.rate)) }]));
+  return new Map(
+    [...results].map(([label, rows]) => [
+      label,
+      { cpu: median(rows.map((r) => r.cpu)), pg: median(rows.map((r) => r.pg)), rate: median(rows.map((r) => r.rate)) },
+    ]),
+  );
 }
 
 /** Prints each Gather's medians against bare's: server CPU, and server with PostgreSQL, as ratios. */
@@ -107,11 +133,23 @@ export async function compareWithBare(options: {
   const against = arg('--against');
   const servers: { label: string; server: ServerProcess }[] = [];
   try {
-    for (const name of ['ours', 'bare'] as const) servers.push({ label: name, server: await startServer(name, { dbUrl: db.url, poolMax: 10, cpuProf: false }) });
-    if (against) servers.push({ label: 'against', server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false, root: against }) });
+    for (const name of ['ours', 'bare'] as const)
+      servers.push({ label: name, server: await startServer(name, { dbUrl: db.url, poolMax: 10, cpuProf: false }) });
+    if (against)
+      servers.push({
+        label: 'against',
+        server: await startServer('ours', { dbUrl: db.url, poolMax: 10, cpuProf: false, root: against }),
+      });
     const bare = servers[1].server;
     const operation = (server: ServerProcess) => options.operation(server, apiKey, server === bare);
-    const medians = await alternate(servers, { batches: options.batches, count: options.count, warmup: options.warmup, inFlight: IN_FLIGHT, unit: options.unit, operation });
+    const medians = await alternate(servers, {
+      batches: options.batches,
+      count: options.count,
+      warmup: options.warmup,
+      inFlight: IN_FLIGHT,
+      unit: options.unit,
+      operation,
+    });
     printAgainstBare(medians, against, options.digits);
     await options.after?.(servers[0].server, operation);
   } finally {

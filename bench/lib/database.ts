@@ -58,7 +58,10 @@ export function seedKey(): string {
  * `gather_bench` database beside the one it was given (that one is never touched): a copy of the seed
  * saved by an earlier run on the same source tree, or an empty, migrated database to seed.
  */
-export async function openBenchDatabase(log: (line: string) => void, options: { reuseSeed: boolean }): Promise<BenchDatabase> {
+export async function openBenchDatabase(
+  log: (line: string) => void,
+  options: { reuseSeed: boolean },
+): Promise<BenchDatabase> {
   let embedded: EmbeddedPostgres | undefined;
   let baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
@@ -79,8 +82,12 @@ export async function openBenchDatabase(log: (line: string) => void, options: { 
   try {
     const cached = await admin(async (client) => {
       await client.query(`drop database if exists ${BENCH_DATABASE} with (force)`);
-      const found = options.reuseSeed && (await client.query('select 1 from pg_database where datname = $1', [seedDatabase])).rowCount === 1;
-      await client.query(found ? `create database ${BENCH_DATABASE} template ${seedDatabase}` : `create database ${BENCH_DATABASE}`);
+      const found =
+        options.reuseSeed &&
+        (await client.query('select 1 from pg_database where datname = $1', [seedDatabase])).rowCount === 1;
+      await client.query(
+        found ? `create database ${BENCH_DATABASE} template ${seedDatabase}` : `create database ${BENCH_DATABASE}`,
+      );
       return found;
     });
     const url = withDatabase(baseUrl, BENCH_DATABASE);

@@ -34,25 +34,47 @@ function onMessage(subscriber: Subscriber, data: WebSocket.RawData): void {
   } catch {
     return;
   }
-  if (message.type !== 'next' || message.payload?.data?.requestUpdated?.name !== current.name || subscriber.seq === current.seq) return;
+  if (
+    message.type !== 'next' ||
+    message.payload?.data?.requestUpdated?.name !== current.name ||
+    subscriber.seq === current.seq
+  )
+    return;
   const now = process.hrtime.bigint();
   subscriber.seq = current.seq;
   if (current.received++ === 0) current.first = now;
   if (current.received === subscribers.length) {
     expected = undefined;
-    send({ type: 'received', seq: current.seq, count: current.received, first: String(current.first), last: String(now), ...(current.sample ? { sample: text } : {}) });
+    send({
+      type: 'received',
+      seq: current.seq,
+      count: current.received,
+      first: String(current.first),
+      last: String(now),
+      ...(current.sample ? { sample: text } : {}),
+    });
   }
 }
 
-function open(url: string, connectionParams: unknown, query: string, localAddress: string | undefined): Promise<Subscriber> {
+function open(
+  url: string,
+  connectionParams: unknown,
+  query: string,
+  localAddress: string | undefined,
+): Promise<Subscriber> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, 'graphql-transport-ws', { perMessageDeflate: false, localAddress, handshakeTimeout: 60_000 });
+    const socket = new WebSocket(url, 'graphql-transport-ws', {
+      perMessageDeflate: false,
+      localAddress,
+      handshakeTimeout: 60_000,
+    });
     const subscriber: Subscriber = { socket, seq: -1, ready: false };
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: connectionParams })));
     socket.on('message', (data) => {
       if (subscriber.ready) return onMessage(subscriber, data);
       const message = JSON.parse(data.toString()) as { type?: string };
-      if (message.type !== 'connection_ack') return reject(new Error(`expected connection_ack, got ${data.toString().slice(0, 200)}`));
+      if (message.type !== 'connection_ack')
+        return reject(new Error(`expected connection_ack, got ${data.toString().slice(0, 200)}`));
       subscriber.ready = true;
       socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
       resolve(subscriber);

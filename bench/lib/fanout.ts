@@ -68,12 +68,20 @@ async function until(what: string, timeoutMs: number, test: () => Promise<boolea
   }
 }
 
-export const fanoutPayload = (id: string, name: string, state: string) => ({ data: { requestUpdated: { id, name, state } } });
+export const fanoutPayload = (id: string, name: string, state: string) => ({
+  data: { requestUpdated: { id, name, state } },
+});
 /** The text graphql-ws sends for a `next` of subscription "1", as the bare server sends it too. */
 export const nextMessage = (payload: object) => JSON.stringify({ id: '1', type: 'next', payload });
 
 /** Opens `n` subscribers against `url`, spread over load processes; resolves once all are acknowledged. */
-async function openSubscribers(url: string, n: number, apiKey: string, options: FanoutOptions, runIndex: number): Promise<Helper[]> {
+async function openSubscribers(
+  url: string,
+  n: number,
+  apiKey: string,
+  options: FanoutOptions,
+  runIndex: number,
+): Promise<Helper[]> {
   const processes = Math.max(1, Math.ceil(n / options.perProcess));
   const helpers = Array.from({ length: processes }, () => startHelper('lib/fanout-client.ts'));
   try {
@@ -96,7 +104,13 @@ async function openSubscribers(url: string, n: number, apiKey: string, options: 
       }),
     );
     const failed = results.reduce((sum, r) => sum + r.failed, 0);
-    if (failed) throw new Error(`fan-out: ${failed} of ${n} subscribers could not connect: ${results.flatMap((r) => r.errors).slice(0, 3).join('; ')}`);
+    if (failed)
+      throw new Error(
+        `fan-out: ${failed} of ${n} subscribers could not connect: ${results
+          .flatMap((r) => r.errors)
+          .slice(0, 3)
+          .join('; ')}`,
+      );
     return helpers;
   } catch (err) {
     await Promise.all(helpers.map((h) => h.stop()));
@@ -113,21 +127,43 @@ async function closeSubscribers(helpers: Helper[], server: ServerProcess, remain
     }),
   );
   await Promise.all(helpers.map((h) => h.stop()));
-  await until('the server to see every subscriber gone', 120_000, async () => (await server.command<number>('subscribers')) <= remaining).catch(() => undefined);
+  await until(
+    'the server to see every subscriber gone',
+    120_000,
+    async () => (await server.command<number>('subscribers')) <= remaining,
+  ).catch(() => undefined);
 }
 
 /** Sends one event to every load process's subscribers and returns when the last one has it. */
-async function oneEvent(side: FanoutSide, helpers: Helper[], seq: number, name: string, n: number, sample = false): Promise<Sample & { sample?: string }> {
+async function oneEvent(
+  side: FanoutSide,
+  helpers: Helper[],
+  seq: number,
+  name: string,
+  n: number,
+  sample = false,
+): Promise<Sample & { sample?: string }> {
   await Promise.all(
     helpers.map((h) => {
       h.send({ type: 'expect', seq, name, sample });
-      return h.next<{ seq: number; dropped: number }>('expecting', 30_000, (m) => m.seq === seq).then((m) => {
-        if (m.dropped) throw new Error(`fan-out: ${m.dropped} subscribers of load process ${h.pid} were disconnected by the server`);
-      });
+      return h
+        .next<{ seq: number; dropped: number }>('expecting', 30_000, (m) => m.seq === seq)
+        .then((m) => {
+          if (m.dropped)
+            throw new Error(
+              `fan-out: ${m.dropped} subscribers of load process ${h.pid} were disconnected by the server`,
+            );
+        });
     }),
   );
   const timeoutMs = 60_000;
-  const receipts = helpers.map((h) => h.next<{ seq: number; first: string; last: string; count: number; sample?: string }>('received', timeoutMs, (m) => m.seq === seq));
+  const receipts = helpers.map((h) =>
+    h.next<{ seq: number; first: string; last: string; count: number; sample?: string }>(
+      'received',
+      timeoutMs,
+      (m) => m.seq === seq,
+    ),
+  );
   const started = hr();
   let answered = started;
   const triggered = side.trigger(name).then(() => {
@@ -140,14 +176,25 @@ async function oneEvent(side: FanoutSide, helpers: Helper[], seq: number, name: 
     const pending = await Promise.all(
       helpers.map((h) => {
         h.send({ type: 'status' });
-        return h.next<{ pending: number }>('status', 10_000).then((m) => m.pending, () => NaN);
+        return h.next<{ pending: number }>('status', 10_000).then(
+          (m) => m.pending,
+          () => NaN,
+        );
       }),
     );
-    throw new Error(`fan-out (${side.label}, N = ${n}): event ${seq} did not reach every subscriber (${pending.reduce((a, b) => a + b, 0)} still waiting): ${err instanceof Error ? err.message : err}`);
+    throw new Error(
+      `fan-out (${side.label}, N = ${n}): event ${seq} did not reach every subscriber (${pending.reduce((a, b) => a + b, 0)} still waiting): ${err instanceof Error ? err.message : err}`,
+      { cause: err },
+    );
   }
   const first = results.map((r) => BigInt(r.first)).reduce((a, b) => (b < a ? b : a));
   const last = results.map((r) => BigInt(r.last)).reduce((a, b) => (b > a ? b : a));
-  return { firstMs: msBetween(started, first), lastMs: msBetween(started, last), triggerMs: msBetween(started, answered), sample: results.find((r) => r.sample)?.sample };
+  return {
+    firstMs: msBetween(started, first),
+    lastMs: msBetween(started, last),
+    triggerMs: msBetween(started, answered),
+    sample: results.find((r) => r.sample)?.sample,
+  };
 }
 
 /** One contender at one N: connect, warm up, measure `events` events, disconnect. */
@@ -165,10 +212,16 @@ export async function measureFanout(
   const connecting = hr();
   const helpers = await openSubscribers(url, n, apiKey, options, runIndex);
   try {
-    await until(`${n} subscriptions on ${side.label}`, 120_000, async () => (await server.command<number>('subscribers')) >= n);
+    await until(
+      `${n} subscriptions on ${side.label}`,
+      120_000,
+      async () => (await server.command<number>('subscribers')) >= n,
+    );
     const connectS = msBetween(connecting, hr()) / 1000;
     const rssConnectedMb = server.rssMb();
-    log(`${side.label}: ${n.toLocaleString('en-US')} subscribers connected and subscribed in ${connectS.toFixed(1)} s (${helpers.length} load process${helpers.length > 1 ? 'es' : ''}), RSS ${server.rssMb().toFixed(0)} MB`);
+    log(
+      `${side.label}: ${n.toLocaleString('en-US')} subscribers connected and subscribed in ${connectS.toFixed(1)} s (${helpers.length} load process${helpers.length > 1 ? 'es' : ''}), RSS ${server.rssMb().toFixed(0)} MB`,
+    );
     for (let k = 0; k < options.warmupEvents; k++) {
       await oneEvent(side, helpers, k, `fanout ${side.key} n${n} warm-up ${k}`, n);
       await sleep(options.gapMs);
@@ -190,9 +243,20 @@ export async function measureFanout(
       clearInterval(sampler);
     }
     const cpuMsPerEvent = ((server.cpuSeconds() - cpuBefore) * 1000) / options.events;
-    const loadCpuMsPerEvent = ((helpers.reduce((sum, h) => sum + h.cpuSeconds(), 0) - loadBefore) * 1000) / options.events;
+    const loadCpuMsPerEvent =
+      ((helpers.reduce((sum, h) => sum + h.cpuSeconds(), 0) - loadBefore) * 1000) / options.events;
     if (profilePath) await server.profileStop(profilePath);
-    return { n, samples, connectS, rssStartMb: side.rssStartMb, unwatchedCpuMs: side.unwatchedCpuMs, rssConnectedMb, rssMb: Math.max(rss, server.rssMb()), cpuMsPerEvent, loadCpuMsPerEvent };
+    return {
+      n,
+      samples,
+      connectS,
+      rssStartMb: side.rssStartMb,
+      unwatchedCpuMs: side.unwatchedCpuMs,
+      rssConnectedMb,
+      rssMb: Math.max(rss, server.rssMb()),
+      cpuMsPerEvent,
+      loadCpuMsPerEvent,
+    };
   } finally {
     await closeSubscribers(helpers, server);
   }
@@ -214,23 +278,48 @@ export async function unwatchedCpuMs(side: FanoutSide, count: number, gapMs: num
  * raw subscribers must receive, byte for byte, the message the bare server broadcasts, and the library
  * client the same result.
  */
-export async function checkFanout(ours: FanoutSide, bare: FanoutSide, apiKey: string, request: { id: string; state: string }, options: FanoutOptions): Promise<string> {
+export async function checkFanout(
+  ours: FanoutSide,
+  bare: FanoutSide,
+  apiKey: string,
+  request: { id: string; state: string },
+  options: FanoutOptions,
+): Promise<string> {
   const name = `fanout check ${Date.now().toString(36)}`;
   const expectedPayload = fanoutPayload(request.id, name, request.state);
   const expectedText = nextMessage(expectedPayload);
 
-  const library = createClient({ url: `${ours.server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${apiKey}` }, lazy: false, retryAttempts: 0 });
+  const library = createClient({
+    url: `${ours.server.url.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${apiKey}` },
+    lazy: false,
+    retryAttempts: 0,
+  });
   try {
     const received = new Promise<unknown>((resolve, reject) => {
-      library.subscribe({ query: FANOUT_QUERY }, { next: resolve, error: reject, complete: () => reject(new Error('completed without a result')) });
+      library.subscribe(
+        { query: FANOUT_QUERY },
+        { next: resolve, error: reject, complete: () => reject(new Error('completed without a result')) },
+      );
     });
     const helpers = await openSubscribers(`${ours.server.url.replace(/^http/, 'ws')}/graphql`, 1, apiKey, options, 249);
     try {
-      await until('the check subscriptions on Gather', 30_000, async () => (await ours.server.command<number>('subscribers')) >= 2);
+      await until(
+        'the check subscriptions on Gather',
+        30_000,
+        async () => (await ours.server.command<number>('subscribers')) >= 2,
+      );
       const { sample } = await oneEvent(ours, helpers, 0, name, 1, true);
       if (sample !== expectedText) throw new Error(`fan-out check: Gather sent ${sample}, expected ${expectedText}`);
-      const libraryResult = await Promise.race([received, sleep(10_000).then(() => Promise.reject(new Error('fan-out check: the graphql-ws client received nothing')))]);
-      if (!isDeepStrictEqual(libraryResult, expectedPayload)) throw new Error(`fan-out check: the graphql-ws client received ${JSON.stringify(libraryResult)}, expected ${JSON.stringify(expectedPayload)}`);
+      const libraryResult = await Promise.race([
+        received,
+        sleep(10_000).then(() => Promise.reject(new Error('fan-out check: the graphql-ws client received nothing'))),
+      ]);
+      if (!isDeepStrictEqual(libraryResult, expectedPayload))
+        throw new Error(
+          `fan-out check: the graphql-ws client received ${JSON.stringify(libraryResult)}, expected ${JSON.stringify(expectedPayload)}`,
+        );
     } finally {
       // The library client is still subscribed.
       await closeSubscribers(helpers, ours.server, 1);
@@ -240,9 +329,14 @@ export async function checkFanout(ours: FanoutSide, bare: FanoutSide, apiKey: st
   }
   const helpers = await openSubscribers(`${bare.server.url.replace(/^http/, 'ws')}/graphql`, 1, apiKey, options, 248);
   try {
-    await until('the check subscription on the bare server', 30_000, async () => (await bare.server.command<number>('subscribers')) >= 1);
+    await until(
+      'the check subscription on the bare server',
+      30_000,
+      async () => (await bare.server.command<number>('subscribers')) >= 1,
+    );
     const { sample } = await oneEvent(bare, helpers, 0, name, 1, true);
-    if (sample !== expectedText) throw new Error(`fan-out check: the bare server sent ${sample}, expected ${expectedText}`);
+    if (sample !== expectedText)
+      throw new Error(`fan-out check: the bare server sent ${sample}, expected ${expectedText}`);
   } finally {
     await closeSubscribers(helpers, bare.server);
   }
@@ -260,12 +354,32 @@ export function fanoutFigures(run: FanoutRun): FanoutFigures {
     rss_mb: round2(run.rssMb, 0),
     subscribers: run.n,
     events: run.samples.length,
-    first_p50_ms: round2(percentile(run.samples.map((s) => s.firstMs), 50)),
+    first_p50_ms: round2(
+      percentile(
+        run.samples.map((s) => s.firstMs),
+        50,
+      ),
+    ),
     /** From the first subscriber's receipt to the last one's: the push to N sockets itself. */
-    spread_p50_ms: round2(percentile(run.samples.map((s) => s.lastMs - s.firstMs), 50)),
-    spread_p99_ms: round2(percentile(run.samples.map((s) => s.lastMs - s.firstMs), 99)),
+    spread_p50_ms: round2(
+      percentile(
+        run.samples.map((s) => s.lastMs - s.firstMs),
+        50,
+      ),
+    ),
+    spread_p99_ms: round2(
+      percentile(
+        run.samples.map((s) => s.lastMs - s.firstMs),
+        99,
+      ),
+    ),
     /** Until the trigger's HTTP answer (Gather: the PATCH, committed). */
-    trigger_p50_ms: round2(percentile(run.samples.map((s) => s.triggerMs), 50)),
+    trigger_p50_ms: round2(
+      percentile(
+        run.samples.map((s) => s.triggerMs),
+        50,
+      ),
+    ),
     max_ms: round2(Math.max(...last)),
     /** RSS before the first subscriber, and with all N subscribed before any event (rss_mb: peak during the events). */
     rss_start_mb: round2(run.rssStartMb, 0),
@@ -308,7 +422,9 @@ export function fanoutResult(requested: number, ours: FanoutRun, bare: FanoutRun
     note: [
       `p50/p99 over ${ours.samples.length} events (nearest rank: p99 of 20 is the slowest), from the HTTP request causing the event to the last subscriber's receipt`,
       `kb_per_subscriber: RSS with N subscribed less RSS before the first, per subscriber (ours ${o.kb_per_subscriber}, bare ${b.kb_per_subscriber})`,
-      reached ? null : `N capped at ${ours.n} by ${limitNote}: the requested ${requested} could not be measured on this machine; both sides measured at ${ours.n}`,
+      reached
+        ? null
+        : `N capped at ${ours.n} by ${limitNote}: the requested ${requested} could not be measured on this machine; both sides measured at ${ours.n}`,
     ]
       .filter(Boolean)
       .join('; '),

@@ -24,7 +24,11 @@ const hr = () => process.hrtime.bigint();
 const seconds = (from: bigint) => Number(hr() - from) / 1e9;
 const cpuS = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
 
-function send(url: string, options: { method: string; path: string; headers: Record<string, string> }, body?: Readable): Promise<IncomingMessage> {
+function send(
+  url: string,
+  options: { method: string; path: string; headers: Record<string, string> },
+  body?: Readable,
+): Promise<IncomingMessage> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: hostname, port, ...options }, resolve).on('error', reject);
@@ -60,35 +64,72 @@ process.on('message', async (message: Record<string, any>) => {
       const readCpu = cpuS(process.cpuUsage(cpu));
       rmSync(file, { force: true });
       if (bytes !== mb * MB) throw new Error(`raw read ${bytes} bytes`);
-      process.send?.({ type: 'raw', writeMbS: mb / writeS, readMbS: mb / readS, writeCpuMsPerMb: (writeCpu * 1000) / mb, readCpuMsPerMb: (readCpu * 1000) / mb, sha256: hash.digest('hex') });
+      process.send?.({
+        type: 'raw',
+        writeMbS: mb / writeS,
+        readMbS: mb / readS,
+        writeCpuMsPerMb: (writeCpu * 1000) / mb,
+        readCpuMsPerMb: (readCpu * 1000) / mb,
+        sha256: hash.digest('hex'),
+      });
     }
     if (message.type === 'upload') {
-      const { url, path, headers, mb } = message as { url: string; path: string; headers: Record<string, string>; mb: number };
+      const { url, path, headers, mb } = message as {
+        url: string;
+        path: string;
+        headers: Record<string, string>;
+        mb: number;
+      };
       const boundary = 'gather-bench';
       const body = Readable.from(
         (async function* () {
-          yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\n\r\n`);
+          yield Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\n\r\n`,
+          );
           yield* blocks(mb);
           yield Buffer.from(`\r\n--${boundary}--\r\n`);
         })(),
       );
       const cpu = process.cpuUsage();
       const start = hr();
-      const response = await send(url, { method: 'POST', path, headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` } }, body);
+      const response = await send(
+        url,
+        { method: 'POST', path, headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+        body,
+      );
       let text = '';
       for await (const chunk of response) text += chunk;
       const s = seconds(start);
-      process.send?.({ type: 'uploaded', mbS: mb / s, seconds: s, cpuS: cpuS(process.cpuUsage(cpu)), status: response.statusCode, body: text });
+      process.send?.({
+        type: 'uploaded',
+        mbS: mb / s,
+        seconds: s,
+        cpuS: cpuS(process.cpuUsage(cpu)),
+        status: response.statusCode,
+        body: text,
+      });
     }
     if (message.type === 'download') {
-      const { url, path, headers, bytes: expected } = message as { url: string; path: string; headers: Record<string, string>; bytes: number };
+      const {
+        url,
+        path,
+        headers,
+        bytes: expected,
+      } = message as { url: string; path: string; headers: Record<string, string>; bytes: number };
       const cpu = process.cpuUsage();
       const start = hr();
       const response = await send(url, { method: 'GET', path, headers });
       let bytes = 0;
       for await (const chunk of response) bytes += (chunk as Buffer).length;
       const s = seconds(start);
-      process.send?.({ type: 'downloaded', mbS: expected / MB / s, seconds: s, cpuS: cpuS(process.cpuUsage(cpu)), status: response.statusCode, bytes });
+      process.send?.({
+        type: 'downloaded',
+        mbS: expected / MB / s,
+        seconds: s,
+        cpuS: cpuS(process.cpuUsage(cpu)),
+        status: response.statusCode,
+        bytes,
+      });
     }
   } catch (err) {
     process.send?.({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });

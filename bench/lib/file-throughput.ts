@@ -55,9 +55,14 @@ export async function runFiles(ctx: {
   const createResponse = await fetch(`${gather.url}/requests`, {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Bench files', items: [{ name: 'File', type: 'UPLOAD' }], recipients: [{ email: 'bench-files@bench.example' }] }),
+    body: JSON.stringify({
+      name: 'Bench files',
+      items: [{ name: 'File', type: 'UPLOAD' }],
+      recipients: [{ email: 'bench-files@bench.example' }],
+    }),
   });
-  if (createResponse.status !== 200) throw new Error(`files: POST /requests answered ${createResponse.status}: ${await createResponse.text()}`);
+  if (createResponse.status !== 200)
+    throw new Error(`files: POST /requests answered ${createResponse.status}: ${await createResponse.text()}`);
   const { id: requestId, items } = (await createResponse.json()) as { id: string; items: { id: string }[] };
   const path = `/requests/${requestId}/items/${items[0].id}/attachments`;
   const expectedHash = (() => {
@@ -71,7 +76,13 @@ export async function runFiles(ctx: {
   const client = startHelper('lib/file-client.ts');
 
   const rawSide = async () => {
-    const r = await ask<{ writeMbS: number; readMbS: number; writeCpuMsPerMb: number; readCpuMsPerMb: number; sha256: string }>(client, { type: 'raw', file: raw, mb: sizeMb }, 'raw');
+    const r = await ask<{
+      writeMbS: number;
+      readMbS: number;
+      writeCpuMsPerMb: number;
+      readCpuMsPerMb: number;
+      sha256: string;
+    }>(client, { type: 'raw', file: raw, mb: sizeMb }, 'raw');
     if (r.sha256 !== expectedHash) throw new Error('files: the raw write hashed differently');
     return { write: r.writeMbS, read: r.readMbS, writeCpuMsPerMb: r.writeCpuMsPerMb, readCpuMsPerMb: r.readCpuMsPerMb };
   };
@@ -83,11 +94,17 @@ export async function runFiles(ctx: {
     }, 100);
     try {
       let cpu = gather.cpuSeconds();
-      const up = await ask<{ mbS: number; seconds: number; cpuS: number; status: number; body: string }>(client, { type: 'upload', url: gather.url, path, headers: auth, mb }, 'uploaded');
+      const up = await ask<{ mbS: number; seconds: number; cpuS: number; status: number; body: string }>(
+        client,
+        { type: 'upload', url: gather.url, path, headers: auth, mb },
+        'uploaded',
+      );
       const cpuUpload = gather.cpuSeconds() - cpu;
-      if (up.status !== 200 && up.status !== 201) throw new Error(`files: upload answered ${up.status}: ${up.body.slice(0, 300)}`);
+      if (up.status !== 200 && up.status !== 201)
+        throw new Error(`files: upload answered ${up.status}: ${up.body.slice(0, 300)}`);
       const attachment = JSON.parse(up.body) as { id: string; size: number };
-      if (attachment.size !== mb * MB) throw new Error(`files: the service stored ${attachment.size} bytes, expected ${mb * MB}`);
+      if (attachment.size !== mb * MB)
+        throw new Error(`files: the service stored ${attachment.size} bytes, expected ${mb * MB}`);
       const rssUpload = rss;
       rss = gather.rssMb();
       cpu = gather.cpuSeconds();
@@ -97,7 +114,8 @@ export async function runFiles(ctx: {
         'downloaded',
       );
       const cpuDownload = gather.cpuSeconds() - cpu;
-      if (down.status !== 200 || down.bytes !== mb * MB) throw new Error(`files: download answered ${down.status} with ${down.bytes} bytes`);
+      if (down.status !== 200 || down.bytes !== mb * MB)
+        throw new Error(`files: download answered ${down.status} with ${down.bytes} bytes`);
       const removed = await fetch(`${gather.url}${path}/${attachment.id}`, { method: 'DELETE', headers: auth });
       if (removed.status !== 204) throw new Error(`files: DELETE answered ${removed.status}`);
       return {
@@ -155,8 +173,10 @@ export async function runFiles(ctx: {
   const write = m((r) => r.write);
   const download = m((r) => r.download);
   const read = m((r) => r.read);
-  const perRound = (o: (r: Round) => number, b: (r: Round) => number) => rounds.map((r) => ({ ours_rps: Math.round(o(r)), baseline_rps: Math.round(b(r)) }));
-  const note = 'medians over the rounds; the raw side and the HTTP client run in one fresh load process; both sides go through the page cache (no fsync)';
+  const perRound = (o: (r: Round) => number, b: (r: Round) => number) =>
+    rounds.map((r) => ({ ours_rps: Math.round(o(r)), baseline_rps: Math.round(b(r)) }));
+  const note =
+    'medians over the rounds; the raw side and the HTTP client run in one fresh load process; both sides go through the page cache (no fsync)';
   return [
     {
       name: `File upload: ${sizeMb} MB multipart item attachment over HTTP, local storage`,
@@ -165,10 +185,22 @@ export async function runFiles(ctx: {
         rps: round2(upload),
         p50_ms: null,
         p99_ms: null,
-        rss_mb: round2(m((r) => r.rssUpload), 0),
-        cpu_ms_per_mb: round2(m((r) => r.cpuUploadMsPerMb), 2),
-        server_busy: round2(m((r) => r.serverBusyUpload), 2),
-        client_busy: round2(m((r) => r.clientBusyUpload), 2),
+        rss_mb: round2(
+          m((r) => r.rssUpload),
+          0,
+        ),
+        cpu_ms_per_mb: round2(
+          m((r) => r.cpuUploadMsPerMb),
+          2,
+        ),
+        server_busy: round2(
+          m((r) => r.serverBusyUpload),
+          2,
+        ),
+        client_busy: round2(
+          m((r) => r.clientBusyUpload),
+          2,
+        ),
       },
       baseline: {
         name: 'raw disk write of the same bytes with SHA-256 (same directory)',
@@ -176,14 +208,20 @@ export async function runFiles(ctx: {
         p50_ms: null,
         p99_ms: null,
         rss_mb: null,
-        cpu_ms_per_mb: round2(m((r) => r.writeCpuMsPerMb), 2),
+        cpu_ms_per_mb: round2(
+          m((r) => r.writeCpuMsPerMb),
+          2,
+        ),
       },
       ratio: Math.round((upload / write) * 1000) / 1000,
       ratio_of: 'throughput',
       cpu_ratio: Math.round((m((r) => r.writeCpuMsPerMb) / m((r) => r.cpuUploadMsPerMb)) * 1000) / 1000,
       target: null,
       met: null,
-      rounds: perRound((r) => r.upload, (r) => r.write),
+      rounds: perRound(
+        (r) => r.upload,
+        (r) => r.write,
+      ),
       note,
     },
     {
@@ -193,18 +231,43 @@ export async function runFiles(ctx: {
         rps: round2(download),
         p50_ms: null,
         p99_ms: null,
-        rss_mb: round2(m((r) => r.rssDownload), 0),
-        cpu_ms_per_mb: round2(m((r) => r.cpuDownloadMsPerMb), 2),
-        server_busy: round2(m((r) => r.serverBusyDownload), 2),
-        client_busy: round2(m((r) => r.clientBusyDownload), 2),
+        rss_mb: round2(
+          m((r) => r.rssDownload),
+          0,
+        ),
+        cpu_ms_per_mb: round2(
+          m((r) => r.cpuDownloadMsPerMb),
+          2,
+        ),
+        server_busy: round2(
+          m((r) => r.serverBusyDownload),
+          2,
+        ),
+        client_busy: round2(
+          m((r) => r.clientBusyDownload),
+          2,
+        ),
       },
-      baseline: { name: 'raw disk read of the same file', rps: round2(read), p50_ms: null, p99_ms: null, rss_mb: null, cpu_ms_per_mb: round2(m((r) => r.readCpuMsPerMb), 2) },
+      baseline: {
+        name: 'raw disk read of the same file',
+        rps: round2(read),
+        p50_ms: null,
+        p99_ms: null,
+        rss_mb: null,
+        cpu_ms_per_mb: round2(
+          m((r) => r.readCpuMsPerMb),
+          2,
+        ),
+      },
       ratio: Math.round((download / read) * 1000) / 1000,
       ratio_of: 'throughput',
       cpu_ratio: Math.round((m((r) => r.readCpuMsPerMb) / m((r) => r.cpuDownloadMsPerMb)) * 1000) / 1000,
       target: null,
       met: null,
-      rounds: perRound((r) => r.download, (r) => r.read),
+      rounds: perRound(
+        (r) => r.download,
+        (r) => r.read,
+      ),
       note,
     },
   ];

@@ -44,7 +44,13 @@ export async function inProcessApp(url: string): Promise<InProcessApp> {
   const orm = await createOrm({ url, ...DATA_MODEL, poolMax: 5, onQuery: (sql) => statements.push(sql) });
   // No webhook, notification or job worker: their polling, woken by the other processes' events,
   // would add to the count.
-  const app = await buildApp({ config: benchConfig(), orm, deliverWebhooks: false, sendNotifications: false, runJobs: false });
+  const app = await buildApp({
+    config: benchConfig(),
+    orm,
+    deliverWebhooks: false,
+    sendNotifications: false,
+    runJobs: false,
+  });
   await app.ready();
   return {
     app,

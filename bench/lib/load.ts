@@ -49,7 +49,12 @@ function cannon(server: ServerProcess, target: Target, options: LoadOptions, dur
 }
 
 /** A warm-up (discarded), then the measured run, sampling the server's RSS and CPU meanwhile. */
-export async function measure(server: ServerProcess, target: Target, options: LoadOptions, profilePath?: string): Promise<RunFigures> {
+export async function measure(
+  server: ServerProcess,
+  target: Target,
+  options: LoadOptions,
+  profilePath?: string,
+): Promise<RunFigures> {
   if (options.warmup > 0) await cannon(server, target, options, options.warmup);
   if (profilePath) await server.profileStart();
   let rss = server.rssMb();

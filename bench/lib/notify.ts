@@ -18,7 +18,14 @@ export type NotifyOptions = { dbUrl: string; levels: number[]; seconds: number; 
 
 const CHANNEL = 'bench_notify';
 const hr = () => process.hrtime.bigint();
-const DATA = JSON.stringify({ request: { id: randomUUID(), name: 'x'.repeat(400), state: 'ACTIVE', items: [{ id: randomUUID(), name: 'Passport' }] } });
+const DATA = JSON.stringify({
+  request: {
+    id: randomUUID(),
+    name: 'x'.repeat(400),
+    state: 'ACTIVE',
+    items: [{ id: randomUUID(), name: 'Passport' }],
+  },
+});
 
 type Figures = { commits: number; rps: number; p50_ms: number; p99_ms: number };
 
@@ -50,7 +57,12 @@ async function drive(url: string, connections: number, seconds: number, notify: 
       }),
     );
     const ms = Number(hr() - started) / 1e6;
-    return { commits: latencies.length, rps: round2((latencies.length * 1000) / ms, 0), p50_ms: round2(percentile(latencies, 50), 2), p99_ms: round2(percentile(latencies, 99), 2) };
+    return {
+      commits: latencies.length,
+      rps: round2((latencies.length * 1000) / ms, 0),
+      p50_ms: round2(percentile(latencies, 50), 2),
+      p99_ms: round2(percentile(latencies, 99), 2),
+    };
   } finally {
     await Promise.all(clients.map((c) => c.end()));
   }
@@ -81,7 +93,8 @@ export async function runNotify(options: NotifyOptions): Promise<ScenarioResult[
           // Every committed NOTIFY reaches the listener: the dispatcher's side of the measurement.
           const deadline = Date.now() + 10_000;
           while (received - sent < f.commits && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-          if (received - sent < f.commits) throw new Error(`notify: ${f.commits} commits notified, ${received - sent} notifications received`);
+          if (received - sent < f.commits)
+            throw new Error(`notify: ${f.commits} commits notified, ${received - sent} notifications received`);
         }
       }
       const withNotify = figures.with!;
@@ -91,8 +104,21 @@ export async function runNotify(options: NotifyOptions): Promise<ScenarioResult[
       );
       results.push({
         name: `Event commits with their NOTIFY, ${connections} connection${connections === 1 ? '' : 's'} committing at once`,
-        ours: { rps: withNotify.rps, p50_ms: withNotify.p50_ms, p99_ms: withNotify.p99_ms, rss_mb: null, commits: withNotify.commits },
-        baseline: { name: 'the same transactions without the NOTIFY', rps: without.rps, p50_ms: without.p50_ms, p99_ms: without.p99_ms, rss_mb: null, commits: without.commits },
+        ours: {
+          rps: withNotify.rps,
+          p50_ms: withNotify.p50_ms,
+          p99_ms: withNotify.p99_ms,
+          rss_mb: null,
+          commits: withNotify.commits,
+        },
+        baseline: {
+          name: 'the same transactions without the NOTIFY',
+          rps: without.rps,
+          p50_ms: without.p50_ms,
+          p99_ms: without.p99_ms,
+          rss_mb: null,
+          commits: without.commits,
+        },
         ratio: round2(withNotify.rps / without.rps, 3),
         ratio_of: 'throughput',
         unit: 'commits/s',

@@ -10,7 +10,15 @@ import { Pool } from 'pg';
 // Without it: the ceiling, no database.
 //   run {url, body, headers, count, concurrency, record?: {dbUrl, poolMax}} -> done {ms, latencies_ms, failures}
 
-type Run = { type?: string; url: string; body: string; headers: Record<string, string>; count: number; concurrency: number; record?: { dbUrl: string; poolMax: number } };
+type Run = {
+  type?: string;
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  count: number;
+  concurrency: number;
+  record?: { dbUrl: string; poolMax: number };
+};
 type Answer = { status: number; excerpt: string; latencyMs: number };
 
 process.on('message', async (message: Run) => {
@@ -26,7 +34,14 @@ process.on('message', async (message: Run) => {
     new Promise<Answer | null>((resolve) => {
       const started = process.hrtime.bigint();
       const req = request(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        },
         (response) => {
           let excerpt = '';
           response.setEncoding('utf8');
@@ -54,7 +69,11 @@ process.on('message', async (message: Run) => {
         next++;
         const answer = await post();
         if (pool && answer) {
-          await pool.query(`insert into bare_delivery (status, latency_ms, response, at) values ($1, $2, $3, now())`, [answer.status, Math.round(answer.latencyMs), answer.excerpt]);
+          await pool.query(`insert into bare_delivery (status, latency_ms, response, at) values ($1, $2, $3, now())`, [
+            answer.status,
+            Math.round(answer.latencyMs),
+            answer.excerpt,
+          ]);
         }
       }
     }),

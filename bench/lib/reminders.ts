@@ -53,7 +53,10 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
     const { port } = await sink.next<{ port: number }>('hello', 60_000);
     const smtpUrl = `smtp://127.0.0.1:${port}`;
     const config = { ...benchConfig(), mail: { smtpUrl, from: 'Gather <no-reply@bench.example>' } };
-    const { organization, apiKey } = await createOrganization(orm.em.fork(), { name: 'Reminder bench', adminEmail: `reminders-${Date.now()}@bench.example` });
+    const { organization, apiKey } = await createOrganization(orm.em.fork(), {
+      name: 'Reminder bench',
+      adminEmail: `reminders-${Date.now()}@bench.example`,
+    });
     const app = await buildApp({ config, orm, runJobs: false, sendNotifications: false, deliverWebhooks: false });
     await app.ready();
     try {
@@ -67,17 +70,25 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
           skip_initial_notification: true,
           personal_message: 'Please send your documents.',
           items: [{ type: 'UPLOAD', name: 'W-2', required: true }],
-          recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: 'ana.diaz@bench.example', auth_method: { type: 'NONE' } }],
+          recipients: [
+            { first_name: 'Ana', last_name: 'Diaz', email: 'ana.diaz@bench.example', auth_method: { type: 'NONE' } },
+          ],
         },
       });
-      if (created.statusCode !== 200) throw new Error(`reminders: POST /requests answered ${created.statusCode}: ${created.body.slice(0, 300)}`);
+      if (created.statusCode !== 200)
+        throw new Error(`reminders: POST /requests answered ${created.statusCode}: ${created.body.slice(0, 300)}`);
       const original = created.json().id as string;
       // The seed's own messages and jobs are not this scenario's: they would reach the same server.
-      await orm.em.fork().getConnection().execute(`update notification set status = 'KEPT', next_attempt_at = null where status = 'PENDING'`);
+      await orm.em
+        .fork()
+        .getConnection()
+        .execute(`update notification set status = 'KEPT', next_attempt_at = null where status = 'PENDING'`);
       await orm.em.fork().getConnection().execute(`update job set status = 'CANCELLED' where status = 'PENDING'`);
       const seeded = Date.now();
       await copyRequest(orm.em.fork(), original, ctx.count);
-      ctx.log(`reminders: ${ctx.count} requests with a due reminder written in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+      ctx.log(
+        `reminders: ${ctx.count} requests with a due reminder written in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
+      );
 
       sink.send({ type: 'reset' });
       await sink.next('reset', 10_000);
@@ -92,9 +103,16 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
       const ourCpuMs = cpuMs() - cpuBefore;
       await stopProfile?.(ctx.profilePath!);
       const rss = process.memoryUsage().rss / 1024 / 1024;
-      if (received.count < ctx.count) throw new Error(`reminders: the mail server got ${received.count} of ${ctx.count}`);
-      const [jobs] = await queryRows<{ pending: number }>(orm.em.fork(), `select count(*)::int as pending from job where organization_id = ? and status = 'PENDING' and due_at <= now()`, [organization.id]);
-      ctx.log(`reminders: ${ctx.count} sent in ${(ms / 1000).toFixed(1)} s (${((ctx.count / ms) * 1000).toFixed(0)}/s), ${(ourCpuMs / ctx.count).toFixed(2)} ms CPU each; ${jobs.pending} due jobs left`);
+      if (received.count < ctx.count)
+        throw new Error(`reminders: the mail server got ${received.count} of ${ctx.count}`);
+      const [jobs] = await queryRows<{ pending: number }>(
+        orm.em.fork(),
+        `select count(*)::int as pending from job where organization_id = ? and status = 'PENDING' and due_at <= now()`,
+        [organization.id],
+      );
+      ctx.log(
+        `reminders: ${ctx.count} sent in ${(ms / 1000).toFixed(1)} s (${((ctx.count / ms) * 1000).toFixed(0)}/s), ${(ourCpuMs / ctx.count).toFixed(2)} ms CPU each; ${jobs.pending} due jobs left`,
+      );
 
       const [sample] = await queryRows<{ address: string; subject: string; text: string; html: string }>(
         orm.em.fork(),
@@ -107,12 +125,19 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
         sink.send({ type: 'reset' });
         await sink.next('reset', 10_000);
         const loopCpuBefore = loop.cpuSeconds();
-        loop.send({ type: 'run', smtpUrl, message: { to: sample.address, subject: sample.subject, text: sample.text, html: sample.html }, count: ctx.count });
+        loop.send({
+          type: 'run',
+          smtpUrl,
+          message: { to: sample.address, subject: sample.subject, text: sample.text, html: sample.html },
+          count: ctx.count,
+        });
         const { ms: loopMs } = await loop.next<{ ms: number }>('done', 60 * 60_000);
         const loopCpuMs = (loop.cpuSeconds() - loopCpuBefore) * 1000;
         const rate = (ctx.count / ms) * 1000;
         const loopRate = (ctx.count / loopMs) * 1000;
-        ctx.log(`reminders: bare mail loop ${(loopMs / 1000).toFixed(1)} s (${loopRate.toFixed(0)}/s), ${(loopCpuMs / ctx.count).toFixed(2)} ms CPU each`);
+        ctx.log(
+          `reminders: bare mail loop ${(loopMs / 1000).toFixed(1)} s (${loopRate.toFixed(0)}/s), ${(loopCpuMs / ctx.count).toFixed(2)} ms CPU each`,
+        );
         return [
           {
             name: `Reminders: ${ctx.count.toLocaleString('en-US')} periodic reminders due at once on one instance, until the mail server has the last`,
@@ -155,12 +180,18 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
   }
 }
 
-/** `count` copies of a request and its recipients (new ids, unique token hashes), each with its REMINDER job due now. */
+/**
+ * `count` copies of a request and its recipients (new ids, unique token hashes), each with its REMINDER job due now.
+ */
 async function copyRequest(em: EntityManager, requestId: string, count: number): Promise<void> {
   const columns = async (table: string) =>
-    (await queryRows<{ column_name: string }>(em, `select column_name from information_schema.columns where table_schema = current_schema() and table_name = ? order by ordinal_position`, [table])).map(
-      (row) => row.column_name,
-    );
+    (
+      await queryRows<{ column_name: string }>(
+        em,
+        `select column_name from information_schema.columns where table_schema = current_schema() and table_name = ? order by ordinal_position`,
+        [table],
+      )
+    ).map((row) => row.column_name);
   const requestColumns = (await columns('request')).filter((c) => c !== 'id');
   const recipientColumns = (await columns('recipient')).filter((c) => !['id', 'request_id', 'token_hash'].includes(c));
   await em.getConnection().execute(`

@@ -2,13 +2,26 @@ import { execSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import type { RunFigures } from './load';
 
-export type Figures = { rps: number; p50_ms: number; p99_ms: number; rss_mb: number; cpu_pct: number; cpu_ms_per_req: number };
+export type Figures = {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  rss_mb: number;
+  cpu_pct: number;
+  cpu_ms_per_req: number;
+};
 
 /**
  * The figures of the event and file scenarios: `rps` is their rate in `unit` (events/s, MB/s), or null
  * for the fan-out, which reports latency only; anything else they measured rides along.
  */
-export type OtherFigures = { rps: number | null; p50_ms: number | null; p99_ms: number | null; rss_mb: number | null; [more: string]: unknown };
+export type OtherFigures = {
+  rps: number | null;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  rss_mb: number | null;
+  [more: string]: unknown;
+};
 
 /**
  * A throughput ratio to reach (0.7 = 70% of the baseline, 3 = 3x), 'constant' (statement counts), the
@@ -66,7 +79,9 @@ export function summarise(runs: RunFigures[]): Figures {
 export function machine(extra: Record<string, unknown>): Record<string, unknown> {
   const git = (command: string) => {
     try {
-      return execSync(command, { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      return execSync(command, { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim();
     } catch {
       return null;
     }
@@ -86,25 +101,66 @@ export function machine(extra: Record<string, unknown>): Record<string, unknown>
   };
 }
 
-const num = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const opt = (n: number | null | undefined, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : num(n, digits));
+const num = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const opt = (n: number | null | undefined, digits = 0) =>
+  n === null || n === undefined || Number.isNaN(n) ? '-' : num(n, digits);
 const isRatioTarget = (t: Target): t is number => typeof t === 'number';
 export const targetText = (s: ScenarioResult) =>
-  s.target === null ? '-' : s.target === 'constant' ? 'constant' : isRatioTarget(s.target) ? (s.target >= 1 ? `>= ${s.target}x` : `>= ${Math.round(s.target * 100)}%`) : `CPU/event >= ${Math.round(s.target.cpu_ratio_min * 100)}%, p99 >= ${Math.round(s.target.p99_ratio_min * 100)}%`;
+  s.target === null
+    ? '-'
+    : s.target === 'constant'
+      ? 'constant'
+      : isRatioTarget(s.target)
+        ? s.target >= 1
+          ? `>= ${s.target}x`
+          : `>= ${Math.round(s.target * 100)}%`
+        : `CPU/event >= ${Math.round(s.target.cpu_ratio_min * 100)}%, p99 >= ${Math.round(s.target.p99_ratio_min * 100)}%`;
 const asTimes = (s: ScenarioResult) => isRatioTarget(s.target) && s.target >= 1;
-const cpuRatioText = (s: ScenarioResult) => (s.cpu_ratio == null || Number.isNaN(s.cpu_ratio) ? '-' : asTimes(s) ? `${s.cpu_ratio.toFixed(2)}x` : `${(s.cpu_ratio * 100).toFixed(0)}%`);
+const cpuRatioText = (s: ScenarioResult) =>
+  s.cpu_ratio == null || Number.isNaN(s.cpu_ratio)
+    ? '-'
+    : asTimes(s)
+      ? `${s.cpu_ratio.toFixed(2)}x`
+      : `${(s.cpu_ratio * 100).toFixed(0)}%`;
 const ratioText = (s: ScenarioResult) =>
-  s.ratio === null ? '-' : asTimes(s) ? `${s.ratio.toFixed(2)}x` : `${(s.ratio * 100).toFixed(s.ratio < 0.1 ? 1 : 0)}%${s.ratio_of === 'p99_latency' ? ' (p99)' : s.ratio_of === 'p50_latency' ? ' (p50)' : s.ratio_of === 'rss' ? ' (RSS)' : ''}`;
+  s.ratio === null
+    ? '-'
+    : asTimes(s)
+      ? `${s.ratio.toFixed(2)}x`
+      : `${(s.ratio * 100).toFixed(s.ratio < 0.1 ? 1 : 0)}%${s.ratio_of === 'p99_latency' ? ' (p99)' : s.ratio_of === 'p50_latency' ? ' (p50)' : s.ratio_of === 'rss' ? ' (RSS)' : ''}`;
 const metText = (s: ScenarioResult, no: string) => (s.met === null ? '-' : s.met ? 'yes' : no);
-const rate = (f: { rps: number | null }, unit?: string) => (f.rps === null ? '-' : `${num(f.rps, f.rps < 10 ? 1 : 0)}${unit ? ` ${unit}` : ''}`);
-const counts = (s: ScenarioResult) => Object.entries(s.ours).map(([k, v]) => `${k.replace('first_', 'n=')}: ${v}`).join(', ');
+const rate = (f: { rps: number | null }, unit?: string) =>
+  f.rps === null ? '-' : `${num(f.rps, f.rps < 10 ? 1 : 0)}${unit ? ` ${unit}` : ''}`;
+const counts = (s: ScenarioResult) =>
+  Object.entries(s.ours)
+    .map(([k, v]) => `${k.replace('first_', 'n=')}: ${v}`)
+    .join(', ');
 
 type Row = { cells: string[] };
-const HEADER = ['#', 'scenario', 'ours /s', 'p50 ms', 'p99 ms', 'RSS MB', 'baseline', '/s', 'p50 ms', 'p99 ms', 'ratio', 'target', 'met', 'CPU/req ratio'];
+const HEADER = [
+  '#',
+  'scenario',
+  'ours /s',
+  'p50 ms',
+  'p99 ms',
+  'RSS MB',
+  'baseline',
+  '/s',
+  'p50 ms',
+  'p99 ms',
+  'ratio',
+  'target',
+  'met',
+  'CPU/req ratio',
+];
 
 function rows(scenarios: ScenarioResult[], no: string, short: boolean): Row[] {
   return scenarios.map((s, i) => {
-    if (s.baseline === null) return { cells: [String(i + 1), s.name, counts(s), '', '', '', '', '', '', '', '-', targetText(s), metText(s, no), ''] };
+    if (s.baseline === null)
+      return {
+        cells: [String(i + 1), s.name, counts(s), '', '', '', '', '', '', '', '-', targetText(s), metText(s, no), ''],
+      };
     const o = s.ours as OtherFigures;
     const b = s.baseline;
     const unit = s.unit ?? 'req/s';
@@ -133,14 +189,16 @@ function rows(scenarios: ScenarioResult[], no: string, short: boolean): Row[] {
 export function textTable(scenarios: ScenarioResult[]): string {
   const body = rows(scenarios, 'NO', true).map((r) => r.cells);
   const widths = HEADER.map((h, c) => Math.max(h.length, ...body.map((r) => (r[c] === undefined ? 0 : r[c].length))));
-  const line = (cells: string[]) => cells.map((cell, c) => (c === 1 || c === 6 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, c) => (c === 1 || c === 6 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
   return [line(HEADER), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
 /** The same table in Markdown, for bench/README.md (rates carry their unit when not req/s). */
 export function markdownTable(scenarios: ScenarioResult[]): string {
   const lines = [`| ${HEADER.join(' | ')} |`, '|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|---:|'];
-  for (const { cells } of rows(scenarios, '**no**', false)) lines.push(`| ${cells.map((c) => (c === '' ? ' ' : c === '-' ? '—' : c)).join(' | ')} |`);
+  for (const { cells } of rows(scenarios, '**no**', false))
+    lines.push(`| ${cells.map((c) => (c === '' ? ' ' : c === '-' ? '—' : c)).join(' | ')} |`);
   return lines.join('\n');
 }
 

@@ -53,7 +53,8 @@ function scaleKey(requests: number): string {
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (/Migration.*\.ts$|migrations\/index\.ts$/.test(path)) hash.update(relative(ROOT, path)).update('\0').update(readFileSync(path)).update('\0');
+      else if (/Migration.*\.ts$|migrations\/index\.ts$/.test(path))
+        hash.update(relative(ROOT, path)).update('\0').update(readFileSync(path)).update('\0');
     }
   };
   walk(join(ROOT, 'src'));
@@ -77,7 +78,12 @@ async function withClient<T>(url: string, work: (client: Client) => Promise<T>):
   }
 }
 
-async function graphql(app: FastifyInstance, apiKey: string, query: string, variables: Record<string, unknown>): Promise<any> {
+async function graphql(
+  app: FastifyInstance,
+  apiKey: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<any> {
   const response = await app.inject({
     method: 'POST',
     url: '/graphql',
@@ -90,17 +96,31 @@ async function graphql(app: FastifyInstance, apiKey: string, query: string, vari
 }
 
 const columnsOf = async (client: Client, table: string, except: string[]) =>
-  (await client.query<{ column_name: string }>(`select column_name from information_schema.columns where table_schema = current_schema() and table_name = $1 order by ordinal_position`, [table])).rows
+  (
+    await client.query<{ column_name: string }>(
+      `select column_name from information_schema.columns where table_schema = current_schema() and table_name = $1 order by ordinal_position`,
+      [table],
+    )
+  ).rows
     .map((row) => row.column_name)
     .filter((column) => !except.includes(column));
 
 /** One organization: its admin, nine more owners, one request made through the API, then `requests` copies of it. */
 async function seedTenant(local: InProcessApp, client: Client, name: string, requests: number): Promise<ScaleTenant> {
   const app = local.app;
-  const { organization, user: admin, apiKey } = await createOrganization(local.orm.em.fork(), { name, adminEmail: `admin@${name}.scale.example` });
+  const {
+    organization,
+    user: admin,
+    apiKey,
+  } = await createOrganization(local.orm.em.fork(), { name, adminEmail: `admin@${name}.scale.example` });
   const owners = [admin.id];
   for (let u = 1; u < OWNERS; u++) {
-    const created = await graphql(app, apiKey, 'mutation ($input: UserCreateInput!) { userCreate(input: $input) { user { id } } }', { input: { email: `owner${u}@${name}.scale.example`, role: 'USER' } });
+    const created = await graphql(
+      app,
+      apiKey,
+      'mutation ($input: UserCreateInput!) { userCreate(input: $input) { user { id } } }',
+      { input: { email: `owner${u}@${name}.scale.example`, role: 'USER' } },
+    );
     owners.push(created.userCreate.user.id);
   }
   const model = await graphql(
@@ -127,9 +147,23 @@ async function seedTenant(local: InProcessApp, client: Client, name: string, req
   const modelId: string = model.requestCreate.request.id;
   const org = organization.id;
   // Ids derive from the organization and the copy's number, so the SQL needs no lookups between tables.
-  const requestColumns = await columnsOf(client, 'request', ['id', 'organization_id', 'owner_id', 'name', 'state', 'created_at', 'updated_at']);
+  const requestColumns = await columnsOf(client, 'request', [
+    'id',
+    'organization_id',
+    'owner_id',
+    'name',
+    'state',
+    'created_at',
+    'updated_at',
+  ]);
   const recipientColumns = await columnsOf(client, 'recipient', ['id', 'request_id', 'token_hash', 'created_at']);
-  const itemColumns = await columnsOf(client, 'request_item', ['id', 'request_id', 'assignee_id', 'created_at', 'updated_at']);
+  const itemColumns = await columnsOf(client, 'request_item', [
+    'id',
+    'request_id',
+    'assignee_id',
+    'created_at',
+    'updated_at',
+  ]);
   await client.query('set synchronous_commit = off');
   await client.query(
     `insert into request (id, organization_id, owner_id, name, state, created_at, updated_at, ${requestColumns.join(', ')})
@@ -168,7 +202,10 @@ async function seedTenant(local: InProcessApp, client: Client, name: string, req
     apiKey,
     requests,
     ownerId: owners[3],
-    requestId: `${createHash('md5').update(`${org}:${Math.ceil(requests / 2)}`).digest('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')}`,
+    requestId: `${createHash('md5')
+      .update(`${org}:${Math.ceil(requests / 2)}`)
+      .digest('hex')
+      .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')}`,
     deepCursor: encodeCursor(deep.rows[0].created_at, deep.rows[0].id),
   };
 }
@@ -177,13 +214,20 @@ async function seedTenant(local: InProcessApp, client: Client, name: string, req
  * The scale database: a copy of the seed saved for this schema and size, or seeded now (and saved).
  * `adminUrl` names any database of the server.
  */
-export async function openScaleDatabase(adminUrl: string, requests: number, reuseSeed: boolean, log: (line: string) => void): Promise<{ url: string; seed: ScaleSeed; cached: boolean }> {
+export async function openScaleDatabase(
+  adminUrl: string,
+  requests: number,
+  reuseSeed: boolean,
+  log: (line: string) => void,
+): Promise<{ url: string; seed: ScaleSeed; cached: boolean }> {
   const template = `${SCALE_SEED_PREFIX}${scaleKey(requests)}`;
   const url = withDatabase(adminUrl, SCALE_DATABASE);
   const source = reuseSeed ? await savedSeed(adminUrl, template, requests) : null;
   await withClient(adminUrl, async (client) => {
     await client.query(`drop database if exists ${SCALE_DATABASE} with (force)`);
-    await client.query(source ? `create database ${SCALE_DATABASE} template ${source}` : `create database ${SCALE_DATABASE}`);
+    await client.query(
+      source ? `create database ${SCALE_DATABASE} template ${source}` : `create database ${SCALE_DATABASE}`,
+    );
   });
   if (source) {
     if (source !== template) {
@@ -193,10 +237,15 @@ export async function openScaleDatabase(adminUrl: string, requests: number, reus
       const orm = await createOrm({ url, ...DATA_MODEL, poolMax: 1 });
       const applied = await migrate(orm);
       await orm.close();
-      log(`the seed saved for an earlier schema brought up to date: ${applied.join(', ')} applied in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      log(
+        `the seed saved for an earlier schema brought up to date: ${applied.join(', ')} applied in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      );
       await saveTemplate(adminUrl, template);
     }
-    const seed = await withClient(url, async (client) => (await client.query<{ record: ScaleSeed }>('select record from bench_seed')).rows[0].record);
+    const seed = await withClient(
+      url,
+      async (client) => (await client.query<{ record: ScaleSeed }>('select record from bench_seed')).rows[0].record,
+    );
     return { url, seed, cached: true };
   }
   const started = Date.now();
@@ -207,13 +256,16 @@ export async function openScaleDatabase(adminUrl: string, requests: number, reus
   let seed: ScaleSeed;
   try {
     seed = await withClient(url, async (client) => {
-      log(`seeding ${SMALL_REQUESTS} requests, then ${requests.toLocaleString('en-US')}, 5 items and 2 recipients each (set-based SQL)`);
+      log(
+        `seeding ${SMALL_REQUESTS} requests, then ${requests.toLocaleString('en-US')}, 5 items and 2 recipients each (set-based SQL)`,
+      );
       const small = await seedTenant(local, client, 'small', SMALL_REQUESTS);
       const large = await seedTenant(local, client, 'large', requests);
       log(`rows written in ${((Date.now() - started) / 1000).toFixed(0)} s; vacuum and analyze`);
       await client.query('vacuum (analyze) request, request_item, recipient');
       const counts: Record<string, number> = {};
-      for (const table of ['request', 'request_item', 'recipient']) counts[table] = Number((await client.query(`select count(*)::int as n from ${table}`)).rows[0].n);
+      for (const table of ['request', 'request_item', 'recipient'])
+        counts[table] = Number((await client.query(`select count(*)::int as n from ${table}`)).rows[0].n);
       const record: ScaleSeed = { small, large, counts, ms: Date.now() - started };
       await client.query('create table bench_seed (record jsonb not null)');
       await client.query('insert into bench_seed (record) values ($1)', [JSON.stringify(record)]);
@@ -242,10 +294,16 @@ async function saveTemplate(adminUrl: string, template: string): Promise<void> {
 async function savedSeed(adminUrl: string, template: string, requests: number): Promise<string | null> {
   const known = new Set(DATA_MODEL.migrations.map((m) => m.name));
   return withClient(adminUrl, async (client) => {
-    const saved = (await client.query<{ datname: string }>(`select datname from pg_database where datname like '${SCALE_SEED_PREFIX}%'`)).rows.map((r) => r.datname);
+    const saved = (
+      await client.query<{ datname: string }>(
+        `select datname from pg_database where datname like '${SCALE_SEED_PREFIX}%'`,
+      )
+    ).rows.map((r) => r.datname);
     if (saved.includes(template)) return template;
     for (const name of saved.filter((n) => n.endsWith(`_${requests}`) && n.includes(`_v${SCALE_SEED_VERSION}_`))) {
-      const applied = await withClient(withDatabase(adminUrl, name), async (c) => (await c.query<{ name: string }>('select name from mikro_orm_migrations')).rows.map((r) => r.name));
+      const applied = await withClient(withDatabase(adminUrl, name), async (c) =>
+        (await c.query<{ name: string }>('select name from mikro_orm_migrations')).rows.map((r) => r.name),
+      );
       if (applied.every((m) => known.has(m))) return name;
     }
     return null;
@@ -260,16 +318,43 @@ const SCALE_LIST = `query ScaleList($first: Int!, $after: String, $filter: Reque
 }`;
 const SCALE_COUNT = `query ScaleCount { requests(first: 20) { totalCount totalCountEstimated } }`;
 
-type Read = { key: string; name: string; body: (tenant: ScaleTenant) => string; check: (data: any, tenant: ScaleTenant) => string | null };
+type Read = {
+  key: string;
+  name: string;
+  body: (tenant: ScaleTenant) => string;
+  check: (data: any, tenant: ScaleTenant) => string | null;
+};
 
-const list = (variables: (tenant: ScaleTenant) => Record<string, unknown>) => (tenant: ScaleTenant) => JSON.stringify({ query: SCALE_LIST, variables: { first: 20, ...variables(tenant) } });
-const fullPage = (data: any) => (data.requests.nodes.length === 20 ? null : `${data.requests.nodes.length} requests instead of 20`);
+const list = (variables: (tenant: ScaleTenant) => Record<string, unknown>) => (tenant: ScaleTenant) =>
+  JSON.stringify({ query: SCALE_LIST, variables: { first: 20, ...variables(tenant) } });
+const fullPage = (data: any) =>
+  data.requests.nodes.length === 20 ? null : `${data.requests.nodes.length} requests instead of 20`;
 
 export const SCALE_READS: Read[] = [
-  { key: 'first', name: 'first page (20 newest, with owner, items, recipients)', body: list(() => ({})), check: fullPage },
-  { key: 'deep', name: 'a page 90% deep in the keyset (after a cursor)', body: list((t) => ({ after: t.deepCursor })), check: fullPage },
-  { key: 'state', name: 'a page filtered by state (a quarter of the requests)', body: list(() => ({ filter: { states: ['SUBMITTED'] } })), check: fullPage },
-  { key: 'owner', name: 'a page filtered by owner (a tenth of the requests)', body: list((t) => ({ filter: { ownerIds: [t.ownerId] } })), check: fullPage },
+  {
+    key: 'first',
+    name: 'first page (20 newest, with owner, items, recipients)',
+    body: list(() => ({})),
+    check: fullPage,
+  },
+  {
+    key: 'deep',
+    name: 'a page 90% deep in the keyset (after a cursor)',
+    body: list((t) => ({ after: t.deepCursor })),
+    check: fullPage,
+  },
+  {
+    key: 'state',
+    name: 'a page filtered by state (a quarter of the requests)',
+    body: list(() => ({ filter: { states: ['SUBMITTED'] } })),
+    check: fullPage,
+  },
+  {
+    key: 'owner',
+    name: 'a page filtered by owner (a tenth of the requests)',
+    body: list((t) => ({ filter: { ownerIds: [t.ownerId] } })),
+    check: fullPage,
+  },
   {
     key: 'get',
     name: 'one request by id',
@@ -280,49 +365,81 @@ export const SCALE_READS: Read[] = [
     key: 'count',
     name: 'totalCount of the list',
     body: () => JSON.stringify({ query: SCALE_COUNT, variables: {} }),
-    check: (data, t) => (data.requests.totalCountEstimated === false && data.requests.totalCount !== t.requests ? `totalCount ${data.requests.totalCount}, exact, for ${t.requests}` : null),
+    check: (data, t) =>
+      data.requests.totalCountEstimated === false && data.requests.totalCount !== t.requests
+        ? `totalCount ${data.requests.totalCount}, exact, for ${t.requests}`
+        : null,
   },
 ];
 
 async function timed(server: ServerProcess, tenant: ScaleTenant, read: Read): Promise<{ ms: number; data: any }> {
   const started = process.hrtime.bigint();
-  const response = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }, body: read.body(tenant) });
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+    body: read.body(tenant),
+  });
   const text = await response.text();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const body = JSON.parse(text) as { data?: any; errors?: unknown[] };
-  if (response.status !== 200 || body.errors?.length) throw new Error(`scale ${read.key} as ${tenant.requests} requests: HTTP ${response.status}: ${text.slice(0, 400)}`);
+  if (response.status !== 200 || body.errors?.length)
+    throw new Error(`scale ${read.key} as ${tenant.requests} requests: HTTP ${response.status}: ${text.slice(0, 400)}`);
   const problem = read.check(body.data, tenant);
   if (problem) throw new Error(`scale ${read.key} as ${tenant.requests} requests: ${problem}`);
   return { ms, data: body.data };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const round = (value: number) => Math.round(value * 100) / 100;
 
 /** Times each read `samples` times on each organization, one request at a time, alternating. */
-export async function measureScale(server: ServerProcess, seed: ScaleSeed, samples: number, log: (line: string) => void): Promise<ScenarioResult[]> {
+export async function measureScale(
+  server: ServerProcess,
+  seed: ScaleSeed,
+  samples: number,
+  log: (line: string) => void,
+): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   for (const read of SCALE_READS) {
     const times: Record<'small' | 'large', number[]> = { small: [], large: [] };
     const rss: number[] = [];
-    let answer: Record<'small' | 'large', any> = { small: null, large: null };
-    for (let i = 0; i < Math.max(5, Math.ceil(samples / 10)); i++) for (const side of ['small', 'large'] as const) answer[side] = (await timed(server, seed[side], read)).data;
+    const answer: Record<'small' | 'large', any> = { small: null, large: null };
+    for (let i = 0; i < Math.max(5, Math.ceil(samples / 10)); i++)
+      for (const side of ['small', 'large'] as const) answer[side] = (await timed(server, seed[side], read)).data;
     for (let i = 0; i < samples; i++) {
-      for (const side of i % 2 ? (['large', 'small'] as const) : (['small', 'large'] as const)) times[side].push((await timed(server, seed[side], read)).ms);
+      for (const side of i % 2 ? (['large', 'small'] as const) : (['small', 'large'] as const))
+        times[side].push((await timed(server, seed[side], read)).ms);
       if (i % 20 === 0) rss.push(server.rssMb());
     }
     const figures = (side: 'small' | 'large'): OtherFigures => {
       const sorted = [...times[side]].sort((a, b) => a - b);
-      return { rps: null, p50_ms: round(percentile(sorted, 50)), p99_ms: round(percentile(sorted, 99)), rss_mb: side === 'large' ? Math.round(Math.max(...rss)) : null, samples: sorted.length };
+      return {
+        rps: null,
+        p50_ms: round(percentile(sorted, 50)),
+        p99_ms: round(percentile(sorted, 99)),
+        rss_mb: side === 'large' ? Math.round(Math.max(...rss)) : null,
+        samples: sorted.length,
+      };
     };
     const large = figures('large');
     const small = figures('small');
     const ratio = Math.round((small.p50_ms! / large.p50_ms!) * 1000) / 1000;
-    const counted = read.key === 'count' ? `; totalCount ${answer.large.requests.totalCount.toLocaleString('en-US')} (${answer.large.requests.totalCountEstimated ? 'estimated' : 'exact'}) against ${answer.small.requests.totalCount} (${answer.small.requests.totalCountEstimated ? 'estimated' : 'exact'})` : '';
-    log(`${read.key}: p50 ${large.p50_ms} ms on ${seed.large.requests.toLocaleString('en-US')} requests, ${small.p50_ms} ms on ${SMALL_REQUESTS} (${(large.p50_ms! / small.p50_ms!).toFixed(2)}x)${counted}`);
+    const counted =
+      read.key === 'count'
+        ? `; totalCount ${answer.large.requests.totalCount.toLocaleString('en-US')} (${answer.large.requests.totalCountEstimated ? 'estimated' : 'exact'}) against ${answer.small.requests.totalCount} (${answer.small.requests.totalCountEstimated ? 'estimated' : 'exact'})`
+        : '';
+    log(
+      `${read.key}: p50 ${large.p50_ms} ms on ${seed.large.requests.toLocaleString('en-US')} requests, ${small.p50_ms} ms on ${SMALL_REQUESTS} (${(large.p50_ms! / small.p50_ms!).toFixed(2)}x)${counted}`,
+    );
     results.push({
       name: `Scale: ${read.name}, ${seed.large.requests.toLocaleString('en-US')} requests`,
-      ours: { ...large, ...(read.key === 'count' ? { total_count: answer.large.requests.totalCount, estimated: answer.large.requests.totalCountEstimated } : {}) },
+      ours: {
+        ...large,
+        ...(read.key === 'count'
+          ? { total_count: answer.large.requests.totalCount, estimated: answer.large.requests.totalCountEstimated }
+          : {}),
+      },
       baseline: { name: `the same read on ${SMALL_REQUESTS} requests (same database and server)`, ...small },
       ratio,
       ratio_of: 'p50_latency',

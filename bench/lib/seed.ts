@@ -51,8 +51,42 @@ function prng(seed: number) {
   };
 }
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Radia', 'Linus', 'Frances', 'John', 'Hedy', 'Tim', 'Katherine', 'Dennis'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Perlman', 'Torvalds', 'Allen', 'McCarthy', 'Lamarr', 'Lee', 'Johnson', 'Ritchie'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Margaret',
+  'Ken',
+  'Radia',
+  'Linus',
+  'Frances',
+  'John',
+  'Hedy',
+  'Tim',
+  'Katherine',
+  'Dennis',
+];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Hamilton',
+  'Thompson',
+  'Perlman',
+  'Torvalds',
+  'Allen',
+  'McCarthy',
+  'Lamarr',
+  'Lee',
+  'Johnson',
+  'Ritchie',
+];
 const DOCUMENTS = [
   'Passport or national ID',
   'Proof of address (utility bill, less than 3 months old)',
@@ -65,14 +99,34 @@ const DOCUMENTS = [
   'Tax return for last year',
   'Lease agreement',
 ];
-const QUESTIONS = ['What is your date of birth?', 'Which accounting software do you use?', 'How many employees do you have?', 'Anything we should know?'];
-const REQUEST_NAMES = ['Onboarding documents', 'Annual tax documents', 'KYC check', 'Mortgage application', 'Vendor registration', 'Year-end close', 'Rental application'];
+const QUESTIONS = [
+  'What is your date of birth?',
+  'Which accounting software do you use?',
+  'How many employees do you have?',
+  'Anything we should know?',
+];
+const REQUEST_NAMES = [
+  'Onboarding documents',
+  'Annual tax documents',
+  'KYC check',
+  'Mortgage application',
+  'Vendor registration',
+  'Year-end close',
+  'Rental application',
+];
 
 type Rng = ReturnType<typeof prng>;
 
 function itemInput(rng: Rng, index: number): RequestItemInput {
   const roll = rng.next();
-  if (roll < 0.6) return { upload: { name: rng.pick(DOCUMENTS), description: index % 2 ? 'PDF, JPG or PNG' : null, required: rng.next() < 0.7 } };
+  if (roll < 0.6)
+    return {
+      upload: {
+        name: rng.pick(DOCUMENTS),
+        description: index % 2 ? 'PDF, JPG or PNG' : null,
+        required: rng.next() < 0.7,
+      },
+    };
   if (roll < 0.8) return { eSignature: { name: `Sign: ${rng.pick(DOCUMENTS)}`, required: true } };
   return { question: { name: rng.pick(QUESTIONS), required: rng.next() < 0.5 } };
 }
@@ -80,12 +134,21 @@ function itemInput(rng: Rng, index: number): RequestItemInput {
 type Person = { firstName: string; lastName: string; email: string; phone: string | null };
 
 /** Runs a GraphQL mutation as the holder of `apiKey`; returns the payload's `field`, or fails loudly. */
-async function mutate(app: FastifyInstance, apiKey: string, mutation: string, input: unknown, field: string): Promise<{ id: string }> {
+async function mutate(
+  app: FastifyInstance,
+  apiKey: string,
+  mutation: string,
+  input: unknown,
+  field: string,
+): Promise<{ id: string }> {
   const response = await app.inject({
     method: 'POST',
     url: '/graphql',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    payload: { query: `mutation Seed($input: ${mutation[0].toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { ${field} { id } userErrors { field message } } }`, variables: { input } },
+    payload: {
+      query: `mutation Seed($input: ${mutation[0].toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { ${field} { id } userErrors { field message } } }`,
+      variables: { input },
+    },
   });
   const body = response.json() as { data?: Record<string, any>; errors?: unknown[] };
   const payload = body.data?.[mutation];
@@ -95,9 +158,17 @@ async function mutate(app: FastifyInstance, apiKey: string, mutation: string, in
   return payload[field];
 }
 
-async function seedOrganization(local: InProcessApp, index: number, rng: Rng): Promise<Tenant & { requestIds: string[] }> {
+async function seedOrganization(
+  local: InProcessApp,
+  index: number,
+  rng: Rng,
+): Promise<Tenant & { requestIds: string[] }> {
   const org = index + 1;
-  const { organization, user: admin, apiKey } = await createOrganization(local.orm.em.fork(), {
+  const {
+    organization,
+    user: admin,
+    apiKey,
+  } = await createOrganization(local.orm.em.fork(), {
     name: `Bench organization ${org}`,
     adminEmail: `admin@org${org}.bench.example`,
     adminFirstName: 'Admin',
@@ -106,12 +177,19 @@ async function seedOrganization(local: InProcessApp, index: number, rng: Rng): P
   const run = (mutation: string, input: unknown, field: string) => mutate(local.app, apiKey, mutation, input, field);
 
   const teams = [];
-  for (let t = 0; t < SEED.teamsPerOrganization; t++) teams.push(await run('teamCreate', { name: `Team ${t + 1}` }, 'team'));
+  for (let t = 0; t < SEED.teamsPerOrganization; t++)
+    teams.push(await run('teamCreate', { name: `Team ${t + 1}` }, 'team'));
   const owners = [admin.id];
   for (let u = 0; u < SEED.usersPerOrganization - 1; u++) {
     const user = await run(
       'userCreate',
-      { email: `user${u + 1}@org${org}.bench.example`, firstName: rng.pick(FIRST), lastName: rng.pick(LAST), role: u === 0 ? 'ADMIN' : 'USER', teamId: teams[u % teams.length].id },
+      {
+        email: `user${u + 1}@org${org}.bench.example`,
+        firstName: rng.pick(FIRST),
+        lastName: rng.pick(LAST),
+        role: u === 0 ? 'ADMIN' : 'USER',
+        teamId: teams[u % teams.length].id,
+      },
       'user',
     );
     owners.push(user.id);
@@ -123,7 +201,11 @@ async function seedOrganization(local: InProcessApp, index: number, rng: Rng): P
       name: i === 0 ? rng.pick(QUESTIONS) : rng.pick(DOCUMENTS),
       required: rng.next() < 0.7,
     }));
-    const template = await run('templateCreate', { name: `${rng.pick(REQUEST_NAMES)} template ${t + 1}`, items, reminders: 3, dueDateInterval: 14 }, 'template');
+    const template = await run(
+      'templateCreate',
+      { name: `${rng.pick(REQUEST_NAMES)} template ${t + 1}`, items, reminders: 3, dueDateInterval: 14 },
+      'template',
+    );
     templateIds.push(template.id);
   }
   const people: Person[] = Array.from({ length: SEED.peoplePerOrganization }, (_, p) => ({
@@ -139,7 +221,10 @@ async function seedOrganization(local: InProcessApp, index: number, rng: Rng): P
     const chosen = new Set<number>();
     const recipientCount = rng.int(1, 3);
     while (chosen.size < recipientCount) chosen.add(rng.int(0, people.length - 1));
-    const recipients: RecipientInput[] = [...chosen].map((p) => ({ ...people[p], authMethod: p % 5 === 0 ? 'EMAIL' : 'UNSET' }));
+    const recipients: RecipientInput[] = [...chosen].map((p) => ({
+      ...people[p],
+      authMethod: p % 5 === 0 ? 'EMAIL' : 'UNSET',
+    }));
     const items: RequestItemInput[] = Array.from({ length: rng.int(3, 8) }, (_, i) => itemInput(rng, i));
     return {
       name: `${rng.pick(REQUEST_NAMES)} #${r + 1}`,
@@ -155,7 +240,8 @@ async function seedOrganization(local: InProcessApp, index: number, rng: Rng): P
   const requestIds: string[] = new Array(inputs.length);
   await Promise.all(
     owners.map(async (_owner, o) => {
-      for (let r = o; r < inputs.length; r += owners.length) requestIds[r] = (await run('requestCreate', inputs[r], 'request')).id;
+      for (let r = o; r < inputs.length; r += owners.length)
+        requestIds[r] = (await run('requestCreate', inputs[r], 'request')).id;
     }),
   );
   return { organizationId: organization.id, adminUserId: admin.id, apiKey, requestIds };
@@ -204,7 +290,9 @@ async function settle(url: string): Promise<void> {
 export async function seed(local: InProcessApp, url: string): Promise<SeededData> {
   const started = Date.now();
   // Organizations are independent: seeding them side by side keeps this to a few seconds.
-  const tenants = await Promise.all(Array.from({ length: SEED.organizations }, (_, i) => seedOrganization(local, i, prng(1000 + i))));
+  const tenants = await Promise.all(
+    Array.from({ length: SEED.organizations }, (_, i) => seedOrganization(local, i, prng(1000 + i))),
+  );
   await age(url);
   // The invitations the seeded requests queued are handed over here (kept, no mail server), not by the
   // first server measured, whose notification worker would otherwise work through them during the list.
@@ -213,7 +301,10 @@ export async function seed(local: InProcessApp, url: string): Promise<SeededData
   const counts = Object.fromEntries(
     await Promise.all(
       SEED_TABLES.map(async (table) => {
-        const [{ n }] = await local.orm.em.fork().getConnection().execute<{ n: string }[]>(`select count(*)::int as n from ${table}`);
+        const [{ n }] = await local.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ n: string }[]>(`select count(*)::int as n from ${table}`);
         return [table, Number(n)] as const;
       }),
     ),
@@ -243,7 +334,9 @@ export async function seededData(db: BenchDatabase): Promise<SeededData> {
  * The bench database (its saved seed reused) with its data set, for the tools beside the runner; the
  * database is stopped again when seeding fails.
  */
-export async function openSeededDatabase(log: (line: string) => void): Promise<{ db: BenchDatabase; data: SeededData }> {
+export async function openSeededDatabase(
+  log: (line: string) => void,
+): Promise<{ db: BenchDatabase; data: SeededData }> {
   const db = await openBenchDatabase(log, { reuseSeed: true });
   try {
     return { db, data: await seededData(db) };

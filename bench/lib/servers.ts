@@ -77,7 +77,10 @@ export function threadCpu(pid: number): ThreadCpu[] {
   return threads;
 }
 
-/** CPU seconds of a process so far: its main thread's, and all its other threads' together (V8's collector and compiler, libuv's pool). */
+/**
+ * CPU seconds of a process so far: its main thread's, and all its other threads' together (V8's collector and compiler,
+ * libuv's pool).
+ */
 export function mainAndOthers(pid: number): { main: number; others: number } {
   const split = { main: 0, others: 0 };
   for (const thread of threadCpu(pid)) split[thread.main ? 'main' : 'others'] += thread.seconds;
@@ -115,23 +118,43 @@ export function procFds(pid: number): { open: number; limit: number } {
  */
 export async function startServer(
   name: ServerName,
-  options: { dbUrl: string; poolMax: number; cpuProf: boolean; env?: Record<string, string>; label?: string; nodeArgs?: string[]; root?: string },
+  options: {
+    dbUrl: string;
+    poolMax: number;
+    cpuProf: boolean;
+    env?: Record<string, string>;
+    label?: string;
+    nodeArgs?: string[];
+    root?: string;
+  },
 ): Promise<ServerProcess> {
   const nodeArgs: string[] = [...(options.nodeArgs ?? [])];
   // One directory per server and run: node writes a profile per thread (tsx's loader has its own),
   // named CPU.<date>.<pid>.<thread>.<seq>.cpuprofile; the main thread is thread 0.
-  const profileDir = options.cpuProf ? join(PROFILE_DIR, `${options.label ?? name}-${new Date().toISOString().replace(/[:.]/g, '-')}`) : undefined;
+  const profileDir = options.cpuProf
+    ? join(PROFILE_DIR, `${options.label ?? name}-${new Date().toISOString().replace(/[:.]/g, '-')}`)
+    : undefined;
   if (profileDir) {
     mkdirSync(profileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   }
   // `root`: another checkout of the repository (an A/B of two versions on one database, bench/create-cost.ts).
   const root = options.root ?? ROOT;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, 'bench', 'servers', `${name}.ts`)], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'production', BENCH_DB_URL: options.dbUrl, BENCH_POOL_MAX: String(options.poolMax), ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', join(root, 'bench', 'servers', `${name}.ts`)],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        BENCH_DB_URL: options.dbUrl,
+        BENCH_POOL_MAX: String(options.poolMax),
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    },
+  );
   running.add(child);
   let output = '';
   const keep = (chunk: Buffer) => {

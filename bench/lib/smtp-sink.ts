@@ -44,4 +44,6 @@ process.on('message', (message: { type?: string; count?: number; timeoutMs?: num
   }
 });
 process.on('disconnect', () => process.exit(0));
-server.listen(0, '127.0.0.1', () => process.send?.({ type: 'hello', port: (server.server.address() as AddressInfo).port }));
+server.listen(0, '127.0.0.1', () =>
+  process.send?.({ type: 'hello', port: (server.server.address() as AddressInfo).port }),
+);

@@ -46,12 +46,27 @@ const hr = () => process.hrtime.bigint();
 const msBetween = (from: bigint, to: bigint) => Number(to - from) / 1e6;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-type ReceiverStats = { count: number; first: string; last: string; sample?: { headers: Record<string, string>; body: string } | null; latencies_ms?: number[] };
+type ReceiverStats = {
+  count: number;
+  first: string;
+  last: string;
+  sample?: { headers: Record<string, string>; body: string } | null;
+  latencies_ms?: number[];
+};
 
-async function call(server: ServerProcess, apiKey: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function call(
+  server: ServerProcess,
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const response = await fetch(`${server.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -59,7 +74,11 @@ async function call(server: ServerProcess, apiKey: string, method: string, path:
 }
 
 /** `count` PATCHes of request names, `connections` at a time; each commits one request.updated event. */
-async function createEvents(ctx: WebhookContext, tag: string, count = ctx.events): Promise<{ ms: number; latencies: number[] }> {
+async function createEvents(
+  ctx: WebhookContext,
+  tag: string,
+  count = ctx.events,
+): Promise<{ ms: number; latencies: number[] }> {
   let next = 0;
   const latencies: number[] = [];
   const started = hr();
@@ -68,8 +87,15 @@ async function createEvents(ctx: WebhookContext, tag: string, count = ctx.events
       while (next < count) {
         const i = next++;
         const at = hr();
-        const { status, json } = await call(ctx.gather, ctx.apiKey, 'PATCH', `/requests/${ctx.requestIds[i % ctx.requestIds.length]}`, { name: `webhook ${tag} ${i}` });
-        if (status !== 200) throw new Error(`webhooks: PATCH answered ${status}: ${JSON.stringify(json).slice(0, 300)}`);
+        const { status, json } = await call(
+          ctx.gather,
+          ctx.apiKey,
+          'PATCH',
+          `/requests/${ctx.requestIds[i % ctx.requestIds.length]}`,
+          { name: `webhook ${tag} ${i}` },
+        );
+        if (status !== 200)
+          throw new Error(`webhooks: PATCH answered ${status}: ${JSON.stringify(json).slice(0, 300)}`);
         latencies.push(msBetween(at, hr()));
       }
     }),
@@ -81,7 +107,14 @@ async function createEvents(ctx: WebhookContext, tag: string, count = ctx.events
 const BARE_DELIVERY_TABLE = `create table if not exists bare_delivery (
   id uuid primary key default gen_random_uuid(), status int not null, latency_ms int not null, response text, at timestamptz not null)`;
 
-async function postLoop(url: string, body: string, headers: Record<string, string>, count: number, concurrency: number, record?: { dbUrl: string; poolMax: number }) {
+async function postLoop(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  count: number,
+  concurrency: number,
+  record?: { dbUrl: string; poolMax: number },
+) {
   const helper = startHelper('lib/post-loop.ts');
   try {
     await helper.next('hello', 60_000);
@@ -90,7 +123,13 @@ async function postLoop(url: string, body: string, headers: Record<string, strin
     const done = await helper.next<{ ms: number; latencies_ms: number[]; failures: number }>('done', 10 * 60_000);
     const cpuMsPerPost = ((helper.cpuSeconds() - cpuBefore) * 1000) / count;
     if (done.failures) throw new Error(`webhooks: the bare POST loop had ${done.failures} failures`);
-    return { rps: (count / done.ms) * 1000, p50: percentile(done.latencies_ms, 50), p99: percentile(done.latencies_ms, 99), ms: done.ms, cpuMsPerPost };
+    return {
+      rps: (count / done.ms) * 1000,
+      p50: percentile(done.latencies_ms, 50),
+      p99: percentile(done.latencies_ms, 99),
+      ms: done.ms,
+      cpuMsPerPost,
+    };
   } finally {
     await helper.stop();
   }
@@ -102,14 +141,20 @@ export async function runWebhooks(ctx: WebhookContext): Promise<ScenarioResult[]
   // Warm-up of the PATCH path (JIT, pools) before any endpoint listens: these events have no delivery.
   await createEvents(ctx, 'warm-up', Math.max(50, Math.round(ctx.events / 10)));
   const created = await call(gather, ctx.apiKey, 'POST', '/webhooks', { endpoint, topics: ['request.updated'] });
-  if (created.status !== 200) throw new Error(`webhooks: POST /webhooks answered ${created.status}: ${JSON.stringify(created.json)}`);
+  if (created.status !== 200)
+    throw new Error(`webhooks: POST /webhooks answered ${created.status}: ${JSON.stringify(created.json)}`);
   const webhook = created.json as { id: string; secret: string };
   const db = new Client({ connectionString: ctx.dbUrl });
   await db.connect();
   try {
     const statuses = async () =>
       Object.fromEntries(
-        (await db.query<{ status: string; n: number }>(`select status, count(*)::int as n from webhook_delivery where webhook_id = $1 group by status`, [webhook.id])).rows.map((r) => [r.status, r.n]),
+        (
+          await db.query<{ status: string; n: number }>(
+            `select status, count(*)::int as n from webhook_delivery where webhook_id = $1 group by status`,
+            [webhook.id],
+          )
+        ).rows.map((r) => [r.status, r.n]),
       ) as Record<string, number>;
 
     // 1. Backlog: events committed with the worker stopped, then delivered.
@@ -117,9 +162,13 @@ export async function runWebhooks(ctx: WebhookContext): Promise<ScenarioResult[]
     const creation = await createEvents(ctx, 'backlog');
     const queued = await statuses();
     if (queued.PENDING !== ctx.events || (await receiver.command<ReceiverStats>('stats')).count !== 0) {
-      throw new Error(`webhooks: expected ${ctx.events} pending deliveries and none sent, found ${JSON.stringify(queued)}`);
+      throw new Error(
+        `webhooks: expected ${ctx.events} pending deliveries and none sent, found ${JSON.stringify(queued)}`,
+      );
     }
-    log(`webhooks: ${ctx.events} events created in ${(creation.ms / 1000).toFixed(1)} s (${((ctx.events / creation.ms) * 1000).toFixed(0)} events/s, worker stopped); delivering them`);
+    log(
+      `webhooks: ${ctx.events} events created in ${(creation.ms / 1000).toFixed(1)} s (${((ctx.events / creation.ms) * 1000).toFixed(0)} events/s, worker stopped); delivering them`,
+    );
     let rss = gather.rssMb();
     const sampler = setInterval(() => {
       rss = Math.max(rss, gather.rssMb());
@@ -150,7 +199,10 @@ export async function runWebhooks(ctx: WebhookContext): Promise<ScenarioResult[]
     if (!sample) throw new Error('webhooks: the receiver kept no sample delivery');
     new Verifier(webhook.secret).verify(sample.body, sample.headers);
     const attempts = (
-      await db.query<{ latency_ms: number }>(`select a.latency_ms from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.webhook_id = $1`, [webhook.id])
+      await db.query<{ latency_ms: number }>(
+        `select a.latency_ms from webhook_attempt a join webhook_delivery d on d.id = a.delivery_id where d.webhook_id = $1`,
+        [webhook.id],
+      )
     ).rows.map((r) => r.latency_ms);
     const bodyBytes = Buffer.byteLength(sample.body);
     log(
@@ -160,14 +212,21 @@ export async function runWebhooks(ctx: WebhookContext): Promise<ScenarioResult[]
 
     // 2. Baselines: the same bodies and headers, posted by a bare loop.
     const headers = Object.fromEntries(
-      ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(sample.headers[h])]),
+      ['content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [
+        h,
+        String(sample.headers[h]),
+      ]),
     );
     await db.query(BARE_DELIVERY_TABLE);
     await db.query('truncate bare_delivery');
     await receiver.command('reset', {});
-    const loop = await postLoop(endpoint, sample.body, headers, ctx.events, ctx.concurrency, { dbUrl: ctx.dbUrl, poolMax: ctx.poolMax });
+    const loop = await postLoop(endpoint, sample.body, headers, ctx.events, ctx.concurrency, {
+      dbUrl: ctx.dbUrl,
+      poolMax: ctx.poolMax,
+    });
     const recordedRows = (await db.query<{ n: number }>('select count(*)::int as n from bare_delivery')).rows[0].n;
-    if (recordedRows !== ctx.events) throw new Error(`webhooks: the recording loop wrote ${recordedRows} rows for ${ctx.events} posts`);
+    if (recordedRows !== ctx.events)
+      throw new Error(`webhooks: the recording loop wrote ${recordedRows} rows for ${ctx.events} posts`);
     await receiver.command('reset', {});
     const bare = await postLoop(endpoint, sample.body, headers, ctx.events, ctx.concurrency);
     await receiver.command('reset', {});
@@ -215,7 +274,12 @@ export async function runWebhooks(ctx: WebhookContext): Promise<ScenarioResult[]
           p99_ms: round2(loop.p99, 2),
           rss_mb: null,
           cpu_ms_per_event: round2(loop.cpuMsPerPost, 3),
-          recording_nothing: { rps: round2(bare.rps), p50_ms: round2(bare.p50, 2), p99_ms: round2(bare.p99, 2), cpu_ms_per_event: round2(bare.cpuMsPerPost, 3) },
+          recording_nothing: {
+            rps: round2(bare.rps),
+            p50_ms: round2(bare.p50, 2),
+            p99_ms: round2(bare.p99, 2),
+            cpu_ms_per_event: round2(bare.cpuMsPerPost, 3),
+          },
           one_at_a_time: { rps: round2(single.rps), p50_ms: round2(single.p50, 2), p99_ms: round2(single.p99, 2) },
         },
         ratio: Math.round((deliveryRate / loop.rps) * 1000) / 1000,

@@ -43,7 +43,14 @@ serve('apollo', async () => {
   const buildContext = (request: FastifyRequest): GraphQLContext => {
     // registerAuth answered 401 already when there is no viewer.
     const em = orm.em.fork();
-    return { em, viewer: request.viewer!, loaders: MODULES.createLoaders(em, request.viewer!.organizationId), settings, log: request.log, requestId: request.id } as GraphQLContext;
+    return {
+      em,
+      viewer: request.viewer!,
+      loaders: MODULES.createLoaders(em, request.viewer!.organizationId),
+      settings,
+      log: request.log,
+      requestId: request.id,
+    } as GraphQLContext;
   };
   const apollo = new ApolloServer<GraphQLContext>({ schema, plugins: [fastifyApolloDrainPlugin(app)] });
   await apollo.start();

@@ -4,7 +4,15 @@ import { Pool, type PoolClient } from 'pg';
 import { registerAuth } from '../../src/kernel/http/auth';
 import { hashApiKey } from '../../src/modules/identity/api-key';
 import type { Viewer } from '../../src/modules/identity/viewer';
-import { effectiveAuth, linkToken, mfaLink, newLinkNonce, recipientPassword, requestLink, sha256Hex } from '../../src/modules/recipients/recipient-link';
+import {
+  effectiveAuth,
+  linkToken,
+  mfaLink,
+  newLinkNonce,
+  recipientPassword,
+  requestLink,
+  sha256Hex,
+} from '../../src/modules/recipients/recipient-link';
 import { restRequest } from '../../src/modules/requests/request.rest-shapes';
 import type { CreateBody } from '../lib/documents';
 import { benchConfig } from '../lib/in-process';
@@ -46,16 +54,29 @@ serve('bare', async () => {
       [hashApiKey(key)],
     );
     const row = rows[0];
-    return row ? { userId: row.user_id, organizationId: row.organization_id, teamId: row.team_id, role: row.role, apiKeyId: row.api_key_id, actor: { type: 'USER' as const, id: row.user_id } } : null;
+    return row
+      ? {
+          userId: row.user_id,
+          organizationId: row.organization_id,
+          teamId: row.team_id,
+          role: row.role,
+          apiKeyId: row.api_key_id,
+          actor: { type: 'USER' as const, id: row.user_id },
+        }
+      : null;
   });
 
   /** What the viewer may see (request.access.ts), as SQL on alias `r` with parameters from $1. */
   function scope(viewer: Viewer): { where: string; params: unknown[] } {
     const base = 'r.organization_id = $1 and r.deleted_at is null';
     if (viewer.role === 'ADMIN') return { where: base, params: [viewer.organizationId] };
-    const collaborates = 'exists (select 1 from collaborator c where c.request_id = r.id and c.organization_id = r.organization_id and c.user_id = $2)';
+    const collaborates =
+      'exists (select 1 from collaborator c where c.request_id = r.id and c.organization_id = r.organization_id and c.user_id = $2)';
     return viewer.teamId
-      ? { where: `${base} and (r.owner_id = $2 or r.team_id = $3 or ${collaborates})`, params: [viewer.organizationId, viewer.userId, viewer.teamId] }
+      ? {
+          where: `${base} and (r.owner_id = $2 or r.team_id = $3 or ${collaborates})`,
+          params: [viewer.organizationId, viewer.userId, viewer.teamId],
+        }
       : { where: `${base} and (r.owner_id = $2 or ${collaborates})`, params: [viewer.organizationId, viewer.userId] };
   }
 
@@ -124,7 +145,14 @@ serve('bare', async () => {
         updatedAt: r.updated_at,
         percentComplete: percent(its),
         owner: { id: owner.id, email: owner.email, firstName: owner.first_name, lastName: owner.last_name },
-        items: its.map((i) => ({ id: i.id, kind: i.type, name: i.name, description: i.description, required: i.required, status: i.status })),
+        items: its.map((i) => ({
+          id: i.id,
+          kind: i.type,
+          name: i.name,
+          description: i.description,
+          required: i.required,
+          status: i.status,
+        })),
         recipients: (recipientsOf.get(r.id) ?? []).map((c) => ({
           id: c.id,
           firstName: c.first_name,
@@ -141,10 +169,10 @@ serve('bare', async () => {
     const query = request.query as { first?: string };
     const size = Math.min(Math.max(Number(query.first ?? 20) || 20, 1), 100);
     const { where, params } = scope(request.viewer!);
-    const { rows } = await pool.query(`select ${PAGE_COLUMNS} from request r where ${where} order by r.created_at desc, r.id desc limit $${params.length + 1}`, [
-      ...params,
-      size + 1,
-    ]);
+    const { rows } = await pool.query(
+      `select ${PAGE_COLUMNS} from request r where ${where} order by r.created_at desc, r.id desc limit $${params.length + 1}`,
+      [...params, size + 1],
+    );
     return { data: { requests: { nodes: await expand(rows.slice(0, size), request.viewer!.organizationId) } } };
   });
 
@@ -152,14 +180,28 @@ serve('bare', async () => {
     const { id } = request.params as { id: string };
     if (!UUID.test(id)) return { data: { request: null } };
     const { where, params } = scope(request.viewer!);
-    const { rows } = await pool.query(`select r.* from request r where r.id = $${params.length + 1} and ${where} limit 1`, [...params, id]);
+    const { rows } = await pool.query(
+      `select r.* from request r where r.id = $${params.length + 1} and ${where} limit 1`,
+      [...params, id],
+    );
     const [node] = await expand(rows, request.viewer!.organizationId);
     return { data: { request: node ?? null } };
   });
 
   app.post(
     '/requests',
-    { schema: { body: { type: 'object', required: ['recipients'], properties: { recipients: { type: 'array', minItems: 1, maxItems: 20 }, items: { type: 'array', maxItems: 100 } } } } },
+    {
+      schema: {
+        body: {
+          type: 'object',
+          required: ['recipients'],
+          properties: {
+            recipients: { type: 'array', minItems: 1, maxItems: 20 },
+            items: { type: 'array', maxItems: 100 },
+          },
+        },
+      },
+    },
     async (request) => {
       const viewer = request.viewer!;
       const body = request.body as CreateBody;
@@ -248,7 +290,18 @@ serve('bare', async () => {
         // The owner's contacts, upserted in one statement (the same as recipient.service.ts).
         const contactValues: unknown[] = [];
         const contactRows = people.map((p, i) => {
-          contactValues.push(viewer.organizationId, viewer.userId, viewer.teamId, p.firstName, p.lastName, p.email, p.phone, null, now, now);
+          contactValues.push(
+            viewer.organizationId,
+            viewer.userId,
+            viewer.teamId,
+            p.firstName,
+            p.lastName,
+            p.email,
+            p.phone,
+            null,
+            now,
+            now,
+          );
           const b = i * 10;
           return `(gen_random_uuid(), $${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9}, $${b + 10})`;
         });
@@ -275,7 +328,15 @@ serve('bare', async () => {
              mfa_enabled, skip_initial_notification, closed_at, deleted_at, created_at, updated_at)
            values ($1, $2, $3, $4, null, $5, 'INCOMPLETE_AND_LINK_SENT', false, false, false, false, null, null, null, null, $6, null, '{}', 'en-US', 3,
              '[]', null, 'SERVICE', false, false, false, false, null, null, $7, $7)`,
-          values: [requestId, viewer.organizationId, viewer.userId, viewer.teamId, body.name.trim(), body.personal_message ?? null, now],
+          values: [
+            requestId,
+            viewer.organizationId,
+            viewer.userId,
+            viewer.teamId,
+            body.name.trim(),
+            body.personal_message ?? null,
+            now,
+          ],
         });
 
         const recipientValues: unknown[] = [];
@@ -284,8 +345,21 @@ serve('bare', async () => {
           const nonce = newLinkNonce();
           recipients.push({ id, nonce, ...p, contactId: contactIds[position] });
           recipientValues.push(
-            id, requestId, contactIds[position], position, p.firstName, p.lastName, p.email, p.phone, 'UNSET', 'DEFAULT', nonce,
-            sha256Hex(linkToken(config.secret, id, nonce)), sha256Hex(recipientPassword(config.secret, id, nonce)), now, viewer.organizationId,
+            id,
+            requestId,
+            contactIds[position],
+            position,
+            p.firstName,
+            p.lastName,
+            p.email,
+            p.phone,
+            'UNSET',
+            'DEFAULT',
+            nonce,
+            sha256Hex(linkToken(config.secret, id, nonce)),
+            sha256Hex(recipientPassword(config.secret, id, nonce)),
+            now,
+            viewer.organizationId,
           );
           const b = position * 15;
           return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, null, $${b + 9}, $${b + 10}, null, null, $${b + 11}, $${b + 12}, $${b + 13}, $${b + 14}, $${b + 15})`;
@@ -301,9 +375,27 @@ serve('bare', async () => {
           const itemValues: unknown[] = [];
           const itemRows = body.items.map((input: Row, position: number) => {
             const type = input.type === 'STANDARD' ? 'UPLOAD' : input.type;
-            const item = { id: randomUUID(), type, name: input.name.trim(), description: input.description ?? null, required: input.required ?? false };
+            const item = {
+              id: randomUUID(),
+              type,
+              name: input.name.trim(),
+              description: input.description ?? null,
+              required: input.required ?? false,
+            };
             items.push(item);
-            itemValues.push(item.id, requestId, position, type, item.name, item.description, item.required, type === 'QUESTION' ? 'TEXT' : null, recipients[0].id, now, viewer.organizationId);
+            itemValues.push(
+              item.id,
+              requestId,
+              position,
+              type,
+              item.name,
+              item.description,
+              item.required,
+              type === 'QUESTION' ? 'TEXT' : null,
+              recipients[0].id,
+              now,
+              viewer.organizationId,
+            );
             const b = position * 11;
             return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, 'INCOMPLETE', false, $${b + 8}, null, null, $${b + 9}, null, $${b + 10}, $${b + 10}, $${b + 11})`;
           });
@@ -346,57 +438,85 @@ serve('bare', async () => {
   // their contacts and collaborators, the `request.updated` event with its webhook deliveries, activity
   // entry and NOTIFY, in one transaction, one statement per round trip. It answers the rows as `pg`
   // returns them, not Gather's REST shape: a lower bound of what such a PATCH costs (bench/patch-cost.ts --bare).
-  app.patch('/requests/:id', { schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } } } }, async (request, reply) => {
-    const viewer = request.viewer!;
-    const { id } = request.params as { id: string };
-    const { name } = request.body as { name: string };
-    if (!UUID.test(id)) return reply.code(404).send({ error: 'not_found' });
-    const { where, params } = scope(viewer);
-    const now = new Date();
-    const client: PoolClient = await pool.connect();
-    try {
-      await client.query('begin');
-      const locked = await client.query(`select r.* from request r where r.id = $${params.length + 1} and ${where} for update`, [...params, id]);
-      if (!locked.rows.length) {
-        await client.query('rollback');
-        return reply.code(404).send({ error: 'not_found' });
-      }
-      await client.query({ name: 'bare-patch-update', text: 'update request set name = $1, updated_at = $2 where id = $3', values: [name.trim(), now, id] });
-      const scoped = [id, viewer.organizationId];
-      const children: [string, unknown[]][] = [
-        ['select id, request_id, type, name, description, required, status, is_na, answer, form, form_answers from request_item where request_id = $1 and organization_id = $2 and deleted_at is null order by position asc', scoped],
-        ['select * from attachment where request_id = $1 and item_id is null order by position asc', [id]],
-        ['select * from recipient where request_id = $1 and organization_id = $2 order by position asc', scoped],
-        ['select * from contact where id in (select contact_id from recipient where request_id = $1 and organization_id = $2)', scoped],
-        ['select * from collaborator where request_id = $1 and organization_id = $2 order by position asc', scoped],
-      ];
-      const [items, attachments, recipients, contacts, collaborators] = await Promise.all(
-        children.map(([text, values], i) => client.query({ name: `bare-patch-read-${i}`, text, values })),
-      );
-      const body = { ...locked.rows[0], name: name.trim(), updated_at: now, items: items.rows, attachments: attachments.rows, recipients: recipients.rows, contacts: contacts.rows, collaborators: collaborators.rows };
-      if (writesEvents) {
-        const deliveries = deliveriesOf('request.updated');
+  app.patch(
+    '/requests/:id',
+    {
+      schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 } } } },
+    },
+    async (request, reply) => {
+      const viewer = request.viewer!;
+      const { id } = request.params as { id: string };
+      const { name } = request.body as { name: string };
+      if (!UUID.test(id)) return reply.code(404).send({ error: 'not_found' });
+      const { where, params } = scope(viewer);
+      const now = new Date();
+      const client: PoolClient = await pool.connect();
+      try {
+        await client.query('begin');
+        const locked = await client.query(
+          `select r.* from request r where r.id = $${params.length + 1} and ${where} for update`,
+          [...params, id],
+        );
+        if (!locked.rows.length) {
+          await client.query('rollback');
+          return reply.code(404).send({ error: 'not_found' });
+        }
         await client.query({
-          name: 'bare-patch-event',
-          text: `with inserted as (
+          name: 'bare-patch-update',
+          text: 'update request set name = $1, updated_at = $2 where id = $3',
+          values: [name.trim(), now, id],
+        });
+        const scoped = [id, viewer.organizationId];
+        const children: [string, unknown[]][] = [
+          [
+            'select id, request_id, type, name, description, required, status, is_na, answer, form, form_answers from request_item where request_id = $1 and organization_id = $2 and deleted_at is null order by position asc',
+            scoped,
+          ],
+          ['select * from attachment where request_id = $1 and item_id is null order by position asc', [id]],
+          ['select * from recipient where request_id = $1 and organization_id = $2 order by position asc', scoped],
+          [
+            'select * from contact where id in (select contact_id from recipient where request_id = $1 and organization_id = $2)',
+            scoped,
+          ],
+          ['select * from collaborator where request_id = $1 and organization_id = $2 order by position asc', scoped],
+        ];
+        const [items, attachments, recipients, contacts, collaborators] = await Promise.all(
+          children.map(([text, values], i) => client.query({ name: `bare-patch-read-${i}`, text, values })),
+        );
+        const body = {
+          ...locked.rows[0],
+          name: name.trim(),
+          updated_at: now,
+          items: items.rows,
+          attachments: attachments.rows,
+          recipients: recipients.rows,
+          contacts: contacts.rows,
+          collaborators: collaborators.rows,
+        };
+        if (writesEvents) {
+          const deliveries = deliveriesOf('request.updated');
+          await client.query({
+            name: 'bare-patch-event',
+            text: `with inserted as (
              insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
              values ($1, $2, 'request.updated', 'Request', $3, $3, $4::jsonb, '["name"]'::jsonb, $5) returning seq)${deliveries},
            entry as (
              insert into activity (id, organization_id, request_id, action, actor_type, actor_id, ip, user_agent, details, created_at)
              values (gen_random_uuid(), $2, $3, 'request.updated', 'USER', $6, null, null, '{"updated":["name"]}'::jsonb, $5))
            select pg_notify('gather_events', $1::text) from inserted`,
-          values: [randomUUID(), viewer.organizationId, id, JSON.stringify(body), now, viewer.userId],
-        });
+            values: [randomUUID(), viewer.organizationId, id, JSON.stringify(body), now, viewer.userId],
+          });
+        }
+        await client.query('commit');
+        return body;
+      } catch (err) {
+        await client.query('rollback').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
       }
-      await client.query('commit');
-      return body;
-    } catch (err) {
-      await client.query('rollback').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
-  });
+    },
+  );
 
   return {
     app,

@@ -36,12 +36,22 @@ const COMMON: Record<string, (message: Record<string, unknown>) => unknown> = {
   },
 };
 
-/** Milliseconds of collection pauses so far, by kind (minor: scavenges; major: mark-compacts; incremental: marking steps). */
+/**
+ * Milliseconds of collection pauses so far, by kind (minor: scavenges; major: mark-compacts; incremental: marking
+ * steps).
+ */
 const gcTime = { minor: 0, major: 0, incremental: 0, weakcb: 0, count: 0 };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
-    const key = kind === constants.NODE_PERFORMANCE_GC_MINOR ? 'minor' : kind === constants.NODE_PERFORMANCE_GC_MAJOR ? 'major' : kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL ? 'incremental' : 'weakcb';
+    const key =
+      kind === constants.NODE_PERFORMANCE_GC_MINOR
+        ? 'minor'
+        : kind === constants.NODE_PERFORMANCE_GC_MAJOR
+          ? 'major'
+          : kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL
+            ? 'incremental'
+            : 'weakcb';
     gcTime[key] += entry.duration;
     gcTime.count++;
   }
@@ -80,7 +90,9 @@ export function serve(name: string, start: () => Promise<Started>): void {
   process.on('disconnect', () => void stop(0));
   let session: Session | undefined;
   const post = (method: string, params?: object) =>
-    new Promise<any>((done, fail) => session!.post(method, params ?? {}, (err, result) => (err ? fail(err) : done(result))));
+    new Promise<any>((done, fail) =>
+      session!.post(method, params ?? {}, (err, result) => (err ? fail(err) : done(result))),
+    );
   const reply = (id: unknown, extra: object = {}) => process.send?.({ type: 'reply', id, ...extra });
   process.on('message', (message: { type?: string; id?: unknown; path?: string }) => {
     if (message?.type === 'stop') void stop(0);
@@ -88,14 +100,20 @@ export function serve(name: string, start: () => Promise<Started>): void {
     if (command) {
       Promise.resolve()
         .then(() => command(message as Record<string, unknown>))
-        .then((result) => reply(message.id, { result }), (err) => reply(message.id, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+        .then(
+          (result) => reply(message.id, { result }),
+          (err) => reply(message.id, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+        );
     }
     if (message?.type === 'profile-start') {
       session = new Session();
       session.connect();
       void post('Profiler.enable')
         .then(() => post('Profiler.start'))
-        .then(() => reply(message.id), (err) => reply(message.id, { error: String(err) }));
+        .then(
+          () => reply(message.id),
+          (err) => reply(message.id, { error: String(err) }),
+        );
     }
     if (message?.type === 'profile-stop') {
       void post('Profiler.stop')
@@ -117,7 +135,9 @@ export function serve(name: string, start: () => Promise<Started>): void {
       process.send?.({ type: 'ready', name, port, pid: process.pid });
     })
     .catch((err) => {
-      process.stderr.write(`${name} failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `${name} failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       process.exit(1);
     });
 }

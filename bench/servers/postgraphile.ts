@@ -24,7 +24,9 @@ function loadPostgraphile(): typeof import('postgraphile') {
   const load = createRequire(__filename);
   const base = dirname(load.resolve('postgraphile/package.json'));
   const shared = /^(graphql|graphile-build)(\/|$)/;
-  const loader = Module as unknown as { _resolveFilename: (request: string, parent: unknown, isMain: boolean, options?: { paths?: string[] }) => string };
+  const loader = Module as unknown as {
+    _resolveFilename: (request: string, parent: unknown, isMain: boolean, options?: { paths?: string[] }) => string;
+  };
   const resolve = loader._resolveFilename;
   loader._resolveFilename = function (request, parent, isMain, options) {
     return resolve.call(this, request, parent, isMain, shared.test(request) ? { paths: [base] } : options);

@@ -57,7 +57,10 @@ serve('receiver', async () => {
         new Promise((resolve, reject) => {
           const wanted = Number(message.count);
           if (count >= wanted) return resolve(stats());
-          const timer = setTimeout(() => reject(new Error(`receiver: ${count} of ${wanted} deliveries after ${message.timeoutMs} ms`)), Number(message.timeoutMs));
+          const timer = setTimeout(
+            () => reject(new Error(`receiver: ${count} of ${wanted} deliveries after ${message.timeoutMs} ms`)),
+            Number(message.timeoutMs),
+          );
           waiters.push({ count: wanted, resolve: () => (clearTimeout(timer), resolve(stats())) });
         }),
       stats: () => ({ ...stats(), sample, latencies_ms: latencies }),

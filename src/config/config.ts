@@ -30,65 +30,206 @@ export const ENV_SCHEMA = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'HTTP port of the service' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'interface to listen on (0.0.0.0 for all)' }),
   DATABASE_URL: Type.Optional(
-    Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL URL; unset starts an embedded PostgreSQL under DATA_DIR' }),
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description: 'PostgreSQL URL; unset starts an embedded PostgreSQL under DATA_DIR',
+    }),
   ),
-  DATA_DIR: Type.String({ minLength: 1, default: '.data', description: 'directory for the embedded database, files and the generated secret' }),
-  EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 5433, description: 'port of the embedded PostgreSQL (loopback only)' }),
+  DATA_DIR: Type.String({
+    minLength: 1,
+    default: '.data',
+    description: 'directory for the embedded database, files and the generated secret',
+  }),
+  EMBEDDED_PG_PORT: Type.Integer({
+    minimum: 1,
+    maximum: 65535,
+    default: 5433,
+    description: 'port of the embedded PostgreSQL (loopback only)',
+  }),
   PUBLIC_URL: Type.Optional(
-    Type.String({ pattern: '^https?://[^\\s]+$', description: 'base URL used to build recipient links; default http://localhost:PORT' }),
+    Type.String({
+      pattern: '^https?://[^\\s]+$',
+      description: 'base URL used to build recipient links; default http://localhost:PORT',
+    }),
   ),
-  LOG_LEVEL: Type.Unsafe<LogLevel>({ type: 'string', enum: [...LOG_LEVELS], default: 'info', description: 'pino log level' }),
-  NODE_ENV: Type.String({ default: 'development', description: '"production" turns GraphiQL and GraphQL introspection off' }),
-  GRAPHIQL: Type.Optional(Type.Boolean({ description: 'serve the in-browser GraphQL IDE at /graphiql; default true outside production' })),
-  GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean({ description: 'answer `__schema` and `__type` queries; default true outside production' })),
-  RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60, description: 'length of a rate-limit window' }),
-  RATE_LIMIT_API_KEY: Type.Integer({ minimum: 0, maximum: 10_000_000, default: DEFAULT_RATE_LIMIT_API_KEY, description: 'requests one API key may make per window, all instances together (0: no limit)' }),
-  RATE_LIMIT_LINK: Type.Integer({ minimum: 0, maximum: 10_000_000, default: DEFAULT_RATE_LIMIT_LINK, description: 'requests per window on one recipient link, or with one recipient session (0: no limit)' }),
-  RATE_LIMIT_ADDRESS: Type.Integer({ minimum: 0, maximum: 10_000_000, default: DEFAULT_RATE_LIMIT_ADDRESS, description: 'requests per window from one client address without a credential (0: no limit)' }),
-  TRUST_PROXY: Type.Boolean({ default: false, description: 'take the client address from X-Forwarded-For (behind a load balancer), for the per-address rate limit' }),
+  LOG_LEVEL: Type.Unsafe<LogLevel>({
+    type: 'string',
+    enum: [...LOG_LEVELS],
+    default: 'info',
+    description: 'pino log level',
+  }),
+  NODE_ENV: Type.String({
+    default: 'development',
+    description: '"production" turns GraphiQL and GraphQL introspection off',
+  }),
+  GRAPHIQL: Type.Optional(
+    Type.Boolean({ description: 'serve the in-browser GraphQL IDE at /graphiql; default true outside production' }),
+  ),
+  GRAPHQL_INTROSPECTION: Type.Optional(
+    Type.Boolean({ description: 'answer `__schema` and `__type` queries; default true outside production' }),
+  ),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86400,
+    default: 60,
+    description: 'length of a rate-limit window',
+  }),
+  RATE_LIMIT_API_KEY: Type.Integer({
+    minimum: 0,
+    maximum: 10_000_000,
+    default: DEFAULT_RATE_LIMIT_API_KEY,
+    description: 'requests one API key may make per window, all instances together (0: no limit)',
+  }),
+  RATE_LIMIT_LINK: Type.Integer({
+    minimum: 0,
+    maximum: 10_000_000,
+    default: DEFAULT_RATE_LIMIT_LINK,
+    description: 'requests per window on one recipient link, or with one recipient session (0: no limit)',
+  }),
+  RATE_LIMIT_ADDRESS: Type.Integer({
+    minimum: 0,
+    maximum: 10_000_000,
+    default: DEFAULT_RATE_LIMIT_ADDRESS,
+    description: 'requests per window from one client address without a credential (0: no limit)',
+  }),
+  TRUST_PROXY: Type.Boolean({
+    default: false,
+    description:
+      'take the client address from X-Forwarded-For (behind a load balancer), for the per-address rate limit',
+  }),
   GATHER_ADMIN_API_KEY: Type.Optional(
     Type.String({ minLength: 32, description: 'API key of the first admin, used verbatim on a fresh database' }),
   ),
   GATHER_SECRET: Type.Optional(
-    Type.String({ minLength: 32, description: 'server secret for recipient links; default generated into DATA_DIR/secret.key' }),
+    Type.String({
+      minLength: 32,
+      description: 'server secret for recipient links; default generated into DATA_DIR/secret.key',
+    }),
   ),
-  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'largest JSON body in bytes (413 above)' }),
-  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'PostgreSQL connections per instance' }),
-  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'bearer token of /metrics; unset, /metrics answers 404' })),
-  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 10000, description: 'time allowed for in-flight requests on shutdown' }),
+  BODY_LIMIT: Type.Integer({
+    minimum: 1024,
+    maximum: 64 * 1024 * 1024,
+    default: 1024 * 1024,
+    description: 'largest JSON body in bytes (413 above)',
+  }),
+  DB_POOL_MAX: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 10,
+    description: 'PostgreSQL connections per instance',
+  }),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({ minLength: 16, description: 'bearer token of /metrics; unset, /metrics answers 404' }),
+  ),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120000,
+    default: 10000,
+    description: 'time allowed for in-flight requests on shutdown',
+  }),
   WEBHOOK_ALLOW_PRIVATE: Type.Optional(
-    Type.Boolean({ description: 'allow webhook endpoints on private, loopback or link-local addresses and plain http; default true outside production' }),
+    Type.Boolean({
+      description:
+        'allow webhook endpoints on private, loopback or link-local addresses and plain http; default true outside production',
+    }),
   ),
-  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000, description: 'time a webhook endpoint has to answer with a 2xx' }),
-  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 256, default: 16, description: 'webhook deliveries in flight per instance' }),
-  WEBHOOK_SECRET_GRACE_HOURS: Type.Number({ minimum: 0, maximum: 720, default: 24, description: 'hours a rotated-out signing secret still signs deliveries' }),
-  WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({ minimum: 1, maximum: 2160, default: 120, description: 'hours of failures in a row after which an endpoint is disabled' }),
-  STORAGE_DRIVER: Type.Unsafe<StorageDriver>({ type: 'string', enum: [...STORAGE_DRIVERS], default: 'local', description: 'where file bytes go: local (DATA_DIR/files) or s3' }),
-  S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63, description: 'bucket of the s3 driver (required with STORAGE_DRIVER=s3)' })),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60000,
+    default: 10000,
+    description: 'time a webhook endpoint has to answer with a 2xx',
+  }),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 256,
+    default: 16,
+    description: 'webhook deliveries in flight per instance',
+  }),
+  WEBHOOK_SECRET_GRACE_HOURS: Type.Number({
+    minimum: 0,
+    maximum: 720,
+    default: 24,
+    description: 'hours a rotated-out signing secret still signs deliveries',
+  }),
+  WEBHOOK_DISABLE_AFTER_HOURS: Type.Number({
+    minimum: 1,
+    maximum: 2160,
+    default: 120,
+    description: 'hours of failures in a row after which an endpoint is disabled',
+  }),
+  STORAGE_DRIVER: Type.Unsafe<StorageDriver>({
+    type: 'string',
+    enum: [...STORAGE_DRIVERS],
+    default: 'local',
+    description: 'where file bytes go: local (DATA_DIR/files) or s3',
+  }),
+  S3_BUCKET: Type.Optional(
+    Type.String({
+      minLength: 3,
+      maxLength: 63,
+      description: 'bucket of the s3 driver (required with STORAGE_DRIVER=s3)',
+    }),
+  ),
   S3_REGION: Type.String({ minLength: 1, default: 'us-east-1', description: 'region of the s3 driver' }),
-  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'endpoint of an S3-compatible service; unset uses AWS' })),
-  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ minLength: 1, description: 'access key of the s3 driver; unset uses the AWS default credential chain' })),
-  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1, description: 'secret key of the s3 driver, given with S3_ACCESS_KEY_ID' })),
-  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false, description: 'address the bucket in the path (most S3-compatible services) rather than the host name' }),
+  S3_ENDPOINT: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s]+$', description: 'endpoint of an S3-compatible service; unset uses AWS' }),
+  ),
+  S3_ACCESS_KEY_ID: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'access key of the s3 driver; unset uses the AWS default credential chain',
+    }),
+  ),
+  S3_SECRET_ACCESS_KEY: Type.Optional(
+    Type.String({ minLength: 1, description: 'secret key of the s3 driver, given with S3_ACCESS_KEY_ID' }),
+  ),
+  S3_FORCE_PATH_STYLE: Type.Boolean({
+    default: false,
+    description: 'address the bucket in the path (most S3-compatible services) rather than the host name',
+  }),
   // Sizes are stored and exposed as 32-bit integers (GraphQL Int), hence the ceiling of 2 GiB - 1.
-  MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1024, maximum: 2147483647, default: 256 * 1024 * 1024, description: 'largest file upload in bytes (413 above)' }),
+  MAX_UPLOAD_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 2147483647,
+    default: 256 * 1024 * 1024,
+    description: 'largest file upload in bytes (413 above)',
+  }),
   EXACT_COUNT_LIMIT: Type.Integer({
     minimum: 0,
     maximum: 100_000_000,
     default: 10_000,
-    description: 'rows a list counts exactly for totalCount; past it totalCount is the planner estimate and totalCountEstimated is true',
+    description:
+      'rows a list counts exactly for totalCount; past it totalCount is the planner estimate and totalCountEstimated is true',
   }),
-  MAX_FILES_PER_ITEM: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'attachments, and separately submitted documents, one item (or one request) may hold' }),
+  MAX_FILES_PER_ITEM: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 100,
+    description: 'attachments, and separately submitted documents, one item (or one request) may hold',
+  }),
   SMTP_URL: Type.Optional(
-    Type.String({ pattern: '^smtps?://[^\\s]+$', description: 'mail server for notifications, smtp:// or smtps://; unset keeps messages in the notification table' }),
+    Type.String({
+      pattern: '^smtps?://[^\\s]+$',
+      description: 'mail server for notifications, smtp:// or smtps://; unset keeps messages in the notification table',
+    }),
   ),
-  MAIL_FROM: Type.String({ minLength: 3, default: 'Gather <no-reply@localhost>', description: 'sender of notification mail' }),
-  EXPIRATION_WARNING_DAYS: Type.Integer({ minimum: 0, maximum: 365, default: 3, description: 'days before a request expires that its recipients are warned (0: on the day)' }),
+  MAIL_FROM: Type.String({
+    minLength: 3,
+    default: 'Gather <no-reply@localhost>',
+    description: 'sender of notification mail',
+  }),
+  EXPIRATION_WARNING_DAYS: Type.Integer({
+    minimum: 0,
+    maximum: 365,
+    default: 3,
+    description: 'days before a request expires that its recipients are warned (0: on the day)',
+  }),
   SHARED_CACHE_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 3600,
     default: SHARED_CACHE_TTL_SECONDS,
-    description: "seconds an instance keeps an API key's caller and an organization's settings between requests, at most (any change on any instance empties them at once); 0: read on every request",
+    description:
+      "seconds an instance keeps an API key's caller and an organization's settings between requests, at most (any change on any instance empties them at once); 0: read on every request",
   }),
   JOB_LEASE_MS: Type.Integer({
     minimum: MIN_JOB_LEASE_MS,
@@ -97,7 +238,11 @@ export const ENV_SCHEMA = Type.Object({
     description: 'how long an instance holds a timed job it claimed before another instance may run it',
   }),
   SIGNING_P12_PATH: Type.Optional(
-    Type.String({ minLength: 1, description: 'PKCS#12 file (certificate and private key) that signs every e-signed PDF; unset: each organization gets a generated self-signed certificate' }),
+    Type.String({
+      minLength: 1,
+      description:
+        'PKCS#12 file (certificate and private key) that signs every e-signed PDF; unset: each organization gets a generated self-signed certificate',
+    }),
   ),
   SIGNING_P12_PASSPHRASE: Type.Optional(Type.String({ description: 'passphrase of SIGNING_P12_PATH (default empty)' })),
 });
@@ -133,7 +278,9 @@ export type Config = {
   signing: SigningSettings;
   /** Days before `expiration_date` that recipients get the expiration warning. */
   expirationWarningDays: number;
-  /** How long an instance keeps a cached API key's caller or organization's settings, at most (SHARED_CACHE_SECONDS). */
+  /**
+   * How long an instance keeps a cached API key's caller or organization's settings, at most (SHARED_CACHE_SECONDS).
+   */
   sharedCacheSeconds: number;
   /** How long a claimed timed job stays its instance's (JOB_LEASE_MS). */
   jobLeaseMs: number;
@@ -181,7 +328,12 @@ type EnvError = { instancePath: string; keyword: string; params: Record<string, 
 
 function describeProblem(error: EnvError, env: NodeJS.ProcessEnv): string {
   const name = error.instancePath.replace(/^\//, '') || String(error.params.missingProperty ?? '');
-  const schema = (ENV_SCHEMA.properties as Record<string, { description?: string; minimum?: number; maximum?: number; minLength?: number }>)[name];
+  const schema = (
+    ENV_SCHEMA.properties as Record<
+      string,
+      { description?: string; minimum?: number; maximum?: number; minLength?: number }
+    >
+  )[name];
   const got = env[name] === undefined ? '' : ` (got ${JSON.stringify(env[name])})`;
   const rule: Record<string, string> = {
     type: `must be ${error.params.type === 'integer' ? 'a whole number' : `a ${String(error.params.type)}`}`,
@@ -254,13 +406,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 // The file is read at start, so a wrong path stops the start rather than the first signature.
 function signingConfig(env: Env): SigningSettings {
   if (env.SIGNING_P12_PATH === undefined) {
-    if (env.SIGNING_P12_PASSPHRASE !== undefined) throw new ConfigError(['SIGNING_P12_PASSPHRASE is set without SIGNING_P12_PATH: the passphrase of which file?']);
+    if (env.SIGNING_P12_PASSPHRASE !== undefined)
+      throw new ConfigError(['SIGNING_P12_PASSPHRASE is set without SIGNING_P12_PATH: the passphrase of which file?']);
     return {};
   }
   try {
     return { p12: { bytes: readFileSync(env.SIGNING_P12_PATH), passphrase: env.SIGNING_P12_PASSPHRASE ?? '' } };
   } catch (err) {
-    throw new ConfigError([`SIGNING_P12_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}, got ${JSON.stringify(env.SIGNING_P12_PATH)}): PKCS#12 file that signs e-signed PDFs`]);
+    throw new ConfigError([
+      `SIGNING_P12_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}, got ${JSON.stringify(env.SIGNING_P12_PATH)}): PKCS#12 file that signs e-signed PDFs`,
+    ]);
   }
 }
 
@@ -270,7 +425,9 @@ function storageConfig(env: Env, dataDir: string): StorageConfig {
   const problems: string[] = [];
   if (!env.S3_BUCKET) problems.push('S3_BUCKET is required when STORAGE_DRIVER is s3: bucket of the s3 driver');
   if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
-    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be given together (or neither, for the AWS default credential chain)');
+    problems.push(
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be given together (or neither, for the AWS default credential chain)',
+    );
   }
   if (problems.length) throw new ConfigError(problems);
   return {
@@ -278,7 +435,9 @@ function storageConfig(env: Env, dataDir: string): StorageConfig {
     bucket: env.S3_BUCKET!,
     region: env.S3_REGION,
     endpoint: env.S3_ENDPOINT,
-    credentials: env.S3_ACCESS_KEY_ID ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY! } : undefined,
+    credentials: env.S3_ACCESS_KEY_ID
+      ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY! }
+      : undefined,
     forcePathStyle: env.S3_FORCE_PATH_STYLE,
   };
 }

@@ -52,7 +52,10 @@ export const MIN_DATE = Date.UTC(1970, 0, 1);
 /** Latest date an input may name. */
 export const MAX_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-/** Requests one API key may make per `RATE_LIMIT_WINDOW_SECONDS` (default one minute), all instances together, unless `RATE_LIMIT_API_KEY` says otherwise. */
+/**
+ * Requests one API key may make per `RATE_LIMIT_WINDOW_SECONDS` (default one minute), all instances together, unless
+ * `RATE_LIMIT_API_KEY` says otherwise.
+ */
 export const DEFAULT_RATE_LIMIT_API_KEY = 3000;
 /** Requests per window on one recipient link or session, unless `RATE_LIMIT_LINK` says otherwise. */
 export const DEFAULT_RATE_LIMIT_LINK = 600;

@@ -8,6 +8,10 @@ const SECRET_HEADERS = ['authorization', '"x-api-key"', 'cookie'];
  * library logs them (@fastify/multipart logs the request's headers at trace level).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const paths = SECRET_HEADERS.flatMap((header) => [`headers.${header}`, `*.headers.${header}`, `*.*.headers.${header}`]);
+  const paths = SECRET_HEADERS.flatMap((header) => [
+    `headers.${header}`,
+    `*.headers.${header}`,
+    `*.*.headers.${header}`,
+  ]);
   return pino({ level, redact: { paths, censor: '[redacted]' } }, destination);
 }

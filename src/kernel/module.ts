@@ -61,7 +61,12 @@ export type Modules = {
   metrics: MetricsSource[];
 };
 
-function mergeUnique<T>(what: string, into: Record<string, T>, from: Record<string, T> | undefined, owner: string): void {
+function mergeUnique<T>(
+  what: string,
+  into: Record<string, T>,
+  from: Record<string, T> | undefined,
+  owner: string,
+): void {
   for (const [key, value] of Object.entries(from ?? {})) {
     if (key in into) throw new Error(`${what} "${key}" is declared twice (again by module ${owner})`);
     into[key] = value;
@@ -82,7 +87,11 @@ export function foldModules(modules: ModuleDescriptor[]): Modules {
     entities: modules.flatMap((m) => m.entities ?? []),
     migrations: modules.flatMap((m) => m.migrations ?? []).sort((a, b) => a.name.localeCompare(b.name)),
     createLoaders: loaderSet(loaders) as unknown as Modules['createLoaders'],
-    resolvers: [nodeResolvers(nodes), eventResolvers(subjects), ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : []))],
+    resolvers: [
+      nodeResolvers(nodes),
+      eventResolvers(subjects),
+      ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : [])),
+    ],
     restRows: modules.flatMap((m) => (typeof m.restRows === 'function' ? m.restRows() : (m.restRows ?? []))),
     renderers: Object.fromEntries(Object.entries(subjects).map(([type, subject]) => [type, subject.render])),
     subjects,

@@ -26,16 +26,51 @@ import {
   SHARED_CACHE_ENTRIES,
   SHARED_CACHE_TTL_SECONDS,
 } from '../kernel/limits';
-import { COPY_CONNECT_TIMEOUT_MS, COPY_IDLE_TIMEOUT_MS, PROBE_TIMEOUT_MS, MAX_ACCESS_KEY_ID, MAX_REGION, MAX_S3_ENDPOINT, MAX_SECRET_ACCESS_KEY } from './cloud-storage/cloud-storage.limits';
-import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contracts/contract.limits';
+import {
+  COPY_CONNECT_TIMEOUT_MS,
+  COPY_IDLE_TIMEOUT_MS,
+  PROBE_TIMEOUT_MS,
+  MAX_ACCESS_KEY_ID,
+  MAX_REGION,
+  MAX_S3_ENDPOINT,
+  MAX_SECRET_ACCESS_KEY,
+} from './cloud-storage/cloud-storage.limits';
+import {
+  MAX_CONTRACT_BYTES,
+  MAX_CONTRACT_PAGE,
+  MAX_CONTRACT_PARTS,
+  MAX_LAYOUT_POINTS,
+  MAX_PART_ID,
+  MAX_PART_TEXT,
+} from './contracts/contract.limits';
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
 import { MAX_FORM_FIELD_NAME, MAX_FORM_FIELDS, MAX_FORM_NAME, MAX_FORM_VALUE } from './forms/form.limits';
 import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity/identity.limits';
-import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_REJECTION_MESSAGE } from './items/item.limits';
-import { LOGO_CACHE_SECONDS, MAX_CONFIRMATION_MESSAGE_LENGTH, MAX_LOGO_BYTES, MAX_SENDER_NAME_LENGTH, MAX_SETTINGS_DAYS } from './organizations/organization.limits';
+import {
+  MAX_ANSWER,
+  MAX_ATTACHMENT_IDS,
+  MAX_ITEM_DESCRIPTION,
+  MAX_ITEM_NAME,
+  MAX_REJECTION_MESSAGE,
+} from './items/item.limits';
+import {
+  LOGO_CACHE_SECONDS,
+  MAX_CONFIRMATION_MESSAGE_LENGTH,
+  MAX_LOGO_BYTES,
+  MAX_SENDER_NAME_LENGTH,
+  MAX_SETTINGS_DAYS,
+} from './organizations/organization.limits';
 import { MAX_PARTIAL_UPLOADS, PARTIAL_UPLOAD_EXPIRY_HOURS } from './portal/portal.uploads.limits';
 import { MAX_QUESTION, MAX_RECIPIENTS } from './recipients/recipient.limits';
-import { MAX_LISTED_DOWNLOADS, MAX_SHARE_BYTES, MAX_SHARE_FILES, MAX_SHARE_MESSAGE, MAX_SHARE_QUESTION, MAX_SHARE_RECIPIENTS, MAX_SHARE_TITLE } from './shares/share.limits';
+import {
+  MAX_LISTED_DOWNLOADS,
+  MAX_SHARE_BYTES,
+  MAX_SHARE_FILES,
+  MAX_SHARE_MESSAGE,
+  MAX_SHARE_QUESTION,
+  MAX_SHARE_RECIPIENTS,
+  MAX_SHARE_TITLE,
+} from './shares/share.limits';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
   MAX_COLLABORATORS,
@@ -83,7 +118,12 @@ import {
   REMINDER_DEFER_MS,
   REMINDER_MIN_GAP_MS,
 } from './schedule/schedule.limits';
-import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_PNG_PIXELS, MAX_SIGNATURE_TEXT } from './signing/signing.limits';
+import {
+  MAX_FIELD_VALUE,
+  MAX_SIGNATURE_PNG_BYTES,
+  MAX_SIGNATURE_PNG_PIXELS,
+  MAX_SIGNATURE_TEXT,
+} from './signing/signing.limits';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
 import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
 import { writeSection, type ReadmeSection } from './readme-section';
@@ -108,7 +148,8 @@ const mib = (bytes: number) => `${bytes / 2 ** 20} MiB`;
 const day = (time: number) => new Date(time).toISOString().slice(0, 10);
 const CONFIGURATION = '(see [Configuration](#configuration))';
 
-const duration = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);
+const duration = (ms: number) =>
+  ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 
 /** `0, 5 s, 5 min, …, 7 × 10 h`: when each attempt is made, repeats of one delay counted. */
 function retrySchedule(delays: number[], attempts: number): string {
@@ -119,14 +160,22 @@ function retrySchedule(delays: number[], attempts: number): string {
     else runs.push({ delay, count: 1 });
   }
   const total = delays.reduce((sum, delay) => sum + delay, 0);
-  const steps = ['0', ...runs.map(({ delay, count }) => (count > 1 ? `${count} × ${duration(delay)}` : duration(delay)))];
-  const span = total >= 86_400_000 ? `${(total / 86_400_000).toFixed(1)} days` : `${(total / 3_600_000).toFixed(1)} hours`;
+  const steps = [
+    '0',
+    ...runs.map(({ delay, count }) => (count > 1 ? `${count} × ${duration(delay)}` : duration(delay))),
+  ];
+  const span =
+    total >= 86_400_000 ? `${(total / 86_400_000).toFixed(1)} days` : `${(total / 3_600_000).toFixed(1)} hours`;
   return `${attempts} over about ${span} (${steps.join(', ')})`;
 }
 
 /** Limit, value, error: one row each. */
 const rows = (): [string, string, string][] => [
-  ['Page size: REST `limit`, GraphQL `first`/`last`', `1 to ${n(MAX_PAGE_SIZE)}, default ${n(DEFAULT_PAGE_SIZE)}`, '`422` `loc: ["query","limit"]`; GraphQL `BAD_USER_INPUT` (`OUT_OF_RANGE`)'],
+  [
+    'Page size: REST `limit`, GraphQL `first`/`last`',
+    `1 to ${n(MAX_PAGE_SIZE)}, default ${n(DEFAULT_PAGE_SIZE)}`,
+    '`422` `loc: ["query","limit"]`; GraphQL `BAD_USER_INPUT` (`OUT_OF_RANGE`)',
+  ],
   ['Request body', `\`BODY_LIMIT\` ${CONFIGURATION}`, '`413`'],
   ['GraphQL query depth (fields inside fields)', n(MAX_QUERY_DEPTH), '`400`, `QUERY_TOO_COMPLEX` (`limit: "depth"`)'],
   ['GraphQL document tokens', n(MAX_QUERY_TOKENS), '`400`, `QUERY_TOO_COMPLEX` (`limit: "tokens"`)'],
@@ -143,7 +192,11 @@ const rows = (): [string, string, string][] => [
     `${n(SHARED_CACHE_ENTRIES)} of each, oldest dropped first; ${n(SHARED_CACHE_TTL_SECONDS)} s at most by default (\`SHARED_CACHE_SECONDS\`), and forgotten when a change to them commits on any instance`,
     'read again from the database',
   ],
-  ['Automatic persisted queries remembered per instance', `${n(MAX_PERSISTED_QUERIES)}, least recently used dropped first`, '`400`, `PERSISTED_QUERY_NOT_FOUND` (send the document again)'],
+  [
+    'Automatic persisted queries remembered per instance',
+    `${n(MAX_PERSISTED_QUERIES)}, least recently used dropped first`,
+    '`400`, `PERSISTED_QUERY_NOT_FOUND` (send the document again)',
+  ],
   [
     'Requests per window (`RATE_LIMIT_WINDOW_SECONDS`, default 1 min), all instances together',
     `per API key ${n(DEFAULT_RATE_LIMIT_API_KEY)} (\`RATE_LIMIT_API_KEY\`); per recipient link or session ${n(DEFAULT_RATE_LIMIT_LINK)} (\`RATE_LIMIT_LINK\`); per client address without a credential ${n(DEFAULT_RATE_LIMIT_ADDRESS)} (\`RATE_LIMIT_ADDRESS\`)`,
@@ -156,7 +209,9 @@ const rows = (): [string, string, string][] => [
   ],
   [
     'Request `name`, template `name`',
-    MAX_REQUEST_NAME === MAX_TEMPLATE_NAME ? `1 to ${chars(MAX_REQUEST_NAME)}, not blank` : `1 to ${chars(MAX_REQUEST_NAME)} (templates ${n(MAX_TEMPLATE_NAME)}), not blank`,
+    MAX_REQUEST_NAME === MAX_TEMPLATE_NAME
+      ? `1 to ${chars(MAX_REQUEST_NAME)}, not blank`
+      : `1 to ${chars(MAX_REQUEST_NAME)} (templates ${n(MAX_TEMPLATE_NAME)}), not blank`,
     '`422` `string_too_long` / `string_too_short` / `too_short`',
   ],
   ['Template `default_title`', chars(MAX_DEFAULT_TITLE), '`422` `string_too_long`'],
@@ -167,12 +222,28 @@ const rows = (): [string, string, string][] => [
   ['Item `description`', chars(MAX_ITEM_DESCRIPTION), '`422`'],
   ['Item / question `answer`', chars(MAX_ANSWER), '`422`'],
   ['Rejection `message`', `1 to ${chars(MAX_REJECTION_MESSAGE)} (not blank)`, '`422`'],
-  ['`first_name`, `last_name` of recipients, contacts, users and contract signers', `${chars(MAX_PERSON_NAME)} each`, '`422` (users: GraphQL `userErrors`)'],
+  [
+    '`first_name`, `last_name` of recipients, contacts, users and contract signers',
+    `${chars(MAX_PERSON_NAME)} each`,
+    '`422` (users: GraphQL `userErrors`)',
+  ],
   ['`email`', `${chars(MAX_EMAIL)}, \`name@domain.tld\` form`, '`422` `invalid`'],
-  ['`phone`', `${chars(MAX_PHONE)}; an optional \`+\`, a digit, then 3 to 30 digits, spaces or \`().-\``, '`422` `invalid`'],
+  [
+    '`phone`',
+    `${chars(MAX_PHONE)}; an optional \`+\`, a digit, then 3 to 30 digits, spaces or \`().-\``,
+    '`422` `invalid`',
+  ],
   ['`question_text`, `question_answer`', chars(MAX_QUESTION), '`422`'],
-  ['`recipients`', `1 to ${n(MAX_RECIPIENTS)} per request, no recipient twice`, '`422` `too_short` / `too_long` / `invalid`'],
-  ['Items per request', `${n(MAX_ITEMS)} (at creation and through \`POST …/items\`)`, '`422` `too_long` / `too_many` (`loc: ["body"]`)'],
+  [
+    '`recipients`',
+    `1 to ${n(MAX_RECIPIENTS)} per request, no recipient twice`,
+    '`422` `too_short` / `too_long` / `invalid`',
+  ],
+  [
+    'Items per request',
+    `${n(MAX_ITEMS)} (at creation and through \`POST …/items\`)`,
+    '`422` `too_long` / `too_many` (`loc: ["body"]`)',
+  ],
   ['`collaborators`', `${n(MAX_COLLABORATORS)}, no user twice`, '`422` `too_long` / `invalid`'],
   [
     '`user_metadata`',
@@ -180,7 +251,11 @@ const rows = (): [string, string, string][] => [
     '`422` `too_long` / `invalid` / `string_too_long` / `string_type`',
   ],
   ['`reminder_schedule`', `${n(MAX_REMINDER_SCHEDULE)} entries; \`message\` ${chars(MAX_REMINDER_MESSAGE)}`, '`422`'],
-  ['`reminders` (requests, templates)', `integer ${n(MIN_REMINDERS)} to ${n(MAX_REMINDERS)}`, '`422` `greater_than_equal` / `less_than_equal`'],
+  [
+    '`reminders` (requests, templates)',
+    `integer ${n(MIN_REMINDERS)} to ${n(MAX_REMINDERS)}`,
+    '`422` `greater_than_equal` / `less_than_equal`',
+  ],
   ['Template `due_date_interval`', `0 to ${n(MAX_DUE_DATE_INTERVAL)} days`, '`422`'],
   ['Template items', n(MAX_TEMPLATE_ITEMS), '`422`'],
   ['Form `name`', `1 to ${chars(MAX_FORM_NAME)}, not blank`, '`422`'],
@@ -189,7 +264,11 @@ const rows = (): [string, string, string][] => [
     `1 to ${n(MAX_FORM_FIELDS)} per form; names 1 to ${chars(MAX_FORM_FIELD_NAME)}; \`default_value\` ${chars(MAX_FORM_VALUE)}`,
     '`422`',
   ],
-  ['Form answers (recipient)', `fields of the item's form; each value ${chars(MAX_FORM_VALUE)}; read-only fields keep their default`, '`422`'],
+  [
+    'Form answers (recipient)',
+    `fields of the item's form; each value ${chars(MAX_FORM_VALUE)}; read-only fields keep their default`,
+    '`422`',
+  ],
   ['Dates', `${day(MIN_DATE)} to ${day(MAX_DATE)}`, '`422` `out_of_range`'],
   ['File upload', `\`MAX_UPLOAD_BYTES\` ${CONFIGURATION}; contracts ${mib(MAX_CONTRACT_BYTES)} at most`, '`413`'],
   ['Contract types', 'PDF, DOC (OLE compound file), DOCX, by detected content', '`415`'],
@@ -204,8 +283,16 @@ const rows = (): [string, string, string][] => [
     '`413`; `429`; `404` on resuming',
   ],
   ['Empty file', 'refused', '`422`'],
-  ['File names', `last path segment, no control characters, ${chars(MAX_FILE_NAME)} (the \`name\` query parameter of a raw upload: ${chars(MAX_RAW_UPLOAD_NAME)})`, 'cut, not refused'],
-  ['Zip entry names', `one segment per folder and file, no \`..\` or separators, ${chars(MAX_ZIP_SEGMENT)}, unique`, 'replaced and numbered, not refused'],
+  [
+    'File names',
+    `last path segment, no control characters, ${chars(MAX_FILE_NAME)} (the \`name\` query parameter of a raw upload: ${chars(MAX_RAW_UPLOAD_NAME)})`,
+    'cut, not refused',
+  ],
+  [
+    'Zip entry names',
+    `one segment per folder and file, no \`..\` or separators, ${chars(MAX_ZIP_SEGMENT)}, unique`,
+    'replaced and numbered, not refused',
+  ],
   [
     'Contract `annotations`, `fields`',
     `${n(MAX_CONTRACT_PARTS)} each; \`page\` 1 to ${n(MAX_CONTRACT_PAGE)}; offsets 0 to ${n(MAX_LAYOUT_POINTS)} points; sizes above 0 to ${n(MAX_LAYOUT_POINTS)}; \`id\` ${chars(MAX_PART_ID)}; \`defaultValue\`, \`placeholder\` ${chars(MAX_PART_TEXT)}`,
@@ -220,13 +307,21 @@ const rows = (): [string, string, string][] => [
   ['Webhook topics per subscription', `1 to ${n(MAX_TOPICS)}, no repeats`, '`422`'],
   ['Webhook endpoint', `${chars(MAX_ENDPOINT_LENGTH)}, \`https\` (or \`http\` with private targets allowed)`, '`422`'],
   ['Webhook attempts', retrySchedule(RETRY_DELAYS_MS, MAX_ATTEMPTS), 'delivery `FAILED`'],
-  ['Notification attempts (mail or SMS refused or unreachable)', retrySchedule(NOTIFICATION_RETRY_DELAYS_MS, NOTIFICATION_MAX_ATTEMPTS), 'notification `FAILED`, `last_error` kept'],
+  [
+    'Notification attempts (mail or SMS refused or unreachable)',
+    retrySchedule(NOTIFICATION_RETRY_DELAYS_MS, NOTIFICATION_MAX_ATTEMPTS),
+    'notification `FAILED`, `last_error` kept',
+  ],
   [
     'Notifications handed over at once',
     `${n(NOTIFICATION_BATCH)} claimed per round, ${n(NOTIFICATION_CONCURRENCY)} in flight per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
     'attempt failed, retried',
   ],
-  ['Timed job attempts (reminders, expiry, auto-close, escalations)', retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS), 'job `FAILED`, `last_error` kept'],
+  [
+    'Timed job attempts (reminders, expiry, auto-close, escalations)',
+    retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS),
+    'job `FAILED`, `last_error` kept',
+  ],
   [
     'Cloud storage (S3) connection',
     `\`access_key_id\` ${chars(MAX_ACCESS_KEY_ID)}, \`secret_access_key\` ${chars(MAX_SECRET_ACCESS_KEY)}, \`region\` ${chars(MAX_REGION)}, \`endpoint\` ${chars(MAX_S3_ENDPOINT)} (as webhook endpoints: \`https\`, public addresses unless private targets are allowed); the bucket must take a probe object within ${duration(PROBE_TIMEOUT_MS)}`,
@@ -237,42 +332,98 @@ const rows = (): [string, string, string][] => [
     `${duration(COPY_CONNECT_TIMEOUT_MS)} to connect, ${duration(COPY_IDLE_TIMEOUT_MS)} of silence at most; retried as timed jobs, ${retrySchedule(JOB_RETRY_DELAYS_MS, JOB_MAX_ATTEMPTS)}`,
     'job `FAILED`; each attempt in the activity log',
   ],
-  ['Timed jobs claimed at once', `${n(JOB_BATCH)} per round per instance, ${n(JOB_CONCURRENCY)} running at once, each leased for \`JOB_LEASE_MS\` (default ${duration(JOB_LEASE_MS)}, ${duration(MIN_JOB_LEASE_MS)} to ${duration(MAX_JOB_LEASE_MS)}; then another instance may run it)`, 'run by another instance'],
-  ['Reminder deferral', `a recipient active in the portal within ${duration(REMINDER_DEFER_MS)} is reminded ${duration(REMINDER_DEFER_MS)} later`, 'deferred, shown in the reminder list'],
-  ['Reminders to one recipient', `no periodic, scheduled or deferred reminder within ${duration(REMINDER_MIN_GAP_MS)} of the last one (one by hand always goes)`, 'left out of that reminder'],
+  [
+    'Timed jobs claimed at once',
+    `${n(JOB_BATCH)} per round per instance, ${n(JOB_CONCURRENCY)} running at once, each leased for \`JOB_LEASE_MS\` (default ${duration(JOB_LEASE_MS)}, ${duration(MIN_JOB_LEASE_MS)} to ${duration(MAX_JOB_LEASE_MS)}; then another instance may run it)`,
+    'run by another instance',
+  ],
+  [
+    'Reminder deferral',
+    `a recipient active in the portal within ${duration(REMINDER_DEFER_MS)} is reminded ${duration(REMINDER_DEFER_MS)} later`,
+    'deferred, shown in the reminder list',
+  ],
+  [
+    'Reminders to one recipient',
+    `no periodic, scheduled or deferred reminder within ${duration(REMINDER_MIN_GAP_MS)} of the last one (one by hand always goes)`,
+    'left out of that reminder',
+  ],
   ['Scheduled reminders per request (`…/scheduled-reminders`)', n(MAX_SCHEDULED_REMINDERS), '`422` `too_many`'],
-  ['Escalations per request; `after_days`', `${n(MAX_ESCALATIONS)}; ${n(MIN_ESCALATION_DAYS)} to ${n(MAX_ESCALATION_DAYS)} days`, '`422`'],
+  [
+    'Escalations per request; `after_days`',
+    `${n(MAX_ESCALATIONS)}; ${n(MIN_ESCALATION_DAYS)} to ${n(MAX_ESCALATION_DAYS)} days`,
+    '`422`',
+  ],
   ['Notification subject', chars(MAX_SUBJECT_LENGTH), 'cut with `…`, not refused'],
-  ['Notification text and HTML parts; SMS text', `${chars(MAX_BODY_LENGTH)} each; SMS ${chars(MAX_SMS_LENGTH)}`, 'notification `FAILED`'],
+  [
+    'Notification text and HTML parts; SMS text',
+    `${chars(MAX_BODY_LENGTH)} each; SMS ${chars(MAX_SMS_LENGTH)}`,
+    'notification `FAILED`',
+  ],
   ['Notification `last_error`', chars(MAX_NOTIFICATION_ERROR), 'cut'],
-  ['Events waiting for one subscriber (not yet written to its socket)', `${MAX_PENDING_BYTES / 1024 / 1024} MiB`, 'subscription ended with `RATE_LIMITED`'],
+  [
+    'Events waiting for one subscriber (not yet written to its socket)',
+    `${MAX_PENDING_BYTES / 1024 / 1024} MiB`,
+    'subscription ended with `RATE_LIMITED`',
+  ],
   ['WebSocket message from a client', `${MAX_MESSAGE_BYTES / 1024} KiB`, 'connection closed with `1009`'],
   ['GraphQL operation names labelled on /metrics', n(MAX_METRIC_OPERATIONS), 'later names counted as `other`'],
   ['JSON body nesting', `${n(MAX_JSON_DEPTH)} levels`, '`422` `too_deep` (`loc: ["body"]`)'],
   [
     'Team and organization names',
-    MAX_TEAM_NAME === MAX_ORGANIZATION_NAME ? `1 to ${chars(MAX_TEAM_NAME)}` : `teams 1 to ${chars(MAX_TEAM_NAME)}, organizations 1 to ${chars(MAX_ORGANIZATION_NAME)}`,
+    MAX_TEAM_NAME === MAX_ORGANIZATION_NAME
+      ? `1 to ${chars(MAX_TEAM_NAME)}`
+      : `teams 1 to ${chars(MAX_TEAM_NAME)}, organizations 1 to ${chars(MAX_ORGANIZATION_NAME)}`,
     'GraphQL `userErrors` / CLI error',
   ],
   ['API key `name`', chars(MAX_API_KEY_NAME), 'GraphQL `userErrors`'],
-  ['Recipient one-time code', `${n(CODE_DIGITS)} digits, valid ${n(CODE_VALID_MINUTES)} min, used once`, '`401` `Wrong or expired code`'],
-  ['Code sends per recipient', `1 per ${n(CODE_RESEND_SECONDS)} s, ${n(MAX_CODES_PER_HOUR)} per hour`, '`429` with `Retry-After`'],
-  ['Recipient sign-in failures', `${n(MAX_SIGN_IN_FAILURES)} wrong answers or codes in a row lock that step for ${n(SIGN_IN_LOCK_MINUTES)} min`, '`429` with `Retry-After`'],
+  [
+    'Recipient one-time code',
+    `${n(CODE_DIGITS)} digits, valid ${n(CODE_VALID_MINUTES)} min, used once`,
+    '`401` `Wrong or expired code`',
+  ],
+  [
+    'Code sends per recipient',
+    `1 per ${n(CODE_RESEND_SECONDS)} s, ${n(MAX_CODES_PER_HOUR)} per hour`,
+    '`429` with `Retry-After`',
+  ],
+  [
+    'Recipient sign-in failures',
+    `${n(MAX_SIGN_IN_FAILURES)} wrong answers or codes in a row lock that step for ${n(SIGN_IN_LOCK_MINUTES)} min`,
+    '`429` with `Retry-After`',
+  ],
   ['Recipient session', `${n(SESSION_HOURS)} hours, never past the request's \`expiration_date\``, '`401`'],
   ['Submission `comment`', chars(MAX_SUBMISSION_COMMENT), '`422`'],
-  ['Organization logo', `${n(MAX_LOGO_BYTES / 1024)} KiB; PNG, JPEG or SVG by detected content (SVG rebuilt from an allow-list)`, '`413`; `415`'],
+  [
+    'Organization logo',
+    `${n(MAX_LOGO_BYTES / 1024)} KiB; PNG, JPEG or SVG by detected content (SVG rebuilt from an allow-list)`,
+    '`413`; `415`',
+  ],
   ['Logo caching (its URL changes with its content)', `${n(LOGO_CACHE_SECONDS / 86_400)} days, \`immutable\``, '—'],
   ['Branding `sender_name`', `1 to ${chars(MAX_SENDER_NAME_LENGTH)}`, '`422`'],
   ['Confirmation page `message`', `1 to ${chars(MAX_CONFIRMATION_MESSAGE_LENGTH)}`, '`422`'],
   ['Settings `default_expiration_days`, `retention_days`', `1 to ${n(MAX_SETTINGS_DAYS)} days, or null`, '`422`'],
   ['Share `title`; `customMessage`', `1 to ${chars(MAX_SHARE_TITLE)}; ${chars(MAX_SHARE_MESSAGE)}`, '`422`'],
-  ['Share recipients; security question and answer', `1 to ${n(MAX_SHARE_RECIPIENTS)}; ${chars(MAX_SHARE_QUESTION)} each`, '`422`'],
-  ['Files per share; bytes of a share\'s files together (each file: `MAX_UPLOAD_BYTES`)', `${n(MAX_SHARE_FILES)}; ${n(MAX_SHARE_BYTES / 1024 ** 3)} GiB`, '`422` `too_many`; `413`'],
-  ['Downloads listed in a share\'s REST body (newest first; GraphQL pages through all)', n(MAX_LISTED_DOWNLOADS), 'the rest counted in `downloadCount`'],
+  [
+    'Share recipients; security question and answer',
+    `1 to ${n(MAX_SHARE_RECIPIENTS)}; ${chars(MAX_SHARE_QUESTION)} each`,
+    '`422`',
+  ],
+  [
+    "Files per share; bytes of a share's files together (each file: `MAX_UPLOAD_BYTES`)",
+    `${n(MAX_SHARE_FILES)}; ${n(MAX_SHARE_BYTES / 1024 ** 3)} GiB`,
+    '`422` `too_many`; `413`',
+  ],
+  [
+    "Downloads listed in a share's REST body (newest first; GraphQL pages through all)",
+    n(MAX_LISTED_DOWNLOADS),
+    'the rest counted in `downloadCount`',
+  ],
 ];
 
 function limitsTable(): string {
-  return ['| Limit | Value | Error |', '|---|---|---|', ...rows().map((cells) => `| ${cells.join(' | ')} |`)].join('\n');
+  return ['| Limit | Value | Error |', '|---|---|---|', ...rows().map((cells) => `| ${cells.join(' | ')} |`)].join(
+    '\n',
+  );
 }
 
 export const LIMITS_SECTION: ReadmeSection = {

@@ -49,15 +49,20 @@ async function startRelay(port: number): Promise<Relay> {
 const LIVE_MS = 1000;
 
 const requestRow = (page: Page, id: string) => page.locator(`.request[data-id="${id}"]`);
-const listedIds = (page: Page): Promise<string[]> => page.locator('#requests .request').evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute('data-id')));
+const listedIds = (page: Page): Promise<string[]> =>
+  page.locator('#requests .request').evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute('data-id')));
 /**
  * Waits until the page counts `expected` requests in `state`. A locator, not `waitForFunction`: that
  * evaluates its expression again at every poll, which the page's CSP (no 'unsafe-eval') refuses once
  * the first check has failed.
  */
 const countShown = (page: Page, state: string, expected: number, timeout?: number) =>
-  page.locator(`#counts .count[data-state="${state}"] .count-value`).filter({ hasText: new RegExp(`^${expected}$`) }).waitFor({ timeout });
-const shownCount = (page: Page, state: string) => page.locator(`#counts .count[data-state="${state}"] .count-value`).textContent();
+  page
+    .locator(`#counts .count[data-state="${state}"] .count-value`)
+    .filter({ hasText: new RegExp(`^${expected}$`) })
+    .waitFor({ timeout });
+const shownCount = (page: Page, state: string) =>
+  page.locator(`#counts .count[data-state="${state}"] .count-value`).textContent();
 
 describe('live dashboard', () => {
   const world = useAppAndBrowser();
@@ -80,13 +85,27 @@ describe('live dashboard', () => {
     await relay?.close();
   });
 
-  async function create(name: string, items: unknown[] = [{ name: 'Passport', type: 'UPLOAD', required: true }, { name: 'Start date?', type: 'QUESTION', required: true }]) {
-    const response = await api.post('/requests', { name, items, recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: `ana-${Date.now()}@example.com`, auth_method: 'NONE' }] });
+  async function create(
+    name: string,
+    items: unknown[] = [
+      { name: 'Passport', type: 'UPLOAD', required: true },
+      { name: 'Start date?', type: 'QUESTION', required: true },
+    ],
+  ) {
+    const response = await api.post('/requests', {
+      name,
+      items,
+      recipients: [
+        { first_name: 'Ana', last_name: 'Diaz', email: `ana-${Date.now()}@example.com`, auth_method: 'NONE' },
+      ],
+    });
     expect(response.statusCode).toBe(200);
     return response.json();
   }
 
-  /** Waits for the page to show what `check` looks for, at most LIVE_MS after the change, and records how long it took. */
+  /**
+   * Waits for the page to show what `check` looks for, at most LIVE_MS after the change, and records how long it took.
+   */
   async function shownLive(wait: (timeout: number) => Promise<unknown>) {
     const started = Date.now();
     await wait(LIVE_MS);
@@ -105,7 +124,9 @@ describe('live dashboard', () => {
     await page.fill('#key', world.app.tenant.apiKey);
     await page.click('#key-form button');
     await page.locator('#status[data-state="up"]').waitFor();
-    expect(await page.evaluate("[sessionStorage.getItem('gather.dashboard.key'), localStorage.length, document.cookie]")).toEqual([world.app.tenant.apiKey, 0, '']);
+    expect(
+      await page.evaluate("[sessionStorage.getItem('gather.dashboard.key'), localStorage.length, document.cookie]"),
+    ).toEqual([world.app.tenant.apiKey, 0, '']);
     expect(await page.locator('#org').textContent()).toContain('Acme Accounting');
     // A reload keeps watching with the key of this tab.
     await page.reload();
@@ -115,8 +136,12 @@ describe('live dashboard', () => {
 
   /** Waits until every count the page shows is the server's: the counts follow the list after a debounce. */
   const countsAsServer = async () => {
-    const states: string[] = await page.locator('#counts .count').evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute('data-state')));
-    const server = await api.graphql(`{ ${states.map((state) => `${state}: requests(filter: { states: [${state}] }, first: 1) { totalCount }`).join(' ')} }`);
+    const states: string[] = await page
+      .locator('#counts .count')
+      .evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute('data-state')));
+    const server = await api.graphql(
+      `{ ${states.map((state) => `${state}: requests(filter: { states: [${state}] }, first: 1) { totalCount }`).join(' ')} }`,
+    );
     for (const state of states) await countShown(page, state, server.data[state].totalCount, LIVE_MS);
   };
 
@@ -129,20 +154,30 @@ describe('live dashboard', () => {
     await expect(requestRow(page, first.id).locator('.recipient-progress').textContent()).resolves.toBe('0 of 2 items');
 
     expect((await api.patch(`/requests/${first.id}`, { name: 'Onboarding documents (Ana)' })).statusCode).toBe(200);
-    await shownLive((timeout) => requestRow(page, first.id).locator('.request-name', { hasText: 'Onboarding documents (Ana)' }).waitFor({ timeout }));
+    await shownLive((timeout) =>
+      requestRow(page, first.id)
+        .locator('.request-name', { hasText: 'Onboarding documents (Ana)' })
+        .waitFor({ timeout }),
+    );
 
     // The recipient answers the question through its link: the request moves up, its item and progress change.
     const recipient = await signedIn(world.app.app, tokenOf(first.recipients[0].request_link));
     const question = first.items.find((item: { type: string }) => item.type === 'QUESTION');
     expect((await recipient.answer(question.id, 'January 5')).statusCode).toBe(200);
-    await shownLive((timeout) => requestRow(page, first.id).locator('.recipient-progress', { hasText: '1 of 2 items' }).waitFor({ timeout }));
+    await shownLive((timeout) =>
+      requestRow(page, first.id).locator('.recipient-progress', { hasText: '1 of 2 items' }).waitFor({ timeout }),
+    );
     expect((await listedIds(page)).slice(0, 2)).toEqual([first.id, second.id]);
-    await expect(requestRow(page, first.id).locator(`.item[data-status="COMPLETE"]`).textContent()).resolves.toBe('Start date?');
+    await expect(requestRow(page, first.id).locator(`.item[data-status="COMPLETE"]`).textContent()).resolves.toBe(
+      'Start date?',
+    );
     await expect(requestRow(page, first.id).locator('.percent').textContent()).resolves.toBe('50%');
 
     // The owner verifies it: the chip turns verified; the counts follow the server's.
     expect((await api.post(`/requests/${first.id}/items/${question.id}/verify`)).statusCode).toBe(200);
-    await shownLive((timeout) => requestRow(page, first.id).locator('.item[data-status="VERIFIED"]').waitFor({ timeout }));
+    await shownLive((timeout) =>
+      requestRow(page, first.id).locator('.item[data-status="VERIFIED"]').waitFor({ timeout }),
+    );
     await page.locator('#feed .event[data-topic="ITEM_VERIFIED"]').waitFor({ timeout: LIVE_MS });
     await countShown(page, 'INCOMPLETE_AND_LINK_SENT', 2, LIVE_MS);
 
@@ -152,7 +187,9 @@ describe('live dashboard', () => {
     expect((await quickRecipient.answer(quick.items[0].id, 'Ana')).statusCode).toBe(200);
     expect((await quickRecipient.submit()).statusCode).toBe(200);
     await shownLive((timeout) => page.locator('#chart .day[data-count="1"]').last().waitFor({ timeout }));
-    await shownLive((timeout) => requestRow(page, quick.id).locator('.badge', { hasText: 'Complete' }).waitFor({ timeout }));
+    await shownLive((timeout) =>
+      requestRow(page, quick.id).locator('.badge', { hasText: 'Complete' }).waitFor({ timeout }),
+    );
 
     await countsAsServer();
     await screenshot(page, 'dashboard-01-1280');
@@ -182,11 +219,17 @@ describe('live dashboard', () => {
     await requestRow(page, removed).waitFor({ state: 'detached' });
 
     // The page matches the server: the same requests, the same counts, each event once.
-    const server = await api.graphql(`{ requests(first: 100) { nodes { id name } } sent: requests(filter: { states: [INCOMPLETE_AND_LINK_SENT] }, first: 1) { totalCount } }`);
-    expect(new Set(await listedIds(page))).toEqual(new Set(server.data.requests.nodes.map((r: { id: string }) => r.id)));
+    const server = await api.graphql(
+      `{ requests(first: 100) { nodes { id name } } sent: requests(filter: { states: [INCOMPLETE_AND_LINK_SENT] }, first: 1) { totalCount } }`,
+    );
+    expect(new Set(await listedIds(page))).toEqual(
+      new Set(server.data.requests.nodes.map((r: { id: string }) => r.id)),
+    );
     await countShown(page, 'INCOMPLETE_AND_LINK_SENT', server.data.sent.totalCount);
     await expect(shownCount(page, 'INCOMPLETE_AND_LINK_SENT')).resolves.toBe(String(server.data.sent.totalCount));
-    const feed = await page.locator('#feed .event').evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute('data-event')));
+    const feed = await page
+      .locator('#feed .event')
+      .evaluateAll((rows: any[]) => rows.map((row) => row.getAttribute('data-event')));
     expect(new Set(feed).size).toBe(feed.length);
     expect(await page.locator('#feed .event[data-topic="REQUEST_DELETED"]').count()).toBe(1);
 

@@ -8,7 +8,9 @@ describe('GraphiQL', () => {
   const world = useAppAndBrowser();
 
   it('should load from Gather alone and run a query with the key from its headers', async () => {
-    const { context, outside } = await openContext(world.browser, world.app.origin, { viewport: { width: 1280, height: 800 } });
+    const { context, outside } = await openContext(world.browser, world.app.origin, {
+      viewport: { width: 1280, height: 800 },
+    });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -17,7 +19,10 @@ describe('GraphiQL', () => {
     await page.locator('.graphiql-container').waitFor();
 
     // The key goes in the Headers tab; the query in the editor; the result shows the organization.
-    await page.locator('.graphiql-editor-tool [aria-label="Headers"], .graphiql-editor-tools button:has-text("Headers")').first().click();
+    await page
+      .locator('.graphiql-editor-tool [aria-label="Headers"], .graphiql-editor-tools button:has-text("Headers")')
+      .first()
+      .click();
     const headers = page.locator('.graphiql-editor-tool .graphiql-editor').last();
     await headers.click();
     await page.keyboard.press('Control+A');

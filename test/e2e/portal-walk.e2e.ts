@@ -15,8 +15,8 @@ import { useAppAndBrowser, type ListeningApp } from './support/server';
 
 // Issue 10, "Done means": a recipient on a phone signs in with a mailed code, uploads a file whose
 // connection drops half-way (it continues from the server's offset), answers, fills in a form (issue
-// 12), draws a signature and submits; the owner rejects one item, the recipient redoes it, the owner verifies and downloads the zip,
-// whose signed PDF pdfsig validates.
+// 12), draws a signature and submits; the owner rejects one item, the recipient redoes it, the owner verifies and
+// downloads the zip, whose signed PDF pdfsig validates.
 
 const run = promisify(execFile);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -31,10 +31,12 @@ function unzip(zip: Buffer): Promise<Map<string, Buffer>> {
         archive.openReadStream(entry, (openErr, stream) => {
           if (openErr || !stream) return reject(openErr);
           const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
-            archive.readEntry();
-          });
+          stream
+            .on('data', (c: Buffer) => chunks.push(c))
+            .on('end', () => {
+              entries.set(entry.fileName, Buffer.concat(chunks));
+              archive.readEntry();
+            });
         });
       });
       archive.on('end', () => resolve(entries));
@@ -71,14 +73,38 @@ describe('the recipient walk on a phone', () => {
     const contract = await createContract(app.app, app.tenant.apiKey, 'Employment contract.pdf');
     const fields = await client(app.app, app.tenant.apiKey).patch(`/contracts/${contract.id}`, {
       fields: [
-        { id: 'title', type: 'text', placeholder: 'Job title', assigned_to: { email: 'ana@example.com' }, layout: { page: 1, position: { offset_x: 40, offset_y: 120, anchor_point: 'TOP_LEFT' }, style: { width: 200, height: 20 } } },
-        { id: 'sig', type: 'signature', placeholder: 'Sign here', assigned_to: { email: 'ana@example.com' }, layout: { page: 1, position: { offset_x: 40, offset_y: 40, anchor_point: 'BOTTOM_RIGHT' }, style: { width: 200, height: 40 } } },
+        {
+          id: 'title',
+          type: 'text',
+          placeholder: 'Job title',
+          assigned_to: { email: 'ana@example.com' },
+          layout: {
+            page: 1,
+            position: { offset_x: 40, offset_y: 120, anchor_point: 'TOP_LEFT' },
+            style: { width: 200, height: 20 },
+          },
+        },
+        {
+          id: 'sig',
+          type: 'signature',
+          placeholder: 'Sign here',
+          assigned_to: { email: 'ana@example.com' },
+          layout: {
+            page: 1,
+            position: { offset_x: 40, offset_y: 40, anchor_point: 'BOTTOM_RIGHT' },
+            style: { width: 200, height: 40 },
+          },
+        },
       ],
     });
     expect(fields.statusCode).toBe(200);
     const form = await client(app.app, app.tenant.apiKey).post('/forms', {
       name: 'Client details',
-      fields: { Employer: { default_value: 'Acme Accounting', read_only: true }, 'Full name': { default_value: 'Ana Diaz' }, 'Tax ID': {} },
+      fields: {
+        Employer: { default_value: 'Acme Accounting', read_only: true },
+        'Full name': { default_value: 'Ana Diaz' },
+        'Tax ID': {},
+      },
     });
     expect(form.statusCode).toBe(200);
     created = await createPortalRequest(app, {
@@ -95,15 +121,22 @@ describe('the recipient walk on a phone', () => {
       recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', auth_method: { type: 'EMAIL' } }],
     });
     guide = await pdfBytes('How to scan');
-    const attached = await upload(app.app, app.tenant.apiKey, `/requests/${created.id}/items/${itemOf('Passport')}/attachments`, guide, {
-      filename: 'How to scan.pdf',
-      type: 'application/pdf',
-    });
+    const attached = await upload(
+      app.app,
+      app.tenant.apiKey,
+      `/requests/${created.id}/items/${itemOf('Passport')}/attachments`,
+      guide,
+      {
+        filename: 'How to scan.pdf',
+        type: 'application/pdf',
+      },
+    );
     expect(attached.statusCode).toBe(200);
     ({ context } = await openContext(world.browser, app.origin));
     page = await context.newPage();
     page.on('request', (request) => {
-      if (request.method() === 'PATCH' && request.url().includes('/api/uploads/')) patches.push(Number(request.headers()['upload-offset']));
+      if (request.method() === 'PATCH' && request.url().includes('/api/uploads/'))
+        patches.push(Number(request.headers()['upload-offset']));
     });
   });
   afterAll(() => rmSync(files, { recursive: true, force: true }));
@@ -132,7 +165,12 @@ describe('the recipient walk on a phone', () => {
     writeFileSync(path, scan);
     // A slow line, so the upload is still running when the connection goes.
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: -1, uploadThroughput: 512 * 1024 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 20,
+      downloadThroughput: -1,
+      uploadThroughput: 512 * 1024,
+    });
     await page.locator(`#file-${passport}`).setInputFiles(path);
     await eventually(async () => (await uploadPercent(page, passport)) >= 20, 30_000);
     // The phone loses its network: the browser goes offline and the connection under the upload breaks.
@@ -142,7 +180,12 @@ describe('the recipient walk on a phone', () => {
     await screenshot(page, 'walk-03-upload-dropped');
 
     // Back online, the page continues by itself (the button does the same at once).
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
     await context.setOffline(false);
     await page.locator(`#item-${passport}[data-status="COMPLETE"]`).waitFor({ timeout: 60_000 });
     // The upload went on from a byte the server already had, not from the start.
@@ -150,7 +193,9 @@ describe('the recipient walk on a phone', () => {
     expect(patches.at(-1)).toBeGreaterThan(0);
     await screenshot(page, 'walk-04-uploaded');
 
-    const documents = await client(app.app, app.tenant.apiKey).get(`/requests/${created.id}/items/${passport}/documents`);
+    const documents = await client(app.app, app.tenant.apiKey).get(
+      `/requests/${created.id}/items/${passport}/documents`,
+    );
     const [document] = documents.json() as { id: string }[];
     const stored = await client(app.app, app.tenant.apiKey).get(`/documents/${document.id}/download`);
     expect(sha256(stored.rawPayload)).toBe(sha256(scan));
@@ -175,7 +220,11 @@ describe('the recipient walk on a phone', () => {
     await page.locator(`#save-form-${details}`).click();
     await page.locator(`#item-${details}[data-status="COMPLETE"]`).waitFor();
     const item = await client(app.app, app.tenant.apiKey).get(`/requests/${created.id}/items/${details}`);
-    expect(item.json().form_answers).toEqual({ Employer: 'Acme Accounting', 'Full name': 'Ana Diaz', 'Tax ID': '123-45-6789' });
+    expect(item.json().form_answers).toEqual({
+      Employer: 'Acme Accounting',
+      'Full name': 'Ana Diaz',
+      'Tax ID': '123-45-6789',
+    });
   });
 
   it('should sign the contract with a signature drawn on the screen', async () => {
@@ -187,7 +236,11 @@ describe('the recipient walk on a phone', () => {
     const box = (await pad.boundingBox())!;
     await page.mouse.move(box.x + 20, box.y + box.height * 0.55);
     await page.mouse.down();
-    for (let i = 1; i <= 20; i++) await page.mouse.move(box.x + 20 + i * ((box.width - 40) / 20), box.y + box.height * (0.55 - 0.3 * Math.sin(i / 3)));
+    for (let i = 1; i <= 20; i++)
+      await page.mouse.move(
+        box.x + 20 + i * ((box.width - 40) / 20),
+        box.y + box.height * (0.55 - 0.3 * Math.sin(i / 3)),
+      );
     await page.mouse.up();
     const inked = `(() => { const c = document.querySelector('canvas.pad[data-item="${contract}"]');
       return c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v, i) => i % 4 === 3 && v > 0); })()`;
@@ -224,7 +277,10 @@ describe('the recipient walk on a phone', () => {
 
   it('should let the recipient redo the item the owner rejects', async () => {
     const passport = itemOf('Passport');
-    const rejected = await client(app.app, app.tenant.apiKey).post(`/requests/${created.id}/reject`, { message: 'The scan is blurry, please send it again.', item_ids: [passport] });
+    const rejected = await client(app.app, app.tenant.apiKey).post(`/requests/${created.id}/reject`, {
+      message: 'The scan is blurry, please send it again.',
+      item_ids: [passport],
+    });
     expect(rejected.statusCode).toBe(200);
     await page.reload();
     await expect(page.locator('#rejected-title').textContent()).resolves.toContain('asks you to redo');
@@ -247,8 +303,14 @@ describe('the recipient walk on a phone', () => {
     expect(zip.statusCode).toBe(200);
     const entries = await unzip(zip.rawPayload);
     expect([...entries.values()].map(sha256)).toEqual(expect.arrayContaining([sha256(scan), sha256(sharp)]));
-    expect(JSON.parse(entries.get('Your details/Client details.json')!.toString()).answers).toEqual({ Employer: 'Acme Accounting', 'Full name': 'Ana Diaz', 'Tax ID': '123-45-6789' });
-    expect(entries.get('Your details/Client details.csv')!.toString()).toBe('\uFEFFfield,value\r\nEmployer,Acme Accounting\r\nFull name,Ana Diaz\r\nTax ID,123-45-6789\r\n');
+    expect(JSON.parse(entries.get('Your details/Client details.json')!.toString()).answers).toEqual({
+      Employer: 'Acme Accounting',
+      'Full name': 'Ana Diaz',
+      'Tax ID': '123-45-6789',
+    });
+    expect(entries.get('Your details/Client details.csv')!.toString()).toBe(
+      '\uFEFFfield,value\r\nEmployer,Acme Accounting\r\nFull name,Ana Diaz\r\nTax ID,123-45-6789\r\n',
+    );
     const pdfs = [...entries].filter(([name]) => name.toLowerCase().endsWith('.pdf'));
     expect(pdfs).toHaveLength(1);
     const path = join(files, 'signed.pdf');

@@ -18,7 +18,11 @@ describe('share page', () => {
   it('should sign in with a mailed code, list the files with the branding and download them, logged', async () => {
     const { app } = world;
     const owner = client(app.app, app.tenant.apiKey);
-    await owner.patch(`/organizations/${app.tenant.organizationId}/branding`, { primary_color: '#7a1fa2', sender_name: 'Acme Accounting', support_email: 'help@acme.test' });
+    await owner.patch(`/organizations/${app.tenant.organizationId}/branding`, {
+      primary_color: '#7a1fa2',
+      sender_name: 'Acme Accounting',
+      support_email: 'help@acme.test',
+    });
     const created = await owner.post('/shares', {
       title: 'Your signed 2025 return',
       customMessage: 'Hello Mia, here are your signed return and the workpapers.',
@@ -33,7 +37,12 @@ describe('share page', () => {
       ['Line 1: wages\nLine 2: interest\n', 'Workpapers.txt'],
     ] as const) {
       const { payload, headers } = multipart(content, { filename });
-      const uploaded = await app.app.inject({ method: 'POST', url: `/shares/${share.id}/files`, payload, headers: { ...headers, authorization: `Bearer ${app.tenant.apiKey}` } });
+      const uploaded = await app.app.inject({
+        method: 'POST',
+        url: `/shares/${share.id}/files`,
+        payload,
+        headers: { ...headers, authorization: `Bearer ${app.tenant.apiKey}` },
+      });
       expect(uploaded.statusCode).toBe(200);
     }
     const before = app.smtp.received.length;
@@ -41,7 +50,11 @@ describe('share page', () => {
 
     // The invitation reaches the SMTP server with the link to follow.
     let link: string | undefined;
-    for (const deadline = Date.now() + 15_000; !link && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    for (
+      const deadline = Date.now() + 15_000;
+      !link && Date.now() < deadline;
+      await new Promise((r) => setTimeout(r, 50))
+    ) {
       const mail = app.smtp.received.slice(before).find((m) => m.envelopeTo.includes('mia@example.com'));
       link = mail && /(http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]+)/.exec(mail.mail.text ?? '')?.[1];
     }
@@ -64,18 +77,29 @@ describe('share page', () => {
     expect(await page.locator('.files li').count()).toBe(2);
     await expect(page.locator('.due').textContent()).resolves.toBe('Available until June 30, 2030.');
     // The organization's colour is the page's accent, and its support address is shown.
-    await expect(page.evaluate<string>("getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()")).resolves.toBe('#7a1fa2');
+    await expect(
+      page.evaluate<string>("getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()"),
+    ).resolves.toBe('#7a1fa2');
     await expect(page.locator('footer').textContent()).resolves.toContain('help@acme.test');
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     await screenshot(page, 'share-02-files');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download Signed return 2025.pdf' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download Signed return 2025.pdf' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('Signed return 2025.pdf');
     const path = await download.path();
     expect(sha256(readFileSync(path!))).toBe(sha256(pdf));
 
     const logged = (await owner.get(`/shares/${share.id}`)).json();
-    expect(logged.downloads).toEqual([expect.objectContaining({ recipientEmail: 'mia@example.com', fileName: 'Signed return 2025.pdf', size: pdf.length })]);
+    expect(logged.downloads).toEqual([
+      expect.objectContaining({
+        recipientEmail: 'mia@example.com',
+        fileName: 'Signed return 2025.pdf',
+        size: pdf.length,
+      }),
+    ]);
     expect(logged.downloads[0].userAgent).toContain('Chrome');
     expect(outside).toEqual([]);
     await context.close();

@@ -29,9 +29,18 @@ describe('CLI (npm run gather)', () => {
       const result = gather(['org', 'create', '--name', 'Umbrella', '--admin-email', 'alice@umbrella.test'], env());
       expect(result.status).toBe(0);
       const created = result.json();
-      expect(created).toEqual({ organization_id: expect.any(String), user_id: expect.any(String), api_key: expect.stringMatching(/^gth_/) });
+      expect(created).toEqual({
+        organization_id: expect.any(String),
+        user_id: expect.any(String),
+        api_key: expect.stringMatching(/^gth_/),
+      });
       const whoami = await client(t.app, created.api_key).get('/whoami');
-      expect(whoami.json()).toMatchObject({ id: created.user_id, organization_id: created.organization_id, organization_name: 'Umbrella', role: 'ADMIN' });
+      expect(whoami.json()).toMatchObject({
+        id: created.user_id,
+        organization_id: created.organization_id,
+        organization_name: 'Umbrella',
+        role: 'ADMIN',
+      });
       userId = created.user_id;
     });
 
@@ -105,7 +114,9 @@ describe('CLI (npm run gather)', () => {
     it('should let the CLI work beside the running service', async () => {
       const second = gather(['key', 'create', '--email', 'solo@example.com'], env);
       expect(second.status).toBe(0);
-      const whoami = await fetch(`http://127.0.0.1:${service!.port}/whoami`, { headers: { authorization: `Bearer ${second.json().api_key}` } });
+      const whoami = await fetch(`http://127.0.0.1:${service!.port}/whoami`, {
+        headers: { authorization: `Bearer ${second.json().api_key}` },
+      });
       expect(await whoami.json()).toMatchObject({ email: 'solo@example.com' });
     });
 
@@ -118,7 +129,10 @@ describe('CLI (npm run gather)', () => {
 
     it('should refuse a DATA_DIR the server cannot reach, saying what to fix', async () => {
       const hidden = mkdtempSync(join(tmpdir(), 'gather-private-'));
-      const result = gather(['migrate'], { DATA_DIR: join(hidden, 'data'), EMBEDDED_PG_PORT: String(await freePort()) });
+      const result = gather(['migrate'], {
+        DATA_DIR: join(hidden, 'data'),
+        EMBEDDED_PG_PORT: String(await freePort()),
+      });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain('chmod o+x');
       rmSync(hidden, { recursive: true, force: true });
@@ -130,7 +144,9 @@ describe('CLI (npm run gather)', () => {
       try {
         const key = /First admin API key \(shown once, store it now\): (\S+)/.exec(fresh.output())?.[1];
         expect(key).toMatch(/^gth_/);
-        const whoami = await fetch(`http://127.0.0.1:${fresh.port}/whoami`, { headers: { authorization: `Bearer ${key}` } });
+        const whoami = await fetch(`http://127.0.0.1:${fresh.port}/whoami`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         expect(await whoami.json()).toMatchObject({ role: 'ADMIN', organization_name: 'Default organization' });
       } finally {
         await fresh.stop();

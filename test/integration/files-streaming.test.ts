@@ -48,9 +48,22 @@ describe('Files over real HTTP (local storage)', () => {
     // (test/support/stream-client.ts): measured inside this jest worker, the figure carried whatever
     // earlier test files had left in its heap (34 to 111 MB in whole suites, 31 to 38 alone).
     const dataDir = scratchDir('gather-stream-');
-    const service = await startService({ DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: TEST_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${service.process.pid}/status`, 'utf8'))![1]) * 1024;
-    let result: { uploadStatus: number; attachment: { size: number }; downloadStatus: number; contentLength: string; sent: string; received: string };
+    const service = await startService({
+      DATABASE_URL: workerDatabaseUrl(),
+      GATHER_SECRET: TEST_SECRET,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    });
+    const rss = () =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${service.process.pid}/status`, 'utf8'))![1]) * 1024;
+    let result: {
+      uploadStatus: number;
+      attachment: { size: number };
+      downloadStatus: number;
+      contentLength: string;
+      sent: string;
+      received: string;
+    };
     let baseline: number;
     let peak: number;
     try {
@@ -60,9 +73,21 @@ describe('Files over real HTTP (local storage)', () => {
       peak = baseline;
       const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20);
       try {
-        const { stdout } = await run(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'stream-client.ts'), String(service.port), path, tenant.apiKey, '200'], {
-          maxBuffer: MB,
-        });
+        const { stdout } = await run(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            join(__dirname, '..', 'support', 'stream-client.ts'),
+            String(service.port),
+            path,
+            tenant.apiKey,
+            '200',
+          ],
+          {
+            maxBuffer: MB,
+          },
+        );
         result = JSON.parse(stdout);
       } finally {
         clearInterval(sampler);
@@ -90,9 +115,16 @@ describe('Files over real HTTP (local storage)', () => {
       ['/attachments', { 'content-type': 'multipart/form-data; boundary=cut' }],
     ] as const) {
       await new Promise<void>((resolve) => {
-        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, authorization: `Bearer ${tenant.apiKey}` } });
+        const req = httpRequest({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path,
+          headers: { ...headers, authorization: `Bearer ${tenant.apiKey}` },
+        });
         req.on('error', () => resolve());
-        if (path === '/attachments') req.write('--cut\r\nContent-Disposition: form-data; name="file"; filename="cut.pdf"\r\n\r\n');
+        if (path === '/attachments')
+          req.write('--cut\r\nContent-Disposition: form-data; name="file"; filename="cut.pdf"\r\n\r\n');
         req.write(head);
         let written = 0;
         const timer = setInterval(() => {
@@ -119,7 +151,13 @@ describe('Files on S3 storage (s3rver on loopback)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gather-s3-'));
-    server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: 'gather-files' }] });
+    server = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: 'gather-files' }],
+    });
     const { port } = await server.run();
     const storage = createStorage({
       driver: 's3',
@@ -141,7 +179,9 @@ describe('Files on S3 storage (s3rver on loopback)', () => {
   it('should put, get, check and delete objects', async () => {
     const KEY = randomUUID();
     const big = Buffer.alloc(MB + 123, 7);
-    const stored = await t.storage.put(KEY, Readable.from([big.subarray(0, 1000), big.subarray(1000)]), { maxBytes: 12 * MB });
+    const stored = await t.storage.put(KEY, Readable.from([big.subarray(0, 1000), big.subarray(1000)]), {
+      maxBytes: 12 * MB,
+    });
     expect(stored).toEqual({ size: big.length, sha256: createHash('sha256').update(big).digest('hex') });
     expect(await t.storage.exists(KEY)).toBe(true);
     let length = 0;
@@ -152,13 +192,17 @@ describe('Files on S3 storage (s3rver on loopback)', () => {
   });
 
   it('should leave no object when a put goes past its limit or its source fails', async () => {
-    await expect(t.storage.put('too-large', Readable.from([Buffer.alloc(9 * MB), Buffer.alloc(9 * MB)]), { maxBytes: 12 * MB })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    await expect(
+      t.storage.put('too-large', Readable.from([Buffer.alloc(9 * MB), Buffer.alloc(9 * MB)]), { maxBytes: 12 * MB }),
+    ).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     expect(await t.storage.exists('too-large')).toBe(false);
     async function* failing() {
       yield Buffer.alloc(MB);
       throw new Error('client went away');
     }
-    await expect(t.storage.put('failed', Readable.from(failing()), { maxBytes: 12 * MB })).rejects.toThrow('client went away');
+    await expect(t.storage.put('failed', Readable.from(failing()), { maxBytes: 12 * MB })).rejects.toThrow(
+      'client went away',
+    );
     expect(await t.storage.exists('failed')).toBe(false);
   });
 
@@ -168,9 +212,17 @@ describe('Files on S3 storage (s3rver on loopback)', () => {
     const attachment = (await upload(t.app, tenant.apiKey, path, await pdfBytes(), { filename: 'on-s3.pdf' })).json();
     const [{ storage_key: key }] = await t.orm.em.fork().getConnection().execute('select storage_key from stored_file');
     expect(await t.storage.exists(key)).toBe(true);
-    const download = await t.app.inject({ method: 'GET', url: `${path}/${attachment.id}/download`, headers: { authorization: `Bearer ${tenant.apiKey}` } });
+    const download = await t.app.inject({
+      method: 'GET',
+      url: `${path}/${attachment.id}/download`,
+      headers: { authorization: `Bearer ${tenant.apiKey}` },
+    });
     expect(download.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
-    await t.app.inject({ method: 'DELETE', url: `${path}/${attachment.id}`, headers: { authorization: `Bearer ${tenant.apiKey}` } });
+    await t.app.inject({
+      method: 'DELETE',
+      url: `${path}/${attachment.id}`,
+      headers: { authorization: `Bearer ${tenant.apiKey}` },
+    });
     expect(await t.storage.exists(key)).toBe(false);
   });
 });

@@ -19,9 +19,17 @@ describe('Idempotency-Key', () => {
   afterAll(() => t.close());
 
   const post = (url: string, body: unknown, key: string | undefined, credential = apiKey) =>
-    t.app.inject({ method: 'POST', url, payload: body as object, headers: { authorization: `Bearer ${credential}`, ...(key === undefined ? {} : { 'idempotency-key': key }) } });
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload: body as object,
+      headers: { authorization: `Bearer ${credential}`, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    });
   const templatesNamed = async (name: string) => {
-    const [{ count }] = await t.orm.em.fork().getConnection().execute<{ count: string }[]>('select count(*) from template where name = ?', [name]);
+    const [{ count }] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ count: string }[]>('select count(*) from template where name = ?', [name]);
     return Number(count);
   };
 
@@ -44,7 +52,15 @@ describe('Idempotency-Key', () => {
     await post('/templates', { name: 'First body' }, 'key-reused');
     const other = await post('/templates', { name: 'Second body' }, 'key-reused');
     expect(other.statusCode).toBe(422);
-    expect(other.json()).toEqual({ detail: [{ loc: ['header', 'Idempotency-Key'], msg: expect.stringContaining('another request'), type: 'idempotency_key_reused' }] });
+    expect(other.json()).toEqual({
+      detail: [
+        {
+          loc: ['header', 'Idempotency-Key'],
+          msg: expect.stringContaining('another request'),
+          type: 'idempotency_key_reused',
+        },
+      ],
+    });
     expect(await templatesNamed('Second body')).toBe(0);
     // Another path is another request too.
     expect((await post('/contacts', { name: 'First body' }, 'key-reused')).statusCode).toBe(422);
@@ -55,11 +71,17 @@ describe('Idempotency-Key', () => {
     const first = await post('/templates', { name: '   ' }, 'key-refused');
     expect(first.statusCode).toBe(422);
     const retry = await post('/templates', { name: '   ' }, 'key-refused');
-    expect({ status: retry.statusCode, body: retry.body, replayed: retry.headers['idempotent-replayed'] }).toEqual({ status: 422, body: first.body, replayed: 'true' });
+    expect({ status: retry.statusCode, body: retry.body, replayed: retry.headers['idempotent-replayed'] }).toEqual({
+      status: 422,
+      body: first.body,
+      replayed: 'true',
+    });
   });
 
   it('should create one record for concurrent calls with one key: the others get the first answer or a 409 while it runs', async () => {
-    const calls = await Promise.all(Array.from({ length: 8 }, () => post('/templates', { name: 'Concurrent' }, 'key-concurrent')));
+    const calls = await Promise.all(
+      Array.from({ length: 8 }, () => post('/templates', { name: 'Concurrent' }, 'key-concurrent')),
+    );
     expect(await templatesNamed('Concurrent')).toBe(1);
     const created = calls.filter((c) => c.statusCode === 200 && c.headers['idempotent-replayed'] === undefined);
     expect(created).toHaveLength(1);
@@ -79,7 +101,9 @@ describe('Idempotency-Key', () => {
     // A call that claimed the key and never answered (its instance died).
     const credentialScope = createHash('sha256').update(apiKey).digest('hex');
     const body = { name: 'Abandoned' };
-    const fingerprint = createHash('sha256').update(`POST /templates\n${JSON.stringify(body)}`).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(`POST /templates\n${JSON.stringify(body)}`)
+      .digest('hex');
     expect(await t.app.edgeStore.claimKey(credentialScope, 'key-abandoned', fingerprint)).toBe(true);
     const held = await post('/templates', body, 'key-abandoned');
     expect(held.statusCode).toBe(409);
@@ -87,7 +111,9 @@ describe('Idempotency-Key', () => {
     await t.orm.em
       .fork()
       .getConnection()
-      .execute(`update idempotency_key set created_at = now() - make_interval(secs => ?) where key = 'key-abandoned'`, [IDEMPOTENCY_IN_FLIGHT_SECONDS + 1]);
+      .execute(`update idempotency_key set created_at = now() - make_interval(secs => ?) where key = 'key-abandoned'`, [
+        IDEMPOTENCY_IN_FLIGHT_SECONDS + 1,
+      ]);
     const retried = await post('/templates', body, 'key-abandoned');
     expect(retried.statusCode).toBe(200);
     expect(await templatesNamed('Abandoned')).toBe(1);
@@ -104,13 +130,24 @@ describe('Idempotency-Key', () => {
 
   it('should forget expired keys: the key runs again and the sweep deletes them', async () => {
     await post('/templates', { name: 'Expiring' }, 'key-expiring');
-    await t.orm.em.fork().getConnection().execute(`update idempotency_key set expires_at = now() where key = 'key-expiring'`);
-    expect((await post('/templates', { name: 'Expiring' }, 'key-expiring')).headers['idempotent-replayed']).toBeUndefined();
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update idempotency_key set expires_at = now() where key = 'key-expiring'`);
+    expect(
+      (await post('/templates', { name: 'Expiring' }, 'key-expiring')).headers['idempotent-replayed'],
+    ).toBeUndefined();
     expect(await templatesNamed('Expiring')).toBe(2);
-    await t.orm.em.fork().getConnection().execute(`update idempotency_key set expires_at = now() where key = 'key-expiring'`);
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update idempotency_key set expires_at = now() where key = 'key-expiring'`);
     const swept = await t.app.edgeStore.sweep();
     expect(swept.keys).toBeGreaterThanOrEqual(1);
-    const [{ count }] = await t.orm.em.fork().getConnection().execute<{ count: string }[]>(`select count(*) from idempotency_key where key = 'key-expiring'`);
+    const [{ count }] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ count: string }[]>(`select count(*) from idempotency_key where key = 'key-expiring'`);
     expect(Number(count)).toBe(0);
   });
 
@@ -123,23 +160,37 @@ describe('Idempotency-Key', () => {
   });
 
   it('should honour the key on a GraphQL mutation through the same header', async () => {
-    const mutation = { query: 'mutation { templateCreate(input: { name: "Through GraphQL" }) { template { id } userErrors { message } } }' };
+    const mutation = {
+      query:
+        'mutation { templateCreate(input: { name: "Through GraphQL" }) { template { id } userErrors { message } } }',
+    };
     const first = await post('/graphql', mutation, 'key-graphql');
     expect(first.statusCode).toBe(200);
     const retry = await post('/graphql', mutation, 'key-graphql');
     expect(retry.body).toBe(first.body);
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(await templatesNamed('Through GraphQL')).toBe(1);
-    const other = await post('/graphql', { query: 'mutation { templateCreate(input: { name: "Other" }) { template { id } } }' }, 'key-graphql');
+    const other = await post(
+      '/graphql',
+      { query: 'mutation { templateCreate(input: { name: "Other" }) { template { id } } }' },
+      'key-graphql',
+    );
     expect(other.statusCode).toBe(422);
-    expect(other.json()).toEqual({ data: null, errors: [{ message: expect.stringContaining('another request'), extensions: { code: 'IDEMPOTENCY_KEY_REUSED' } }] });
+    expect(other.json()).toEqual({
+      data: null,
+      errors: [{ message: expect.stringContaining('another request'), extensions: { code: 'IDEMPOTENCY_KEY_REUSED' } }],
+    });
   });
 
   it('should document the header on every JSON POST of the OpenAPI document, with its 409', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const operation = document.paths['/templates'].post;
-    expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'Idempotency-Key' })]));
+    expect(operation.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'Idempotency-Key' })]),
+    );
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['409', '422', '429']));
-    expect(document.paths['/templates'].get.parameters ?? []).not.toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key' })]));
+    expect(document.paths['/templates'].get.parameters ?? []).not.toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key' })]),
+    );
   });
 });

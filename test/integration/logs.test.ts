@@ -19,7 +19,10 @@ describe('the log', () => {
     smtp = await startSmtpServer();
     receiver = await startReceiver();
     const logger = createLogger('trace', { write: (line: string) => void lines.push(line) });
-    t = await createTestApp({ metricsToken: METRICS_TOKEN, mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } }, { loggerInstance: logger });
+    t = await createTestApp(
+      { metricsToken: METRICS_TOKEN, mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
+      { loggerInstance: logger },
+    );
     tenant = await createTenant(t.orm);
   });
   afterAll(async () => {
@@ -34,17 +37,23 @@ describe('the log', () => {
     const world = await buildWorld(t, tenant, receiver.url, 'Logs');
     secrets['recipient session (world)'] = world.recipientSession;
     const worldRequest = (await api.get(`/requests/${world.request}`)).json();
-    for (const [i, recipient] of (worldRequest.recipients as Array<{ request_link: string; password: string }>).entries()) {
+    for (const [i, recipient] of (
+      worldRequest.recipients as Array<{ request_link: string; password: string }>
+    ).entries()) {
       secrets[`recipient token ${i}`] = tokenOf(recipient.request_link);
       secrets[`recipient password ${i}`] = recipient.password;
     }
-    const key = await api.graphql(`mutation ($input: ApiKeyCreateInput!) { apiKeyCreate(input: $input) { secret } }`, { input: { userId: tenant.userId, name: 'second' } });
+    const key = await api.graphql(`mutation ($input: ApiKeyCreateInput!) { apiKeyCreate(input: $input) { secret } }`, {
+      input: { userId: tenant.userId, name: 'second' },
+    });
     secrets['second API key'] = key.data.apiKeyCreate.secret;
     const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created'] })).json();
     secrets['webhook secret'] = webhook.secret;
 
     // A recipient signing in with a mailed code, then with the link's password.
-    const { token, password } = await requestWithLink(t.app, tenant.apiKey, { recipients: [{ first_name: 'Ana', email: 'ana@example.com', auth_method: { type: 'EMAIL' } }] });
+    const { token, password } = await requestWithLink(t.app, tenant.apiKey, {
+      recipients: [{ first_name: 'Ana', email: 'ana@example.com', auth_method: { type: 'EMAIL' } }],
+    });
     secrets['coded recipient token'] = token;
     secrets['coded recipient password'] = password;
     expect((await portal(t.app, token).sendCode()).statusCode).toBe(200);
@@ -55,12 +64,17 @@ describe('the log', () => {
     expect((await portal(t.app, token).signIn({ code: wrong })).statusCode).toBe(401);
     const session = (await portal(t.app, token).signIn({ code })).json().session_token;
     secrets['recipient session (code)'] = session;
-    secrets['recipient session (password)'] = (await portal(t.app, token).signIn({ code: password })).json().session_token;
+    secrets['recipient session (password)'] = (
+      await portal(t.app, token).signIn({ code: password })
+    ).json().session_token;
     expect((await portal(t.app, token, session).request()).statusCode).toBe(200);
     // The page, an unknown path under a link, a key in the legacy header, a wrong metrics token.
     expect((await t.app.inject({ method: 'GET', url: `/r/${token}` })).statusCode).toBe(200);
     await t.app.inject({ method: 'GET', url: `/r/${token}/nothing-here?code=${code}` });
-    expect((await t.app.inject({ method: 'GET', url: '/whoami', headers: { 'x-api-key': secrets['second API key'] } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/whoami', headers: { 'x-api-key': secrets['second API key'] } }))
+        .statusCode,
+    ).toBe(200);
     await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}x` } });
     await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     // Deliveries signed with the webhook's secret, and the mails with the links.
@@ -69,7 +83,9 @@ describe('the log', () => {
     expect(receiver.received.length).toBeGreaterThan(0);
 
     expect(Object.values(secrets).every((secret) => typeof secret === 'string' && secret.length >= 6)).toBe(true);
-    const leaks = Object.entries(secrets).flatMap(([what, secret]) => lines.filter((line) => line.includes(secret)).map((line) => `${what}: ${line}`));
+    const leaks = Object.entries(secrets).flatMap(([what, secret]) =>
+      lines.filter((line) => line.includes(secret)).map((line) => `${what}: ${line}`),
+    );
     expect(leaks).toEqual([]);
 
     const requests = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request');
@@ -93,8 +109,23 @@ describe('the log', () => {
       });
     }
     expect(requests).toContainEqual(expect.objectContaining({ route: '/r/:token/api/session', status: 200 }));
-    expect(requests).toContainEqual(expect.objectContaining({ route: '/r/:token/api/request', status: 200, organizationId: tenant.organizationId }));
-    expect(requests).toContainEqual(expect.objectContaining({ route: '/requests/:request_id', method: 'GET', status: 200, organizationId: tenant.organizationId }));
-    expect(requests).toContainEqual(expect.objectContaining({ route: '/graphql', operations: ['(anonymous)'], organizationId: tenant.organizationId }));
+    expect(requests).toContainEqual(
+      expect.objectContaining({ route: '/r/:token/api/request', status: 200, organizationId: tenant.organizationId }),
+    );
+    expect(requests).toContainEqual(
+      expect.objectContaining({
+        route: '/requests/:request_id',
+        method: 'GET',
+        status: 200,
+        organizationId: tenant.organizationId,
+      }),
+    );
+    expect(requests).toContainEqual(
+      expect.objectContaining({
+        route: '/graphql',
+        operations: ['(anonymous)'],
+        organizationId: tenant.organizationId,
+      }),
+    );
   });
 });

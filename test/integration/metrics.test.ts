@@ -38,16 +38,28 @@ describe('/metrics', () => {
     });
 
     const scrape = async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
       return response.body;
     };
 
     it('should answer 401 to no token, a wrong one, and an API key', async () => {
-      for (const headers of [{}, { authorization: 'Bearer not-the-metrics-token' }, { authorization: `Bearer ${tenant.apiKey}` }, { 'x-api-key': tenant.apiKey }]) {
+      for (const headers of [
+        {},
+        { authorization: 'Bearer not-the-metrics-token' },
+        { authorization: `Bearer ${tenant.apiKey}` },
+        { 'x-api-key': tenant.apiKey },
+      ]) {
         const response = await t.app.inject({ method: 'GET', url: '/metrics', headers });
-        expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 401, body: { detail: 'Not authenticated' } });
+        expect({ status: response.statusCode, body: response.json() }).toEqual({
+          status: 401,
+          body: { detail: 'Not authenticated' },
+        });
       }
     });
 
@@ -60,12 +72,28 @@ describe('/metrics', () => {
       await api.graphql('query Mine { viewer { email } }');
       await api.graphql('{ viewer { email } }');
       const page = await scrape();
-      expect(sample(page, 'gather_http_request_duration_seconds_count{route="/requests/:request_id",method="GET",status="200"}')).toBe(2);
-      expect(sample(page, 'gather_http_request_duration_seconds_count{route="/requests/:request_id",method="GET",status="404"}')).toBe(1);
-      expect(sample(page, 'gather_http_request_duration_seconds_count{route="/requests",method="POST",status="200"}')).toBe(1);
+      expect(
+        sample(
+          page,
+          'gather_http_request_duration_seconds_count{route="/requests/:request_id",method="GET",status="200"}',
+        ),
+      ).toBe(2);
+      expect(
+        sample(
+          page,
+          'gather_http_request_duration_seconds_count{route="/requests/:request_id",method="GET",status="404"}',
+        ),
+      ).toBe(1);
+      expect(
+        sample(page, 'gather_http_request_duration_seconds_count{route="/requests",method="POST",status="200"}'),
+      ).toBe(1);
       expect(sample(page, 'gather_graphql_operation_duration_seconds_count{operation="Mine",status="200"}')).toBe(1);
-      expect(sample(page, 'gather_graphql_operation_duration_seconds_count{operation="(anonymous)",status="200"}')).toBe(1);
-      expect(sample(page, 'gather_graphql_operation_duration_seconds_bucket{le="+Inf",operation="Mine",status="200"}')).toBe(1);
+      expect(
+        sample(page, 'gather_graphql_operation_duration_seconds_count{operation="(anonymous)",status="200"}'),
+      ).toBe(1);
+      expect(
+        sample(page, 'gather_graphql_operation_duration_seconds_bucket{le="+Inf",operation="Mine",status="200"}'),
+      ).toBe(1);
       // The process's own series (prom-client's defaults).
       expect(sample(page, 'gather_process_cpu_user_seconds_total')).toBeGreaterThan(0);
       expect(page).toContain('gather_nodejs_eventloop_lag_p99_seconds');
@@ -75,7 +103,9 @@ describe('/metrics', () => {
 
     it('should show the webhook outbox waiting, then the attempt by outcome', async () => {
       const api = client(t.app, tenant.apiKey);
-      expect((await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created'] })).statusCode).toBe(200);
+      expect((await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created'] })).statusCode).toBe(
+        200,
+      );
       await createRequest(t.app, tenant.apiKey);
       const before = await scrape();
       expect(sample(before, 'gather_webhook_deliveries_due')).toBe(1);
@@ -92,7 +122,10 @@ describe('/metrics', () => {
     it('should show the timed-job queue and the pool', async () => {
       await createRequest(t.app, tenant.apiKey, { expiration_date: '2099-01-01T00:00:00Z' });
       const page = await scrape();
-      const [{ n }] = await t.orm.em.fork().getConnection().execute<{ n: number }[]>(`select count(*)::int as n from job where status = 'PENDING'`);
+      const [{ n }] = await t.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ n: number }[]>(`select count(*)::int as n from job where status = 'PENDING'`);
       expect(n).toBeGreaterThan(0);
       expect(sample(page, 'gather_jobs{state="pending"}')).toBe(n);
       expect(sample(page, 'gather_jobs{state="due"}')).toBe(0);

@@ -15,7 +15,13 @@ describe('rate limits', () => {
   beforeAll(async () => {
     t = await createTestApp({ rateLimits: LIMITS });
     // Another instance on the same database, as behind a load balancer.
-    second = await buildApp({ config: t.config, orm: t.orm, deliverWebhooks: false, sendNotifications: false, runJobs: false });
+    second = await buildApp({
+      config: t.config,
+      orm: t.orm,
+      deliverWebhooks: false,
+      sendNotifications: false,
+      runJobs: false,
+    });
     await second.ready();
   });
   afterAll(async () => {
@@ -23,12 +29,18 @@ describe('rate limits', () => {
     await t.close();
   });
 
-  const get = (app: FastifyInstance, url: string, apiKey?: string) => app.inject({ method: 'GET', url, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  const get = (app: FastifyInstance, url: string, apiKey?: string) =>
+    app.inject({ method: 'GET', url, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
 
   it('should count an API key over REST and GraphQL together and answer 429 with Retry-After and RateLimit-* past its limit', async () => {
     const { apiKey } = await createTenant(t.orm);
     const answers = [await get(t.app, '/templates', apiKey), await get(t.app, '/templates', apiKey)];
-    const graphql = await t.app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ viewer { id } }' }, headers: { authorization: `Bearer ${apiKey}` } });
+    const graphql = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: '{ viewer { id } }' },
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     expect([...answers, graphql].map((a) => a.statusCode)).toEqual([200, 200, 200]);
     expect([...answers, graphql].map((a) => a.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
     expect(answers[0].headers['ratelimit-limit']).toBe(String(LIMITS.apiKey));
@@ -42,11 +54,21 @@ describe('rate limits', () => {
     expect(refused.headers['ratelimit-remaining']).toBe('0');
     expect(refused.json()).toEqual({ detail: `Rate limit exceeded, retry in ${retryAfter} s` });
 
-    const refusedGraphQL = await t.app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ viewer { id } }' }, headers: { authorization: `Bearer ${apiKey}` } });
+    const refusedGraphQL = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: '{ viewer { id } }' },
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     expect(refusedGraphQL.statusCode).toBe(429);
     expect(refusedGraphQL.json()).toEqual({
       data: null,
-      errors: [{ message: expect.stringMatching(/^Rate limit exceeded/), extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) } }],
+      errors: [
+        {
+          message: expect.stringMatching(/^Rate limit exceeded/),
+          extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) },
+        },
+      ],
     });
     expect(refusedGraphQL.headers['retry-after']).toEqual(expect.any(String));
 
@@ -69,7 +91,10 @@ describe('rate limits', () => {
     for (let i = 0; i < LIMITS.apiKey; i++) await get(t.app, '/templates', apiKey);
     expect((await get(t.app, '/templates', apiKey)).statusCode).toBe(429);
     // The window ends (moved, rather than waited for).
-    await t.orm.em.fork().getConnection().execute(`update rate_limit_counter set reset_at = now() where key like 'key:%'`);
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update rate_limit_counter set reset_at = now() where key like 'key:%'`);
     const fresh = await get(t.app, '/templates', apiKey);
     expect(fresh.statusCode).toBe(200);
     expect(fresh.headers['ratelimit-remaining']).toBe(String(LIMITS.apiKey - 1));

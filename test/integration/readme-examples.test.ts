@@ -22,12 +22,16 @@ import { startSmtpServer } from '../support/smtp';
 
 /** Commands not run (by a part of their text), and why. */
 const SKIPPED: Record<string, string> = {
-  'on a fresh DATA_DIR': 'needs a database no migration ran on; test/integration/cli.test.ts migrates a fresh DATA_DIR (the test database is migrated, as the "again" example shows)',
+  'on a fresh DATA_DIR':
+    'needs a database no migration ran on; test/integration/cli.test.ts migrates a fresh DATA_DIR (the test database is migrated, as the "again" example shows)',
 };
 
 /** Poppler's pdfsig: `npm run test:e2e` installs it where missing; `npm test` does not need it. */
 const WITHOUT_PDFSIG: Record<string, string> = Object.fromEntries(
-  ['pdfsig "', 'check-pdf-signature.sh', 'npm run check:signing'].map((part) => [part, 'pdfsig (Debian poppler-utils) is not installed here; `npm run test:e2e` installs it']),
+  ['pdfsig "', 'check-pdf-signature.sh', 'npm run check:signing'].map((part) => [
+    part,
+    'pdfsig (Debian poppler-utils) is not installed here; `npm run test:e2e` installs it',
+  ]),
 );
 if (spawnSync('pdfsig', ['-v']).error) Object.assign(SKIPPED, WITHOUT_PDFSIG);
 
@@ -35,7 +39,11 @@ if (spawnSync('pdfsig', ['-v']).error) Object.assign(SKIPPED, WITHOUT_PDFSIG);
  * The README describes requests before the forms and templates they use, and asks about another
  * organization's request before making it: its run made them in this order (section: the one it ran after).
  */
-const RUN_AFTER: Record<string, string> = { '### Forms': '### Users and teams', '### Templates': '### Forms', '## Authentication': '### Requests' };
+const RUN_AFTER: Record<string, string> = {
+  '### Forms': '### Users and teams',
+  '### Templates': '### Forms',
+  '## Authentication': '### Requests',
+};
 
 type Example = { section: string; command: string; expected: string };
 
@@ -85,7 +93,14 @@ function examples(readme: string): Example[] {
       let command = line.slice(2);
       // A command goes on while a quote is open or a line ends with a backslash, and through its here-document.
       // (A trailing comment, after two spaces, may hold an apostrophe of its own.)
-      const open = (text: string) => (text.replace(/ {2,}#.*$/gm, '').replace(/<<'\w+'/, '').split("'").length - 1) % 2 === 1;
+      const open = (text: string) =>
+        (text
+          .replace(/ {2,}#.*$/gm, '')
+          .replace(/<<'\w+'/, '')
+          .split("'").length -
+          1) %
+          2 ===
+        1;
       while (open(command) || command.endsWith('\\')) command += `\n${lines[++i].trimStart()}`;
       const here = /<<'(\w+)'/.exec(command);
       if (here) while (lines[i].trim() !== here[1]) command += `\n${lines[++i]}`;
@@ -147,19 +162,33 @@ describe('README examples, run as written', () => {
     smtp = await startSmtpServer();
     hooks = await startReceiver();
     // The workers run, as under `npm start`: webhooks go out, mail reaches the SMTP server, timed work runs.
-    t = await createTestApp({ publicUrl: origin, mail: { from: 'Gather <no-reply@gather.test>', smtpUrl: smtp.url } }, { deliverWebhooks: true, sendNotifications: true, runJobs: true });
+    t = await createTestApp(
+      { publicUrl: origin, mail: { from: 'Gather <no-reply@gather.test>', smtpUrl: smtp.url } },
+      { deliverWebhooks: true, sendNotifications: true, runJobs: true },
+    );
     await t.app.listen({ port, host: '127.0.0.1' });
     // Rate limits shows a service started with RATE_LIMIT_API_KEY=5: a second instance on the same database.
-    limited = await buildApp({ config: testConfig({ ...t.config, rateLimits: { ...t.config.rateLimits, apiKey: 5 } }), orm: t.orm, storage: t.storage, deliverWebhooks: false, sendNotifications: false, runJobs: false });
+    limited = await buildApp({
+      config: testConfig({ ...t.config, rateLimits: { ...t.config.rateLimits, apiKey: 5 } }),
+      orm: t.orm,
+      storage: t.storage,
+      deliverWebhooks: false,
+      sendNotifications: false,
+      runJobs: false,
+    });
     const limitedPort = await freePort();
     await limited.listen({ port: limitedPort, host: '127.0.0.1' });
     limitedOrigin = `http://127.0.0.1:${limitedPort}`;
     dir = mkdtempSync(join(tmpdir(), 'gather-readme-'));
-    for (const name of ['guide.pdf', 'SignMe.pdf', 'passport.pdf', 'scan.pdf', 'w2.pdf', 'jan.pdf']) writeFileSync(join(dir, name), await pdfBytes(name));
+    for (const name of ['guide.pdf', 'SignMe.pdf', 'passport.pdf', 'scan.pdf', 'w2.pdf', 'jan.pdf'])
+      writeFileSync(join(dir, name), await pdfBytes(name));
     // The README's commands run in the repository: the scratch folder links the scripts they name.
     symlinkSync(join(ROOT, 'scripts'), join(dir, 'scripts'));
     writeFileSync(join(dir, 'how-to.txt'), 'Fill in box 3 only.\n');
-    writeFileSync(join(dir, 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#0a7b3e"/></svg>\n');
+    writeFileSync(
+      join(dir, 'logo.svg'),
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#0a7b3e"/></svg>\n',
+    );
   });
   afterAll(async () => {
     for (const child of background) if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
@@ -172,7 +201,14 @@ describe('README examples, run as written', () => {
 
   it('should run every command of the README and answer as it shows', async () => {
     const ids = new Map<string, string>();
-    const env: Record<string, string> = { ...baseEnv(), GATHER_ROOT: ROOT, B: origin, DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 'x'.repeat(32), LOG_LEVEL: 'silent' };
+    const env: Record<string, string> = {
+      ...baseEnv(),
+      GATHER_ROOT: ROOT,
+      B: origin,
+      DATABASE_URL: workerDatabaseUrl(),
+      GATHER_SECRET: 'x'.repeat(32),
+      LOG_LEVEL: 'silent',
+    };
     // The README's "Default organization" is the one a first start makes, with its admin's key.
     env.DEFAULT_ORG_KEY = (await createTenant(t.orm, 'Default organization')).apiKey;
     // Ports the README names that this run must not take from others running beside it.
@@ -193,19 +229,31 @@ describe('README examples, run as written', () => {
       let command = example.command.replace(/\s+#[^'\n]*$/gm, '');
       for (const [from, to] of ids) command = command.split(from).join(to);
       // Idempotency keys are the caller's own, not ids of records.
-      const unresolved = (command.replace(/Idempotency-Key: [^']+/g, '').match(UUID) ?? []).filter((id) => id !== UNKNOWN && ![...ids.values()].includes(id));
+      const unresolved = (command.replace(/Idempotency-Key: [^']+/g, '').match(UUID) ?? []).filter(
+        (id) => id !== UNKNOWN && ![...ids.values()].includes(id),
+      );
       const assigned = [...command.matchAll(/(?:^|;\s*)([A-Z][A-Z0-9_]*)=/g)].map((m) => m[1]);
-      const variables = [...command.matchAll(/\$([A-Z_0-9]+)/g)].map((m) => m[1]).filter((name) => !(name in env) && !assigned.includes(name));
+      const variables = [...command.matchAll(/\$([A-Z_0-9]+)/g)]
+        .map((m) => m[1])
+        .filter((name) => !(name in env) && !assigned.includes(name));
       const reason = Object.keys(SKIPPED).find((part) => example.command.includes(part));
       if (reason || unresolved.length || variables.length || /…/.test(command)) {
         skipped.push(example.command);
         continue;
       }
       // Authentication shows calls without a key; from the REST API on, every call carries KEY.
-      const shell = { ...(example.section === '## Authentication' ? { ...env, KEY: '' } : env), B: example.section === '### Rate limits' ? limitedOrigin : env.B };
+      const shell = {
+        ...(example.section === '## Authentication' ? { ...env, KEY: '' } : env),
+        B: example.section === '### Rate limits' ? limitedOrigin : env.B,
+      };
       if (/&$/.test(command.trim())) {
         // A server the README starts in the background: it runs until the test ends.
-        const child = spawn('bash', ['-c', PRELUDE + command.trim().replace(/&$/, '')], { cwd: dir, env: shell, detached: true, stdio: 'ignore' });
+        const child = spawn('bash', ['-c', PRELUDE + command.trim().replace(/&$/, '')], {
+          cwd: dir,
+          env: shell,
+          detached: true,
+          stdio: 'ignore',
+        });
         background.push(child);
         await waitForPort(s3Port);
         ran.push(example.command);
@@ -215,11 +263,16 @@ describe('README examples, run as written', () => {
       let stdout: string;
       try {
         // Asynchronously: the service answering these calls runs in this process.
-        const script = PRELUDE + command + (assigned.length ? `\nprintf '\\0%s' ${assigned.map((name) => `"$${name}"`).join(' ')}` : '');
+        const script =
+          PRELUDE +
+          command +
+          (assigned.length ? `\nprintf '\\0%s' ${assigned.map((name) => `"$${name}"`).join(' ')}` : '');
         ({ stdout } = await run('bash', ['-c', script], { cwd: dir, env: shell, encoding: 'utf8', timeout: 60_000 }));
       } catch (error) {
         const { code, stderr, stdout: out } = error as { code?: number; stderr?: string; stdout?: string };
-        failures.push(`${example.command}\n  failed (exit ${code}): ${String(stderr || out || '').slice(0, 400) || 'no output'}`);
+        failures.push(
+          `${example.command}\n  failed (exit ${code}): ${String(stderr || out || '').slice(0, 400) || 'no output'}`,
+        );
         continue;
       }
       if (assigned.length) {
@@ -231,7 +284,10 @@ describe('README examples, run as written', () => {
       ran.push(example.command);
       outputs.push({ command, stdout });
       const problem = compare(command, expected, stdout);
-      if (problem) failures.push(`${example.command}\n  ${problem}\n  README: ${expected.slice(0, 300)}\n  got:    ${stdout.slice(0, 300)}`);
+      if (problem)
+        failures.push(
+          `${example.command}\n  ${problem}\n  README: ${expected.slice(0, 300)}\n  got:    ${stdout.slice(0, 300)}`,
+        );
       learn(expected, stdout, ids);
       // The README names keys it made as environment variables (KEY, CARLA_KEY, DAN_KEY).
       if (/gather -- org create/.test(command)) env.KEY = JSON.parse(stdout).api_key;
@@ -257,8 +313,14 @@ describe('README examples, run as written', () => {
     const delivery = hooks.received[0];
     expect(delivery).toBeDefined();
     const script = join(dir, 'verify.mjs');
-    writeFileSync(script, `${snippet(readme, '### Webhooks', 'js')}\nconst [secret, headers, body] = JSON.parse(process.argv[2]);\nconsole.log(verify(secret, headers, body));\n`);
-    const verify = async (body: string) => (await run(process.execPath, [script, JSON.stringify([secret, delivery.headers, body])], { encoding: 'utf8' })).stdout.trim();
+    writeFileSync(
+      script,
+      `${snippet(readme, '### Webhooks', 'js')}\nconst [secret, headers, body] = JSON.parse(process.argv[2]);\nconsole.log(verify(secret, headers, body));\n`,
+    );
+    const verify = async (body: string) =>
+      (
+        await run(process.execPath, [script, JSON.stringify([secret, delivery.headers, body])], { encoding: 'utf8' })
+      ).stdout.trim();
     expect(await verify(delivery.body)).toBe('true');
     expect(await verify(delivery.body.replace('"topic"', '"topic" '))).toBe('false');
   });
@@ -267,21 +329,48 @@ describe('README examples, run as written', () => {
     const folder = mkdtempSync(join(tmpdir(), 'gather-watch-'));
     // `npm install graphql-ws ws` in the reader's folder: here the repository's copies.
     symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'));
-    writeFileSync(join(folder, 'watch.mjs'), snippet(readme, '### Live updates (GraphQL subscriptions)', 'js').replace('ws://127.0.0.1:3999', origin.replace('http', 'ws')));
+    writeFileSync(
+      join(folder, 'watch.mjs'),
+      snippet(readme, '### Live updates (GraphQL subscriptions)', 'js').replace(
+        'ws://127.0.0.1:3999',
+        origin.replace('http', 'ws'),
+      ),
+    );
     const watcher = spawn(process.execPath, ['watch.mjs'], { cwd: folder, env: { ...baseEnv(), KEY: key } });
     let printed = '';
     watcher.stdout!.on('data', (chunk) => (printed += chunk));
     watcher.stderr!.on('data', (chunk) => (printed += chunk));
     try {
-      const [id] = JSON.parse((await run('curl', ['-s', `${origin}/requests?limit=1`, '-H', `Authorization: Bearer ${key}`], { encoding: 'utf8' })).stdout).map((r: { id: string }) => r.id);
-      // Renamed (each time anew: the same name is no change) until the subscription, which starts once the socket is open, sees one.
+      const [id] = JSON.parse(
+        (
+          await run('curl', ['-s', `${origin}/requests?limit=1`, '-H', `Authorization: Bearer ${key}`], {
+            encoding: 'utf8',
+          })
+        ).stdout,
+      ).map((r: { id: string }) => r.id);
+      // Renamed (each time anew: the same name is no change) until the subscription, which starts once the socket is
+      // open, sees one.
       for (let attempt = 0; !printed.includes('\n') && attempt < 60; attempt++) {
-        await run('curl', ['-s', '-X', 'PATCH', `${origin}/requests/${id}`, '-H', `Authorization: Bearer ${key}`, '-H', 'Content-Type: application/json', '-d', `{"name": "Renamed ${attempt}"}`]);
+        await run('curl', [
+          '-s',
+          '-X',
+          'PATCH',
+          `${origin}/requests/${id}`,
+          '-H',
+          `Authorization: Bearer ${key}`,
+          '-H',
+          'Content-Type: application/json',
+          '-d',
+          `{"name": "Renamed ${attempt}"}`,
+        ]);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       const shown = /prints\n`(\{"data":\{"requestUpdated".*\})`/.exec(readme)![1];
       expect(compare('', shown, printed.split('\n')[0])).toBeNull();
-      expect(JSON.parse(printed.split('\n')[0]).data.requestUpdated).toMatchObject({ id, name: expect.stringMatching(/^Renamed/) });
+      expect(JSON.parse(printed.split('\n')[0]).data.requestUpdated).toMatchObject({
+        id,
+        name: expect.stringMatching(/^Renamed/),
+      });
     } finally {
       watcher.kill();
       rmSync(folder, { recursive: true, force: true });
@@ -290,11 +379,31 @@ describe('README examples, run as written', () => {
 
   it("should answer the Dashboard's catch-up query and run the timed work's SQL", async () => {
     const query = snippet(readme, '### Dashboard', 'graphql');
-    const answer = JSON.parse((await run('curl', ['-s', `${origin}/graphql`, '-H', `Authorization: Bearer ${key}`, '-H', 'Content-Type: application/json', '-d', JSON.stringify({ query })], { encoding: 'utf8' })).stdout);
+    const answer = JSON.parse(
+      (
+        await run(
+          'curl',
+          [
+            '-s',
+            `${origin}/graphql`,
+            '-H',
+            `Authorization: Bearer ${key}`,
+            '-H',
+            'Content-Type: application/json',
+            '-d',
+            JSON.stringify({ query }),
+          ],
+          { encoding: 'utf8' },
+        )
+      ).stdout,
+    );
     expect(answer.errors).toBeUndefined();
     expect(answer.data.requestEvents.nodes.length).toBeGreaterThan(0);
     const connection = t.orm.em.fork().getConnection();
-    const statements = snippet(readme, '### Timed work: reminders, expiry, auto-close, escalations', 'sql').split('\n').map((line) => line.replace(/--.*$/, '').trim()).filter(Boolean);
+    const statements = snippet(readme, '### Timed work: reminders, expiry, auto-close, escalations', 'sql')
+      .split('\n')
+      .map((line) => line.replace(/--.*$/, '').trim())
+      .filter(Boolean);
     expect(statements).toHaveLength(5);
     for (const statement of statements) await expect(connection.execute(statement)).resolves.toBeInstanceOf(Array);
   });
@@ -319,7 +428,10 @@ async function waitForPort(port: number): Promise<void> {
   throw new Error(`nothing listens on ${port}`);
 }
 
-async function mailedCode(received: Awaited<ReturnType<typeof startSmtpServer>>['received'], after: number): Promise<string> {
+async function mailedCode(
+  received: Awaited<ReturnType<typeof startSmtpServer>>['received'],
+  after: number,
+): Promise<string> {
   for (let tries = 0; tries < 100; tries++) {
     const mail = received.slice(after).find((m) => /code/i.test(m.mail.subject ?? ''));
     if (mail) return /\b(\d{6})\b/.exec(mail.mail.text ?? '')![1];
@@ -332,7 +444,8 @@ async function mailedCode(received: Awaited<ReturnType<typeof startSmtpServer>>[
 function compare(command: string, expected: string, actual: string): string | null {
   if (!expected) return null;
   const status = /^HTTP\/1\.1 (\d{3})/.exec(expected);
-  if (status) return actual.startsWith(`HTTP/1.1 ${status[1]}`) ? null : `status ${actual.split('\n')[0]}, README ${status[1]}`;
+  if (status)
+    return actual.startsWith(`HTTP/1.1 ${status[1]}`) ? null : `status ${actual.split('\n')[0]}, README ${status[1]}`;
   const json = expected.split('\n').findIndex((line) => /^\s*[[{]/.test(line));
   if (json < 0) {
     // Plain text: every line the README shows, numbers aside (times, sizes).
@@ -371,19 +484,29 @@ function compare(command: string, expected: string, actual: string): string | nu
 function learn(expected: string, actual: string, ids: Map<string, string>): void {
   const firsts = (text: string) => {
     const seen = new Map<string, string>();
-    for (const [, field, value] of text.matchAll(/"([A-Za-z_]*(?:id|Id)|api_key|secret|password|session_token|[a-z_]*link|requestLink)":\s*"([^"]+)"/g)) {
-      if (!seen.has(field)) seen.set(field, /link$/i.test(field) ? value.replace(/^.*\/[rs]\/([^/]+).*$/, '$1') : value);
+    for (const [, field, value] of text.matchAll(
+      /"([A-Za-z_]*(?:id|Id)|api_key|secret|password|session_token|[a-z_]*link|requestLink)":\s*"([^"]+)"/g,
+    )) {
+      if (!seen.has(field))
+        seen.set(field, /link$/i.test(field) ? value.replace(/^.*\/[rs]\/([^/]+).*$/, '$1') : value);
     }
     return seen;
   };
   // Ids of a list's records (items, recipients' documents) go by the name that follows each.
-  const named = (text: string) => new Map([...text.matchAll(/"id":\s*"([^"]+)",\s*"(?:name|file_name)":\s*"([^"]+)"/g)].reverse().map(([, id, name]) => [name, id]));
+  const named = (text: string) =>
+    new Map(
+      [...text.matchAll(/"id":\s*"([^"]+)",\s*"(?:name|file_name)":\s*"([^"]+)"/g)]
+        .reverse()
+        .map(([, id, name]) => [name, id]),
+    );
   // Records inside another by its field name (`"recipient":{"id":…}`), first occurrence each.
-  const nested = (text: string) => new Map([...text.matchAll(/"(\w+)":\s*\{\s*"id":\s*"([^"]+)"/g)].reverse().map(([, field, id]) => [field, id]));
+  const nested = (text: string) =>
+    new Map([...text.matchAll(/"(\w+)":\s*\{\s*"id":\s*"([^"]+)"/g)].reverse().map(([, field, id]) => [field, id]));
   const inside = nested(actual);
   const pairs = [...firsts(expected)].map(([field, value]) => [value, firsts(actual).get(field)]);
   const byName = named(actual);
   for (const [name, value] of named(expected)) pairs.push([value, byName.get(name)]);
   for (const [field, value] of nested(expected)) pairs.push([value, inside.get(field)]);
-  for (const [value, mine] of pairs) if (value && mine && value !== '…' && value !== mine && !ids.has(value) && value !== UNKNOWN) ids.set(value, mine);
+  for (const [value, mine] of pairs)
+    if (value && mine && value !== '…' && value !== mine && !ids.has(value) && value !== UNKNOWN) ids.set(value, mine);
 }

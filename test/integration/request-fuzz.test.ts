@@ -119,7 +119,9 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** `items.0.name` as the spec's pattern `items.*.name`. */
 function pattern(path: Path): string {
-  return path.map((segment, i) => (typeof segment === 'number' || path[i - 1] === 'user_metadata' ? '*' : segment)).join('.');
+  return path
+    .map((segment, i) => (typeof segment === 'number' || path[i - 1] === 'user_metadata' ? '*' : segment))
+    .join('.');
 }
 
 /** Every path inside `body` (containers included), the root excepted. */
@@ -127,7 +129,8 @@ function pathsOf(value: unknown, prefix: Path = []): Path[] {
   const out: Path[] = [];
   if (Array.isArray(value)) value.forEach((v, i) => out.push([...prefix, i], ...pathsOf(v, [...prefix, i])));
   else if (value && typeof value === 'object') {
-    for (const key of Object.keys(value)) out.push([...prefix, key], ...pathsOf((value as Record<string, unknown>)[key], [...prefix, key]));
+    for (const key of Object.keys(value))
+      out.push([...prefix, key], ...pathsOf((value as Record<string, unknown>)[key], [...prefix, key]));
   }
   return out;
 }
@@ -138,7 +141,12 @@ function setAt(body: Json, path: Path, value: Json): Json {
   const [head, ...rest] = path;
   const container: any = Array.isArray(body) ? [...body] : body && typeof body === 'object' ? { ...body } : {};
   const child = container[head as never];
-  Object.defineProperty(container, head, { value: setAt(child ?? null, rest, value), enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(container, head, {
+    value: setAt(child ?? null, rest, value),
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return container;
 }
 
@@ -150,14 +158,26 @@ function getAt(body: unknown, path: Path): unknown {
 
 const noNul = (s: string) => !s.includes('\u0000');
 /** Text PostgreSQL stores: any code point but NUL, something left once trimmed. */
-const text = (maxLength: number) => fc.string({ unit: 'binary', minLength: 1, maxLength }).filter((s) => noNul(s) && s.trim().length > 0);
-const optionalText = (maxLength: number) => fc.option(fc.string({ unit: 'binary', maxLength }).filter(noNul), { nil: null });
+const text = (maxLength: number) =>
+  fc.string({ unit: 'binary', minLength: 1, maxLength }).filter((s) => noNul(s) && s.trim().length > 0);
+const optionalText = (maxLength: number) =>
+  fc.option(fc.string({ unit: 'binary', maxLength }).filter(noNul), { nil: null });
 
 /** Mostly plain ASCII addresses; some with letters whose case folds differ between JavaScript and PostgreSQL. */
 const UNICODE_LOCALS = ['É', 'é', 'İ', 'i', 'ß', 'SS', 'Σ', 'ΑΣ', 'ς', 'K', 'Ǆ', 'Å', 'Å', 'ﬀ', 'Ⅻ'];
 const email = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(fc.stringMatching(/^[a-z0-9._+-]{1,20}$/), fc.constantFrom('example.com', 'EXAMPLE.org', 'test.io')).map(([l, d]) => `${l}@${d}`) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...UNICODE_LOCALS), fc.stringMatching(/^[a-z]{0,4}$/)).map(([u, l]) => `${u}${l}@example.com`) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.stringMatching(/^[a-z0-9._+-]{1,20}$/), fc.constantFrom('example.com', 'EXAMPLE.org', 'test.io'))
+      .map(([l, d]) => `${l}@${d}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...UNICODE_LOCALS), fc.stringMatching(/^[a-z]{0,4}$/))
+      .map(([u, l]) => `${u}${l}@example.com`),
+  },
 );
 /** How the service tells recipients apart (recipient.service normaliseEmail). */
 const emailKey = (address: string) => address.trim().toLowerCase();
@@ -170,32 +190,39 @@ const futureDate = fc
 const itemArb = fc.oneof(
   fc.record({ type: fc.constantFrom('UPLOAD', 'STANDARD'), name: text(60) }, { requiredKeys: ['type', 'name'] }),
   fc.record(
-    { type: fc.constant('UPLOAD'), name: text(60), description: optionalText(80), required: fc.option(fc.boolean(), { nil: null }) },
+    {
+      type: fc.constant('UPLOAD'),
+      name: text(60),
+      description: optionalText(80),
+      required: fc.option(fc.boolean(), { nil: null }),
+    },
     { requiredKeys: ['type', 'name'] },
   ),
-  fc.record({ type: fc.constant('QUESTION'), name: text(60), question: fc.record({ type: fc.constant('TEXT'), answer: optionalText(40) }) }),
+  fc.record({
+    type: fc.constant('QUESTION'),
+    name: text(60),
+    question: fc.record({ type: fc.constant('TEXT'), answer: optionalText(40) }),
+  }),
   fc.record({ type: fc.constant('E_SIGNATURE'), name: text(60), contract_id: fc.constant(null) }),
 );
 
-const recipientsArb = fc
-  .uniqueArray(email, { minLength: 1, maxLength: 3, selector: emailKey })
-  .chain((emails) =>
-    fc.tuple(
-      ...emails.map((address) =>
-        fc.record(
-          {
-            email: fc.constant(address),
-            first_name: text(30),
-            last_name: optionalText(30),
-            language: fc.constantFrom(...LANGUAGE_VALUES),
-            auth_method: fc.constantFrom('UNSET', 'NONE', 'EMAIL', { type: 'EMAIL' }),
-            send_method: fc.constantFrom(...SEND_METHODS),
-          },
-          { requiredKeys: ['email', 'first_name'] },
-        ),
+const recipientsArb = fc.uniqueArray(email, { minLength: 1, maxLength: 3, selector: emailKey }).chain((emails) =>
+  fc.tuple(
+    ...emails.map((address) =>
+      fc.record(
+        {
+          email: fc.constant(address),
+          first_name: text(30),
+          last_name: optionalText(30),
+          language: fc.constantFrom(...LANGUAGE_VALUES),
+          auth_method: fc.constantFrom('UNSET', 'NONE', 'EMAIL', { type: 'EMAIL' }),
+          send_method: fc.constantFrom(...SEND_METHODS),
+        },
+        { requiredKeys: ['email', 'first_name'] },
       ),
     ),
-  );
+  ),
+);
 
 const metadataArb = fc.dictionary(
   fc.string({ minLength: 1, maxLength: 20 }).filter(noNul),
@@ -228,8 +255,17 @@ const writableArb = (collaboratorId: string) =>
 /** A valid POST /requests body: name, items, recipients, and some optional fields. */
 const createBodyArb = (collaboratorId: string) =>
   fc
-    .tuple(text(80), fc.array(itemArb, { minLength: 1, maxLength: 3 }), recipientsArb, writableArb(collaboratorId), fc.boolean())
-    .map(([name, items, recipients, extra, skip]) => ({ ...extra, name, items, recipients, skip_initial_notification: skip }) as unknown as Json);
+    .tuple(
+      text(80),
+      fc.array(itemArb, { minLength: 1, maxLength: 3 }),
+      recipientsArb,
+      writableArb(collaboratorId),
+      fc.boolean(),
+    )
+    .map(
+      ([name, items, recipients, extra, skip]) =>
+        ({ ...extra, name, items, recipients, skip_initial_notification: skip }) as unknown as Json,
+    );
 
 /** A valid PATCH body (possibly empty). */
 const updateBodyArb = (collaboratorId: string) => writableArb(collaboratorId).map((body) => body as unknown as Json);
@@ -271,8 +307,30 @@ const BAD_DATES = [
 const BIG_NUMBERS = [2 ** 31, 2 ** 31 - 1, -(2 ** 31) - 1, 2 ** 53, 2 ** 53 + 2, -1e20, 1e308, 366];
 const NUL_STRINGS = ['\u0000', 'a\u0000b', 'name\u0000', '\u0000\u0000\u0000'];
 /** Keys clients must not be able to set, or that are plain unknown; values are UUID markers. */
-const ROOT_EXTRA_KEYS = ['zz_unknown', 'id', 'state', 'status', 'owner_opened', 'organization_id', 'created_at', 'deleted', 'constructor', '__proto__', 'toString'];
-const NESTED_EXTRA_KEYS = ['zz_unknown', 'verified', 'status', 'is_na', 'password', 'request_link', 'owner_id', 'constructor', '__proto__'];
+const ROOT_EXTRA_KEYS = [
+  'zz_unknown',
+  'id',
+  'state',
+  'status',
+  'owner_opened',
+  'organization_id',
+  'created_at',
+  'deleted',
+  'constructor',
+  '__proto__',
+  'toString',
+];
+const NESTED_EXTRA_KEYS = [
+  'zz_unknown',
+  'verified',
+  'status',
+  'is_na',
+  'password',
+  'request_link',
+  'owner_id',
+  'constructor',
+  '__proto__',
+];
 
 type Mutation =
   | { m: 'wrongType'; pick: number }
@@ -304,14 +362,30 @@ const ENTRY_COUNTS = atAndBeyond(Object.values(MAX_ENTRIES));
 
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ m: fc.constant('wrongType' as const), pick: fc.nat() }),
-  fc.record({ m: fc.constant('badEnum' as const), value: fc.constantFrom('NOPE', 'upload', 'email', 'EN_US', 'en_us', '', ' SERVICE', 'service', 'text') }),
+  fc.record({
+    m: fc.constant('badEnum' as const),
+    value: fc.constantFrom('NOPE', 'upload', 'email', 'EN_US', 'en_us', '', ' SERVICE', 'service', 'text'),
+  }),
   fc.record({ m: fc.constant('badDate' as const), value: fc.constantFrom(...BAD_DATES) }),
-  fc.record({ m: fc.constant('oversize' as const), length: fc.constantFrom(...TEXT_LENGTHS, 20000), char: fc.constantFrom('x', 'é', '😀') }),
+  fc.record({
+    m: fc.constant('oversize' as const),
+    length: fc.constantFrom(...TEXT_LENGTHS, 20000),
+    char: fc.constantFrom('x', 'é', '😀'),
+  }),
   fc.record({ m: fc.constant('nul' as const), value: fc.constantFrom(...NUL_STRINGS) }),
   fc.record({ m: fc.constant('bigInt' as const), value: fc.constantFrom(...BIG_NUMBERS) }),
-  fc.record({ m: fc.constant('deep' as const), depth: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2000 })), metadata: fc.boolean() }),
+  fc.record({
+    m: fc.constant('deep' as const),
+    depth: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2000 })),
+    metadata: fc.boolean(),
+  }),
   fc.record({ m: fc.constant('array' as const), wrap: fc.boolean() }),
-  fc.record({ m: fc.constant('unknown' as const), key: fc.constantFrom(...ROOT_EXTRA_KEYS, ...NESTED_EXTRA_KEYS), value: fc.constantFrom('marker' as const, 'json' as const), json: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json> }),
+  fc.record({
+    m: fc.constant('unknown' as const),
+    key: fc.constantFrom(...ROOT_EXTRA_KEYS, ...NESTED_EXTRA_KEYS),
+    value: fc.constantFrom('marker' as const, 'json' as const),
+    json: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json>,
+  }),
   fc.record({ m: fc.constant('many' as const), count: fc.constantFrom(...ENTRY_COUNTS, 1000) }),
   fc.record({ m: fc.constant('surrogate' as const), value: fc.constantFrom('\ud800', 'a\udc00b', '\udfff\ud800') }),
   fc.constant({ m: 'null' as const }),
@@ -321,7 +395,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 /** Applies one mutation to a valid body, with what the service must answer. */
 function mutate(spec: Record<string, Kind>, body: Json, mutation: Mutation, choice: number, base: Expect): Case {
-  const topLevel = Object.keys(spec).filter((k) => !k.includes('.')).map((k) => [k] as Path);
+  const topLevel = Object.keys(spec)
+    .filter((k) => !k.includes('.'))
+    .map((k) => [k] as Path);
   const present = pathsOf(body).filter((p) => spec[pattern(p)]);
   const seen = new Set<string>();
   const candidates = [...present, ...topLevel].filter((p) => {
@@ -337,7 +413,11 @@ function mutate(spec: Record<string, Kind>, body: Json, mutation: Mutation, choi
       const path = pick(candidates);
       const values = WRONG_TYPES[kindOf(path).t];
       const value = values[mutation.pick % values.length];
-      return { label: `${show(path)} := wrong type ${JSON.stringify(value)}`, body: setAt(body, path, value), expect: 'reject' };
+      return {
+        label: `${show(path)} := wrong type ${JSON.stringify(value)}`,
+        body: setAt(body, path, value),
+        expect: 'reject',
+      };
     }
     case 'badEnum': {
       const enums = candidates.filter((p) => kindOf(p).t === 'enum' || pattern(p) === 'recipients.*.auth_method');
@@ -345,22 +425,38 @@ function mutate(spec: Record<string, Kind>, body: Json, mutation: Mutation, choi
       const kind = kindOf(path);
       // A spelling the enum does not list, whatever the case (`'text'` is no QuestionType: TEXT is).
       const listed = kind.t === 'enum' && kind.values.includes(mutation.value);
-      return { label: `${show(path)} := bad enum ${JSON.stringify(mutation.value)}`, body: setAt(body, path, mutation.value), expect: listed ? 'any' : 'reject' };
+      return {
+        label: `${show(path)} := bad enum ${JSON.stringify(mutation.value)}`,
+        body: setAt(body, path, mutation.value),
+        expect: listed ? 'any' : 'reject',
+      };
     }
     case 'badDate': {
       const path = pick(candidates.filter((p) => kindOf(p).t === 'date'));
-      return { label: `${show(path)} := bad date ${JSON.stringify(mutation.value)}`, body: setAt(body, path, mutation.value), expect: 'reject' };
+      return {
+        label: `${show(path)} := bad date ${JSON.stringify(mutation.value)}`,
+        body: setAt(body, path, mutation.value),
+        expect: 'reject',
+      };
     }
     case 'oversize': {
       const path = pick(candidates);
       const kind = kindOf(path);
       const value = mutation.char.repeat(mutation.length);
       const fits = kind.t === 'text' && kind.max >= mutation.length;
-      return { label: `${show(path)} := ${JSON.stringify(mutation.char)} x ${mutation.length}`, body: setAt(body, path, value), expect: fits ? 'any' : 'reject' };
+      return {
+        label: `${show(path)} := ${JSON.stringify(mutation.char)} x ${mutation.length}`,
+        body: setAt(body, path, value),
+        expect: fits ? 'any' : 'reject',
+      };
     }
     case 'nul': {
       const path = pick(candidates);
-      return { label: `${show(path)} := ${JSON.stringify(mutation.value)}`, body: setAt(body, path, mutation.value), expect: 'reject' };
+      return {
+        label: `${show(path)} := ${JSON.stringify(mutation.value)}`,
+        body: setAt(body, path, mutation.value),
+        expect: 'reject',
+      };
     }
     case 'bigInt': {
       const path = pick(candidates);
@@ -369,7 +465,11 @@ function mutate(spec: Record<string, Kind>, body: Json, mutation: Mutation, choi
     case 'deep': {
       if (mutation.metadata || mutation.depth > 50) {
         const value = { key: deep(mutation.depth) };
-        return { label: `user_metadata := {key: <object nested ${mutation.depth} deep>}`, body: setAt(body, ['user_metadata'], value), expect: 'reject' };
+        return {
+          label: `user_metadata := {key: <object nested ${mutation.depth} deep>}`,
+          body: setAt(body, ['user_metadata'], value),
+          expect: 'reject',
+        };
       }
       const path = pick(candidates);
       const t = kindOf(path).t;
@@ -380,11 +480,20 @@ function mutate(spec: Record<string, Kind>, body: Json, mutation: Mutation, choi
       };
     }
     case 'array': {
-      const objects = [[] as Path, ...candidates.filter((p) => ['object', 'metadata'].includes(kindOf(p).t) || (kindOf(p).t === 'union' && isObject(getAt(body, p))))];
+      const objects = [
+        [] as Path,
+        ...candidates.filter(
+          (p) => ['object', 'metadata'].includes(kindOf(p).t) || (kindOf(p).t === 'union' && isObject(getAt(body, p))),
+        ),
+      ];
       const path = pick(objects);
       const current = path.length ? getAt(body, path) : body;
       const value: Json = mutation.wrap && current !== undefined ? [current as Json] : [];
-      return { label: `${show(path)} := ${mutation.wrap ? '[<itself>]' : '[]'}`, body: setAt(body, path, value), expect: 'reject' };
+      return {
+        label: `${show(path)} := ${mutation.wrap ? '[<itself>]' : '[]'}`,
+        body: setAt(body, path, value),
+        expect: 'reject',
+      };
     }
     case 'unknown': {
       const objects = [[] as Path, ...candidates.filter((p) => kindOf(p).t !== 'metadata' && isObject(getAt(body, p)))];
@@ -394,23 +503,42 @@ function mutate(spec: Record<string, Kind>, body: Json, mutation: Mutation, choi
       const known = spec[pattern([...path, key])] !== undefined;
       if (known) return { label: 'unchanged (the key is a known field here)', body, expect: base };
       const value: Json = mutation.value === 'marker' ? marker : { marker, json: mutation.json };
-      return { label: `${show([...path, key])} := unknown field ${JSON.stringify(value).slice(0, 80)}`, body: setAt(body, [...path, key], value), expect: base, marker };
+      return {
+        label: `${show([...path, key])} := unknown field ${JSON.stringify(value).slice(0, 80)}`,
+        body: setAt(body, [...path, key], value),
+        expect: base,
+        marker,
+      };
     }
     case 'many': {
       // A list of `count` copies of its first entry, or a map of `count` keys.
-      const path = pick(Object.keys(MAX_ENTRIES).filter((k) => spec[k]).map((k) => [k] as Path));
+      const path = pick(
+        Object.keys(MAX_ENTRIES)
+          .filter((k) => spec[k])
+          .map((k) => [k] as Path),
+      );
       const key = path[0] as string;
       const current = getAt(body, path);
       const value: Json =
         key === 'user_metadata'
           ? Object.fromEntries(Array.from({ length: mutation.count }, (_, i) => [`k${i}`, 'v']))
-          : Array.from({ length: mutation.count }, () => (Array.isArray(current) && current.length ? (current[0] as Json) : 'x'));
-      return { label: `${key} := ${mutation.count} entries`, body: setAt(body, path, value), expect: mutation.count > MAX_ENTRIES[key] ? 'reject' : 'any' };
+          : Array.from({ length: mutation.count }, () =>
+              Array.isArray(current) && current.length ? (current[0] as Json) : 'x',
+            );
+      return {
+        label: `${key} := ${mutation.count} entries`,
+        body: setAt(body, path, value),
+        expect: mutation.count > MAX_ENTRIES[key] ? 'reject' : 'any',
+      };
     }
     case 'surrogate': {
       // Not Unicode text: PostgreSQL cannot store it, so it is refused, or stored as the answer says.
       const path = pick(candidates);
-      return { label: `${show(path)} := ${JSON.stringify(mutation.value)} (unpaired surrogate)`, body: setAt(body, path, mutation.value), expect: 'any' };
+      return {
+        label: `${show(path)} := ${JSON.stringify(mutation.value)} (unpaired surrogate)`,
+        body: setAt(body, path, mutation.value),
+        expect: 'any',
+      };
     }
     case 'null': {
       const path = pick(candidates);
@@ -423,8 +551,18 @@ function mutate(spec: Record<string, Kind>, body: Json, mutation: Mutation, choi
 const casesArb = (spec: Record<string, Kind>, validArb: fc.Arbitrary<Json>): fc.Arbitrary<Case> =>
   fc.oneof(
     { weight: 2, arbitrary: validArb.map((body) => ({ label: 'valid', body, expect: 'accept' as Expect })) },
-    { weight: 8, arbitrary: fc.tuple(validArb, mutationArb, fc.nat()).map(([body, mutation, choice]) => mutate(spec, body, mutation, choice, 'accept')) },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((body) => ({ label: 'random JSON', body: body as Json, expect: 'any' as Expect })) },
+    {
+      weight: 8,
+      arbitrary: fc
+        .tuple(validArb, mutationArb, fc.nat())
+        .map(([body, mutation, choice]) => mutate(spec, body, mutation, choice, 'accept')),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .jsonValue({ maxDepth: 4 })
+        .map((body) => ({ label: 'random JSON', body: body as Json, expect: 'any' as Expect })),
+    },
   );
 
 // ---- checks -------------------------------------------------------------------------------------
@@ -434,17 +572,31 @@ type Counts = Record<(typeof TABLES)[number], number>;
 
 /** A body short enough to read in a failure message (long strings and deep nests abbreviated). */
 function preview(body: unknown, depth = 0): string {
-  if (typeof body === 'string') return body.length > 60 ? `${JSON.stringify(body.slice(0, 20))}.repeat-ish(${body.length} chars)` : JSON.stringify(body);
+  if (typeof body === 'string')
+    return body.length > 60
+      ? `${JSON.stringify(body.slice(0, 20))}.repeat-ish(${body.length} chars)`
+      : JSON.stringify(body);
   if (depth > 6) return '<...deeper>';
   if (Array.isArray(body)) return `[${body.map((v) => preview(v, depth + 1)).join(', ')}]`;
-  if (isObject(body)) return `{${Object.keys(body).map((k) => `${JSON.stringify(k)}: ${preview(body[k], depth + 1)}`).join(', ')}}`;
+  if (isObject(body))
+    return `{${Object.keys(body)
+      .map((k) => `${JSON.stringify(k)}: ${preview(body[k], depth + 1)}`)
+      .join(', ')}}`;
   return JSON.stringify(body);
 }
 
 /** JSON with object keys sorted: jsonb returns keys in its own order, which means nothing. */
 function canonical(text: string): string {
   const sort = (value: unknown): unknown =>
-    Array.isArray(value) ? value.map(sort) : isObject(value) ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sort(value[k])])) : value;
+    Array.isArray(value)
+      ? value.map(sort)
+      : isObject(value)
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((k) => [k, sort(value[k])]),
+          )
+        : value;
   return JSON.stringify(sort(JSON.parse(text)));
 }
 
@@ -471,7 +623,8 @@ function describeResponse(response: LightMyRequestResponse): string {
 /** The rejection shape of API-DECISIONS (Errors): a list of {loc, msg, type} for 422, a string otherwise. */
 function rejectionShapeProblem(response: LightMyRequestResponse): string | null {
   if (response.statusCode < 400 || response.statusCode >= 500) return `status ${response.statusCode} is not a 4xx`;
-  if (!String(response.headers['content-type'] ?? '').startsWith('application/json')) return `content-type ${response.headers['content-type']}`;
+  if (!String(response.headers['content-type'] ?? '').startsWith('application/json'))
+    return `content-type ${response.headers['content-type']}`;
   let body: any;
   try {
     body = JSON.parse(response.body);
@@ -479,14 +632,21 @@ function rejectionShapeProblem(response: LightMyRequestResponse): string | null 
     return 'body is not JSON';
   }
   if (!isObject(body) || Object.keys(body).join(',') !== 'detail') return 'body is not exactly {"detail": ...}';
-  if (response.statusCode !== 422) return typeof body.detail === 'string' && body.detail.length > 0 ? null : 'detail is not a non-empty string';
+  if (response.statusCode !== 422)
+    return typeof body.detail === 'string' && body.detail.length > 0 ? null : 'detail is not a non-empty string';
   if (!Array.isArray(body.detail) || body.detail.length === 0) return '422 detail is not a non-empty list';
   for (const entry of body.detail) {
-    if (!isObject(entry) || Object.keys(entry).sort().join(',') !== 'loc,msg,type') return `entry ${JSON.stringify(entry)} is not {loc, msg, type}`;
-    if (!Array.isArray(entry.loc) || entry.loc[0] !== 'body' || !entry.loc.every((s) => typeof s === 'string' || Number.isInteger(s))) {
+    if (!isObject(entry) || Object.keys(entry).sort().join(',') !== 'loc,msg,type')
+      return `entry ${JSON.stringify(entry)} is not {loc, msg, type}`;
+    if (
+      !Array.isArray(entry.loc) ||
+      entry.loc[0] !== 'body' ||
+      !entry.loc.every((s) => typeof s === 'string' || Number.isInteger(s))
+    ) {
       return `loc ${JSON.stringify(entry.loc)} does not start with "body" or holds other than strings and integers`;
     }
-    if (typeof entry.msg !== 'string' || !entry.msg || typeof entry.type !== 'string' || !entry.type) return `entry ${JSON.stringify(entry)} lacks msg or type`;
+    if (typeof entry.msg !== 'string' || !entry.msg || typeof entry.type !== 'string' || !entry.type)
+      return `entry ${JSON.stringify(entry)} lacks msg or type`;
   }
   return null;
 }
@@ -506,14 +666,19 @@ describe('request fuzzing', () => {
       method,
       url,
       payload,
-      headers: { authorization: `Bearer ${tenant.apiKey}`, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${tenant.apiKey}`,
+        ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
     });
 
   async function counts(): Promise<Counts> {
     const [row] = await t.orm.em
       .fork()
       .getConnection()
-      .execute<Counts[]>(`select ${TABLES.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`);
+      .execute<Counts[]>(
+        `select ${TABLES.map((table) => `(select count(*) from ${table})::int as ${table}`).join(', ')}`,
+      );
     return row;
   }
 
@@ -522,11 +687,18 @@ describe('request fuzzing', () => {
     const [row] = await t.orm.em
       .fork()
       .getConnection()
-      .execute<{ n: number }[]>(`select (${TABLES.map((table) => `(select count(*) from ${table} t where t::text like ?)`).join(' + ')})::int as n`, TABLES.map(() => `%${marker}%`));
+      .execute<{ n: number }[]>(
+        `select (${TABLES.map((table) => `(select count(*) from ${table} t where t::text like ?)`).join(' + ')})::int as n`,
+        TABLES.map(() => `%${marker}%`),
+      );
     return row.n;
   }
 
-  const validPost = () => ({ name: 'Tax documents', items: [{ type: 'UPLOAD', name: 'W-2' }], recipients: [{ email: 'jane@example.com', first_name: 'Jane' }] });
+  const validPost = () => ({
+    name: 'Tax documents',
+    items: [{ type: 'UPLOAD', name: 'W-2' }],
+    recipients: [{ email: 'jane@example.com', first_name: 'Jane' }],
+  });
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -542,12 +714,16 @@ describe('request fuzzing', () => {
     const before = await counts();
     const response = await inject('POST', '/requests', raw);
     const after = await counts();
-    const fail = (why: string) => new Error(`POST /requests [${c.label}]: ${why}\n  response: ${describeResponse(response)}\n  body: ${preview(c.body)}`);
+    const fail = (why: string) =>
+      new Error(
+        `POST /requests [${c.label}]: ${why}\n  response: ${describeResponse(response)}\n  body: ${preview(c.body)}`,
+      );
     if (response.statusCode >= 500) throw fail('server error');
     if (response.statusCode >= 400) {
       const problem = rejectionShapeProblem(response);
       if (problem) throw fail(`wrong rejection shape: ${problem}`);
-      if (JSON.stringify(after) !== JSON.stringify(before)) throw fail(`rejected but the database changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      if (JSON.stringify(after) !== JSON.stringify(before))
+        throw fail(`rejected but the database changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
       if (c.expect === 'accept') throw fail('a valid body was rejected');
       return response;
     }
@@ -559,14 +735,20 @@ describe('request fuzzing', () => {
     const expected: Partial<Counts> = {
       request: before.request + 1,
       recipient: before.recipient + (body.recipients?.length ?? 0),
-      ...(Array.isArray(body.items) && !body.template_id ? { request_item: before.request_item + body.items.length } : {}),
+      ...(Array.isArray(body.items) && !body.template_id
+        ? { request_item: before.request_item + body.items.length }
+        : {}),
       ...(Array.isArray(body.collaborators) ? { collaborator: before.collaborator + body.collaborators.length } : {}),
     };
     for (const [table, n] of Object.entries(expected)) {
-      if (after[table as keyof Counts] !== n) throw fail(`accepted, but ${table} went from ${before[table as keyof Counts]} to ${after[table as keyof Counts]} (expected ${n})`);
+      if (after[table as keyof Counts] !== n)
+        throw fail(
+          `accepted, but ${table} went from ${before[table as keyof Counts]} to ${after[table as keyof Counts]} (expected ${n})`,
+        );
     }
     const fetched = await inject('GET', `/requests/${created.id}`);
-    if (canonical(fetched.body) !== canonical(response.body)) throw fail(`GET of the new request differs from the creation's answer:\n  GET: ${fetched.body.slice(0, 600)}`);
+    if (canonical(fetched.body) !== canonical(response.body))
+      throw fail(`GET of the new request differs from the creation's answer:\n  GET: ${fetched.body.slice(0, 600)}`);
     if (c.marker) {
       if (response.body.includes(c.marker)) throw fail('an unknown field was echoed back');
       if ((await rowsMentioning(c.marker)) > 0) throw fail('an unknown field was stored');
@@ -582,13 +764,20 @@ describe('request fuzzing', () => {
     const response = await inject('PATCH', url, raw);
     const after = await counts();
     const now = await inject('GET', url);
-    const fail = (why: string) => new Error(`PATCH ${url} [${c.label}]: ${why}\n  response: ${describeResponse(response)}\n  body: ${preview(c.body)}`);
+    const fail = (why: string) =>
+      new Error(
+        `PATCH ${url} [${c.label}]: ${why}\n  response: ${describeResponse(response)}\n  body: ${preview(c.body)}`,
+      );
     if (response.statusCode >= 500) throw fail('server error');
     if (response.statusCode >= 400) {
       const problem = rejectionShapeProblem(response);
       if (problem) throw fail(`wrong rejection shape: ${problem}`);
-      if (JSON.stringify(after) !== JSON.stringify(before)) throw fail(`rejected but the database changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
-      if (now.body !== snapshot.body) throw fail(`rejected but the request changed:\n  before: ${snapshot.body.slice(0, 600)}\n  after:  ${now.body.slice(0, 600)}`);
+      if (JSON.stringify(after) !== JSON.stringify(before))
+        throw fail(`rejected but the database changed: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      if (now.body !== snapshot.body)
+        throw fail(
+          `rejected but the request changed:\n  before: ${snapshot.body.slice(0, 600)}\n  after:  ${now.body.slice(0, 600)}`,
+        );
       if (c.expect === 'accept') throw fail('a valid body was rejected');
       return response;
     }
@@ -596,8 +785,10 @@ describe('request fuzzing', () => {
     if (c.expect === 'reject') throw fail('an invalid body was accepted');
     const { collaborator: _b, ...restBefore } = before;
     const { collaborator: _a, ...restAfter } = after;
-    if (JSON.stringify(restAfter) !== JSON.stringify(restBefore)) throw fail(`an update added or removed rows: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
-    if (canonical(now.body) !== canonical(response.body)) throw fail(`GET after the update differs from the update's answer:\n  GET: ${now.body.slice(0, 600)}`);
+    if (JSON.stringify(restAfter) !== JSON.stringify(restBefore))
+      throw fail(`an update added or removed rows: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+    if (canonical(now.body) !== canonical(response.body))
+      throw fail(`GET after the update differs from the update's answer:\n  GET: ${now.body.slice(0, 600)}`);
     if (!metadataKept(raw, response.json())) throw fail('user_metadata was not stored as sent');
     if (c.marker) {
       if (response.body.includes(c.marker)) throw fail('an unknown field was echoed back');
@@ -632,7 +823,20 @@ describe('request fuzzing', () => {
       fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
       fc.jsonValue().map((v) => JSON.stringify(v).slice(0, -1)),
       fc.jsonValue().map((v) => `${JSON.stringify(v)},`),
-      fc.constantFrom("{'name': 'x'}", '{name: "x"}', '{"name": "x",}', 'NaN', 'undefined', '{"a": 1e999999}x', '\u0000', '{"a":"\u0000"', '[1, 2', '\u00a0', '\ufeff{}', '\u2028'),
+      fc.constantFrom(
+        "{'name': 'x'}",
+        '{name: "x"}',
+        '{"name": "x",}',
+        'NaN',
+        'undefined',
+        '{"a": 1e999999}x',
+        '\u0000',
+        '{"a":"\u0000"',
+        '[1, 2',
+        '\u00a0',
+        '\ufeff{}',
+        '\u2028',
+      ),
     )
     .filter((s) => {
       try {
@@ -648,7 +852,10 @@ describe('request fuzzing', () => {
       fc.asyncProperty(notJson, fc.boolean(), async (raw, patch) => {
         const c: Case = { label: 'not JSON', body: raw, expect: 'reject' };
         const response = patch ? await checkPatch(c, raw) : await checkPost(c, raw);
-        if (response.statusCode !== 400) throw new Error(`${patch ? 'PATCH' : 'POST'} with body ${JSON.stringify(raw)}: expected 400, got ${describeResponse(response)}`);
+        if (response.statusCode !== 400)
+          throw new Error(
+            `${patch ? 'PATCH' : 'POST'} with body ${JSON.stringify(raw)}: expected 400, got ${describeResponse(response)}`,
+          );
       }),
       { numRuns: 200 },
     );
@@ -661,8 +868,20 @@ describe('request fuzzing', () => {
     const collaborators = [{ id: tenant.userId, role: 'USER' }];
     const post: Json = {
       ...validPost(),
-      items: [{ type: 'QUESTION', name: 'Q', description: 'd', required: true, question: { type: 'TEXT', answer: 'a' } }],
-      recipients: [{ email: 'null@example.com', first_name: 'N', last_name: 'L', phone: '+15551234567', language: 'es', send_method: 'EMAIL', auth_method: { type: 'EMAIL', question_text: 'q', question_answer: 'a' } }],
+      items: [
+        { type: 'QUESTION', name: 'Q', description: 'd', required: true, question: { type: 'TEXT', answer: 'a' } },
+      ],
+      recipients: [
+        {
+          email: 'null@example.com',
+          first_name: 'N',
+          last_name: 'L',
+          phone: '+15551234567',
+          language: 'es',
+          send_method: 'EMAIL',
+          auth_method: { type: 'EMAIL', question_text: 'q', question_answer: 'a' },
+        },
+      ],
       reminder_schedule: schedule,
       user_metadata: { a: 'b' },
       collaborators,
@@ -670,15 +889,24 @@ describe('request fuzzing', () => {
     const patch: Json = { name: 'Renamed', reminder_schedule: schedule, user_metadata: { a: 'b' }, collaborators };
     // Every field the spec names (absent ones included) and every path of the full bodies above.
     const targets = (spec: Record<string, Kind>, body: Json) => {
-      const all = [...Object.keys(spec).filter((k) => !k.includes('.')).map((k) => [k] as Path), ...pathsOf(body)];
+      const all = [
+        ...Object.keys(spec)
+          .filter((k) => !k.includes('.'))
+          .map((k) => [k] as Path),
+        ...pathsOf(body),
+      ];
       return [...new Map(all.map((p) => [p.join('.'), p])).values()];
     };
     const failures: string[] = [];
     for (const path of targets(CREATE, post)) {
-      await checkPost({ label: `${path.join('.')} := null`, body: setAt(post, path, null), expect: 'any' }).catch((e: Error) => failures.push(e.message));
+      await checkPost({ label: `${path.join('.')} := null`, body: setAt(post, path, null), expect: 'any' }).catch(
+        (e: Error) => failures.push(e.message),
+      );
     }
     for (const path of targets(WRITABLE, patch)) {
-      await checkPatch({ label: `${path.join('.')} := null`, body: setAt(patch, path, null), expect: 'any' }).catch((e: Error) => failures.push(e.message));
+      await checkPatch({ label: `${path.join('.')} := null`, body: setAt(patch, path, null), expect: 'any' }).catch(
+        (e: Error) => failures.push(e.message),
+      );
     }
     expect(failures).toEqual([]);
   }, 60_000);
@@ -687,25 +915,52 @@ describe('request fuzzing', () => {
 
   describe('examples', () => {
     it('should answer 422 to a NUL character in the name, and store nothing', async () => {
-      const response = await checkPost({ label: 'NUL in name', body: { ...validPost(), name: 'Tax\u0000documents' }, expect: 'reject' });
+      const response = await checkPost({
+        label: 'NUL in name',
+        body: { ...validPost(), name: 'Tax\u0000documents' },
+        expect: 'reject',
+      });
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'name'] })]));
-      const patched = await checkPatch({ label: 'NUL in name', body: { name: 'Tax\u0000documents' }, expect: 'reject' });
+      expect(response.json().detail).toEqual(
+        expect.arrayContaining([expect.objectContaining({ loc: ['body', 'name'] })]),
+      );
+      const patched = await checkPatch({
+        label: 'NUL in name',
+        body: { name: 'Tax\u0000documents' },
+        expect: 'reject',
+      });
       expect(patched.statusCode).toBe(422);
     });
 
     it('should answer 422 to reminders of 2**31', async () => {
-      const response = await checkPost({ label: 'reminders 2**31', body: { ...validPost(), reminders: 2 ** 31 }, expect: 'reject' });
+      const response = await checkPost({
+        label: 'reminders 2**31',
+        body: { ...validPost(), reminders: 2 ** 31 },
+        expect: 'reject',
+      });
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'reminders'] })]));
-      expect((await checkPatch({ label: 'reminders 2**31', body: { reminders: 2 ** 31 }, expect: 'reject' })).statusCode).toBe(422);
+      expect(response.json().detail).toEqual(
+        expect.arrayContaining([expect.objectContaining({ loc: ['body', 'reminders'] })]),
+      );
+      expect(
+        (await checkPatch({ label: 'reminders 2**31', body: { reminders: 2 ** 31 }, expect: 'reject' })).statusCode,
+      ).toBe(422);
     });
 
     it('should answer 422 to a nested object in user_metadata', async () => {
-      const response = await checkPost({ label: 'nested metadata', body: { ...validPost(), user_metadata: { a: { b: 'c' } } }, expect: 'reject' });
+      const response = await checkPost({
+        label: 'nested metadata',
+        body: { ...validPost(), user_metadata: { a: { b: 'c' } } },
+        expect: 'reject',
+      });
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ['body', 'user_metadata', 'a'] })]));
-      expect((await checkPatch({ label: 'nested metadata', body: { user_metadata: { a: deep(2000) } }, expect: 'reject' })).statusCode).toBe(422);
+      expect(response.json().detail).toEqual(
+        expect.arrayContaining([expect.objectContaining({ loc: ['body', 'user_metadata', 'a'] })]),
+      );
+      expect(
+        (await checkPatch({ label: 'nested metadata', body: { user_metadata: { a: deep(2000) } }, expect: 'reject' }))
+          .statusCode,
+      ).toBe(422);
     });
 
     it('should answer 413 {"detail": ...} to a JSON body over 1 MiB', async () => {
@@ -713,7 +968,10 @@ describe('request fuzzing', () => {
       const response = await checkPost({ label: 'over 1 MiB', body, expect: 'reject' });
       expect(response.statusCode).toBe(413);
       expect(response.json()).toEqual({ detail: expect.any(String) });
-      expect((await checkPatch({ label: 'over 1 MiB', body: { notes: 'x'.repeat(1024 * 1024 + 1) }, expect: 'reject' })).statusCode).toBe(413);
+      expect(
+        (await checkPatch({ label: 'over 1 MiB', body: { notes: 'x'.repeat(1024 * 1024 + 1) }, expect: 'reject' }))
+          .statusCode,
+      ).toBe(413);
     });
 
     it('should answer 400 {"detail": ...} to a body that is not JSON', async () => {
@@ -737,7 +995,12 @@ describe('request fuzzing', () => {
       const response = await checkPost({ label: 'unknown fields', body, expect: 'accept', marker });
       expect(response.statusCode).toBe(200);
       expect(response.body).not.toContain('zz_unknown');
-      const patched = await checkPatch({ label: 'unknown fields', body: { zz_unknown: marker, notes: 'n', created_at: marker }, expect: 'accept', marker });
+      const patched = await checkPatch({
+        label: 'unknown fields',
+        body: { zz_unknown: marker, notes: 'n', created_at: marker },
+        expect: 'accept',
+        marker,
+      });
       expect(patched.statusCode).toBe(200);
       expect(patched.body).not.toContain('zz_unknown');
     });
@@ -748,9 +1011,11 @@ describe('request fuzzing', () => {
       // the dotted capital I and on a final capital sigma).
       const failures: string[] = [];
       for (const address of ['Émile@example.com', 'İlker@example.com', 'ΑΣ@example.com']) {
-        await checkPost({ label: `email ${address}`, body: { ...validPost(), recipients: [{ email: address, first_name: 'X' }] }, expect: 'accept' }).catch((e: Error) =>
-          failures.push(e.message),
-        );
+        await checkPost({
+          label: `email ${address}`,
+          body: { ...validPost(), recipients: [{ email: address, first_name: 'X' }] },
+          expect: 'accept',
+        }).catch((e: Error) => failures.push(e.message));
       }
       expect(failures).toEqual([]);
     });
@@ -758,7 +1023,11 @@ describe('request fuzzing', () => {
     it('should name a user_metadata key as sent in the loc of its 422', async () => {
       // Keys are the client's data: no snake_casing (camelCaseKey) and no turning digits into indices.
       for (const key of [`camelCaseKey${'x'.repeat(MAX_METADATA_KEY)}`, '1'.repeat(MAX_METADATA_KEY + 1)]) {
-        const response = await checkPost({ label: 'long metadata key', body: { ...validPost(), user_metadata: { [key]: 'v' } }, expect: 'reject' });
+        const response = await checkPost({
+          label: 'long metadata key',
+          body: { ...validPost(), user_metadata: { [key]: 'v' } },
+          expect: 'reject',
+        });
         expect(response.statusCode).toBe(422);
         expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'user_metadata', key] })]);
       }
@@ -767,31 +1036,63 @@ describe('request fuzzing', () => {
     it('should keep a "__proto__" key of user_metadata like any other: stored and read back, or refused by name', async () => {
       // Seed 1119468990 found it dropped silently: a value over the limit answered 200.
       const metadata = (value: string) => `{" ": "", "__proto__": ${JSON.stringify(value)}}`;
-      const entries = (response: LightMyRequestResponse) => Object.entries(response.json().user_metadata as Record<string, string>).sort();
+      const entries = (response: LightMyRequestResponse) =>
+        Object.entries(response.json().user_metadata as Record<string, string>).sort();
       const tooLong = 'x'.repeat(MAX_METADATA_VALUE + 1);
-      const refusal = [{ loc: ['body', 'user_metadata', '__proto__'], msg: `String should have at most ${MAX_METADATA_VALUE} characters`, type: 'string_too_long' }];
+      const refusal = [
+        {
+          loc: ['body', 'user_metadata', '__proto__'],
+          msg: `String should have at most ${MAX_METADATA_VALUE} characters`,
+          type: 'string_too_long',
+        },
+      ];
 
       const refusedPatch = `{"user_metadata": ${metadata(tooLong)}}`;
-      const refused = await checkPatch({ label: '__proto__ metadata key over the limit', body: JSON.parse(refusedPatch), expect: 'reject' }, refusedPatch);
+      const refused = await checkPatch(
+        { label: '__proto__ metadata key over the limit', body: JSON.parse(refusedPatch), expect: 'reject' },
+        refusedPatch,
+      );
       expect(refused.statusCode).toBe(422);
       expect(refused.json().detail).toEqual(refusal);
       const keptPatch = `{"user_metadata": ${metadata('kept')}}`;
-      const kept = await checkPatch({ label: '__proto__ metadata key', body: JSON.parse(keptPatch), expect: 'accept' }, keptPatch);
-      expect(entries(kept)).toEqual([[' ', ''], ['__proto__', 'kept']]);
+      const kept = await checkPatch(
+        { label: '__proto__ metadata key', body: JSON.parse(keptPatch), expect: 'accept' },
+        keptPatch,
+      );
+      expect(entries(kept)).toEqual([
+        [' ', ''],
+        ['__proto__', 'kept'],
+      ]);
 
-      const post = (value: string) => `${JSON.stringify(validPost()).slice(0, -1)}, "user_metadata": ${metadata(value)}}`;
-      const refusedPost = await checkPost({ label: '__proto__ metadata key over the limit', body: JSON.parse(post(tooLong)), expect: 'reject' }, post(tooLong));
+      const post = (value: string) =>
+        `${JSON.stringify(validPost()).slice(0, -1)}, "user_metadata": ${metadata(value)}}`;
+      const refusedPost = await checkPost(
+        { label: '__proto__ metadata key over the limit', body: JSON.parse(post(tooLong)), expect: 'reject' },
+        post(tooLong),
+      );
       expect(refusedPost.json().detail).toEqual(refusal);
-      const created = await checkPost({ label: '__proto__ metadata key', body: JSON.parse(post('created')), expect: 'accept' }, post('created'));
-      expect(entries(created)).toEqual([[' ', ''], ['__proto__', 'created']]);
+      const created = await checkPost(
+        { label: '__proto__ metadata key', body: JSON.parse(post('created')), expect: 'accept' },
+        post('created'),
+      );
+      expect(entries(created)).toEqual([
+        [' ', ''],
+        ['__proto__', 'created'],
+      ]);
     });
 
     it('should refuse text with an unpaired surrogate rather than store something else', async () => {
       // PostgreSQL stores UTF-8, which has no unpaired surrogates: stored, "\ud800" becomes U+FFFD.
-      const response = await checkPost({ label: 'unpaired surrogate', body: { ...validPost(), name: 'Tax \ud800' }, expect: 'reject' });
+      const response = await checkPost({
+        label: 'unpaired surrogate',
+        body: { ...validPost(), name: 'Tax \ud800' },
+        expect: 'reject',
+      });
       expect(response.statusCode).toBe(422);
       expect(response.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'name'] })]);
-      expect((await checkPatch({ label: 'unpaired surrogate', body: { notes: 'a\udc00b' }, expect: 'reject' })).statusCode).toBe(422);
+      expect(
+        (await checkPatch({ label: 'unpaired surrogate', body: { notes: 'a\udc00b' }, expect: 'reject' })).statusCode,
+      ).toBe(422);
     });
 
     it('should take null for the nullable enums of a new request (the default applies)', async () => {
@@ -828,11 +1129,15 @@ describe('request fuzzing', () => {
       ];
       const failures: string[] = [];
       for (const [raw, status] of raws) {
-        const response = await checkPost({ label: 'edge JSON', body: raw.length > 300 ? `${raw.slice(0, 300)}...` : raw, expect: 'any' }, raw).catch((e: Error) => {
+        const response = await checkPost(
+          { label: 'edge JSON', body: raw.length > 300 ? `${raw.slice(0, 300)}...` : raw, expect: 'any' },
+          raw,
+        ).catch((e: Error) => {
           failures.push(e.message);
           return null;
         });
-        if (response && status !== 'ok' && response.statusCode !== status) failures.push(`${raw.slice(0, 200)}: expected ${status}, got ${describeResponse(response)}`);
+        if (response && status !== 'ok' && response.statusCode !== status)
+          failures.push(`${raw.slice(0, 200)}: expected ${status}, got ${describeResponse(response)}`);
       }
       expect(failures).toEqual([]);
     });

@@ -32,7 +32,9 @@ describe('caches shared between instances', () => {
   const heard = (app: TestApp) => once(app.app.eventDispatcher, 'cacheChanged');
 
   async function newKey(): Promise<{ id: string; secret: string }> {
-    const created = await client(a.app, tenant.apiKey).graphql(`mutation { apiKeyCreate(input: { name: "second" }) { apiKey { id } secret } }`);
+    const created = await client(a.app, tenant.apiKey).graphql(
+      `mutation { apiKeyCreate(input: { name: "second" }) { apiKey { id } secret } }`,
+    );
     return { id: created.data.apiKeyCreate.apiKey.id, secret: created.data.apiKeyCreate.secret };
   }
 
@@ -47,7 +49,10 @@ describe('caches shared between instances', () => {
     expect((await whoamiOnB(key.secret)).status).toBe(200);
     expect((await whoamiOnB(key.secret)).lookups).toBe(0);
     const notified = heard(b);
-    const revoked = await client(a.app, tenant.apiKey).graphql(`mutation ($id: ID!) { apiKeyRevoke(id: $id) { apiKey { id } } }`, { id: key.id });
+    const revoked = await client(a.app, tenant.apiKey).graphql(
+      `mutation ($id: ID!) { apiKeyRevoke(id: $id) { apiKey { id } } }`,
+      { id: key.id },
+    );
     expect(revoked.errors).toBeUndefined();
     await notified;
     expect(await whoamiOnB(key.secret)).toEqual({ status: 401, lookups: 1 });
@@ -57,7 +62,9 @@ describe('caches shared between instances', () => {
     const key = await newKey();
     const api = client(a.app, key.secret);
     expect((await api.get('/whoami')).statusCode).toBe(200);
-    expect((await api.graphql(`mutation ($id: ID!) { apiKeyRevoke(id: $id) { apiKey { id } } }`, { id: key.id })).errors).toBeUndefined();
+    expect(
+      (await api.graphql(`mutation ($id: ID!) { apiKeyRevoke(id: $id) { apiKey { id } } }`, { id: key.id })).errors,
+    ).toBeUndefined();
     // No wait for the notification: the revoking instance forgot the key before answering.
     expect((await api.get('/whoami')).statusCode).toBe(401);
   });
@@ -72,15 +79,25 @@ describe('caches shared between instances', () => {
   });
 
   it("should act with the user's new role once it changed on the other instance", async () => {
-    const member = await client(a.app, tenant.apiKey).graphql(`mutation { userCreate(input: { email: "member@example.com", role: ADMIN }) { user { id } } }`);
+    const member = await client(a.app, tenant.apiKey).graphql(
+      `mutation { userCreate(input: { email: "member@example.com", role: ADMIN }) { user { id } } }`,
+    );
     const userId = member.data.userCreate.user.id;
-    const created = await client(a.app, tenant.apiKey).graphql(`mutation ($u: ID!) { apiKeyCreate(input: { userId: $u }) { secret } }`, { u: userId });
+    const created = await client(a.app, tenant.apiKey).graphql(
+      `mutation ($u: ID!) { apiKeyCreate(input: { userId: $u }) { secret } }`,
+      { u: userId },
+    );
     const onB = client(b.app, created.data.apiKeyCreate.secret);
     // Creating a team takes an ADMIN, as the viewer the key resolves to says.
-    const createTeam = async (name: string) => (await onB.graphql(`mutation ($name: String!) { teamCreate(input: { name: $name }) { team { id } } }`, { name })).errors?.[0]?.extensions?.code ?? 'OK';
+    const createTeam = async (name: string) =>
+      (await onB.graphql(`mutation ($name: String!) { teamCreate(input: { name: $name }) { team { id } } }`, { name }))
+        .errors?.[0]?.extensions?.code ?? 'OK';
     expect(await createTeam('By an admin')).toBe('OK');
     const notified = heard(b);
-    const updated = await client(a.app, tenant.apiKey).graphql(`mutation ($u: ID!) { userUpdate(id: $u, input: { role: USER }) { user { role } } }`, { u: userId });
+    const updated = await client(a.app, tenant.apiKey).graphql(
+      `mutation ($u: ID!) { userUpdate(id: $u, input: { role: USER }) { user { role } } }`,
+      { u: userId },
+    );
     expect(updated.data.userUpdate.user.role).toBe('USER');
     await notified;
     expect(await createTeam('By a user')).toBe('FORBIDDEN');
@@ -91,11 +108,17 @@ describe('caches shared between instances', () => {
     const onB = client(b.app, tenant.apiKey);
     expect((await onB.post('/requests', requestBody({ recipients: smsRecipient }))).statusCode).toBe(200);
     const notified = heard(b);
-    const patched = await client(a.app, tenant.apiKey).patch(`/organizations/${tenant.organizationId}/settings`, { allowed_auth_methods: ['EMAIL'], default_language: 'es' });
+    const patched = await client(a.app, tenant.apiKey).patch(`/organizations/${tenant.organizationId}/settings`, {
+      allowed_auth_methods: ['EMAIL'],
+      default_language: 'es',
+    });
     expect(patched.statusCode).toBe(200);
     await notified;
     expect((await onB.post('/requests', requestBody({ recipients: smsRecipient }))).statusCode).toBe(422);
-    const created = await onB.post('/requests', requestBody({ recipients: [{ email: 'cy@example.com', auth_method: 'EMAIL' }] }));
+    const created = await onB.post(
+      '/requests',
+      requestBody({ recipients: [{ email: 'cy@example.com', auth_method: 'EMAIL' }] }),
+    );
     expect(created.json().language).toBe('es');
   });
 });

@@ -32,14 +32,20 @@ describe('the service process', () => {
     env = { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(await freePort()), METRICS_TOKEN };
   });
   afterAll(async () => {
-    for (const started of await Promise.all(starts.map((starting) => starting.catch(() => undefined)))) await started?.stop();
+    for (const started of await Promise.all(starts.map((starting) => starting.catch(() => undefined))))
+      await started?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   const url = (path: string) => `http://127.0.0.1:${service!.port}${path}`;
   // Drafts: nobody to notify, no SMTP needed.
   const draft = (name: string) =>
-    JSON.stringify({ name, draft: true, items: [{ name: 'ID', type: 'UPLOAD' }], recipients: [{ first_name: 'Ana', email: 'ana@example.com' }] });
+    JSON.stringify({
+      name,
+      draft: true,
+      items: [{ name: 'ID', type: 'UPLOAD' }],
+      recipients: [{ first_name: 'Ana', email: 'ana@example.com' }],
+    });
   const auth = () => ({ authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' });
   const subscriptionsHeld = async () => {
     const page = await (await fetch(url('/metrics'), { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
@@ -57,7 +63,13 @@ describe('the service process', () => {
   it('should say each step of a first start as it begins', async () => {
     service = await start(env);
     const output = service.output();
-    const steps = ['initialising the embedded PostgreSQL', 'starting the embedded PostgreSQL', 'applying', 'database ready', 'Server listening'];
+    const steps = [
+      'initialising the embedded PostgreSQL',
+      'starting the embedded PostgreSQL',
+      'applying',
+      'database ready',
+      'Server listening',
+    ];
     const at = steps.map((step) => output.indexOf(step));
     expect(at.every((index) => index >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -71,7 +83,9 @@ describe('the service process', () => {
         () => 'started',
         (err: Error) => err.message,
       );
-      expect(failure).toMatch(/Gather failed to start: Error: EMBEDDED_PG_PORT \d+ is taken by another program.*Set EMBEDDED_PG_PORT to a free port/);
+      expect(failure).toMatch(
+        /Gather failed to start: Error: EMBEDDED_PG_PORT \d+ is taken by another program.*Set EMBEDDED_PG_PORT to a free port/,
+      );
     } finally {
       rmSync(otherDir, { recursive: true, force: true });
     }
@@ -94,7 +108,11 @@ describe('the service process', () => {
     await Promise.all(
       Array.from({ length: 8 }, async (_, client) => {
         for (let n = 0; ; n++) {
-          const response = await fetch(url('/requests'), { method: 'POST', headers: auth(), body: draft(`Burst ${client}.${n}`) }).catch(
+          const response = await fetch(url('/requests'), {
+            method: 'POST',
+            headers: auth(),
+            body: draft(`Burst ${client}.${n}`),
+          }).catch(
             // The listener is gone: the connection is refused or reset before any answer.
             () => undefined,
           );

@@ -79,7 +79,11 @@ type Subjects = Partial<Record<WorldNoun, string>>;
 /** Measured at one stage: statements and answer size per probe. */
 type Measure = { count: number; statements: string[]; bytes: number };
 
-const normalise = (statement: string) => statement.replace(/\s+/g, ' ').replace(/'[^']*'/g, '…').slice(0, 160);
+const normalise = (statement: string) =>
+  statement
+    .replace(/\s+/g, ' ')
+    .replace(/'[^']*'/g, '…')
+    .slice(0, 160);
 
 describe('statement counts: constant whether 1, 20 or 100 records', () => {
   let t: TestApp;
@@ -87,7 +91,17 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
   let api: ReturnType<typeof client>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let pdf: Buffer;
-  const have = { users: 0, teams: 0, library: [] as string[], contracts: [] as string[], forms: [] as string[], webhooks: 0, templates: 0, requests: 0, shares: 0 };
+  const have = {
+    users: 0,
+    teams: 0,
+    library: [] as string[],
+    contracts: [] as string[],
+    forms: [] as string[],
+    webhooks: 0,
+    templates: 0,
+    requests: 0,
+    shares: 0,
+  };
   let team: string;
   let webhook: string;
   const rest: Record<string, Record<number, Measure>> = {};
@@ -100,42 +114,92 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
   async function growTo(n: number): Promise<Subjects> {
     while (have.teams < n) team = await createTeam(t.app, tenant.apiKey, `Team ${++have.teams}`);
     while (have.users < n) {
-      await api.graphql(`mutation ($input: UserCreateInput!) { userCreate(input: $input) { user { id } } }`, { input: { email: `user${++have.users}@example.com`, teamId: team } });
+      await api.graphql(`mutation ($input: UserCreateInput!) { userCreate(input: $input) { user { id } } }`, {
+        input: { email: `user${++have.users}@example.com`, teamId: team },
+      });
     }
-    while (have.library.length < n) have.library.push((await ok(await upload(t.app, tenant.apiKey, '/attachments', `guide ${have.library.length}`, { filename: 'guide.txt' }), 'upload')).id);
+    while (have.library.length < n)
+      have.library.push(
+        (
+          await ok(
+            await upload(t.app, tenant.apiKey, '/attachments', `guide ${have.library.length}`, {
+              filename: 'guide.txt',
+            }),
+            'upload',
+          )
+        ).id,
+      );
     while (have.contracts.length < n) {
-      have.contracts.push((await ok(await api.post('/contracts?name=c.pdf', pdf, { 'content-type': 'application/pdf' }), 'contract')).id);
+      have.contracts.push(
+        (await ok(await api.post('/contracts?name=c.pdf', pdf, { 'content-type': 'application/pdf' }), 'contract')).id,
+      );
     }
     while (have.forms.length < n) {
-      const fields = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`field ${i}`, { default_value: `value ${i}` }]));
+      const fields = Object.fromEntries(
+        Array.from({ length: 5 }, (_, i) => [`field ${i}`, { default_value: `value ${i}` }]),
+      );
       have.forms.push((await ok(await api.post('/forms', { name: `Form ${have.forms.length}`, fields }), 'form')).id);
     }
     // One endpoint hears every request created (its deliveries grow with them); the others listen
     // for a topic nothing raises here.
     for (; have.webhooks < n; have.webhooks++) {
-      const created = await ok(await api.post('/webhooks', { endpoint: receiver.url, topics: [webhook ? 'contract.signed' : 'request.created'] }), 'webhook');
+      const created = await ok(
+        await api.post('/webhooks', {
+          endpoint: receiver.url,
+          topics: [webhook ? 'contract.signed' : 'request.created'],
+        }),
+        'webhook',
+      );
       webhook ??= created.id;
     }
-    while (have.templates < n - 1) await ok(await api.post('/templates', { name: `Template ${++have.templates}`, items: [{ name: 'A', type: 'UPLOAD' }] }), 'template');
-    const template = await ok(await api.post('/templates', { name: `Subject ${n}`, items: Array.from({ length: n }, (_, i) => ({ name: `T${i}`, type: 'UPLOAD' })) }), 'template');
-    while (have.requests < n - 1) await createRequest(t.app, tenant.apiKey, { name: `R${++have.requests}`, recipients: [{ email: `r${have.requests}@example.com` }] });
+    while (have.templates < n - 1)
+      await ok(
+        await api.post('/templates', { name: `Template ${++have.templates}`, items: [{ name: 'A', type: 'UPLOAD' }] }),
+        'template',
+      );
+    const template = await ok(
+      await api.post('/templates', {
+        name: `Subject ${n}`,
+        items: Array.from({ length: n }, (_, i) => ({ name: `T${i}`, type: 'UPLOAD' })),
+      }),
+      'template',
+    );
+    while (have.requests < n - 1)
+      await createRequest(t.app, tenant.apiKey, {
+        name: `R${++have.requests}`,
+        recipients: [{ email: `r${have.requests}@example.com` }],
+      });
 
     // Users other than the owner: a collaborator who owns the request costs no lookup of its own.
-    const collaborators = (await api.get('/users?limit=100')).json().map((u: { id: string }) => u.id).filter((id: string) => id !== tenant.userId).slice(0, Math.min(n, 20));
+    const collaborators = (await api.get('/users?limit=100'))
+      .json()
+      .map((u: { id: string }) => u.id)
+      .filter((id: string) => id !== tenant.userId)
+      .slice(0, Math.min(n, 20));
     const subject = await createRequest(t.app, tenant.apiKey, {
       name: `Subject ${n}`,
       template_id: template.id,
       overwrite_template_items: true,
       collaborators,
       attachment_ids: have.library.slice(0, n),
-      recipients: Array.from({ length: Math.min(n, MAX_RECIPIENTS) }, (_, i) => ({ email: `s${n}-${i}@example.com`, first_name: 'S' })),
+      recipients: Array.from({ length: Math.min(n, MAX_RECIPIENTS) }, (_, i) => ({
+        email: `s${n}-${i}@example.com`,
+        first_name: 'S',
+      })),
       // One item of each kind from the first stage on, so growth adds records, never kinds.
       items: Array.from({ length: Math.max(n, 4) }, (_, i) => {
         const attachment_ids = i === 0 ? have.library.slice(0, n) : [have.library[i % have.library.length]];
-        if (i % 3 === 1) return { type: 'E_SIGNATURE', name: `Sign ${i}`, contract_id: have.contracts[i % have.contracts.length], attachment_ids };
+        if (i % 3 === 1)
+          return {
+            type: 'E_SIGNATURE',
+            name: `Sign ${i}`,
+            contract_id: have.contracts[i % have.contracts.length],
+            attachment_ids,
+          };
         if (i % 3 === 2) return { type: 'QUESTION', name: `Question ${i}`, attachment_ids };
         // Upload items after the first (which takes the documents) ask for a form.
-        if (i > 0) return { type: 'UPLOAD', name: `Form ${i}`, attachment_ids, form: { id: have.forms[i % have.forms.length] } };
+        if (i > 0)
+          return { type: 'UPLOAD', name: `Form ${i}`, attachment_ids, form: { id: have.forms[i % have.forms.length] } };
         return { type: 'UPLOAD', name: `Upload ${i}`, attachment_ids };
       }),
     });
@@ -145,7 +209,12 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     // The forms filled in, so items show their answers (and the zip holds them).
     const filler = await signedIn(t.app, tokenOf(subject.recipients[0].request_link));
     for (const item of items.filter((i) => i.form)) {
-      const filled = await t.app.inject({ method: 'PUT', url: `${filler.base}/items/${item.id}/form`, payload: { answers: { 'field 1': 'answer' } }, headers: { authorization: `Bearer ${filler.session}` } });
+      const filled = await t.app.inject({
+        method: 'PUT',
+        url: `${filler.base}/items/${item.id}/form`,
+        payload: { answers: { 'field 1': 'answer' } },
+        headers: { authorization: `Bearer ${filler.session}` },
+      });
       if (filled.statusCode !== 200) throw new Error(`form fill answered ${filled.statusCode}: ${filled.body}`);
     }
     // Every delivery gets an attempt, so the delivery list shows attempts too.
@@ -161,20 +230,73 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     for (let i = 0; i < n; i++) {
       await ok(await api.post(`/requests/${subject.id}/reminders`, {}), 'reminder');
       if (i >= MAX_SCHEDULED_REMINDERS) continue;
-      scheduled.push((await ok(await api.post(`/requests/${subject.id}/scheduled-reminders`, { send_at: new Date(Date.now() + (i + 1) * 86_400_000).toISOString() }), 'scheduled reminder')).id);
-      escalations.push((await ok(await api.post(`/requests/${subject.id}/escalations`, { condition: 'NOT_OPENED', after_days: i + 1 }), 'escalation')).id);
+      scheduled.push(
+        (
+          await ok(
+            await api.post(`/requests/${subject.id}/scheduled-reminders`, {
+              send_at: new Date(Date.now() + (i + 1) * 86_400_000).toISOString(),
+            }),
+            'scheduled reminder',
+          )
+        ).id,
+      );
+      escalations.push(
+        (
+          await ok(
+            await api.post(`/requests/${subject.id}/escalations`, { condition: 'NOT_OPENED', after_days: i + 1 }),
+            'escalation',
+          )
+        ).id,
+      );
     }
     // Shares: n in all, the subject's recipients, files and downloads n each.
     while (have.shares < n - 1) {
-      await ok(await api.post('/shares', { title: `Share ${++have.shares}`, recipients: [{ email: `share${have.shares}@example.com` }] }), 'share');
+      await ok(
+        await api.post('/shares', {
+          title: `Share ${++have.shares}`,
+          recipients: [{ email: `share${have.shares}@example.com` }],
+        }),
+        'share',
+      );
     }
-    const share = await ok(await api.post('/shares', { title: `Subject share ${n}`, recipients: Array.from({ length: Math.min(n, MAX_SHARE_RECIPIENTS) }, (_, i) => ({ email: `sr${n}-${i}@example.com` })) }), 'share');
-    for (let i = 0; i < n; i++) await ok(await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, `shared ${i}`, { filename: `shared${i}.txt` }), 'share file');
+    const share = await ok(
+      await api.post('/shares', {
+        title: `Subject share ${n}`,
+        recipients: Array.from({ length: Math.min(n, MAX_SHARE_RECIPIENTS) }, (_, i) => ({
+          email: `sr${n}-${i}@example.com`,
+        })),
+      }),
+      'share',
+    );
+    for (let i = 0; i < n; i++)
+      await ok(
+        await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, `shared ${i}`, { filename: `shared${i}.txt` }),
+        'share file',
+      );
     await ok(await api.post(`/shares/${share.id}/send`), 'share send');
     const shareToken = share.recipients[0].link.slice(share.recipients[0].link.lastIndexOf('/s/') + 3);
-    const shareSession = (await ok(await t.app.inject({ method: 'POST', url: `/s/${shareToken}/api/session`, payload: {} }), 'share sign-in')).session_token;
-    const shared = (await ok(await t.app.inject({ method: 'GET', url: `/s/${shareToken}/api/share`, headers: { authorization: `Bearer ${shareSession}` } }), 'share view')).files;
-    for (const file of shared) await t.app.inject({ method: 'GET', url: file.download_url, headers: { authorization: `Bearer ${shareSession}` } });
+    const shareSession = (
+      await ok(
+        await t.app.inject({ method: 'POST', url: `/s/${shareToken}/api/session`, payload: {} }),
+        'share sign-in',
+      )
+    ).session_token;
+    const shared = (
+      await ok(
+        await t.app.inject({
+          method: 'GET',
+          url: `/s/${shareToken}/api/share`,
+          headers: { authorization: `Bearer ${shareSession}` },
+        }),
+        'share view',
+      )
+    ).files;
+    for (const file of shared)
+      await t.app.inject({
+        method: 'GET',
+        url: file.download_url,
+        headers: { authorization: `Bearer ${shareSession}` },
+      });
     // Last, so every stage's activity page (newest first) holds a recipient's entry as well as users'.
     recipientSession = client(t.app, (await signedIn(t.app, tokenOf(subject.recipients[0].request_link))).session);
     return {
@@ -201,12 +323,14 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     t.sql.reset();
     const response = await run();
     const statements = t.sql.statements.map(normalise);
-    if (response.statusCode >= 300) throw new Error(`${what} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
+    if (response.statusCode >= 300)
+      throw new Error(`${what} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
     return { count: statements.length, statements, bytes: response.body.length };
   }
 
   const getRows = REST_ROWS.filter((row) => row.method === 'GET');
-  const rootFields = () => Object.values(t.app.graphql.schema.getQueryType()!.getFields()) as GraphQLField<unknown, unknown>[];
+  const rootFields = () =>
+    Object.values(t.app.graphql.schema.getQueryType()!.getFields()) as GraphQLField<unknown, unknown>[];
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -219,8 +343,13 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       for (const row of getRows) {
         const params = pathParams(row.url);
         if (params.some((param) => !subjects[restNoun(row, param)!])) continue;
-        const limited = (row.schema.querystring as { properties?: Record<string, unknown> } | undefined)?.properties?.limit ? '?limit=100' : '';
-        const url = fillPath(row.url, Object.fromEntries(params.map((param) => [param, subjects[restNoun(row, param)!]!]))) + limited;
+        const limited = (row.schema.querystring as { properties?: Record<string, unknown> } | undefined)?.properties
+          ?.limit
+          ? '?limit=100'
+          : '';
+        const url =
+          fillPath(row.url, Object.fromEntries(params.map((param) => [param, subjects[restNoun(row, param)!]!]))) +
+          limited;
         for (const revision of ['1', '2']) {
           const key = `${rowName(row)} (API-Revision ${revision})`;
           (rest[key] ??= {})[n] = await measure(() => api.get(url, { 'api-revision': revision }), key);
@@ -229,7 +358,12 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       for (const field of rootFields()) {
         const idArg = field.args.find((arg) => arg.name === 'id');
         if (idArg && !ROOT_ID_NOUNS[field.name]) continue;
-        const args = [idArg ? `id: "${subjects[ROOT_ID_NOUNS[field.name]]}"` : '', field.args.some((arg) => arg.name === 'first') ? 'first: 100' : ''].filter(Boolean).join(', ');
+        const args = [
+          idArg ? `id: "${subjects[ROOT_ID_NOUNS[field.name]]}"` : '',
+          field.args.some((arg) => arg.name === 'first') ? 'first: 100' : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
         const document = `{ ${field.name}${args ? `(${args})` : ''} ${deepSelection(t.app.graphql.schema, field.type, 6, covered)} }`;
         covered.add(`Query.${field.name}`);
         (graphql[field.name] ??= {})[n] = await measure(async () => {
@@ -251,20 +385,34 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     return Object.entries(measures).flatMap(([name, byStage]) => {
       const counts = STAGES.map((n) => byStage[n]?.count);
       if (new Set(counts).size === 1) return [];
-      const tally = (statements: string[]) => statements.reduce((map, s) => map.set(s, (map.get(s) ?? 0) + 1), new Map<string, number>());
-      const [first, last] = [tally(byStage[STAGES[0]].statements), tally(byStage[STAGES[STAGES.length - 1]].statements)];
-      const grew = [...last].filter(([statement, times]) => times > (first.get(statement) ?? 0)).map(([statement, times]) => `${times}x ${statement}`);
-      return [`${name}: ${STAGES.map((n, i) => `${counts[i]} statements for ${n}`).join(', ')}; grew: ${grew.slice(0, 3).join(' | ')}`];
+      const tally = (statements: string[]) =>
+        statements.reduce((map, s) => map.set(s, (map.get(s) ?? 0) + 1), new Map<string, number>());
+      const [first, last] = [
+        tally(byStage[STAGES[0]].statements),
+        tally(byStage[STAGES[STAGES.length - 1]].statements),
+      ];
+      const grew = [...last]
+        .filter(([statement, times]) => times > (first.get(statement) ?? 0))
+        .map(([statement, times]) => `${times}x ${statement}`);
+      return [
+        `${name}: ${STAGES.map((n, i) => `${counts[i]} statements for ${n}`).join(', ')}; grew: ${grew.slice(0, 3).join(' | ')}`,
+      ];
     });
   }
 
   it('should know what grows under every REST GET row, and find an id for each of its parameters', () => {
     const problems = getRows.flatMap((row) => [
-      ...(rowName(row) in GROWS ? [] : [`${rowName(row)}: say what grows under it in GROWS (test/integration/statement-counts.test.ts), and grow it in growTo`]),
+      ...(rowName(row) in GROWS
+        ? []
+        : [
+            `${rowName(row)}: say what grows under it in GROWS (test/integration/statement-counts.test.ts), and grow it in growTo`,
+          ]),
       ...pathParams(row.url)
         .filter((param) => !restNoun(row, param))
         .map((param) => `${rowName(row)}: add an id for parameter ${param} (REST_NOUNS in test/support/rest-rows.ts)`),
-      ...(rest[`${rowName(row)} (API-Revision 2)`] ? [] : [`${rowName(row)}: was not measured (growTo returns no id for one of its parameters)`]),
+      ...(rest[`${rowName(row)} (API-Revision 2)`]
+        ? []
+        : [`${rowName(row)}: was not measured (growTo returns no id for one of its parameters)`]),
     ]);
     expect(problems).toEqual([]);
     expect(Object.keys(GROWS).filter((name) => !getRows.some((row) => rowName(row) === name))).toEqual([]);
@@ -277,8 +425,13 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
   it('should answer more as the data grows, on every row said to grow (so the counts above measured the growth)', () => {
     const flat = Object.entries(GROWS)
       .filter(([, grows]) => grows)
-      .filter(([name]) => !(rest[`${name} (API-Revision 2)`][100].bytes > 3 * rest[`${name} (API-Revision 2)`][1].bytes))
-      .map(([name]) => `${name}: ${rest[`${name} (API-Revision 2)`][1].bytes} bytes for 1, ${rest[`${name} (API-Revision 2)`][100].bytes} for 100`);
+      .filter(
+        ([name]) => !(rest[`${name} (API-Revision 2)`][100].bytes > 3 * rest[`${name} (API-Revision 2)`][1].bytes),
+      )
+      .map(
+        ([name]) =>
+          `${name}: ${rest[`${name} (API-Revision 2)`][1].bytes} bytes for 1, ${rest[`${name} (API-Revision 2)`][100].bytes} for 100`,
+      );
     expect(flat).toEqual([]);
   });
 

@@ -1,6 +1,16 @@
 import { getNullableType, type GraphQLField, type GraphQLInterfaceType, type GraphQLSchema } from 'graphql';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
-import { answerSelection, fieldDocument, forRecipient, idPositions, minimalValue, positionName, setAt, userErrorPath, type IdPosition } from '../support/graphql-schema';
+import {
+  answerSelection,
+  fieldDocument,
+  forRecipient,
+  idPositions,
+  minimalValue,
+  positionName,
+  setAt,
+  userErrorPath,
+  type IdPosition,
+} from '../support/graphql-schema';
 import { fillPath, minimalPayload, pathParams, REST_ROWS, restNoun, rowName } from '../support/rest-rows';
 import { startReceiver } from '../support/receiver';
 import { snapshotAll } from '../support/snapshot';
@@ -53,7 +63,32 @@ const NAMED_PARAMS: Record<string, string> = { provider: 'S3' };
 
 /** The nouns whose ids each GraphQL id position takes. */
 const GRAPHQL_NOUNS: Record<string, Noun[]> = {
-  'Query.node(id)': ['organization', 'admin', 'user', 'team', 'apiKey', 'template', 'contract', 'form', 'libraryAttachment', 'request', 'item', 'signatureItem', 'questionItem', 'recipient', 'itemAttachment', 'document', 'contact', 'webhook', 'delivery', 'notification', 'activity', 'reminder', 'share', 'shareDownload'],
+  'Query.node(id)': [
+    'organization',
+    'admin',
+    'user',
+    'team',
+    'apiKey',
+    'template',
+    'contract',
+    'form',
+    'libraryAttachment',
+    'request',
+    'item',
+    'signatureItem',
+    'questionItem',
+    'recipient',
+    'itemAttachment',
+    'document',
+    'contact',
+    'webhook',
+    'delivery',
+    'notification',
+    'activity',
+    'reminder',
+    'share',
+    'shareDownload',
+  ],
   'Query.attachment(id)': ['libraryAttachment', 'itemAttachment'],
   'Query.contract(id)': ['contract'],
   'Query.form(id)': ['form'],
@@ -156,7 +191,9 @@ const GRAPHQL_NOUNS: Record<string, Noun[]> = {
 
 /** Arguments whose smallest schema-valid value the service would refuse for reasons other than tenancy. */
 const GRAPHQL_ARG_OVERRIDES: Record<string, Record<string, unknown>> = {
-  requestCreate: { input: { name: 'Probe', items: [{ upload: { name: 'Probe' } }], recipients: [{ email: 'probe@example.com' }] } },
+  requestCreate: {
+    input: { name: 'Probe', items: [{ upload: { name: 'Probe' } }], recipients: [{ email: 'probe@example.com' }] },
+  },
   itemCreate: { input: { upload: { name: 'Probe' } } },
   userCreate: { input: { email: 'probe@globex.test' } },
   escalationCreate: { input: { condition: 'OVERDUE', afterDays: 3 } },
@@ -164,13 +201,19 @@ const GRAPHQL_ARG_OVERRIDES: Record<string, Record<string, unknown>> = {
 
 /** Ids inside an input that are refused as a missing record (top-level NOT_FOUND) rather than a user error, and why. */
 const NOT_FOUND_INPUTS: Record<string, string> = {
-  'Mutation.requestCreate(input.templateId)': 'README, Tenancy: a template_id the caller cannot see is 404 Template not found',
-  'Mutation.recipientAnswer(input.itemId)': "a recipient acts on its request's items only: another's is 404 Item not found",
-  'Mutation.recipientNotApplicable(input.itemId)': "a recipient acts on its request's items only: another's is 404 Item not found",
-  'Mutation.recipientFormFill(input.itemId)': "a recipient fills its request's forms only: another's item is 404 Item not found",
+  'Mutation.requestCreate(input.templateId)':
+    'README, Tenancy: a template_id the caller cannot see is 404 Template not found',
+  'Mutation.recipientAnswer(input.itemId)':
+    "a recipient acts on its request's items only: another's is 404 Item not found",
+  'Mutation.recipientNotApplicable(input.itemId)':
+    "a recipient acts on its request's items only: another's is 404 Item not found",
+  'Mutation.recipientFormFill(input.itemId)':
+    "a recipient fills its request's forms only: another's item is 404 Item not found",
   'Mutation.recipientSign(input.itemId)': "a recipient signs its request's items only: another's is 404 Item not found",
-  'Mutation.recipientDocumentDelete(input.documentId)': "a recipient deletes its own documents only: another's is 404 Document not found",
-  'Mutation.recipientDocumentDelete(input.itemId)': "a recipient deletes its own documents only: another's is 404 Document not found",
+  'Mutation.recipientDocumentDelete(input.documentId)':
+    "a recipient deletes its own documents only: another's is 404 Document not found",
+  'Mutation.recipientDocumentDelete(input.itemId)':
+    "a recipient deletes its own documents only: another's is 404 Document not found",
 };
 
 describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
@@ -201,27 +244,35 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
     await call();
     const after = await snapshotAll(t);
     const tables = Object.keys(before.tables).filter((table) => before.tables[table] !== after.tables[table]);
-    return [...tables.map((table) => `changed table ${table}`), ...(before.files.join() === after.files.join() ? [] : ['changed stored files'])];
+    return [
+      ...tables.map((table) => `changed table ${table}`),
+      ...(before.files.join() === after.files.join() ? [] : ['changed stored files']),
+    ];
   }
 
   describe('REST', () => {
     const byId = REST_ROWS.filter((row) => pathParams(row.url).some((param) => !(param in NAMED_PARAMS)));
-    const byName = REST_ROWS.filter((row) => pathParams(row.url).length > 0 && pathParams(row.url).every((param) => param in NAMED_PARAMS));
+    const byName = REST_ROWS.filter(
+      (row) => pathParams(row.url).length > 0 && pathParams(row.url).every((param) => param in NAMED_PARAMS),
+    );
 
     it('should know an Acme id for every parameter and a body for every by-id row', () => {
       const missing: string[] = [];
       for (const row of byId) {
         for (const param of pathParams(row.url)) {
-          if (!restNoun(row, param)) missing.push(`${rowName(row)}: add an Acme id for parameter ${param} (REST_NOUNS in test/support/rest-rows.ts)`);
+          if (!restNoun(row, param))
+            missing.push(
+              `${rowName(row)}: add an Acme id for parameter ${param} (REST_NOUNS in test/support/rest-rows.ts)`,
+            );
         }
-        if (!(rowName(row) in REST_BODY_OVERRIDES) && minimalPayload(row) === undefined) missing.push(`${rowName(row)}: add a body to REST_BODY_OVERRIDES`);
+        if (!(rowName(row) in REST_BODY_OVERRIDES) && minimalPayload(row) === undefined)
+          missing.push(`${rowName(row)}: add a body to REST_BODY_OVERRIDES`);
       }
       expect(missing).toEqual([]);
       expect(byId.length).toBeGreaterThanOrEqual(40);
     });
 
     it('should answer 404 "<noun> not found" and change nothing, for Acme ids in every position', async () => {
-      const api = client(t.app, globex.adminKey);
       const failures: string[] = [];
       let calls = 0;
       for (const row of byId) {
@@ -229,23 +280,41 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
         const nouns = params.map((param) => restNoun(row, param)!);
         // All of Acme's ids; then, for nested paths, one of Acme's among Globex's own, so a child is
         // looked up within its parent and not merely by its id.
-        const variants = [{ foreignAt: 0, all: true }, ...(params.length > 1 ? params.map((_, i) => ({ foreignAt: i, all: false })) : [])];
+        const variants = [
+          { foreignAt: 0, all: true },
+          ...(params.length > 1 ? params.map((_, i) => ({ foreignAt: i, all: false })) : []),
+        ];
         for (const { foreignAt, all } of variants) {
-          const values = Object.fromEntries(params.map((param, i) => [param, all || i === foreignAt ? acme[nouns[i]] : globex[nouns[i]]]));
+          const values = Object.fromEntries(
+            params.map((param, i) => [param, all || i === foreignAt ? acme[nouns[i]] : globex[nouns[i]]]),
+          );
           const url = fillPath(row.url, values);
           const override = REST_BODY_OVERRIDES[rowName(row)];
-          const { payload, headers } = override !== undefined ? { payload: override, headers: undefined } : minimalPayload(row)!;
-          let response!: Awaited<ReturnType<typeof api.get>>;
+          const { payload, headers } =
+            override !== undefined ? { payload: override, headers: undefined } : minimalPayload(row)!;
+          let response!: Awaited<ReturnType<ReturnType<typeof client>['get']>>;
           const changes = await unchanged(async () => {
-            response = await t.app.inject({ method: row.method, url, payload: payload as never, headers: { authorization: `Bearer ${globex.adminKey}`, ...headers } });
+            response = await t.app.inject({
+              method: row.method,
+              url,
+              payload: payload as never,
+              headers: { authorization: `Bearer ${globex.adminKey}`, ...headers },
+            });
           });
           calls++;
           // The answer names the foreign record or one under it on the path (a child of a parent
           // that is not found is not found either); never a record of Globex's own.
-          const accepted = nouns.slice(foreignAt).map((noun) => JSON.stringify({ status: 404, body: { detail: `${NOT_FOUND_NAME[noun]} not found` } }));
-          const actual = JSON.stringify({ status: response.statusCode, body: response.headers['content-type']?.toString().includes('json') ? response.json() : response.body });
+          const accepted = nouns
+            .slice(foreignAt)
+            .map((noun) => JSON.stringify({ status: 404, body: { detail: `${NOT_FOUND_NAME[noun]} not found` } }));
+          const actual = JSON.stringify({
+            status: response.statusCode,
+            body: response.headers['content-type']?.toString().includes('json') ? response.json() : response.body,
+          });
           if (!accepted.includes(actual) || changes.length) {
-            failures.push(`${row.method} ${url} (${all ? 'all Acme' : `Acme ${params[foreignAt]}`}): ${actual}, expected one of ${accepted.join(' | ')} ${changes.join(', ')}`);
+            failures.push(
+              `${row.method} ${url} (${all ? 'all Acme' : `Acme ${params[foreignAt]}`}): ${actual}, expected one of ${accepted.join(' | ')} ${changes.join(', ')}`,
+            );
           }
         }
       }
@@ -263,8 +332,14 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
       const acmeAnswers = async () => {
         const api = client(t.app, acme.adminKey);
         const answers: string[] = [];
-        for (const row of REST_ROWS.filter((r) => r.method === 'GET' && pathParams(r.url).length === 0)) answers.push((await api.get(row.url)).body);
-        return { rows: await t.orm.em.fork().execute('select * from cloud_storage_connection where organization_id = ?', [acme.organization]), answers };
+        for (const row of REST_ROWS.filter((r) => r.method === 'GET' && pathParams(r.url).length === 0))
+          answers.push((await api.get(row.url)).body);
+        return {
+          rows: await t.orm.em
+            .fork()
+            .execute('select * from cloud_storage_connection where organization_id = ?', [acme.organization]),
+          answers,
+        };
       };
       const before = await acmeAnswers();
       expect(before.rows).toHaveLength(1);
@@ -272,21 +347,32 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
       for (const row of byName) {
         const url = fillPath(row.url, NAMED_PARAMS);
         const { payload, headers } = minimalPayload(row) ?? {};
-        const response = await t.app.inject({ method: row.method, url, payload: payload as never, headers: { authorization: `Bearer ${globex.adminKey}`, ...headers } });
+        const response = await t.app.inject({
+          method: row.method,
+          url,
+          payload: payload as never,
+          headers: { authorization: `Bearer ${globex.adminKey}`, ...headers },
+        });
         if (response.statusCode >= 500) failures.push(`${row.method} ${url}: ${response.statusCode}`);
         const after = await acmeAnswers();
-        if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`${row.method} ${url} as Globex changed what Acme has`);
+        if (JSON.stringify(after) !== JSON.stringify(before))
+          failures.push(`${row.method} ${url} as Globex changed what Acme has`);
       }
       expect(failures).toEqual([]);
       expect(byName.length).toBeGreaterThanOrEqual(2);
-      await t.orm.em.fork().execute('delete from cloud_storage_connection where organization_id = ?', [acme.organization]);
+      await t.orm.em
+        .fork()
+        .execute('delete from cloud_storage_connection where organization_id = ?', [acme.organization]);
     });
 
     it("should answer every by-id read with Globex's own ids (the probes above address real records)", async () => {
       const api = client(t.app, globex.adminKey);
       const failures: string[] = [];
       for (const row of byId.filter((r) => r.method === 'GET')) {
-        const url = fillPath(row.url, Object.fromEntries(pathParams(row.url).map((param) => [param, globex[restNoun(row, param)!]])));
+        const url = fillPath(
+          row.url,
+          Object.fromEntries(pathParams(row.url).map((param) => [param, globex[restNoun(row, param)!]])),
+        );
         const response = await api.get(url);
         if (response.statusCode !== 200) failures.push(`${url}: ${response.statusCode} ${response.body.slice(0, 200)}`);
       }
@@ -300,9 +386,14 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
     it('should know which Acme ids to pass in every id position of every root field', () => {
       const missing = idPositions(t.app.graphql.schema)
         .filter((position) => !nounsOf(position))
-        .map((position) => `add an Acme id for parameter ${positionName(position)} (GRAPHQL_NOUNS in test/integration/tenancy-matrix.test.ts)`);
+        .map(
+          (position) =>
+            `add an Acme id for parameter ${positionName(position)} (GRAPHQL_NOUNS in test/integration/tenancy-matrix.test.ts)`,
+        );
       expect(missing).toEqual([]);
-      const stale = Object.keys(GRAPHQL_NOUNS).filter((name) => !idPositions(t.app.graphql.schema).some((p) => positionName(p) === name));
+      const stale = Object.keys(GRAPHQL_NOUNS).filter(
+        (name) => !idPositions(t.app.graphql.schema).some((p) => positionName(p) === name),
+      );
       expect(stale).toEqual([]);
     });
 
@@ -321,7 +412,8 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
         // Every other id this field needs is Globex's own, so only the Acme id can be the reason to refuse.
         const globexId = (path: string[]): string => {
           const named = GRAPHQL_NOUNS[`${position.root}.${position.field}(${path.join('.')})`];
-          if (!named) throw new Error(`add an Acme id for parameter ${position.root}.${position.field}(${path.join('.')})`);
+          if (!named)
+            throw new Error(`add an Acme id for parameter ${position.root}.${position.field}(${path.join('.')})`);
           return globex[named[0]];
         };
         for (const noun of nouns) {
@@ -329,7 +421,8 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
           for (const arg of field.args) {
             const override = GRAPHQL_ARG_OVERRIDES[field.name]?.[arg.name];
             if (override !== undefined) variables[arg.name] = structuredClone(override);
-            else if (getNullableType(arg.type) !== arg.type) variables[arg.name] = minimalValue(arg.type, [arg.name], globexId);
+            else if (getNullableType(arg.type) !== arg.type)
+              variables[arg.name] = minimalValue(arg.type, [arg.name], globexId);
           }
           setAt(field, variables, position.path, acme[noun], globexId);
           const document = fieldDocument(position.root, field);
@@ -340,7 +433,10 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
           });
           calls++;
           const problem = judge(position, noun, field, result);
-          if (problem || changes.length) failures.push(`${positionName(position)} with Acme's ${noun} ${JSON.stringify(variables)}: ${problem ?? ''} ${changes.join(', ')}`);
+          if (problem || changes.length)
+            failures.push(
+              `${positionName(position)} with Acme's ${noun} ${JSON.stringify(variables)}: ${problem ?? ''} ${changes.join(', ')}`,
+            );
         }
       }
       expect(failures).toEqual([]);
@@ -357,7 +453,8 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
           setAt(field, variables, position.path, globex[noun], () => '');
           const result = await api.graphql(fieldDocument('Query', field), variables);
           const value = result.data?.[field.name];
-          if (result.errors || !value || value.totalCount === 0) failures.push(`${positionName(position)} with Globex's ${noun}: ${JSON.stringify(result)}`);
+          if (result.errors || !value || value.totalCount === 0)
+            failures.push(`${positionName(position)} with Globex's ${noun}: ${JSON.stringify(result)}`);
         }
       }
       expect(failures).toEqual([]);
@@ -366,28 +463,46 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
     it('should resolve every type implementing Node through node(id), so the probes above reach them all', async () => {
       const api = client(t.app, globex.adminKey);
       const ids = GRAPHQL_NOUNS['Query.node(id)'] as Noun[];
-      const result = await api.graphql(`{ ${ids.map((noun) => `${noun}: node(id: "${globex[noun]}") { __typename }`).join(' ')} }`);
-      const resolved = new Set(Object.values(result.data ?? {}).map((node) => (node as { __typename: string } | null)?.__typename));
-      const nodeTypes = schema.getPossibleTypes(schema.getType('Node') as GraphQLInterfaceType).map((type) => type.name);
+      const result = await api.graphql(
+        `{ ${ids.map((noun) => `${noun}: node(id: "${globex[noun]}") { __typename }`).join(' ')} }`,
+      );
+      const resolved = new Set(
+        Object.values(result.data ?? {}).map((node) => (node as { __typename: string } | null)?.__typename),
+      );
+      const nodeTypes = schema
+        .getPossibleTypes(schema.getType('Node') as GraphQLInterfaceType)
+        .map((type) => type.name);
       expect(nodeTypes.filter((name) => !resolved.has(name))).toEqual([]);
     });
 
     /** Null for a query by id, an empty page for a filter, a NOT_FOUND error or user error for a mutation. */
-    function judge(position: IdPosition, noun: Noun, field: GraphQLField<unknown, unknown>, result: { data: any; errors?: Array<{ message: string; extensions?: Record<string, any> }> }): string | undefined {
+    function judge(
+      position: IdPosition,
+      noun: Noun,
+      field: GraphQLField<unknown, unknown>,
+      result: { data: any; errors?: Array<{ message: string; extensions?: Record<string, any> }> },
+    ): string | undefined {
       const answer = JSON.stringify(result);
       const value = result.data?.[field.name];
       if (position.root === 'Query') {
         if (result.errors) return `errors ${answer}`;
-        if (answerSelection(field).includes('totalCount')) return value?.totalCount === 0 ? undefined : `not an empty page: ${answer}`;
+        if (answerSelection(field).includes('totalCount'))
+          return value?.totalCount === 0 ? undefined : `not an empty page: ${answer}`;
         return value === null ? undefined : `not null: ${answer}`;
       }
       // An id argument names the record the field acts on, or the parent it is looked up in: a
       // coded top-level error naming it or the field's subject, as for a missing record.
       if (position.path.length === 1 || NOT_FOUND_INPUTS[positionName(position)]) {
         const subject = GRAPHQL_NOUNS[`${position.root}.${position.field}(id)`];
-        const names = [...new Set([noun, ...(Array.isArray(subject) ? subject : [])].map((n) => `${NOT_FOUND_NAME[n]} not found`))];
+        const names = [
+          ...new Set([noun, ...(Array.isArray(subject) ? subject : [])].map((n) => `${NOT_FOUND_NAME[n]} not found`)),
+        ];
         const [error] = result.errors ?? [];
-        const ok = result.errors?.length === 1 && error.extensions?.code === 'NOT_FOUND' && names.includes(error.message) && result.data === null;
+        const ok =
+          result.errors?.length === 1 &&
+          error.extensions?.code === 'NOT_FOUND' &&
+          names.includes(error.message) &&
+          result.data === null;
         return ok ? undefined : `expected the top-level error NOT_FOUND "${names.join('" or "')}": ${answer}`;
       }
       // An id inside the input is one NOT_FOUND user error on its path, as any other bad value is.

@@ -15,7 +15,9 @@ describe('tenancy', () => {
     acme = await createTenant(t.orm, 'Acme');
     globex = await createTenant(t.orm, 'Globex');
     const api = client(t.app, acme.apiKey);
-    templateId = (await api.post('/templates', { name: 'Acme template', items: [{ name: 'A', type: 'UPLOAD' }] })).json().id;
+    templateId = (
+      await api.post('/templates', { name: 'Acme template', items: [{ name: 'A', type: 'UPLOAD' }] })
+    ).json().id;
     teamId = await createTeam(t.app, acme.apiKey, 'Acme team');
     memberId = (await createUser(t.app, acme.apiKey, { email: 'member@acme.test', teamId })).userId;
     request = await createRequest(t.app, acme.apiKey, { template_id: templateId, collaborators: [memberId] });
@@ -47,7 +49,10 @@ describe('tenancy', () => {
         ['organization contacts', () => api.get(`/organizations/${acme.organizationId}/contacts`)],
         ['GET user', () => api.get(`/users/${acme.userId}`)],
         ['GET team', () => api.get(`/teams/${teamId}`)],
-        ['create from template', () => api.post('/requests', { template_id: templateId, recipients: [{ email: 'x@example.com' }] })],
+        [
+          'create from template',
+          () => api.post('/requests', { template_id: templateId, recipients: [{ email: 'x@example.com' }] }),
+        ],
       ];
       for (const [name, call] of calls) {
         const response = await call();
@@ -69,15 +74,25 @@ describe('tenancy', () => {
         owner_id: acme.userId,
       });
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.collaborators.0.id', 'body.owner_id', 'body.recipients.0.id']);
+      expect(
+        response
+          .json()
+          .detail.map((d: { loc: string[] }) => d.loc.join('.'))
+          .sort(),
+      ).toEqual(['body.collaborators.0.id', 'body.owner_id', 'body.recipients.0.id']);
     });
 
     it("should never list Acme's records", async () => {
       const api = client(t.app, globex.apiKey);
       await createRequest(t.app, globex.apiKey);
-      const bodies = await Promise.all(['/requests?limit=100', '/templates?limit=100', '/contacts?limit=100', '/users?limit=100', '/teams'].map((url) => api.get(url)));
+      const bodies = await Promise.all(
+        ['/requests?limit=100', '/templates?limit=100', '/contacts?limit=100', '/users?limit=100', '/teams'].map(
+          (url) => api.get(url),
+        ),
+      );
       const text = bodies.map((b) => b.body).join('\n');
-      for (const id of [request.id, templateId, acme.userId, memberId, teamId, request.recipients[0].recipient.id]) expect(text).not.toContain(id);
+      for (const id of [request.id, templateId, acme.userId, memberId, teamId, request.recipients[0].recipient.id])
+        expect(text).not.toContain(id);
     });
 
     it('should see null for Acme records through GraphQL, and NOT_FOUND from mutations', async () => {
@@ -89,7 +104,9 @@ describe('tenancy', () => {
       );
       expect(data).toMatchObject({ request: null, template: null, user: null, team: null, node: null, org: null });
       expect(data.requests.nodes.map((n: { id: string }) => n.id)).not.toContain(request.id);
-      const closed = await api.graphql(`mutation ($id: ID!) { requestClose(id: $id) { request { id } } }`, { id: request.id });
+      const closed = await api.graphql(`mutation ($id: ID!) { requestClose(id: $id) { request { id } } }`, {
+        id: request.id,
+      });
       expect(closed.errors?.[0]).toMatchObject({ message: 'Request not found', extensions: { code: 'NOT_FOUND' } });
     });
   });
@@ -107,7 +124,9 @@ describe('tenancy', () => {
       const teamRequest = await createRequest(t.app, acme.apiKey, { name: 'Team request', owner_id: memberId });
       const adminOnly = await createRequest(t.app, acme.apiKey, { name: 'Admin only' });
 
-      const strangerList = (await client(t.app, stranger.apiKey).get('/requests?limit=100')).json().map((r: { id: string }) => r.id);
+      const strangerList = (await client(t.app, stranger.apiKey).get('/requests?limit=100'))
+        .json()
+        .map((r: { id: string }) => r.id);
       expect(strangerList).toEqual([ownByStranger.id]);
       expect((await client(t.app, stranger.apiKey).get(`/requests/${adminOnly.id}`)).statusCode).toBe(404);
 
@@ -117,14 +136,19 @@ describe('tenancy', () => {
       expect(memberList).toEqual(expect.arrayContaining([teamRequest.id]));
       expect(memberList).not.toContain(adminOnly.id);
       expect(memberList).not.toContain(ownByStranger.id);
-      expect((await client(t.app, acme.apiKey).get('/requests?limit=100')).json().map((r: { id: string }) => r.id)).toEqual(
-        expect.arrayContaining([ownByStranger.id, teamRequest.id, adminOnly.id]),
-      );
+      expect(
+        (await client(t.app, acme.apiKey).get('/requests?limit=100')).json().map((r: { id: string }) => r.id),
+      ).toEqual(expect.arrayContaining([ownByStranger.id, teamRequest.id, adminOnly.id]));
     });
 
     it('should file requests under its own team only (403 otherwise)', async () => {
       const otherTeam = await createTeam(t.app, acme.apiKey, 'Other team');
-      const refused = await client(t.app, member.apiKey).post('/requests', { name: 'x', items: [], recipients: [{ email: 'z@example.com' }], team_id: otherTeam });
+      const refused = await client(t.app, member.apiKey).post('/requests', {
+        name: 'x',
+        items: [],
+        recipients: [{ email: 'z@example.com' }],
+        team_id: otherTeam,
+      });
       expect(refused.statusCode).toBe(403);
       const own = await createRequest(t.app, member.apiKey, { team_id: teamId });
       expect(own.team_id).toBe(teamId);
@@ -138,17 +162,23 @@ describe('tenancy', () => {
       const deleted = await api.delete(`/requests/${shared.id}`);
       expect(deleted.statusCode).toBe(403);
       expect((await api.patch(`/requests/${shared.id}`, { collaborators: [] })).statusCode).toBe(403);
-      const { data } = await api.graphql(`query ($id: ID!) { request(id: $id) { viewerCanUpdate viewerCanDelete } }`, { id: shared.id });
+      const { data } = await api.graphql(`query ($id: ID!) { request(id: $id) { viewerCanUpdate viewerCanDelete } }`, {
+        id: shared.id,
+      });
       expect(data.request).toEqual({ viewerCanUpdate: true, viewerCanDelete: false });
     });
 
     it("should see its own and its team's templates only", async () => {
       const own = (await client(t.app, stranger.apiKey).post('/templates', { name: 'Mine' })).json();
       const teamTemplate = (await client(t.app, member.apiKey).post('/templates', { name: 'Team template' })).json();
-      const strangerTemplates = (await client(t.app, stranger.apiKey).get('/templates?limit=100')).json().map((x: { id: string }) => x.id);
+      const strangerTemplates = (await client(t.app, stranger.apiKey).get('/templates?limit=100'))
+        .json()
+        .map((x: { id: string }) => x.id);
       expect(strangerTemplates).toEqual([own.id]);
       expect((await client(t.app, stranger.apiKey).get(`/templates/${templateId}`)).statusCode).toBe(404);
-      const memberTemplates = (await client(t.app, member.apiKey).get('/templates?limit=100')).json().map((x: { id: string }) => x.id);
+      const memberTemplates = (await client(t.app, member.apiKey).get('/templates?limit=100'))
+        .json()
+        .map((x: { id: string }) => x.id);
       expect(memberTemplates).toContain(teamTemplate.id);
       expect(memberTemplates).not.toContain(own.id);
     });

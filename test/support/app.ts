@@ -31,7 +31,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     bodyLimit: 1024 * 1024,
     dbPoolMax: 5,
     shutdownTimeoutMs: 1000,
-    webhooks: { allowPrivate: true, timeoutMs: 2000, concurrency: 8, secretGraceMs: 86_400_000, disableAfterMs: 5 * 86_400_000 },
+    webhooks: {
+      allowPrivate: true,
+      timeoutMs: 2000,
+      concurrency: 8,
+      secretGraceMs: 86_400_000,
+      disableAfterMs: 5 * 86_400_000,
+    },
     mail: { from: 'Gather <no-reply@gather.test>' },
     storage: { driver: 'local', dir: join(dataDir, 'files') },
     maxUploadBytes: 256 * 1024 * 1024,
@@ -48,7 +54,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 /** Counts the SQL statements the app sends (statement-count assertions). */
 export class StatementCounter {
-  /** What was sent, one entry per round trip: statements sent together (kernel/db/pipeline.ts) are one, their texts joined. */
+  /**
+   * What was sent, one entry per round trip: statements sent together (kernel/db/pipeline.ts) are one, their texts
+   * joined.
+   */
   statements: string[] = [];
   /** Every statement on its own. */
   get each(): string[] {
@@ -79,27 +88,49 @@ export function workerDatabaseUrl(): string {
 
 /** Empties every table of this worker's database, so each test file starts from nothing. */
 export async function truncateAll(orm: MikroORM): Promise<void> {
-  const tables = await orm.em.fork().getConnection().execute<{ tablename: string }[]>(
-    `select tablename from pg_tables where schemaname = 'public' and tablename <> 'mikro_orm_migrations'`,
-  );
-  await orm.em.fork().getConnection().execute(`truncate table ${tables.map((t) => `"${t.tablename}"`).join(', ')} cascade`);
+  const tables = await orm.em
+    .fork()
+    .getConnection()
+    .execute<{ tablename: string }[]>(
+      `select tablename from pg_tables where schemaname = 'public' and tablename <> 'mikro_orm_migrations'`,
+    );
+  await orm.em
+    .fork()
+    .getConnection()
+    .execute(`truncate table ${tables.map((t) => `"${t.tablename}"`).join(', ')} cascade`);
 }
 
 /**
  * The whole service on this worker's database, emptied, not listening, with a data directory (and so
  * file storage) of its own, removed on close.
  */
-export async function createTestApp(overrides: Partial<Config> = {}, options: Omit<Partial<AppOptions>, 'config' | 'orm'> = {}): Promise<TestApp> {
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+  options: Omit<Partial<AppOptions>, 'config' | 'orm'> = {},
+): Promise<TestApp> {
   const sql = new StatementCounter();
-  const orm = await createOrm({ url: workerDatabaseUrl(), ...DATA_MODEL, poolMax: 5, onQuery: (statement) => sql.statements.push(statement) });
+  const orm = await createOrm({
+    url: workerDatabaseUrl(),
+    ...DATA_MODEL,
+    poolMax: 5,
+    onQuery: (statement) => sql.statements.push(statement),
+  });
   await truncateAll(orm);
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });
   const storage = options.storage ?? createStorage(config.storage);
-  // Webhooks, notifications and timed jobs are run by hand (webhookWorker.runOnce, notificationWorker.runOnce, scheduleWorker.runOnce)
-  // unless a test asks for the running workers, so their polling neither races assertions nor shows
-  // up in statement counts.
-  const app = await buildApp({ config, orm, deliverWebhooks: false, sendNotifications: false, runJobs: false, ...options, storage });
+  // Webhooks, notifications and timed jobs are run by hand (webhookWorker.runOnce, notificationWorker.runOnce,
+  // scheduleWorker.runOnce) unless a test asks for the running workers, so their polling neither races assertions nor
+  // shows up in statement counts.
+  const app = await buildApp({
+    config,
+    orm,
+    deliverWebhooks: false,
+    sendNotifications: false,
+    runJobs: false,
+    ...options,
+    storage,
+  });
   const responses = checkResponses(app);
   await app.ready();
   return {
@@ -113,7 +144,9 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: Om
       await orm.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (responses.failures.length > 0) {
-        throw new Error(`Answers that the OpenAPI document does not describe:\n${[...new Set(responses.failures)].join('\n')}`);
+        throw new Error(
+          `Answers that the OpenAPI document does not describe:\n${[...new Set(responses.failures)].join('\n')}`,
+        );
       }
     },
   };
@@ -132,15 +165,22 @@ export async function createTenant(orm: MikroORM, name = `Org ${++tenantCount}`)
 
 /** An HTTP client bound to one API key. */
 export function client(app: FastifyInstance, apiKey?: string) {
-  const headers = (extra?: Record<string, string>) => ({ ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...extra });
+  const headers = (extra?: Record<string, string>) => ({
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    ...extra,
+  });
   const send = (options: InjectOptions & { headers?: Record<string, string> }): Promise<LightMyRequestResponse> =>
     app.inject({ ...options, headers: headers(options.headers) });
   return {
     get: (url: string, extra?: Record<string, string>) => send({ method: 'GET', url, headers: extra }),
     delete: (url: string) => send({ method: 'DELETE', url }),
-    post: (url: string, body?: unknown, extra?: Record<string, string>) => send({ method: 'POST', url, payload: body as never, headers: extra }),
+    post: (url: string, body?: unknown, extra?: Record<string, string>) =>
+      send({ method: 'POST', url, payload: body as never, headers: extra }),
     patch: (url: string, body?: unknown) => send({ method: 'PATCH', url, payload: body as never }),
-    async graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<{ data: T; errors?: Array<{ message: string; extensions?: Record<string, any> }> }> {
+    async graphql<T = any>(
+      query: string,
+      variables?: Record<string, unknown>,
+    ): Promise<{ data: T; errors?: Array<{ message: string; extensions?: Record<string, any> }> }> {
       const response = await send({ method: 'POST', url: '/graphql', payload: { query, variables } });
       return response.json();
     },

@@ -9,17 +9,30 @@ import { findViewerByApiKey } from '../../src/modules/identity/viewer';
  * Submits a document to an item through the service, as the recipient flow (a later issue) will;
  * until then no HTTP path does.
  */
-export async function submit(t: TestApp, tenant: Tenant, requestId: string, itemId: string, content: Buffer | string, name: string) {
+export async function submit(
+  t: TestApp,
+  tenant: Tenant,
+  requestId: string,
+  itemId: string,
+  content: Buffer | string,
+  name: string,
+) {
   const viewer = (await findViewerByApiKey(t.orm.em.fork(), tenant.apiKey))!;
   const ctx = t.app.contexts.forViewer(viewer, { log: t.app.log, requestId: 'test' });
-  return submitDocument(ctx, requestId, itemId, { stream: Readable.from([Buffer.from(content)]), name, claimedType: null });
+  return submitDocument(ctx, requestId, itemId, {
+    stream: Readable.from([Buffer.from(content)]),
+    name,
+    claimedType: null,
+  });
 }
 
 /** Every object under the test app's local storage, half-written ones included. */
 export function storedObjects(t: TestApp): string[] {
   const root = (t.config.storage as { dir: string }).dir;
   try {
-    return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((path) => /[0-9a-f-]{36}(\.part)?$/.test(path)).map((p) => join(root, p));
+    return readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((path) => /[0-9a-f-]{36}(\.part)?$/.test(path))
+      .map((p) => join(root, p));
   } catch {
     return [];
   }

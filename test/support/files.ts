@@ -20,11 +20,19 @@ export function docxBytes(): Promise<Buffer> {
     ),
     '[Content_Types].xml',
   );
-  zip.addBuffer(Buffer.from('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>'), 'word/document.xml');
+  zip.addBuffer(
+    Buffer.from(
+      '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>',
+    ),
+    'word/document.xml',
+  );
   zip.end();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+    zip.outputStream
+      .on('data', (chunk: Buffer) => chunks.push(chunk))
+      .on('end', () => resolve(Buffer.concat(chunks)))
+      .on('error', reject);
   });
 }
 
@@ -36,10 +44,16 @@ export function docBytes(): Buffer {
 }
 
 /** A 1×1 PNG (a logo). */
-export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+export const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** A multipart/form-data body with one file part (named `file` unless told). */
-export function multipart(content: Buffer | string, options: { filename?: string; type?: string; field?: string } = {}) {
+export function multipart(
+  content: Buffer | string,
+  options: { filename?: string; type?: string; field?: string } = {},
+) {
   const boundary = `----gather${Math.random().toString(16).slice(2)}`;
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="${options.field ?? 'file'}"; filename="${options.filename ?? 'file.bin'}"\r\nContent-Type: ${options.type ?? 'application/octet-stream'}\r\n\r\n`;
   return {
@@ -49,14 +63,23 @@ export function multipart(content: Buffer | string, options: { filename?: string
 }
 
 /** POSTs a file as multipart to `url` with the given key. */
-export function upload(app: FastifyInstance, apiKey: string, url: string, content: Buffer | string, options: Parameters<typeof multipart>[1] = {}) {
+export function upload(
+  app: FastifyInstance,
+  apiKey: string,
+  url: string,
+  content: Buffer | string,
+  options: Parameters<typeof multipart>[1] = {},
+) {
   const { payload, headers } = multipart(content, options);
   return client(app, apiKey).post(url, payload, headers);
 }
 
 /** Uploads a PDF contract and returns its body (fails the test on anything but 200). */
 export async function createContract(app: FastifyInstance, apiKey: string, name = 'Engagement letter.pdf') {
-  const response = await upload(app, apiKey, '/contracts', await pdfBytes(), { filename: name, type: 'application/pdf' });
+  const response = await upload(app, apiKey, '/contracts', await pdfBytes(), {
+    filename: name,
+    type: 'application/pdf',
+  });
   if (response.statusCode !== 200) throw new Error(`POST /contracts answered ${response.statusCode}: ${response.body}`);
   return response.json() as { id: string; document: { id: string; name: string; mime: string } };
 }

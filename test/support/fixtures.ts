@@ -22,7 +22,11 @@ export async function createRequest(app: FastifyInstance, apiKey: string, overri
 }
 
 /** Adds a user (and an API key for it) through GraphQL, as the given ADMIN. */
-export async function createUser(app: FastifyInstance, adminKey: string, input: { email: string; role?: 'ADMIN' | 'USER'; teamId?: string; firstName?: string }) {
+export async function createUser(
+  app: FastifyInstance,
+  adminKey: string,
+  input: { email: string; role?: 'ADMIN' | 'USER'; teamId?: string; firstName?: string },
+) {
   const api = client(app, adminKey);
   const created = await api.graphql(
     `mutation ($input: UserCreateInput!) { userCreate(input: $input) { user { id } userErrors { field message } } }`,
@@ -30,19 +34,27 @@ export async function createUser(app: FastifyInstance, adminKey: string, input: 
   );
   const user = created.data?.userCreate?.user;
   if (!user) throw new Error(`userCreate failed: ${JSON.stringify(created)}`);
-  const key = await api.graphql(`mutation ($input: ApiKeyCreateInput!) { apiKeyCreate(input: $input) { secret } }`, { input: { userId: user.id } });
+  const key = await api.graphql(`mutation ($input: ApiKeyCreateInput!) { apiKeyCreate(input: $input) { secret } }`, {
+    input: { userId: user.id },
+  });
   return { userId: user.id as string, apiKey: key.data.apiKeyCreate.secret as string };
 }
 
 export async function createTeam(app: FastifyInstance, adminKey: string, name: string): Promise<string> {
-  const result = await client(app, adminKey).graphql(`mutation ($input: TeamCreateInput!) { teamCreate(input: $input) { team { id } } }`, { input: { name } });
+  const result = await client(app, adminKey).graphql(
+    `mutation ($input: TeamCreateInput!) { teamCreate(input: $input) { team { id } } }`,
+    { input: { name } },
+  );
   return result.data.teamCreate.team.id;
 }
 
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 /** Polls `check` until it returns something truthy (the worker records an attempt after the receiver answers). */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

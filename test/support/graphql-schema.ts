@@ -32,7 +32,8 @@ export function idPositions(schema: GraphQLSchema): IdPosition[] {
       return;
     }
     if (!isInputObjectType(named) || seen.includes(named.name)) return;
-    for (const inner of Object.values(named.getFields())) walk(root, field, inner.type, [...path, inner.name], [...seen, named.name]);
+    for (const inner of Object.values(named.getFields()))
+      walk(root, field, inner.type, [...path, inner.name], [...seen, named.name]);
   };
   for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
     for (const field of Object.values(root.getFields())) {
@@ -61,7 +62,9 @@ function leafValue(typeName: string, type: GraphQLInputType): unknown {
     case 'JSON':
       return {};
     default:
-      throw new Error(`no minimal value for the scalar ${typeName}: add one to leafValue in test/support/graphql-schema.ts`);
+      throw new Error(
+        `no minimal value for the scalar ${typeName}: add one to leafValue in test/support/graphql-schema.ts`,
+      );
   }
 }
 
@@ -77,7 +80,8 @@ export function minimalValue(type: GraphQLInputType, path: string[], pick: (path
   if (!isInputObjectType(named)) return leafValue(named.name, named);
   const value: Record<string, unknown> = {};
   for (const field of Object.values(named.getFields())) {
-    if (isNonNullType(field.type) && field.defaultValue === undefined) value[field.name] = minimalValue(field.type, [...path, field.name], pick);
+    if (isNonNullType(field.type) && field.defaultValue === undefined)
+      value[field.name] = minimalValue(field.type, [...path, field.name], pick);
   }
   return value;
 }
@@ -86,7 +90,13 @@ export function minimalValue(type: GraphQLInputType, path: string[], pick: (path
  * Sets `value` at `path` inside `args` (the variables of one field), building the objects and
  * one-element lists on the way; a oneOf input keeps only the member on the path.
  */
-export function setAt(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>, path: string[], value: unknown, pick: (path: string[]) => string) {
+export function setAt(
+  field: GraphQLField<unknown, unknown>,
+  args: Record<string, unknown>,
+  path: string[],
+  value: unknown,
+  pick: (path: string[]) => string,
+) {
   const arg = field.args.find((a) => a.name === path[0]) as GraphQLArgument;
   const build = (type: GraphQLInputType, current: unknown, rest: string[], at: string[]): unknown => {
     const inner = getNullableType(type) as GraphQLInputType;
@@ -97,11 +107,13 @@ export function setAt(field: GraphQLField<unknown, unknown>, args: Record<string
     }
     const named = getNamedType(inner);
     if (!isInputObjectType(named)) throw new Error(`${at.join('.')} is not an input object`);
-    const base = (current as Record<string, unknown> | undefined) ?? (minimalValue(named, at, pick) as Record<string, unknown>);
+    const base =
+      (current as Record<string, unknown> | undefined) ?? (minimalValue(named, at, pick) as Record<string, unknown>);
     const object: Record<string, unknown> = named.isOneOf ? {} : { ...base };
     const [key, ...tail] = rest;
     const member = named.getFields()[key];
-    if (named.isOneOf && isInputObjectType(getNamedType(member.type)) && tail.length === 0) throw new Error('oneOf member set whole');
+    if (named.isOneOf && isInputObjectType(getNamedType(member.type)) && tail.length === 0)
+      throw new Error('oneOf member set whole');
     object[key] = build(member.type, named.isOneOf ? undefined : base[key], tail, [...at, key]);
     return object;
   };
@@ -164,7 +176,12 @@ export function deepSelection(
   if (isAbstractType(named)) {
     // Each implementation's fields under names of its own: same-named fields of different types
     // (an item's status, a request's status) may not share a response key.
-    const parts = schema.getPossibleTypes(named).map((possible) => `... on ${possible.name} ${deepSelection(schema, possible, depth, lists, context, `${possible.name}_`)}`);
+    const parts = schema
+      .getPossibleTypes(named)
+      .map(
+        (possible) =>
+          `... on ${possible.name} ${deepSelection(schema, possible, depth, lists, context, `${possible.name}_`)}`,
+      );
     return `{ __typename ${parts.join(' ')} }`;
   }
   const object = named as GraphQLObjectType;
@@ -187,16 +204,23 @@ export function deepSelection(
     if (isList && !object.name.endsWith('Connection')) lists.add(`${object.name}.${field.name}`);
     if (depth === 0 || innerTypes.every((name) => context.expanded.has(name))) {
       // Still fetched, so the list's own loading is measured wherever it appears.
-      if (isList && !object.name.endsWith('Connection')) selected.push(`${key}${args} { __typename${isConnection ? ' totalCount' : ''} }`);
+      if (isList && !object.name.endsWith('Connection'))
+        selected.push(`${key}${args} { __typename${isConnection ? ' totalCount' : ''} }`);
       continue;
     }
-    const inside = { expanded: context.expanded, underList: context.underList || isListType(getNullableType(field.type)) };
+    const inside = {
+      expanded: context.expanded,
+      underList: context.underList || isListType(getNullableType(field.type)),
+    };
     selected.push(`${key}${args} ${deepSelection(schema, field.type, depth - 1, lists, inside)}`);
   }
   return `{ ${selected.join(' ')} }`;
 }
 
-/** Every list or connection of objects a client can reach from Query (`Request.items`), connections' own `nodes` and `edges` aside. */
+/**
+ * Every list or connection of objects a client can reach from Query (`Request.items`), connections' own `nodes` and
+ * `edges` aside.
+ */
 export function reachableLists(schema: GraphQLSchema): string[] {
   const lists = new Set<string>();
   const seen = new Set<string>();
@@ -210,7 +234,8 @@ export function reachableLists(schema: GraphQLSchema): string[] {
       const inner = getNamedType(field.type);
       if (isLeafType(inner)) continue;
       const isList = isListType(getNullableType(field.type)) || inner.name.endsWith('Connection');
-      if (isList && !type.name.endsWith('Connection') && !field.args.some((arg) => isNonNullType(arg.type))) lists.add(`${type.name}.${field.name}`);
+      if (isList && !type.name.endsWith('Connection') && !field.args.some((arg) => isNonNullType(arg.type)))
+        lists.add(`${type.name}.${field.name}`);
       visit(inner.name);
     }
   };
@@ -219,4 +244,5 @@ export function reachableLists(schema: GraphQLSchema): string[] {
 }
 
 /** Whether only a recipient's session may call a root field (`@recipientSession`); an API key calls the others. */
-export const forRecipient = (field: GraphQLField<unknown, unknown>): boolean => field.astNode?.directives?.some((d) => d.name.value === 'recipientSession') ?? false;
+export const forRecipient = (field: GraphQLField<unknown, unknown>): boolean =>
+  field.astNode?.directives?.some((d) => d.name.value === 'recipientSession') ?? false;

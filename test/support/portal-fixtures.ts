@@ -44,9 +44,19 @@ export function portalRequest(overrides: Partial<PortalRequest> = {}): PortalReq
 
 export function signInInfo(steps: SignInInfo['sign_in']['steps'] = ['code']): SignInInfo {
   return {
-    request: { name: 'Onboarding documents', organization_name: 'Acme Accounting', owner_name: 'Olga Ops', due_date: null, language: 'en' },
+    request: {
+      name: 'Onboarding documents',
+      organization_name: 'Acme Accounting',
+      owner_name: 'Olga Ops',
+      due_date: null,
+      language: 'en',
+    },
     recipient: { first_name: 'Ana' },
-    sign_in: { steps, question_text: steps.includes('question') ? 'City of birth?' : null, code_destination: steps.includes('code') ? 'a***@example.com' : null },
+    sign_in: {
+      steps,
+      question_text: steps.includes('question') ? 'City of birth?' : null,
+      code_destination: steps.includes('code') ? 'a***@example.com' : null,
+    },
     branding: NO_BRANDING,
   };
 }

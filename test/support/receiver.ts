@@ -48,7 +48,10 @@ export async function startReceiver() {
     waitFor(count: number, timeoutMs = 15_000): Promise<void> {
       if (received.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`only ${received.length} of ${count} deliveries arrived`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`only ${received.length} of ${count} deliveries arrived`)),
+          timeoutMs,
+        );
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },

@@ -42,7 +42,12 @@ export function checkResponses(app: FastifyInstance): { failures: string[] } {
       failures.push(`${name}: status not documented`);
       return payload;
     }
-    if (validate === null || typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+    if (
+      validate === null ||
+      typeof payload !== 'string' ||
+      !String(reply.getHeader('content-type') ?? '').startsWith('application/json')
+    )
+      return payload;
     const body = JSON.parse(payload);
     if (!validate(body)) failures.push(`${name}: ${ajv.errorsText(validate.errors)} in ${payload.slice(0, 300)}`);
     return payload;

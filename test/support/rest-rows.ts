@@ -26,7 +26,8 @@ export function restNoun(row: Pick<RestRow, 'url'>, param: string): WorldNoun | 
   return REST_NOUNS[qualified] ?? REST_NOUNS[collection];
 }
 
-export const fillPath = (url: string, values: Record<string, string>) => url.replace(/:([a-z_]+)/g, (_, name: string) => values[name]);
+export const fillPath = (url: string, values: Record<string, string>) =>
+  url.replace(/:([a-z_]+)/g, (_, name: string) => values[name]);
 
 /** What a path parameter indexes, by its collection segment (qualified by its parent's where they differ). */
 export const REST_NOUNS: Record<string, WorldNoun> = {
@@ -48,7 +49,6 @@ export const REST_NOUNS: Record<string, WorldNoun> = {
   escalations: 'escalation',
   shares: 'share',
 };
-
 
 type Schema = TSchema & Record<string, any>;
 

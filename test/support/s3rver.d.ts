@@ -1,7 +1,13 @@
 // s3rver ships no types; this is the part of its API the tests use.
 declare module 's3rver' {
   export default class S3rver {
-    constructor(options: { port?: number; address?: string; silent?: boolean; directory: string; configureBuckets?: { name: string }[] });
+    constructor(options: {
+      port?: number;
+      address?: string;
+      silent?: boolean;
+      directory: string;
+      configureBuckets?: { name: string }[];
+    });
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
   }

@@ -50,7 +50,11 @@ export async function startService(env: Record<string, string>): Promise<Running
   const port = env.PORT ? Number(env.PORT) : await freePort();
   // One process (tsx as a loader, not as a wrapper), so a signal reaches the server itself.
   // A process group of its own, as a shell gives a foreground job.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, detached: true, env: { ...baseEnv(), LOG_LEVEL: 'info', ...env, PORT: String(port) } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    detached: true,
+    env: { ...baseEnv(), LOG_LEVEL: 'info', ...env, PORT: String(port) },
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

@@ -18,7 +18,8 @@ export async function startSmtpServer() {
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onRcptTo(address, _session, callback) {
-      if (bounce(address.address)) return callback(Object.assign(new Error('No such user here'), { responseCode: 550 }));
+      if (bounce(address.address))
+        return callback(Object.assign(new Error('No such user here'), { responseCode: 550 }));
       callback();
     },
     onData(stream, session, callback) {

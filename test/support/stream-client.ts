@@ -11,7 +11,10 @@ const [port, path, apiKey, megabytes] = process.argv.slice(2);
 const MB = 1024 * 1024;
 const auth = { authorization: `Bearer ${apiKey}` };
 
-function send(options: { method: string; path: string; headers: Record<string, string> }, body?: Readable): Promise<IncomingMessage> {
+function send(
+  options: { method: string; path: string; headers: Record<string, string> },
+  body?: Readable,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port: Number(port), ...options }, resolve).on('error', reject);
     if (body) body.pipe(req);
@@ -25,14 +28,19 @@ async function main() {
   const boundary = 'gather-streaming-test';
   const sent = createHash('sha256');
   async function* body() {
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    yield Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
     for (let i = 0; i < Number(megabytes); i++) {
       sent.update(block);
       yield block;
     }
     yield Buffer.from(`\r\n--${boundary}--\r\n`);
   }
-  const uploaded = await send({ method: 'POST', path, headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` } }, Readable.from(body()));
+  const uploaded = await send(
+    { method: 'POST', path, headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+    Readable.from(body()),
+  );
   const chunks: Buffer[] = [];
   for await (const chunk of uploaded) chunks.push(chunk as Buffer);
   const attachment = JSON.parse(Buffer.concat(chunks).toString());

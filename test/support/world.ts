@@ -71,7 +71,10 @@ export const ROOT_ID_NOUNS: Record<string, WorldNoun> = {
   share: 'share',
 };
 
-export async function ok<T = any>(response: { statusCode: number; body: string; json(): any }, what: string): Promise<T> {
+export async function ok<T = any>(
+  response: { statusCode: number; body: string; json(): any },
+  what: string,
+): Promise<T> {
   if (response.statusCode !== 200) throw new Error(`${what} answered ${response.statusCode}: ${response.body}`);
   return response.json();
 }
@@ -80,14 +83,29 @@ export async function ok<T = any>(response: { statusCode: number; body: string; 
 export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string, label: string): Promise<World> {
   const api = client(t.app, tenant.apiKey);
   const team = await createTeam(t.app, tenant.apiKey, `${label} team`);
-  const member = await createUser(t.app, tenant.apiKey, { email: `member-${tenant.organizationId}@${label.toLowerCase()}.test`, teamId: team });
-  const key = await api.graphql(`mutation ($input: ApiKeyCreateInput!) { apiKeyCreate(input: $input) { apiKey { id } } }`, { input: { userId: member.userId, name: 'world' } });
-  const template = await ok(await api.post('/templates', { name: `${label} template`, items: [{ name: 'A', type: 'UPLOAD' }] }), 'POST /templates');
+  const member = await createUser(t.app, tenant.apiKey, {
+    email: `member-${tenant.organizationId}@${label.toLowerCase()}.test`,
+    teamId: team,
+  });
+  const key = await api.graphql(
+    `mutation ($input: ApiKeyCreateInput!) { apiKeyCreate(input: $input) { apiKey { id } } }`,
+    { input: { userId: member.userId, name: 'world' } },
+  );
+  const template = await ok(
+    await api.post('/templates', { name: `${label} template`, items: [{ name: 'A', type: 'UPLOAD' }] }),
+    'POST /templates',
+  );
   const contract = await createContract(t.app, tenant.apiKey);
   const form = await ok(await api.post('/forms', { name: `${label} form`, fields: { name: {} } }), 'POST /forms');
-  const libraryAttachment = await ok(await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes('Guide'), { filename: 'Guide.pdf' }), 'POST /attachments');
+  const libraryAttachment = await ok(
+    await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes('Guide'), { filename: 'Guide.pdf' }),
+    'POST /attachments',
+  );
   // Subscribed before the request exists, so its creation queues one delivery.
-  const webhook = await ok(await api.post('/webhooks', { endpoint: receiverUrl, topics: ['request.created'] }), 'POST /webhooks');
+  const webhook = await ok(
+    await api.post('/webhooks', { endpoint: receiverUrl, topics: ['request.created'] }),
+    'POST /webhooks',
+  );
   const request = await createRequest(t.app, tenant.apiKey, {
     name: `${label} request`,
     template_id: template.id,
@@ -100,23 +118,53 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     ],
   });
   const [item, signatureItem, questionItem] = request.items as Array<{ id: string }>;
-  const recipients = await api.graphql(`query ($id: ID!) { request(id: $id) { recipients { id } } }`, { id: request.id });
-  const itemAttachments = await ok<Array<{ id: string }>>(await api.get(`/requests/${request.id}/items/${item.id}/attachments`), 'item attachments');
+  const recipients = await api.graphql(`query ($id: ID!) { request(id: $id) { recipients { id } } }`, {
+    id: request.id,
+  });
+  const itemAttachments = await ok<Array<{ id: string }>>(
+    await api.get(`/requests/${request.id}/items/${item.id}/attachments`),
+    'item attachments',
+  );
   const document = await submit(t, tenant, request.id, item.id, 'submitted bytes', 'w2.txt');
   const deliveries = await ok<Array<{ id: string }>>(await api.get(`/webhooks/${webhook.id}/deliveries`), 'deliveries');
-  const notifications = await ok<Array<{ id: string }>>(await api.get(`/notifications?request_id=${request.id}`), 'notifications');
-  const activity = await ok<Array<{ id: string }>>(await api.get(`/requests/${request.id}/activity?limit=1`), 'activity');
-  if (deliveries.length !== 1 || itemAttachments.length !== 1 || notifications.length !== 1 || activity.length !== 1) throw new Error('the world was not built as expected');
+  const notifications = await ok<Array<{ id: string }>>(
+    await api.get(`/notifications?request_id=${request.id}`),
+    'notifications',
+  );
+  const activity = await ok<Array<{ id: string }>>(
+    await api.get(`/requests/${request.id}/activity?limit=1`),
+    'activity',
+  );
+  if (deliveries.length !== 1 || itemAttachments.length !== 1 || notifications.length !== 1 || activity.length !== 1)
+    throw new Error('the world was not built as expected');
   // After the lists above, whose single entries they would otherwise join.
   const reminder = await ok(await api.post(`/requests/${request.id}/reminders`, {}), 'POST reminders');
-  const scheduledReminder = await ok(await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: new Date(Date.now() + 86_400_000).toISOString() }), 'POST scheduled-reminders');
-  const escalation = await ok(await api.post(`/requests/${request.id}/escalations`, { condition: 'NOT_OPENED', after_days: 3 }), 'POST escalations');
-  const share = await ok(await api.post('/shares', { title: `${label} share`, recipients: [{ email: 'share@example.com' }] }), 'POST /shares');
-  await ok(await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, 'shared bytes', { filename: 'shared.txt' }), 'POST /shares/:id/files');
+  const scheduledReminder = await ok(
+    await api.post(`/requests/${request.id}/scheduled-reminders`, {
+      send_at: new Date(Date.now() + 86_400_000).toISOString(),
+    }),
+    'POST scheduled-reminders',
+  );
+  const escalation = await ok(
+    await api.post(`/requests/${request.id}/escalations`, { condition: 'NOT_OPENED', after_days: 3 }),
+    'POST escalations',
+  );
+  const share = await ok(
+    await api.post('/shares', { title: `${label} share`, recipients: [{ email: 'share@example.com' }] }),
+    'POST /shares',
+  );
+  await ok(
+    await upload(t.app, tenant.apiKey, `/shares/${share.id}/files`, 'shared bytes', { filename: 'shared.txt' }),
+    'POST /shares/:id/files',
+  );
   await ok(await api.post(`/shares/${share.id}/send`), 'POST /shares/:id/send');
   const shareApi = `/s/${share.recipients[0].link.slice(share.recipients[0].link.lastIndexOf('/s/') + 3)}/api`;
-  const shareSession = { authorization: `Bearer ${(await ok(await t.app.inject({ method: 'POST', url: `${shareApi}/session`, payload: {} }), 'share sign-in')).session_token}` };
-  const [sharedFile] = (await ok(await t.app.inject({ method: 'GET', url: `${shareApi}/share`, headers: shareSession }), 'share view')).files;
+  const shareSession = {
+    authorization: `Bearer ${(await ok(await t.app.inject({ method: 'POST', url: `${shareApi}/session`, payload: {} }), 'share sign-in')).session_token}`,
+  };
+  const [sharedFile] = (
+    await ok(await t.app.inject({ method: 'GET', url: `${shareApi}/share`, headers: shareSession }), 'share view')
+  ).files;
   const downloaded = await t.app.inject({ method: 'GET', url: sharedFile.download_url, headers: shareSession });
   if (downloaded.statusCode !== 200) throw new Error(`share download answered ${downloaded.statusCode}`);
   const [shareDownload] = (await ok(await api.get(`/shares/${share.id}`), 'GET /shares/:id')).downloads;

@@ -12,7 +12,10 @@ export function wsClient(url: string, connectionParams: Record<string, unknown> 
     // Refused connections are asserted through `closes`, not logged.
     onNonLazyError: () => undefined,
     lazy: false,
-    on: { closed: (event) => void closes.push({ code: (event as { code: number }).code, reason: (event as { reason: string }).reason }) },
+    on: {
+      closed: (event) =>
+        void closes.push({ code: (event as { code: number }).code, reason: (event as { reason: string }).reason }),
+    },
   });
   return { client, closes };
 }
@@ -65,7 +68,11 @@ export function subscribe<T = any>(client: Client, query: string, variables?: Re
  * Waits until the server holds at least `count` subscriptions. Subscribing only sends a message, and an
  * event committed before the server has registered the subscription is, by design, not delivered to it.
  */
-export async function untilSubscribed(held: () => number | Promise<number>, count: number, timeoutMs = 5000): Promise<void> {
+export async function untilSubscribed(
+  held: () => number | Promise<number>,
+  count: number,
+  timeoutMs = 5000,
+): Promise<void> {
   for (let waited = 0; ; waited += 20) {
     const now = await held();
     if (now >= count) return;

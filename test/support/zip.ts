@@ -10,10 +10,12 @@ export function unzip(buffer: Buffer): Promise<Record<string, string>> {
         zip.openReadStream(entry, (error, stream) => {
           if (error) return reject(error);
           const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-            entries[entry.fileName] = Buffer.concat(chunks).toString();
-            zip.readEntry();
-          });
+          stream
+            .on('data', (c: Buffer) => chunks.push(c))
+            .on('end', () => {
+              entries[entry.fileName] = Buffer.concat(chunks).toString();
+              zip.readEntry();
+            });
         });
       });
       zip.on('end', () => resolve(entries)).on('error', reject);

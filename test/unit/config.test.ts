@@ -59,22 +59,45 @@ describe('loadConfig', () => {
       trustProxy: false,
     });
     expect(loadConfig({ ...base, NODE_ENV: 'production' }).graphql).toEqual({ graphiql: false, introspection: false });
-    expect(loadConfig({ ...base, NODE_ENV: 'production', GRAPHIQL: 'true', GRAPHQL_INTROSPECTION: 'true' }).graphql).toEqual({ graphiql: true, introspection: true });
-    const limited = loadConfig({ ...base, RATE_LIMIT_WINDOW_SECONDS: '10', RATE_LIMIT_API_KEY: '0', RATE_LIMIT_LINK: '5', RATE_LIMIT_ADDRESS: '7', TRUST_PROXY: 'true' });
-    expect(limited).toMatchObject({ rateLimits: { windowMs: 10_000, apiKey: 0, link: 5, address: 7 }, trustProxy: true });
-    expect(() => loadConfig({ ...base, RATE_LIMIT_API_KEY: '-1' })).toThrow(/RATE_LIMIT_API_KEY must be between 0 and 10000000/);
+    expect(
+      loadConfig({ ...base, NODE_ENV: 'production', GRAPHIQL: 'true', GRAPHQL_INTROSPECTION: 'true' }).graphql,
+    ).toEqual({ graphiql: true, introspection: true });
+    const limited = loadConfig({
+      ...base,
+      RATE_LIMIT_WINDOW_SECONDS: '10',
+      RATE_LIMIT_API_KEY: '0',
+      RATE_LIMIT_LINK: '5',
+      RATE_LIMIT_ADDRESS: '7',
+      TRUST_PROXY: 'true',
+    });
+    expect(limited).toMatchObject({
+      rateLimits: { windowMs: 10_000, apiKey: 0, link: 5, address: 7 },
+      trustProxy: true,
+    });
+    expect(() => loadConfig({ ...base, RATE_LIMIT_API_KEY: '-1' })).toThrow(
+      /RATE_LIMIT_API_KEY must be between 0 and 10000000/,
+    );
   });
 
   it('should name each bad variable, its value and what it must be', () => {
     let error: unknown;
     try {
-      loadConfig({ ...base, PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', PUBLIC_URL: 'ftp://x', GATHER_ADMIN_API_KEY: 'short', SMTP_URL: 'mail.example.com:25' });
+      loadConfig({
+        ...base,
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        LOG_LEVEL: 'loud',
+        PUBLIC_URL: 'ftp://x',
+        GATHER_ADMIN_API_KEY: 'short',
+        SMTP_URL: 'mail.example.com:25',
+      });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'PUBLIC_URL', 'GATHER_ADMIN_API_KEY', 'SMTP_URL']) expect(problems).toContain(name);
+    for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'PUBLIC_URL', 'GATHER_ADMIN_API_KEY', 'SMTP_URL'])
+      expect(problems).toContain(name);
     expect(problems).toContain('"eighty"');
     expect(problems).toContain('HTTP port');
   });
@@ -85,10 +108,16 @@ describe('loadConfig', () => {
       const path = join(dir, 'signer.p12');
       writeFileSync(path, Buffer.from([0x30, 0x82, 0x01, 0x02]));
       expect(loadConfig(base).signing).toEqual({});
-      expect(loadConfig({ ...base, SIGNING_P12_PATH: path, SIGNING_P12_PASSPHRASE: 'pass' }).signing).toEqual({ p12: { bytes: Buffer.from([0x30, 0x82, 0x01, 0x02]), passphrase: 'pass' } });
+      expect(loadConfig({ ...base, SIGNING_P12_PATH: path, SIGNING_P12_PASSPHRASE: 'pass' }).signing).toEqual({
+        p12: { bytes: Buffer.from([0x30, 0x82, 0x01, 0x02]), passphrase: 'pass' },
+      });
       expect(loadConfig({ ...base, SIGNING_P12_PATH: path }).signing.p12?.passphrase).toBe('');
-      expect(() => loadConfig({ ...base, SIGNING_P12_PATH: join(dir, 'missing.p12') })).toThrow(/SIGNING_P12_PATH cannot be read \(ENOENT/);
-      expect(() => loadConfig({ ...base, SIGNING_P12_PASSPHRASE: 'pass' })).toThrow(/SIGNING_P12_PASSPHRASE is set without SIGNING_P12_PATH/);
+      expect(() => loadConfig({ ...base, SIGNING_P12_PATH: join(dir, 'missing.p12') })).toThrow(
+        /SIGNING_P12_PATH cannot be read \(ENOENT/,
+      );
+      expect(() => loadConfig({ ...base, SIGNING_P12_PASSPHRASE: 'pass' })).toThrow(
+        /SIGNING_P12_PASSPHRASE is set without SIGNING_P12_PATH/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,7 +6,9 @@ const codes = (check: InputCheck) => check.errors.map((e) => `${e.field.join('.'
 describe('InputCheck', () => {
   describe('text', () => {
     it('should report a missing required value, and let a missing optional one pass', () => {
-      expect(codes(new InputCheck().text(['name'], undefined, { max: 5, required: true }).text(['notes'], null, { max: 5 }))).toEqual(['name:REQUIRED']);
+      expect(
+        codes(new InputCheck().text(['name'], undefined, { max: 5, required: true }).text(['notes'], null, { max: 5 })),
+      ).toEqual(['name:REQUIRED']);
     });
 
     it('should refuse NUL and unpaired surrogates, which PostgreSQL cannot store as sent', () => {
@@ -19,12 +21,18 @@ describe('InputCheck', () => {
 
     it('should count characters, not UTF-16 units, against the maximum', () => {
       expect(new InputCheck().text(['a'], '😀😀', { max: 2 }).ok).toBe(true);
-      expect(new InputCheck().text(['a'], '😀😀😀', { max: 2 }).errors).toEqual([{ field: ['a'], message: 'Text should have at most 2 characters', code: 'TOO_LONG' }]);
+      expect(new InputCheck().text(['a'], '😀😀😀', { max: 2 }).errors).toEqual([
+        { field: ['a'], message: 'Text should have at most 2 characters', code: 'TOO_LONG' },
+      ]);
     });
 
     it('should measure the minimum without surrounding blanks, with a singular or plural message', () => {
-      expect(new InputCheck().text(['a'], '   ', { max: 10, min: 1 }).errors).toEqual([{ field: ['a'], message: 'Text should have at least 1 non-blank character', code: 'TOO_SHORT' }]);
-      expect(new InputCheck().text(['a'], ' ab ', { max: 10, min: 3 }).errors[0].message).toBe('Text should have at least 3 non-blank characters');
+      expect(new InputCheck().text(['a'], '   ', { max: 10, min: 1 }).errors).toEqual([
+        { field: ['a'], message: 'Text should have at least 1 non-blank character', code: 'TOO_SHORT' },
+      ]);
+      expect(new InputCheck().text(['a'], ' ab ', { max: 10, min: 3 }).errors[0].message).toBe(
+        'Text should have at least 3 non-blank characters',
+      );
       expect(new InputCheck().text(['a'], 'abc', { max: 3, min: 3 }).ok).toBe(true);
     });
   });
@@ -67,7 +75,11 @@ describe('InputCheck', () => {
   });
 
   it('should bound list lengths: too many is TOO_MANY, too few REQUIRED', () => {
-    const check = new InputCheck().count(['a'], [1, 2, 3], { max: 2 }).count(['b'], [], { max: 2, min: 1 }).count(['c'], [1, 2], { max: 2, min: 2 }).count(['d'], null, { max: 0, min: 1 });
+    const check = new InputCheck()
+      .count(['a'], [1, 2, 3], { max: 2 })
+      .count(['b'], [], { max: 2, min: 1 })
+      .count(['c'], [1, 2], { max: 2, min: 2 })
+      .count(['d'], null, { max: 0, min: 1 });
     expect(check.errors).toEqual([
       { field: ['a'], message: 'List should have at most 2 items', code: 'TOO_MANY' },
       { field: ['b'], message: 'List should have at least 1 item', code: 'REQUIRED' },
@@ -77,13 +89,27 @@ describe('InputCheck', () => {
   it('should check every entry of a string map on the path of its key', () => {
     const limits = { maxKeys: 3, maxKey: 5, maxValue: 4 };
     expect(codes(new InputCheck().stringMap(['meta'], ['a'], limits))).toEqual(['meta:INVALID']);
-    expect(codes(new InputCheck().stringMap(['meta'], { a: '1', b: '2', c: '3', d: '4' }, limits))).toEqual(['meta:TOO_MANY']);
-    const check = new InputCheck().stringMap(['meta'], { ok: 'v', num: 1, '': 'empty key', toolongkey: 'v', long: 'value', nul: 'a\u0000' }, { ...limits, maxKeys: 10 });
-    expect(codes(check)).toEqual(['meta.num:INVALID', 'meta.:INVALID', 'meta.toolongkey:INVALID', 'meta.long:TOO_LONG', 'meta.nul:INVALID']);
+    expect(codes(new InputCheck().stringMap(['meta'], { a: '1', b: '2', c: '3', d: '4' }, limits))).toEqual([
+      'meta:TOO_MANY',
+    ]);
+    const check = new InputCheck().stringMap(
+      ['meta'],
+      { ok: 'v', num: 1, '': 'empty key', toolongkey: 'v', long: 'value', nul: 'a\u0000' },
+      { ...limits, maxKeys: 10 },
+    );
+    expect(codes(check)).toEqual([
+      'meta.num:INVALID',
+      'meta.:INVALID',
+      'meta.toolongkey:INVALID',
+      'meta.long:TOO_LONG',
+      'meta.nul:INVALID',
+    ]);
   });
 
   it('should collect every problem, with numeric path segments as strings, and throw them together', () => {
-    const check = new InputCheck().text(['items', 0, 'name'], '', { max: 5, min: 1 }).email(['recipients', 1, 'email'], 'nope');
+    const check = new InputCheck()
+      .text(['items', 0, 'name'], '', { max: 5, min: 1 })
+      .email(['recipients', 1, 'email'], 'nope');
     expect(check.ok).toBe(false);
     expect(check.errors.map((e) => e.field)).toEqual([
       ['items', '0', 'name'],
@@ -96,7 +122,11 @@ describe('InputCheck', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(AppError);
-    expect(thrown).toMatchObject({ code: 'VALIDATION', userErrors: check.errors, message: `${check.errors[0].message}; ${check.errors[1].message}` });
+    expect(thrown).toMatchObject({
+      code: 'VALIDATION',
+      userErrors: check.errors,
+      message: `${check.errors[0].message}; ${check.errors[1].message}`,
+    });
     expect(() => new InputCheck().done()).not.toThrow();
   });
 });

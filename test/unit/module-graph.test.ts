@@ -18,7 +18,8 @@ const tsFiles = (dir: string): string[] =>
   });
 
 /** Every `from '…'` of a file, `import type` and re-exports included. */
-const specifiers = (file: string) => [...readFileSync(file, 'utf8').matchAll(/\bfrom\s+'([^']+)'/g)].map((match) => match[1]);
+const specifiers = (file: string) =>
+  [...readFileSync(file, 'utf8').matchAll(/\bfrom\s+'([^']+)'/g)].map((match) => match[1]);
 
 function moduleEdges(): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>();
@@ -81,7 +82,9 @@ describe('module import graph', () => {
       .filter((file) => !file.startsWith(GENERATED + sep))
       .flatMap((file) =>
         specifiers(file)
-          .filter((specifier) => specifier.startsWith('.') && resolve(dirname(file), specifier).startsWith(MODULES + sep))
+          .filter(
+            (specifier) => specifier.startsWith('.') && resolve(dirname(file), specifier).startsWith(MODULES + sep),
+          )
           .map((specifier) => `${relative(SRC, file)} imports ${specifier}`),
       );
     expect(offending).toEqual([]);

@@ -1,30 +1,97 @@
 import { NOTIFICATION_KINDS, type NotificationKind } from '../../src/modules/notifications/notification.entities';
 import { MAX_SUBJECT_LENGTH } from '../../src/modules/notifications/notification.limits';
-import { MASKED, maskSecrets, renderNotification, type TemplateParams, type TemplateSecrets } from '../../src/modules/notifications/notification.templates';
+import {
+  MASKED,
+  maskSecrets,
+  renderNotification,
+  type TemplateParams,
+  type TemplateSecrets,
+} from '../../src/modules/notifications/notification.templates';
 
 const HOSTILE = `<img src=x onerror="alert('x')"> & co`;
 const LINK = 'https://gather.test/r/abc_DEF-123';
 
 /** One message of each kind, every interpolated value hostile. */
-const SAMPLES: { [K in NotificationKind]: { params: TemplateParams[K]; secrets: TemplateSecrets[K]; link: string | null } } = {
+const SAMPLES: {
+  [K in NotificationKind]: { params: TemplateParams[K]; secrets: TemplateSecrets[K]; link: string | null };
+} = {
   INVITATION: {
-    params: { requestName: HOSTILE, senderName: HOSTILE, organizationName: HOSTILE, recipientFirstName: HOSTILE, personalMessage: `${HOSTILE}\nline two`, dueDate: '2026-12-15T17:00:00+00:00' },
+    params: {
+      requestName: HOSTILE,
+      senderName: HOSTILE,
+      organizationName: HOSTILE,
+      recipientFirstName: HOSTILE,
+      personalMessage: `${HOSTILE}\nline two`,
+      dueDate: '2026-12-15T17:00:00+00:00',
+    },
     secrets: {},
     link: LINK,
   },
   ONE_TIME_CODE: { params: { requestName: HOSTILE, validMinutes: 10 }, secrets: { code: '123456' }, link: null },
-  CHANGES_REQUESTED: { params: { requestName: HOSTILE, senderName: HOSTILE, recipientFirstName: HOSTILE, message: HOSTILE, itemNames: [HOSTILE, 'W-2'] }, secrets: {}, link: LINK },
-  REQUEST_SUBMITTED: { params: { requestName: HOSTILE, recipientName: HOSTILE, requestId: '6d1f0c1e-0000-4000-8000-000000000000' }, secrets: {}, link: null },
-  REQUEST_COMPLETED: { params: { requestName: HOSTILE, recipientName: HOSTILE, requestId: '6d1f0c1e-0000-4000-8000-000000000000' }, secrets: {}, link: null },
-  REMINDER: { params: { requestName: HOSTILE, senderName: HOSTILE, recipientFirstName: HOSTILE, message: HOSTILE, dueDate: '2026-12-15T17:00:00+00:00' }, secrets: {}, link: LINK },
-  EXPIRATION_WARNING: { params: { requestName: HOSTILE, senderName: HOSTILE, recipientFirstName: HOSTILE, expiresAt: '2026-12-20T00:00:00+00:00' }, secrets: {}, link: LINK },
+  CHANGES_REQUESTED: {
+    params: {
+      requestName: HOSTILE,
+      senderName: HOSTILE,
+      recipientFirstName: HOSTILE,
+      message: HOSTILE,
+      itemNames: [HOSTILE, 'W-2'],
+    },
+    secrets: {},
+    link: LINK,
+  },
+  REQUEST_SUBMITTED: {
+    params: { requestName: HOSTILE, recipientName: HOSTILE, requestId: '6d1f0c1e-0000-4000-8000-000000000000' },
+    secrets: {},
+    link: null,
+  },
+  REQUEST_COMPLETED: {
+    params: { requestName: HOSTILE, recipientName: HOSTILE, requestId: '6d1f0c1e-0000-4000-8000-000000000000' },
+    secrets: {},
+    link: null,
+  },
+  REMINDER: {
+    params: {
+      requestName: HOSTILE,
+      senderName: HOSTILE,
+      recipientFirstName: HOSTILE,
+      message: HOSTILE,
+      dueDate: '2026-12-15T17:00:00+00:00',
+    },
+    secrets: {},
+    link: LINK,
+  },
+  EXPIRATION_WARNING: {
+    params: {
+      requestName: HOSTILE,
+      senderName: HOSTILE,
+      recipientFirstName: HOSTILE,
+      expiresAt: '2026-12-20T00:00:00+00:00',
+    },
+    secrets: {},
+    link: LINK,
+  },
   ESCALATION: {
-    params: { requestName: HOSTILE, requestId: '6d1f0c1e-0000-4000-8000-000000000000', condition: 'OVERDUE', afterDays: 2, dueDate: null, recipientNames: [HOSTILE] },
+    params: {
+      requestName: HOSTILE,
+      requestId: '6d1f0c1e-0000-4000-8000-000000000000',
+      condition: 'OVERDUE',
+      afterDays: 2,
+      dueDate: null,
+      recipientNames: [HOSTILE],
+    },
     secrets: {},
     link: null,
   },
   SHARE_INVITATION: {
-    params: { shareTitle: HOSTILE, senderName: HOSTILE, organizationName: HOSTILE, recipientFirstName: HOSTILE, message: HOSTILE, fileCount: 2, expiresAt: '2026-12-20T00:00:00+00:00' },
+    params: {
+      shareTitle: HOSTILE,
+      senderName: HOSTILE,
+      organizationName: HOSTILE,
+      recipientFirstName: HOSTILE,
+      message: HOSTILE,
+      fileCount: 2,
+      expiresAt: '2026-12-20T00:00:00+00:00',
+    },
     secrets: { link: LINK },
     link: null,
   },
@@ -75,7 +142,10 @@ describe('notification templates', () => {
 
   it('should show a one-time code where it is sent and mask it where it is stored', () => {
     const sent = renderNotification('ONE_TIME_CODE', 'es', SAMPLES.ONE_TIME_CODE);
-    const stored = renderNotification('ONE_TIME_CODE', 'es', { ...SAMPLES.ONE_TIME_CODE, secrets: maskSecrets(SAMPLES.ONE_TIME_CODE.secrets) });
+    const stored = renderNotification('ONE_TIME_CODE', 'es', {
+      ...SAMPLES.ONE_TIME_CODE,
+      secrets: maskSecrets(SAMPLES.ONE_TIME_CODE.secrets),
+    });
     expect(sent.text).toContain('123456');
     expect(sent.sms).toContain('123456');
     expect(JSON.stringify(stored)).not.toContain('123456');
@@ -83,13 +153,19 @@ describe('notification templates', () => {
   });
 
   it("should show a share's link where it is sent and mask it where it is stored", () => {
-    const stored = renderNotification('SHARE_INVITATION', 'en-US', { ...SAMPLES.SHARE_INVITATION, secrets: maskSecrets(SAMPLES.SHARE_INVITATION.secrets) });
+    const stored = renderNotification('SHARE_INVITATION', 'en-US', {
+      ...SAMPLES.SHARE_INVITATION,
+      secrets: maskSecrets(SAMPLES.SHARE_INVITATION.secrets),
+    });
     expect(JSON.stringify(stored)).not.toContain(LINK);
     expect(stored.text).toContain(MASKED);
   });
 
   it('should cut a long subject to the limit', () => {
-    const { subject } = renderNotification('REQUEST_SUBMITTED', 'en-US', { ...SAMPLES.REQUEST_SUBMITTED, params: { ...SAMPLES.REQUEST_SUBMITTED.params, requestName: 'x'.repeat(500) } });
+    const { subject } = renderNotification('REQUEST_SUBMITTED', 'en-US', {
+      ...SAMPLES.REQUEST_SUBMITTED,
+      params: { ...SAMPLES.REQUEST_SUBMITTED.params, requestName: 'x'.repeat(500) },
+    });
     expect(subject).toHaveLength(MAX_SUBJECT_LENGTH);
     expect(subject.endsWith('…')).toBe(true);
   });

@@ -16,7 +16,10 @@ function refusal(run: () => unknown): AppError {
 
 describe('keyset cursors', () => {
   it('should give back the sort value and id a cursor was made from, dates as ISO strings', () => {
-    expect(decodeCursor(encodeCursor(new Date('2026-11-21T09:30:00.123Z'), ID), 'after')).toEqual(['2026-11-21T09:30:00.123Z', ID]);
+    expect(decodeCursor(encodeCursor(new Date('2026-11-21T09:30:00.123Z'), ID), 'after')).toEqual([
+      '2026-11-21T09:30:00.123Z',
+      ID,
+    ]);
     expect(decodeCursor(encodeCursor(42, ID), 'after')).toEqual([42, ID]);
     expect(decodeCursor(encodeCursor('Zoë, "quoted"', ID), 'before')).toEqual(['Zoë, "quoted"', ID]);
   });
@@ -34,13 +37,17 @@ describe('keyset cursors', () => {
     ['a sort value that is an object', Buffer.from(JSON.stringify([{ a: 1 }, ID])).toString('base64url')],
   ])('should refuse a cursor that is %s, naming the argument', (_what, cursor) => {
     const error = refusal(() => decodeCursor(cursor, 'before'));
-    expect(error).toMatchObject({ code: 'VALIDATION', userErrors: [{ field: ['before'], message: 'before is not a cursor this list gave out', code: 'INVALID' }] });
+    expect(error).toMatchObject({
+      code: 'VALIDATION',
+      userErrors: [{ field: ['before'], message: 'before is not a cursor this list gave out', code: 'INVALID' }],
+    });
   });
 });
 
 describe('page arguments', () => {
   it('should take sizes from 1 to the maximum, and absent or null ones', () => {
-    for (const args of [{ first: 1 }, { first: MAX_PAGE_SIZE }, { last: 1 }, { first: null, last: null }, {}]) expect(() => checkPageArgs(args)).not.toThrow();
+    for (const args of [{ first: 1 }, { first: MAX_PAGE_SIZE }, { last: 1 }, { first: null, last: null }, {}])
+      expect(() => checkPageArgs(args)).not.toThrow();
   });
 
   it.each([
@@ -48,10 +55,14 @@ describe('page arguments', () => {
     [{ first: MAX_PAGE_SIZE + 1 }, 'first'],
     [{ last: -1 }, 'last'],
   ])('should refuse %j as OUT_OF_RANGE on %s', (args, field) => {
-    expect(refusal(() => checkPageArgs(args)).userErrors).toEqual([{ field: [field], message: `${field} must be between 1 and ${MAX_PAGE_SIZE}`, code: 'OUT_OF_RANGE' }]);
+    expect(refusal(() => checkPageArgs(args)).userErrors).toEqual([
+      { field: [field], message: `${field} must be between 1 and ${MAX_PAGE_SIZE}`, code: 'OUT_OF_RANGE' },
+    ]);
   });
 
   it('should refuse first and last together', () => {
-    expect(refusal(() => checkPageArgs({ first: 2, last: 2 })).userErrors).toEqual([{ field: ['last'], message: 'give first or last, not both', code: 'INVALID' }]);
+    expect(refusal(() => checkPageArgs({ first: 2, last: 2 })).userErrors).toEqual([
+      { field: ['last'], message: 'give first or last, not both', code: 'INVALID' },
+    ]);
   });
 });

@@ -1,18 +1,39 @@
 import { textsFor } from '../../src/modules/portal/portal.texts';
-import { escapeHtml, html, renderItem, renderRequest, renderSignIn, type ViewContext } from '../../src/modules/portal/portal.view';
+import {
+  escapeHtml,
+  html,
+  renderItem,
+  renderRequest,
+  renderSignIn,
+  type ViewContext,
+} from '../../src/modules/portal/portal.view';
 import { portalItem, portalRequest, signInInfo } from '../support/portal-fixtures';
 
-const ctx = (language = 'en'): ViewContext => ({ token: 'tok', texts: textsFor(language), locale: language === 'en' ? 'en-US' : language, maxUploadBytes: 256 * 1024 * 1024 });
+const ctx = (language = 'en'): ViewContext => ({
+  token: 'tok',
+  texts: textsFor(language),
+  locale: language === 'en' ? 'en-US' : language,
+  maxUploadBytes: 256 * 1024 * 1024,
+});
 
 describe('portal view', () => {
   it('should escape every value put into a template, but templates nested in it', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
     const inner = html`<b>${'<i>'}</b>`;
-    expect(html`<p>${inner}${['<', html`<br>`]}${null}${undefined}${false}${0}</p>`.value).toBe('<p><b>&lt;i&gt;</b>&lt;<br>0</p>');
+    expect(html`<p>${inner}${['<', html`<br>`]}${null}${undefined}${false}${0}</p>`.value).toBe(
+      '<p><b>&lt;i&gt;</b>&lt;<br>0</p>',
+    );
   });
 
   it('should show what the owner wrote as text, never as markup', () => {
-    const page = renderRequest(ctx(), portalRequest({ name: '<script>x</script>', personal_message: '<img src=x onerror=alert(1)>', items: [portalItem({ name: '"><svg onload=1>' })] })).value;
+    const page = renderRequest(
+      ctx(),
+      portalRequest({
+        name: '<script>x</script>',
+        personal_message: '<img src=x onerror=alert(1)>',
+        items: [portalItem({ name: '"><svg onload=1>' })],
+      }),
+    ).value;
     expect(page).not.toContain('<img src=x');
     expect(page).not.toContain('<svg');
     expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
@@ -29,11 +50,17 @@ describe('portal view', () => {
   });
 
   it('should put the focus on the code at the verify link', () => {
-    expect(renderSignIn(ctx(), signInInfo(['question', 'code']), { focus: 'code' }).value).toMatch(/id="signin-code"[^>]*autofocus/);
+    expect(renderSignIn(ctx(), signInInfo(['question', 'code']), { focus: 'code' }).value).toMatch(
+      /id="signin-code"[^>]*autofocus/,
+    );
   });
 
   it('should count done items, not-applicable ones included, in the progress', () => {
-    const items = [portalItem({ id: 'a', status: 'COMPLETE' }), portalItem({ id: 'b', required: false, is_na: true }), portalItem({ id: 'c' })];
+    const items = [
+      portalItem({ id: 'a', status: 'COMPLETE' }),
+      portalItem({ id: 'b', required: false, is_na: true }),
+      portalItem({ id: 'c' }),
+    ];
     const page = renderRequest(ctx(), portalRequest({ items })).value;
     expect(page).toContain('<progress max="3" value="2"');
     expect(page).toContain('2 of 3 done');
@@ -43,12 +70,23 @@ describe('portal view', () => {
     const upload = renderItem(ctx(), portalItem(), true).value;
     expect(upload).toMatch(/<input[^>]*type="file"[^>]*multiple/);
     expect(upload).toContain('aria-live="polite"');
-    const question = renderItem(ctx(), portalItem({ id: 'q', type: 'QUESTION', name: 'Start date?', answer: 'May' }), true).value;
+    const question = renderItem(
+      ctx(),
+      portalItem({ id: 'q', type: 'QUESTION', name: 'Start date?', answer: 'May' }),
+      true,
+    ).value;
     expect(question).toContain('<label for="answer-q">Your answer to “Start date?”</label>');
     expect(question).toContain('>May</textarea>');
     const signature = renderItem(
       ctx(),
-      portalItem({ id: 's', type: 'E_SIGNATURE', signature_fields: [{ id: 'f1', type: 'text', placeholder: 'Job title' }, { id: 'f2', type: 'signature', placeholder: null }] }),
+      portalItem({
+        id: 's',
+        type: 'E_SIGNATURE',
+        signature_fields: [
+          { id: 'f1', type: 'text', placeholder: 'Job title' },
+          { id: 'f2', type: 'signature', placeholder: null },
+        ],
+      }),
       true,
     ).value;
     expect(signature).toContain('href="/r/tok/api/items/s/contract"');
@@ -62,8 +100,24 @@ describe('portal view', () => {
 
   it('should let the recipient remove only its own documents, and nothing once submitted', () => {
     const documents = [
-      { id: 'd1', file_name: 'mine.pdf', content_type: 'application/pdf', size: 2048, download_url: '/r/tok/api/documents/d1', mine: true, created_at: '2026-11-24T10:00:00Z' },
-      { id: 'd2', file_name: 'other.pdf', content_type: 'application/pdf', size: 10, download_url: '/r/tok/api/documents/d2', mine: false, created_at: '2026-11-24T10:00:00Z' },
+      {
+        id: 'd1',
+        file_name: 'mine.pdf',
+        content_type: 'application/pdf',
+        size: 2048,
+        download_url: '/r/tok/api/documents/d1',
+        mine: true,
+        created_at: '2026-11-24T10:00:00Z',
+      },
+      {
+        id: 'd2',
+        file_name: 'other.pdf',
+        content_type: 'application/pdf',
+        size: 10,
+        download_url: '/r/tok/api/documents/d2',
+        mine: false,
+        created_at: '2026-11-24T10:00:00Z',
+      },
     ];
     const open = renderItem(ctx(), portalItem({ documents, status: 'COMPLETE' }), true).value;
     expect(open).toContain('data-document="d1"');
@@ -95,7 +149,10 @@ describe('portal view', () => {
       portalRequest({
         state: 'REJECTED',
         rejection: { message: 'The scan is blurry', item_ids: ['a'], rejected_at: '2026-11-24T10:00:00Z' },
-        items: [portalItem({ id: 'a', name: 'Passport', status: 'REJECTED' }), portalItem({ id: 'b', name: 'Visa', status: 'COMPLETE' })],
+        items: [
+          portalItem({ id: 'a', name: 'Passport', status: 'REJECTED' }),
+          portalItem({ id: 'b', name: 'Visa', status: 'COMPLETE' }),
+        ],
       }),
     ).value;
     expect(page).toContain('Olga Ops asks you to redo some items');

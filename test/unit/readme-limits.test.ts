@@ -19,7 +19,9 @@ describe('README Limits table', () => {
 
   it('should show every limits constant', () => {
     const table = readFileSync(join(src, 'modules/limits-table.ts'), 'utf8');
-    const constants = limitsFiles.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/^export const (\w+)/gm)].map((m) => m[1]));
+    const constants = limitsFiles.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/^export const (\w+)/gm)].map((m) => m[1]),
+    );
     expect(constants.length).toBeGreaterThan(40);
     expect(constants.filter((name) => !new RegExp(`\\b${name}\\b`).test(table))).toEqual([]);
   });

@@ -23,13 +23,29 @@ const STATES: RequestState[] = [
   'CLOSED',
 ];
 // "Open is every state before a submission plus REJECTED and EXPIRATION_EMAIL_SENT."
-const OPEN: RequestState[] = ['PRE_LINK_GENERATED', 'INCOMPLETE_AND_FRESHLY_GENERATED', 'INCOMPLETE_AND_LINK_GENERATED', 'INCOMPLETE_AND_LINK_SENT', 'REJECTED', 'EXPIRATION_EMAIL_SENT'];
-const SUBMITTED: RequestState[] = ['PARTIALLY_SUBMITTED', 'SUBMITTED', 'UPDATED_AND_SUBMITTED', 'COMPLETE_AND_SUBMITTED'];
+const OPEN: RequestState[] = [
+  'PRE_LINK_GENERATED',
+  'INCOMPLETE_AND_FRESHLY_GENERATED',
+  'INCOMPLETE_AND_LINK_GENERATED',
+  'INCOMPLETE_AND_LINK_SENT',
+  'REJECTED',
+  'EXPIRATION_EMAIL_SENT',
+];
+const SUBMITTED: RequestState[] = [
+  'PARTIALLY_SUBMITTED',
+  'SUBMITTED',
+  'UPDATED_AND_SUBMITTED',
+  'COMPLETE_AND_SUBMITTED',
+];
 
 const REFUSED = 'refused';
 
 /** The table's answer for one case; `state` null is a request being created. */
-function expected(state: RequestState | null, trigger: RequestTrigger, submittedBefore: boolean): RequestState | typeof REFUSED {
+function expected(
+  state: RequestState | null,
+  trigger: RequestTrigger,
+  submittedBefore: boolean,
+): RequestState | typeof REFUSED {
   const from = (states: RequestState[], to: RequestState) => (state !== null && states.includes(state) ? to : REFUSED);
   switch (trigger) {
     case 'create':
@@ -55,9 +71,15 @@ function expected(state: RequestState | null, trigger: RequestTrigger, submitted
     case 'expiration-warning':
       return from(OPEN, 'EXPIRATION_EMAIL_SENT');
     case 'expire':
-      return from(STATES.filter((s) => s !== 'CLOSED'), 'EXPIRED');
+      return from(
+        STATES.filter((s) => s !== 'CLOSED'),
+        'EXPIRED',
+      );
     case 'close':
-      return from(STATES.filter((s) => s !== 'EXPIRED'), 'CLOSED');
+      return from(
+        STATES.filter((s) => s !== 'EXPIRED'),
+        'CLOSED',
+      );
   }
 }
 
@@ -81,7 +103,8 @@ const outcome = (run: () => string): string => {
   try {
     return run();
   } catch (err) {
-    if (err instanceof AppError && err.code === 'VALIDATION' && err.userErrors[0]?.code === 'INVALID_STATE') return REFUSED;
+    if (err instanceof AppError && err.code === 'VALIDATION' && err.userErrors[0]?.code === 'INVALID_STATE')
+      return REFUSED;
     throw err;
   }
 };
@@ -92,10 +115,14 @@ describe('request state table', () => {
     expect([...REQUEST_TRIGGERS].sort()).toEqual([...TRIGGERS].sort());
   });
 
-  const cases = [null, ...STATES].flatMap((state) => TRIGGERS.flatMap((trigger) => [false, true].map((submittedBefore) => ({ state, trigger, submittedBefore }))));
+  const cases = [null, ...STATES].flatMap((state) =>
+    TRIGGERS.flatMap((trigger) => [false, true].map((submittedBefore) => ({ state, trigger, submittedBefore }))),
+  );
 
   it.each(cases)('$trigger from $state (submitted before: $submittedBefore)', ({ state, trigger, submittedBefore }) => {
-    expect(outcome(() => transition(state, trigger, { submittedBefore }))).toBe(expected(state, trigger, submittedBefore));
+    expect(outcome(() => transition(state, trigger, { submittedBefore }))).toBe(
+      expected(state, trigger, submittedBefore),
+    );
   });
 
   it('should refuse with a 422 invalid_state that names the trigger and the state', () => {

@@ -106,7 +106,9 @@ describe('GraphQL schema lint (graphql-eslint)', () => {
     const results = await eslint.lintFiles([SCHEMA_GLOB]);
     expect(results.length).toBeGreaterThan(0);
     const problems = results.flatMap((result) =>
-      result.messages.map((m) => `${relative(ROOT, result.filePath)}:${m.line}:${m.column} ${m.ruleId ?? '(parser)'} ${m.message}`),
+      result.messages.map(
+        (m) => `${relative(ROOT, result.filePath)}:${m.line}:${m.column} ${m.ruleId ?? '(parser)'} ${m.message}`,
+      ),
     );
     if (problems.length > 0) {
       throw new Error(`graphql-eslint found ${problems.length} problem(s) in the schema:\n${problems.join('\n')}`);
@@ -117,10 +119,16 @@ describe('GraphQL schema lint (graphql-eslint)', () => {
   it('should catch what the rules are for (the configuration is live)', async () => {
     // A guard against a configuration that silently checks nothing (no file matched, no rule on).
     const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: config() });
-    const [result] = await eslint.lintText('type bad_name {\n  Field: [String!]!\n}\n', { filePath: join(ROOT, 'schema/canary.graphql') });
+    const [result] = await eslint.lintText('type bad_name {\n  Field: [String!]!\n}\n', {
+      filePath: join(ROOT, 'schema/canary.graphql'),
+    });
     const rules = new Set(result.messages.map((m) => m.ruleId));
     expect([...rules]).toEqual(
-      expect.arrayContaining(['@graphql-eslint/require-description', '@graphql-eslint/naming-convention', '@graphql-eslint/strict-id-in-types']),
+      expect.arrayContaining([
+        '@graphql-eslint/require-description',
+        '@graphql-eslint/naming-convention',
+        '@graphql-eslint/strict-id-in-types',
+      ]),
     );
   });
 });

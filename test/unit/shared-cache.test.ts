@@ -3,10 +3,12 @@ import { SharedCaches } from '../../src/kernel/db/shared-cache';
 describe('SharedCaches', () => {
   let live = true;
   let loads = 0;
-  const load = <V extends string | null>(value: V) => async (): Promise<V> => {
-    loads++;
-    return value;
-  };
+  const load =
+    <V extends string | null>(value: V) =>
+    async (): Promise<V> => {
+      loads++;
+      return value;
+    };
   beforeEach(() => {
     live = true;
     loads = 0;

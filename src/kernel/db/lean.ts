@@ -39,14 +39,18 @@ const shapes = new WeakMap<EntityMetadata, Shape>();
 const MAX_MAPPERS = 500;
 
 /** A timestamp column of a raw row (the driver answers strings) as a Date. */
-export const toDate = (value: unknown) => (value == null ? null : value instanceof Date ? value : new Date(value as string));
+export const toDate = (value: unknown) =>
+  value == null ? null : value instanceof Date ? value : new Date(value as string);
 
 const isJson = (prop: Prop) => prop.type === 'json' || prop.columnTypes?.[0] === 'jsonb';
 
 function shapeOf(meta: EntityMetadata): Shape {
   let shape = shapes.get(meta);
   if (shape) return shape;
-  const props = meta.props.filter((prop) => (prop.kind === 'scalar' || prop.kind === 'm:1') && prop.fieldNames?.length === 1 && prop.persist !== false);
+  const props = meta.props.filter(
+    (prop) =>
+      (prop.kind === 'scalar' || prop.kind === 'm:1') && prop.fieldNames?.length === 1 && prop.persist !== false,
+  );
   // One class per entity: its prototype carries the entity's name, so a record holds only its fields.
   const Record = class {} as unknown as new () => Fields;
   Object.defineProperty(Record.prototype, LEAN_ENTITY, { value: meta.className });
@@ -76,12 +80,17 @@ function mapperFor(shape: Shape, columns: readonly string[]): Mapper {
     const column = `row[${index}]`;
     if (prop.kind === 'm:1') return `out[${name}] = ${column} == null ? null : { id: ${column} };`;
     if (prop.runtimeType === 'Date') return `out[${name}] = toDate(${column});`;
-    if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return `out[${name}] = ${column} == null ? null : String(${column});`;
+    if (prop.runtimeType === 'bigint' || prop.type === 'bigint')
+      return `out[${name}] = ${column} == null ? null : String(${column});`;
     return `out[${name}] = ${column} ?? null;`;
   });
   // The generated code comes from the entity metadata and the statement's column names (fixed by the
   // statement's text, never by data) and holds them only as quoted literals and indexes.
-  mapper = new Function('Record', 'toDate', `return function map(row) { const out = new Record(); ${lines.join(' ')} return out; };`)(shape.Record, toDate) as Mapper;
+  mapper = new Function(
+    'Record',
+    'toDate',
+    `return function map(row) { const out = new Record(); ${lines.join(' ')} return out; };`,
+  )(shape.Record, toDate) as Mapper;
   shape.mappers.set(key, mapper);
   return mapper;
 }
@@ -93,7 +102,11 @@ const metaOf = (em: EntityManager, entity: EntityName<any>) => em.getMetadata().
  * every stored property set, defaults from the entity's `onCreate` (id, timestamps), relations as
  * `{ id }` (given as ids or records).
  */
-export function newRecord<T extends object>(em: EntityManager, entity: EntityName<T>, values: { [K in keyof T]?: unknown }): Row<T> {
+export function newRecord<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  values: { [K in keyof T]?: unknown },
+): Row<T> {
   return builderOf(shapeOf(metaOf(em, entity))).create(values as Fields, em) as Row<T>;
 }
 
@@ -127,7 +140,10 @@ function builderOf(shape: Shape): Builder {
     return `v = given[${name}];${onCreate}${reference} out[${name}] = v ?? null;`;
   });
   // JSON columns take the value itself (their null is SQL NULL, as everywhere here); see `stored`.
-  const row = props.map((prop, index) => `${JSON.stringify(prop.fieldNames[0])}: ${isJson(prop) ? `record[${JSON.stringify(prop.name)}]` : `stored(props[${index}], record[${JSON.stringify(prop.name)}])`}`);
+  const row = props.map(
+    (prop, index) =>
+      `${JSON.stringify(prop.fieldNames[0])}: ${isJson(prop) ? `record[${JSON.stringify(prop.name)}]` : `stored(props[${index}], record[${JSON.stringify(prop.name)}])`}`,
+  );
   // What a read would answer otherwise than the record holds: jsonb's own key order, a timestamp or
   // a bigint as a read maps it (see mapperFor).
   let json = 0;
@@ -135,7 +151,8 @@ function builderOf(shape: Shape): Builder {
     const name = JSON.stringify(prop.name);
     if (isJson(prop)) return `out[${name}] = (returned ? returned[${json++}] : record[${name}]) ?? null;`;
     if (prop.runtimeType === 'Date') return `out[${name}] = toDate(record[${name}]);`;
-    if (prop.runtimeType === 'bigint' || prop.type === 'bigint') return `out[${name}] = record[${name}] == null ? null : String(record[${name}]);`;
+    if (prop.runtimeType === 'bigint' || prop.type === 'bigint')
+      return `out[${name}] = record[${name}] == null ? null : String(record[${name}]);`;
     return `out[${name}] = record[${name}] ?? null;`;
   });
   builder = new Function(
@@ -156,7 +173,8 @@ function builderOf(shape: Shape): Builder {
 
 /** A property's value as its column stores it, for a bind parameter. */
 function stored(prop: Prop, value: unknown): unknown {
-  if (prop.kind === 'm:1') return value == null ? null : typeof value === 'string' ? value : (value as { id: string }).id;
+  if (prop.kind === 'm:1')
+    return value == null ? null : typeof value === 'string' ? value : (value as { id: string }).id;
   // A JSON column's null stays SQL NULL, not the JSON value null.
   return isJson(prop) && value != null ? JSON.stringify(value) : value;
 }
@@ -188,7 +206,10 @@ function jsonColumnType(prop: Prop): string {
  * prepared (parsing and planning a create's insert cost PostgreSQL as much as running it), and
  * PostgreSQL reads one value instead of a parameter per field.
  */
-export async function insertRecords(em: EntityManager, batches: [EntityName<any>, readonly object[]][]): Promise<Row<any>[]> {
+export async function insertRecords(
+  em: EntityManager,
+  batches: [EntityName<any>, readonly object[]][],
+): Promise<Row<any>[]> {
   const params: unknown[] = [];
   const metas: EntityMetadata[] = [];
   for (const [entity, records] of batches) {
@@ -202,7 +223,9 @@ export async function insertRecords(em: EntityManager, batches: [EntityName<any>
   if (!first) return [];
   const result = await run(em, insertStatement(metas), params, 'array', { prepared: true });
   // The first batch's rows, in the order the insert returned them: what it wrote, and its JSON columns as stored.
-  const given = new Map((batches.find(([, records]) => records.length > 0)![1] as Fields[]).map((record) => [record.id, record]));
+  const given = new Map(
+    (batches.find(([, records]) => records.length > 0)![1] as Fields[]).map((record) => [record.id, record]),
+  );
   const { stored: asStored } = builderOf(shapeOf(first));
   return (result.rows as unknown[][]).map(([id, ...returned]) => asStored(given.get(id)!, returned));
 }
@@ -217,32 +240,50 @@ function insertStatement(metas: EntityMetadata[]): string {
       const { props } = shapeOf(meta);
       const columns = selectList(props);
       const types = props.map((prop) => `${prop.fieldNames[0]} ${jsonColumnType(prop)}`).join(', ');
-      // The first table's rows come back: their ids, and what PostgreSQL stores otherwise than given (see insertRecords).
-      const returning = index === 0 ? ` returning ${['id', builderOf(shapeOf(meta)).jsonColumns].filter(Boolean).join(', ')}` : '';
+      // The first table's rows come back: their ids, and what PostgreSQL stores otherwise than given (see
+      // insertRecords).
+      const returning =
+        index === 0 ? ` returning ${['id', builderOf(shapeOf(meta)).jsonColumns].filter(Boolean).join(', ')}` : '';
       return `insert into ${meta.tableName} (${columns}) select * from jsonb_to_recordset(?::jsonb) as r (${types})${returning}`;
     });
-    sql = inserts.length === 1 ? inserts[0] : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
+    sql =
+      inserts.length === 1
+        ? inserts[0]
+        : `with ${inserts.map((insert, index) => `i${index} as (${insert})`).join(', ')} select * from i0`;
     insertStatements.set(key, sql);
   }
   return sql;
 }
 
 /** The columns of `props` as a statement lists them, each `alias.`-prefixed when given. */
-const selectList = (props: readonly Prop[], alias?: string) => props.map((prop) => (alias ? `${alias}.${prop.fieldNames[0]}` : prop.fieldNames[0])).join(', ');
+const selectList = (props: readonly Prop[], alias?: string) =>
+  props.map((prop) => (alias ? `${alias}.${prop.fieldNames[0]}` : prop.fieldNames[0])).join(', ');
 
-/** Every stored column of `entity` (those lean records hold), as a list for statements that name them (prepared ones must). */
-export const allColumnsOf = (em: EntityManager, entity: EntityName<any>, alias?: string): string => selectList(shapeOf(metaOf(em, entity)).props, alias);
+/**
+ * Every stored column of `entity` (those lean records hold), as a list for statements that name them (prepared ones
+ * must).
+ */
+export const allColumnsOf = (em: EntityManager, entity: EntityName<any>, alias?: string): string =>
+  selectList(shapeOf(metaOf(em, entity)).props, alias);
 
 /**
  * Writes `changes` to the row of `entity` whose id is `id`, with the entity's `onUpdate` values
  * (`updatedAt`) beside them, in one statement, and returns the row as written, as a lean record: a
  * writer holding the row it locked changes it without a managed entity, its change set and flush.
  */
-export async function updateRecord<T extends object>(em: EntityManager, entity: EntityName<T>, id: string, changes: { [K in keyof T]?: unknown }): Promise<Row<T>> {
+export async function updateRecord<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  id: string,
+  changes: { [K in keyof T]?: unknown },
+): Promise<Row<T>> {
   const { meta, shape, sql, params } = updateOf(em, entity, id, changes);
   const result = await run(em, `${sql} returning *`, params, 'array');
   if (result.rows.length !== 1) throw new Error(`${meta.className} ${id} was not updated`);
-  return mapperFor(shape, result.fields.map((field) => field.name))(result.rows[0] as unknown[]) as Row<T>;
+  return mapperFor(
+    shape,
+    result.fields.map((field) => field.name),
+  )(result.rows[0] as unknown[]) as Row<T>;
 }
 
 /** The update of `changes` with the entity's `onUpdate` values, and the values it writes by property. */
@@ -273,10 +314,16 @@ function updateOf(em: EntityManager, entity: EntityName<any>, id: string, change
  * changes (PostgreSQL stores jsonb in an order of its own, which only the row read back shows) or
  * `current` lacks a column: use `updateRecord` then.
  */
-export async function updateAtCommit<T extends object>(em: EntityManager, entity: EntityName<T>, current: Row<T>, changes: { [K in keyof T]?: unknown }): Promise<Row<T> | null> {
+export async function updateAtCommit<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  current: Row<T>,
+  changes: { [K in keyof T]?: unknown },
+): Promise<Row<T> | null> {
   const { shape, sql, params, written } = updateOf(em, entity, (current as Fields).id as string, changes);
   // A record of some columns only (`columnsOf`) would make one with the others null.
-  if (shape.props.some((prop) => (isJson(prop) && written[prop.name] !== undefined) || !(prop.name in current))) return null;
+  if (shape.props.some((prop) => (isJson(prop) && written[prop.name] !== undefined) || !(prop.name in current)))
+    return null;
   await writeAtCommit(em, sql, params);
   return builderOf(shape).stored({ ...(current as Fields), ...written }) as Row<T>;
 }
@@ -285,12 +332,20 @@ type PgResult = { rows: unknown[]; fields: { name: string }[] };
 type PgConnection = { query(pipeline: Pipeline): Pipeline };
 /** Takes each row of a result as it arrives, with the result's columns. */
 type OnRow = (row: unknown[], fields: readonly { name: string }[]) => void;
-type KnexClient = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
+type KnexClient = {
+  acquireConnection(): Promise<PgConnection>;
+  releaseConnection(connection: PgConnection): Promise<void>;
+};
 /**
  * A knex transaction, knex itself, or a lean transaction (kernel/db/transaction.ts), which holds its
  * connection and takes the writes made last in it (`writeAtCommit`).
  */
-type KnexLike = { client: KnexClient; isCompleted?(): boolean; leanConnection?: PgConnection; atCommit?(statement: StatementConfig): void };
+type KnexLike = {
+  client: KnexClient;
+  isCompleted?(): boolean;
+  leanConnection?: PgConnection;
+  atCommit?(statement: StatementConfig): void;
+};
 
 // `?` placeholders as PostgreSQL's `$1, $2, …`, converted once per statement text: loaders, lookups
 // and lists repeat theirs; inserts vary with their row counts, hence the bound.
@@ -315,7 +370,8 @@ const MAX_PREPARED = 50;
 function preparedName(text: string): string {
   let name = prepared.get(text);
   if (name === undefined) {
-    if (prepared.size >= MAX_PREPARED) throw new Error(`more than ${MAX_PREPARED} prepared statements: prepare only statements whose text is fixed`);
+    if (prepared.size >= MAX_PREPARED)
+      throw new Error(`more than ${MAX_PREPARED} prepared statements: prepare only statements whose text is fixed`);
     name = `gather_${prepared.size + 1}`;
     prepared.set(text, name);
   }
@@ -340,7 +396,14 @@ export type StatementOptions = {
  * counts). It goes to the `pg` connection that knex holds (the transaction's, or one from its pool)
  * without knex's query building and runner: those were a sixth of a by-id read's CPU in profiles.
  */
-async function run(em: EntityManager, sql: string, params: readonly unknown[], rowMode?: 'array', options?: StatementOptions, onRow?: OnRow): Promise<PgResult> {
+async function run(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+  rowMode?: 'array',
+  options?: StatementOptions,
+  onRow?: OnRow,
+): Promise<PgResult> {
   const text = toPositional(sql);
   return send(em, sql, text, params, rowMode, options?.prepared ? preparedName(text) : undefined, onRow);
 }
@@ -363,7 +426,15 @@ function asParameters(params: readonly unknown[]): unknown[] {
  * pg then keeps no array of the statement's rows until its end, and a row's arrays die as soon as it
  * is taken (a request waiting for its other statements held them through young collections).
  */
-async function send(em: EntityManager, logged: string, text: string, params: readonly unknown[], rowMode?: 'array', name?: string, onRow?: OnRow): Promise<PgResult> {
+async function send(
+  em: EntityManager,
+  logged: string,
+  text: string,
+  params: readonly unknown[],
+  rowMode?: 'array',
+  name?: string,
+  onRow?: OnRow,
+): Promise<PgResult> {
   const config = { text, values: asParameters(params), rowMode, name };
   return onConnection(em, logged, (connection) => sendOne(connection, config, { onRow }));
 }
@@ -372,7 +443,11 @@ async function send(em: EntityManager, logged: string, text: string, params: rea
  * Has `use` send on the entity manager's connection (its transaction's, or one of the pool, given back
  * after), logging `logged` for the ORM's logger (statement counts).
  */
-async function onConnection<R>(em: EntityManager, logged: string, use: (connection: PgConnection) => Promise<R>): Promise<R> {
+async function onConnection<R>(
+  em: EntityManager,
+  logged: string,
+  use: (connection: PgConnection) => Promise<R>,
+): Promise<R> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (transaction?.isCompleted?.()) throw new Error('query on a finished transaction');
   const { client } = transaction ?? (em.getConnection().getKnex() as unknown as KnexLike);
@@ -394,7 +469,12 @@ async function onConnection<R>(em: EntityManager, logged: string, use: (connecti
  * and its failure fails the commit; in any other, it is sent now. Logged now, in its place among the
  * transaction's statements.
  */
-export async function writeAtCommit(em: EntityManager, sql: string, params: readonly unknown[], options?: StatementOptions): Promise<void> {
+export async function writeAtCommit(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+  options?: StatementOptions,
+): Promise<void> {
   const transaction = em.getTransactionContext<KnexLike>();
   if (!transaction?.atCommit) {
     await run(em, sql, params, undefined, options);
@@ -403,21 +483,39 @@ export async function writeAtCommit(em: EntityManager, sql: string, params: read
   if (transaction.isCompleted?.()) throw new Error('query on a finished transaction');
   const text = toPositional(sql);
   em.config.getLogger().logQuery({ query: sql, level: 'info' });
-  transaction.atCommit({ text, values: asParameters(params), name: options?.prepared ? preparedName(text) : undefined });
+  transaction.atCommit({
+    text,
+    values: asParameters(params),
+    name: options?.prepared ? preparedName(text) : undefined,
+  });
 }
 
 /** A statement's rows as objects keyed by column name (see `run`). */
-export async function queryRows<T = Fields>(em: EntityManager, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<T[]> {
+export async function queryRows<T = Fields>(
+  em: EntityManager,
+  sql: string,
+  params: readonly unknown[] = [],
+  options?: StatementOptions,
+): Promise<T[]> {
   return (await run(em, sql, params, undefined, options)).rows as T[];
 }
 
 /** Rows of `entity`'s table as lean records. */
-export async function findLean<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[] = [], options?: StatementOptions): Promise<Row<T>[]> {
+export async function findLean<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  sql: string,
+  params: readonly unknown[] = [],
+  options?: StatementOptions,
+): Promise<Row<T>[]> {
   const shape = shapeOf(metaOf(em, entity));
   const records: Row<T>[] = [];
   let map: Mapper | undefined;
   await run(em, sql, params, 'array', options, (row, fields) => {
-    map ??= mapperFor(shape, fields.map((field) => field.name));
+    map ??= mapperFor(
+      shape,
+      fields.map((field) => field.name),
+    );
     records.push(map(row) as Row<T>);
   });
   return records;
@@ -442,7 +540,10 @@ export async function findLeanTogether(em: EntityManager, statements: readonly L
     sendPipeline(
       connection,
       new Pipeline(piped, (index, row, fields) => {
-        const map = (maps[index] ??= mapperFor(shapeOf(metaOf(em, statements[index].entity)), fields.map((field) => field.name)));
+        const map = (maps[index] ??= mapperFor(
+          shapeOf(metaOf(em, statements[index].entity)),
+          fields.map((field) => field.name),
+        ));
         records[index].push(map(row) as Row<any>);
       }),
     ),
@@ -456,7 +557,12 @@ export type LeanQuery<T> = { em: EntityManager; entity: EntityName<T>; sql: stri
 /** A QueryBuilder's statement, to run or to wrap, with what running it as lean records needs. */
 export function baseQuery<T extends object>(qb: QueryBuilder<T>): LeanQuery<T> {
   const { sql, bindings } = qb.getKnexQuery().toSQL();
-  return { em: (qb as unknown as { em: EntityManager }).em, entity: qb.mainAlias.entityName as EntityName<T>, sql, params: [...bindings] };
+  return {
+    em: (qb as unknown as { em: EntityManager }).em,
+    entity: qb.mainAlias.entityName as EntityName<T>,
+    sql,
+    params: [...bindings],
+  };
 }
 
 /**
@@ -464,7 +570,12 @@ export function baseQuery<T extends object>(qb: QueryBuilder<T>): LeanQuery<T> {
  * given), in the entity's order so that a set of properties gives one statement text; null when one
  * of them is no stored property (read the row).
  */
-export function columnsOf(em: EntityManager, entity: EntityName<any>, properties: Iterable<string>, alias?: string): string | null {
+export function columnsOf(
+  em: EntityManager,
+  entity: EntityName<any>,
+  properties: Iterable<string>,
+  alias?: string,
+): string | null {
   const { props } = shapeOf(metaOf(em, entity));
   const wanted = new Set(properties);
   wanted.add('id');

@@ -7,7 +7,10 @@ type WithId = { id: string };
 
 type Turn = LeanStatement & { done(rows: Row<any>[]): void; failed(err: unknown): void };
 
-/** Per operation (an entity manager): the last round trip of its loaders in a transaction, and the batches waiting for the next. */
+/**
+ * Per operation (an entity manager): the last round trip of its loaders in a transaction, and the batches waiting for
+ * the next.
+ */
 const turns = new WeakMap<EntityManager, { previous: Promise<void>; waiting: Turn[] | null }>();
 
 /**
@@ -19,7 +22,12 @@ const turns = new WeakMap<EntityManager, { previous: Promise<void>; waiting: Tur
  * previous round trip (a transaction is one connection, and a connection runs one statement at a
  * time: pg 8 queues them with a deprecation warning; pg 9 refuses).
  */
-function inTurn<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, params: readonly unknown[]): Promise<Row<T>[]> {
+function inTurn<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  sql: string,
+  params: readonly unknown[],
+): Promise<Row<T>[]> {
   return new Promise((done, failed) => {
     let turn = turns.get(em);
     if (!turn) turns.set(em, (turn = { previous: Promise.resolve(), waiting: null }));
@@ -31,7 +39,8 @@ function inTurn<T extends object>(em: EntityManager, entity: EntityName<T>, sql:
     const send = async () => {
       current.waiting = null;
       try {
-        const results = waiting.length === 1 ? [await findLean(em, entity, sql, params)] : await findLeanTogether(em, waiting);
+        const results =
+          waiting.length === 1 ? [await findLean(em, entity, sql, params)] : await findLeanTogether(em, waiting);
         waiting.forEach((batch, index) => batch.done(results[index]));
       } catch (err) {
         for (const batch of waiting) batch.failed(err);
@@ -128,14 +137,20 @@ class RecordCache<V> {
 }
 
 /** What one batch reads: the union of its keys' properties, or everything when one key wants it. */
-const batchProperties = (keys: readonly RecordKey[]): Properties => keys.slice(1).reduce<Properties>((union, key) => unionOf(union, propertiesOf(key)), propertiesOf(keys[0]));
+const batchProperties = (keys: readonly RecordKey[]): Properties =>
+  keys.slice(1).reduce<Properties>((union, key) => unionOf(union, propertiesOf(key)), propertiesOf(keys[0]));
 
 /**
  * A DataLoader of records by key (`RecordKey`): one statement per batch, reading the columns of the
  * batch's properties only (`required` always), or the whole row when a key asks for it.
  */
 export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
-  constructor(em: EntityManager, entity: EntityName<any>, required: readonly string[], load: (columns: string, ids: string[]) => Promise<V[]>) {
+  constructor(
+    em: EntityManager,
+    entity: EntityName<any>,
+    required: readonly string[],
+    load: (columns: string, ids: string[]) => Promise<V[]>,
+  ) {
     const cache = new RecordCache<V>();
     super(
       (keys) => {
@@ -162,7 +177,10 @@ export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
  * Batches lookups by id within one operation: one statement (`id = any($1)`) per batch, the ids one
  * array parameter, so the statement's text is the same whatever their number.
  */
-export function createByIdLoader<T extends WithId>(em: EntityManager, entity: EntityName<T>): RecordLoader<Row<T> | null> {
+export function createByIdLoader<T extends WithId>(
+  em: EntityManager,
+  entity: EntityName<T>,
+): RecordLoader<Row<T> | null> {
   const table = tableOf(em, entity);
   const kind = `id:${table}`;
   return new RecordLoader(em, entity, [], async (columns, ids) => {
@@ -203,19 +221,26 @@ export function createChildrenLoader<T extends object, A extends object = object
   // statement's key is made when a batch runs.
   return new RecordLoader(em, entity, [parentProperty], async (columns, parentIds) => {
     const table = tableOf(em, entity);
-    const sql = statement(`children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}:${columns}`, () => {
-      const conditions = [
-        `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
-        ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),
-        ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`),
-      ];
-      const order = Object.entries(orderBy).map(([property, direction]) => `${columnOf(em, entity, property)} ${direction}`);
-      return `select ${columns} from ${table} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
-    });
+    const sql = statement(
+      `children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}:${columns}`,
+      () => {
+        const conditions = [
+          `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
+          ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),
+          ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`),
+        ];
+        const order = Object.entries(orderBy).map(
+          ([property, direction]) => `${columnOf(em, entity, property)} ${direction}`,
+        );
+        return `select ${columns} from ${table} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
+      },
+    );
     const params = scoped ? [parentIds, organizationId] : [parentIds];
     const [rows] = await Promise.all([
       inTurn(em, entity, sql, params),
-      alongside && em.isInTransaction() ? inTurn(em, alongside.entity, alongside.sql, params).then(alongside.prime) : undefined,
+      alongside && em.isInTransaction()
+        ? inTurn(em, alongside.entity, alongside.sql, params).then(alongside.prime)
+        : undefined,
     ]);
     const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
@@ -242,7 +267,11 @@ type Ref<T> = { id: string; isInitialized?(): boolean; getEntity?(): T };
  * `team: {id}`) is answered from the reference without a read: the foreign key vouches for the row,
  * and the loaders read ids without any filter either.
  */
-export function loadRef<T>(ref: Ref<T>, loader: DataLoader<RecordKey, T | null, RecordKey>, info?: SelectionInfo): T | Promise<T | null> {
+export function loadRef<T>(
+  ref: Ref<T>,
+  loader: DataLoader<RecordKey, T | null, RecordKey>,
+  info?: SelectionInfo,
+): T | Promise<T | null> {
   const properties = info ? selectedProperties(info) : null;
   // Selected properties always hold `id`: one is the id alone, answered at once (GraphQL then takes
   // the value without waiting on a promise).
@@ -255,13 +284,21 @@ export function loadRef<T>(ref: Ref<T>, loader: DataLoader<RecordKey, T | null, 
  * `loadRef` for a required relation, whose foreign key vouches for the row: its record. Not an async
  * function: a resolver returning it costs no extra promise per parent (a list's owners).
  */
-export const loadRequiredRef = <T>(ref: Ref<T>, loader: DataLoader<RecordKey, T | null, RecordKey>, info?: SelectionInfo) => loadRef(ref, loader, info) as T | Promise<T>;
+export const loadRequiredRef = <T>(
+  ref: Ref<T>,
+  loader: DataLoader<RecordKey, T | null, RecordKey>,
+  info?: SelectionInfo,
+) => loadRef(ref, loader, info) as T | Promise<T>;
 
 /**
  * Lets lookups by id reuse records a list already fetched: those that read no more than the records
  * carry (`properties`, when the list read only those).
  */
-export function primeAll<T extends WithId>(loader: DataLoader<RecordKey, T | null, RecordKey>, records: readonly T[], properties: Properties = null): void {
+export function primeAll<T extends WithId>(
+  loader: DataLoader<RecordKey, T | null, RecordKey>,
+  records: readonly T[],
+  properties: Properties = null,
+): void {
   for (const record of records) loader.prime(properties ? { id: record.id, properties } : record.id, record);
 }
 
@@ -280,7 +317,9 @@ export type LoaderSet<D extends Record<string, LoaderDefinition>> = { readonly [
  * use, so an operation pays only for the loaders it touches (most touch a handful of twenty). The
  * getters live on a prototype built once, so making a set is one small allocation.
  */
-export function loaderSet<D extends Record<string, LoaderDefinition>>(definitions: D): (em: EntityManager, organizationId: string) => LoaderSet<D> {
+export function loaderSet<D extends Record<string, LoaderDefinition>>(
+  definitions: D,
+): (em: EntityManager, organizationId: string) => LoaderSet<D> {
   class Loaders {
     constructor(
       readonly em: EntityManager,

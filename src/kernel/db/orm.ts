@@ -1,4 +1,10 @@
-import { DefaultLogger, type EntitySchema, type LogContext, type LoggerOptions, type MigrationObject } from '@mikro-orm/core';
+import {
+  DefaultLogger,
+  type EntitySchema,
+  type LogContext,
+  type LoggerOptions,
+  type MigrationObject,
+} from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 

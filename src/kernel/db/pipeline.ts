@@ -11,7 +11,10 @@ type Connection = {
   submittedNamedStatements: Record<string, string>;
 };
 
-/** A statement as lean.ts sends it: its text (`$n` placeholders), its parameters, its name when prepared, its rows as arrays or objects. */
+/**
+ * A statement as lean.ts sends it: its text (`$n` placeholders), its parameters, its name when prepared, its rows as
+ * arrays or objects.
+ */
 export type StatementConfig = { text: string; values: readonly unknown[]; rowMode?: 'array'; name?: string };
 
 /**
@@ -60,8 +63,14 @@ export class Pipeline extends Query {
     onRow?: PipedRow,
     rowMode?: 'array',
   ) {
-    super({ text: statements.map((statement) => statement.text).join(';\n'), name: statements.length === 1 ? statements[0].name : undefined, rowMode: onRow ? 'array' : rowMode, queryMode: 'extended' } as never);
-    // A statement's rows come before its CommandComplete: the completed ones, less the `begin` and the held writes, are its index.
+    super({
+      text: statements.map((statement) => statement.text).join(';\n'),
+      name: statements.length === 1 ? statements[0].name : undefined,
+      rowMode: onRow ? 'array' : rowMode,
+      queryMode: 'extended',
+    } as never);
+    // A statement's rows come before its CommandComplete: the completed ones, less the `begin` and the held writes, are
+    // its index.
     if (onRow) this.on('row', (row: unknown[], result) => onRow(this.completed - this.leading, row, result!.fields));
   }
 
@@ -81,13 +90,18 @@ export class Pipeline extends Query {
   /** The statements' own results, without the brackets' and held writes'; an error when some did not answer. */
   results(): PgResult[] | Error {
     const answered = this.completed - this.leading - (this.after ? 1 : 0);
-    if (answered !== this.statements.length) return new Error(`${this.statements.length} statements sent together, ${answered} answered`);
+    if (answered !== this.statements.length)
+      return new Error(`${this.statements.length} statements sent together, ${answered} answered`);
     // pg answers several results as a list, one per statement: the brackets' and held writes' first, `commit`'s last.
     return Array.isArray(this._results) ? this._results.slice(this.leading, this.leading + answered) : [this._results];
   }
 
   handleCommandComplete(message: unknown, connection: unknown): void {
-    (Query.prototype as unknown as { handleCommandComplete(m: unknown, c: unknown): void }).handleCommandComplete.call(this, message, connection);
+    (Query.prototype as unknown as { handleCommandComplete(m: unknown, c: unknown): void }).handleCommandComplete.call(
+      this,
+      message,
+      connection,
+    );
     this.completed++;
   }
 
@@ -117,14 +131,20 @@ export class Pipeline extends Query {
   }
 }
 
-/** One Parse, Bind and Execute of a statement without parameters or rows (`begin`, `commit`), on the unnamed statement and portal. */
+/**
+ * One Parse, Bind and Execute of a statement without parameters or rows (`begin`, `commit`), on the unnamed statement
+ * and portal.
+ */
 function writeSimple(connection: Connection, text: string): void {
   connection.parse({ text });
   connection.bind({});
   connection.execute({});
 }
 
-/** A statement's Parse (unless named: parsed on the connection already, see `Pipeline`), Bind, Describe when its rows are asked for, and Execute. */
+/**
+ * A statement's Parse (unless named: parsed on the connection already, see `Pipeline`), Bind, Describe when its rows
+ * are asked for, and Execute.
+ */
 function writeBound(connection: Connection, statement: StatementConfig, values: unknown[], describe: boolean): void {
   if (!statement.name) connection.parse({ text: statement.text });
   connection.bind({ statement: statement.name, values });
@@ -139,17 +159,25 @@ function writeBound(connection: Connection, statement: StatementConfig, values: 
 export const dateAsText = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
 
 /** A statement's bind parameters as sent: a Date as ISO text, anything else as pg sends it. */
-const parametersOf = (statement: StatementConfig): unknown[] => statement.values.map((value) => prepareValue(dateAsText(value)));
+const parametersOf = (statement: StatementConfig): unknown[] =>
+  statement.values.map((value) => prepareValue(dateAsText(value)));
 
 type Client = { query(query: Pipeline): unknown };
 
 /**
  * Runs one statement on `client`, with its brackets, answered as pg answers it alone: with its own
- * result (holding no rows when they go to `onRow` as they arrive). Never through pg's own path: with a value it cannot send, pg has written a prepared
- * statement's Parse (and a Close) and records it as parsed, so every later use on that connection
- * fails ("prepared statement … does not exist"); a pipeline writes nothing then.
+ * result (holding no rows when they go to `onRow` as they arrive). Never through pg's own path: with a value it cannot
+ * send, pg has written a prepared statement's Parse (and a Close) and records it as parsed, so every later use on that
+ * connection fails ("prepared statement … does not exist"); a pipeline writes nothing then.
  */
-export function sendOne(client: Client, statement: StatementConfig, { brackets, onRow }: { brackets?: Brackets; onRow?: (row: unknown[], fields: readonly { name: string }[]) => void } = {}): Promise<PgResult> {
+export function sendOne(
+  client: Client,
+  statement: StatementConfig,
+  {
+    brackets,
+    onRow,
+  }: { brackets?: Brackets; onRow?: (row: unknown[], fields: readonly { name: string }[]) => void } = {},
+): Promise<PgResult> {
   const one = new Pipeline([statement], onRow && ((_, row, fields) => onRow(row, fields)), statement.rowMode);
   return sendPipeline(client, brackets ? one.bracket(brackets) : one).then(([result]) => result);
 }

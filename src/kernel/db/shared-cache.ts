@@ -65,7 +65,8 @@ export class SharedCaches {
    */
   of<V>(name: string, tables: readonly string[] = [name]): SharedCache<V> {
     let entry = this.caches.get(name);
-    if (!entry) this.caches.set(name, (entry = { cache: new SharedCache<unknown>(this.live, this.seconds * 1000), tables }));
+    if (!entry)
+      this.caches.set(name, (entry = { cache: new SharedCache<unknown>(this.live, this.seconds * 1000), tables }));
     return entry.cache as SharedCache<V>;
   }
 

@@ -39,7 +39,10 @@ type PgConnection = {
 };
 /** `commit` and `rollback`, sent alone. */
 const sendText = (connection: PgConnection, sql: 'commit' | 'rollback') => connection.query(sql) as Promise<unknown>;
-type ConnectionPool = { acquireConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<unknown> };
+type ConnectionPool = {
+  acquireConnection(): Promise<PgConnection>;
+  releaseConnection(connection: PgConnection): Promise<unknown>;
+};
 
 /** An object whose members are `members`, and any other member read is refused with `refusal`. */
 function only<T extends object>(members: T, refusal: (member: string) => Error): T {
@@ -53,7 +56,9 @@ function only<T extends object>(members: T, refusal: (member: string) => Error):
 }
 
 const managedUse = (member: string) =>
-  new Error(`MikroORM or knex used in a lean transaction (read "${member}" of its context): only lean statements (kernel/db/lean.ts) may run in one; use inTransaction`);
+  new Error(
+    `MikroORM or knex used in a lean transaction (read "${member}" of its context): only lean statements (kernel/db/lean.ts) may run in one; use inTransaction`,
+  );
 
 /**
  * `inTransaction` for work that writes and reads through lean statements only (kernel/db/lean.ts):
@@ -86,7 +91,8 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
   };
   // A prepared write not yet parsed on the connection cannot ride before another statement (see
   // pipeline.ts): it carries the held writes before it, in a round trip of its own (once per connection).
-  const parsed = (config: StatementConfig) => !config.name || connection.connection.parsedStatements[config.name] !== undefined;
+  const parsed = (config: StatementConfig) =>
+    !config.name || connection.connection.parsedStatements[config.name] !== undefined;
   /** Sends `statement` with the writes held before it: in its own round trip but for the unparsed ones. */
   const sendHeld = (statement: Statement, after?: 'commit') => {
     if (held.every(parsed)) return send(statement, held.splice(0), after);
@@ -102,7 +108,8 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
       return send(statement, along, after);
     })();
   };
-  // As a pg client's `query` of a pipeline (lean.ts sends nothing else): returned at once, reporting through its events.
+  // As a pg client's `query` of a pipeline (lean.ts sends nothing else): returned at once, reporting through its
+  // events.
   const transactionConnection = {
     query(statement: Pipeline) {
       if (!held.length) return send(statement);
@@ -113,11 +120,16 @@ export async function inLeanTransaction<T>(em: EntityManager, work: (tx: EntityM
       return statement;
     },
   };
-  const client = only({ acquireConnection: async () => transactionConnection, releaseConnection: async () => undefined }, managedUse);
+  const client = only(
+    { acquireConnection: async () => transactionConnection, releaseConnection: async () => undefined },
+    managedUse,
+  );
   const tx = em.fork();
   const atCommit = (config: StatementConfig) => void held.push(config);
   // Lean statements go straight to `transactionConnection` (no promise to take and give it back).
-  tx.setTransactionContext(only({ client, leanConnection: transactionConnection, isCompleted: () => ended, atCommit }, managedUse));
+  tx.setTransactionContext(
+    only({ client, leanConnection: transactionConnection, isCompleted: () => ended, atCommit }, managedUse),
+  );
   const log = (sql: string) => tx.config.getLogger().logQuery({ query: sql, level: 'info' });
   let result: T;
   try {
@@ -162,7 +174,12 @@ function committedWith<T>(tx: EntityManager, result: T): T {
  */
 export function nothingToFlush(em: EntityManager): boolean {
   const uow = em.getUnitOfWork(false);
-  return uow.getPersistStack().size === 0 && uow.getRemoveStack().size === 0 && uow.getOrphanRemoveStack().size === 0 && uow.getIdentityMap()[Symbol.iterator]().next().done === true;
+  return (
+    uow.getPersistStack().size === 0 &&
+    uow.getRemoveStack().size === 0 &&
+    uow.getOrphanRemoveStack().size === 0 &&
+    uow.getIdentityMap()[Symbol.iterator]().next().done === true
+  );
 }
 
 /** Runs `callback` once the transaction `tx` (from inTransaction) commits; never if it rolls back. */

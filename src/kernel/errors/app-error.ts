@@ -45,7 +45,11 @@ export class AppError extends Error {
   /** For RATE_LIMITED: when to try again (REST `Retry-After`, GraphQL `extensions.retryAfter`). */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: AppErrorCode, message: string, options: { userErrors?: UserError[]; cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor(
+    code: AppErrorCode,
+    message: string,
+    options: { userErrors?: UserError[]; cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
@@ -131,4 +135,5 @@ export const httpStatus = (code: AppErrorCode): number => HTTP_STATUS[code];
  * graphqlCode gives keep their status; GraphQL's own (`GRAPHQL_VALIDATION_FAILED`) and
  * `INTERNAL_SERVER_ERROR` mean the row or the service is at fault, a 500.
  */
-export const httpStatusOfGraphQLCode = (code: string): number => (Object.hasOwn(HTTP_STATUS, code) ? HTTP_STATUS[code as AppErrorCode] : 500);
+export const httpStatusOfGraphQLCode = (code: string): number =>
+  Object.hasOwn(HTTP_STATUS, code) ? HTTP_STATUS[code as AppErrorCode] : 500;

@@ -42,7 +42,11 @@ const toEvent = (row: EventRow): StoredEvent => ({
  * null when the connection dropped and changes may have gone unheard), and the workers that work
  * queued without an event wakes (`committed`, with no event).
  */
-export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; committed: [wakes: string[]]; cacheChanged: [table: string | null] }> {
+export class EventDispatcher extends EventEmitter<{
+  event: [StoredEvent];
+  committed: [wakes: string[]];
+  cacheChanged: [table: string | null];
+}> {
   private client?: Client;
   /** Ids recently handed out, to skip them when catching up. */
   private readonly seen = new Set<string>();
@@ -101,7 +105,8 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
     await client.query(`listen ${EVENT_CHANNEL}; listen ${SHARED_CACHE_CHANNEL}; listen ${WAKE_CHANNEL}`);
     this.client = client;
     // A transaction may commit a little after its created_at: look back a few seconds.
-    if (catchUp) this.enqueue(() => this.handOut(client, `created_at > $1::timestamptz - interval '10 seconds'`, [this.lastSeen]));
+    if (catchUp)
+      this.enqueue(() => this.handOut(client, `created_at > $1::timestamptz - interval '10 seconds'`, [this.lastSeen]));
   }
 
   private lost(client: Client, err?: Error): void {
@@ -127,7 +132,10 @@ export class EventDispatcher extends EventEmitter<{ event: [StoredEvent]; commit
   }
 
   private async handOut(client: Client, where: string, params: unknown[]): Promise<void> {
-    const { rows } = await client.query<EventRow>(`select ${COLUMNS} from event where ${where} order by created_at, seq`, params);
+    const { rows } = await client.query<EventRow>(
+      `select ${COLUMNS} from event where ${where} order by created_at, seq`,
+      params,
+    );
     for (const row of rows) this.handOutEvent(toEvent(row));
   }
 

@@ -37,13 +37,24 @@ export type EventDraft = {
 };
 
 /** An event as its hooks see it: what is stored, who caused it, and what it records. */
-export type EmittedEvent = Omit<StoredEvent, 'record'> & { actor: Actor; action: string; details: Record<string, unknown> | null };
+export type EmittedEvent = Omit<StoredEvent, 'record'> & {
+  actor: Actor;
+  action: string;
+  details: Record<string, unknown> | null;
+};
 
 /** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
-export type RunOperation = <TResult, TVariables extends Variables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
+export type RunOperation = <TResult, TVariables extends Variables>(
+  document: TypedDocumentNode<TResult, TVariables>,
+  variables: TVariables,
+) => Promise<TResult>;
 
 /** Renders a subject in its REST shape (the REST rows' own documents and mappings do it). */
-export type Renderer = (run: RunOperation, subjectId: string, requestId: string | null) => Promise<Record<string, unknown>>;
+export type Renderer = (
+  run: RunOperation,
+  subjectId: string,
+  requestId: string | null,
+) => Promise<Record<string, unknown>>;
 
 /**
  * Work queued with an event, in the event's own statement: a data-modifying query (`?` placeholders)
@@ -93,7 +104,10 @@ const MAX_STATEMENTS = 12;
  * NOTIFY rides the same transaction and is delivered only when it commits.
  */
 export class Outbox {
-  /** The event's statement for each set of hooks (their indexes, joined): its insert, those hooks beside it, and its NOTIFY (queued until the commit). */
+  /**
+   * The event's statement for each set of hooks (their indexes, joined): its insert, those hooks beside it, and its
+   * NOTIFY (queued until the commit).
+   */
   private readonly statements = new Map<string, string>();
   /** Events this instance wrote, by id, until its dispatcher takes them (see `take`). */
   private readonly written = new Map<string, StoredEvent>();
@@ -110,7 +124,13 @@ export class Outbox {
   /** The event's statement with the hooks `used` (their indexes; each CTE named by its hook's). */
   private statementOf(used: readonly number[]): string {
     const withHooks = used.map((index) => `, hook${index} as (${this.hooks[index].sql})`).join('');
-    const wakes = used.map((index) => (this.hooks[index].wakes ? ` || case when exists (select from hook${index}) then ' ${this.hooks[index].wakes}' else '' end` : '')).join('');
+    const wakes = used
+      .map((index) =>
+        this.hooks[index].wakes
+          ? ` || case when exists (select from hook${index}) then ' ${this.hooks[index].wakes}' else '' end`
+          : '',
+      )
+      .join('');
     const sql = `with inserted as (
          insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at)
          values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) returning seq)${withHooks}
@@ -127,7 +147,11 @@ export class Outbox {
   }
 
   /** Writes the event of a change; call it last in the change's transaction, after every write. */
-  async emit(tx: EntityManager, viewer: { organizationId: string; actor: Actor }, draft: EventDraft): Promise<StoredEvent> {
+  async emit(
+    tx: EntityManager,
+    viewer: { organizationId: string; actor: Actor },
+    draft: EventDraft,
+  ): Promise<StoredEvent> {
     const requestId = draft.requestId ?? null;
     const event: StoredEvent = {
       id: randomUUID(),
@@ -140,7 +164,12 @@ export class Outbox {
       updated: draft.updated ? draft.updated.map(snake) : null,
       createdAt: new Date(),
     };
-    const emitted: EmittedEvent = { ...event, actor: viewer.actor, action: draft.action ?? draft.topic, details: draft.details ?? null };
+    const emitted: EmittedEvent = {
+      ...event,
+      actor: viewer.actor,
+      action: draft.action ?? draft.topic,
+      details: draft.details ?? null,
+    };
     // A lean statement with bind parameters: through MikroORM and knex, the rendered JSON (a few KB)
     // was formatted into the statement's text, and their runner showed in the create's profile. It is
     // prepared: parsing and planning its hooks' CTEs cost PostgreSQL about as much as the rest of a
@@ -152,7 +181,17 @@ export class Outbox {
       if (this.statements.size >= MAX_STATEMENTS) used = this.every;
       sql = this.statements.get(used.join()) ?? this.statementOf(used);
     }
-    const params: unknown[] = [event.id, event.organizationId, event.topic, event.subjectType, event.subjectId, requestId, JSON.stringify(draft.data), event.updated && JSON.stringify(event.updated), event.createdAt];
+    const params: unknown[] = [
+      event.id,
+      event.organizationId,
+      event.topic,
+      event.subjectType,
+      event.subjectId,
+      requestId,
+      JSON.stringify(draft.data),
+      event.updated && JSON.stringify(event.updated),
+      event.createdAt,
+    ];
     for (const index of used) params.push(...this.hooks[index].params(emitted));
     params.push(EVENT_CHANNEL, event.id);
     await writeAtCommit(tx, sql, params, { prepared: true });

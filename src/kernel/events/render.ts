@@ -6,7 +6,10 @@ import type { GraphQLContext, Loaders } from '../graphql/context';
 // by the subject's module (its REST document and mapping), then handed to `Outbox.emit`.
 
 /** What a change needs of its operation's context to render and write its event. */
-export type EmittingContext = Pick<GraphQLContext, 'viewer' | 'loaders' | 'events' | 'operations' | 'log' | 'requestId'>;
+export type EmittingContext = Pick<
+  GraphQLContext,
+  'viewer' | 'loaders' | 'events' | 'operations' | 'log' | 'requestId'
+>;
 
 /** What an event is about. */
 export type EventSubject = { type: string; id: string; requestId?: string | null };
@@ -17,13 +20,22 @@ export type EventSubject = { type: string; id: string; requestId?: string | null
  * loaders with records the change holds as written (what it just created), so the render reads back
  * only what it does not know.
  */
-export async function renderSubject(tx: EntityManager, ctx: EmittingContext, subject: EventSubject, known?: (loaders: Loaders) => void): Promise<{ data: Record<string, unknown>; loaders: Loaders }> {
+export async function renderSubject(
+  tx: EntityManager,
+  ctx: EmittingContext,
+  subject: EventSubject,
+  known?: (loaders: Loaders) => void,
+): Promise<{ data: Record<string, unknown>; loaders: Loaders }> {
   const renderer = ctx.events.rendererOf(subject.type);
   // The renderer reads through the database, so this transaction's changes must be written first.
   if (!nothingToFlush(tx)) await tx.flush();
   const session = ctx.operations.on(ctx, tx);
   known?.(session.loaders);
-  const data = await renderer((document, variables) => ctx.operations.run(session, document, variables), subject.id, subject.requestId ?? null);
+  const data = await renderer(
+    (document, variables) => ctx.operations.run(session, document, variables),
+    subject.id,
+    subject.requestId ?? null,
+  );
   return { data, loaders: session.loaders };
 }
 
@@ -32,7 +44,12 @@ export async function renderSubject(tx: EntityManager, ctx: EmittingContext, sub
  * render's loaders, which hold the rows as the transaction committed them, so the operation's answer
  * costs no second round of reads.
  */
-export async function renderForAnswer(tx: EntityManager, ctx: EmittingContext, subject: EventSubject, known?: (loaders: Loaders) => void): Promise<Record<string, unknown>> {
+export async function renderForAnswer(
+  tx: EntityManager,
+  ctx: EmittingContext,
+  subject: EventSubject,
+  known?: (loaders: Loaders) => void,
+): Promise<Record<string, unknown>> {
   const rendered = await renderSubject(tx, ctx, subject, known);
   afterCommit(tx, () => {
     ctx.loaders = rendered.loaders;

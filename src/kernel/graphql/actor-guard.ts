@@ -9,7 +9,9 @@ const ROOTS = ['Query', 'Mutation', 'Subscription'] as const;
 
 const forbidden = (actor: Actor) =>
   actor.type === 'RECIPIENT'
-    ? AppError.forbidden('A recipient session may call only the recipient operations (recipientRequest, recipient… mutations)')
+    ? AppError.forbidden(
+        'A recipient session may call only the recipient operations (recipientRequest, recipient… mutations)',
+      )
     : AppError.forbidden('Only a recipient session may call this operation; an API key may not');
 
 /**
@@ -19,7 +21,12 @@ const forbidden = (actor: Actor) =>
  */
 export function guardActors(schema: GraphQLSchema): void {
   for (const root of ROOTS) {
-    const type = root === 'Query' ? schema.getQueryType() : root === 'Mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+    const type =
+      root === 'Query'
+        ? schema.getQueryType()
+        : root === 'Mutation'
+          ? schema.getMutationType()
+          : schema.getSubscriptionType();
     for (const field of Object.values(type?.getFields() ?? {})) {
       const forRecipient = field.astNode?.directives?.some((d) => d.name.value === RECIPIENT_DIRECTIVE) ?? false;
       const allowed = (ctx: GraphQLContext) => (ctx.viewer.actor.type === 'RECIPIENT') === forRecipient;

@@ -89,13 +89,21 @@ export type Operations = {
   /** A context like `ctx` on another entity manager (a transaction), with loaders of its own. */
   on(ctx: Pick<GraphQLContext, 'viewer' | 'log' | 'requestId'>, em: EntityManager): GraphQLContext;
   /** Runs a document as `ctx`'s viewer, through `ctx`'s entity manager and loaders; fails on any error. */
-  run: <TResult, TVariables extends Variables>(ctx: GraphQLContext, document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => Promise<TResult>;
+  run: <TResult, TVariables extends Variables>(
+    ctx: GraphQLContext,
+    document: TypedDocumentNode<TResult, TVariables>,
+    variables: TVariables,
+  ) => Promise<TResult>;
   /** Runs a document's text as `ctx`'s viewer, answering its errors as GraphQL formats them (REST rows). */
   execute: Execute;
 };
 
 /** Executes a document with a context: the GraphQL engine's in-process entry (mercurius's `app.graphql`). */
-export type Execute = (source: string, ctx: GraphQLContext, variables: Record<string, unknown>) => Promise<{ data?: unknown; errors?: ReadonlyArray<{ message: string }> }>;
+export type Execute = (
+  source: string,
+  ctx: GraphQLContext,
+  variables: Record<string, unknown>,
+) => Promise<{ data?: unknown; errors?: ReadonlyArray<{ message: string }> }>;
 
 export type ContextFactoryOptions = {
   orm: MikroORM;
@@ -119,7 +127,11 @@ export function createContextFactory(options: ContextFactoryOptions): ContextFac
   const operations: Operations = {
     execute: options.execute,
     on: (ctx, em) => forViewer(ctx.viewer, { em, log: ctx.log, requestId: ctx.requestId }),
-    run: async <TResult, TVariables extends Variables>(ctx: GraphQLContext, document: TypedDocumentNode<TResult, TVariables>, variables: TVariables) => {
+    run: async <TResult, TVariables extends Variables>(
+      ctx: GraphQLContext,
+      document: TypedDocumentNode<TResult, TVariables>,
+      variables: TVariables,
+    ) => {
       const result = await options.execute(sourceOf(document), ctx, variables);
       if (result.errors?.length) throw new Error(`an in-process operation failed: ${result.errors[0].message}`);
       return result.data as TResult;

@@ -1,6 +1,14 @@
-import { defaultFieldResolver, getNamedType, isEnumType, isObjectType, type GraphQLEnumType, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver,
+  getNamedType,
+  isEnumType,
+  isObjectType,
+  type GraphQLEnumType,
+  type GraphQLSchema,
+} from 'graphql';
 
-const isPromise = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+const isPromise = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 /**
  * graphql-jit answers enums as the resolvers return them, without their serializers (JIT_OPTIONS in
@@ -14,7 +22,12 @@ export function answerEnumsByName(schema: GraphQLSchema): void {
   const standIns = new Map<GraphQLEnumType, Map<unknown, string>>();
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isEnumType(type)) continue;
-    const names = new Map(type.getValues().filter((value) => value.value !== value.name).map((value) => [value.value, value.name]));
+    const names = new Map(
+      type
+        .getValues()
+        .filter((value) => value.value !== value.name)
+        .map((value) => [value.value, value.name]),
+    );
     if (names.size === 0) continue;
     standIns.set(type, names);
     const own = new Set(type.getValues().map((value) => value.name));
@@ -28,7 +41,8 @@ export function answerEnumsByName(schema: GraphQLSchema): void {
       const names = isEnumType(named) ? standIns.get(named) : undefined;
       if (!names) continue;
       const resolve = field.resolve ?? defaultFieldResolver;
-      const rename = (value: unknown): unknown => (Array.isArray(value) ? value.map(rename) : (names.get(value) ?? value));
+      const rename = (value: unknown): unknown =>
+        Array.isArray(value) ? value.map(rename) : (names.get(value) ?? value);
       field.resolve = (source, args, context, info) => {
         const value = resolve(source, args, context, info);
         return isPromise(value) ? value.then(rename) : rename(value);

@@ -33,7 +33,8 @@ export function eventResolvers(subjects: Record<string, EventSubject>): IResolve
   const resolvers: IResolvers<any, GraphQLContext> = {
     Event: { __resolveType: (event: EventRoot) => subjects[event.subjectType].eventType },
   };
-  for (const { eventType, field } of Object.values(subjects)) resolvers[eventType] = { [field]: (event: EventRoot) => event.subject };
+  for (const { eventType, field } of Object.values(subjects))
+    resolvers[eventType] = { [field]: (event: EventRoot) => event.subject };
   return resolvers;
 }
 

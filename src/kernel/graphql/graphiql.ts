@@ -32,7 +32,8 @@ const JS = 'text/javascript; charset=utf-8';
 
 function loadAssets(): Asset[] {
   // From each package's folder: their `exports` do not name the UMD builds.
-  const read = (name: string, file: string) => readFileSync(join(dirname(require.resolve(`${name}/package.json`)), file));
+  const read = (name: string, file: string) =>
+    readFileSync(join(dirname(require.resolve(`${name}/package.json`)), file));
   return [
     asset('react.js', JS, read('react', 'umd/react.production.min.js')),
     asset('react-dom.js', JS, read('react-dom', 'umd/react-dom.production.min.js')),
@@ -54,8 +55,7 @@ export function registerGraphiQL(app: FastifyInstance): void {
     return reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('content-security-policy', CSP)
-      .header('cache-control', 'no-store')
-      .send(`<!doctype html>
+      .header('cache-control', 'no-store').send(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -77,6 +77,10 @@ export function registerGraphiQL(app: FastifyInstance): void {
   app.get<{ Params: { name: string } }>(`${PREFIX}:name`, { config: { public: true } }, async (request, reply) => {
     const found = all().find((a) => a.name === request.params.name);
     if (!found) return reply.code(404).send({ detail: 'Not found' });
-    return reply.header('content-type', found.type).header('cache-control', `public, max-age=${YEAR_SECONDS}, immutable`).header('x-content-type-options', 'nosniff').send(found.body);
+    return reply
+      .header('content-type', found.type)
+      .header('cache-control', `public, max-age=${YEAR_SECONDS}, immutable`)
+      .header('x-content-type-options', 'nosniff')
+      .send(found.body);
   });
 }

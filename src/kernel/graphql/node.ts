@@ -19,7 +19,8 @@ export type NodeKind = {
 };
 
 /** The entity name of a record, lean (the read path) or managed. */
-const entityName = (record: object): string => (record as { [LEAN_ENTITY]?: string })[LEAN_ENTITY] ?? wrap(record, true).__meta.className;
+const entityName = (record: object): string =>
+  (record as { [LEAN_ENTITY]?: string })[LEAN_ENTITY] ?? wrap(record, true).__meta.className;
 
 /** `Query.node` and `Node.__resolveType` over the node kinds of every module. */
 export function nodeResolvers(kinds: Record<string, NodeKind>): IResolvers<any, GraphQLContext> {
@@ -30,7 +31,10 @@ export function nodeResolvers(kinds: Record<string, NodeKind>): IResolvers<any, 
     Query: {
       node: async (_root: unknown, { id }: { id: string }, ctx: GraphQLContext) => {
         if (!isUuid(id)) return null;
-        const rows = await ctx.em.execute<{ kind: string }[]>(sql, names.flatMap(() => [id, ctx.viewer.organizationId]));
+        const rows = await ctx.em.execute<{ kind: string }[]>(
+          sql,
+          names.flatMap(() => [id, ctx.viewer.organizationId]),
+        );
         const kind = rows[0] && kinds[rows[0].kind];
         return kind ? kind.load(ctx, id) : null;
       },

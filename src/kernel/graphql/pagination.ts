@@ -53,10 +53,18 @@ export const countFields = {
  */
 async function countRows(base: LeanQuery<any>, exactUpTo: number): Promise<TotalCount> {
   const limit = Math.max(0, Math.floor(exactUpTo));
-  const [row] = await queryRows<{ count: string }>(base.em, `select count(*) as count from (select 1 from (${base.sql}) as counted limit ${limit + 1}) as capped`, base.params);
+  const [row] = await queryRows<{ count: string }>(
+    base.em,
+    `select count(*) as count from (select 1 from (${base.sql}) as counted limit ${limit + 1}) as capped`,
+    base.params,
+  );
   const count = Number(row.count);
   if (count <= limit) return { count, estimated: false };
-  const [plan] = await queryRows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(base.em, `explain (format json) ${base.sql}`, base.params);
+  const [plan] = await queryRows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+    base.em,
+    `explain (format json) ${base.sql}`,
+    base.params,
+  );
   const estimate = Math.round(plan['QUERY PLAN'][0].Plan['Plan Rows']);
   return { count: Math.min(Math.max(estimate, count), MAX_GRAPHQL_INT), estimated: true };
 }
@@ -109,7 +117,9 @@ export function decodeCursor(cursor: string, argument: string): [CursorValue, st
   } catch {
     // reported below
   }
-  throw AppError.validation([{ field: [argument], message: `${argument} is not a cursor this list gave out`, code: 'INVALID' }]);
+  throw AppError.validation([
+    { field: [argument], message: `${argument} is not a cursor this list gave out`, code: 'INVALID' },
+  ]);
 }
 
 export function checkPageArgs(args: PageArgs): void {

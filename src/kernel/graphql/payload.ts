@@ -5,12 +5,16 @@ import { AppError, type UserError } from '../errors/app-error';
  * relative to the mutation's arguments); every other error stays a top-level error. On failure the
  * payload's record fields are absent, which GraphQL answers as null.
  */
-export async function payload<T extends Record<string, unknown>>(run: () => Promise<T>): Promise<Partial<T> & { userErrors: UserError[] }> {
+export async function payload<T extends Record<string, unknown>>(
+  run: () => Promise<T>,
+): Promise<Partial<T> & { userErrors: UserError[] }> {
   try {
     return { ...(await run()), userErrors: [] };
   } catch (err) {
     if (err instanceof AppError && err.code === 'VALIDATION') {
-      return { userErrors: err.userErrors.map((e) => ({ ...e, field: ['input', ...e.field] })) } as Partial<T> & { userErrors: UserError[] };
+      return { userErrors: err.userErrors.map((e) => ({ ...e, field: ['input', ...e.field] })) } as Partial<T> & {
+        userErrors: UserError[];
+      };
     }
     throw err;
   }

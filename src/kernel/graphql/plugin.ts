@@ -19,7 +19,10 @@ import { registerGraphiQL } from './graphiql';
 
 type FormattedError = { message: string; locations?: unknown; path?: unknown; extensions: Record<string, unknown> };
 
-function formatOne(error: GraphQLError, context: { requestId?: string; log?: GraphQLContext['log'] }): FormattedError[] {
+function formatOne(
+  error: GraphQLError,
+  context: { requestId?: string; log?: GraphQLContext['log'] },
+): FormattedError[] {
   const original = error.originalError as (Error & { errors?: GraphQLError[]; code?: string }) | undefined;
   const base = { message: error.message, locations: error.locations, path: error.path };
   // mercurius wraps parse, validation and variable errors in one error carrying them all.
@@ -58,7 +61,10 @@ function formatOne(error: GraphQLError, context: { requestId?: string; log?: Gra
  * GET without a query), which mercurius reports as one error of no field: REST's status and message,
  * in GraphQL's shape. Its document's validation errors (carried as `errors`) are formatted as usual.
  */
-function refusalOf(errors: readonly GraphQLError[], bodyLimit: number): { status: number; error: FormattedError } | undefined {
+function refusalOf(
+  errors: readonly GraphQLError[],
+  bodyLimit: number,
+): { status: number; error: FormattedError } | undefined {
   const [error] = errors;
   const original = error?.originalError as (Error & { errors?: unknown }) | undefined;
   if (errors.length !== 1 || error.path || !original || Array.isArray(original.errors)) return undefined;
@@ -66,11 +72,15 @@ function refusalOf(errors: readonly GraphQLError[], bodyLimit: number): { status
   if (persisted) return { status: 400, error: { message: original.message, extensions: { code: persisted } } };
   const refusal = requestRefusal(original, bodyLimit);
   if (!refusal) return undefined;
-  const message = typeof refusal.detail === 'string' ? refusal.detail : refusal.detail.map((entry) => entry.msg).join('; ');
+  const message =
+    typeof refusal.detail === 'string' ? refusal.detail : refusal.detail.map((entry) => entry.msg).join('; ');
   // REST's 422 (JSON it will not take) is GraphQL's 400: bad input, no data.
   return refusal.status === 413
     ? { status: 413, error: { message, extensions: { code: 'PAYLOAD_TOO_LARGE' } } }
-    : { status: refusal.status === 422 ? 400 : refusal.status, error: { message, extensions: { code: 'BAD_USER_INPUT' } } };
+    : {
+        status: refusal.status === 422 ? 400 : refusal.status,
+        error: { message, extensions: { code: 'BAD_USER_INPUT' } },
+      };
 }
 
 /**
@@ -93,7 +103,12 @@ const PERSISTED_QUERY_CODES: Record<string, string> = {
 };
 
 /** Codes of a document refused before it ran: the client's to fix, a 400. */
-const REFUSED_DOCUMENT = new Set(['GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'QUERY_TOO_COMPLEX', 'INTROSPECTION_DISABLED']);
+const REFUSED_DOCUMENT = new Set([
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'QUERY_TOO_COMPLEX',
+  'INTROSPECTION_DISABLED',
+]);
 
 const errorFormatter = (bodyLimit: number) => (execution: ExecutionResult & { statusCode?: number }, context: any) => {
   const refusal = execution.data ? undefined : refusalOf(execution.errors ?? [], bodyLimit);
@@ -136,7 +151,8 @@ async function capBatch(request: FastifyRequest, reply: FastifyReply): Promise<v
  */
 function inProcessExecutor(app: FastifyInstance, format: ReturnType<typeof errorFormatter>): Execute {
   const compiled = new Map<string, CompiledQuery>();
-  const viaMercurius: Execute = (source, ctx, variables) => app.graphql(source, ctx as never, variables) as ReturnType<Execute>;
+  const viaMercurius: Execute = (source, ctx, variables) =>
+    app.graphql(source, ctx as never, variables) as ReturnType<Execute>;
   return async (source, ctx, variables) => {
     const query = compiled.get(source);
     if (!query) {
@@ -188,7 +204,8 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
   });
   // The operations of a batch run at once: each gets an entity manager and loaders of its own.
   app.graphql.addHook('preParsing', async (_schema, _source, context) => {
-    if ((context as { operationsCount?: number }).operationsCount! > 1) Object.assign(context, options.buildContext(context.reply.request));
+    if ((context as { operationsCount?: number }).operationsCount! > 1)
+      Object.assign(context, options.buildContext(context.reply.request));
   });
   if (options.graphiql) registerGraphiQL(app);
   return inProcessExecutor(app, format);

@@ -42,7 +42,8 @@ export function declareReads(schema: GraphQLSchema, resolvers: readonly Record<s
         const properties = (resolver as Declared | null)?.[NEEDS];
         if (!properties) continue;
         if (fieldName === '__resolveType' && isAbstractType(type)) declared.set(type, properties);
-        else if (isObjectType(type) && type.getFields()[fieldName]) declared.set(type.getFields()[fieldName], properties);
+        else if (isObjectType(type) && type.getFields()[fieldName])
+          declared.set(type.getFields()[fieldName], properties);
       }
     }
   }
@@ -60,7 +61,10 @@ export function reads<TResult, TParent, TContext, TArgs>(
 }
 
 /** The same for an interface's or union's `__resolveType` (or any function a schema calls with the record). */
-export function resolvesTypeFrom<F extends (...args: any[]) => unknown>(properties: readonly string[], resolveType: F): F {
+export function resolvesTypeFrom<F extends (...args: any[]) => unknown>(
+  properties: readonly string[],
+  resolveType: F,
+): F {
   (resolveType as Declared)[NEEDS] = properties;
   return resolveType;
 }
@@ -87,7 +91,9 @@ export function selectedNodeProperties(info: Info): Properties {
     if (!nodesType) return null;
     const nodes = subselections(info, connection, selectionsOf(info.fieldNodes), 'nodes');
     const edgeType = getNamedType(connection.getFields().edges?.type);
-    const edges = isObjectType(edgeType) ? subselections(info, edgeType, subselections(info, connection, selectionsOf(info.fieldNodes), 'edges'), 'node') : [];
+    const edges = isObjectType(edgeType)
+      ? subselections(info, edgeType, subselections(info, connection, selectionsOf(info.fieldNodes), 'edges'), 'node')
+      : [];
     return collect(info, nodesType, [...nodes, ...edges]);
   });
 }
@@ -101,7 +107,8 @@ function memo(info: Info, compute: () => Properties): Properties {
   return properties;
 }
 
-const selectionsOf = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+const selectionsOf = (nodes: readonly FieldNode[]) =>
+  nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
 
 /** Every field node of `sets` on `type`, fragments expanded where their condition may apply. */
 function fieldsOn(info: Info, type: GraphQLObjectType, sets: readonly SelectionSetNode[]): FieldNode[] {
@@ -126,8 +133,15 @@ function fieldsOn(info: Info, type: GraphQLObjectType, sets: readonly SelectionS
   return fields;
 }
 
-function subselections(info: Info, type: GraphQLObjectType, sets: readonly SelectionSetNode[], name: string): SelectionSetNode[] {
-  return fieldsOn(info, type, sets).flatMap((field) => (field.name.value === name && field.selectionSet ? [field.selectionSet] : []));
+function subselections(
+  info: Info,
+  type: GraphQLObjectType,
+  sets: readonly SelectionSetNode[],
+  name: string,
+): SelectionSetNode[] {
+  return fieldsOn(info, type, sets).flatMap((field) =>
+    field.name.value === name && field.selectionSet ? [field.selectionSet] : [],
+  );
 }
 
 function collect(info: Info, type: GraphQLNamedType | undefined, sets: readonly SelectionSetNode[]): Properties {

@@ -2,7 +2,13 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import type { GraphQLArmorCallbackConfiguration } from '@escape.tech/graphql-armor-types';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, type ParseOptions, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  type ParseOptions,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { MAX_QUERY_ALIASES, MAX_QUERY_COST, MAX_QUERY_DEPTH, MAX_QUERY_DIRECTIVES, MAX_QUERY_TOKENS } from '../limits';
 
 // What a document may ask for before it runs: hostile documents (thousands of aliases, a cost that
@@ -30,7 +36,10 @@ export const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_QUERY_TOKENS };
 function withExtensions(rule: ValidationRule, extensions: Record<string, unknown>): ValidationRule {
   return (context) => {
     const coded = Object.create(context) as ValidationContext;
-    coded.reportError = (error) => context.reportError(new GraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, ...extensions } }));
+    coded.reportError = (error) =>
+      context.reportError(
+        new GraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, ...extensions } }),
+      );
     return rule(coded);
   };
 }
@@ -39,7 +48,12 @@ function withExtensions(rule: ValidationRule, extensions: Record<string, unknown
 const reported = (limit: QueryLimit): GraphQLArmorCallbackConfiguration & { exposeLimits: boolean } => ({
   exposeLimits: true,
   propagateOnRejection: false,
-  onReject: [(context, error) => context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: limitExtensions(limit) }))],
+  onReject: [
+    (context, error) =>
+      context?.reportError(
+        new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: limitExtensions(limit) }),
+      ),
+  ],
 });
 
 /** The validation rules every document passes beyond graphql-js's own, over HTTP and WebSocket alike. */
@@ -49,7 +63,9 @@ export function queryLimitRules(options: { introspection: boolean }): Validation
     maxDirectivesRule({ n: MAX_QUERY_DIRECTIVES, ...reported('directives') }),
     // Fragments counted where they are spread: a fragment used twice costs twice.
     costLimitRule({ maxCost: MAX_QUERY_COST, flattenFragments: true, ...reported('cost') }),
-    ...(options.introspection ? [] : [withExtensions(NoSchemaIntrospectionCustomRule, { code: 'INTROSPECTION_DISABLED' })]),
+    ...(options.introspection
+      ? []
+      : [withExtensions(NoSchemaIntrospectionCustomRule, { code: 'INTROSPECTION_DISABLED' })]),
   ];
 }
 
@@ -59,6 +75,7 @@ export function queryLimitRules(options: { introspection: boolean }): Validation
  */
 export function parserLimitExtensions(error: Error & { code?: string }): Record<string, unknown> | undefined {
   if (error.code === 'MER_ERR_GQL_QUERY_DEPTH') return limitExtensions('depth');
-  if (error.message === `Syntax Error: Document contains more that ${MAX_QUERY_TOKENS} tokens. Parsing aborted.`) return limitExtensions('tokens');
+  if (error.message === `Syntax Error: Document contains more that ${MAX_QUERY_TOKENS} tokens. Parsing aborted.`)
+    return limitExtensions('tokens');
   return undefined;
 }

@@ -15,7 +15,8 @@ export function parseDateTime(value: string): Date | null {
   if (Number(hour ?? 0) > 23 || Number(minute ?? 0) > 59 || Number(second ?? 0) > 59) return null;
   const offset = zone && /^[+-]\d{4}$/.test(zone) ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
   const time = value.slice(10, value.length - (zone?.length ?? 0)).replace(' ', 'T');
-  const normalised = hour === undefined ? `${year}-${month}-${day}T00:00:00Z` : `${year}-${month}-${day}${time}${offset ?? 'Z'}`;
+  const normalised =
+    hour === undefined ? `${year}-${month}-${day}T00:00:00Z` : `${year}-${month}-${day}${time}${offset ?? 'Z'}`;
   const date = new Date(normalised);
   if (Number.isNaN(date.getTime())) return null;
   return date;
@@ -40,7 +41,8 @@ export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   parseLiteral(ast) {
     if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string', { nodes: ast });
     const date = parseDateTime(ast.value);
-    if (!date) throw new GraphQLError(`DateTime must be an ISO 8601 date-time string, got "${ast.value}"`, { nodes: ast });
+    if (!date)
+      throw new GraphQLError(`DateTime must be an ISO 8601 date-time string, got "${ast.value}"`, { nodes: ast });
     return date;
   },
 });

@@ -1,7 +1,21 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { execute, getOperationAST, GraphQLError, Kind, parse, print, specifiedRules, validate, type ValidationRule, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  Kind,
+  parse,
+  print,
+  specifiedRules,
+  validate,
+  type ValidationRule,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { getArgumentValues } from 'graphql/execution/values';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -15,13 +29,17 @@ import { PARSE_OPTIONS, queryLimitRules } from './query-limits';
 const TEXT = { binary: false } as const;
 
 /** The socket a subscriber's messages go out on (a `ws` WebSocket): text frames, and what it has not written yet. */
-export type SubscriberSocket = { send(data: Buffer, options: { binary: false }): void; readonly bufferedAmount: number };
+export type SubscriberSocket = {
+  send(data: Buffer, options: { binary: false }): void;
+  readonly bufferedAmount: number;
+};
 
 /** The context graphql-ws keeps for a subscription: who subscribed, and where its messages go. */
 export type SubscriberContext = { viewer: Viewer; id: string; socket: SubscriberSocket };
 
 /** A graphql-ws `next` message of subscription `id` around a result already serialised. */
-export const nextMessage = (id: string, payload: string): Buffer => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${payload}}`);
+export const nextMessage = (id: string, payload: string): Buffer =>
+  Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":${payload}}`);
 
 /**
  * One subscription. Its results go straight onto its socket as graphql-ws `next` messages built once
@@ -50,7 +68,14 @@ export class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   deliver(message: Buffer): void {
     if (this.done) return;
     if (this.socket.bufferedAmount + message.length > this.maxPendingBytes) {
-      this.end({ errors: [{ message: `More than ${this.maxPendingBytes} bytes of events waited for this subscriber; subscribe again`, extensions: { code: 'RATE_LIMITED' } } as never] });
+      this.end({
+        errors: [
+          {
+            message: `More than ${this.maxPendingBytes} bytes of events waited for this subscriber; subscribe again`,
+            extensions: { code: 'RATE_LIMITED' },
+          } as never,
+        ],
+      });
       return;
     }
     this.socket.send(message, TEXT);
@@ -133,23 +158,47 @@ export class SubscriptionHub {
     return count;
   }
 
-  subscribe(args: ExecutionArgs, { viewer, id, socket }: SubscriberContext): AsyncIterableIterator<ExecutionResult> | ExecutionResult {
+  subscribe(
+    args: ExecutionArgs,
+    { viewer, id, socket }: SubscriberContext,
+  ): AsyncIterableIterator<ExecutionResult> | ExecutionResult {
     const operation = getOperationAST(args.document, args.operationName);
     const selection = operation?.selectionSet.selections[0];
-    if (!operation || selection?.kind !== Kind.FIELD) return { errors: [{ message: 'A subscription selects one root field' } as never] };
+    if (!operation || selection?.kind !== Kind.FIELD)
+      return { errors: [{ message: 'A subscription selects one root field' } as never] };
     const field = selection.name.value;
     const variables = (args.variableValues ?? {}) as Record<string, unknown>;
     const definition = this.schema.getSubscriptionType()?.getFields()[field];
     if (!definition) return { errors: [{ message: `Subscription has no field ${field}` } as never] };
     // Arguments coerced as execution would: WebhookTopic values arrive as their topics.
-    const values = getArgumentValues(definition, selection, variables) as { topics?: string[] | null; requestId?: string | null };
+    const values = getArgumentValues(definition, selection, variables) as {
+      topics?: string[] | null;
+      requestId?: string | null;
+    };
     const all = this.options.topics;
-    const topics = new Set(field === 'events' ? (values.topics ?? all) : all.filter((topic) => subscriptionField(topic) === field));
+    const topics = new Set(
+      field === 'events' ? (values.topics ?? all) : all.filter((topic) => subscriptionField(topic) === field),
+    );
     const requestId = values.requestId ?? null;
-    const key = [printed(args.document), args.operationName ?? '', JSON.stringify(variables), viewer.organizationId, this.options.audienceOf(viewer)].join('\n');
+    const key = [
+      printed(args.document),
+      args.operationName ?? '',
+      JSON.stringify(variables),
+      viewer.organizationId,
+      this.options.audienceOf(viewer),
+    ].join('\n');
     let group = this.groups.get(key);
     if (!group) {
-      group = { document: args.document, operationName: args.operationName, variables, viewer, field, topics, requestId, members: new Set() };
+      group = {
+        document: args.document,
+        operationName: args.operationName,
+        variables,
+        viewer,
+        field,
+        topics,
+        requestId,
+        members: new Set(),
+      };
       this.groups.set(key, group);
     }
     const subscriber: Subscriber = new Subscriber(socket, id, () => {
@@ -171,7 +220,10 @@ export class SubscriptionHub {
   /** Runs an event through every interested group; resolves when all results are queued. */
   private async dispatch(event: StoredEvent): Promise<void> {
     const interested = [...this.groups.values()].filter(
-      (g) => g.viewer.organizationId === event.organizationId && g.topics.has(event.topic) && (g.requestId === null || g.requestId === event.requestId),
+      (g) =>
+        g.viewer.organizationId === event.organizationId &&
+        g.topics.has(event.topic) &&
+        (g.requestId === null || g.requestId === event.requestId),
     );
     await Promise.all(interested.map((group) => this.run(group, event)));
   }
@@ -183,9 +235,26 @@ export class SubscriptionHub {
       if (!subject) return;
       const root =
         group.field === 'events'
-          ? { events: { eventId: event.id, topic: event.topic, organizationId: event.organizationId, createdAt: event.createdAt, updated: event.updated ?? [], subjectType: event.subjectType, subject } satisfies EventRoot }
+          ? {
+              events: {
+                eventId: event.id,
+                topic: event.topic,
+                organizationId: event.organizationId,
+                createdAt: event.createdAt,
+                updated: event.updated ?? [],
+                subjectType: event.subjectType,
+                subject,
+              } satisfies EventRoot,
+            }
           : { [group.field]: subject };
-      const result = await execute({ schema: this.schema, document: group.document, rootValue: root, contextValue: ctx, variableValues: group.variables, operationName: group.operationName });
+      const result = await execute({
+        schema: this.schema,
+        document: group.document,
+        rootValue: root,
+        contextValue: ctx,
+        variableValues: group.variables,
+        operationName: group.operationName,
+      });
       const payload = JSON.stringify(result);
       // One message for each subscription id in the group: clients that number their subscriptions
       // (1, 2, …) share it; graphql-ws's own client draws a UUID per subscription, so each gets its own.
@@ -239,7 +308,11 @@ const KEEP_ALIVE_SLICES = 48;
  * cable pulled, a laptop shut) is noticed within two intervals, as graphql-ws's own keep-alive
  * notices it.
  */
-export function keepAlive(wss: WebSocketServer, intervalMs = KEEP_ALIVE_MS, slices = KEEP_ALIVE_SLICES): { stop(): void } {
+export function keepAlive(
+  wss: WebSocketServer,
+  intervalMs = KEEP_ALIVE_MS,
+  slices = KEEP_ALIVE_SLICES,
+): { stop(): void } {
   const unanswered = new WeakSet<WebSocket>();
   const slots = Array.from({ length: slices }, () => new Set<WebSocket>());
   const slotOf = new WeakMap<WebSocket, Set<WebSocket>>();
@@ -285,7 +358,10 @@ const MAX_PREPARED_DOCUMENTS = 1000;
  * Parses and validates each distinct subscription document once: dashboards subscribe with the same
  * few, and the group they join is found by the same parsed document.
  */
-function preparedDocuments(schema: GraphQLSchema, rules: ValidationRule[]): (query: string) => DocumentNode | readonly GraphQLError[] {
+function preparedDocuments(
+  schema: GraphQLSchema,
+  rules: ValidationRule[],
+): (query: string) => DocumentNode | readonly GraphQLError[] {
   const prepared = new Map<string, DocumentNode | readonly GraphQLError[]>();
   return (query) => {
     let entry = prepared.get(query);
@@ -321,7 +397,11 @@ function printed(document: DocumentNode): string {
  * Serves graphql-ws (`graphql-transport-ws`) on /graphql beside mercurius's HTTP routes. An
  * unauthenticated connection_init is closed with 4403, as the protocol recommends.
  */
-export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQLSchema, options: SubscriptionServerOptions): { connections(): number } {
+export function registerSubscriptionServer(
+  app: FastifyInstance,
+  schema: GraphQLSchema,
+  options: SubscriptionServerOptions,
+): { connections(): number } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const prepare = preparedDocuments(schema, queryLimitRules(options));
   useServer<Record<string, unknown>, ConnectionExtra>(
@@ -337,7 +417,12 @@ export function registerSubscriptionServer(app: FastifyInstance, schema: GraphQL
       onSubscribe: (_ctx, _id, payload) => {
         const document = prepare(payload.query);
         if (Array.isArray(document)) return document;
-        return { schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables };
+        return {
+          schema,
+          document: document as DocumentNode,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+        };
       },
       // Kept for the subscription's life: only what the hub needs, not a whole operation context.
       context: (ctx, id): SubscriberContext => ({ viewer: ctx.extra.viewer!, id, socket: ctx.extra.socket }),

@@ -26,10 +26,17 @@ export function extractApiKey(headers: FastifyRequest['headers']): string | unde
 
 function replyUnauthenticated(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.header('WWW-Authenticate', 'Bearer');
-  return replyRefusal(request, reply, { status: 401, message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED' } });
+  return replyRefusal(request, reply, {
+    status: 401,
+    message: 'Not authenticated',
+    extensions: { code: 'UNAUTHENTICATED' },
+  });
 }
 
-export function registerAuth(app: FastifyInstance, resolveViewer: (key: string, request: FastifyRequest) => Promise<Viewer | null>): void {
+export function registerAuth(
+  app: FastifyInstance,
+  resolveViewer: (key: string, request: FastifyRequest) => Promise<Viewer | null>,
+): void {
   app.decorateRequest('viewer', undefined);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.public) return;

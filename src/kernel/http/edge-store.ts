@@ -3,13 +3,20 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { IDEMPOTENCY_IN_FLIGHT_SECONDS, IDEMPOTENCY_KEY_HOURS } from '../limits';
 import { Migration20261126000000_http_edge } from './Migration20261126000000_http_edge';
 
-export const HTTP_EDGE_MIGRATIONS: MigrationObject[] = [{ name: 'Migration20261126000000_http_edge', class: Migration20261126000000_http_edge }];
+export const HTTP_EDGE_MIGRATIONS: MigrationObject[] = [
+  { name: 'Migration20261126000000_http_edge', class: Migration20261126000000_http_edge },
+];
 
 /** How often an instance that runs timed work deletes expired keys and counters. */
 export const EDGE_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** A remembered Idempotency-Key: its request's fingerprint and, once answered, the answer. */
-export type StoredKey = { fingerprint: string; status: number | null; headers: Record<string, string>; response: string | null };
+export type StoredKey = {
+  fingerprint: string;
+  status: number | null;
+  headers: Record<string, string>;
+  response: string | null;
+};
 
 /** An answer as it was sent, to send again: its status, the headers that describe its body, the body. */
 export type StoredAnswer = { status: number; headers: Record<string, string>; response: string };

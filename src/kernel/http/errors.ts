@@ -16,7 +16,9 @@ function checkDepth(value: unknown, depth = 1): void {
   if (value === null || typeof value !== 'object') return;
   if (depth > MAX_JSON_DEPTH) {
     // Valid JSON, so not a 400 (API-DECISIONS keeps 400 for bodies that are not JSON).
-    throw new RestError(422, [{ loc: ['body'], msg: `Body nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
+    throw new RestError(422, [
+      { loc: ['body'], msg: `Body nests deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' },
+    ]);
   }
   if (Array.isArray(value)) {
     for (const child of value) checkDepth(child, depth + 1);
@@ -33,8 +35,10 @@ function checkDepth(value: unknown, depth = 1): void {
 export function requestRefusal(error: unknown, bodyLimit: number): RestError | undefined {
   if (error instanceof RestError) return error;
   const { code, statusCode, message } = error as Partial<FastifyError>;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new RestError(413, `Request body is larger than ${bodyLimit} bytes`);
-  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return new RestError(statusCode, message ?? 'Bad request');
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new RestError(413, `Request body is larger than ${bodyLimit} bytes`);
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500)
+    return new RestError(statusCode, message ?? 'Bad request');
   return undefined;
 }
 
@@ -42,7 +46,10 @@ export function requestRefusal(error: unknown, bodyLimit: number): RestError | u
 function httpRestError(error: FastifyError, request: FastifyRequest, bodyLimit: number): RestError | undefined {
   if (error.validation) {
     const part = error.validationContext ?? 'body';
-    return new RestError(part === 'body' ? (request.routeOptions.config?.badBodyStatus ?? 422) : 422, toValidationEntries(error.validation as never, part));
+    return new RestError(
+      part === 'body' ? (request.routeOptions.config?.badBodyStatus ?? 422) : 422,
+      toValidationEntries(error.validation as never, part),
+    );
   }
   return requestRefusal(error, bodyLimit);
 }
@@ -57,14 +64,17 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const rest = restErrorOf(error, request.routeOptions.schema?.body as TSchema | undefined) ?? httpRestError(error, request, options.bodyLimit);
+    const rest =
+      restErrorOf(error, request.routeOptions.schema?.body as TSchema | undefined) ??
+      httpRestError(error, request, options.bodyLimit);
     // An upload refused part-way leaves the rest of its body unread on the connection: close it after
     // this answer rather than read (or misread as the next request) what the client still sends.
     if (request.raw.complete === false) reply.header('connection', 'close');
     // A row's document that failed inside GraphQL comes back as a RestError of 500: masked like any
     // other bug, with the request id that finds it in the log.
     if (rest && rest.status < 500) {
-      if (error instanceof AppError && error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
+      if (error instanceof AppError && error.retryAfterSeconds !== undefined)
+        reply.header('Retry-After', String(error.retryAfterSeconds));
       reply.code(rest.status).send({ detail: rest.detail });
       return;
     }

@@ -52,17 +52,29 @@ function nameFromDisposition(header: string | undefined): string | null {
  * The uploaded file of a request: the multipart part named `file`, or, when `raw` is allowed, the
  * whole body (named by `name`, else by its Content-Disposition header).
  */
-export async function receiveFile(request: FastifyRequest, options: { raw: boolean; maxBytes: number; name?: string }): Promise<IncomingFile> {
+export async function receiveFile(
+  request: FastifyRequest,
+  options: { raw: boolean; maxBytes: number; name?: string },
+): Promise<IncomingFile> {
   if (request.isMultipart()) {
     // The storage meter enforces the size limit, the same way for both kinds of body.
-    const part = await request.file({ limits: { fileSize: Infinity, files: 1, parts: 20, fields: 10, fieldSize: 64 * 1024 } });
+    const part = await request.file({
+      limits: { fileSize: Infinity, files: 1, parts: 20, fields: 10, fieldSize: 64 * 1024 },
+    });
     if (!part || part.fieldname !== 'file') {
       part?.file.resume();
-      throw AppError.validation([{ field: ['file'], message: 'Field required: send the file in the multipart part named "file"', code: 'REQUIRED' }]);
+      throw AppError.validation([
+        {
+          field: ['file'],
+          message: 'Field required: send the file in the multipart part named "file"',
+          code: 'REQUIRED',
+        },
+      ]);
     }
     return { stream: part.file, name: part.filename || null, claimedType: part.mimetype || null };
   }
-  if (!options.raw) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data, in the part named "file"');
+  if (!options.raw)
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data, in the part named "file"');
   if (Number(request.headers['content-length']) > options.maxBytes) throw tooLarge(options.maxBytes);
   return {
     stream: detach(request.raw),

@@ -17,21 +17,31 @@ const failure = (err: unknown) => (err instanceof Error ? err.message : String(e
  * migration is pending (an instance of a newer version has not migrated yet, or this one is older than
  * the schema), and the event listener holds its connection (else subscribers and webhooks wait).
  */
-export function registerHealth(app: FastifyInstance, { orm, listening }: { orm: MikroORM; listening: () => boolean }): void {
+export function registerHealth(
+  app: FastifyInstance,
+  { orm, listening }: { orm: MikroORM; listening: () => boolean },
+): void {
   // A load balancer polls these: they count against no rate limit.
-  const schema = (summary: string, response: object) => ({ config: { public: true, unlimited: true }, schema: { tags: ['Health'], summary, response } });
-  app.get('/healthz', schema('The process answers', { 200: Health }), async () => ({ status: 'ok' }));
-  app.get('/readyz', schema('The instance can serve: database, migrations, event listener', { 200: Readiness, 503: Readiness }), async (_request, reply) => {
-    const checks = { database: 'ok', migrations: 'ok', dispatcher: listening() ? 'ok' : 'not listening for events' };
-    try {
-      await orm.em.getConnection().execute('select 1');
-      const pending = await orm.getMigrator().getPendingMigrations();
-      if (pending.length) checks.migrations = `${pending.length} pending: ${pending.map((m) => m.name).join(', ')}`;
-    } catch (err) {
-      checks.database = `unreachable: ${failure(err)}`;
-      checks.migrations = 'unknown';
-    }
-    const ready = Object.values(checks).every((check) => check === 'ok');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+  const schema = (summary: string, response: object) => ({
+    config: { public: true, unlimited: true },
+    schema: { tags: ['Health'], summary, response },
   });
+  app.get('/healthz', schema('The process answers', { 200: Health }), async () => ({ status: 'ok' }));
+  app.get(
+    '/readyz',
+    schema('The instance can serve: database, migrations, event listener', { 200: Readiness, 503: Readiness }),
+    async (_request, reply) => {
+      const checks = { database: 'ok', migrations: 'ok', dispatcher: listening() ? 'ok' : 'not listening for events' };
+      try {
+        await orm.em.getConnection().execute('select 1');
+        const pending = await orm.getMigrator().getPendingMigrations();
+        if (pending.length) checks.migrations = `${pending.length} pending: ${pending.map((m) => m.name).join(', ')}`;
+      } catch (err) {
+        checks.database = `unreachable: ${failure(err)}`;
+        checks.migrations = 'unknown';
+      }
+      const ready = Object.values(checks).every((check) => check === 'ok');
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+    },
+  );
 }

@@ -67,8 +67,15 @@ export function registerIdempotency(app: FastifyInstance, store: EdgeStore): voi
     if (request.method !== 'POST' || !request.routeOptions.config?.idempotent) return;
     const key = headerValue(request);
     if (key === undefined) return;
-    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY) return refuseKey(request, reply, `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`, 'string_length');
-    if (!KEY_PATTERN.test(key)) return refuseKey(request, reply, 'Idempotency-Key must be printable ASCII without spaces', 'invalid');
+    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)
+      return refuseKey(
+        request,
+        reply,
+        `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`,
+        'string_length',
+      );
+    if (!KEY_PATTERN.test(key))
+      return refuseKey(request, reply, 'Idempotency-Key must be printable ASCII without spaces', 'invalid');
     // A recipient's cookie session carries no header credential: its keys are not kept.
     const credential = extractApiKey(request.headers);
     if (!credential) return;
@@ -83,10 +90,19 @@ export function registerIdempotency(app: FastifyInstance, store: EdgeStore): voi
       const stored = await store.findKey(scope, key);
       if (!stored) continue;
       if (stored.fingerprint !== fingerprint) {
-        return refuseKey(request, reply, 'This Idempotency-Key was used with another request; send a new key for a new request', 'idempotency_key_reused');
+        return refuseKey(
+          request,
+          reply,
+          'This Idempotency-Key was used with another request; send a new key for a new request',
+          'idempotency_key_reused',
+        );
       }
       if (stored.status === null) return replyInUse(request, reply);
-      return reply.code(stored.status).headers(stored.headers).header('Idempotent-Replayed', 'true').send(stored.response);
+      return reply
+        .code(stored.status)
+        .headers(stored.headers)
+        .header('Idempotent-Replayed', 'true')
+        .send(stored.response);
     }
     // Released twice in a row by failing first calls: let the caller retry later.
     return replyInUse(request, reply);
@@ -99,12 +115,21 @@ export function registerIdempotency(app: FastifyInstance, store: EdgeStore): voi
     request.idempotencyKey = undefined;
     const status = reply.statusCode;
     // A failure of the service is not the answer to keep; nor is a stream, which cannot be sent twice.
-    const body = payload === null || payload === undefined ? '' : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    const body =
+      payload === null || payload === undefined
+        ? ''
+        : typeof payload === 'string'
+          ? payload
+          : Buffer.isBuffer(payload)
+            ? payload.toString('utf8')
+            : undefined;
     if (status >= 500 || body === undefined) {
       await store.releaseKey(held.scope, held.key);
       return payload;
     }
-    const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])));
+    const headers = Object.fromEntries(
+      REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])),
+    );
     await store.completeKey(held.scope, held.key, { status, headers, response: body });
     return payload;
   });

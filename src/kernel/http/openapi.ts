@@ -47,7 +47,10 @@ const InternalErrorBody = Type.Object(
 
 const RateLimitedBody = Type.Object(
   { detail: Type.String() },
-  { description: 'too many requests in the window: `Retry-After` says when to try again, `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` how the window stands' },
+  {
+    description:
+      'too many requests in the window: `Retry-After` says when to try again, `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` how the window stands',
+  },
 );
 
 const IdempotencyHeaders = Type.Object({
@@ -99,12 +102,20 @@ function documented(schema: Schema, config: RouteOptions['config']): Schema {
   }
   // A bug, masked: its request id finds the logged cause.
   add(500, InternalErrorBody);
-  if (download) response[200] = { description: "the file's bytes, with its Content-Type and Content-Disposition", content: { 'application/octet-stream': { schema: Binary } } };
+  if (download)
+    response[200] = {
+      description: "the file's bytes, with its Content-Type and Content-Disposition",
+      content: { 'application/octet-stream': { schema: Binary } },
+    };
   const body = upload
     ? {
         content: {
           'multipart/form-data': {
-            schema: { type: 'object', properties: { file: { ...Binary, description: 'the file (one per call)' } }, required: ['file'] },
+            schema: {
+              type: 'object',
+              properties: { file: { ...Binary, description: 'the file (one per call)' } },
+              required: ['file'],
+            },
           },
         },
       }
@@ -137,15 +148,32 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicUrl
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'an API key: `Authorization: Bearer <key>`' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'an API key, for legacy clients' },
-          recipientSession: { type: 'http', scheme: 'bearer', description: 'a recipient session token (`grs_…`) from POST /r/{token}/api/session' },
-          recipientCookie: { type: 'apiKey', in: 'cookie', name: 'gather_session', description: 'the session cookie POST /r/{token}/api/session sets' },
+          apiKeyHeader: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'an API key, for legacy clients',
+          },
+          recipientSession: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'a recipient session token (`grs_…`) from POST /r/{token}/api/session',
+          },
+          recipientCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'gather_session',
+            description: 'the session cookie POST /r/{token}/api/session sets',
+          },
         },
       },
     },
     // Only routes with tags are REST paths; GraphQL, the portal's pages and the viewer are not.
     hideUntagged: true,
-    transform: ({ schema, url, route }) => ({ schema: schema && (schema as Schema).tags ? (documented(schema as Schema, route.config) as never) : schema, url }),
+    transform: ({ schema, url, route }) => ({
+      schema: schema && (schema as Schema).tags ? (documented(schema as Schema, route.config) as never) : schema,
+      url,
+    }),
   });
   app.get(OPENAPI_PATH, { config: { public: true } }, async () => app.swagger());
   await app.register(async (scope) => {

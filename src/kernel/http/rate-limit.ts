@@ -28,7 +28,10 @@ function bucketOf(request: FastifyRequest): Bucket {
   if (typeof token === 'string' && request.url.startsWith('/r/')) return { kind: 'link', key: `link:${sha256(token)}` };
   const credential = extractApiKey(request.headers);
   // A recipient session counts as its link does; an API key has a limit of its own.
-  if (credential) return credential.startsWith('grs_') ? { kind: 'link', key: `session:${sha256(credential)}` } : { kind: 'apiKey', key: `key:${sha256(credential)}` };
+  if (credential)
+    return credential.startsWith('grs_')
+      ? { kind: 'link', key: `session:${sha256(credential)}` }
+      : { kind: 'apiKey', key: `key:${sha256(credential)}` };
   return { kind: 'address', key: `address:${normalizeIP(request.ip)}` };
 }
 
@@ -39,12 +42,24 @@ class RateLimited extends Error {
   }
 }
 
-export async function registerRateLimits(app: FastifyInstance, store: EdgeStore, settings: RateLimitSettings): Promise<void> {
-  const limits: Record<Bucket['kind'], number> = { apiKey: settings.apiKey, link: settings.link, address: settings.address };
+export async function registerRateLimits(
+  app: FastifyInstance,
+  store: EdgeStore,
+  settings: RateLimitSettings,
+): Promise<void> {
+  const limits: Record<Bucket['kind'], number> = {
+    apiKey: settings.apiKey,
+    link: settings.link,
+    address: settings.address,
+  };
   if (Object.values(limits).every((limit) => limit === 0)) return;
   // @fastify/rate-limit's store interface over the shared counters.
   class SharedStore {
-    incr(key: string, done: (err: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
+    incr(
+      key: string,
+      done: (err: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+    ): void {
       store.hit(key, timeWindow).then(
         ({ count, ttlMs }) => done(null, { current: count, ttl: ttlMs }),
         (err: Error) => done(err),
@@ -78,7 +93,11 @@ export async function registerRateLimits(app: FastifyInstance, store: EdgeStore,
       await limiter.call(app, request, reply);
     } catch (err) {
       if (!(err instanceof RateLimited)) throw err;
-      return replyRefusal(request, reply, { status: 429, message: err.message, extensions: { code: 'RATE_LIMITED', retryAfter: err.retryAfterSeconds } });
+      return replyRefusal(request, reply, {
+        status: 429,
+        message: err.message,
+        extensions: { code: 'RATE_LIMITED', retryAfter: err.retryAfterSeconds },
+      });
     }
   });
 }

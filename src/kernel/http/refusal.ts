@@ -11,7 +11,8 @@ export type Refusal = {
   detail?: ValidationEntry[];
 };
 
-export const isGraphQLRequest = (request: FastifyRequest): boolean => request.url === '/graphql' || request.url.startsWith('/graphql?');
+export const isGraphQLRequest = (request: FastifyRequest): boolean =>
+  request.url === '/graphql' || request.url.startsWith('/graphql?');
 
 /** Answers a refusal in the shape the caller's endpoint speaks: a GraphQL error, or a REST `detail`. */
 export function replyRefusal(request: FastifyRequest, reply: FastifyReply, refusal: Refusal): FastifyReply {

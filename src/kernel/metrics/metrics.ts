@@ -17,7 +17,12 @@ export type MetricsSource = (context: MetricsContext) => void;
  */
 export function databaseGauge(
   registry: Registry,
-  options: { name: string; help: string; labelNames?: string[]; read: () => Promise<Array<{ labels?: Record<string, string>; value: number }>> },
+  options: {
+    name: string;
+    help: string;
+    labelNames?: string[];
+    read: () => Promise<Array<{ labels?: Record<string, string>; value: number }>>;
+  },
 ): void {
   new Gauge({
     name: options.name,
@@ -27,7 +32,10 @@ export function databaseGauge(
     async collect() {
       this.reset();
       try {
-        for (const { labels, value } of await options.read()) labels ? this.set(labels, value) : this.set(value);
+        for (const { labels, value } of await options.read()) {
+          if (labels) this.set(labels, value);
+          else this.set(value);
+        }
       } catch {
         // Left out of this scrape.
       }
@@ -52,7 +60,11 @@ const EVENT_LOOP_SAMPLE_MS = 100;
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry, prefix: 'gather_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+    collectDefaultMetrics({
+      register: processRegistry,
+      prefix: 'gather_',
+      eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+    });
   }
   return processRegistry;
 }
@@ -123,7 +135,11 @@ export function createMetrics(options: {
     labelNames: ['state'],
     registers: [registry],
     collect() {
-      const pool = (orm.em.getConnection().getKnex().client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+      const pool = (
+        orm.em.getConnection().getKnex().client as {
+          pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number };
+        }
+      ).pool;
       if (!pool) return;
       this.set({ state: 'used' }, pool.numUsed());
       this.set({ state: 'idle' }, pool.numFree());
@@ -136,7 +152,8 @@ export function createMetrics(options: {
     observe({ route, method, status, durationMs, operations: named }) {
       const seconds = durationMs / 1000;
       http.observe({ route, method, status: String(status) }, seconds);
-      for (const operation of named ?? []) graphql.observe({ operation: label(operation), status: String(status) }, seconds);
+      for (const operation of named ?? [])
+        graphql.observe({ operation: label(operation), status: String(status) }, seconds);
     },
   };
 }
@@ -155,7 +172,10 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, tok
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
     if (!token) return reply.callNotFound();
     const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (!given || !sameToken(given, token)) return reply.code(401).header('WWW-Authenticate', 'Bearer realm="metrics"').send({ detail: 'Not authenticated' });
-    return reply.type(metrics.registry.contentType).send(await Registry.merge([metrics.registry, processMetrics()]).metrics());
+    if (!given || !sameToken(given, token))
+      return reply.code(401).header('WWW-Authenticate', 'Bearer realm="metrics"').send({ detail: 'Not authenticated' });
+    return reply
+      .type(metrics.registry.contentType)
+      .send(await Registry.merge([metrics.registry, processMetrics()]).metrics());
   });
 }

@@ -49,9 +49,17 @@ export type OperationRow<TResult, TVariables extends Variables> = RowPath & {
     | { receive: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest) => Promise<TVariables> }
   );
 
-/** A row that moves bytes: it calls the domain services directly; a handler that sends the reply itself (a stream) returns it. */
+/**
+ * A row that moves bytes: it calls the domain services directly; a handler that sends the reply itself (a stream)
+ * returns it.
+ */
 export type HandlerRow = RowPath & {
-  handle: (ctx: GraphQLContext, input: RestInput, request: FastifyRequest, reply: FastifyReply) => Promise<RestResponse | FastifyReply>;
+  handle: (
+    ctx: GraphQLContext,
+    input: RestInput,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => Promise<RestResponse | FastifyReply>;
 };
 
 /** An operation row once `restRow` has checked its document against its variables and result. */
@@ -148,7 +156,10 @@ function locOf(path: string[], body: TSchema | undefined): (string | number)[] {
       return Number(segment);
     }
     // The body's own spelling: snake_case, or camelCase where the body is (the share API).
-    const name = !nodes.some((node) => node.properties?.[snake(segment)]) && nodes.some((node) => node.properties?.[segment]) ? segment : snake(segment);
+    const name =
+      !nodes.some((node) => node.properties?.[snake(segment)]) && nodes.some((node) => node.properties?.[segment])
+        ? segment
+        : snake(segment);
     nodes = nodes.flatMap((node) => {
       const property = node.properties?.[name];
       return property ? branches(property) : [];
@@ -183,7 +194,11 @@ export class RefusedInput extends Error {
 }
 
 /** The record of a mutation payload, or a 422 (or the status the spec names) carrying its user errors. */
-export function fromPayload<P extends { userErrors: UserErrorJson[] }, K extends keyof P>(payload: P, key: K, status = 422): NonNullable<P[K]> {
+export function fromPayload<P extends { userErrors: UserErrorJson[] }, K extends keyof P>(
+  payload: P,
+  key: K,
+  status = 422,
+): NonNullable<P[K]> {
   if (payload.userErrors.length > 0) throw new RefusedInput(status, payload.userErrors);
   return payload[key] as NonNullable<P[K]>;
 }
@@ -217,10 +232,17 @@ export function coercionError(message: string): UserErrorJson | undefined {
   if (!match) return undefined;
   const [, variable, at, reason] = match;
   const expected = /^Expected type "?(\w+)"?\.?$/.exec(reason)?.[1];
-  return { field: at ? at.split('.') : [variable], message: expected ? `Input should be ${EXPECTED[expected] ?? `a valid ${expected}`}` : reason, code: 'VALUE_ERROR' };
+  return {
+    field: at ? at.split('.') : [variable],
+    message: expected ? `Input should be ${EXPECTED[expected] ?? `a valid ${expected}`}` : reason,
+    code: 'VALUE_ERROR',
+  };
 }
 
-type GraphQLErrorJson = { message: string; extensions?: { code?: string; userErrors?: UserError[]; requestId?: string } };
+type GraphQLErrorJson = {
+  message: string;
+  extensions?: { code?: string; userErrors?: UserError[]; requestId?: string };
+};
 
 /** A failed document of a row; its user errors are placed once the route's body schema is known. */
 function failureOfGraphQL(error: GraphQLErrorJson): Error {
@@ -230,7 +252,9 @@ function failureOfGraphQL(error: GraphQLErrorJson): Error {
     const userErrors = error.extensions?.userErrors;
     if (userErrors?.length) return new RefusedInput(422, userErrors);
     const coercion = coercionError(error.message);
-    return coercion ? new RefusedInput(422, [coercion]) : new RestError(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
+    return coercion
+      ? new RefusedInput(422, [coercion])
+      : new RestError(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
   }
   return new RestError(status, error.message);
 }
@@ -284,7 +308,11 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
       public: options.recipient,
       // A file body streams past once, so only JSON bodies can be told apart by their content.
       idempotent: row.method === 'POST' && !isUploadRow(row),
-      openapi: { recipient: options.recipient, upload: isUploadRow(row), download: 'handle' in row && row.method === 'GET' },
+      openapi: {
+        recipient: options.recipient,
+        upload: isUploadRow(row),
+        download: 'handle' in row && row.method === 'GET',
+      },
     },
     handler: async (request, reply) => {
       const revision = parseRevision(request.headers['api-revision']);
@@ -298,7 +326,11 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
       const ctx = options.buildContext(request);
       // API keys and recipient sessions each reach their own rows only.
       if ((ctx.viewer.actor.type === 'RECIPIENT') !== Boolean(options.recipient)) {
-        throw AppError.forbidden(options.recipient ? 'Only a recipient session may call the recipient API' : 'A recipient session may call only the recipient API under /r/{token}/api');
+        throw AppError.forbidden(
+          options.recipient
+            ? 'Only a recipient session may call the recipient API'
+            : 'A recipient session may call only the recipient API under /r/{token}/api',
+        );
       }
       let response: RestResponse;
       if ('handle' in row) {
@@ -307,7 +339,10 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
         response = handled as RestResponse;
       } else {
         const variables = await row.operation.variables(ctx, input, request);
-        const execution = (await ctx.operations.execute(row.operation.source, ctx, variables)) as { data?: unknown; errors?: GraphQLErrorJson[] };
+        const execution = (await ctx.operations.execute(row.operation.source, ctx, variables)) as {
+          data?: unknown;
+          errors?: GraphQLErrorJson[];
+        };
         if (execution.errors?.length) throw failureOfGraphQL(execution.errors[0]);
         response = row.operation.result(execution.data, input, ctx);
       }
@@ -322,7 +357,12 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
 /** The transport-neutral error of a service, in REST terms. */
 export function restErrorFromAppError(error: AppError, body?: TSchema): RestError {
   if (error.code === 'VALIDATION' || error.code === 'BAD_USER_INPUT') {
-    return new RestError(422, error.userErrors.length ? userErrorsToEntries(error.userErrors, body) : [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
+    return new RestError(
+      422,
+      error.userErrors.length
+        ? userErrorsToEntries(error.userErrors, body)
+        : [{ loc: ['body'], msg: error.message, type: 'value_error' }],
+    );
   }
   return new RestError(httpStatus(error.code), error.message);
 }
@@ -330,7 +370,9 @@ export function restErrorFromAppError(error: AppError, body?: TSchema): RestErro
 type VariablesRefusal = Error & { code: 'MER_ERR_GQL_VALIDATION'; errors: Array<{ message: string }> };
 
 const isVariablesRefusal = (error: unknown): error is VariablesRefusal =>
-  error instanceof Error && (error as { code?: unknown }).code === 'MER_ERR_GQL_VALIDATION' && Array.isArray((error as { errors?: unknown }).errors);
+  error instanceof Error &&
+  (error as { code?: unknown }).code === 'MER_ERR_GQL_VALIDATION' &&
+  Array.isArray((error as { errors?: unknown }).errors);
 
 /**
  * A row's failure in the REST contract's terms, its user errors placed by the body schema of its
@@ -341,7 +383,9 @@ export function restErrorOf(error: unknown, body: TSchema | undefined): RestErro
   if (error instanceof RefusedInput) return new RestError(error.status, userErrorsToEntries(error.userErrors, body));
   if (error instanceof AppError) return restErrorFromAppError(error, body);
   if (isVariablesRefusal(error)) {
-    const userErrors = error.errors.map((e) => coercionError(e.message) ?? { field: [], message: e.message, code: 'VALUE_ERROR' });
+    const userErrors = error.errors.map(
+      (e) => coercionError(e.message) ?? { field: [], message: e.message, code: 'VALUE_ERROR' },
+    );
     return new RestError(422, userErrorsToEntries(userErrors, body));
   }
   return undefined;

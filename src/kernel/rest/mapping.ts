@@ -21,12 +21,18 @@ export function inputFromBody(
 }
 
 /** The organization a path names, looked up with `node(id:)`: 404 unless it is the caller's. */
-export function foundOrganization<N extends object | null, K extends string>(node: N, field: K): Extract<NonNullable<N>, Record<K, unknown>> {
+export function foundOrganization<N extends object | null, K extends string>(
+  node: N,
+  field: K,
+): Extract<NonNullable<N>, Record<K, unknown>> {
   return found(node && field in node ? (node as Extract<NonNullable<N>, Record<K, unknown>>) : null, 'Organization');
 }
 
 /** A delete answered: 204 without a body, or 422 from the payload's user errors. */
-export function noContent<P extends { userErrors: { field: string[] | null; message: string; code: string }[] }>(payload: P, key: keyof P): RestResponse {
+export function noContent<P extends { userErrors: { field: string[] | null; message: string; code: string }[] }>(
+  payload: P,
+  key: keyof P,
+): RestResponse {
   fromPayload(payload, key);
   return { status: 204 };
 }

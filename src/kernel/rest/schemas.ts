@@ -22,7 +22,11 @@ export const DateTime = (description = 'an ISO 8601 date-time') => Type.String({
 export const Nullable = <T extends TSchema>(schema: T) => {
   const { type, enum: values, ...rest } = schema as TSchema & { type?: string; enum?: unknown[] };
   if (!type) return Type.Unsafe<T['static'] | null>({ anyOf: [schema, { type: 'null' }] });
-  return Type.Unsafe<T['static'] | null>({ ...rest, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) });
+  return Type.Unsafe<T['static'] | null>({
+    ...rest,
+    type: [type, 'null'],
+    ...(values ? { enum: [...values, null] } : {}),
+  });
 };
 
 export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
@@ -34,7 +38,12 @@ export const StringEnum = <T extends string>(values: readonly T[], description?:
  */
 export const Body = <P extends TProperties, R extends keyof P = never>(properties: P, required: readonly R[] = []) =>
   Type.Object(
-    Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, required.includes(key as R) ? schema : Type.Optional(schema)])) as {
+    Object.fromEntries(
+      Object.entries(properties).map(([key, schema]) => [
+        key,
+        required.includes(key as R) ? schema : Type.Optional(schema),
+      ]),
+    ) as {
       [K in keyof P]: K extends R ? P[K] : TOptional<P[K]>;
     },
     { additionalProperties: false },
@@ -63,8 +72,18 @@ export const Query = <P extends TProperties>(properties: P) => Type.Partial(Type
 /** `limit` and `order` (by creation date) of a REST list. */
 export const listQuery = (defaultOrder: 'asc' | 'desc') =>
   Query({
-    limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `page size, 1 to ${MAX_PAGE_SIZE}` }),
-    order: Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: defaultOrder, description: `by creation date, ${defaultOrder} by default` }),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: `page size, 1 to ${MAX_PAGE_SIZE}`,
+    }),
+    order: Type.Unsafe<'asc' | 'desc'>({
+      type: 'string',
+      enum: ['asc', 'desc'],
+      default: defaultOrder,
+      description: `by creation date, ${defaultOrder} by default`,
+    }),
   });
 
 /** The standard error responses of a row, merged with its success responses. */

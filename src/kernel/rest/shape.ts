@@ -10,9 +10,15 @@ import { Type, TypeGuard, type Static, type TObject, type TSchema } from '@sincl
 export type Computed<S, T extends TSchema = TSchema> = { schema: T; from: (source: S) => Static<T> | undefined };
 
 /** Makes a computed field; for an optional field (Type.Optional), `from` answering undefined leaves it out. */
-export type Field<S> = <T extends TSchema>(schema: T, from: (source: S) => NoInfer<Static<T>> | undefined) => Computed<S, T>;
+export type Field<S> = <T extends TSchema>(
+  schema: T,
+  from: (source: S) => NoInfer<Static<T>> | undefined,
+) => Computed<S, T>;
 
-const field = <S, T extends TSchema>(schema: T, from: (source: S) => Static<T> | undefined): Computed<S, T> => ({ schema, from });
+const field = <S, T extends TSchema>(schema: T, from: (source: S) => Static<T> | undefined): Computed<S, T> => ({
+  schema,
+  from,
+});
 
 type Camel<K extends string> = K extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : K;
 
@@ -39,15 +45,24 @@ export type Shape<S, F> = {
 
 const camel = (key: string) => key.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 
-const isComputed = <S>(spec: TSchema | Computed<S>): spec is Computed<S> => typeof (spec as Computed<S>).from === 'function';
+const isComputed = <S>(spec: TSchema | Computed<S>): spec is Computed<S> =>
+  typeof (spec as Computed<S>).from === 'function';
 
 /**
  * The shape of a GraphQL record type `S`, named by the type of `field`:
- * `restShape((field: Field<RestRequestFragment>) => ({ id: Type.String(), owner_id: field(Type.String(), (r) => r.owner.id), … }))`
+ * `restShape((field: Field<RestRequestFragment>) => ({ id: Type.String(), owner_id: field(Type.String(), (r) =>
+ * r.owner.id), … }))`
  */
-export function restShape<S, F extends Record<string, TSchema | Computed<S, any>>>(build: (field: Field<S>) => F & Checked<S, F>): Shape<S, F> {
+export function restShape<S, F extends Record<string, TSchema | Computed<S, any>>>(
+  build: (field: Field<S>) => F & Checked<S, F>,
+): Shape<S, F> {
   const entries = Object.entries(build(field) as Record<string, TSchema | Computed<S>>);
-  const schema = Type.Object(Object.fromEntries(entries.map(([key, spec]) => [key, isComputed(spec) ? spec.schema : spec])) as Record<string, TSchema>);
+  const schema = Type.Object(
+    Object.fromEntries(entries.map(([key, spec]) => [key, isComputed(spec) ? spec.schema : spec])) as Record<
+      string,
+      TSchema
+    >,
+  );
   // Generated straight-line code, as lean.ts does for rows: a loop over getters mapped a request
   // about ten times slower than a hand-written mapper, which a 100-request list would feel. The code
   // holds the keys only as quoted literals and the computations by index. Without optional fields the
@@ -64,7 +79,9 @@ export function restShape<S, F extends Record<string, TSchema | Computed<S, any>
     ? `const body = {}; let value; ${entries
         .map(([key, spec]) => {
           const target = `body[${JSON.stringify(key)}]`;
-          return optional(spec) ? `value = ${valueOf(key, spec)}; if (value !== undefined) ${target} = value;` : `${target} = ${valueOf(key, spec)};`;
+          return optional(spec)
+            ? `value = ${valueOf(key, spec)}; if (value !== undefined) ${target} = value;`
+            : `${target} = ${valueOf(key, spec)};`;
         })
         .join(' ')} return body;`
     : `return { ${entries.map(([key, spec]) => `${JSON.stringify(key)}: ${valueOf(key, spec)}`).join(', ')} };`;

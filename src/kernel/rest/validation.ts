@@ -32,22 +32,41 @@ function describe(error: ErrorObject): { msg: string; type: string } {
       return { msg: 'Field required', type: 'missing' };
     case 'type': {
       // A nullable field's type list reads as its main type: null is rarely what the client meant.
-      const expected = Array.isArray(p.type) ? String(p.type.find((t: string) => t !== 'null') ?? p.type[0]) : String(p.type);
+      const expected = Array.isArray(p.type)
+        ? String(p.type.find((t: string) => t !== 'null') ?? p.type[0])
+        : String(p.type);
       const names: Record<string, string> = {
-        string: 'a valid string', integer: 'a valid integer', number: 'a valid number', boolean: 'a valid boolean',
-        object: 'a valid dictionary or object', array: 'a valid list', null: 'null',
+        string: 'a valid string',
+        integer: 'a valid integer',
+        number: 'a valid number',
+        boolean: 'a valid boolean',
+        object: 'a valid dictionary or object',
+        array: 'a valid list',
+        null: 'null',
       };
-      return { msg: `Input should be ${names[expected] ?? expected}`, type: `${expected === 'object' ? 'dict' : expected === 'array' ? 'list' : expected === 'integer' ? 'int' : expected === 'boolean' ? 'bool' : expected}_type` };
+      return {
+        msg: `Input should be ${names[expected] ?? expected}`,
+        type: `${expected === 'object' ? 'dict' : expected === 'array' ? 'list' : expected === 'integer' ? 'int' : expected === 'boolean' ? 'bool' : expected}_type`,
+      };
     }
     case 'enum':
       // A nullable enum's null is no value to offer (the type list says null is taken).
-      return { msg: `Input should be ${(p.allowedValues as unknown[]).filter((v) => v !== null).map((v) => `'${String(v)}'`).join(', ')}`, type: 'enum' };
+      return {
+        msg: `Input should be ${(p.allowedValues as unknown[])
+          .filter((v) => v !== null)
+          .map((v) => `'${String(v)}'`)
+          .join(', ')}`,
+        type: 'enum',
+      };
     case 'const':
       return { msg: `Input should be '${String(p.allowedValue)}'`, type: 'literal_error' };
     case 'maxLength':
       return { msg: `String should have at most ${p.limit} characters`, type: 'string_too_long' };
     case 'minLength':
-      return { msg: `String should have at least ${p.limit} character${p.limit === 1 ? '' : 's'}`, type: 'string_too_short' };
+      return {
+        msg: `String should have at least ${p.limit} character${p.limit === 1 ? '' : 's'}`,
+        type: 'string_too_short',
+      };
     case 'maximum':
       return { msg: `Input should be less than or equal to ${p.limit}`, type: 'less_than_equal' };
     case 'minimum':
@@ -59,7 +78,12 @@ function describe(error: ErrorObject): { msg: string; type: string } {
     case 'maxProperties':
       return { msg: `Object should have at most ${p.limit} keys`, type: 'too_long' };
     case 'pattern':
-      return { msg: error.parentSchema?.description ? `Input should be ${error.parentSchema.description}` : `String should match pattern '${p.pattern}'`, type: 'string_pattern_mismatch' };
+      return {
+        msg: error.parentSchema?.description
+          ? `Input should be ${error.parentSchema.description}`
+          : `String should match pattern '${p.pattern}'`,
+        type: 'string_pattern_mismatch',
+      };
     case 'format': {
       const formats: Record<string, [string, string]> = {
         'date-time': ['Input should be a valid datetime (ISO 8601)', 'datetime_parsing'],
@@ -74,7 +98,12 @@ function describe(error: ErrorObject): { msg: string; type: string } {
       return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
     case 'anyOf':
     case 'oneOf':
-      return { msg: error.parentSchema?.description ? `Input should be ${error.parentSchema.description}` : 'Input matches none of the allowed shapes', type: 'union_error' };
+      return {
+        msg: error.parentSchema?.description
+          ? `Input should be ${error.parentSchema.description}`
+          : 'Input matches none of the allowed shapes',
+        type: 'union_error',
+      };
     default:
       return { msg: error.message ?? 'Invalid input', type: error.keyword };
   }
@@ -96,7 +125,12 @@ export function toValidationEntries(errors: ErrorObject[], httpPart: string): Va
   const entries: ValidationEntry[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
-    if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf' && unions.some((u) => error.schemaPath.startsWith(`${u}/`))) continue;
+    if (
+      error.keyword !== 'anyOf' &&
+      error.keyword !== 'oneOf' &&
+      unions.some((u) => error.schemaPath.startsWith(`${u}/`))
+    )
+      continue;
     const loc = [part, ...pointerToLoc(error.instancePath)];
     if (error.keyword === 'required') loc.push((error.params as { missingProperty: string }).missingProperty);
     const entry = { loc, ...describe(error) };

@@ -54,7 +54,12 @@ export function createS3Storage(options: S3StorageOptions): Storage {
       const body = pipeline(source, meter, () => undefined);
       // An object appears only when the upload completes; a failed multipart upload is aborted
       // (leavePartsOnError false), so nothing is left behind.
-      const upload = new Upload({ client, params: { Bucket, Key: checkKey(key), Body: body }, partSize: PART_SIZE, queueSize: QUEUE_SIZE });
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key: checkKey(key), Body: body },
+        partSize: PART_SIZE,
+        queueSize: QUEUE_SIZE,
+      });
       try {
         await upload.done();
       } catch (err) {

@@ -30,7 +30,8 @@ export function checkKey(key: string): string {
   return key;
 }
 
-export const tooLarge = (maxBytes: number) => new AppError('PAYLOAD_TOO_LARGE', `File is larger than ${maxBytes} bytes`);
+export const tooLarge = (maxBytes: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `File is larger than ${maxBytes} bytes`);
 
 /**
  * A pass-through that counts and hashes the bytes going by and fails once they pass `maxBytes`, so
@@ -44,7 +45,11 @@ export class Meter extends Transform {
     super();
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null, data?: Buffer) => void): void {
+  override _transform(
+    chunk: Buffer,
+    _encoding: BufferEncoding,
+    callback: (error?: Error | null, data?: Buffer) => void,
+  ): void {
     this.size += chunk.length;
     if (this.size > this.maxBytes) return callback(tooLarge(this.maxBytes));
     this.hash.update(chunk);

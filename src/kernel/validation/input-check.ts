@@ -23,7 +23,11 @@ export class InputCheck {
   }
 
   /** Text that PostgreSQL will store: no NUL characters, within `max` characters. */
-  text(field: FieldPath, value: string | null | undefined, options: { max: number; min?: number; required?: boolean }): this {
+  text(
+    field: FieldPath,
+    value: string | null | undefined,
+    options: { max: number; min?: number; required?: boolean },
+  ): this {
     if (value === undefined || value === null) {
       if (options.required) this.add(field, 'Field required', 'REQUIRED');
       return this;
@@ -34,14 +38,19 @@ export class InputCheck {
     const length = [...value].length;
     if (length > options.max) return this.add(field, `Text should have at most ${options.max} characters`, 'TOO_LONG');
     if (options.min !== undefined && value.trim().length < options.min) {
-      return this.add(field, `Text should have at least ${options.min} non-blank character${options.min === 1 ? '' : 's'}`, 'TOO_SHORT');
+      return this.add(
+        field,
+        `Text should have at least ${options.min} non-blank character${options.min === 1 ? '' : 's'}`,
+        'TOO_SHORT',
+      );
     }
     return this;
   }
 
   email(field: FieldPath, value: string | null | undefined): this {
     if (value == null) return this;
-    if (value.length > MAX_EMAIL || !EMAIL.test(value)) return this.add(field, 'Input should be an email address', 'INVALID');
+    if (value.length > MAX_EMAIL || !EMAIL.test(value))
+      return this.add(field, 'Input should be an email address', 'INVALID');
     return this;
   }
 
@@ -63,7 +72,11 @@ export class InputCheck {
     if (value == null) return this;
     const time = value.getTime();
     if (Number.isNaN(time) || time < MIN_DATE || time > MAX_DATE) {
-      return this.add(field, `Input should be a date between ${new Date(MIN_DATE).getUTCFullYear()} and ${new Date(MAX_DATE).getUTCFullYear()}`, 'OUT_OF_RANGE');
+      return this.add(
+        field,
+        `Input should be a date between ${new Date(MIN_DATE).getUTCFullYear()} and ${new Date(MAX_DATE).getUTCFullYear()}`,
+        'OUT_OF_RANGE',
+      );
     }
     return this;
   }
@@ -78,7 +91,11 @@ export class InputCheck {
     if (value == null) return this;
     if (value.length > options.max) return this.add(field, `List should have at most ${options.max} items`, 'TOO_MANY');
     if (options.min !== undefined && value.length < options.min) {
-      return this.add(field, `List should have at least ${options.min} item${options.min === 1 ? '' : 's'}`, 'REQUIRED');
+      return this.add(
+        field,
+        `List should have at least ${options.min} item${options.min === 1 ? '' : 's'}`,
+        'REQUIRED',
+      );
     }
     return this;
   }
@@ -99,7 +116,11 @@ export class InputCheck {
         continue;
       }
       if (key.length === 0 || key.length > options.maxKey || key.includes('\u0000') || UNPAIRED_SURROGATE.test(key)) {
-        this.add([...field, key], `Keys should have 1 to ${options.maxKey} characters, without NUL or unpaired surrogates`, 'INVALID');
+        this.add(
+          [...field, key],
+          `Keys should have 1 to ${options.maxKey} characters, without NUL or unpaired surrogates`,
+          'INVALID',
+        );
         continue;
       }
       this.text([...field, key], entry, { max: options.maxValue });

@@ -14,7 +14,14 @@ import { Activity, type ActivityRow } from './activity.entities';
 const INSERT = `insert into activity (id, organization_id, request_id, action, actor_type, actor_id, ip, user_agent, details, created_at)
   select gen_random_uuid(), ?, ?::uuid, ?, ?, ?::uuid, ?, ?, ?::jsonb, ? where ?::uuid is not null`;
 
-type Entry = { organizationId: string; requestId: string | null; action: string; actor: Actor; details: Record<string, unknown>; createdAt: Date };
+type Entry = {
+  organizationId: string;
+  requestId: string | null;
+  action: string;
+  actor: Actor;
+  details: Record<string, unknown>;
+  createdAt: Date;
+};
 
 const paramsOf = (entry: Entry) => [
   entry.organizationId,
@@ -30,11 +37,20 @@ const paramsOf = (entry: Entry) => [
 ];
 
 /** How an event's details name a subject other than the request (`item_id`). */
-const SUBJECT_KEYS: Record<string, string> = { RequestItem: 'item_id', Document: 'document_id', Contract: 'contract_id' };
+const SUBJECT_KEYS: Record<string, string> = {
+  RequestItem: 'item_id',
+  Document: 'document_id',
+  Contract: 'contract_id',
+};
 
-/** What an event changed: its subject when that is not the request, the fields it updated, and what its emitter adds. */
+/**
+ * What an event changed: its subject when that is not the request, the fields it updated, and what its emitter adds.
+ */
 function detailsOf(event: EmittedEvent): Record<string, unknown> {
-  const subjectKey = event.subjectType === 'Request' ? null : (SUBJECT_KEYS[event.subjectType] ?? `${event.subjectType.toLowerCase()}_id`);
+  const subjectKey =
+    event.subjectType === 'Request'
+      ? null
+      : (SUBJECT_KEYS[event.subjectType] ?? `${event.subjectType.toLowerCase()}_id`);
   return {
     ...(subjectKey ? { [subjectKey]: event.subjectId } : {}),
     ...(event.updated ? { updated: event.updated } : {}),
@@ -50,7 +66,13 @@ export const recordEventActivity: EmitHook = {
   applies: (event) => event.requestId != null,
 };
 
-export type ActivityInput = { organizationId: string; requestId: string; action: Action; actor: Actor; details?: Record<string, unknown> };
+export type ActivityInput = {
+  organizationId: string;
+  requestId: string;
+  action: Action;
+  actor: Actor;
+  details?: Record<string, unknown>;
+};
 
 /**
  * Records an action that raises no event (a recipient opened the link, signed in): one statement, in
@@ -61,16 +83,29 @@ export async function recordActivity(tx: EntityManager, input: ActivityInput): P
 }
 
 /** A page of a request's activity, newest first (the request is one the viewer sees: the resolver's parent). */
-export function listActivity(ctx: Pick<GraphQLContext, 'em'>, request: { id: string }, args: PageArgs): Promise<Connection<ActivityRow>> {
-  return paginate({ em: ctx.em, entity: Activity, sql: 'select a.* from activity a where a.request_id = ?', params: [request.id] }, args, {
-    property: 'seq',
-    column: 'seq',
-    direction: 'DESC',
-  });
+export function listActivity(
+  ctx: Pick<GraphQLContext, 'em'>,
+  request: { id: string },
+  args: PageArgs,
+): Promise<Connection<ActivityRow>> {
+  return paginate(
+    { em: ctx.em, entity: Activity, sql: 'select a.* from activity a where a.request_id = ?', params: [request.id] },
+    args,
+    {
+      property: 'seq',
+      column: 'seq',
+      direction: 'DESC',
+    },
+  );
 }
 
 /** An entry, if the viewer sees its request (`node(id)`). */
 export async function getActivity(ctx: Pick<GraphQLContext, 'em' | 'viewer'>, id: string): Promise<ActivityRow | null> {
-  const [entry] = isUuid(id) ? await findLean(ctx.em, Activity, 'select * from activity where id = ? and organization_id = ?', [id, ctx.viewer.organizationId]) : [];
+  const [entry] = isUuid(id)
+    ? await findLean(ctx.em, Activity, 'select * from activity where id = ? and organization_id = ?', [
+        id,
+        ctx.viewer.organizationId,
+      ])
+    : [];
   return entry && (await findVisibleRequest(ctx.em, ctx.viewer, entry.request.id)) ? entry : null;
 }

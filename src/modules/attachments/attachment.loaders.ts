@@ -5,7 +5,8 @@ import { Attachment } from './attachment.entities';
 export const attachmentLoaders = {
   attachmentsByItem: (em: EntityManager) => createChildrenLoader(em, Attachment, 'item', { position: 'asc' }),
   // A request's own attachments, not its items'.
-  attachmentsByRequest: (em: EntityManager) => createChildrenLoader(em, Attachment, 'request', { position: 'asc' }, ['item']),
+  attachmentsByRequest: (em: EntityManager) =>
+    createChildrenLoader(em, Attachment, 'request', { position: 'asc' }, ['item']),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -11,7 +11,9 @@ export const requestAttachmentsPart: RequestCreationPart = {
     const requestSources = await findLibraryAttachments(ctx, check, ['attachmentIds'], input.attachmentIds);
     const itemSources: Attachment[][] = [];
     for (const [index, item] of (input.items ?? []).entries()) {
-      itemSources.push(await findLibraryAttachments(ctx, check, ['items', index, 'attachmentIds'], attachmentIdsOf(item)));
+      itemSources.push(
+        await findLibraryAttachments(ctx, check, ['items', index, 'attachmentIds'], attachmentIdsOf(item)),
+      );
     }
     let requestFiles: Attachment[] = [];
     let itemFiles: Attachment[][] = [];
@@ -21,7 +23,9 @@ export const requestAttachmentsPart: RequestCreationPart = {
       afterInsert(tx, { request, recordsOf }) {
         requestFiles = attachFiles(tx, requestSources, request, null);
         // Given items only: items copied from a template have no attachments to copy.
-        itemFiles = recordsOf(RequestItem).map((item, index) => (input.items ? attachFiles(tx, itemSources[index], request, item) : []));
+        itemFiles = recordsOf(RequestItem).map((item, index) =>
+          input.items ? attachFiles(tx, itemSources[index], request, item) : [],
+        );
       },
       prime(loaders, { request, recordsOf }) {
         loaders.attachmentsByRequest.prime(request.id, requestFiles);

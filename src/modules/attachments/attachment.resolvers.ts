@@ -8,7 +8,11 @@ import { deleteAttachment, getAttachment, listAttachments } from './attachment.s
 import { countFields } from '../../kernel/graphql/pagination';
 import { reads } from '../../kernel/graphql/projection';
 
-const itemAttachments = { attachments: reads(['id'], (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.attachmentsByItem.load(item.id)) };
+const itemAttachments = {
+  attachments: reads(['id'], (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) =>
+    ctx.loaders.attachmentsByItem.load(item.id),
+  ),
+};
 
 export const attachmentResolvers: Resolvers = {
   Query: {
@@ -22,7 +26,8 @@ export const attachmentResolvers: Resolvers = {
   Attachment: {
     ...fileFields,
     owner: (attachment, _args, ctx, info) => loadRequiredRef(attachment.owner, ctx.loaders.userById, info),
-    request: (attachment, _args, ctx, info) => (attachment.request ? loadRef(attachment.request, ctx.loaders.requestById, info) : null),
+    request: (attachment, _args, ctx, info) =>
+      attachment.request ? loadRef(attachment.request, ctx.loaders.requestById, info) : null,
     item: async (attachment, _args, ctx) => {
       if (!attachment.item || !attachment.request) return null;
       const items = await ctx.loaders.itemsByRequest.load(attachment.request.id);

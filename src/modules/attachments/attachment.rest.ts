@@ -14,13 +14,13 @@ import { openFile } from '../files/file.service';
 import { AttachmentBody, restAttachment } from './attachment.rest-shapes';
 import { getAttachmentFile, getItemAttachmentFile, uploadAttachment, uploadItemAttachment } from './attachment.service';
 
-
 const tags = ['Attachments'];
 const AttachmentParams = Type.Object({ attachment_id: Uuid() });
 const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
 const ItemAttachmentParams = Type.Object({ request_id: Uuid(), item_id: Uuid(), attachment_id: Uuid() });
 
-const itemAttachments = (data: ItemAttachmentListQuery) => found(found(data.request, 'Request').item, 'Item').attachments;
+const itemAttachments = (data: ItemAttachmentListQuery) =>
+  found(found(data.request, 'Request').item, 'Item').attachments;
 
 export const attachmentRestRows: RestRow[] = [
   restRow({
@@ -29,7 +29,11 @@ export const attachmentRestRows: RestRow[] = [
     summary: 'Upload a file into your library (multipart/form-data, part `file`)',
     tags,
     schema: { response: withErrors({ 200: AttachmentBody }, [413, 415, 422]) },
-    receive: async (ctx, _input, request) => ({ id: (await uploadAttachment(ctx, await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes }))).id }),
+    receive: async (ctx, _input, request) => ({
+      id: (
+        await uploadAttachment(ctx, await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes }))
+      ).id,
+    }),
     operation: AttachmentGetDocument,
     result: (data) => ({ body: restAttachment(found(data.attachment, 'Attachment')) }),
   }),
@@ -96,7 +100,12 @@ export const attachmentRestRows: RestRow[] = [
     operation: ItemAttachmentListDocument,
     variables: ({ params }) => ({ requestId: params.request_id, itemId: params.item_id }),
     result: (data, { params }) => ({
-      body: restAttachment(found(itemAttachments(data).find((a) => a.id === params.attachment_id), 'Attachment')),
+      body: restAttachment(
+        found(
+          itemAttachments(data).find((a) => a.id === params.attachment_id),
+          'Attachment',
+        ),
+      ),
     }),
   }),
   restRow({

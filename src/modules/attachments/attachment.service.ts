@@ -18,7 +18,14 @@ type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'
 /** Uploads a file into the caller's library. */
 export async function uploadAttachment(ctx: Ctx, upload: IncomingFile): Promise<Attachment> {
   return saveUpload(ctx, upload, {}, async (tx, file) =>
-    tx.create(Attachment, { organization: ctx.viewer.organizationId, owner: ctx.viewer.userId, file, request: null, item: null, position: 0 }),
+    tx.create(Attachment, {
+      organization: ctx.viewer.organizationId,
+      owner: ctx.viewer.userId,
+      file,
+      request: null,
+      item: null,
+      position: 0,
+    }),
   );
 }
 
@@ -44,23 +51,44 @@ export async function getAttachmentFile(ctx: Pick<Ctx, 'em' | 'viewer'>, id: str
   return ctx.em.findOneOrFail(StoredFile, attachment.file.id);
 }
 
-export async function getItemAttachmentFile(ctx: Pick<Ctx, 'em' | 'viewer'>, requestId: string, itemId: string, id: string): Promise<StoredFile> {
+export async function getItemAttachmentFile(
+  ctx: Pick<Ctx, 'em' | 'viewer'>,
+  requestId: string,
+  itemId: string,
+  id: string,
+): Promise<StoredFile> {
   const attachment = await getAttachment(ctx, id);
-  if (!attachment || attachment.request?.id !== requestId || attachment.item?.id !== itemId) throw AppError.notFound('Attachment');
+  if (!attachment || attachment.request?.id !== requestId || attachment.item?.id !== itemId)
+    throw AppError.notFound('Attachment');
   return ctx.em.findOneOrFail(StoredFile, attachment.file.id);
 }
 
 /** Refuses one more file on an item (or request) that holds the most it may. */
-async function checkRoom(ctx: Ctx, em: EntityManager, where: { request: string; item: string | null }): Promise<number> {
+async function checkRoom(
+  ctx: Ctx,
+  em: EntityManager,
+  where: { request: string; item: string | null },
+): Promise<number> {
   const count = await em.count(Attachment, where);
   if (count >= ctx.settings.maxFilesPerItem) {
-    throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} attachments`, code: 'TOO_MANY' }]);
+    throw AppError.validation([
+      {
+        field: ['file'],
+        message: `An item holds at most ${ctx.settings.maxFilesPerItem} attachments`,
+        code: 'TOO_MANY',
+      },
+    ]);
   }
   return count;
 }
 
 /** Uploads a file attached to an item, to help its recipient complete it. */
-export async function uploadItemAttachment(ctx: Ctx, requestId: string, itemId: string, upload: IncomingFile): Promise<Attachment> {
+export async function uploadItemAttachment(
+  ctx: Ctx,
+  requestId: string,
+  itemId: string,
+  upload: IncomingFile,
+): Promise<Attachment> {
   // Checked before the bytes are read, so a refused upload costs nothing; checked again below, locked.
   const { request } = await requireItem(ctx.em, ctx, itemId, requestId);
   requireOpen(request);
@@ -69,7 +97,14 @@ export async function uploadItemAttachment(ctx: Ctx, requestId: string, itemId: 
     const { item, request } = await requireItemForUpdate(tx, ctx, itemId, requestId);
     requireOpen(request);
     const position = await checkRoom(ctx, tx, { request: request.id, item: item.id });
-    return tx.create(Attachment, { organization: ctx.viewer.organizationId, owner: ctx.viewer.userId, file, request, item, position });
+    return tx.create(Attachment, {
+      organization: ctx.viewer.organizationId,
+      owner: ctx.viewer.userId,
+      file,
+      request,
+      item,
+      position,
+    });
   });
 }
 
@@ -77,9 +112,15 @@ export async function uploadItemAttachment(ctx: Ctx, requestId: string, itemId: 
  * Deletes an attachment: one of the caller's library, or one of a request or item the caller sees
  * (of request `requestId` and item `itemId` when given). Its bytes go with the last row that uses them.
  */
-export async function deleteAttachment(ctx: Ctx, id: string, scope: { requestId?: string | null; itemId?: string | null } = {}): Promise<string> {
+export async function deleteAttachment(
+  ctx: Ctx,
+  id: string,
+  scope: { requestId?: string | null; itemId?: string | null } = {},
+): Promise<string> {
   return deleteReferences(ctx, async (tx) => {
-    const attachment = isUuid(id) ? await tx.findOne(Attachment, { id, organization: ctx.viewer.organizationId }) : null;
+    const attachment = isUuid(id)
+      ? await tx.findOne(Attachment, { id, organization: ctx.viewer.organizationId })
+      : null;
     const inScope =
       attachment &&
       (scope.requestId == null || attachment.request?.id === scope.requestId) &&
@@ -101,11 +142,18 @@ export async function deleteAttachment(ctx: Ctx, id: string, scope: { requestId?
  * Library attachments of the caller named at request or item creation (problems go to `check`); the
  * rows to copy onto the request by `attachFiles`.
  */
-export async function findLibraryAttachments(ctx: Pick<Ctx, 'em' | 'viewer' | 'settings'>, check: InputCheck, path: FieldPath, ids: readonly string[] | null | undefined): Promise<Attachment[]> {
+export async function findLibraryAttachments(
+  ctx: Pick<Ctx, 'em' | 'viewer' | 'settings'>,
+  check: InputCheck,
+  path: FieldPath,
+  ids: readonly string[] | null | undefined,
+): Promise<Attachment[]> {
   if (!ids?.length) return [];
   check.count(path, [...ids], { max: ctx.settings.maxFilesPerItem });
   const valid = ids.filter(isUuid);
-  const found = valid.length ? await ctx.em.find(Attachment, { id: { $in: valid }, owner: ctx.viewer.userId, request: null }) : [];
+  const found = valid.length
+    ? await ctx.em.find(Attachment, { id: { $in: valid }, owner: ctx.viewer.userId, request: null })
+    : [];
   const byId = new Map(found.map((a) => [a.id, a]));
   const seen = new Set<string>();
   return ids.flatMap((id, index) => {
@@ -118,7 +166,13 @@ export async function findLibraryAttachments(ctx: Pick<Ctx, 'em' | 'viewer' | 's
 }
 
 /** Copies library attachments onto a request (or one of its items): new rows, the same bytes. */
-export function attachFiles(em: EntityManager, sources: Attachment[], request: { readonly id: string; readonly organization: { readonly id: string } }, item: { readonly id: string } | null, firstPosition = 0): Attachment[] {
+export function attachFiles(
+  em: EntityManager,
+  sources: Attachment[],
+  request: { readonly id: string; readonly organization: { readonly id: string } },
+  item: { readonly id: string } | null,
+  firstPosition = 0,
+): Attachment[] {
   return sources.map((source, index) =>
     em.create(Attachment, {
       organization: request.organization.id,

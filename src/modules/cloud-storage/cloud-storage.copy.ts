@@ -59,7 +59,14 @@ async function recordFailure(tx: EntityManager, { job, error, attempts, final, r
     requestId: requestOf(job),
     action: 'cloud_storage.copy_failed',
     actor: SYSTEM,
-    details: { provider: 'S3', trigger: job.payload.trigger, attempt: attempts, error, final, next_attempt_at: retryAt?.toISOString() ?? null },
+    details: {
+      provider: 'S3',
+      trigger: job.payload.trigger,
+      attempt: attempts,
+      error,
+      final,
+      next_attempt_at: retryAt?.toISOString() ?? null,
+    },
   });
 }
 
@@ -77,7 +84,12 @@ export const cloudCopyJob: ContributedJobKind = {
   kinds: [COPY_JOB_KIND],
   failed: recordFailure,
   async prepare(job, ctx): Promise<Copied> {
-    const [connection] = await findLean(ctx.em, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ? and provider = ?', [job.organization_id, 'S3']);
+    const [connection] = await findLean(
+      ctx.em,
+      CloudStorageConnection,
+      'select * from cloud_storage_connection where organization_id = ? and provider = ?',
+      [job.organization_id, 'S3'],
+    );
     const request = await findVisibleRequest(ctx.em, ctx.viewer, requestOf(job));
     // A request deleted meanwhile is not copied (and the job finds nothing to record).
     if (!connection || !request) return null;
@@ -86,8 +98,26 @@ export const cloudCopyJob: ContributedJobKind = {
     const client = connectionClient(ctx.settings.secret, connection);
     try {
       for (const entry of paths) {
-        if ('file' in entry) await putObject(client, connection.bucket, folder + entry.name, await openFile(ctx, entry.file), entry.file.size, entry.file.mimeType, entry.file.sha256);
-        else await putObject(client, connection.bucket, folder + entry.name, Readable.from([entry.bytes]), entry.bytes.length, entry.mimeType, createHash('sha256').update(entry.bytes).digest('hex'));
+        if ('file' in entry)
+          await putObject(
+            client,
+            connection.bucket,
+            folder + entry.name,
+            await openFile(ctx, entry.file),
+            entry.file.size,
+            entry.file.mimeType,
+            entry.file.sha256,
+          );
+        else
+          await putObject(
+            client,
+            connection.bucket,
+            folder + entry.name,
+            Readable.from([entry.bytes]),
+            entry.bytes.length,
+            entry.mimeType,
+            createHash('sha256').update(entry.bytes).digest('hex'),
+          );
       }
     } catch (err) {
       throw new Error(describeS3Error(err), { cause: err });
@@ -103,9 +133,17 @@ export const cloudCopyJob: ContributedJobKind = {
     const entry = { organizationId: request.organization.id, requestId: request.id, actor: SYSTEM };
     const trigger = job.payload.trigger as string;
     if (!copied) {
-      await recordActivity(tx, { ...entry, action: 'cloud_storage.copy_skipped', details: { provider: 'S3', trigger, reason: 'No S3 bucket is connected' } });
+      await recordActivity(tx, {
+        ...entry,
+        action: 'cloud_storage.copy_skipped',
+        details: { provider: 'S3', trigger, reason: 'No S3 bucket is connected' },
+      });
     } else {
-      await recordActivity(tx, { ...entry, action: 'cloud_storage.copied', details: { provider: 'S3', trigger, ...copied, attempt: job.attempts + 1 } });
+      await recordActivity(tx, {
+        ...entry,
+        action: 'cloud_storage.copied',
+        details: { provider: 'S3', trigger, ...copied, attempt: job.attempts + 1 },
+      });
     }
     return {};
   },

@@ -6,8 +6,17 @@ export const requestCloudStoragePart: RequestCreationPart = {
   field: 'cloudStorageProvider',
   async prepare(ctx, check, input) {
     if (input.cloudStorageProvider !== 'S3') return {};
-    const [connected] = await queryRows(ctx.em, `select 1 from cloud_storage_connection where organization_id = ? and provider = 'S3'`, [ctx.viewer.organizationId]);
-    if (!connected) check.add(['cloudStorageProvider'], 'No S3 bucket is connected: connect one first (POST /cloud-storage/S3)', 'INVALID');
+    const [connected] = await queryRows(
+      ctx.em,
+      `select 1 from cloud_storage_connection where organization_id = ? and provider = 'S3'`,
+      [ctx.viewer.organizationId],
+    );
+    if (!connected)
+      check.add(
+        ['cloudStorageProvider'],
+        'No S3 bucket is connected: connect one first (POST /cloud-storage/S3)',
+        'INVALID',
+      );
     return {};
   },
 };

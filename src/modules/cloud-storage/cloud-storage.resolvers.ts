@@ -14,7 +14,9 @@ export const cloudStorageResolvers: Resolvers = {
     connectedAt: (view) => view.connection?.connectedAt ?? null,
   },
   Mutation: {
-    cloudStorageConnect: (_root, { provider, input }, ctx) => payload(async () => ({ cloudStorageProvider: await connectCloudStorage(ctx, provider, input) })),
-    cloudStorageDisconnect: (_root, { provider }, ctx) => payload(async () => ({ cloudStorageProvider: await disconnectCloudStorage(ctx, provider) })),
+    cloudStorageConnect: (_root, { provider, input }, ctx) =>
+      payload(async () => ({ cloudStorageProvider: await connectCloudStorage(ctx, provider, input) })),
+    cloudStorageDisconnect: (_root, { provider }, ctx) =>
+      payload(async () => ({ cloudStorageProvider: await disconnectCloudStorage(ctx, provider) })),
   },
 };

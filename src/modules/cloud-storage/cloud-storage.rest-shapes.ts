@@ -6,13 +6,15 @@ import { restShape, type Field } from '../../kernel/rest/shape';
 // The REST shape of a cloud storage provider (API-DECISIONS, "Bodies of the named operations"): keys
 // are never part of it.
 
-export const { schema: CloudStorageBody, map: restCloudStorage } = restShape((_field: Field<RestCloudStorageProviderFragment>) => ({
-  provider: Type.String(),
-  status: Type.String({ description: 'CONNECTED, AVAILABLE or UNAVAILABLE' }),
-  reason: Nullable(Type.String()),
-  bucket: Nullable(Type.String()),
-  region: Nullable(Type.String()),
-  endpoint: Nullable(Type.String()),
-  force_path_style: Nullable(Type.Boolean()),
-  connected_at: Nullable(DateTime()),
-}));
+export const { schema: CloudStorageBody, map: restCloudStorage } = restShape(
+  (_field: Field<RestCloudStorageProviderFragment>) => ({
+    provider: Type.String(),
+    status: Type.String({ description: 'CONNECTED, AVAILABLE or UNAVAILABLE' }),
+    reason: Nullable(Type.String()),
+    bucket: Nullable(Type.String()),
+    region: Nullable(Type.String()),
+    endpoint: Nullable(Type.String()),
+    force_path_style: Nullable(Type.Boolean()),
+    connected_at: Nullable(DateTime()),
+  }),
+);

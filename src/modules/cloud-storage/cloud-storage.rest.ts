@@ -1,5 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { CloudStorageConnectDocument, CloudStorageDisconnectDocument, CloudStorageListDocument } from '../../kernel/graphql/__generated__/operations';
+import {
+  CloudStorageConnectDocument,
+  CloudStorageDisconnectDocument,
+  CloudStorageListDocument,
+} from '../../kernel/graphql/__generated__/operations';
 import { fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { Body, StringEnum, Text, withErrors } from '../../kernel/rest/schemas';
@@ -34,13 +38,21 @@ export const cloudStorageRestRows: RestRow[] = [
   restRow({
     method: 'POST',
     url: '/cloud-storage/:provider',
-    summary: "Connect a provider: S3 with the bucket's location and keys, tested with a probe object before it is saved (ADMIN)",
+    summary:
+      "Connect a provider: S3 with the bucket's location and keys, tested with a probe object before it is saved (ADMIN)",
     tags,
     schema: { params: ProviderParams, body: ConnectBody, response: withErrors({ 200: CloudStorageBody }, [403, 422]) },
     operation: CloudStorageConnectDocument,
     variables: ({ params, body }) => ({
       provider: params.provider,
-      input: inputFromBody(body ?? {}, ['bucket', 'region', 'endpoint', 'access_key_id', 'secret_access_key', 'force_path_style']),
+      input: inputFromBody(body ?? {}, [
+        'bucket',
+        'region',
+        'endpoint',
+        'access_key_id',
+        'secret_access_key',
+        'force_path_style',
+      ]),
     }),
     result: (data) => ({ body: restCloudStorage(fromPayload(data.cloudStorageConnect, 'cloudStorageProvider')) }),
   }),

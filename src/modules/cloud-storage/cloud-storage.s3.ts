@@ -13,11 +13,15 @@ export type S3Credentials = { accessKeyId: string; secretAccessKey: string };
 /** Where a bucket is and how to reach it (what a connection stores, the keys sealed apart). */
 export type S3Location = { bucket: string; region: string; endpoint?: string | null; forcePathStyle: boolean };
 
-export const sealCredentials = (secret: string, credentials: S3Credentials): string => seal(secret, SEAL_PURPOSE, JSON.stringify(credentials));
+export const sealCredentials = (secret: string, credentials: S3Credentials): string =>
+  seal(secret, SEAL_PURPOSE, JSON.stringify(credentials));
 
 /** A client of a connected bucket, its keys unsealed. */
 export function connectionClient(secret: string, connection: CloudStorageConnectionRow): S3Client {
-  return bucketClient(connection, JSON.parse(unseal(secret, SEAL_PURPOSE, connection.sealedCredentials)) as S3Credentials);
+  return bucketClient(
+    connection,
+    JSON.parse(unseal(secret, SEAL_PURPOSE, connection.sealedCredentials)) as S3Credentials,
+  );
 }
 
 // Retries are the job queue's (minutes apart, recorded), not the SDK's (milliseconds apart, silent).
@@ -50,7 +54,14 @@ export async function probeBucket(location: S3Location, credentials: S3Credentia
   const Key = `.gather-connection-test-${randomUUID()}`;
   const abortSignal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   try {
-    await client.send(new PutObjectCommand({ Bucket: location.bucket, Key, Body: 'Gather checks that it may write here; this object is deleted at once.\n' }), { abortSignal });
+    await client.send(
+      new PutObjectCommand({
+        Bucket: location.bucket,
+        Key,
+        Body: 'Gather checks that it may write here; this object is deleted at once.\n',
+      }),
+      { abortSignal },
+    );
     await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key }), { abortSignal });
   } finally {
     client.destroy();
@@ -58,9 +69,26 @@ export async function probeBucket(location: S3Location, credentials: S3Credentia
 }
 
 /** Streams one object into the bucket (one PUT: its size is known). */
-export async function putObject(client: S3Client, bucket: string, key: string, body: Readable, size: number, contentType: string, sha256: string): Promise<void> {
+export async function putObject(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  body: Readable,
+  size: number,
+  contentType: string,
+  sha256: string,
+): Promise<void> {
   try {
-    await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType, Metadata: { sha256 } }));
+    await client.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: body,
+        ContentLength: size,
+        ContentType: contentType,
+        Metadata: { sha256 },
+      }),
+    );
   } finally {
     // A refused PUT leaves the source unread: closed here, not when it is collected.
     body.destroy();

@@ -23,7 +23,8 @@ export type CloudStorageView = {
   connection: Omit<CloudStorageConnectionRow, 'sealedCredentials'> | null;
 };
 
-const OAUTH = 'needs an OAuth sign-in on the internet, which this deployment does not offer; connect an S3-compatible bucket instead';
+const OAUTH =
+  'needs an OAuth sign-in on the internet, which this deployment does not offer; connect an S3-compatible bucket instead';
 
 /** Why each provider that cannot be connected here cannot. */
 const UNAVAILABLE: Partial<Record<ConnectionProvider, string>> = {
@@ -44,20 +45,31 @@ function viewOf(provider: ConnectionProvider, connection: CloudStorageConnection
 }
 
 const connectionsOf = (ctx: Pick<Ctx, 'em'>, organizationId: string) =>
-  findLean(ctx.em, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ?', [organizationId]);
+  findLean(ctx.em, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ?', [
+    organizationId,
+  ]);
 
 /** Every provider with its state for the caller's organization (one statement). */
 export async function listCloudStorage(ctx: Pick<Ctx, 'em' | 'viewer'>): Promise<CloudStorageView[]> {
   const connections = await connectionsOf(ctx, ctx.viewer.organizationId);
-  return CONNECTION_PROVIDERS.map((provider) => viewOf(provider, connections.find((c) => c.provider === provider)));
+  return CONNECTION_PROVIDERS.map((provider) =>
+    viewOf(
+      provider,
+      connections.find((c) => c.provider === provider),
+    ),
+  );
 }
 
 /** Refuses what cannot be connected or disconnected, before any input is looked at; and non-ADMINs. */
 function requireConnectable(ctx: Ctx, provider: ConnectionProvider, verb: 'connected' | 'disconnected'): void {
   if (!isAdmin(ctx.viewer)) throw AppError.forbidden("Only an ADMIN may change the organization's cloud storage");
-  if (provider === 'SERVICE') throw AppError.validation([{ field: [], message: `Gather's own storage is always connected; it cannot be ${verb}`, code: 'INVALID' }]);
+  if (provider === 'SERVICE')
+    throw AppError.validation([
+      { field: [], message: `Gather's own storage is always connected; it cannot be ${verb}`, code: 'INVALID' },
+    ]);
   const reason = UNAVAILABLE[provider];
-  if (reason) throw AppError.validation([{ field: [], message: `${provider} cannot be ${verb}: ${reason}`, code: 'INVALID' }]);
+  if (reason)
+    throw AppError.validation([{ field: [], message: `${provider} cannot be ${verb}: ${reason}`, code: 'INVALID' }]);
 }
 
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -68,19 +80,28 @@ const REGION = /^[A-Za-z0-9_-]+$/;
  * checked, then a probe object is written and deleted with the given keys; a bucket that refuses is a
  * 422 naming what it answered. The keys are stored sealed and never answered.
  */
-export async function connectCloudStorage(ctx: Ctx, provider: ConnectionProvider, input: CloudStorageConnectInput): Promise<CloudStorageView> {
+export async function connectCloudStorage(
+  ctx: Ctx,
+  provider: ConnectionProvider,
+  input: CloudStorageConnectInput,
+): Promise<CloudStorageView> {
   requireConnectable(ctx, provider, 'connected');
   const check = new InputCheck();
   check.text(['bucket'], input.bucket, { min: 1, max: 63, required: true });
-  if (input.bucket && !BUCKET.test(input.bucket)) check.add(['bucket'], 'A bucket name is 3 to 63 lower-case letters, digits, dots and hyphens', 'INVALID');
+  if (input.bucket && !BUCKET.test(input.bucket))
+    check.add(['bucket'], 'A bucket name is 3 to 63 lower-case letters, digits, dots and hyphens', 'INVALID');
   check.text(['region'], input.region, { min: 1, max: MAX_REGION, required: true });
-  if (input.region && !REGION.test(input.region)) check.add(['region'], 'A region is letters, digits, hyphens and underscores (such as us-east-1)', 'INVALID');
+  if (input.region && !REGION.test(input.region))
+    check.add(['region'], 'A region is letters, digits, hyphens and underscores (such as us-east-1)', 'INVALID');
   check.text(['accessKeyId'], input.accessKeyId, { min: 1, max: MAX_ACCESS_KEY_ID, required: true });
   check.text(['secretAccessKey'], input.secretAccessKey, { min: 1, max: MAX_SECRET_ACCESS_KEY, required: true });
   if (input.endpoint != null) {
     check.text(['endpoint'], input.endpoint, { min: 1, max: MAX_S3_ENDPOINT });
     // The service connects where the endpoint says, as it does for webhooks: the same rules.
-    await checkEndpoint(check, ['endpoint'], input.endpoint, { allowPrivate: ctx.settings.webhooks.allowPrivate, resolve: ctx.settings.resolveHost });
+    await checkEndpoint(check, ['endpoint'], input.endpoint, {
+      allowPrivate: ctx.settings.webhooks.allowPrivate,
+      resolve: ctx.settings.resolveHost,
+    });
   }
   check.done();
   const location: S3Location = {
@@ -94,7 +115,9 @@ export async function connectCloudStorage(ctx: Ctx, provider: ConnectionProvider
     await probeBucket(location, credentials);
   } catch (err) {
     const where = `bucket ${location.bucket}${location.endpoint ? ` at ${location.endpoint}` : ` in ${location.region}`}`;
-    throw AppError.validation([{ field: [], message: `Could not write to the ${where}: ${describeS3Error(err)}`, code: 'INVALID' }]);
+    throw AppError.validation([
+      { field: [], message: `Could not write to the ${where}: ${describeS3Error(err)}`, code: 'INVALID' },
+    ]);
   }
   const sealedCredentials = sealCredentials(ctx.settings.secret, credentials);
   const organizationId = ctx.viewer.organizationId;
@@ -105,10 +128,25 @@ export async function connectCloudStorage(ctx: Ctx, provider: ConnectionProvider
        on conflict (organization_id, provider) do update
           set bucket = excluded.bucket, region = excluded.region, endpoint = excluded.endpoint, force_path_style = excluded.force_path_style,
               sealed_credentials = excluded.sealed_credentials, connected_by_id = excluded.connected_by_id, connected_at = excluded.connected_at`,
-      [organizationId, provider, location.bucket, location.region, location.endpoint, location.forcePathStyle, sealedCredentials, ctx.viewer.userId, ctx.settings.clock.now()],
+      [
+        organizationId,
+        provider,
+        location.bucket,
+        location.region,
+        location.endpoint,
+        location.forcePathStyle,
+        sealedCredentials,
+        ctx.viewer.userId,
+        ctx.settings.clock.now(),
+      ],
     );
   });
-  const [connection] = await findLean(ctx.em, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ? and provider = ?', [organizationId, provider]);
+  const [connection] = await findLean(
+    ctx.em,
+    CloudStorageConnection,
+    'select * from cloud_storage_connection where organization_id = ? and provider = ?',
+    [organizationId, provider],
+  );
   return viewOf(provider, connection);
 }
 
@@ -120,12 +158,14 @@ export async function disconnectCloudStorage(ctx: Ctx, provider: ConnectionProvi
   requireConnectable(ctx, provider, 'disconnected');
   const organizationId = ctx.viewer.organizationId;
   await inTransaction(ctx.em, async (tx) => {
-    await tx.execute('delete from cloud_storage_connection where organization_id = ? and provider = ?', [organizationId, provider]);
-    await tx.execute(`update job set status = 'CANCELLED', updated_at = ? where organization_id = ? and kind = ? and status = 'PENDING'`, [
-      ctx.settings.clock.now(),
+    await tx.execute('delete from cloud_storage_connection where organization_id = ? and provider = ?', [
       organizationId,
-      COPY_JOB_KIND,
+      provider,
     ]);
+    await tx.execute(
+      `update job set status = 'CANCELLED', updated_at = ? where organization_id = ? and kind = ? and status = 'PENDING'`,
+      [ctx.settings.clock.now(), organizationId, COPY_JOB_KIND],
+    );
   });
   return viewOf(provider, undefined);
 }

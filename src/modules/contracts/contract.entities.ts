@@ -6,7 +6,11 @@ import type { Row } from '../../kernel/db/lean';
 
 export type ContractLayout = {
   page?: number | null;
-  position?: { offsetX: number; offsetY: number; anchorPoint: 'TOP_LEFT' | 'TOP_RIGHT' | 'BOTTOM_LEFT' | 'BOTTOM_RIGHT' } | null;
+  position?: {
+    offsetX: number;
+    offsetY: number;
+    anchorPoint: 'TOP_LEFT' | 'TOP_RIGHT' | 'BOTTOM_LEFT' | 'BOTTOM_RIGHT';
+  } | null;
   style?: { width: number; height: number } | null;
 };
 
@@ -23,7 +27,12 @@ export type ContractField = {
   id?: string | null;
   type: 'TEXT' | 'SIGNATURE' | 'CHECKBOX' | 'RADIO' | 'INITIALS' | 'DATE';
   placeholder?: string | null;
-  assignedTo?: { email?: string | null; firstName?: string | null; lastName?: string | null; phone?: string | null } | null;
+  assignedTo?: {
+    email?: string | null;
+    firstName?: string | null;
+    lastName?: string | null;
+    phone?: string | null;
+  } | null;
   layout?: ContractLayout | null;
 };
 

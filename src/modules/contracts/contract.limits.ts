@@ -1,6 +1,9 @@
 // Limits of contracts (README, Limits); signers' names, emails and phones are kernel-wide.
 
-/** Bytes of a contract upload (or MAX_UPLOAD_BYTES when lower): a document to sign, not an archive, and the preview reads a PDF whole. */
+/**
+ * Bytes of a contract upload (or MAX_UPLOAD_BYTES when lower): a document to sign, not an archive, and the preview
+ * reads a PDF whole.
+ */
 export const MAX_CONTRACT_BYTES = 64 * 1024 * 1024;
 /** Annotations of one contract, and separately fields. */
 export const MAX_CONTRACT_PARTS = 200;

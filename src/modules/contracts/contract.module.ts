@@ -15,5 +15,12 @@ export const contractsModule: ModuleDescriptor = {
   nodes: { Contract: { sql: 'select 1 from contract where id = ? and organization_id = ?', load: getContract } },
   // A contract belongs to the organization; its events (a signature) happen on a request the
   // subscriber must see, which the event names.
-  subjects: { Contract: { eventType: 'ContractEvent', field: 'contract', render: renderContract, load: async (ctx, event) => ((await findEventRequest(ctx, event)) ? getContract(ctx, event.subjectId) : null) } },
+  subjects: {
+    Contract: {
+      eventType: 'ContractEvent',
+      field: 'contract',
+      render: renderContract,
+      load: async (ctx, event) => ((await findEventRequest(ctx, event)) ? getContract(ctx, event.subjectId) : null),
+    },
+  },
 };

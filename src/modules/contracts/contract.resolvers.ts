@@ -12,7 +12,8 @@ export const contractResolvers: Resolvers = {
     contracts: (_root, args, ctx) => listContracts(ctx, args),
   },
   Mutation: {
-    contractUpdate: (_root, { id, input }, ctx) => payload(async () => ({ contract: await updateContract(ctx, id, input) })),
+    contractUpdate: (_root, { id, input }, ctx) =>
+      payload(async () => ({ contract: await updateContract(ctx, id, input) })),
     contractDelete: (_root, { id }, ctx) => payload(async () => ({ deletedContractId: await deleteContract(ctx, id) })),
   },
   Contract: {
@@ -23,12 +24,16 @@ export const contractResolvers: Resolvers = {
     // No interactive editor yet: the annotation session is the preview, edited through contractUpdate.
     annotationUrl: (contract, _args, ctx) => `${ctx.settings.publicUrl}/contracts/${contract.id}/preview`,
     previewUrl: async (contract, _args, ctx) =>
-      (await fileFields.mimeType(contract, undefined, ctx)) === 'application/pdf' ? `${ctx.settings.publicUrl}/contracts/${contract.id}/preview` : null,
+      (await fileFields.mimeType(contract, undefined, ctx)) === 'application/pdf'
+        ? `${ctx.settings.publicUrl}/contracts/${contract.id}/preview`
+        : null,
   },
   ContractConnection: {
     ...countFields,
   },
   ESignatureItem: {
-    contract: reads(['contractId'], (item, _args, ctx) => (item.contractId ? ctx.loaders.contractById.load(item.contractId) : null)),
+    contract: reads(['contractId'], (item, _args, ctx) =>
+      item.contractId ? ctx.loaders.contractById.load(item.contractId) : null,
+    ),
   },
 };

@@ -17,10 +17,11 @@ import { uploadContract } from './contract.service';
 import { MAX_CONTRACT_BYTES } from './contract.limits';
 import { MAX_RAW_UPLOAD_NAME } from '../files/file.limits';
 
-
 const tags = ['E-signature documents'];
 const ContractParams = Type.Object({ contract_id: Uuid() });
-const UploadQuery = Query({ name: Text(MAX_RAW_UPLOAD_NAME, { description: 'the file name, when the body is the raw file' }) });
+const UploadQuery = Query({
+  name: Text(MAX_RAW_UPLOAD_NAME, { description: 'the file name, when the body is the raw file' }),
+});
 
 export const contractRestRows: RestRow[] = [
   restRow({
@@ -30,7 +31,11 @@ export const contractRestRows: RestRow[] = [
     tags,
     schema: { querystring: UploadQuery, response: withErrors({ 200: ContractBody }, [413, 415, 422]) },
     receive: async (ctx, { query }, request) => {
-      const upload = await receiveFile(request, { raw: true, maxBytes: Math.min(MAX_CONTRACT_BYTES, ctx.settings.maxUploadBytes), name: query.name });
+      const upload = await receiveFile(request, {
+        raw: true,
+        maxBytes: Math.min(MAX_CONTRACT_BYTES, ctx.settings.maxUploadBytes),
+        name: query.name,
+      });
       return { id: (await uploadContract(ctx, upload)).id };
     },
     operation: ContractGetDocument,
@@ -62,7 +67,11 @@ export const contractRestRows: RestRow[] = [
     summary: "Replace a contract's annotations or fields (400 for bad shapes)",
     tags,
     badBodyStatus: 400,
-    schema: { params: ContractParams, body: ContractUpdateBody, response: { ...withErrors({ 200: ContractBody }), 400: ValidationBody } },
+    schema: {
+      params: ContractParams,
+      body: ContractUpdateBody,
+      response: { ...withErrors({ 200: ContractBody }), 400: ValidationBody },
+    },
     operation: ContractUpdateDocument,
     variables: ({ params, body }) => ({ id: params.contract_id, input: contractUpdateInputFromRest(body ?? {}) }),
     // Every rule contractUpdate checks is about the shape of annotations and fields.
@@ -86,10 +95,17 @@ export const contractRestRows: RestRow[] = [
     schema: { params: ContractParams, response: withErrors({}, [404, 415, 422]) },
     handle: async (ctx, { params }, _request, reply) => {
       const { name, bytes } = await previewContract(ctx, params.contract_id);
-      return sendFile(reply, { stream: Readable.from([Buffer.from(bytes)]), name, size: bytes.length, type: 'application/pdf', inline: true });
+      return sendFile(reply, {
+        stream: Readable.from([Buffer.from(bytes)]),
+        name,
+        size: bytes.length,
+        type: 'application/pdf',
+        inline: true,
+      });
     },
   },
 ];
 
 /** A contract in its REST shape, for event payloads. */
-export const renderContract: Renderer = async (run, id) => restContract(found((await run(ContractGetDocument, { id })).contract, 'Contract'));
+export const renderContract: Renderer = async (run, id) =>
+  restContract(found((await run(ContractGetDocument, { id })).contract, 'Contract'));

@@ -6,10 +6,23 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import type { Viewer } from '../identity/viewer';
-import { Contract, type ContractAnnotation, type ContractField, type ContractLayout, type ContractRow } from './contract.entities';
+import {
+  Contract,
+  type ContractAnnotation,
+  type ContractField,
+  type ContractLayout,
+  type ContractRow,
+} from './contract.entities';
 import { inTransaction } from '../../kernel/db/transaction';
 import { MAX_PERSON_NAME } from '../../kernel/limits';
-import { MAX_CONTRACT_BYTES, MAX_CONTRACT_PAGE, MAX_CONTRACT_PARTS, MAX_LAYOUT_POINTS, MAX_PART_ID, MAX_PART_TEXT } from './contract.limits';
+import {
+  MAX_CONTRACT_BYTES,
+  MAX_CONTRACT_PAGE,
+  MAX_CONTRACT_PARTS,
+  MAX_LAYOUT_POINTS,
+  MAX_PART_ID,
+  MAX_PART_TEXT,
+} from './contract.limits';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'>;
 
@@ -29,7 +42,13 @@ export async function uploadContract(ctx: Ctx, upload: IncomingFile): Promise<Co
     maxBytes: MAX_CONTRACT_BYTES,
   };
   return saveUpload(ctx, upload, rule, async (tx, file) =>
-    tx.create(Contract, { organization: ctx.viewer.organizationId, owner: ctx.viewer.userId, file, annotations: [], fields: [] }),
+    tx.create(Contract, {
+      organization: ctx.viewer.organizationId,
+      owner: ctx.viewer.userId,
+      file,
+      annotations: [],
+      fields: [],
+    }),
   );
 }
 
@@ -55,11 +74,19 @@ export function listContracts(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): 
 
 function checkNumber(check: InputCheck, field: FieldPath, value: number, min: number, exclusiveMin: boolean): void {
   if (!Number.isFinite(value) || value > MAX_LAYOUT_POINTS || (exclusiveMin ? value <= min : value < min)) {
-    check.add(field, `Input should be a number ${exclusiveMin ? 'above' : 'from'} ${min} ${exclusiveMin ? 'and at most' : 'to'} ${MAX_LAYOUT_POINTS}`, 'OUT_OF_RANGE');
+    check.add(
+      field,
+      `Input should be a number ${exclusiveMin ? 'above' : 'from'} ${min} ${exclusiveMin ? 'and at most' : 'to'} ${MAX_LAYOUT_POINTS}`,
+      'OUT_OF_RANGE',
+    );
   }
 }
 
-function layoutFromInput(check: InputCheck, path: FieldPath, layout: ContractLayoutInput | null | undefined): ContractLayout | null {
+function layoutFromInput(
+  check: InputCheck,
+  path: FieldPath,
+  layout: ContractLayoutInput | null | undefined,
+): ContractLayout | null {
   if (!layout) return null;
   check.int([...path, 'page'], layout.page, { min: 1, max: MAX_CONTRACT_PAGE });
   if (layout.position) {
@@ -82,13 +109,22 @@ export async function updateContract(ctx: Ctx, id: string, input: ContractUpdate
   }
   const annotations = input.annotations?.map((a, index): ContractAnnotation => {
     const path = ['annotations', index];
-    check.text([...path, 'id'], a.id, { max: MAX_PART_ID }).text([...path, 'defaultValue'], a.defaultValue, { max: MAX_PART_TEXT });
-    return { id: a.id ?? null, type: a.type, defaultValue: a.defaultValue ?? null, layout: layoutFromInput(check, [...path, 'layout'], a.layout) };
+    check
+      .text([...path, 'id'], a.id, { max: MAX_PART_ID })
+      .text([...path, 'defaultValue'], a.defaultValue, { max: MAX_PART_TEXT });
+    return {
+      id: a.id ?? null,
+      type: a.type,
+      defaultValue: a.defaultValue ?? null,
+      layout: layoutFromInput(check, [...path, 'layout'], a.layout),
+    };
   });
   const fields = input.fields?.map((f, index): ContractField => {
     const path = ['fields', index];
     const assignee = f.assignedTo;
-    check.text([...path, 'id'], f.id, { max: MAX_PART_ID }).text([...path, 'placeholder'], f.placeholder, { max: MAX_PART_TEXT });
+    check
+      .text([...path, 'id'], f.id, { max: MAX_PART_ID })
+      .text([...path, 'placeholder'], f.placeholder, { max: MAX_PART_TEXT });
     if (assignee) {
       check
         .email([...path, 'assignedTo', 'email'], assignee.email)
@@ -101,7 +137,12 @@ export async function updateContract(ctx: Ctx, id: string, input: ContractUpdate
       type: f.type,
       placeholder: f.placeholder ?? null,
       assignedTo: assignee
-        ? { email: assignee.email ?? null, firstName: assignee.firstName ?? null, lastName: assignee.lastName ?? null, phone: assignee.phone ?? null }
+        ? {
+            email: assignee.email ?? null,
+            firstName: assignee.firstName ?? null,
+            lastName: assignee.lastName ?? null,
+            phone: assignee.phone ?? null,
+          }
         : null,
       layout: layoutFromInput(check, [...path, 'layout'], f.layout),
     };
@@ -136,11 +177,18 @@ export async function deleteContract(ctx: Ctx, id: string): Promise<string> {
 }
 
 /** Reports each `contractId` that names no contract of the viewer's organization. */
-export async function checkContractIds(ctx: { em: GraphQLContext['em']; viewer: Viewer }, check: InputCheck, refs: { path: FieldPath; contractId: string | null }[]): Promise<void> {
+export async function checkContractIds(
+  ctx: { em: GraphQLContext['em']; viewer: Viewer },
+  check: InputCheck,
+  refs: { path: FieldPath; contractId: string | null }[],
+): Promise<void> {
   const ids = [...new Set(refs.map((r) => r.contractId).filter((id): id is string => id !== null && isUuid(id)))];
   if (ids.length === 0) return;
-  const found = new Set((await ctx.em.find(Contract, { id: { $in: ids }, organization: ctx.viewer.organizationId })).map((c) => c.id));
+  const found = new Set(
+    (await ctx.em.find(Contract, { id: { $in: ids }, organization: ctx.viewer.organizationId })).map((c) => c.id),
+  );
   for (const { path, contractId } of refs) {
-    if (contractId && isUuid(contractId) && !found.has(contractId)) check.add([...path, 'contractId'], 'Names no contract of your organization', 'NOT_FOUND');
+    if (contractId && isUuid(contractId) && !found.has(contractId))
+      check.add([...path, 'contractId'], 'Names no contract of your organization', 'NOT_FOUND');
   }
 }

@@ -60,9 +60,32 @@ const SNAPSHOT = `query DashboardSnapshot {
 
 const COUNTS = `query DashboardCounts { ${STATES.map((state) => `${state}: requests(filter: { states: [${state}] }, first: 1) { totalCount }`).join(' ')} }`;
 
-type Recipient = { id: string; firstName: string | null; lastName: string | null; email: string | null; phone: string | null };
-type Item = { id: string; name: string; kind: string; status: string; required: boolean; assignedTo: { id: string } | null };
-type Request = { id: string; name: string; state: string; percentComplete: number; createdAt: string; updatedAt: string; dueDate: string | null; recipients: Recipient[]; items: Item[] };
+type Recipient = {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  phone: string | null;
+};
+type Item = {
+  id: string;
+  name: string;
+  kind: string;
+  status: string;
+  required: boolean;
+  assignedTo: { id: string } | null;
+};
+type Request = {
+  id: string;
+  name: string;
+  state: string;
+  percentComplete: number;
+  createdAt: string;
+  updatedAt: string;
+  dueDate: string | null;
+  recipients: Recipient[];
+  items: Item[];
+};
 type Event = {
   eventId: string;
   topic: string;
@@ -78,7 +101,11 @@ class Unauthorized extends Error {}
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
@@ -94,10 +121,13 @@ function svg(tag: string, attributes: Record<string, string | number>, text?: st
 }
 
 const done = (item: Item) => item.status === 'COMPLETE' || item.status === 'VERIFIED';
-const personName = (r: Recipient) => [r.firstName, r.lastName].filter(Boolean).join(' ') || r.email || r.phone || 'Recipient';
+const personName = (r: Recipient) =>
+  [r.firstName, r.lastName].filter(Boolean).join(' ') || r.email || r.phone || 'Recipient';
 const topicLabel = (topic: string) => topic.toLowerCase().replace('_', '.');
-const dayKey = (date: Date) => `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
-const time = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const dayKey = (date: Date) =>
+  `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+const time = (iso: string) =>
+  new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 /** What the page shows, kept in step with the server. */
 class Board {
@@ -146,7 +176,9 @@ class Board {
   }
 
   ordered(): Request[] {
-    return [...this.requests.values()].sort((a, b) => (this.activity.get(b.id) ?? 0) - (this.activity.get(a.id) ?? 0) || a.name.localeCompare(b.name));
+    return [...this.requests.values()].sort(
+      (a, b) => (this.activity.get(b.id) ?? 0) - (this.activity.get(a.id) ?? 0) || a.name.localeCompare(b.name),
+    );
   }
 }
 
@@ -183,8 +215,10 @@ class Dashboard {
       lazy: false,
       keepAlive: 10_000,
       retryAttempts: Number.MAX_SAFE_INTEGER,
-      shouldRetry: (event) => !(event && typeof event === 'object' && 'code' in event && (event as CloseEvent).code === 4403),
-      retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** retries, 5000) * (0.75 + Math.random() / 2))),
+      shouldRetry: (event) =>
+        !(event && typeof event === 'object' && 'code' in event && (event as CloseEvent).code === 4403),
+      retryWait: (retries) =>
+        new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** retries, 5000) * (0.75 + Math.random() / 2))),
       on: {
         connected: () => void this.onConnected(),
         closed: () => status('Connection lost: reconnecting…', 'down'),
@@ -239,11 +273,16 @@ class Dashboard {
       const since = new Date(Date.now() - CHART_DAYS * 86_400_000);
       since.setHours(0, 0, 0, 0);
       const [snapshot, completions, recent] = await Promise.all([
-        this.graphql<{ organization: { name: string }; viewer: { firstName: string | null; lastName: string | null; email: string }; requests: { nodes: Request[] } }>(SNAPSHOT),
+        this.graphql<{
+          organization: { name: string };
+          viewer: { firstName: string | null; lastName: string | null; email: string };
+          requests: { nodes: Request[] };
+        }>(SNAPSHOT),
         this.events({ since: since.toISOString(), topics: ['REQUEST_COMPLETED'] }),
         this.events({ since: new Date(Date.now() - 3_600_000).toISOString() }),
       ]);
-      $('org').textContent = `${snapshot.organization.name} · ${[snapshot.viewer.firstName, snapshot.viewer.lastName].filter(Boolean).join(' ') || snapshot.viewer.email}`;
+      $('org').textContent =
+        `${snapshot.organization.name} · ${[snapshot.viewer.firstName, snapshot.viewer.lastName].filter(Boolean).join(' ') || snapshot.viewer.email}`;
       for (const request of snapshot.requests.nodes) this.board.keep(request);
       for (const event of recent) this.board.apply(event);
       // Older completions count on the chart without joining the feed.
@@ -307,10 +346,19 @@ function status(text: string, kind: 'up' | 'down' | 'pending'): void {
 function renderCounts(board: Board): void {
   const list = $('counts');
   list.replaceChildren(
-    ...STATES.filter((state) => board.counts[state] || ['INCOMPLETE_AND_LINK_SENT', 'PARTIALLY_SUBMITTED', 'SUBMITTED', 'COMPLETE_AND_SUBMITTED', 'VERIFIED'].includes(state)).map((state) => {
+    ...STATES.filter(
+      (state) =>
+        board.counts[state] ||
+        ['INCOMPLETE_AND_LINK_SENT', 'PARTIALLY_SUBMITTED', 'SUBMITTED', 'COMPLETE_AND_SUBMITTED', 'VERIFIED'].includes(
+          state,
+        ),
+    ).map((state) => {
       const entry = element('li', `count state-${state}`);
       entry.dataset.state = state;
-      entry.append(element('span', 'count-value', String(board.counts[state] ?? 0)), element('span', 'count-label', STATE_LABELS[state]));
+      entry.append(
+        element('span', 'count-value', String(board.counts[state] ?? 0)),
+        element('span', 'count-label', STATE_LABELS[state]),
+      );
       return entry;
     }),
   );
@@ -321,7 +369,11 @@ function renderChart(board: Board): void {
   const today = new Date();
   for (let i = CHART_DAYS - 1; i >= 0; i--) {
     const day = new Date(today.getFullYear(), today.getMonth(), today.getDate() - i);
-    days.push({ key: dayKey(day), label: day.toLocaleDateString([], { day: 'numeric', month: 'short' }), count: board.completions.get(dayKey(day)) ?? 0 });
+    days.push({
+      key: dayKey(day),
+      label: day.toLocaleDateString([], { day: 'numeric', month: 'short' }),
+      count: board.completions.get(dayKey(day)) ?? 0,
+    });
   }
   const max = Math.max(1, ...days.map((d) => d.count));
   // Drawn at the width it is shown at, so its text keeps its size on a phone.
@@ -329,17 +381,39 @@ function renderChart(board: Board): void {
   const [height, top, bottom] = [180, 22, 26];
   const step = width / days.length;
   const labelEvery = Math.ceil(52 / step);
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `Completions per day, last ${CHART_DAYS} days: ${days.reduce((sum, d) => sum + d.count, 0)} in all` });
+  const chart = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-label': `Completions per day, last ${CHART_DAYS} days: ${days.reduce((sum, d) => sum + d.count, 0)} in all`,
+  });
   chart.append(svg('line', { x1: 0, x2: width, y1: height - bottom, y2: height - bottom, class: 'axis' }));
   days.forEach((day, i) => {
     const barHeight = ((height - top - bottom) * day.count) / max;
     const x = i * step + step * 0.18;
     const group = svg('g', { class: 'day', 'data-day': day.key, 'data-count': day.count });
-    group.append(svg('rect', { x, y: height - bottom - barHeight, width: step * 0.64, height: Math.max(barHeight, day.count ? 2 : 0), rx: 3 }));
-    if (day.count) group.append(svg('text', { x: x + step * 0.32, y: height - bottom - barHeight - 6, class: 'value' }, String(day.count)));
+    group.append(
+      svg('rect', {
+        x,
+        y: height - bottom - barHeight,
+        width: step * 0.64,
+        height: Math.max(barHeight, day.count ? 2 : 0),
+        rx: 3,
+      }),
+    );
+    if (day.count)
+      group.append(
+        svg('text', { x: x + step * 0.32, y: height - bottom - barHeight - 6, class: 'value' }, String(day.count)),
+      );
     // Today's label ends at its bar, so it stays inside the chart.
     const last = i === days.length - 1;
-    if ((days.length - 1 - i) % labelEvery === 0) group.append(svg('text', { x: last ? width : x + step * 0.32, y: height - 8, class: last ? 'label today' : 'label' }, day.label));
+    if ((days.length - 1 - i) % labelEvery === 0)
+      group.append(
+        svg(
+          'text',
+          { x: last ? width : x + step * 0.32, y: height - 8, class: last ? 'label today' : 'label' },
+          day.label,
+        ),
+      );
     chart.append(group);
   });
   $('chart').replaceChildren(chart);
@@ -352,8 +426,18 @@ function renderFeed(board: Board): void {
       entry.dataset.topic = event.topic;
       entry.dataset.event = event.eventId;
       const request = event.request ?? event.item?.request ?? event.document?.request;
-      const subject = event.item ? ` · ${event.item.name}` : event.document ? ` · ${event.document.name}` : event.updated?.length ? ` · ${event.updated.join(', ')}` : '';
-      entry.append(element('time', 'event-time', time(event.createdAt)), element('span', 'event-topic', topicLabel(event.topic)), element('span', 'event-subject', `${request?.name ?? ''}${subject}`));
+      const subject = event.item
+        ? ` · ${event.item.name}`
+        : event.document
+          ? ` · ${event.document.name}`
+          : event.updated?.length
+            ? ` · ${event.updated.join(', ')}`
+            : '';
+      entry.append(
+        element('time', 'event-time', time(event.createdAt)),
+        element('span', 'event-topic', topicLabel(event.topic)),
+        element('span', 'event-subject', `${request?.name ?? ''}${subject}`),
+      );
       return entry;
     }),
   );
@@ -365,7 +449,10 @@ function renderRequest(request: Request, lastActivity: number): HTMLLIElement {
   entry.dataset.id = request.id;
   entry.dataset.state = request.state;
   const head = element('div', 'request-head');
-  head.append(element('span', 'request-name', request.name), element('span', `badge state-${request.state}`, STATE_LABELS[request.state] ?? request.state));
+  head.append(
+    element('span', 'request-name', request.name),
+    element('span', `badge state-${request.state}`, STATE_LABELS[request.state] ?? request.state),
+  );
   const progress = element('div', 'progress');
   const fill = element('div', 'progress-fill');
   // A CSSOM property, which the page's CSP allows (a style attribute it would not).
@@ -377,7 +464,10 @@ function renderRequest(request: Request, lastActivity: number): HTMLLIElement {
     const theirs = request.items.filter((item) => !item.assignedTo || item.assignedTo.id === recipient.id);
     const line = element('li', 'recipient');
     line.dataset.recipient = recipient.id;
-    line.append(element('span', 'recipient-name', personName(recipient)), element('span', 'recipient-progress', `${theirs.filter(done).length} of ${theirs.length} items`));
+    line.append(
+      element('span', 'recipient-name', personName(recipient)),
+      element('span', 'recipient-progress', `${theirs.filter(done).length} of ${theirs.length} items`),
+    );
     recipients.append(line);
   }
   const items = element('ul', 'items');
@@ -387,7 +477,11 @@ function renderRequest(request: Request, lastActivity: number): HTMLLIElement {
     chip.title = `${item.name}: ${item.status.toLowerCase()}${item.required ? ' (required)' : ''}`;
     items.append(chip);
   }
-  const meta = element('div', 'request-meta', `Last activity ${time(new Date(lastActivity).toISOString())}${request.dueDate ? ` · due ${new Date(request.dueDate).toLocaleDateString()}` : ''}`);
+  const meta = element(
+    'div',
+    'request-meta',
+    `Last activity ${time(new Date(lastActivity).toISOString())}${request.dueDate ? ` · due ${new Date(request.dueDate).toLocaleDateString()}` : ''}`,
+  );
   const bar = element('div', 'request-progress');
   bar.append(progress, percent);
   entry.append(head, bar, recipients, items, meta);
@@ -400,7 +494,11 @@ function render(board: Board): void {
   renderChart(board);
   renderFeed(board);
   const ordered = board.ordered();
-  $('requests').replaceChildren(...ordered.map((request) => renderRequest(request, board.activity.get(request.id) ?? Date.parse(request.updatedAt))));
+  $('requests').replaceChildren(
+    ...ordered.map((request) =>
+      renderRequest(request, board.activity.get(request.id) ?? Date.parse(request.updatedAt)),
+    ),
+  );
   if (ordered.length === 0) $('requests').append(element('li', 'empty', 'No requests yet.'));
   $('request-count').textContent = String(ordered.length);
 }

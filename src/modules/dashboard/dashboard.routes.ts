@@ -5,7 +5,11 @@ import { DASHBOARD_ASSET_PREFIX, DASHBOARD_CSP, renderDashboardPage } from './da
 
 const YEAR_SECONDS = 365 * 24 * 3600;
 
-const dashboardAssets = bundledAssets('dashboard', join(__dirname, 'dashboard.client.ts'), join(__dirname, 'dashboard.page.css'));
+const dashboardAssets = bundledAssets(
+  'dashboard',
+  join(__dirname, 'dashboard.client.ts'),
+  join(__dirname, 'dashboard.page.css'),
+);
 
 /** `GET /dashboard` and its assets: public, as they hold no data (the page asks with the pasted key). */
 export async function dashboardRoutes(scope: FastifyInstance): Promise<void> {

@@ -11,11 +11,20 @@ import { Migration20261124000000_document_recipient } from './Migration202611240
 export const documentsModule: ModuleDescriptor = {
   name: 'documents',
   entities: [Document],
-  migrations: [{ name: 'Migration20261124000000_document_recipient', class: Migration20261124000000_document_recipient }],
+  migrations: [
+    { name: 'Migration20261124000000_document_recipient', class: Migration20261124000000_document_recipient },
+  ],
   loaders: documentLoaders,
   resolvers: documentResolvers,
   restRows: documentRestRows,
-  nodes: { Document: { sql: 'select 1 from document d join request r on r.id = d.request_id where d.id = ? and r.organization_id = ?', load: getDocument } },
-  subjects: { Document: { eventType: 'DocumentEvent', field: 'document', render: renderDocument, load: getDocumentSubject } },
+  nodes: {
+    Document: {
+      sql: 'select 1 from document d join request r on r.id = d.request_id where d.id = ? and r.organization_id = ?',
+      load: getDocument,
+    },
+  },
+  subjects: {
+    Document: { eventType: 'DocumentEvent', field: 'document', render: renderDocument, load: getDocumentSubject },
+  },
   contributes: [itemParts.contribute(itemDocumentsPart)],
 };

@@ -8,7 +8,11 @@ import { deleteDocument, deleteRequestDocuments, getDocument, listRequestDocumen
 import { countFields } from '../../kernel/graphql/pagination';
 import { reads } from '../../kernel/graphql/projection';
 
-const itemDocuments = { documents: reads(['id'], (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) => ctx.loaders.documentsByItem.load(item.id)) };
+const itemDocuments = {
+  documents: reads(['id'], (item: RequestItemRow, _args: unknown, ctx: GraphQLContext) =>
+    ctx.loaders.documentsByItem.load(item.id),
+  ),
+};
 
 export const documentResolvers: Resolvers = {
   Query: {
@@ -16,7 +20,8 @@ export const documentResolvers: Resolvers = {
   },
   Mutation: {
     documentDelete: (_root, { id }, ctx) => payload(async () => ({ deletedDocumentId: await deleteDocument(ctx, id) })),
-    requestDocumentsDelete: (_root, { requestId }, ctx) => payload(async () => ({ deletedDocumentIds: await deleteRequestDocuments(ctx, requestId) })),
+    requestDocumentsDelete: (_root, { requestId }, ctx) =>
+      payload(async () => ({ deletedDocumentIds: await deleteRequestDocuments(ctx, requestId) })),
   },
   Document: {
     ...fileFields,

@@ -17,7 +17,6 @@ import { DocumentBody, restDocument } from './document.rest-shapes';
 import { documentsByItem, getDocumentFile } from './document.service';
 import { zipDocuments } from './document.zip';
 
-
 const tags = ['Documents'];
 const RequestParams = Type.Object({ request_id: Uuid() });
 const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
@@ -31,7 +30,11 @@ export const documentRestRows: RestRow[] = [
     url: '/requests/:request_id/documents',
     summary: "List a request's submitted documents, oldest first",
     tags,
-    schema: { params: RequestParams, querystring: listQuery('asc'), response: withErrors({ 200: Type.Array(DocumentBody) }) },
+    schema: {
+      params: RequestParams,
+      querystring: listQuery('asc'),
+      response: withErrors({ 200: Type.Array(DocumentBody) }),
+    },
     operation: RequestDocumentListDocument,
     variables: ({ params, query }) => ({ requestId: params.request_id, first: query.limit }),
     result: (data) => ({ body: found(data.request, 'Request').documents.nodes.map(restDocument) }),
@@ -39,7 +42,7 @@ export const documentRestRows: RestRow[] = [
   restRow({
     method: 'DELETE',
     url: '/requests/:request_id/documents',
-    summary: "Delete every document of a request",
+    summary: 'Delete every document of a request',
     tags,
     schema: { params: RequestParams, response: withErrors({ 204: NoContent }) },
     operation: RequestDocumentsDeleteDocument,
@@ -78,7 +81,11 @@ export const documentRestRows: RestRow[] = [
     handle: async (ctx, { params }, _request, reply) => {
       const { request, items } = await documentsByItem(ctx, params.request_id);
       if (items.length === 0) return { status: 204 };
-      return sendFile(reply, { stream: zipDocuments(ctx, items), name: `${request.name}.zip`, type: 'application/zip' });
+      return sendFile(reply, {
+        stream: zipDocuments(ctx, items),
+        name: `${request.name}.zip`,
+        type: 'application/zip',
+      });
     },
   },
   restRow({
@@ -115,4 +122,5 @@ export const documentRestRows: RestRow[] = [
 ];
 
 /** A document in its REST shape, for event payloads. */
-export const renderDocument: Renderer = async (run, id) => restDocument(found((await run(DocumentGetDocument, { id })).document, 'Document'));
+export const renderDocument: Renderer = async (run, id) =>
+  restDocument(found((await run(DocumentGetDocument, { id })).document, 'Document'));

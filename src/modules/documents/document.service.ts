@@ -9,7 +9,13 @@ import { StoredFile } from '../files/file.entities';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import { RequestItem } from '../items/item.entities';
 import { requireItemForUpdate, requireOpen } from '../items/item.service';
-import { findEventRequest, findVisibleRequest, findVisibleRequestForUpdate, requireVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
+import {
+  findEventRequest,
+  findVisibleRequest,
+  findVisibleRequestForUpdate,
+  requireVisibleRequest,
+  requireVisibleRequestForUpdate,
+} from '../requests/request.access';
 import type { StoredEvent } from '../../kernel/events/topics';
 import type { RequestRow } from '../requests/request.entities';
 import { Document, type DocumentRow } from './document.entities';
@@ -22,16 +28,33 @@ type Ctx = Pick<GraphQLContext, 'em' | 'storage' | 'settings'> & EmittingContext
  * Stores a file submitted to an item. The recipient flow (its own issue) is the door recipients will
  * use; until then owners and tests call this directly.
  */
-export async function submitDocument(ctx: Ctx, requestId: string, itemId: string, upload: IncomingFile): Promise<Document> {
+export async function submitDocument(
+  ctx: Ctx,
+  requestId: string,
+  itemId: string,
+  upload: IncomingFile,
+): Promise<Document> {
   return saveUpload(ctx, upload, {}, async (tx, file) => {
     const { item, request } = await requireItemForUpdate(tx, ctx, itemId, requestId);
     requireOpen(request);
     if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
-      throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
+      throw AppError.validation([
+        {
+          field: ['file'],
+          message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`,
+          code: 'TOO_MANY',
+        },
+      ]);
     }
     const document = tx.create(Document, { organization: request.organization, request, item, file });
     const data = await renderForAnswer(tx, ctx, { type: 'Document', id: document.id, requestId: request.id });
-    await ctx.events.emit(tx, ctx.viewer, { topic: 'document.uploaded', subjectType: 'Document', subjectId: document.id, requestId: request.id, data });
+    await ctx.events.emit(tx, ctx.viewer, {
+      topic: 'document.uploaded',
+      subjectType: 'Document',
+      subjectId: document.id,
+      requestId: request.id,
+      data,
+    });
     return document;
   });
 }
@@ -44,7 +67,10 @@ export async function getDocument(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): 
 
 /** The file of a document, for its download. */
 /** The document an event is about, for a subscriber who sees its request. */
-export async function getDocumentSubject(ctx: Pick<Ctx, 'em' | 'viewer'>, event: StoredEvent): Promise<Document | null> {
+export async function getDocumentSubject(
+  ctx: Pick<Ctx, 'em' | 'viewer'>,
+  event: StoredEvent,
+): Promise<Document | null> {
   const request = await findEventRequest(ctx, event);
   return request && ctx.em.findOne(Document, { id: event.subjectId, request: request.id });
 }
@@ -56,7 +82,11 @@ export async function getDocumentFile(ctx: Pick<Ctx, 'em' | 'viewer'>, id: strin
 }
 
 /** A request's documents, oldest first by default. */
-export function listRequestDocuments(ctx: Pick<Ctx, 'em'>, request: { id: string }, args: PageArgs): Promise<Connection<DocumentRow>> {
+export function listRequestDocuments(
+  ctx: Pick<Ctx, 'em'>,
+  request: { id: string },
+  args: PageArgs,
+): Promise<Connection<DocumentRow>> {
   const qb = ctx.em.createQueryBuilder(Document, 'd').where({ request: request.id });
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
 }
@@ -64,7 +94,8 @@ export function listRequestDocuments(ctx: Pick<Ctx, 'em'>, request: { id: string
 export async function deleteDocument(ctx: Ctx, id: string): Promise<string> {
   return deleteReferences(ctx, async (tx) => {
     const document = isUuid(id) ? await tx.findOne(Document, id) : null;
-    if (!document || !(await findVisibleRequestForUpdate(tx, ctx.viewer, document.request.id))) throw AppError.notFound('Document');
+    if (!document || !(await findVisibleRequestForUpdate(tx, ctx.viewer, document.request.id)))
+      throw AppError.notFound('Document');
     tx.remove(document);
     return { result: id, fileIds: [document.file.id] };
   });
@@ -74,7 +105,10 @@ export async function deleteDocument(ctx: Ctx, id: string): Promise<string> {
  * Removes every document of a request in the caller's transaction (one run by `deleteReferences`,
  * which then releases the files): the owner's bulk delete, expiry and retention.
  */
-export async function removeRequestDocuments(tx: EntityManager, requestId: string): Promise<{ documentIds: string[]; fileIds: string[] }> {
+export async function removeRequestDocuments(
+  tx: EntityManager,
+  requestId: string,
+): Promise<{ documentIds: string[]; fileIds: string[] }> {
   const documents = await tx.find(Document, { request: requestId });
   tx.remove(documents);
   return { documentIds: documents.map((d) => d.id), fileIds: documents.map((d) => d.file.id) };
@@ -91,8 +125,13 @@ export async function deleteRequestDocuments(ctx: Ctx, requestId: string): Promi
 
 export type ItemDocuments = { item: RequestItem; documents: { document: Document; file: StoredFile }[] };
 
-/** A visible request's documents with their files, grouped by item in item order, and its filled forms (for the zip). */
-export async function documentsByItem(ctx: Pick<Ctx, 'em' | 'viewer'>, requestId: string): Promise<{ request: RequestRow; items: ItemDocuments[] }> {
+/**
+ * A visible request's documents with their files, grouped by item in item order, and its filled forms (for the zip).
+ */
+export async function documentsByItem(
+  ctx: Pick<Ctx, 'em' | 'viewer'>,
+  requestId: string,
+): Promise<{ request: RequestRow; items: ItemDocuments[] }> {
   const request = await requireVisibleRequest(ctx.em, ctx.viewer, requestId);
   const [items, documents] = await Promise.all([
     ctx.em.find(RequestItem, { request: request.id }, { orderBy: { position: 'asc' } }),
@@ -106,6 +145,8 @@ export async function documentsByItem(ctx: Pick<Ctx, 'em' | 'viewer'>, requestId
   }
   return {
     request,
-    items: items.filter((item) => byItem.has(item.id) || (item.formAnswers && !item.deletedAt)).map((item) => ({ item, documents: byItem.get(item.id) ?? [] })),
+    items: items
+      .filter((item) => byItem.has(item.id) || (item.formAnswers && !item.deletedAt))
+      .map((item) => ({ item, documents: byItem.get(item.id) ?? [] })),
   };
 }

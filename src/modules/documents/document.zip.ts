@@ -9,7 +9,8 @@ import { formCsv, formJson } from '../forms/form.export';
 import type { ItemDocuments } from './document.service';
 
 /** One entry of a request's folder tree: a stored document, or an item's filled form as JSON or CSV. */
-export type FolderEntry = { name: string; file: StoredFile } | { name: string; bytes: Buffer; mimeType: string; mtime: Date };
+export type FolderEntry =
+  { name: string; file: StoredFile } | { name: string; bytes: Buffer; mimeType: string; mtime: Date };
 
 /**
  * Where each document goes in a folder tree (the zip, a copy in cloud storage): a folder per item,
@@ -26,11 +27,24 @@ export function documentPaths(items: ItemDocuments[]): FolderEntry[] {
       const filled = { item: { id: item.id, name: item.name }, form: item.form, answers: item.formAnswers };
       const base = portableSegment(item.form.name, 'form', MAX_ZIP_SEGMENT - '.json'.length);
       forms.push(
-        { name: `${folder}/${entryName(`${base}.json`)}`, bytes: Buffer.from(formJson(filled)), mimeType: 'application/json', mtime: item.updatedAt },
-        { name: `${folder}/${entryName(`${base}.csv`)}`, bytes: Buffer.from(formCsv(filled)), mimeType: 'text/csv; charset=utf-8', mtime: item.updatedAt },
+        {
+          name: `${folder}/${entryName(`${base}.json`)}`,
+          bytes: Buffer.from(formJson(filled)),
+          mimeType: 'application/json',
+          mtime: item.updatedAt,
+        },
+        {
+          name: `${folder}/${entryName(`${base}.csv`)}`,
+          bytes: Buffer.from(formCsv(filled)),
+          mimeType: 'text/csv; charset=utf-8',
+          mtime: item.updatedAt,
+        },
       );
     }
-    return [...forms, ...documents.map(({ file }) => ({ name: `${folder}/${entryName(portableSegment(file.name, 'file'))}`, file }))];
+    return [
+      ...forms,
+      ...documents.map(({ file }) => ({ name: `${folder}/${entryName(portableSegment(file.name, 'file'))}`, file })),
+    ];
   });
 }
 
@@ -47,9 +61,16 @@ export function zipDocuments(ctx: Pick<GraphQLContext, 'storage' | 'log'>, items
     }
     const { name, file } = entry;
     // Stored, not deflated: documents are mostly PDFs and images, which do not compress.
-    zip.addReadStreamLazy(name, { size: file.size, compress: file.mimeType.startsWith('text/'), mtime: file.createdAt }, (done) => {
-      openFile(ctx, file).then((stream) => done(null, stream), (err: unknown) => done(err, undefined as never));
-    });
+    zip.addReadStreamLazy(
+      name,
+      { size: file.size, compress: file.mimeType.startsWith('text/'), mtime: file.createdAt },
+      (done) => {
+        openFile(ctx, file).then(
+          (stream) => done(null, stream),
+          (err: unknown) => done(err, undefined as never),
+        );
+      },
+    );
   }
   zip.end();
   // Once the first bytes are sent the status cannot change: a failure can only cut the download short.

@@ -49,4 +49,7 @@ export const OTHER_ACTIONS = [
 export type Action = Topic | (typeof OTHER_ACTIONS)[number];
 
 /** The GraphQL enum's values, mapped to the topics (the enum's internal values). */
-export const TOPIC_GRAPHQL_VALUES = Object.fromEntries(TOPICS.map((topic) => [topicEnumValue(topic), topic])) as Record<string, Topic>;
+export const TOPIC_GRAPHQL_VALUES = Object.fromEntries(TOPICS.map((topic) => [topicEnumValue(topic), topic])) as Record<
+  string,
+  Topic
+>;

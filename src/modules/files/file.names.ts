@@ -4,6 +4,7 @@ import { MAX_FILE_NAME, MAX_ZIP_SEGMENT } from './file.limits';
 // they are made safe once, when stored, and again for zip entries, which have stricter rules.
 
 // C0 and C1 controls, DEL, and lone surrogates (which PostgreSQL would store as U+FFFD).
+// eslint-disable-next-line no-control-regex -- these are the characters it removes
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // Characters Windows refuses in names, and both separators.
 const NOT_PORTABLE = /[<>:"/\\|?*]/g;
@@ -31,11 +32,17 @@ export function storedFileName(name: string | null, extension: string | null): s
 
 /** A name safe as one segment of a zip entry on any system: no separators, no `..`, no reserved characters. */
 export function portableSegment(name: string, fallback: string, max = MAX_ZIP_SEGMENT): string {
-  const clean = name.replace(UNSAFE, '').replace(NOT_PORTABLE, '_').replace(/^[\s.]+|[\s.]+$/g, '');
+  const clean = name
+    .replace(UNSAFE, '')
+    .replace(NOT_PORTABLE, '_')
+    .replace(/^[\s.]+|[\s.]+$/g, '');
   return truncate(clean || fallback, max);
 }
 
-/** Makes names unique (case-insensitively, as Windows and macOS compare them) by numbering repeats: `a.pdf`, `a (2).pdf`. */
+/**
+ * Makes names unique (case-insensitively, as Windows and macOS compare them) by numbering repeats: `a.pdf`, `a
+ * (2).pdf`.
+ */
 export function uniqueNames(): (name: string) => string {
   const taken = new Set<string>();
   return (name) => {

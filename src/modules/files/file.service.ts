@@ -74,13 +74,23 @@ export type UploadRule = {
  * are complete before any row commits, and whatever fails (the stream, a limit, a rule in `save`, the
  * commit) leaves neither a row nor an object.
  */
-export async function saveUpload<T>(ctx: Ctx, upload: IncomingFile, rule: UploadRule, save: (tx: EntityManager, file: StoredFile) => Promise<T>): Promise<T> {
+export async function saveUpload<T>(
+  ctx: Ctx,
+  upload: IncomingFile,
+  rule: UploadRule,
+  save: (tx: EntityManager, file: StoredFile) => Promise<T>,
+): Promise<T> {
   const maxBytes = Math.min(rule.maxBytes ?? Infinity, ctx.settings.maxUploadBytes);
   const { head, stream } = await readHead(upload.stream, SNIFF_BYTES);
-  if (head.length === 0) throw AppError.validation([{ field: ['file'], message: 'The file is empty', code: 'REQUIRED' }]);
+  if (head.length === 0)
+    throw AppError.validation([{ field: ['file'], message: 'The file is empty', code: 'REQUIRED' }]);
   const detected = await detectType(head);
   const mimeType = rule.accept ? rule.accept(detected) : detected.mimeType;
-  if (!mimeType) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${rule.refusal ?? 'This type of file is not accepted'} (the content is ${detected.mimeType})`);
+  if (!mimeType)
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `${rule.refusal ?? 'This type of file is not accepted'} (the content is ${detected.mimeType})`,
+    );
   const key = randomUUID();
   const { size, sha256 } = await ctx.storage.put(key, stream, { maxBytes });
   try {
@@ -126,11 +136,14 @@ const REFERENCES = ['attachment', 'document', 'contract', 'share_file'];
 export async function releaseFiles(em: EntityManager, fileIds: string[]): Promise<string[]> {
   if (fileIds.length === 0) return [];
   // Raw statements join the transaction only when given its context.
-  const run = (sql: string) => em.getConnection().execute<{ storage_key: string }[]>(sql, [fileIds], 'all', em.getTransactionContext());
+  const run = (sql: string) =>
+    em.getConnection().execute<{ storage_key: string }[]>(sql, [fileIds], 'all', em.getTransactionContext());
   // Locked first, so two transactions dropping the last two references cannot both see the other's
   // reference still there: the second one waits, then sees the first one's deletion.
   await run('select id from stored_file where id in (?) for update');
-  const unreferenced = REFERENCES.map((table) => `not exists (select 1 from ${table} r where r.file_id = f.id)`).join(' and ');
+  const unreferenced = REFERENCES.map((table) => `not exists (select 1 from ${table} r where r.file_id = f.id)`).join(
+    ' and ',
+  );
   const rows = await run(`delete from stored_file f where f.id in (?) and ${unreferenced} returning storage_key`);
   return rows.map((row) => row.storage_key);
 }
@@ -138,7 +151,9 @@ export async function releaseFiles(em: EntityManager, fileIds: string[]): Promis
 /** Deletes objects whose rows are gone; a failure is logged (the object is then an orphan), not thrown. */
 export async function deleteObjects(ctx: Pick<Ctx, 'storage' | 'log'>, keys: string[]): Promise<void> {
   await Promise.all(
-    keys.map((key) => ctx.storage.delete(key).catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a stored object'))),
+    keys.map((key) =>
+      ctx.storage.delete(key).catch((err: unknown) => ctx.log.error({ err, key }, 'could not delete a stored object')),
+    ),
   );
 }
 
@@ -146,7 +161,10 @@ export async function deleteObjects(ctx: Pick<Ctx, 'storage' | 'log'>, keys: str
  * Runs `work`, which deletes rows that refer to files and says which files; releases those no row
  * refers to any more, and deletes their objects after the commit.
  */
-export async function deleteReferences<T>(ctx: Ctx, work: (tx: EntityManager) => Promise<{ result: T; fileIds: string[] }>): Promise<T> {
+export async function deleteReferences<T>(
+  ctx: Ctx,
+  work: (tx: EntityManager) => Promise<{ result: T; fileIds: string[] }>,
+): Promise<T> {
   const { result, keys } = await inTransaction(ctx.em, async (tx) => {
     const { result, fileIds } = await work(tx);
     await tx.flush();

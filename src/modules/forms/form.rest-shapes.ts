@@ -1,5 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { RestFormFieldFragment, RestFormFragment, RestItemFormFragment } from '../../kernel/graphql/__generated__/operations';
+import type {
+  RestFormFieldFragment,
+  RestFormFragment,
+  RestItemFormFragment,
+} from '../../kernel/graphql/__generated__/operations';
 import type { ItemFormInput } from '../../kernel/graphql/__generated__/resolvers-types';
 import { Body, Nullable, Text, Uuid } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
@@ -11,11 +15,19 @@ import { MAX_FORM_FIELDS, MAX_FORM_NAME, MAX_FORM_VALUE } from './form.limits';
 const FieldIn = Body({ default_value: Nullable(Text(MAX_FORM_VALUE)), read_only: Nullable(Type.Boolean()) });
 type FieldMapIn = Record<string, { default_value?: string | null; read_only?: boolean | null }>;
 const FieldMap = (description: string, minProperties = 0) =>
-  Type.Unsafe<FieldMapIn>({ type: 'object', additionalProperties: FieldIn, minProperties, maxProperties: MAX_FORM_FIELDS, description });
+  Type.Unsafe<FieldMapIn>({
+    type: 'object',
+    additionalProperties: FieldIn,
+    minProperties,
+    maxProperties: MAX_FORM_FIELDS,
+    description,
+  });
 
 /** A field map as GraphQL's inputs take it (camelCase members; keys as sent). */
 const fieldMapFromRest = (fields: FieldMapIn) =>
-  Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, { defaultValue: f.default_value, readOnly: f.read_only }]));
+  Object.fromEntries(
+    Object.entries(fields).map(([name, f]) => [name, { defaultValue: f.default_value, readOnly: f.read_only }]),
+  );
 
 const FieldOut = Type.Object({ default_value: Nullable(Type.String()), read_only: Type.Boolean() });
 const restFieldMap = (fields: readonly RestFormFieldFragment[]) =>
@@ -56,8 +68,14 @@ export const ItemFormBody = Body(
   ['id'],
 );
 
-export const itemFormInputFromRest = (form: (typeof ItemFormBody)['static'] | null | undefined): ItemFormInput | null | undefined =>
-  form && { id: form.id, allowFileUpload: form.allow_file_upload, fields: form.fields && fieldMapFromRest(form.fields) };
+export const itemFormInputFromRest = (
+  form: (typeof ItemFormBody)['static'] | null | undefined,
+): ItemFormInput | null | undefined =>
+  form && {
+    id: form.id,
+    allowFileUpload: form.allow_file_upload,
+    fields: form.fields && fieldMapFromRest(form.fields),
+  };
 
 /** The `form` of an item in shape A (templates and requests): its copy of the form. */
 export const { schema: ItemFormOut, map: restItemForm } = restShape((field: Field<RestItemFormFragment>) => ({

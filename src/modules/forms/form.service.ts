@@ -29,8 +29,10 @@ function readFieldMap(check: InputCheck, path: FieldPath, fields: unknown, min: 
     return [];
   }
   const entries = Object.entries(fields as Record<string, unknown>);
-  if (entries.length > MAX_FORM_FIELDS) check.add(path, `Object should have at most ${MAX_FORM_FIELDS} keys`, 'TOO_MANY');
-  if (entries.length < min) check.add(path, `Object should have at least ${min} key${min === 1 ? '' : 's'}`, 'REQUIRED');
+  if (entries.length > MAX_FORM_FIELDS)
+    check.add(path, `Object should have at most ${MAX_FORM_FIELDS} keys`, 'TOO_MANY');
+  if (entries.length < min)
+    check.add(path, `Object should have at least ${min} key${min === 1 ? '' : 's'}`, 'REQUIRED');
   const result: FieldInput[] = [];
   for (const [name, value] of entries.slice(0, MAX_FORM_FIELDS)) {
     const fieldPath = [...path, name];
@@ -43,9 +45,14 @@ function readFieldMap(check: InputCheck, path: FieldPath, fields: unknown, min: 
       check.add(fieldPath, 'Input should be an object {defaultValue, readOnly}', 'INVALID');
       continue;
     }
-    if (field.defaultValue != null && typeof field.defaultValue !== 'string') check.add([...fieldPath, 'defaultValue'], 'Input should be a valid string', 'INVALID');
-    else check.text([...fieldPath, 'defaultValue'], field.defaultValue as string | null | undefined, { max: MAX_FORM_VALUE });
-    if (field.readOnly != null && typeof field.readOnly !== 'boolean') check.add([...fieldPath, 'readOnly'], 'Input should be a valid boolean', 'INVALID');
+    if (field.defaultValue != null && typeof field.defaultValue !== 'string')
+      check.add([...fieldPath, 'defaultValue'], 'Input should be a valid string', 'INVALID');
+    else
+      check.text([...fieldPath, 'defaultValue'], field.defaultValue as string | null | undefined, {
+        max: MAX_FORM_VALUE,
+      });
+    if (field.readOnly != null && typeof field.readOnly !== 'boolean')
+      check.add([...fieldPath, 'readOnly'], 'Input should be a valid boolean', 'INVALID');
     result.push({
       name,
       ...(field.defaultValue !== undefined && { defaultValue: field.defaultValue as string | null }),
@@ -65,7 +72,11 @@ export async function createForm(ctx: Ctx, input: FormCreateInput): Promise<Form
       organization: ctx.viewer.organizationId,
       owner: ctx.viewer.userId,
       name: input.name.trim(),
-      fields: fields.map((f): FormField => ({ name: f.name, defaultValue: f.defaultValue ?? null, readOnly: f.readOnly ?? false })),
+      fields: fields.map((f): FormField => ({
+        name: f.name,
+        defaultValue: f.defaultValue ?? null,
+        readOnly: f.readOnly ?? false,
+      })),
       allowFileUpload: input.allowFileUpload ?? false,
     }),
   );
@@ -99,7 +110,8 @@ export async function deleteForm(ctx: Ctx, id: string): Promise<string> {
         where i.form_id = ? and i.deleted_at is null and r.deleted_at is null and r.state = any(?::text[])`,
       [form.id, USING_STATES],
     );
-    if (Number(count) > 0) throw AppError.invalidState(`${count} open request(s) use this form; close them or delete their items first`);
+    if (Number(count) > 0)
+      throw AppError.invalidState(`${count} open request(s) use this form; close them or delete their items first`);
     tx.remove(form);
     return id;
   });
@@ -115,7 +127,9 @@ export type FormRef = { path: FieldPath; form: ItemFormInput | null | undefined 
  */
 export async function itemForms(ctx: Ctx, check: InputCheck, refs: FormRef[]): Promise<(ItemForm | null)[]> {
   const ids = [...new Set(refs.flatMap((ref) => (ref.form && isUuid(ref.form.id) ? [ref.form.id] : [])))];
-  const forms = ids.length ? await ctx.em.find(Form, { id: { $in: ids }, organization: ctx.viewer.organizationId }) : [];
+  const forms = ids.length
+    ? await ctx.em.find(Form, { id: { $in: ids }, organization: ctx.viewer.organizationId })
+    : [];
   const byId = new Map(forms.map((form) => [form.id, form]));
   return refs.map(({ path, form: input }) => {
     if (!input) return null;
@@ -128,7 +142,9 @@ export async function itemForms(ctx: Ctx, check: InputCheck, refs: FormRef[]): P
       return null;
     }
     const names = new Set(form.fields.map((f) => f.name));
-    for (const change of changes) if (!names.has(change.name)) check.add([...formPath, 'fields', change.name], `The form "${form.name}" has no such field`, 'INVALID');
+    for (const change of changes)
+      if (!names.has(change.name))
+        check.add([...formPath, 'fields', change.name], `The form "${form.name}" has no such field`, 'INVALID');
     const changeOf = new Map(changes.map((change) => [change.name, change]));
     return {
       id: form.id,
@@ -162,15 +178,19 @@ export function readAnswers(form: ItemForm, answers: unknown): FormAnswer[] {
     const field = fields.get(name);
     if (!field) check.add(['answers', name], 'The form has no such field', 'INVALID');
     else if (typeof value !== 'string') check.add(['answers', name], 'Input should be a valid string', 'INVALID');
-    else if (field.readOnly && value !== (field.defaultValue ?? '')) check.add(['answers', name], 'This field is read-only', 'INVALID');
+    else if (field.readOnly && value !== (field.defaultValue ?? ''))
+      check.add(['answers', name], 'This field is read-only', 'INVALID');
     else check.text(['answers', name], value, { max: MAX_FORM_VALUE });
   }
   check.done();
   return form.fields.map((field) => ({
     field: field.name,
-    value: field.readOnly ? (field.defaultValue ?? '') : ((given.get(field.name) as string | undefined) ?? field.defaultValue ?? ''),
+    value: field.readOnly
+      ? (field.defaultValue ?? '')
+      : ((given.get(field.name) as string | undefined) ?? field.defaultValue ?? ''),
   }));
 }
 
 /** Answers as a map of field name to value (REST, and the zip's JSON file). */
-export const answerMap = (answers: readonly FormAnswer[]): Record<string, string> => Object.fromEntries(answers.map((a) => [a.field, a.value]));
+export const answerMap = (answers: readonly FormAnswer[]): Record<string, string> =>
+  Object.fromEntries(answers.map((a) => [a.field, a.value]));

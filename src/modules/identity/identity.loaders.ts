@@ -7,7 +7,8 @@ export const identityLoaders = {
   teamById: (em: EntityManager) => createByIdLoader(em, Team),
   organizationById: (em: EntityManager) => createByIdLoader(em, Organization),
   teamMembers: (em: EntityManager) => createChildrenLoader(em, User, 'team', { email: 'asc' }),
-  teamsByOrganization: (em: EntityManager) => createChildrenLoader(em, Team, 'organization', { name: 'asc', id: 'asc' }),
+  teamsByOrganization: (em: EntityManager) =>
+    createChildrenLoader(em, Team, 'organization', { name: 'asc', id: 'asc' }),
 };
 
 declare module '../../kernel/graphql/context' {

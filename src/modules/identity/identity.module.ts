@@ -16,6 +16,9 @@ export const identityModule: ModuleDescriptor = {
     Organization: { sql: 'select 1 from organization where id = ? and id = ?', load: (ctx) => getOrganization(ctx) },
     User: { sql: 'select 1 from app_user where id = ? and organization_id = ?', load: getUser },
     Team: { sql: 'select 1 from team where id = ? and organization_id = ?', load: getTeam },
-    ApiKey: { sql: 'select 1 from api_key k join app_user u on u.id = k.user_id where k.id = ? and u.organization_id = ?', load: getApiKey },
+    ApiKey: {
+      sql: 'select 1 from api_key k join app_user u on u.id = k.user_id where k.id = ? and u.organization_id = ?',
+      load: getApiKey,
+    },
   },
 };

@@ -34,7 +34,10 @@ export const identityResolvers: Resolvers = {
     teams: (_org, _args, ctx) => listTeams(ctx),
   },
   User: {
-    organization: reads(['organization'], async (user, _args, ctx) => (await ctx.loaders.organizationById.load(user.organization.id))!),
+    organization: reads(
+      ['organization'],
+      async (user, _args, ctx) => (await ctx.loaders.organizationById.load(user.organization.id))!,
+    ),
     team: reads(['team'], (user, _args, ctx) => (user.team ? ctx.loaders.teamById.load(user.team.id) : null)),
   },
   Team: {

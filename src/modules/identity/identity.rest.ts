@@ -13,13 +13,17 @@ import { DetailBody, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../kernel/limits';
 import { restTeam, restUser, TeamBody, UserBody } from './identity.rest-shapes';
 
-
 // GET /whoami answers "an object with string properties": absent values are left out, not null.
 const stringsOnly = (record: Record<string, string | null | undefined>) =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => typeof value === 'string'));
 
 const UsersQuery = Query({
-  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `page size, 1 to ${MAX_PAGE_SIZE}; oldest first` }),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: `page size, 1 to ${MAX_PAGE_SIZE}; oldest first`,
+  }),
 });
 
 const tags = ['Users'];
@@ -66,7 +70,11 @@ export const identityRestRows: RestRow[] = [
     url: '/organizations/:org_id/users',
     summary: 'List the users of an organization',
     tags,
-    schema: { params: Type.Object({ org_id: Uuid() }), querystring: UsersQuery, response: withErrors({ 200: Type.Array(UserBody) }) },
+    schema: {
+      params: Type.Object({ org_id: Uuid() }),
+      querystring: UsersQuery,
+      response: withErrors({ 200: Type.Array(UserBody) }),
+    },
     operation: OrganizationUserListDocument,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
     result: (data) => {

@@ -62,13 +62,22 @@ export async function listUsers(ctx: Ctx, args: PageArgs): Promise<Connection<Us
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
 }
 
-/** The organization's teams by name, through the operation's loader: once per operation, however many times a query reaches them. */
+/**
+ * The organization's teams by name, through the operation's loader: once per operation, however many times a query
+ * reaches them.
+ */
 export function listTeams(ctx: Pick<GraphQLContext, 'viewer' | 'loaders'>): Promise<TeamRow[]> {
   return ctx.loaders.teamsByOrganization.load(ctx.viewer.organizationId);
 }
 
-function checkPerson(check: InputCheck, input: { email?: string | null; firstName?: string | null; lastName?: string | null }) {
-  check.email(['email'], input.email).text(['firstName'], input.firstName, { max: MAX_PERSON_NAME }).text(['lastName'], input.lastName, { max: MAX_PERSON_NAME });
+function checkPerson(
+  check: InputCheck,
+  input: { email?: string | null; firstName?: string | null; lastName?: string | null },
+) {
+  check
+    .email(['email'], input.email)
+    .text(['firstName'], input.firstName, { max: MAX_PERSON_NAME })
+    .text(['lastName'], input.lastName, { max: MAX_PERSON_NAME });
 }
 
 /** Creates an organization with its first ADMIN and that admin's first API key (CLI and first start). */
@@ -81,7 +90,9 @@ export async function createOrganization(
   check.done();
   return inTransaction(em, async (tx) => {
     if (await findUserByEmail(tx, input.adminEmail)) {
-      throw AppError.validation([{ field: ['adminEmail'], message: `A user with email ${input.adminEmail} already exists`, code: 'TAKEN' }]);
+      throw AppError.validation([
+        { field: ['adminEmail'], message: `A user with email ${input.adminEmail} already exists`, code: 'TAKEN' },
+      ]);
     }
     const organization = tx.create(Organization, { name: input.name });
     const user = tx.create(User, {
@@ -92,7 +103,13 @@ export async function createOrganization(
       role: 'ADMIN',
     });
     const apiKey = input.apiKey ?? generateApiKey();
-    tx.create(ApiKey, { organization, user, name: 'initial', prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) });
+    tx.create(ApiKey, {
+      organization,
+      user,
+      name: 'initial',
+      prefix: apiKeyPrefix(apiKey),
+      keyHash: hashApiKey(apiKey),
+    });
     return { organization, user, apiKey };
   });
 }
@@ -115,11 +132,21 @@ export async function bootstrapFirstAdmin(
 }
 
 /** Adds a key for a user found by email (CLI). */
-export async function createApiKeyForEmail(em: EntityManager, email: string, name?: string): Promise<{ user: User; apiKey: string }> {
+export async function createApiKeyForEmail(
+  em: EntityManager,
+  email: string,
+  name?: string,
+): Promise<{ user: User; apiKey: string }> {
   const user = await findUserByEmail(em, email);
   if (!user) throw AppError.notFound('User');
   const apiKey = generateApiKey();
-  em.create(ApiKey, { organization: user.organization, user, name: name ?? null, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) });
+  em.create(ApiKey, {
+    organization: user.organization,
+    user,
+    name: name ?? null,
+    prefix: apiKeyPrefix(apiKey),
+    keyHash: hashApiKey(apiKey),
+  });
   await em.flush();
   return { user, apiKey };
 }
@@ -144,7 +171,9 @@ async function flushUniqueEmail(em: EntityManager, email: string): Promise<void>
     await em.flush();
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      throw AppError.validation([{ field: ['email'], message: `A user with email ${email} already exists`, code: 'TAKEN' }]);
+      throw AppError.validation([
+        { field: ['email'], message: `A user with email ${email} already exists`, code: 'TAKEN' },
+      ]);
     }
     throw err;
   }
@@ -152,7 +181,13 @@ async function flushUniqueEmail(em: EntityManager, email: string): Promise<void>
 
 export async function createUser(
   ctx: Ctx,
-  input: { email: string; firstName?: string | null; lastName?: string | null; role?: UserRole | null; teamId?: string | null },
+  input: {
+    email: string;
+    firstName?: string | null;
+    lastName?: string | null;
+    role?: UserRole | null;
+    teamId?: string | null;
+  },
 ): Promise<User> {
   requireAdmin(ctx.viewer);
   const check = new InputCheck();
@@ -195,20 +230,34 @@ export async function updateUser(
   return user;
 }
 
-export async function createApiKey(ctx: Ctx, input: { userId?: string | null; name?: string | null }): Promise<{ apiKey: ApiKey; secret: string }> {
+export async function createApiKey(
+  ctx: Ctx,
+  input: { userId?: string | null; name?: string | null },
+): Promise<{ apiKey: ApiKey; secret: string }> {
   const userId = input.userId ?? ctx.viewer.userId;
   if (userId !== ctx.viewer.userId) requireAdmin(ctx.viewer);
   new InputCheck().text(['name'], input.name, { max: MAX_API_KEY_NAME }).done();
   const user = await getUser(ctx, userId);
-  if (!user) throw AppError.validation([{ field: ['userId'], message: 'Names no user of your organization', code: 'NOT_FOUND' }]);
+  if (!user)
+    throw AppError.validation([
+      { field: ['userId'], message: 'Names no user of your organization', code: 'NOT_FOUND' },
+    ]);
   const secret = generateApiKey();
-  const apiKey = ctx.em.create(ApiKey, { organization: user.organization, user, name: input.name ?? null, prefix: apiKeyPrefix(secret), keyHash: hashApiKey(secret) });
+  const apiKey = ctx.em.create(ApiKey, {
+    organization: user.organization,
+    user,
+    name: input.name ?? null,
+    prefix: apiKeyPrefix(secret),
+    keyHash: hashApiKey(secret),
+  });
   await ctx.em.flush();
   return { apiKey, secret };
 }
 
 export async function revokeApiKey(ctx: Ctx, id: string): Promise<ApiKey> {
-  const where = isAdmin(ctx.viewer) ? { user: { organization: ctx.viewer.organizationId } } : { user: ctx.viewer.userId };
+  const where = isAdmin(ctx.viewer)
+    ? { user: { organization: ctx.viewer.organizationId } }
+    : { user: ctx.viewer.userId };
   const apiKey = await findInOrganization<ApiKey>(ctx.em, ApiKey, id, where, 'API key');
   apiKey.revokedAt ??= new Date();
   await ctx.em.flush();

@@ -23,19 +23,35 @@ export const isAdmin = (viewer: Viewer): boolean => viewer.role === 'ADMIN';
 /** A user as the records it owns name it (requests, contacts): the key lookup already knows the caller's. */
 export type UserRef = { id: string; organizationId: string; teamId: string | null };
 
-export const userRefOf = (viewer: Viewer): UserRef => ({ id: viewer.userId, organizationId: viewer.organizationId, teamId: viewer.teamId });
+export const userRefOf = (viewer: Viewer): UserRef => ({
+  id: viewer.userId,
+  organizationId: viewer.organizationId,
+  teamId: viewer.teamId,
+});
 
-type ViewerRow = { user_id: string; organization_id: string; team_id: string | null; role: UserRole; api_key_id: string };
+type ViewerRow = {
+  user_id: string;
+  organization_id: string;
+  team_id: string | null;
+  role: UserRole;
+  api_key_id: string;
+};
 
 /**
  * One statement, the key, its user and the user's organization, or none when `caches` holds the key:
  * the instance keeps a key's caller until api_key or app_user change anywhere (a revoked key, a new
  * role or team), so a revoked key is refused as soon as the revoke commits.
  */
-export async function findViewerByApiKey(em: EntityManager, key: string, caches?: SharedCaches): Promise<Viewer | null> {
+export async function findViewerByApiKey(
+  em: EntityManager,
+  key: string,
+  caches?: SharedCaches,
+): Promise<Viewer | null> {
   const hash = hashApiKey(key);
   const load = () => viewerOfKey(em, hash);
-  const viewer = caches ? await caches.of<Viewer | null>('viewer', ['api_key', 'app_user']).get(hash, load) : await load();
+  const viewer = caches
+    ? await caches.of<Viewer | null>('viewer', ['api_key', 'app_user']).get(hash, load)
+    : await load();
   // A copy per request: the cached one is shared.
   return viewer && { ...viewer, actor: { ...viewer.actor } };
 }
@@ -50,5 +66,12 @@ async function viewerOfKey(em: EntityManager, hash: string): Promise<Viewer | nu
   );
   const row = rows[0];
   if (!row) return null;
-  return { userId: row.user_id, organizationId: row.organization_id, teamId: row.team_id, role: row.role, apiKeyId: row.api_key_id, actor: { type: 'USER', id: row.user_id } };
+  return {
+    userId: row.user_id,
+    organizationId: row.organization_id,
+    teamId: row.team_id,
+    role: row.role,
+    apiKeyId: row.api_key_id,
+    actor: { type: 'USER', id: row.user_id },
+  };
 }

@@ -18,7 +18,12 @@ export type ItemDraft = {
   form: ItemForm | null;
 };
 
-export function checkItemText(check: InputCheck, path: FieldPath, item: { name?: string | null; description?: string | null; answer?: string | null }, nameRequired: boolean) {
+export function checkItemText(
+  check: InputCheck,
+  path: FieldPath,
+  item: { name?: string | null; description?: string | null; answer?: string | null },
+  nameRequired: boolean,
+) {
   check
     .text([...path, 'name'], item.name, { max: MAX_ITEM_NAME, min: 1, required: nameRequired })
     .text([...path, 'description'], item.description, { max: MAX_ITEM_DESCRIPTION })
@@ -26,7 +31,9 @@ export function checkItemText(check: InputCheck, path: FieldPath, item: { name?:
 }
 
 /** A stored item or template item, whose optional fields may be absent rather than null. */
-type DraftSource = Readonly<Pick<ItemDraft, 'type' | 'name' | 'required'> & Partial<Omit<ItemDraft, 'type' | 'name' | 'required'>>>;
+type DraftSource = Readonly<
+  Pick<ItemDraft, 'type' | 'name' | 'required'> & Partial<Omit<ItemDraft, 'type' | 'name' | 'required'>>
+>;
 
 /** The draft a stored item, or a template's item, gives a new item. */
 export const draftOf = (item: DraftSource): ItemDraft => ({
@@ -41,7 +48,8 @@ export const draftOf = (item: DraftSource): ItemDraft => ({
 });
 
 /** The attachments an item input names, whichever kind it is. */
-export const attachmentIdsOf = (input: RequestItemInput) => (input.upload ?? input.eSignature ?? input.question)?.attachmentIds;
+export const attachmentIdsOf = (input: RequestItemInput) =>
+  (input.upload ?? input.eSignature ?? input.question)?.attachmentIds;
 
 /** Where an item input names a form (only UPLOAD items take one), for `itemForms`. */
 export const formRefOf = (path: FieldPath, input: RequestItemInput): FormRef => ({ path, form: input.upload?.form });

@@ -3,7 +3,8 @@ import { createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { RequestItem } from './item.entities';
 
 export const itemLoaders = {
-  itemsByRequest: (em: EntityManager, organizationId: string) => createChildrenLoader(em, RequestItem, 'request', { position: 'asc' }, ['deletedAt'], organizationId),
+  itemsByRequest: (em: EntityManager, organizationId: string) =>
+    createChildrenLoader(em, RequestItem, 'request', { position: 'asc' }, ['deletedAt'], organizationId),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -14,8 +14,15 @@ export type ItemWrite = (tx: EntityManager, request: RequestRow, item: RequestIt
  * ask through this point, so that they import none of the modules above them.
  */
 export type ItemPart = {
-  /** Reads and checks a new item's input before the transaction (problems go to `check`); what it writes once the item is stored. */
-  prepareCreate?(ctx: Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>, check: InputCheck, input: RequestItemInput): Promise<ItemWrite>;
+  /**
+   * Reads and checks a new item's input before the transaction (problems go to `check`); what it writes once the item
+   * is stored.
+   */
+  prepareCreate?(
+    ctx: Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>,
+    check: InputCheck,
+    input: RequestItemInput,
+  ): Promise<ItemWrite>;
   /** Removes this module's rows of an item being deleted; the ids of the stored files they used. */
   removeWith?(tx: EntityManager, item: RequestItem): Promise<string[]>;
 };

@@ -11,13 +11,23 @@ export const requestItemsPart: RequestCreationPart = {
   field: 'items',
   async prepare(ctx, check, input) {
     const drafts = (input.items ?? []).map((item, index) => draftFromInput(check, ['items', index], item));
-    await checkContractIds(ctx, check, drafts.map((draft, index) => ({ path: ['items', index], contractId: draft?.contractId ?? null })));
-    const forms = await itemForms(ctx, check, (input.items ?? []).map((item, index) => formRefOf(['items', index], item)));
+    await checkContractIds(
+      ctx,
+      check,
+      drafts.map((draft, index) => ({ path: ['items', index], contractId: draft?.contractId ?? null })),
+    );
+    const forms = await itemForms(
+      ctx,
+      check,
+      (input.items ?? []).map((item, index) => formRefOf(['items', index], item)),
+    );
     drafts.forEach((draft, index) => draft && (draft.form = forms[index]));
     return {
       // Without items in the input, a template's items (templates' part) stand in.
       records: (tx, { request, recordsOf }) =>
-        input.items ? [RequestItem, newItems(tx, request, drafts as ItemDraft[], recordsOf(Recipient)[0] ?? null, 0)] : null,
+        input.items
+          ? [RequestItem, newItems(tx, request, drafts as ItemDraft[], recordsOf(Recipient)[0] ?? null, 0)]
+          : null,
       prime: (loaders, { request, recordsOf }) => loaders.itemsByRequest.prime(request.id, recordsOf(RequestItem)),
     };
   },

@@ -26,17 +26,28 @@ const itemFields: UploadItemResolvers = {
 
 export const itemResolvers: Resolvers = {
   Mutation: {
-    itemCreate: (_root, { requestId, input }, ctx) => payload(async () => ({ item: await createItem(ctx, requestId, input) })),
-    itemUpdate: (_root, { id, requestId, input }, ctx) => payload(async () => ({ item: await updateItem(ctx, id, requestId, input) })),
-    itemDelete: (_root, { id, requestId }, ctx) => payload(async () => ({ deletedItemId: await deleteItem(ctx, id, requestId) })),
-    itemVerify: (_root, { id, requestId }, ctx) => payload(async () => ({ item: await verifyItem(ctx, id, requestId) })),
+    itemCreate: (_root, { requestId, input }, ctx) =>
+      payload(async () => ({ item: await createItem(ctx, requestId, input) })),
+    itemUpdate: (_root, { id, requestId, input }, ctx) =>
+      payload(async () => ({ item: await updateItem(ctx, id, requestId, input) })),
+    itemDelete: (_root, { id, requestId }, ctx) =>
+      payload(async () => ({ deletedItemId: await deleteItem(ctx, id, requestId) })),
+    itemVerify: (_root, { id, requestId }, ctx) =>
+      payload(async () => ({ item: await verifyItem(ctx, id, requestId) })),
     requestVerify: (_root, { id }, ctx) => payload(async () => ({ request: await verifyRequest(ctx, id) })),
-    requestReject: (_root, { id, input }, ctx) => payload(async () => ({ request: await rejectRequest(ctx, id, input) })),
+    requestReject: (_root, { id, input }, ctx) =>
+      payload(async () => ({ request: await rejectRequest(ctx, id, input) })),
   },
   Request: {
-    percentComplete: reads(['id'], (request, _args, ctx) => ctx.loaders.itemsByRequest.load({ id: request.id, properties: PROGRESS_PROPERTIES }).then(percentComplete)),
+    percentComplete: reads(['id'], (request, _args, ctx) =>
+      ctx.loaders.itemsByRequest.load({ id: request.id, properties: PROGRESS_PROPERTIES }).then(percentComplete),
+    ),
     items: reads(['id'], (request, _args, ctx, info) => ctx.loaders.itemsByRequest.load(selecting(request.id, info))),
-    item: reads(['id'], async (request, { id }, ctx, info) => (await ctx.loaders.itemsByRequest.load(selecting(request.id, info))).find((item) => item.id === id) ?? null),
+    item: reads(
+      ['id'],
+      async (request, { id }, ctx, info) =>
+        (await ctx.loaders.itemsByRequest.load(selecting(request.id, info))).find((item) => item.id === id) ?? null,
+    ),
   },
   RequestItem: {
     __resolveType: resolvesTypeFrom(['kind'], itemTypeName),

@@ -18,12 +18,14 @@ import { MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_REJECTION_MESSAGE } from './it
 import { MAX_ITEMS } from '../requests/request.limits';
 import { requestRest, restRequest } from '../requests/request.rest-shapes';
 
-
 const tags = ['Request items'];
 const RequestParams = Type.Object({ request_id: Uuid() });
 const ItemParams = Type.Object({ request_id: Uuid(), item_id: Uuid() });
-const ItemUpdateBody = Body(
-  { name: Text(MAX_ITEM_NAME, { minLength: 1 }), description: Nullable(Text(MAX_ITEM_DESCRIPTION)), required: Type.Boolean() });
+const ItemUpdateBody = Body({
+  name: Text(MAX_ITEM_NAME, { minLength: 1 }),
+  description: Nullable(Text(MAX_ITEM_DESCRIPTION)),
+  required: Type.Boolean(),
+});
 const updateInput = (body: Record<string, unknown> = {}) =>
   Object.fromEntries(Object.entries(body).filter(([key]) => ['name', 'description', 'required'].includes(key)));
 
@@ -43,7 +45,10 @@ export const itemRestRows: RestRow[] = [
     url: '/requests/:request_id/items',
     summary: "List a request's items (shape B; shape A with API-Revision: 1)",
     tags,
-    schema: { params: RequestParams, response: withErrors({ 200: Type.Union([Type.Array(ItemBodyB), Type.Array(ItemBodyA)]) }) },
+    schema: {
+      params: RequestParams,
+      response: withErrors({ 200: Type.Union([Type.Array(ItemBodyB), Type.Array(ItemBodyA)]) }),
+    },
     operation: ItemListDocument,
     variables: ({ params }) => ({ requestId: params.request_id }),
     result: (data, { revision }) => {
@@ -68,7 +73,11 @@ export const itemRestRows: RestRow[] = [
     tags,
     schema: { params: ItemParams, body: ItemUpdateBody, response: withErrors({ 200: ItemBodyA }) },
     operation: ItemUpdateDocument,
-    variables: ({ params, body }) => ({ requestId: params.request_id, id: params.item_id, input: updateInput(body ?? {}) }),
+    variables: ({ params, body }) => ({
+      requestId: params.request_id,
+      id: params.item_id,
+      input: updateInput(body ?? {}),
+    }),
     result: (data) => ({ body: restItemA(fromPayload(data.itemUpdate, 'item')) }),
   }),
   restRow({
@@ -96,7 +105,9 @@ export const itemRestRows: RestRow[] = [
 const RejectBody = Body(
   {
     message: Text(MAX_REJECTION_MESSAGE, { minLength: 1 }),
-    item_ids: Nullable(Type.Array(Uuid(), { maxItems: MAX_ITEMS, description: 'items to redo; by default every item not verified' })),
+    item_ids: Nullable(
+      Type.Array(Uuid(), { maxItems: MAX_ITEMS, description: 'items to redo; by default every item not verified' }),
+    ),
   },
   ['message'],
 );
@@ -122,7 +133,10 @@ export function reviewRestRows(): RestRow[] {
       tags: ['Requests'],
       schema: { params: RequestParams, body: RejectBody, response: withErrors({ 200: ResponseBody }) },
       operation: RequestRejectDocument,
-      variables: ({ params, body }) => ({ id: params.request_id, input: { message: body.message, itemIds: body.item_ids } }),
+      variables: ({ params, body }) => ({
+        id: params.request_id,
+        input: { message: body.message, itemIds: body.item_ids },
+      }),
       result: (data) => ({ body: restRequest(fromPayload(data.requestReject, 'request')) }),
     }),
   ];

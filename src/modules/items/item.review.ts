@@ -31,12 +31,21 @@ export async function verifyRequest(ctx: Ctx, id: string): Promise<Request> {
     // Refused before the items are read: from any other state the table says no.
     transition(request.state, 'verify');
     const now = new Date();
-    const items = await tx.find(RequestItem, { request: request.id, deletedAt: null, status: { $ne: 'VERIFIED' } }, { orderBy: { position: 'asc' } });
+    const items = await tx.find(
+      RequestItem,
+      { request: request.id, deletedAt: null, status: { $ne: 'VERIFIED' } },
+      { orderBy: { position: 'asc' } },
+    );
     for (const item of items) {
       item.status = itemTransition(item.status, 'verify');
       item.verifiedAt = now;
     }
-    await settleVerified(tx, ctx, request, items.map((item) => item.id));
+    await settleVerified(
+      tx,
+      ctx,
+      request,
+      items.map((item) => item.id),
+    );
     return request;
   });
 }
@@ -58,19 +67,27 @@ export async function verifyRequestWhenSettled(tx: EntityManager, ctx: Ctx, requ
  */
 export async function rejectRequest(ctx: Ctx, id: string, input: RequestRejectInput): Promise<Request> {
   const check = new InputCheck();
-  check.text(['message'], input.message, { max: MAX_REJECTION_MESSAGE, min: 1, required: true }).count(['itemIds'], input.itemIds, { max: MAX_ITEMS });
+  check
+    .text(['message'], input.message, { max: MAX_REJECTION_MESSAGE, min: 1, required: true })
+    .count(['itemIds'], input.itemIds, { max: MAX_ITEMS });
   input.itemIds?.forEach((itemId, index) => check.uuid(['itemIds', index], itemId));
   check.done();
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
-    const items = await tx.find(RequestItem, { request: request.id, deletedAt: null }, { orderBy: { position: 'asc' } });
+    const items = await tx.find(
+      RequestItem,
+      { request: request.id, deletedAt: null },
+      { orderBy: { position: 'asc' } },
+    );
     const byId = new Map(items.map((item) => [item.id, item]));
     input.itemIds?.forEach((itemId, index) => {
       if (!byId.has(itemId)) check.add(['itemIds', index], 'Names no item of this request', 'NOT_FOUND');
     });
     check.done();
     request.state = transition(request.state, 'reject');
-    const named = input.itemIds ? [...new Set(input.itemIds)].map((itemId) => byId.get(itemId)!) : items.filter((item) => item.status !== 'VERIFIED');
+    const named = input.itemIds
+      ? [...new Set(input.itemIds)].map((itemId) => byId.get(itemId)!)
+      : items.filter((item) => item.status !== 'VERIFIED');
     for (const item of named) {
       item.status = itemTransition(item.status, 'reject');
       item.verifiedAt = null;

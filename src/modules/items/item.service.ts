@@ -9,7 +9,12 @@ import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { checkContractIds } from '../contracts/contract.service';
 import { deleteReferences } from '../files/file.service';
 import { Recipient } from '../recipients/recipient.entities';
-import { findEventRequest, findVisibleRequest, requireVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
+import {
+  findEventRequest,
+  findVisibleRequest,
+  requireVisibleRequest,
+  requireVisibleRequestForUpdate,
+} from '../requests/request.access';
 import type { Request, RequestRow } from '../requests/request.entities';
 import { itemForms } from '../forms/form.service';
 import { checkItemText, draftFromInput, formRefOf, type ItemDraft } from './item.drafts';
@@ -28,7 +33,13 @@ type FileCtx = Pick<GraphQLContext, 'em' | 'settings' | 'storage'> & EmittingCon
  * New items at the end of a request, assigned to `assignee` (its first recipient), as lean records
  * for `insertRecords` (the caller inserts them, with the request's other new rows when it has some).
  */
-export function newItems(em: EntityManager, request: { id: string; organization: { id: string } }, drafts: (ItemDraft & { received?: boolean })[], assignee: { id: string } | null, firstPosition: number): RequestItemRow[] {
+export function newItems(
+  em: EntityManager,
+  request: { id: string; organization: { id: string } },
+  drafts: (ItemDraft & { received?: boolean })[],
+  assignee: { id: string } | null,
+  firstPosition: number,
+): RequestItemRow[] {
   // The draft's fields by name: a rest copy (`{ received, ...draft }`) and a spread of it made two
   // dictionary-mode objects per item, a sixth of what a create's own code allocated.
   return drafts.map((draft, index) =>
@@ -59,7 +70,12 @@ export function newItems(em: EntityManager, request: { id: string; organization:
  * The item and its request, if the request is visible to the viewer (and is `requestId` when given);
  * `findRequest` reads the request (a row) or locks it (a managed entity, for writers).
  */
-async function itemWithRequest<R>(em: EntityManager, id: string, requestId: string | null | undefined, findRequest: (id: string) => Promise<R>): Promise<{ item: RequestItem; request: R }> {
+async function itemWithRequest<R>(
+  em: EntityManager,
+  id: string,
+  requestId: string | null | undefined,
+  findRequest: (id: string) => Promise<R>,
+): Promise<{ item: RequestItem; request: R }> {
   const item = isUuid(id) ? await em.findOne(RequestItem, { id, deletedAt: null }) : null;
   if (!item || (requestId != null && item.request.id !== requestId)) throw AppError.notFound('Item');
   // Visibility of the item is the visibility of its request; a hidden request hides its items.
@@ -72,12 +88,22 @@ async function itemWithRequest<R>(em: EntityManager, id: string, requestId: stri
 }
 
 /** The item and its request as the viewer may read them (a check outside a transaction). */
-export function requireItem(em: EntityManager, ctx: Pick<Ctx, 'viewer'>, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: RequestRow }> {
+export function requireItem(
+  em: EntityManager,
+  ctx: Pick<Ctx, 'viewer'>,
+  id: string,
+  requestId?: string | null,
+): Promise<{ item: RequestItem; request: RequestRow }> {
   return itemWithRequest(em, id, requestId, (rid) => requireVisibleRequest(em, ctx.viewer, rid));
 }
 
 /** The item and its request, managed, the request locked until the transaction ends. */
-export function requireItemForUpdate(em: EntityManager, ctx: Pick<Ctx, 'viewer'>, id: string, requestId?: string | null): Promise<{ item: RequestItem; request: Request }> {
+export function requireItemForUpdate(
+  em: EntityManager,
+  ctx: Pick<Ctx, 'viewer'>,
+  id: string,
+  requestId?: string | null,
+): Promise<{ item: RequestItem; request: Request }> {
   return itemWithRequest(em, id, requestId, (rid) => requireVisibleRequestForUpdate(em, ctx.viewer, rid));
 }
 
@@ -105,7 +131,8 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
   const [form] = await itemForms(ctx, check, [formRefOf([], input)]);
   if (draft) draft.form = form;
   const writes: ItemWrite[] = [];
-  for (const part of itemParts.values()) if (part.prepareCreate) writes.push(await part.prepareCreate(ctx, check, input));
+  for (const part of itemParts.values())
+    if (part.prepareCreate) writes.push(await part.prepareCreate(ctx, check, input));
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     requireOpen(request);
@@ -125,13 +152,30 @@ export async function createItem(ctx: FileCtx, requestId: string, input: Request
 }
 
 /** Writes an item's event, last in its transaction (see emitRequestEvent). */
-async function emitItemEvent(tx: EntityManager, ctx: Ctx, topic: Topic, item: RequestItemRow, data?: Record<string, unknown>) {
+async function emitItemEvent(
+  tx: EntityManager,
+  ctx: Ctx,
+  topic: Topic,
+  item: RequestItemRow,
+  data?: Record<string, unknown>,
+) {
   const subject = { type: 'RequestItem', id: item.id, requestId: item.request.id };
   const rendered = data ?? (await renderForAnswer(tx, ctx, subject));
-  return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, data: rendered });
+  return ctx.events.emit(tx, ctx.viewer, {
+    topic,
+    subjectType: subject.type,
+    subjectId: subject.id,
+    requestId: subject.requestId,
+    data: rendered,
+  });
 }
 
-export async function updateItem(ctx: Ctx, id: string, requestId: string | null | undefined, input: ItemUpdateInput): Promise<RequestItem> {
+export async function updateItem(
+  ctx: Ctx,
+  id: string,
+  requestId: string | null | undefined,
+  input: ItemUpdateInput,
+): Promise<RequestItem> {
   const check = new InputCheck();
   checkItemText(check, [], { name: input.name, description: input.description }, false);
   if (input.name === null) check.add(['name'], 'Cannot be null', 'INVALID');
@@ -144,7 +188,8 @@ export async function updateItem(ctx: Ctx, id: string, requestId: string | null 
     if (input.name != null) item.name = input.name.trim();
     if (input.description !== undefined) item.description = input.description;
     if (input.required != null) item.required = input.required;
-    if (JSON.stringify([item.name, item.description, item.required]) !== before) await emitItemEvent(tx, ctx, 'item.updated', item);
+    if (JSON.stringify([item.name, item.description, item.required]) !== before)
+      await emitItemEvent(tx, ctx, 'item.updated', item);
     return item;
   });
 }

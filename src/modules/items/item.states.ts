@@ -23,4 +23,5 @@ export const ITEM_STATUS_TABLE = {
 } satisfies StateTable<ItemStatus, ItemTrigger, void>;
 
 /** The status `trigger` gives an item, or a 422 `invalid_state`. */
-export const itemTransition = (status: ItemStatus, trigger: ItemTrigger): ItemStatus => nextState<ItemStatus, ItemTrigger, void>(ITEM_STATUS_TABLE, status, trigger, undefined);
+export const itemTransition = (status: ItemStatus, trigger: ItemTrigger): ItemStatus =>
+  nextState<ItemStatus, ItemTrigger, void>(ITEM_STATUS_TABLE, status, trigger, undefined);

@@ -29,9 +29,13 @@ export class Migration20261126000000_organization_columns extends Migration {
   override async up(): Promise<void> {
     for (const [table, parent, parentKey] of TABLES) {
       this.addSql(`alter table ${table} add column organization_id uuid`);
-      this.addSql(`update ${table} child set organization_id = parent.organization_id from ${parent} parent where parent.id = child.${parentKey}`);
+      this.addSql(
+        `update ${table} child set organization_id = parent.organization_id from ${parent} parent where parent.id = child.${parentKey}`,
+      );
       this.addSql(`alter table ${table} alter column organization_id set not null`);
-      this.addSql(`alter table ${table} add constraint ${table}_organization_id_foreign foreign key (organization_id) references organization (id) on delete cascade`);
+      this.addSql(
+        `alter table ${table} add constraint ${table}_organization_id_foreign foreign key (organization_id) references organization (id) on delete cascade`,
+      );
     }
   }
 }

@@ -22,7 +22,10 @@ export const notificationsModule: ModuleDescriptor = {
   restRows: notificationRestRows,
   // Notifications are the ADMIN's: to a USER they do not exist.
   nodes: {
-    Notification: { sql: 'select 1 from notification where id = ? and organization_id = ?', load: async (ctx, id) => (isAdmin(ctx.viewer) ? getNotification(ctx, id) : null) },
+    Notification: {
+      sql: 'select 1 from notification where id = ? and organization_id = ?',
+      load: async (ctx, id) => (isAdmin(ctx.viewer) ? getNotification(ctx, id) : null),
+    },
   },
   emitHooks: [queueRecipientMessages],
 };

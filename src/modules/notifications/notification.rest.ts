@@ -22,7 +22,11 @@ export const notificationRestRows: RestRow[] = [
       response: withErrors({ 200: Type.Array(NotificationBody) }, [403, 422]),
     },
     operation: NotificationListDocument,
-    variables: ({ query }) => ({ first: query.limit, requestId: query.request_id ?? null, status: query.status ?? null }),
+    variables: ({ query }) => ({
+      first: query.limit,
+      requestId: query.request_id ?? null,
+      status: query.status ?? null,
+    }),
     result: (data) => ({ body: data.notifications.nodes.map(restNotification) }),
   }),
 ];

@@ -7,17 +7,28 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { isUuid } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
 import type { Language } from '../requests/request.enums';
-import { Notification, type NotificationChannel, type NotificationKind, type NotificationRow, type NotificationStatus } from './notification.entities';
+import {
+  Notification,
+  type NotificationChannel,
+  type NotificationKind,
+  type NotificationRow,
+  type NotificationStatus,
+} from './notification.entities';
 import type { TemplateParams, TemplateSecrets } from './notification.templates';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'loaders'>;
 
 const SECRETS_PURPOSE = 'notification-secrets';
 
-export const sealSecrets = (serverSecret: string, secrets: Record<string, string>) => seal(serverSecret, SECRETS_PURPOSE, JSON.stringify(secrets));
-export const unsealSecrets = (serverSecret: string, sealed: string): Record<string, string> => JSON.parse(unseal(serverSecret, SECRETS_PURPOSE, sealed));
+export const sealSecrets = (serverSecret: string, secrets: Record<string, string>) =>
+  seal(serverSecret, SECRETS_PURPOSE, JSON.stringify(secrets));
+export const unsealSecrets = (serverSecret: string, sealed: string): Record<string, string> =>
+  JSON.parse(unseal(serverSecret, SECRETS_PURPOSE, sealed));
 
-/** One message to queue: for a recipient of the request (links are theirs), a user, or an address alone (an escalation's). */
+/**
+ * One message to queue: for a recipient of the request (links are theirs), a user, or an address alone (an
+ * escalation's).
+ */
 export type NotificationDraft<K extends NotificationKind> = {
   organizationId: string;
   requestId: string | null;
@@ -36,7 +47,8 @@ export const NOTIFICATION_WAKE = 'notifications';
  * An insert of messages (`returning id`) that wakes the notification workers once its transaction
  * commits, for messages queued without an event (an event's hook wakes them through the event).
  */
-export const wakingInsert = (insert: string) => `with queued as (${insert}) select id, pg_notify('${WAKE_CHANNEL}', '${NOTIFICATION_WAKE}') from queued`;
+export const wakingInsert = (insert: string) =>
+  `with queued as (${insert}) select id, pg_notify('${WAKE_CHANNEL}', '${NOTIFICATION_WAKE}') from queued`;
 
 /**
  * Queues a message in the caller's transaction (one statement), so it goes out if and only if the
@@ -44,7 +56,11 @@ export const wakingInsert = (insert: string) => `with queued as (${insert}) sele
  * statement's notification (an event that queues nothing wakes no claim). `serverSecret` seals the
  * kind's secrets (a one-time code) until they are sent.
  */
-export async function queueNotification<K extends NotificationKind>(tx: EntityManager, serverSecret: string, draft: NotificationDraft<K>): Promise<string> {
+export async function queueNotification<K extends NotificationKind>(
+  tx: EntityManager,
+  serverSecret: string,
+  draft: NotificationDraft<K>,
+): Promise<string> {
   const now = new Date();
   const secrets = draft.secrets as Record<string, string> | undefined;
   const [{ id }] = await tx.execute<{ id: string }[]>(
@@ -77,7 +93,9 @@ export async function queueNotification<K extends NotificationKind>(tx: EntityMa
  * regenerated: that recipient's alone), the change request when the owner rejects (its message and
  * the names of the items to redo, from the event's data).
  */
-function recipientMessage(event: EmittedEvent): { kind: NotificationKind; recipientId: string | null; params: Record<string, unknown> } | null {
+function recipientMessage(
+  event: EmittedEvent,
+): { kind: NotificationKind; recipientId: string | null; params: Record<string, unknown> } | null {
   switch (event.action) {
     case 'request.created':
     case 'request.sent':
@@ -87,7 +105,11 @@ function recipientMessage(event: EmittedEvent): { kind: NotificationKind; recipi
     case 'request.rejected': {
       const itemIds = new Set(event.details?.item_ids as string[]);
       const items = (event.data.items as { id: string; name: string }[]).filter((item) => itemIds.has(item.id));
-      return { kind: 'CHANGES_REQUESTED', recipientId: null, params: { message: event.details?.message, itemNames: items.map((item) => item.name) } };
+      return {
+        kind: 'CHANGES_REQUESTED',
+        recipientId: null,
+        params: { message: event.details?.message, itemNames: items.map((item) => item.name) },
+      };
     }
     default:
       return null;
@@ -167,9 +189,18 @@ export async function listNotifications(
   // An id that is no UUID names nothing: it narrows the list as an unknown id would.
   if (args.requestId != null) where('n.request_id = any(?::uuid[])', [args.requestId].filter(isUuid));
   if (args.status) where('n.status = ?', args.status);
-  return paginate({ em: ctx.em, entity: Notification, sql: `select n.* from notification n where ${conditions.join(' and ')}`, params }, args, {
-    property: 'createdAt',
-    column: 'created_at',
-    direction: 'DESC',
-  });
+  return paginate(
+    {
+      em: ctx.em,
+      entity: Notification,
+      sql: `select n.* from notification n where ${conditions.join(' and ')}`,
+      params,
+    },
+    args,
+    {
+      property: 'createdAt',
+      column: 'created_at',
+      direction: 'DESC',
+    },
+  );
 }

@@ -10,15 +10,54 @@ import { MAX_SUBJECT_LENGTH } from './notification.limits';
 
 /** What each kind's template fills in, as queued (stored on the message: never a secret). */
 export type TemplateParams = {
-  INVITATION: { requestName: string; senderName: string; organizationName: string; recipientFirstName?: string | null; personalMessage?: string | null; dueDate?: string | null };
+  INVITATION: {
+    requestName: string;
+    senderName: string;
+    organizationName: string;
+    recipientFirstName?: string | null;
+    personalMessage?: string | null;
+    dueDate?: string | null;
+  };
   ONE_TIME_CODE: { requestName: string; validMinutes: number };
-  CHANGES_REQUESTED: { requestName: string; senderName: string; recipientFirstName?: string | null; message?: string | null; itemNames?: string[] };
+  CHANGES_REQUESTED: {
+    requestName: string;
+    senderName: string;
+    recipientFirstName?: string | null;
+    message?: string | null;
+    itemNames?: string[];
+  };
   REQUEST_SUBMITTED: { requestName: string; recipientName: string; requestId: string };
   REQUEST_COMPLETED: { requestName: string; recipientName: string; requestId: string };
-  REMINDER: { requestName: string; senderName: string; recipientFirstName?: string | null; message?: string | null; dueDate?: string | null };
-  EXPIRATION_WARNING: { requestName: string; senderName: string; recipientFirstName?: string | null; expiresAt: string };
-  ESCALATION: { requestName: string; requestId: string; condition: 'OVERDUE' | 'NOT_OPENED'; afterDays: number; dueDate?: string | null; recipientNames: string[] };
-  SHARE_INVITATION: { shareTitle: string; senderName: string; organizationName: string; recipientFirstName?: string | null; message?: string | null; fileCount: number; expiresAt?: string | null };
+  REMINDER: {
+    requestName: string;
+    senderName: string;
+    recipientFirstName?: string | null;
+    message?: string | null;
+    dueDate?: string | null;
+  };
+  EXPIRATION_WARNING: {
+    requestName: string;
+    senderName: string;
+    recipientFirstName?: string | null;
+    expiresAt: string;
+  };
+  ESCALATION: {
+    requestName: string;
+    requestId: string;
+    condition: 'OVERDUE' | 'NOT_OPENED';
+    afterDays: number;
+    dueDate?: string | null;
+    recipientNames: string[];
+  };
+  SHARE_INVITATION: {
+    shareTitle: string;
+    senderName: string;
+    organizationName: string;
+    recipientFirstName?: string | null;
+    message?: string | null;
+    fileCount: number;
+    expiresAt?: string | null;
+  };
 };
 
 /** What each kind needs at send time and is not stored in the clear (sealed until sent, masked in the stored body). */
@@ -28,20 +67,34 @@ export type TemplateSecrets = { ONE_TIME_CODE: { code: string }; SHARE_INVITATIO
 >;
 
 /** Which kinds carry the recipient's link (computed at send time from its nonce). */
-export const KINDS_WITH_LINK: ReadonlySet<NotificationKind> = new Set(['INVITATION', 'CHANGES_REQUESTED', 'REMINDER', 'EXPIRATION_WARNING']);
+export const KINDS_WITH_LINK: ReadonlySet<NotificationKind> = new Set([
+  'INVITATION',
+  'CHANGES_REQUESTED',
+  'REMINDER',
+  'EXPIRATION_WARNING',
+]);
 
-type Block = { type: 'paragraph' | 'quote' | 'code' | 'list'; text: string | string[] } | { type: 'action'; label: string; url: string };
+type Block =
+  | { type: 'paragraph' | 'quote' | 'code' | 'list'; text: string | string[] }
+  | { type: 'action'; label: string; url: string };
 
 type Message = { subject: string; blocks: Block[]; sms: string };
 
-type Input<K extends NotificationKind> = { params: TemplateParams[K]; secrets: TemplateSecrets[K]; link: string | null; language: TemplateLanguage };
+type Input<K extends NotificationKind> = {
+  params: TemplateParams[K];
+  secrets: TemplateSecrets[K];
+  link: string | null;
+  language: TemplateLanguage;
+};
 
 type TemplateLanguage = 'en' | 'es';
 
 const p = (text: string): Block => ({ type: 'paragraph', text });
 
 const formatDate = (iso: string, language: TemplateLanguage) =>
-  new Intl.DateTimeFormat(language === 'es' ? 'es' : 'en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso));
+  new Intl.DateTimeFormat(language === 'es' ? 'es' : 'en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(
+    new Date(iso),
+  );
 
 const greeting = (language: TemplateLanguage, name: string | null | undefined) =>
   language === 'es' ? (name ? `Hola, ${name}:` : 'Hola:') : name ? `Hello ${name},` : 'Hello,';
@@ -51,7 +104,9 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
     const es = language === 'es';
     const due = params.dueDate ? formatDate(params.dueDate, language) : null;
     return {
-      subject: es ? `${params.senderName} le pide documentos: ${params.requestName}` : `${params.senderName} requests documents: ${params.requestName}`,
+      subject: es
+        ? `${params.senderName} le pide documentos: ${params.requestName}`
+        : `${params.senderName} requests documents: ${params.requestName}`,
       blocks: [
         p(greeting(language, params.recipientFirstName)),
         p(
@@ -64,7 +119,9 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
         { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
         p(es ? 'El enlace es personal: no lo reenvíe.' : 'This link is yours alone: please do not forward it.'),
       ],
-      sms: es ? `${params.senderName} le pide documentos (${params.requestName}): ${link}` : `${params.senderName} requests documents (${params.requestName}): ${link}`,
+      sms: es
+        ? `${params.senderName} le pide documentos (${params.requestName}): ${link}`
+        : `${params.senderName} requests documents (${params.requestName}): ${link}`,
     };
   },
   ONE_TIME_CODE: ({ params, secrets, language }) => {
@@ -72,11 +129,21 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
     return {
       subject: es ? `Su código para ${params.requestName}` : `Your code for ${params.requestName}`,
       blocks: [
-        p(es ? `Su código de acceso para «${params.requestName}» es:` : `Your sign-in code for "${params.requestName}" is:`),
+        p(
+          es
+            ? `Su código de acceso para «${params.requestName}» es:`
+            : `Your sign-in code for "${params.requestName}" is:`,
+        ),
         { type: 'code', text: secrets.code },
-        p(es ? `Vale ${params.validMinutes} minutos. Si no lo pidió, ignore este mensaje.` : `It is valid for ${params.validMinutes} minutes. If you did not ask for it, ignore this message.`),
+        p(
+          es
+            ? `Vale ${params.validMinutes} minutos. Si no lo pidió, ignore este mensaje.`
+            : `It is valid for ${params.validMinutes} minutes. If you did not ask for it, ignore this message.`,
+        ),
       ],
-      sms: es ? `Su código para ${params.requestName}: ${secrets.code} (vale ${params.validMinutes} min)` : `Your code for ${params.requestName}: ${secrets.code} (valid ${params.validMinutes} min)`,
+      sms: es
+        ? `Su código para ${params.requestName}: ${secrets.code} (vale ${params.validMinutes} min)`
+        : `Your code for ${params.requestName}: ${secrets.code} (valid ${params.validMinutes} min)`,
     };
   },
   CHANGES_REQUESTED: ({ params, link, language }) => {
@@ -85,12 +152,20 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
       subject: es ? `Se piden cambios: ${params.requestName}` : `Changes requested: ${params.requestName}`,
       blocks: [
         p(greeting(language, params.recipientFirstName)),
-        p(es ? `${params.senderName} pide cambios en «${params.requestName}».` : `${params.senderName} asks for changes to "${params.requestName}".`),
+        p(
+          es
+            ? `${params.senderName} pide cambios en «${params.requestName}».`
+            : `${params.senderName} asks for changes to "${params.requestName}".`,
+        ),
         ...(params.message ? [{ type: 'quote', text: params.message } as Block] : []),
-        ...(params.itemNames?.length ? [p(es ? 'Elementos por rehacer:' : 'Items to redo:'), { type: 'list', text: params.itemNames } as Block] : []),
+        ...(params.itemNames?.length
+          ? [p(es ? 'Elementos por rehacer:' : 'Items to redo:'), { type: 'list', text: params.itemNames } as Block]
+          : []),
         { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
       ],
-      sms: es ? `Se piden cambios en ${params.requestName}: ${link}` : `Changes requested on ${params.requestName}: ${link}`,
+      sms: es
+        ? `Se piden cambios en ${params.requestName}: ${link}`
+        : `Changes requested on ${params.requestName}: ${link}`,
     };
   },
   REQUEST_SUBMITTED: ({ params, language }) => {
@@ -98,10 +173,20 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
     return {
       subject: es ? `Enviada: ${params.requestName}` : `Submitted: ${params.requestName}`,
       blocks: [
-        p(es ? `${params.recipientName} envió «${params.requestName}».` : `${params.recipientName} submitted "${params.requestName}".`),
-        p(es ? `Solicitud ${params.requestId}: revísela cuando pueda.` : `Request ${params.requestId} is ready for your review.`),
+        p(
+          es
+            ? `${params.recipientName} envió «${params.requestName}».`
+            : `${params.recipientName} submitted "${params.requestName}".`,
+        ),
+        p(
+          es
+            ? `Solicitud ${params.requestId}: revísela cuando pueda.`
+            : `Request ${params.requestId} is ready for your review.`,
+        ),
       ],
-      sms: es ? `${params.recipientName} envió ${params.requestName}` : `${params.recipientName} submitted ${params.requestName}`,
+      sms: es
+        ? `${params.recipientName} envió ${params.requestName}`
+        : `${params.recipientName} submitted ${params.requestName}`,
     };
   },
   REQUEST_COMPLETED: ({ params, language }) => {
@@ -109,10 +194,20 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
     return {
       subject: es ? `Completa: ${params.requestName}` : `Completed: ${params.requestName}`,
       blocks: [
-        p(es ? `${params.recipientName} completó todos los elementos de «${params.requestName}».` : `${params.recipientName} completed every item of "${params.requestName}".`),
-        p(es ? `Solicitud ${params.requestId}: lista para verificar.` : `Request ${params.requestId} is ready to verify.`),
+        p(
+          es
+            ? `${params.recipientName} completó todos los elementos de «${params.requestName}».`
+            : `${params.recipientName} completed every item of "${params.requestName}".`,
+        ),
+        p(
+          es
+            ? `Solicitud ${params.requestId}: lista para verificar.`
+            : `Request ${params.requestId} is ready to verify.`,
+        ),
       ],
-      sms: es ? `${params.recipientName} completó ${params.requestName}` : `${params.recipientName} completed ${params.requestName}`,
+      sms: es
+        ? `${params.recipientName} completó ${params.requestName}`
+        : `${params.recipientName} completed ${params.requestName}`,
     };
   },
   REMINDER: ({ params, link, language }) => {
@@ -131,7 +226,9 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
         ...(due ? [p(es ? `Fecha límite: ${due}.` : `Due: ${due}.`)] : []),
         { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
       ],
-      sms: es ? `Recordatorio de ${params.senderName} (${params.requestName}): ${link}` : `Reminder from ${params.senderName} (${params.requestName}): ${link}`,
+      sms: es
+        ? `Recordatorio de ${params.senderName} (${params.requestName}): ${link}`
+        : `Reminder from ${params.senderName} (${params.requestName}): ${link}`,
     };
   },
   EXPIRATION_WARNING: ({ params, link, language }) => {
@@ -148,25 +245,41 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
         ),
         { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
       ],
-      sms: es ? `${params.requestName} vence el ${expires}: ${link}` : `${params.requestName} expires on ${expires}: ${link}`,
+      sms: es
+        ? `${params.requestName} vence el ${expires}: ${link}`
+        : `${params.requestName} expires on ${expires}: ${link}`,
     };
   },
   // A share's link travels as a secret: the stored copy of the message does not hold it.
   SHARE_INVITATION: ({ params, secrets, language }) => {
     const es = language === 'es';
     const expires = params.expiresAt ? formatDate(params.expiresAt, language) : null;
-    const files = es ? (params.fileCount === 1 ? '1 archivo' : `${params.fileCount} archivos`) : params.fileCount === 1 ? '1 file' : `${params.fileCount} files`;
+    const files = es
+      ? params.fileCount === 1
+        ? '1 archivo'
+        : `${params.fileCount} archivos`
+      : params.fileCount === 1
+        ? '1 file'
+        : `${params.fileCount} files`;
     return {
-      subject: es ? `${params.senderName} comparte archivos con usted: ${params.shareTitle}` : `${params.senderName} shared files with you: ${params.shareTitle}`,
+      subject: es
+        ? `${params.senderName} comparte archivos con usted: ${params.shareTitle}`
+        : `${params.senderName} shared files with you: ${params.shareTitle}`,
       blocks: [
         p(greeting(language, params.recipientFirstName)),
-        p(es ? `${params.senderName} (${params.organizationName}) comparte ${files} con usted: «${params.shareTitle}».` : `${params.senderName} (${params.organizationName}) shared ${files} with you: "${params.shareTitle}".`),
+        p(
+          es
+            ? `${params.senderName} (${params.organizationName}) comparte ${files} con usted: «${params.shareTitle}».`
+            : `${params.senderName} (${params.organizationName}) shared ${files} with you: "${params.shareTitle}".`,
+        ),
         ...(params.message ? [{ type: 'quote', text: params.message } as Block] : []),
         ...(expires ? [p(es ? `Disponibles hasta el ${expires}.` : `Available until ${expires}.`)] : []),
         { type: 'action', label: es ? 'Ver los archivos' : 'View the files', url: secrets.link },
         p(es ? 'El enlace es personal: no lo reenvíe.' : 'This link is yours alone: please do not forward it.'),
       ],
-      sms: es ? `${params.senderName} comparte archivos con usted (${params.shareTitle}): ${secrets.link}` : `${params.senderName} shared files with you (${params.shareTitle}): ${secrets.link}`,
+      sms: es
+        ? `${params.senderName} comparte archivos con usted (${params.shareTitle}): ${secrets.link}`
+        : `${params.senderName} shared files with you (${params.shareTitle}): ${secrets.link}`,
     };
   },
   ESCALATION: ({ params, language }) => {
@@ -183,7 +296,12 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
       subject: es ? `Escalado: ${params.requestName}` : `Escalation: ${params.requestName}`,
       blocks: [
         p(es ? `La solicitud «${params.requestName}» ${what}.` : `The request "${params.requestName}" ${what}.`),
-        ...(params.recipientNames.length ? [p(es ? 'Destinatarios pendientes:' : 'Waiting for:'), { type: 'list', text: params.recipientNames } as Block] : []),
+        ...(params.recipientNames.length
+          ? [
+              p(es ? 'Destinatarios pendientes:' : 'Waiting for:'),
+              { type: 'list', text: params.recipientNames } as Block,
+            ]
+          : []),
         p(es ? `Solicitud ${params.requestId}.` : `Request ${params.requestId}.`),
       ],
       sms: es ? `Escalado: ${params.requestName} ${what}` : `Escalation: ${params.requestName} ${what}`,
@@ -199,7 +317,10 @@ const textOf = (block: Block): string => {
     case 'action':
       return `${block.label}: ${block.url}`;
     case 'quote':
-      return (block.text as string).split('\n').map((line) => `> ${line}`).join('\n');
+      return (block.text as string)
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n');
     case 'list':
       return (block.text as string[]).map((line) => `- ${line}`).join('\n');
     default:
@@ -208,7 +329,8 @@ const textOf = (block: Block): string => {
 };
 
 // The button's colour: the organization's when it set one (checked as #RRGGBB when saved).
-const buttonColor = (branding: BrandingView | null | undefined) => (branding?.primaryColor && /^#[0-9a-f]{6}$/i.test(branding.primaryColor) ? branding.primaryColor : '#1f4fd1');
+const buttonColor = (branding: BrandingView | null | undefined) =>
+  branding?.primaryColor && /^#[0-9a-f]{6}$/i.test(branding.primaryColor) ? branding.primaryColor : '#1f4fd1';
 
 const htmlOf = (block: Block, branding: BrandingView | null | undefined): string => {
   switch (block.type) {
@@ -240,14 +362,21 @@ function brandBlocks(branding: BrandingView | null | undefined, language: Templa
   const es = language === 'es';
   return [
     ...(branding?.senderName ? [p(`— ${branding.senderName}`)] : []),
-    ...(branding?.supportEmail ? [p(es ? `¿Preguntas? Escriba a ${branding.supportEmail}` : `Questions? Write to ${branding.supportEmail}`)] : []),
+    ...(branding?.supportEmail
+      ? [p(es ? `¿Preguntas? Escriba a ${branding.supportEmail}` : `Questions? Write to ${branding.supportEmail}`)]
+      : []),
   ];
 }
 
 export function renderNotification<K extends NotificationKind>(
   kind: K,
   language: Language | string,
-  values: { params: TemplateParams[K]; secrets: TemplateSecrets[K]; link: string | null; branding?: BrandingView | null },
+  values: {
+    params: TemplateParams[K];
+    secrets: TemplateSecrets[K];
+    link: string | null;
+    branding?: BrandingView | null;
+  },
 ): RenderedMessage {
   if (KINDS_WITH_LINK.has(kind) && !values.link) throw new Error(`a ${kind} message needs the recipient's link`);
   const lang = templateLanguage(language);

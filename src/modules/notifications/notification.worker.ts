@@ -23,7 +23,6 @@ import { extensionPoint } from '../../kernel/module';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { KINDS_WITH_LINK, maskSecrets, renderNotification, type RenderedMessage } from './notification.templates';
 
-
 export type NotificationWorkerOptions = {
   orm: MikroORM;
   mailer: Mailer;
@@ -85,7 +84,10 @@ const LEASE_MS = Math.ceil(NOTIFICATION_BATCH / NOTIFICATION_CONCURRENCY) * 3 * 
  */
 export class NotificationWorker extends PollingWorker {
   private readonly clock: Clock;
-  /** Where the claim and the records run: lean statements only, so one fork serves every round (nothing accumulates in it). */
+  /**
+   * Where the claim and the records run: lean statements only, so one fork serves every round (nothing accumulates in
+   * it).
+   */
   private readonly em: EntityManager;
 
   constructor(private readonly options: NotificationWorkerOptions) {
@@ -137,10 +139,17 @@ export class NotificationWorker extends PollingWorker {
     let link: string | null = null;
     if (KINDS_WITH_LINK.has(row.kind)) {
       if (!row.recipient_id || !row.link_nonce) throw new Error('The recipient no longer exists');
-      link = requestLink(this.options.publicUrl, linkToken(this.options.serverSecret, row.recipient_id, row.link_nonce));
+      link = requestLink(
+        this.options.publicUrl,
+        linkToken(this.options.serverSecret, row.recipient_id, row.link_nonce),
+      );
     }
     const secrets = row.secrets_sealed ? unsealSecrets(this.options.serverSecret, row.secrets_sealed) : {};
-    const values = { params: row.params as never, link, branding: row.branding && brandingView(this.options.publicUrl, row.branding) };
+    const values = {
+      params: row.params as never,
+      link,
+      branding: row.branding && brandingView(this.options.publicUrl, row.branding),
+    };
     if (!row.secrets_sealed) {
       // Nothing to mask: what is kept is what is sent.
       const message = renderNotification(row.kind, row.language, { ...values, secrets: {} as never });
@@ -162,12 +171,27 @@ export class NotificationWorker extends PollingWorker {
     }
     const { sent, stored } = message;
     const email = row.channel === 'EMAIL';
-    const kept: Stored = email ? { subject: stored.subject, text: stored.text, html: stored.html } : { subject: null, text: stored.sms, html: null };
-    const tooLarge = email ? Math.max(sent.text.length, sent.html.length) > MAX_BODY_LENGTH : sent.sms.length > MAX_SMS_LENGTH;
-    if (tooLarge) return { status: 'FAILED', error: `The message is longer than ${email ? MAX_BODY_LENGTH : MAX_SMS_LENGTH} characters`, stored: kept };
+    const kept: Stored = email
+      ? { subject: stored.subject, text: stored.text, html: stored.html }
+      : { subject: null, text: stored.sms, html: null };
+    const tooLarge = email
+      ? Math.max(sent.text.length, sent.html.length) > MAX_BODY_LENGTH
+      : sent.sms.length > MAX_SMS_LENGTH;
+    if (tooLarge)
+      return {
+        status: 'FAILED',
+        error: `The message is longer than ${email ? MAX_BODY_LENGTH : MAX_SMS_LENGTH} characters`,
+        stored: kept,
+      };
     try {
       const handover: Handover = email
-        ? await this.options.mailer.send({ to: row.address, subject: sent.subject, text: sent.text, html: sent.html, fromName })
+        ? await this.options.mailer.send({
+            to: row.address,
+            subject: sent.subject,
+            text: sent.text,
+            html: sent.html,
+            fromName,
+          })
         : await this.options.sms.send({ to: row.address, text: sent.sms });
       return { status: handover.status, error: null, stored: kept };
     } catch (err) {
@@ -211,7 +235,9 @@ export class NotificationWorker extends PollingWorker {
           column(({ row }) => row.id),
           column(({ outcome }) => outcome.status),
           column(({ row }) => row.attempts + 1),
-          column(({ row, outcome }) => (outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[row.attempts]) : null)),
+          column(({ row, outcome }) =>
+            outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[row.attempts]) : null,
+          ),
           column(({ outcome }) => outcome.error),
           column(({ outcome }) => outcome.stored?.subject ?? null),
           column(({ outcome }) => outcome.stored?.text ?? null),
@@ -222,7 +248,10 @@ export class NotificationWorker extends PollingWorker {
       );
     } catch (err) {
       // The rows stay leased and are tried again when the lease lapses (at least once).
-      this.options.log.error({ err, notifications: attempts.map(({ row }) => row.id) }, 'recording notification attempts failed');
+      this.options.log.error(
+        { err, notifications: attempts.map(({ row }) => row.id) },
+        'recording notification attempts failed',
+      );
     }
   }
 
@@ -234,7 +263,16 @@ export class NotificationWorker extends PollingWorker {
           `update notification set status = ?, attempts = ?, next_attempt_at = null, locked_until = null, last_error = ?,
                   subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), secrets_sealed = null, updated_at = ?
             where id = ?`,
-          [outcome.status, row.attempts + 1, outcome.error, outcome.stored?.subject ?? null, outcome.stored?.text ?? null, outcome.stored?.html ?? null, now, row.id],
+          [
+            outcome.status,
+            row.attempts + 1,
+            outcome.error,
+            outcome.stored?.subject ?? null,
+            outcome.stored?.text ?? null,
+            outcome.stored?.html ?? null,
+            now,
+            row.id,
+          ],
         );
         for (const handle of bounceHandlers.values()) await handle(tx, row, outcome.error!);
       });
@@ -246,5 +284,4 @@ export class NotificationWorker extends PollingWorker {
   protected override async release(): Promise<void> {
     this.options.mailer.close();
   }
-
 }

@@ -15,7 +15,9 @@ import { MAX_LOGO_BYTES } from './organization.limits';
 export type Logo = { type: 'image/png' | 'image/jpeg' | 'image/svg+xml'; bytes: Buffer };
 
 const ELEMENTS = new Set(
-  'svg g defs title desc symbol use path rect circle ellipse line polyline polygon text tspan linearGradient radialGradient stop clipPath mask pattern marker'.split(' '),
+  'svg g defs title desc symbol use path rect circle ellipse line polyline polygon text tspan linearGradient radialGradient stop clipPath mask pattern marker'.split(
+    ' ',
+  ),
 );
 
 const ATTRIBUTES = new Set(
@@ -35,6 +37,7 @@ const TEXT_PARENTS = new Set(['text', 'tspan', 'title', 'desc']);
 
 /** A reference that stays inside the document: `#id`, or `url(#id)` in a paint or clip value. */
 function safeValue(name: string, value: string): boolean {
+  // eslint-disable-next-line no-control-regex -- control characters are what it refuses
   if (/[\u0000-\u001f]/.test(value)) return false;
   if (name === 'href' || name === 'xlink:href') return /^#[\w.-]+$/.test(value);
   if (/url\s*\(/i.test(value)) return /^\s*url\(\s*#[\w.-]+\s*\)\s*$/i.test(value);
@@ -48,7 +51,9 @@ function clean(nodes: ChildNode[], parent: string): ChildNode[] {
       if (TEXT_PARENTS.has(parent)) kept.push(node);
     } else if (node.type === 'tag' && ELEMENTS.has(node.name)) {
       const element = node as Element;
-      element.attribs = Object.fromEntries(Object.entries(element.attribs).filter(([name, value]) => ATTRIBUTES.has(name) && safeValue(name, value)));
+      element.attribs = Object.fromEntries(
+        Object.entries(element.attribs).filter(([name, value]) => ATTRIBUTES.has(name) && safeValue(name, value)),
+      );
       element.children = clean(element.children, element.name);
       kept.push(element);
     }
@@ -79,13 +84,23 @@ async function readAll(upload: IncomingFile): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The uploaded logo, checked by its content: 422 when empty, 413 above MAX_LOGO_BYTES, 415 when not PNG, JPEG or SVG. */
+/**
+ * The uploaded logo, checked by its content: 422 when empty, 413 above MAX_LOGO_BYTES, 415 when not PNG, JPEG or SVG.
+ */
 export async function readLogo(upload: IncomingFile): Promise<Logo> {
   const bytes = await readAll(upload);
-  if (bytes.length === 0) throw AppError.validation([{ field: ['file'], message: 'The file is empty', code: 'REQUIRED' }]);
+  if (bytes.length === 0)
+    throw AppError.validation([{ field: ['file'], message: 'The file is empty', code: 'REQUIRED' }]);
   const detected = await detectType(bytes);
-  if (detected.mimeType === 'image/png' || detected.mimeType === 'image/jpeg') return { type: detected.mimeType, bytes };
-  const svg = detected.mimeType === 'text/plain' || detected.mimeType === 'application/xml' ? sanitizeSvg(bytes.toString('utf8')) : null;
+  if (detected.mimeType === 'image/png' || detected.mimeType === 'image/jpeg')
+    return { type: detected.mimeType, bytes };
+  const svg =
+    detected.mimeType === 'text/plain' || detected.mimeType === 'application/xml'
+      ? sanitizeSvg(bytes.toString('utf8'))
+      : null;
   if (svg) return { type: 'image/svg+xml', bytes: Buffer.from(svg, 'utf8') };
-  throw new AppError('UNSUPPORTED_MEDIA_TYPE', `A logo must be a PNG, JPEG or SVG image (the content is ${detected.mimeType})`);
+  throw new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `A logo must be a PNG, JPEG or SVG image (the content is ${detected.mimeType})`,
+  );
 }

@@ -11,7 +11,11 @@ export const requestSettingsPart: RequestCreationPart = {
       // Checked as the recipient will sign in: UNSET resolves against the request's MFA.
       const method = effectiveAuth(recipient.authMethod ?? 'UNSET', input.mfaEnabled ?? false, recipient.email ?? null);
       if (method !== 'UNSET' && !(settings.allowedAuthMethods as string[]).includes(method)) {
-        check.add(['recipients', i, 'authMethod'], `Your organization does not allow ${method}; allowed: ${settings.allowedAuthMethods.join(', ')}`, 'INVALID');
+        check.add(
+          ['recipients', i, 'authMethod'],
+          `Your organization does not allow ${method}; allowed: ${settings.allowedAuthMethods.join(', ')}`,
+          'INVALID',
+        );
       }
     });
     return {

@@ -5,7 +5,8 @@ import { brandingView, setConfirmationPage, updateBranding, updateSettings } fro
 export const organizationResolvers: Resolvers = {
   Organization: {
     settings: (organization, _args, ctx) => ctx.loaders.settingsByOrganization.load(organization.id),
-    branding: async (organization, _args, ctx) => brandingView(ctx.settings.publicUrl, await ctx.loaders.settingsByOrganization.load(organization.id)),
+    branding: async (organization, _args, ctx) =>
+      brandingView(ctx.settings.publicUrl, await ctx.loaders.settingsByOrganization.load(organization.id)),
     confirmationPage: (organization, _args, ctx) => ctx.loaders.settingsByOrganization.load(organization.id),
   },
   ConfirmationPage: {
@@ -13,9 +14,13 @@ export const organizationResolvers: Resolvers = {
     message: (settings) => settings.confirmationMessage ?? null,
   },
   Mutation: {
-    organizationSettingsUpdate: (_root, { id, input }, ctx) => payload(async () => ({ settings: await updateSettings(ctx, id, input) })),
-    brandingUpdate: (_root, { id, input }, ctx) => payload(async () => ({ branding: brandingView(ctx.settings.publicUrl, await updateBranding(ctx, id, input)) })),
-    confirmationPageEnable: (_root, { id, input }, ctx) => payload(async () => ({ confirmationPage: await setConfirmationPage(ctx, id, input.message) })),
-    confirmationPageDisable: (_root, { id }, ctx) => payload(async () => ({ confirmationPage: await setConfirmationPage(ctx, id, null) })),
+    organizationSettingsUpdate: (_root, { id, input }, ctx) =>
+      payload(async () => ({ settings: await updateSettings(ctx, id, input) })),
+    brandingUpdate: (_root, { id, input }, ctx) =>
+      payload(async () => ({ branding: brandingView(ctx.settings.publicUrl, await updateBranding(ctx, id, input)) })),
+    confirmationPageEnable: (_root, { id, input }, ctx) =>
+      payload(async () => ({ confirmationPage: await setConfirmationPage(ctx, id, input.message) })),
+    confirmationPageDisable: (_root, { id }, ctx) =>
+      payload(async () => ({ confirmationPage: await setConfirmationPage(ctx, id, null) })),
   },
 };

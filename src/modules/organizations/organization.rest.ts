@@ -13,19 +13,41 @@ import { foundOrganization, inputFromBody } from '../../kernel/rest/mapping';
 import { Body, Nullable, StringEnum, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { languageFromRest, LanguageSchema } from '../requests/request.rest-shapes';
 import { MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
-import { MAX_CONFIRMATION_MESSAGE_LENGTH, MAX_LOGO_BYTES, MAX_SENDER_NAME_LENGTH, MAX_SETTINGS_DAYS } from './organization.limits';
-import { BrandingBody, ConfirmationPageBody, restBranding, restConfirmationPage, restSettings, SettingsBody } from './organization.rest-shapes';
+import {
+  MAX_CONFIRMATION_MESSAGE_LENGTH,
+  MAX_LOGO_BYTES,
+  MAX_SENDER_NAME_LENGTH,
+  MAX_SETTINGS_DAYS,
+} from './organization.limits';
+import {
+  BrandingBody,
+  ConfirmationPageBody,
+  restBranding,
+  restConfirmationPage,
+  restSettings,
+  SettingsBody,
+} from './organization.rest-shapes';
 import { SIGN_IN_METHODS, uploadLogo } from './organization.service';
 
 const tags = ['Organization settings'];
 const OrgParams = Type.Object({ org_id: Uuid() });
-const Days = Nullable(Type.Integer({ minimum: 1, maximum: MAX_SETTINGS_DAYS, description: `1 to ${MAX_SETTINGS_DAYS} days, or null for none` }));
+const Days = Nullable(
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_SETTINGS_DAYS,
+    description: `1 to ${MAX_SETTINGS_DAYS} days, or null for none`,
+  }),
+);
 
 const SettingsUpdateBody = Body({
   default_expiration_days: Days,
   default_reminders: Type.Integer({ minimum: MIN_REMINDERS, maximum: MAX_REMINDERS }),
   default_language: LanguageSchema,
-  allowed_auth_methods: Type.Array(StringEnum(SIGN_IN_METHODS, 'EMAIL, SMS, SECURITY_QUESTION or NONE'), { minItems: 1, maxItems: SIGN_IN_METHODS.length, uniqueItems: true }),
+  allowed_auth_methods: Type.Array(StringEnum(SIGN_IN_METHODS, 'EMAIL, SMS, SECURITY_QUESTION or NONE'), {
+    minItems: 1,
+    maxItems: SIGN_IN_METHODS.length,
+    uniqueItems: true,
+  }),
   require_complete_submission: Type.Boolean(),
   retention_days: Days,
 });
@@ -55,13 +77,24 @@ export const organizationRestRows: RestRow[] = [
     url: '/organizations/:org_id/settings',
     summary: "Change the organization's settings (ADMIN)",
     tags,
-    schema: { params: OrgParams, body: SettingsUpdateBody, response: withErrors({ 200: SettingsBody }, [403, 404, 422]) },
+    schema: {
+      params: OrgParams,
+      body: SettingsUpdateBody,
+      response: withErrors({ 200: SettingsBody }, [403, 404, 422]),
+    },
     operation: OrganizationSettingsUpdateDocument,
     variables: ({ params, body }) => ({
       id: params.org_id,
       input: inputFromBody(
         body ?? {},
-        ['default_expiration_days', 'default_reminders', 'default_language', 'allowed_auth_methods', 'require_complete_submission', 'retention_days'],
+        [
+          'default_expiration_days',
+          'default_reminders',
+          'default_language',
+          'allowed_auth_methods',
+          'require_complete_submission',
+          'retention_days',
+        ],
         { default_language: languageFromRest },
       ),
     }),
@@ -82,11 +115,18 @@ export const organizationRestRows: RestRow[] = [
     url: '/organizations/:org_id/branding',
     summary: "Change the organization's branding (ADMIN)",
     tags,
-    schema: { params: OrgParams, body: BrandingUpdateBody, response: withErrors({ 200: BrandingBody }, [403, 404, 422]) },
+    schema: {
+      params: OrgParams,
+      body: BrandingUpdateBody,
+      response: withErrors({ 200: BrandingBody }, [403, 404, 422]),
+    },
     operation: BrandingUpdateDocument,
     variables: ({ params, body }) => ({
       id: params.org_id,
-      input: { ...inputFromBody(body ?? {}, ['primary_color', 'sender_name', 'support_email']), ...(body && 'logo_url' in body ? { removeLogo: true } : {}) },
+      input: {
+        ...inputFromBody(body ?? {}, ['primary_color', 'sender_name', 'support_email']),
+        ...(body && 'logo_url' in body ? { removeLogo: true } : {}),
+      },
     }),
     result: (data) => ({ body: restBranding(fromPayload(data.brandingUpdate, 'branding')) }),
   }),
@@ -108,7 +148,11 @@ export const organizationRestRows: RestRow[] = [
     url: '/organizations/:org_id/confirmation-page/enable',
     summary: 'Show recipients a message after they submit or sign (ADMIN)',
     tags,
-    schema: { params: OrgParams, body: ConfirmationBody, response: withErrors({ 200: ConfirmationPageBody }, [403, 404, 422]) },
+    schema: {
+      params: OrgParams,
+      body: ConfirmationBody,
+      response: withErrors({ 200: ConfirmationPageBody }, [403, 404, 422]),
+    },
     operation: ConfirmationPageEnableDocument,
     variables: ({ params, body }) => ({ id: params.org_id, input: { message: body.message } }),
     result: (data) => ({ body: restConfirmationPage(fromPayload(data.confirmationPageEnable, 'confirmationPage')) }),

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import type { BrandingUpdateInput, OrganizationSettingsUpdateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type {
+  BrandingUpdateInput,
+  OrganizationSettingsUpdateInput,
+} from '../../kernel/graphql/__generated__/resolvers-types';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { inTransaction } from '../../kernel/db/transaction';
@@ -44,13 +47,20 @@ export type OrganizationSettingsView = Omit<OrganizationSettingsRow, 'updatedAt'
  * transaction that changes them), from this instance's cache of organization_settings, which any
  * change to the table on any instance empties.
  */
-export async function settingsOf(em: EntityManager, organizationId: string, caches?: SharedCaches): Promise<OrganizationSettingsView> {
+export async function settingsOf(
+  em: EntityManager,
+  organizationId: string,
+  caches?: SharedCaches,
+): Promise<OrganizationSettingsView> {
   const load = async (): Promise<OrganizationSettingsView> => {
     const row = await em.findOne(OrganizationSettings, { organizationId });
     if (!row) return { organizationId, ...DEFAULT_SETTINGS };
     // A plain copy: a cached value outlives the entity manager that read it.
     const fields = Object.keys(DEFAULT_SETTINGS) as (keyof typeof DEFAULT_SETTINGS)[];
-    return Object.fromEntries([['organizationId', organizationId], ...fields.map((field) => [field, row[field]])]) as OrganizationSettingsView;
+    return Object.fromEntries([
+      ['organizationId', organizationId],
+      ...fields.map((field) => [field, row[field]]),
+    ]) as OrganizationSettingsView;
   };
   return caches ? caches.of<OrganizationSettingsView>('organization_settings').get(organizationId, load) : load();
 }
@@ -60,10 +70,18 @@ export const logoUrl = (publicUrl: string, organizationId: string, sha256: strin
   sha256 ? `${publicUrl}/branding/${organizationId}/logo/${sha256.slice(0, 16)}` : null;
 
 /** Branding as the portal and mails use it. */
-export type BrandingView = { primaryColor: string | null; senderName: string | null; supportEmail: string | null; logoUrl: string | null };
+export type BrandingView = {
+  primaryColor: string | null;
+  senderName: string | null;
+  supportEmail: string | null;
+  logoUrl: string | null;
+};
 
 /** What branding is made of, as stored. */
-export type BrandingSource = Pick<OrganizationSettingsView, 'organizationId' | 'primaryColor' | 'senderName' | 'supportEmail' | 'logoSha256'>;
+export type BrandingSource = Pick<
+  OrganizationSettingsView,
+  'organizationId' | 'primaryColor' | 'senderName' | 'supportEmail' | 'logoSha256'
+>;
 
 export const brandingView = (publicUrl: string, settings: BrandingSource): BrandingView => ({
   primaryColor: settings.primaryColor ?? null,
@@ -82,7 +100,10 @@ export const brandingColumn = (organizationId: string): string =>
       from organization_settings s where s.organization_id = ${organizationId})`;
 
 /** Work that follows `retention_days` (the timed work plans when closed requests lose their documents). */
-export type RetentionChange = (tx: EntityManager, change: { organizationId: string; retentionDays: number | null; now: Date }) => Promise<void>;
+export type RetentionChange = (
+  tx: EntityManager,
+  change: { organizationId: string; retentionDays: number | null; now: Date },
+) => Promise<void>;
 
 /** Called in the settings' transaction when `retention_days` changes. */
 export const retentionChanges = extensionPoint<RetentionChange>('retention days changed');
@@ -94,7 +115,11 @@ function requireOwnOrganization(ctx: Ctx, id: string): void {
 }
 
 /** Runs `change` on the organization's row, created with the defaults first if it has none, locked. */
-async function changeSettings(ctx: Ctx, id: string, change: (settings: OrganizationSettings, tx: EntityManager) => Promise<void> | void): Promise<OrganizationSettings> {
+async function changeSettings(
+  ctx: Ctx,
+  id: string,
+  change: (settings: OrganizationSettings, tx: EntityManager) => Promise<void> | void,
+): Promise<OrganizationSettings> {
   requireOwnOrganization(ctx, id);
   const changed = await inTransaction(ctx.em, async (tx) => {
     // Two first changes at once both insert: one row wins, the other change waits on its lock.
@@ -102,11 +127,20 @@ async function changeSettings(ctx: Ctx, id: string, change: (settings: Organizat
       `insert into organization_settings (organization_id, default_reminders, default_language, allowed_auth_methods, require_complete_submission, confirmation_enabled, updated_at)
        values (?, ?, ?, ?::text[], false, false, now()) on conflict do nothing`,
       // A list would be spread into several parameters: it goes as one array literal.
-      [id, DEFAULT_SETTINGS.defaultReminders, DEFAULT_SETTINGS.defaultLanguage, `{${DEFAULT_SETTINGS.allowedAuthMethods.join(',')}}`],
+      [
+        id,
+        DEFAULT_SETTINGS.defaultReminders,
+        DEFAULT_SETTINGS.defaultLanguage,
+        `{${DEFAULT_SETTINGS.allowedAuthMethods.join(',')}}`,
+      ],
       'run',
       tx.getTransactionContext(),
     );
-    const settings = await tx.findOneOrFail(OrganizationSettings, { organizationId: id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const settings = await tx.findOneOrFail(
+      OrganizationSettings,
+      { organizationId: id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
     await change(settings, tx);
     settings.updatedAt = new Date();
     await tx.flush();
@@ -117,9 +151,18 @@ async function changeSettings(ctx: Ctx, id: string, change: (settings: Organizat
   return changed;
 }
 
-export async function updateSettings(ctx: Ctx, id: string, input: OrganizationSettingsUpdateInput): Promise<OrganizationSettings> {
+export async function updateSettings(
+  ctx: Ctx,
+  id: string,
+  input: OrganizationSettingsUpdateInput,
+): Promise<OrganizationSettings> {
   const check = new InputCheck();
-  for (const key of ['defaultReminders', 'defaultLanguage', 'allowedAuthMethods', 'requireCompleteSubmission'] as const) {
+  for (const key of [
+    'defaultReminders',
+    'defaultLanguage',
+    'allowedAuthMethods',
+    'requireCompleteSubmission',
+  ] as const) {
     if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   }
   check.int(['defaultExpirationDays'], input.defaultExpirationDays, { min: 1, max: MAX_SETTINGS_DAYS });
@@ -129,7 +172,12 @@ export async function updateSettings(ctx: Ctx, id: string, input: OrganizationSe
   if (methods) {
     if (methods.length === 0) check.add(['allowedAuthMethods'], 'Allow at least one way to sign in', 'TOO_SHORT');
     methods.forEach((method, i) => {
-      if (!(SIGN_IN_METHODS as string[]).includes(method)) check.add(['allowedAuthMethods', i], 'UNSET is not a way to sign in: it resolves to NONE, EMAIL or SMS', 'INVALID');
+      if (!(SIGN_IN_METHODS as string[]).includes(method))
+        check.add(
+          ['allowedAuthMethods', i],
+          'UNSET is not a way to sign in: it resolves to NONE, EMAIL or SMS',
+          'INVALID',
+        );
     });
   }
   check.done();
@@ -137,7 +185,8 @@ export async function updateSettings(ctx: Ctx, id: string, input: OrganizationSe
     if (input.defaultExpirationDays !== undefined) settings.defaultExpirationDays = input.defaultExpirationDays;
     if (input.retentionDays !== undefined && input.retentionDays !== settings.retentionDays) {
       settings.retentionDays = input.retentionDays;
-      for (const change of retentionChanges.values()) await change(tx, { organizationId: id, retentionDays: input.retentionDays, now: ctx.settings.clock.now() });
+      for (const change of retentionChanges.values())
+        await change(tx, { organizationId: id, retentionDays: input.retentionDays, now: ctx.settings.clock.now() });
     }
     if (input.defaultReminders != null) settings.defaultReminders = input.defaultReminders;
     if (input.defaultLanguage != null) settings.defaultLanguage = input.defaultLanguage;
@@ -150,7 +199,8 @@ const COLOR = /^#[0-9a-fA-F]{6}$/;
 
 export async function updateBranding(ctx: Ctx, id: string, input: BrandingUpdateInput): Promise<OrganizationSettings> {
   const check = new InputCheck();
-  if (input.primaryColor != null && !COLOR.test(input.primaryColor)) check.add(['primaryColor'], 'Must be a colour as #RRGGBB', 'INVALID');
+  if (input.primaryColor != null && !COLOR.test(input.primaryColor))
+    check.add(['primaryColor'], 'Must be a colour as #RRGGBB', 'INVALID');
   check.text(['senderName'], input.senderName, { min: 1, max: MAX_SENDER_NAME_LENGTH });
   check.email(['supportEmail'], input.supportEmail);
   check.done();
@@ -167,7 +217,10 @@ export async function updateBranding(ctx: Ctx, id: string, input: BrandingUpdate
 }
 
 export async function setConfirmationPage(ctx: Ctx, id: string, message: string | null): Promise<OrganizationSettings> {
-  if (message !== null) new InputCheck().text(['message'], message, { min: 1, max: MAX_CONFIRMATION_MESSAGE_LENGTH, required: true }).done();
+  if (message !== null)
+    new InputCheck()
+      .text(['message'], message, { min: 1, max: MAX_CONFIRMATION_MESSAGE_LENGTH, required: true })
+      .done();
   return changeSettings(ctx, id, (settings) => {
     settings.confirmationEnabled = message !== null;
     if (message !== null) settings.confirmationMessage = message.trim();
@@ -189,10 +242,21 @@ export async function uploadLogo(ctx: Ctx, id: string, receive: () => Promise<In
 
 // The bytes are written by their own statement: the entity never loads them (lazy).
 const setLogoBytes = (tx: EntityManager, id: string, bytes: Buffer | null) =>
-  tx.getConnection().execute('update organization_settings set logo = ? where organization_id = ?', [bytes, id], 'run', tx.getTransactionContext());
+  tx
+    .getConnection()
+    .execute(
+      'update organization_settings set logo = ? where organization_id = ?',
+      [bytes, id],
+      'run',
+      tx.getTransactionContext(),
+    );
 
 /** A logo's bytes by the organization and the hash its URL names; null once it was replaced. */
-export async function logoBytes(em: EntityManager, organizationId: string, hash: string): Promise<{ type: string; bytes: Buffer } | null> {
+export async function logoBytes(
+  em: EntityManager,
+  organizationId: string,
+  hash: string,
+): Promise<{ type: string; bytes: Buffer } | null> {
   const [row] = await queryRows<{ logo_type: string; logo: Buffer }>(
     em,
     'select logo_type, logo from organization_settings where organization_id = ? and left(logo_sha256, 16) = ? and logo is not null',

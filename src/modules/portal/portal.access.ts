@@ -131,7 +131,13 @@ export function signInFields(row: SignInRow): Omit<SignInLink, 'kind' | 'subject
     questionText: row.question_text,
     questionAnswerHash: row.question_answer_hash,
     passwordHash: row.password_hash,
-    branding: { organizationId: row.organization_id, primaryColor: row.primary_color, senderName: row.sender_name, supportEmail: row.support_email, logoSha256: row.logo_sha256 },
+    branding: {
+      organizationId: row.organization_id,
+      primaryColor: row.primary_color,
+      senderName: row.sender_name,
+      supportEmail: row.support_email,
+      logoSha256: row.logo_sha256,
+    },
   };
 }
 
@@ -210,7 +216,13 @@ export const REQUEST_SIGN_IN: SignInKind<PortalLink> = {
   },
   codeMessage: (link) => ({ requestId: link.requestId, to: { recipientId: link.recipientId } }),
   signedIn: (tx, link, client, steps) =>
-    recordActivity(tx, { organizationId: link.organizationId, requestId: link.requestId, action: 'recipient.signed_in', actor: recipientActor(link.recipientId, client), details: { steps } }),
+    recordActivity(tx, {
+      organizationId: link.organizationId,
+      requestId: link.requestId,
+      action: 'recipient.signed_in',
+      actor: recipientActor(link.recipientId, client),
+      details: { steps },
+    }),
 };
 
 /** What the recipient must show, in order: `mfa_enabled` adds the code to every recipient. */
@@ -237,19 +249,31 @@ export function maskAddress(channel: NotificationChannel, address: string): stri
     return at > 0 ? `${address[0]}***${address.slice(at)}` : '***';
   }
   const keep = address.startsWith('+') ? 2 : 0;
-  return address.length <= keep + 4 ? '*'.repeat(address.length) : address.slice(0, keep) + '*'.repeat(address.length - keep - 4) + address.slice(-4);
+  return address.length <= keep + 4
+    ? '*'.repeat(address.length)
+    : address.slice(0, keep) + '*'.repeat(address.length - keep - 4) + address.slice(-4);
 }
 
-const codeHash = (secret: string, recipientId: string, code: string) => createHmac('sha256', secret).update(`code:${recipientId}:${code}`).digest('hex');
+const codeHash = (secret: string, recipientId: string, code: string) =>
+  createHmac('sha256', secret).update(`code:${recipientId}:${code}`).digest('hex');
 
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The counters row of a recipient, created on first use and locked until the transaction ends. */
 async function lockAccess(tx: EntityManager, link: SignInLink): Promise<AccessRow> {
   const table = `${link.kind.tables}_access`;
-  await tx.execute(`insert into ${table} (recipient_id, organization_id) values (?, ?) on conflict do nothing`, [link.recipientId, link.organizationId]);
-  const [row] = await queryRows<AccessRow>(tx, `select * from ${table} where recipient_id = ? for update`, [link.recipientId]);
-  return { ...row, question_locked_until: toDate(row.question_locked_until), code_locked_until: toDate(row.code_locked_until) };
+  await tx.execute(`insert into ${table} (recipient_id, organization_id) values (?, ?) on conflict do nothing`, [
+    link.recipientId,
+    link.organizationId,
+  ]);
+  const [row] = await queryRows<AccessRow>(tx, `select * from ${table} where recipient_id = ? for update`, [
+    link.recipientId,
+  ]);
+  return {
+    ...row,
+    question_locked_until: toDate(row.question_locked_until),
+    code_locked_until: toDate(row.code_locked_until),
+  };
 }
 
 type AccessRow = {
@@ -264,7 +288,11 @@ type AccessRow = {
  * MAX_CODES_PER_HOUR an hour (429 with Retry-After), counted under the recipient's lock so parallel
  * calls cannot slip past the limit together.
  */
-export async function sendCode(em: EntityManager, settings: ServiceSettings, link: SignInLink): Promise<{ sentTo: string; expiresAt: Date }> {
+export async function sendCode(
+  em: EntityManager,
+  settings: ServiceSettings,
+  link: SignInLink,
+): Promise<{ sentTo: string; expiresAt: Date }> {
   const now = settings.clock.now();
   requireLinkOpen(link, now);
   const destination = codeDestination(link);
@@ -281,23 +309,32 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
     const sent = recent.map((row) => toDate(row.created_at)!.getTime());
     const resendAt = sent.length > 0 && sent[0] + CODE_RESEND_SECONDS * 1000;
     if (resendAt && resendAt > now.getTime()) {
-      throw AppError.rateLimited(`A code was sent less than ${CODE_RESEND_SECONDS} seconds ago; wait before asking for another`, resendAt - now.getTime());
+      throw AppError.rateLimited(
+        `A code was sent less than ${CODE_RESEND_SECONDS} seconds ago; wait before asking for another`,
+        resendAt - now.getTime(),
+      );
     }
     if (sent.length >= MAX_CODES_PER_HOUR) {
       const oldest = sent[sent.length - 1];
-      throw AppError.rateLimited(`At most ${MAX_CODES_PER_HOUR} codes are sent in an hour; try again later`, oldest + 3_600_000 - now.getTime());
+      throw AppError.rateLimited(
+        `At most ${MAX_CODES_PER_HOUR} codes are sent in an hour; try again later`,
+        oldest + 3_600_000 - now.getTime(),
+      );
     }
     const code = String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
     const expiresAt = new Date(now.getTime() + CODE_VALID_MINUTES * 60_000);
-    await tx.execute(`insert into ${link.kind.tables}_code (id, organization_id, recipient_id, code_hash, channel, expires_at, created_at) values (?, ?, ?, ?, ?, ?, ?)`, [
-      randomUUID(),
-      link.organizationId,
-      link.recipientId,
-      codeHash(settings.secret, link.recipientId, code),
-      destination.channel,
-      expiresAt,
-      now,
-    ]);
+    await tx.execute(
+      `insert into ${link.kind.tables}_code (id, organization_id, recipient_id, code_hash, channel, expires_at, created_at) values (?, ?, ?, ?, ?, ?, ?)`,
+      [
+        randomUUID(),
+        link.organizationId,
+        link.recipientId,
+        codeHash(settings.secret, link.recipientId, code),
+        destination.channel,
+        expiresAt,
+        now,
+      ],
+    );
     await queueNotification(tx, settings.secret, {
       organizationId: link.organizationId,
       ...link.kind.codeMessage(link),
@@ -314,7 +351,11 @@ export async function sendCode(em: EntityManager, settings: ServiceSettings, lin
 
 export type SessionGrant = { sessionToken: string; expiresAt: Date };
 
-type Attempt = { ok: SessionGrant } | { wrong: SignInStep; locked: boolean } | { lockedUntil: Date; step: SignInStep } | { missing: 'answer' | 'code' };
+type Attempt =
+  | { ok: SessionGrant }
+  | { wrong: SignInStep; locked: boolean }
+  | { lockedUntil: Date; step: SignInStep }
+  | { missing: 'answer' | 'code' };
 
 const STEP_WORDS: Record<SignInStep, string> = { question: 'answer', code: 'code' };
 
@@ -324,7 +365,13 @@ const STEP_WORDS: Record<SignInStep, string> = { question: 'answer', code: 'code
  * for SIGN_IN_LOCK_MINUTES (429). The recipient's password is accepted in place of a code; a code
  * works once.
  */
-export async function signIn(em: EntityManager, settings: ServiceSettings, link: SignInLink, given: { answer?: string | null; code?: string | null }, client: Client): Promise<SessionGrant> {
+export async function signIn(
+  em: EntityManager,
+  settings: ServiceSettings,
+  link: SignInLink,
+  given: { answer?: string | null; code?: string | null },
+  client: Client,
+): Promise<SessionGrant> {
   const now = settings.clock.now();
   requireLinkOpen(link, now);
   const steps = signInSteps(link);
@@ -337,16 +384,23 @@ export async function signIn(em: EntityManager, settings: ServiceSettings, link:
     const fail = async (step: SignInStep): Promise<Attempt> => {
       const failures = (step === 'question' ? access.question_failures : access.code_failures) + 1;
       const locked = failures >= MAX_SIGN_IN_FAILURES;
-      await tx.execute(`update ${link.kind.tables}_access set ${step}_failures = ?, ${step}_locked_until = ? where recipient_id = ?`, [
-        locked ? 0 : failures,
-        locked ? new Date(now.getTime() + SIGN_IN_LOCK_MINUTES * 60_000) : null,
-        link.recipientId,
-      ]);
+      await tx.execute(
+        `update ${link.kind.tables}_access set ${step}_failures = ?, ${step}_locked_until = ? where recipient_id = ?`,
+        [
+          locked ? 0 : failures,
+          locked ? new Date(now.getTime() + SIGN_IN_LOCK_MINUTES * 60_000) : null,
+          link.recipientId,
+        ],
+      );
       return { wrong: step, locked };
     };
     if (steps.includes('question')) {
       if (!given.answer?.trim()) return { missing: 'answer' };
-      if (!link.questionAnswerHash || !sameHash(answerHash(settings.secret, link.recipientId, given.answer), link.questionAnswerHash)) return fail('question');
+      if (
+        !link.questionAnswerHash ||
+        !sameHash(answerHash(settings.secret, link.recipientId, given.answer), link.questionAnswerHash)
+      )
+        return fail('question');
     }
     if (steps.includes('code')) {
       const code = given.code?.trim();
@@ -367,23 +421,32 @@ export async function signIn(em: EntityManager, settings: ServiceSettings, link:
       [now, link.recipientId],
     );
     await link.kind.signedIn(tx, link, client, steps);
-    await tx.execute(`insert into ${link.kind.tables}_session (id, organization_id, recipient_id, token_hash, link_hash, expires_at, ip, user_agent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-      randomUUID(),
-      link.organizationId,
-      link.recipientId,
-      sha256Hex(token),
-      link.linkHash,
-      expiresAt,
-      client.ip,
-      client.userAgent?.slice(0, 500) ?? null,
-      now,
-    ]);
+    await tx.execute(
+      `insert into ${link.kind.tables}_session (id, organization_id, recipient_id, token_hash, link_hash, expires_at, ip, user_agent, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        randomUUID(),
+        link.organizationId,
+        link.recipientId,
+        sha256Hex(token),
+        link.linkHash,
+        expiresAt,
+        client.ip,
+        client.userAgent?.slice(0, 500) ?? null,
+        now,
+      ],
+    );
     return { ok: { sessionToken: token, expiresAt } };
   });
   if ('ok' in attempt) return attempt.ok;
-  if ('missing' in attempt) throw AppError.validation([{ field: [attempt.missing], message: `This link asks for the ${attempt.missing}`, code: 'REQUIRED' }]);
+  if ('missing' in attempt)
+    throw AppError.validation([
+      { field: [attempt.missing], message: `This link asks for the ${attempt.missing}`, code: 'REQUIRED' },
+    ]);
   if ('lockedUntil' in attempt) {
-    throw AppError.rateLimited(`Too many wrong attempts: the ${STEP_WORDS[attempt.step]} step is locked for ${SIGN_IN_LOCK_MINUTES} minutes`, attempt.lockedUntil.getTime() - now.getTime());
+    throw AppError.rateLimited(
+      `Too many wrong attempts: the ${STEP_WORDS[attempt.step]} step is locked for ${SIGN_IN_LOCK_MINUTES} minutes`,
+      attempt.lockedUntil.getTime() - now.getTime(),
+    );
   }
   throw new AppError(
     'UNAUTHENTICATED',
@@ -401,14 +464,26 @@ export type PortalSession = { recipientId: string; requestId: string; organizati
 /** The session a token opens now, if any (expired ones, and those of a replaced link, open nothing). */
 export async function findSession(em: EntityManager, token: string, now: Date): Promise<PortalSession | null> {
   if (!token.startsWith(REQUEST_SIGN_IN.tokenPrefix)) return null;
-  const [row] = await queryRows<{ recipient_id: string; request_id: string; organization_id: string; token_hash: string }>(
+  const [row] = await queryRows<{
+    recipient_id: string;
+    request_id: string;
+    organization_id: string;
+    token_hash: string;
+  }>(
     em,
     `select s.recipient_id, rc.request_id, r.organization_id, rc.token_hash
        from recipient_session s join recipient rc on rc.id = s.recipient_id join request r on r.id = rc.request_id
       where s.token_hash = ? and s.expires_at > ? and s.link_hash = rc.token_hash and r.deleted_at is null`,
     [sha256Hex(token), now],
   );
-  return row ? { recipientId: row.recipient_id, requestId: row.request_id, organizationId: row.organization_id, linkHash: row.token_hash } : null;
+  return row
+    ? {
+        recipientId: row.recipient_id,
+        requestId: row.request_id,
+        organizationId: row.organization_id,
+        linkHash: row.token_hash,
+      }
+    : null;
 }
 
 /** Whether a credential is a recipient session token (they carry their own prefix). */
@@ -418,9 +493,17 @@ export const isSessionToken = (credential: string): boolean => credential.starts
  * The viewer of a recipient's operations: no user, so the owners' visibility rules show it nothing;
  * the actor guard lets it call only the recipient operations, which read by `recipient`.
  */
-export const recipientActor = (recipientId: string, client: Client): Actor => ({ type: 'RECIPIENT', id: recipientId, ip: client.ip, userAgent: client.userAgent?.slice(0, 500) ?? null });
+export const recipientActor = (recipientId: string, client: Client): Actor => ({
+  type: 'RECIPIENT',
+  id: recipientId,
+  ip: client.ip,
+  userAgent: client.userAgent?.slice(0, 500) ?? null,
+});
 
-export function recipientViewer(session: Pick<PortalSession, 'recipientId' | 'requestId' | 'organizationId'>, client: Client): Viewer {
+export function recipientViewer(
+  session: Pick<PortalSession, 'recipientId' | 'requestId' | 'organizationId'>,
+  client: Client,
+): Viewer {
   const actor = recipientActor(session.recipientId, client);
   return {
     organizationId: session.organizationId,
@@ -438,7 +521,14 @@ export function recipientViewer(session: Pick<PortalSession, 'recipientId' | 're
  * organization would (the event's data is the owner's view of the record), never a caller's.
  */
 export function renderingViewer(organizationId: string): Viewer {
-  return { organizationId, userId: NO_USER, teamId: null, role: 'ADMIN', apiKeyId: '', actor: { type: 'SYSTEM', id: null } };
+  return {
+    organizationId,
+    userId: NO_USER,
+    teamId: null,
+    role: 'ADMIN',
+    apiKeyId: '',
+    actor: { type: 'SYSTEM', id: null },
+  };
 }
 
 /**
@@ -454,5 +544,11 @@ export async function markOpened(em: EntityManager, link: PortalLink, now: Date,
      update request set user_opened = true where id = ? and exists (select 1 from first) returning id`,
     [link.recipientId, link.organizationId, now, link.requestId],
   );
-  if (rows.length > 0) await recordActivity(em, { organizationId: link.organizationId, requestId: link.requestId, action: 'recipient.opened', actor: recipientActor(link.recipientId, client) });
+  if (rows.length > 0)
+    await recordActivity(em, {
+      organizationId: link.organizationId,
+      requestId: link.requestId,
+      action: 'recipient.opened',
+      actor: recipientActor(link.recipientId, client),
+    });
 }

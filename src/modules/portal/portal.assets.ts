@@ -9,4 +9,8 @@ export type PortalAssets = BundledAssets;
 export const ASSET_PREFIX = '/r/assets/';
 
 /** The built assets (the first call builds them). */
-export const portalAssets = bundledAssets('portal', join(__dirname, 'portal.client.ts'), join(__dirname, 'portal.page.css'));
+export const portalAssets = bundledAssets(
+  'portal',
+  join(__dirname, 'portal.client.ts'),
+  join(__dirname, 'portal.page.css'),
+);

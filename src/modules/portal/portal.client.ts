@@ -1,12 +1,25 @@
 import { Upload, type HttpRequest } from 'tus-js-client';
-import { html, formatSize, renderRequest, text, type PortalBoot, type PortalRequest, type ViewContext } from './portal.view';
+import {
+  html,
+  formatSize,
+  renderRequest,
+  text,
+  type PortalBoot,
+  type PortalRequest,
+  type ViewContext,
+} from './portal.view';
 
 // The portal page's script (bundled by portal.assets.ts). It signs in, then sends each change to the
 // recipient API and re-renders the page from the API's answer with the server's own view functions.
 // Uploads go through the tus endpoint, so a dropped connection continues from the last byte received.
 
 const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as PortalBoot;
-const ctx: ViewContext = { token: boot.token, texts: boot.texts, locale: boot.locale, maxUploadBytes: boot.maxUploadBytes };
+const ctx: ViewContext = {
+  token: boot.token,
+  texts: boot.texts,
+  locale: boot.locale,
+  maxUploadBytes: boot.maxUploadBytes,
+};
 const API = boot.api;
 const content = document.getElementById('content')!;
 const statusLine = document.getElementById('status')!;
@@ -70,11 +83,15 @@ function render(request: PortalRequest): void {
   const focusedItem = document.activeElement?.closest('.item')?.id;
   const kept = new Map<string, Element>();
   // Upload rows matter only while files can still be sent; drawings always until sent.
-  content.querySelectorAll(request.can_change ? '.uploads, canvas.pad' : 'canvas.pad').forEach((el) => kept.set(el.id || `pad-${(el as HTMLElement).dataset.item}`, el));
+  content
+    .querySelectorAll(request.can_change ? '.uploads, canvas.pad' : 'canvas.pad')
+    .forEach((el) => kept.set(el.id || `pad-${(el as HTMLElement).dataset.item}`, el));
   const values = new Map<string, string>();
-  content.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input[type=text], input[type=date], textarea').forEach((el) => {
-    if (el.id && el.value !== el.defaultValue) values.set(el.id, el.value);
-  });
+  content
+    .querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input[type=text], input[type=date], textarea')
+    .forEach((el) => {
+      if (el.id && el.value !== el.defaultValue) values.set(el.id, el.value);
+    });
   content.innerHTML = renderRequest(ctx, request).value;
   content.querySelectorAll('.uploads, canvas.pad').forEach((el) => {
     const old = kept.get(el.id || `pad-${(el as HTMLElement).dataset.item}`);
@@ -86,7 +103,9 @@ function render(request: PortalRequest): void {
   });
   content.querySelectorAll('canvas.pad').forEach((pad) => preparePad(pad as HTMLCanvasElement));
   // The focus stays where it was; when that control is gone (a removed file), on its item's heading.
-  const focus = (focused && document.getElementById(focused)) || (focusedItem && document.getElementById(focusedItem)?.querySelector('h3'));
+  const focus =
+    (focused && document.getElementById(focused)) ||
+    (focusedItem && document.getElementById(focusedItem)?.querySelector('h3'));
   if (focus) {
     if (focus.tabIndex < 0) focus.setAttribute('tabindex', '-1');
     focus.focus();
@@ -129,7 +148,10 @@ async function signIn(form: HTMLFormElement): Promise<void> {
   button.disabled = true;
   button.textContent = text(ctx, 'signingIn');
   try {
-    const response = await call('POST', '/session', { ...(answer !== undefined && { answer }), ...(code !== undefined && { code }) });
+    const response = await call('POST', '/session', {
+      ...(answer !== undefined && { answer }),
+      ...(code !== undefined && { code }),
+    });
     if (response.ok && boot.afterSignIn === 'reload') {
       window.location.reload();
       return;
@@ -140,7 +162,8 @@ async function signIn(form: HTMLFormElement): Promise<void> {
       return;
     }
     if (response.status === 401) showError('signin-error', text(ctx, 'wrongSignIn'));
-    else if (response.status === 429) showError('signin-error', text(ctx, 'tooManyTries', { minutes: Math.ceil(retryAfterSeconds(response) / 60) }));
+    else if (response.status === 429)
+      showError('signin-error', text(ctx, 'tooManyTries', { minutes: Math.ceil(retryAfterSeconds(response) / 60) }));
     else showError('signin-error', await describe(response));
   } finally {
     button.disabled = false;
@@ -171,7 +194,8 @@ function startUpload(itemId: string, file: File): void {
   row.id = `upload-${++uploadCount}`;
   list.append(row);
   if (file.size > ctx.maxUploadBytes) {
-    row.innerHTML = html`<span class="failed">${text(ctx, 'fileTooLarge', { name: file.name, size: formatSize(ctx.maxUploadBytes, ctx.locale) })}</span>`.value;
+    row.innerHTML =
+      html`<span class="failed">${text(ctx, 'fileTooLarge', { name: file.name, size: formatSize(ctx.maxUploadBytes, ctx.locale) })}</span>`.value;
     return;
   }
   let lastPercent = 0;
@@ -189,14 +213,18 @@ function startUpload(itemId: string, file: File): void {
     onProgress(sent, total) {
       const percent = percentOf(sent, total);
       // Screen readers hear every tenth percent, not every chunk.
-      if (percent === 100 || Math.floor(percent / 10) !== Math.floor(lastPercent / 10)) say(text(ctx, 'uploading', { name: file.name, percent }));
+      if (percent === 100 || Math.floor(percent / 10) !== Math.floor(lastPercent / 10))
+        say(text(ctx, 'uploading', { name: file.name, percent }));
       lastPercent = percent;
       uploadRow(entry, text(ctx, 'uploading', { name: file.name, percent }), percent);
     },
     onShouldRetry(error, attempt, options) {
       const status = error.originalResponse?.getStatus() ?? 0;
       // tus-js-client's own rule: retry what the server did not refuse, while the browser is online.
-      const retry = attempt < (options.retryDelays?.length ?? 0) && (status === 0 || status >= 500 || status === 409 || status === 423) && navigator.onLine;
+      const retry =
+        attempt < (options.retryDelays?.length ?? 0) &&
+        (status === 0 || status >= 500 || status === 409 || status === 423) &&
+        navigator.onLine;
       if (retry) uploadRow(entry, text(ctx, 'uploadRetrying', { name: file.name, percent: lastPercent }), lastPercent);
       return retry;
     },
@@ -208,7 +236,8 @@ function startUpload(itemId: string, file: File): void {
       void refresh();
     },
     onError(error) {
-      const response = (error as { originalResponse?: { getStatus(): number; getBody(): string } | null }).originalResponse;
+      const response = (error as { originalResponse?: { getStatus(): number; getBody(): string } | null })
+        .originalResponse;
       const status = response?.getStatus() ?? 0;
       if (status === 0 || !navigator.onLine) {
         // The connection dropped: the server keeps what it received, and `online` (or the button) goes on.
@@ -257,7 +286,10 @@ function preparePad(pad: HTMLCanvasElement): void {
   let drawing = false;
   const at = (event: PointerEvent) => {
     const box = pad.getBoundingClientRect();
-    return [((event.clientX - box.left) * pad.width) / box.width, ((event.clientY - box.top) * pad.height) / box.height] as const;
+    return [
+      ((event.clientX - box.left) * pad.width) / box.width,
+      ((event.clientY - box.top) * pad.height) / box.height,
+    ] as const;
   };
   pad.addEventListener('pointerdown', (event) => {
     drawing = true;
@@ -294,14 +326,22 @@ async function sign(form: HTMLFormElement, itemId: string): Promise<void> {
     return;
   }
   const signature =
-    kind === 'TYPED' ? { type: 'TYPED', text: typed } : { type: 'DRAWN', png_base64: pad.toDataURL('image/png').replace(/^data:image\/png;base64,/, '') };
+    kind === 'TYPED'
+      ? { type: 'TYPED', text: typed }
+      : { type: 'DRAWN', png_base64: pad.toDataURL('image/png').replace(/^data:image\/png;base64,/, '') };
   await change(itemId, 'POST', `/items/${itemId}/sign`, { fields, signature }, text(ctx, 'signed'));
 }
 
 // ---- Changes ----
 
 /** Sends one change, then shows the request as the API now answers it. */
-async function change(itemId: string | null, method: string, path: string, body: unknown, done: string): Promise<boolean> {
+async function change(
+  itemId: string | null,
+  method: string,
+  path: string,
+  body: unknown,
+  done: string,
+): Promise<boolean> {
   const errorId = itemId ? `error-${itemId}` : 'submit-error';
   showError(errorId, '');
   try {
@@ -359,7 +399,13 @@ document.addEventListener('click', (event) => {
   if (action === 'send-code') void sendCode(target as HTMLButtonElement);
   else if (action === 'remove-document') {
     const name = target.dataset.name ?? '';
-    void change(item!, 'DELETE', `/items/${item}/documents/${documentId}`, undefined, text(ctx, 'fileRemoved', { name }));
+    void change(
+      item!,
+      'DELETE',
+      `/items/${item}/documents/${documentId}`,
+      undefined,
+      text(ctx, 'fileRemoved', { name }),
+    );
   } else if (action === 'clear-pad') {
     const pad = document.querySelector<HTMLCanvasElement>(`canvas.pad[data-item="${item}"]`)!;
     pad.getContext('2d')!.clearRect(0, 0, pad.width, pad.height);

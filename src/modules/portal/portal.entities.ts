@@ -60,7 +60,11 @@ export function signInEntities(names: { entity: string; tables: string; recipien
 }
 
 /** A request recipient's sign-in records (REQUEST_SIGN_IN). */
-export const RECIPIENT_SIGN_IN_ENTITIES = signInEntities({ entity: 'Recipient', tables: 'recipient', recipient: () => Recipient });
+export const RECIPIENT_SIGN_IN_ENTITIES = signInEntities({
+  entity: 'Recipient',
+  tables: 'recipient',
+  recipient: () => Recipient,
+});
 
 export const SUBMISSION_OUTCOMES = ['COMPLETE', 'REQUIRED_COMPLETE', 'PARTIAL'] as const;
 export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];

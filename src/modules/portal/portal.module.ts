@@ -10,7 +10,8 @@ export const portalModule: ModuleDescriptor = {
   entities: [...RECIPIENT_SIGN_IN_ENTITIES, Submission],
   migrations: [{ name: 'Migration20261124000000_portal', class: Migration20261124000000_portal }],
   resolvers: portalResolvers,
-  // The recipient API (portal.routes.ts); the recipient's page, its assets and resumable uploads (portal.page.routes.ts).
+  // The recipient API (portal.routes.ts); the recipient's page, its assets and resumable uploads
+  // (portal.page.routes.ts).
   routes: async (scope) => {
     await scope.register(portalRoutes);
     await scope.register(portalPageRoutes);

@@ -16,8 +16,19 @@ export async function callRecipientApi(
     const value = request.headers[name];
     if (value) headers[name] = String(value);
   }
-  const response = await scope.inject({ method: call.method, url: call.path, headers, payload: call.payload as never, remoteAddress: request.ip });
-  return { status: response.statusCode, body: response.body, json: <T>() => response.json() as T, setCookie: response.headers['set-cookie'] };
+  const response = await scope.inject({
+    method: call.method,
+    url: call.path,
+    headers,
+    payload: call.payload as never,
+    remoteAddress: request.ip,
+  });
+  return {
+    status: response.statusCode,
+    body: response.body,
+    json: <T>() => response.json() as T,
+    setCookie: response.headers['set-cookie'],
+  };
 }
 
 export const apiBase = (token: string) => `/r/${encodeURIComponent(token)}/api`;

@@ -1,7 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ASSET_PREFIX, portalAssets } from './portal.assets';
 import { apiBase, callRecipientApi } from './portal.page.api';
-import { brandStyle, languageFromHeader, PORTAL_CSP, renderEndPage, renderPortalPage, type EndPageKind } from './portal.page';
+import {
+  brandStyle,
+  languageFromHeader,
+  PORTAL_CSP,
+  renderEndPage,
+  renderPortalPage,
+  type EndPageKind,
+} from './portal.page';
 import { portalLanguage, textsFor } from './portal.texts';
 import { portalUploadRoutes } from './portal.uploads';
 import type { PortalBoot, PortalRequest, SignInInfo } from './portal.view';
@@ -24,13 +31,23 @@ async function sendEndPage(reply: FastifyReply, request: FastifyRequest, kind: E
     .send(renderEndPage(kind, languageFromHeader(request.headers['accept-language']), assets));
 }
 
-async function servePortal(scope: FastifyInstance, request: FastifyRequest<{ Params: TokenParams }>, reply: FastifyReply, focus: 'code' | null) {
+async function servePortal(
+  scope: FastifyInstance,
+  request: FastifyRequest<{ Params: TokenParams }>,
+  reply: FastifyReply,
+  focus: 'code' | null,
+) {
   const { token } = request.params;
   const base = apiBase(token);
   const info = await callRecipientApi(scope, request, { method: 'GET', path: base });
   if (info.status === 404) return sendEndPage(reply, request, 'notFound');
   // The API says which in words only: `This request has expired`, `This request is closed`.
-  if (info.status === 410) return sendEndPage(reply, request, /expired/i.test(info.json<{ detail?: string }>().detail ?? '') ? 'expired' : 'closed');
+  if (info.status === 410)
+    return sendEndPage(
+      reply,
+      request,
+      /expired/i.test(info.json<{ detail?: string }>().detail ?? '') ? 'expired' : 'closed',
+    );
   if (info.status !== 200) throw new Error(`GET ${base} answered ${info.status} to the portal page`);
   const signIn = info.json<SignInInfo>();
 
@@ -39,7 +56,9 @@ async function servePortal(scope: FastifyInstance, request: FastifyRequest<{ Par
     const session = await callRecipientApi(scope, request, { method: 'POST', path: `${base}/session`, payload: {} });
     if (session.status === 200 && session.setCookie) {
       reply.header('set-cookie', session.setCookie);
-      const cookie = (Array.isArray(session.setCookie) ? session.setCookie : [session.setCookie]).map((c) => c.split(';')[0]).join('; ');
+      const cookie = (Array.isArray(session.setCookie) ? session.setCookie : [session.setCookie])
+        .map((c) => c.split(';')[0])
+        .join('; ');
       request.headers.cookie = cookie;
     }
   }
@@ -84,6 +103,8 @@ export async function portalPageRoutes(scope: FastifyInstance): Promise<void> {
       .send(asset.body);
   });
   scope.get<{ Params: TokenParams }>('/r/:token', open, (request, reply) => servePortal(scope, request, reply, null));
-  scope.get<{ Params: TokenParams }>('/r/:token/verify', open, (request, reply) => servePortal(scope, request, reply, 'code'));
+  scope.get<{ Params: TokenParams }>('/r/:token/verify', open, (request, reply) =>
+    servePortal(scope, request, reply, 'code'),
+  );
   await portalUploadRoutes(scope);
 }

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { formatText, portalLanguage, PORTAL_TEXTS, textsFor, type PortalTexts } from './portal.texts';
 import { ASSET_PREFIX, type PortalAssets } from './portal.assets';
-import { html, renderHeader, renderRequest, renderSignIn, SafeHtml, type PortalBoot, type PortalBranding, type ViewContext } from './portal.view';
+import {
+  html,
+  renderHeader,
+  renderRequest,
+  renderSignIn,
+  SafeHtml,
+  type PortalBoot,
+  type PortalBranding,
+  type ViewContext,
+} from './portal.view';
 
 // Whole HTML documents: the portal, and the pages of a link that leads nowhere (404) or to a request
 // that no longer takes anything (410).
@@ -21,7 +30,10 @@ export function brandStyle(branding: PortalBranding | null | undefined): { css: 
   return { css, csp: PORTAL_CSP.replace("style-src 'self'", `style-src 'self' 'sha256-${hash}'`) };
 }
 
-/** A whole page of the portal's look: its stylesheet, the organization's colour and support line, and the script when asked. */
+/**
+ * A whole page of the portal's look: its stylesheet, the organization's colour and support line, and the script when
+ * asked.
+ */
 export function documentOf(options: {
   language: string;
   title: string;
@@ -34,7 +46,8 @@ export function documentOf(options: {
   const { assets } = options;
   const style = brandStyle(options.branding);
   const support = options.branding?.support_email;
-  return `<!doctype html>\n${html`<html lang="${options.language}">
+  return `<!doctype html>\n${
+    html`<html lang="${options.language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -51,7 +64,8 @@ ${options.body}
 </main>
 <footer>${support ? html`<p class="support">${options.texts.support} <a href="mailto:${support}">${support}</a></p>` : ''}${options.texts.poweredBy}</footer>
 </body>
-</html>`.value}\n`;
+</html>`.value
+  }\n`;
 }
 
 /** JSON inside a <script> element: `<` escaped so no string in it can close the element. */
@@ -61,7 +75,12 @@ export function jsonIsland(id: string, value: unknown): SafeHtml {
 }
 
 export function renderPortalPage(boot: PortalBoot, assets: PortalAssets): string {
-  const ctx: ViewContext = { token: boot.token, texts: boot.texts, locale: boot.locale, maxUploadBytes: boot.maxUploadBytes };
+  const ctx: ViewContext = {
+    token: boot.token,
+    texts: boot.texts,
+    locale: boot.locale,
+    maxUploadBytes: boot.maxUploadBytes,
+  };
   const summary = boot.request ?? boot.signIn.request;
   const branding = boot.request?.branding ?? boot.signIn.branding;
   const body = html`${renderHeader(ctx, { ...summary, branding })}

@@ -22,7 +22,21 @@ import { openFile } from '../files/file.service';
 import { BrandingBody, restBranding } from '../organizations/organization.rest-shapes';
 import { brandingView } from '../organizations/organization.service';
 import { languageToRest } from '../requests/request.rest-shapes';
-import { findLink, findSession, markOpened, recipientViewer, requireLinkOpen, sendCode, signIn, signInSteps, codeDestination, maskAddress, type Client, type PortalLink, type SignInLink } from './portal.access';
+import {
+  findLink,
+  findSession,
+  markOpened,
+  recipientViewer,
+  requireLinkOpen,
+  sendCode,
+  signIn,
+  signInSteps,
+  codeDestination,
+  maskAddress,
+  type Client,
+  type PortalLink,
+  type SignInLink,
+} from './portal.access';
 import { MAX_SUBMISSION_COMMENT } from './portal.limits';
 import { RecipientItemBody, RecipientRequestBody, restRecipientItem, restRecipientRequest } from './portal.rest-shapes';
 import { recipientFile, storeRecipientDocument } from './portal.service';
@@ -39,7 +53,10 @@ const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const ItemParams = Type.Object({ token: Type.String({ maxLength: 200 }), item_id: Uuid() });
 const FileParams = Type.Object({ token: Type.String({ maxLength: 200 }), file_id: Uuid() });
 
-export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null });
+export const clientOf = (request: FastifyRequest): Client => ({
+  ip: request.ip ?? null,
+  userAgent: request.headers['user-agent'] ?? null,
+});
 
 function cookie(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
@@ -72,32 +89,54 @@ export type LinkApi<L extends SignInLink> = {
 };
 
 /** The link a path names: 404 when it names none. */
-export async function requireLinkOf<L extends SignInLink>(scope: FastifyInstance, api: Pick<LinkApi<L>, 'find'>, token: string): Promise<L> {
+export async function requireLinkOf<L extends SignInLink>(
+  scope: FastifyInstance,
+  api: Pick<LinkApi<L>, 'find'>,
+  token: string,
+): Promise<L> {
   const link = await api.find(scope.orm.em.fork(), token);
   if (!link) throw AppError.notFound('Link');
   return link;
 }
 
-const requireLink = (scope: FastifyInstance, token: string): Promise<PortalLink> => requireLinkOf(scope, { find: findLink }, token);
+const requireLink = (scope: FastifyInstance, token: string): Promise<PortalLink> =>
+  requireLinkOf(scope, { find: findLink }, token);
 
 /** Sets `request.viewer` to the recipient whose session the request carries, for this link only. */
-async function authenticate(scope: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+async function authenticate(
+  scope: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | void> {
   const { token } = request.params as { token: string };
   const link = await requireLink(scope, token);
   const now = scope.contexts.settings.clock.now();
   const credential = sessionToken(request);
   const session = credential ? await findSession(scope.orm.em.fork(), credential, now) : null;
   if (!session || session.recipientId !== link.recipientId) {
-    return reply.code(401).header('WWW-Authenticate', 'Bearer').send({ detail: 'Not signed in: sign in at POST /r/{token}/api/session' });
+    return reply
+      .code(401)
+      .header('WWW-Authenticate', 'Bearer')
+      .send({ detail: 'Not signed in: sign in at POST /r/{token}/api/session' });
   }
   if (request.method === 'GET') requireLinkOpen(link, now);
   request.viewer = recipientViewer(session, clientOf(request));
 }
 
-export const SignInStepsBody = Type.Object({ steps: Type.Array(Type.String()), question_text: Nullable(Type.String()), code_destination: Nullable(Type.String()) });
+export const SignInStepsBody = Type.Object({
+  steps: Type.Array(Type.String()),
+  question_text: Nullable(Type.String()),
+  code_destination: Nullable(Type.String()),
+});
 
 const SignInBody = Type.Object({
-  request: Type.Object({ name: Type.String(), organization_name: Type.String(), owner_name: Type.String(), due_date: Nullable(Type.String()), language: Type.String() }),
+  request: Type.Object({
+    name: Type.String(),
+    organization_name: Type.String(),
+    owner_name: Type.String(),
+    due_date: Nullable(Type.String()),
+    language: Type.String(),
+  }),
   recipient: Type.Object({ first_name: Nullable(Type.String()) }),
   sign_in: SignInStepsBody,
   branding: BrandingBody,
@@ -110,14 +149,21 @@ export function signInView(link: SignInLink) {
   return {
     steps,
     question_text: steps.includes('question') ? link.questionText : null,
-    code_destination: steps.includes('code') && destination ? maskAddress(destination.channel, destination.address) : null,
+    code_destination:
+      steps.includes('code') && destination ? maskAddress(destination.channel, destination.address) : null,
   };
 }
 
 /** What the sign-in page needs (no session). */
 export function signInInfo(link: PortalLink, publicUrl: string) {
   return {
-    request: { name: link.requestName, organization_name: link.organizationName, owner_name: link.ownerName, due_date: link.dueDate?.toISOString() ?? null, language: languageToRest(link.language) },
+    request: {
+      name: link.requestName,
+      organization_name: link.organizationName,
+      owner_name: link.ownerName,
+      due_date: link.dueDate?.toISOString() ?? null,
+      language: languageToRest(link.language),
+    },
     recipient: { first_name: link.firstName },
     sign_in: signInView(link),
     branding: restBranding(brandingView(publicUrl, link.branding)),
@@ -130,16 +176,39 @@ export function linkSignInRoutes<L extends SignInLink>(api: LinkApi<L>) {
   const tags = api.tags;
   return async (scope: FastifyInstance): Promise<void> => {
     const settings = scope.contexts.settings;
-    scope.get(base, { config: { public: true }, schema: { tags, summary: 'What signing in to a link needs', params: TokenParams, response: withErrors({ 200: api.info.schema }, [404, 410]) } }, async (request) => {
-      const link = await requireLinkOf(scope, api, (request.params as { token: string }).token);
-      const now = settings.clock.now();
-      requireLinkOpen(link, now);
-      await api.opened?.(scope.orm.em.fork(), link, now, clientOf(request));
-      return api.info.of(link, settings.publicUrl);
-    });
+    scope.get(
+      base,
+      {
+        config: { public: true },
+        schema: {
+          tags,
+          summary: 'What signing in to a link needs',
+          params: TokenParams,
+          response: withErrors({ 200: api.info.schema }, [404, 410]),
+        },
+      },
+      async (request) => {
+        const link = await requireLinkOf(scope, api, (request.params as { token: string }).token);
+        const now = settings.clock.now();
+        requireLinkOpen(link, now);
+        await api.opened?.(scope.orm.em.fork(), link, now, clientOf(request));
+        return api.info.of(link, settings.publicUrl);
+      },
+    );
     scope.post(
       `${base}/code`,
-      { config: { public: true }, schema: { tags, summary: "Send a one-time code by the recipient's channel", params: TokenParams, response: withErrors({ 200: Type.Object({ sent_to: Type.String(), expires_at: DateTime() }) }, [404, 410, 422, 429]) } },
+      {
+        config: { public: true },
+        schema: {
+          tags,
+          summary: "Send a one-time code by the recipient's channel",
+          params: TokenParams,
+          response: withErrors(
+            { 200: Type.Object({ sent_to: Type.String(), expires_at: DateTime() }) },
+            [404, 410, 422, 429],
+          ),
+        },
+      },
       async (request) => {
         const link = await requireLinkOf(scope, api, (request.params as { token: string }).token);
         const sent = await sendCode(scope.orm.em.fork(), settings, link);
@@ -155,7 +224,10 @@ export function linkSignInRoutes<L extends SignInLink>(api: LinkApi<L>) {
           summary: 'Sign in: the answer and the code (or password) the link asks for',
           params: TokenParams,
           body: Nullable(Body({ answer: Nullable(Text(1000)), code: Nullable(Text(100)) })),
-          response: withErrors({ 200: Type.Object({ session_token: Type.String(), expires_at: DateTime() }) }, [401, 404, 410, 422, 429]),
+          response: withErrors(
+            { 200: Type.Object({ session_token: Type.String(), expires_at: DateTime() }) },
+            [401, 404, 410, 422, 429],
+          ),
         },
       },
       async (request, reply) => {
@@ -165,16 +237,27 @@ export function linkSignInRoutes<L extends SignInLink>(api: LinkApi<L>) {
         const grant = await signIn(scope.orm.em.fork(), settings, link, body, clientOf(request));
         const secure = settings.publicUrl.startsWith('https:') ? '; Secure' : '';
         const maxAge = Math.max(0, Math.floor((grant.expiresAt.getTime() - settings.clock.now().getTime()) / 1000));
-        reply.header('Set-Cookie', `${SESSION_COOKIE}=${grant.sessionToken}; Path=${api.prefix}/${token}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure}`);
+        reply.header(
+          'Set-Cookie',
+          `${SESSION_COOKIE}=${grant.sessionToken}; Path=${api.prefix}/${token}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure}`,
+        );
         return { session_token: grant.sessionToken, expires_at: grant.expiresAt.toISOString() };
       },
     );
   };
 }
 
-const signInRoutes = linkSignInRoutes<PortalLink>({ prefix: '/r', tags, find: findLink, info: { schema: SignInBody, of: signInInfo }, opened: markOpened });
+const signInRoutes = linkSignInRoutes<PortalLink>({
+  prefix: '/r',
+  tags,
+  find: findLink,
+  info: { schema: SignInBody, of: signInInfo },
+  opened: markOpened,
+});
 
-const requestView = (data: { recipientRequest: Parameters<typeof restRecipientRequest>[0] }) => ({ body: restRecipientRequest(data.recipientRequest) });
+const requestView = (data: { recipientRequest: Parameters<typeof restRecipientRequest>[0] }) => ({
+  body: restRecipientRequest(data.recipientRequest),
+});
 
 const sessionRows: RestRow[] = [
   restRow({
@@ -209,7 +292,10 @@ const sessionRows: RestRow[] = [
     url: '/r/:token/api/items/:item_id/documents/:document_id',
     summary: 'Delete a document this recipient uploaded, until the submission',
     tags,
-    schema: { params: Type.Object({ token: Type.String({ maxLength: 200 }), item_id: Uuid(), document_id: Uuid() }), response: withErrors({ 204: NoContent }, [401, 404, 422]) },
+    schema: {
+      params: Type.Object({ token: Type.String({ maxLength: 200 }), item_id: Uuid(), document_id: Uuid() }),
+      response: withErrors({ 204: NoContent }, [401, 404, 422]),
+    },
     operation: RecipientDocumentDeleteDocument,
     variables: ({ params }) => ({ input: { documentId: params.document_id, itemId: params.item_id } }),
     result: (data) => noContent(data.recipientDocumentDelete, 'deletedDocumentId'),
@@ -219,7 +305,11 @@ const sessionRows: RestRow[] = [
     url: '/r/:token/api/items/:item_id/answer',
     summary: 'Answer a question item',
     tags,
-    schema: { params: ItemParams, body: Body({ answer: Text(MAX_ANSWER) }, ['answer']), response: withErrors({ 200: RecipientItemBody }, [401, 404, 422]) },
+    schema: {
+      params: ItemParams,
+      body: Body({ answer: Text(MAX_ANSWER) }, ['answer']),
+      response: withErrors({ 200: RecipientItemBody }, [401, 404, 422]),
+    },
     operation: RecipientAnswerDocument,
     variables: ({ params, body }) => ({ input: { itemId: params.item_id, answer: body.answer } }),
     result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientAnswer, 'item')) }),
@@ -231,7 +321,16 @@ const sessionRows: RestRow[] = [
     tags,
     schema: {
       params: ItemParams,
-      body: Body({ answers: Type.Record(Type.String({ maxLength: MAX_FORM_FIELD_NAME }), Type.String({ maxLength: MAX_FORM_VALUE }), { maxProperties: MAX_FORM_FIELDS }) }, ['answers']),
+      body: Body(
+        {
+          answers: Type.Record(
+            Type.String({ maxLength: MAX_FORM_FIELD_NAME }),
+            Type.String({ maxLength: MAX_FORM_VALUE }),
+            { maxProperties: MAX_FORM_FIELDS },
+          ),
+        },
+        ['answers'],
+      ),
       response: withErrors({ 200: RecipientItemBody }, [401, 404, 422]),
     },
     operation: RecipientFormFillDocument,
@@ -243,7 +342,11 @@ const sessionRows: RestRow[] = [
     url: '/r/:token/api/items/:item_id/not-applicable',
     summary: 'Mark an optional item not applicable (is_na: true), or applicable again',
     tags,
-    schema: { params: ItemParams, body: Body({ is_na: Type.Boolean() }, ['is_na']), response: withErrors({ 200: RecipientItemBody }, [401, 404, 422]) },
+    schema: {
+      params: ItemParams,
+      body: Body({ is_na: Type.Boolean() }, ['is_na']),
+      response: withErrors({ 200: RecipientItemBody }, [401, 404, 422]),
+    },
     operation: RecipientNotApplicableDocument,
     variables: ({ params, body }) => ({ input: { itemId: params.item_id, isNa: body.is_na } }),
     result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientNotApplicable, 'item')) }),
@@ -256,7 +359,13 @@ const sessionRows: RestRow[] = [
     schema: { params: ItemParams, response: withErrors({}, [401, 404, 422]) },
     handle: async (ctx, { params }, _request, reply) => {
       const file = await contractToSign(ctx, params.item_id);
-      return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size, type: file.mimeType, inline: true });
+      return sendFile(reply, {
+        stream: await openFile(ctx, file),
+        name: file.name,
+        size: file.size,
+        type: file.mimeType,
+        inline: true,
+      });
     },
   },
   restRow({
@@ -271,7 +380,14 @@ const sessionRows: RestRow[] = [
       body: Body(
         {
           fields: Nullable(Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: MAX_FIELD_VALUE }))),
-          signature: Body({ type: Type.Union([Type.Literal('TYPED'), Type.Literal('DRAWN')]), text: Nullable(Text(MAX_SIGNATURE_TEXT)), png_base64: Nullable(Type.String()) }, ['type']),
+          signature: Body(
+            {
+              type: Type.Union([Type.Literal('TYPED'), Type.Literal('DRAWN')]),
+              text: Nullable(Text(MAX_SIGNATURE_TEXT)),
+              png_base64: Nullable(Type.String()),
+            },
+            ['type'],
+          ),
         },
         ['signature'],
       ),
@@ -279,7 +395,11 @@ const sessionRows: RestRow[] = [
     },
     operation: RecipientSignDocument,
     variables: ({ params, body }) => ({
-      input: { itemId: params.item_id, fields: body.fields ?? {}, signature: { type: body.signature.type, text: body.signature.text, pngBase64: body.signature.png_base64 } },
+      input: {
+        itemId: params.item_id,
+        fields: body.fields ?? {},
+        signature: { type: body.signature.type, text: body.signature.text, pngBase64: body.signature.png_base64 },
+      },
     }),
     result: (data) => ({ body: restRecipientItem(fromPayload(data.recipientSign, 'item')) }),
   }),
@@ -288,25 +408,35 @@ const sessionRows: RestRow[] = [
     url: '/r/:token/api/submit',
     summary: 'Submit the request to its owner',
     tags,
-    schema: { params: TokenParams, body: Nullable(Body({ comment: Nullable(Text(MAX_SUBMISSION_COMMENT)) })), response: withErrors({ 200: RecipientRequestBody }, [401, 404, 422]) },
+    schema: {
+      params: TokenParams,
+      body: Nullable(Body({ comment: Nullable(Text(MAX_SUBMISSION_COMMENT)) })),
+      response: withErrors({ 200: RecipientRequestBody }, [401, 404, 422]),
+    },
     operation: RecipientSubmitDocument,
     variables: ({ body }) => ({ input: { comment: body?.comment ?? null } }),
     result: (data) => ({ body: restRecipientRequest(fromPayload(data.recipientSubmit, 'request')) }),
   }),
-  ...(['attachments', 'documents'] as const).map(
-    (kind): RestRow => ({
-      method: 'GET',
-      url: `/r/:token/api/${kind}/:file_id`,
-      summary: kind === 'attachments' ? "Download one of the owner's attachments" : 'Download a document submitted to the request',
-      tags,
-      schema: { params: FileParams, response: withErrors({}, [401, 404]) },
-      handle: async (ctx, { params }, _request, reply) => {
-        const { fileId } = await recipientFile(ctx, kind, params.file_id);
-        const file = await ctx.em.findOneOrFail(StoredFile, fileId);
-        return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size, type: file.mimeType });
-      },
-    }),
-  ),
+  ...(['attachments', 'documents'] as const).map((kind): RestRow => ({
+    method: 'GET',
+    url: `/r/:token/api/${kind}/:file_id`,
+    summary:
+      kind === 'attachments'
+        ? "Download one of the owner's attachments"
+        : 'Download a document submitted to the request',
+    tags,
+    schema: { params: FileParams, response: withErrors({}, [401, 404]) },
+    handle: async (ctx, { params }, _request, reply) => {
+      const { fileId } = await recipientFile(ctx, kind, params.file_id);
+      const file = await ctx.em.findOneOrFail(StoredFile, fileId);
+      return sendFile(reply, {
+        stream: await openFile(ctx, file),
+        name: file.name,
+        size: file.size,
+        type: file.mimeType,
+      });
+    },
+  })),
 ];
 
 /** The recipient API: its sign-in routes, and its session routes behind the session check. */
@@ -314,6 +444,9 @@ export async function portalRoutes(scope: FastifyInstance): Promise<void> {
   await scope.register(signInRoutes);
   await scope.register(async (sessionScope) => {
     sessionScope.addHook('onRequest', (request, reply) => authenticate(sessionScope, request, reply));
-    registerRestRows(sessionScope, sessionRows, { buildContext: (request) => sessionScope.contexts.forRequest(request), recipient: true });
+    registerRestRows(sessionScope, sessionRows, {
+      buildContext: (request) => sessionScope.contexts.forRequest(request),
+      recipient: true,
+    });
   });
 }

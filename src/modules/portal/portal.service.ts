@@ -31,7 +31,10 @@ import { MAX_SUBMISSION_COMMENT } from './portal.limits';
 // recipient and request (never by the owners' visibility rules), and every write locks the request,
 // checks its state, and emits its events as the recipient.
 
-export type PortalCtx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'events' | 'operations' | 'loaders' | 'log' | 'requestId'>;
+export type PortalCtx = Pick<
+  GraphQLContext,
+  'em' | 'viewer' | 'settings' | 'storage' | 'events' | 'operations' | 'loaders' | 'log' | 'requestId'
+>;
 
 /** The session's recipient; the actor guard lets only recipient sessions reach these operations. */
 export function sessionOf(viewer: Viewer): { id: string; requestId: string } {
@@ -39,7 +42,13 @@ export function sessionOf(viewer: Viewer): { id: string; requestId: string } {
   return viewer.recipient;
 }
 
-export type RecipientFileView = { id: string; fileName: string; contentType: string; size: number; downloadUrl: string };
+export type RecipientFileView = {
+  id: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  downloadUrl: string;
+};
 export type RecipientDocumentView = RecipientFileView & { mine: boolean; createdAt: Date };
 export type RecipientItemView = {
   id: string;
@@ -83,7 +92,15 @@ export type RecipientRequestView = {
   confirmation: { message: string } | null;
 };
 
-type FileRow = { id: string; item_id: string | null; name: string; mime_type: string; size: string | number; created_at: Date; recipient_id?: string | null };
+type FileRow = {
+  id: string;
+  item_id: string | null;
+  name: string;
+  mime_type: string;
+  size: string | number;
+  created_at: Date;
+  recipient_id?: string | null;
+};
 
 /** Whether a recipient may still change the request (API-DECISIONS "States": open states, before expiry). */
 export function recipientMayChange(request: { state: RequestState; expirationDate?: Date | null }, now: Date): boolean {
@@ -173,7 +190,10 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
     expirationDate: toDate(head.expiration_date),
     language: head.language,
     percentComplete: percentComplete(items),
-    canChange: recipientMayChange({ state: head.state, expirationDate: toDate(head.expiration_date) }, ctx.settings.clock.now()),
+    canChange: recipientMayChange(
+      { state: head.state, expirationDate: toDate(head.expiration_date) },
+      ctx.settings.clock.now(),
+    ),
     requireCompleteSubmission: head.require_complete_submission,
     disableSubmissionComments: head.disable_submission_comments,
     recipient: { id: head.recipient_id, firstName: head.first_name, lastName: head.last_name, email: head.email },
@@ -193,12 +213,26 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       formAnswers: item.formAnswers ?? null,
       documents: documents
         .filter((d) => d.item_id === item.id)
-        .map((d) => ({ ...file(d, 'documents'), mine: d.recipient_id === session.id, createdAt: toDate(d.created_at)! })),
+        .map((d) => ({
+          ...file(d, 'documents'),
+          mine: d.recipient_id === session.id,
+          createdAt: toDate(d.created_at)!,
+        })),
       attachments: attachments.filter((a) => a.item_id === item.id).map((a) => file(a, 'attachments')),
     })),
     attachments: attachments.filter((a) => a.item_id === null).map((a) => file(a, 'attachments')),
-    rejection: head.rejection && { id: head.id, message: head.rejection.message, itemIds: head.rejection.itemIds, rejectedAt: new Date(head.rejection.rejectedAt) },
-    submissions: submissions.map((s) => ({ id: s.id, createdAt: toDate(s.created_at)!, outcome: s.outcome, comment: s.comment })),
+    rejection: head.rejection && {
+      id: head.id,
+      message: head.rejection.message,
+      itemIds: head.rejection.itemIds,
+      rejectedAt: new Date(head.rejection.rejectedAt),
+    },
+    submissions: submissions.map((s) => ({
+      id: s.id,
+      createdAt: toDate(s.created_at)!,
+      outcome: s.outcome,
+      comment: s.comment,
+    })),
     branding: brandingView(ctx.settings.publicUrl, {
       organizationId: head.organization_id,
       primaryColor: head.primary_color,
@@ -206,26 +240,54 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       supportEmail: head.support_email,
       logoSha256: head.logo_sha256,
     }),
-    confirmation: head.confirmation_enabled && head.confirmation_message && (SUBMITTED_STATES.includes(head.state) || head.state === 'VERIFIED') ? { message: head.confirmation_message } : null,
+    confirmation:
+      head.confirmation_enabled &&
+      head.confirmation_message &&
+      (SUBMITTED_STATES.includes(head.state) || head.state === 'VERIFIED')
+        ? { message: head.confirmation_message }
+        : null,
   };
 }
 
-async function signatureFieldsOf(em: EntityManager, items: readonly RequestItemRow[], signer: { email: string | null; phone: string | null }): Promise<Map<string, RecipientItemView['signatureFields']>> {
-  const ids = [...new Set(items.flatMap((item) => (item.kind === 'E_SIGNATURE' && item.contractId ? [item.contractId] : [])))];
+async function signatureFieldsOf(
+  em: EntityManager,
+  items: readonly RequestItemRow[],
+  signer: { email: string | null; phone: string | null },
+): Promise<Map<string, RecipientItemView['signatureFields']>> {
+  const ids = [
+    ...new Set(items.flatMap((item) => (item.kind === 'E_SIGNATURE' && item.contractId ? [item.contractId] : []))),
+  ];
   if (ids.length === 0) return new Map();
-  const rows = await queryRows<{ id: string; fields: ContractField[] }>(em, 'select id, fields from contract where id = any(?::uuid[])', [ids]);
+  const rows = await queryRows<{ id: string; fields: ContractField[] }>(
+    em,
+    'select id, fields from contract where id = any(?::uuid[])',
+    [ids],
+  );
   return new Map(
-    rows.map((row) => [row.id, signerFields(row, signer).map(({ key, field }) => ({ id: key, type: field.type, placeholder: field.placeholder ?? null }))]),
+    rows.map((row) => [
+      row.id,
+      signerFields(row, signer).map(({ key, field }) => ({
+        id: key,
+        type: field.type,
+        placeholder: field.placeholder ?? null,
+      })),
+    ]),
   );
 }
 
 /** The session's request, locked for a change, if the recipient may still change it (else 422 invalid_state). */
 async function lockRequest(tx: EntityManager, ctx: PortalCtx): Promise<Request> {
   const session = sessionOf(ctx.viewer);
-  const request = await tx.findOne(Request, { id: session.requestId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const request = await tx.findOne(
+    Request,
+    { id: session.requestId, deletedAt: null },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
   if (!request) throw AppError.notFound('Request');
   if (!recipientMayChange(request, ctx.settings.clock.now())) {
-    throw AppError.invalidState(`The request cannot be changed now: it is ${request.state}${SUBMITTED_HINT[request.state] ?? ''}`);
+    throw AppError.invalidState(
+      `The request cannot be changed now: it is ${request.state}${SUBMITTED_HINT[request.state] ?? ''}`,
+    );
   }
   return request;
 }
@@ -238,11 +300,20 @@ const SUBMITTED_HINT: Partial<Record<RequestState, string>> = {
 };
 
 /** An item of the session's request (another request's item, or a deleted one, is not found). */
-async function itemOf(tx: EntityManager, request: Request, itemId: string, kind?: RequestItemRow['kind']): Promise<RequestItem> {
-  const item = isUuid(itemId) ? await tx.findOne(RequestItem, { id: itemId, request: request.id, deletedAt: null }) : null;
+async function itemOf(
+  tx: EntityManager,
+  request: Request,
+  itemId: string,
+  kind?: RequestItemRow['kind'],
+): Promise<RequestItem> {
+  const item = isUuid(itemId)
+    ? await tx.findOne(RequestItem, { id: itemId, request: request.id, deletedAt: null })
+    : null;
   if (!item) throw AppError.notFound('Item');
   if (kind && item.kind !== kind) {
-    throw AppError.validation([{ field: ['itemId'], message: `This item is ${item.kind}, not ${kind}`, code: 'INVALID' }]);
+    throw AppError.validation([
+      { field: ['itemId'], message: `This item is ${item.kind}, not ${kind}`, code: 'INVALID' },
+    ]);
   }
   return item;
 }
@@ -251,15 +322,30 @@ async function itemOf(tx: EntityManager, request: Request, itemId: string, kind?
  * Writes an event of the recipient's change: the subject rendered as the owner's API shows it (by the
  * service's own viewer), the event recorded as the recipient's act.
  */
-async function emitAsRecipient(tx: EntityManager, ctx: PortalCtx, topics: Topic | Topic[], subject: EventSubject): Promise<void> {
+async function emitAsRecipient(
+  tx: EntityManager,
+  ctx: PortalCtx,
+  topics: Topic | Topic[],
+  subject: EventSubject,
+): Promise<void> {
   const { data } = await renderSubject(tx, { ...ctx, viewer: renderingViewer(ctx.viewer.organizationId) }, subject);
   // Topics of one change about one subject share its render.
   for (const topic of [topics].flat()) {
-    await ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId ?? null, data });
+    await ctx.events.emit(tx, ctx.viewer, {
+      topic,
+      subjectType: subject.type,
+      subjectId: subject.id,
+      requestId: subject.requestId ?? null,
+      data,
+    });
   }
 }
 
-const itemSubject = (item: RequestItem): EventSubject => ({ type: 'RequestItem', id: item.id, requestId: item.request.id });
+const itemSubject = (item: RequestItem): EventSubject => ({
+  type: 'RequestItem',
+  id: item.id,
+  requestId: item.request.id,
+});
 
 /** The item done: COMPLETE by the item table (a verified item is settled, so the table refuses it). */
 function complete(item: RequestItem): void {
@@ -270,18 +356,38 @@ function complete(item: RequestItem): void {
  * Keeps a file as a document of an item of `kind`, by the session's recipient: the item is done, and
  * `first` (contract.signed) comes before document.uploaded and item.updated.
  */
-function storeDocument(ctx: PortalCtx, itemId: string, upload: IncomingFile, kind: 'UPLOAD' | 'E_SIGNATURE', first?: { topic: Topic; subject: EventSubject }): Promise<string> {
+function storeDocument(
+  ctx: PortalCtx,
+  itemId: string,
+  upload: IncomingFile,
+  kind: 'UPLOAD' | 'E_SIGNATURE',
+  first?: { topic: Topic; subject: EventSubject },
+): Promise<string> {
   const session = sessionOf(ctx.viewer);
   return saveUpload(ctx, upload, {}, async (tx, file) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId, kind);
     if (item.form && !item.form.allowFileUpload) {
-      throw AppError.validation([{ field: ['file'], message: 'This item asks for its form to be filled in, not for files', code: 'INVALID' }]);
+      throw AppError.validation([
+        { field: ['file'], message: 'This item asks for its form to be filled in, not for files', code: 'INVALID' },
+      ]);
     }
     if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
-      throw AppError.validation([{ field: ['file'], message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`, code: 'TOO_MANY' }]);
+      throw AppError.validation([
+        {
+          field: ['file'],
+          message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`,
+          code: 'TOO_MANY',
+        },
+      ]);
     }
-    const document = tx.create(Document, { organization: request.organization, request, item, file, recipient: session.id });
+    const document = tx.create(Document, {
+      organization: request.organization,
+      request,
+      item,
+      file,
+      recipient: session.id,
+    });
     // A form item is done (or not applicable) by its answers; files only go with them.
     if (!item.form) {
       complete(item);
@@ -295,24 +401,40 @@ function storeDocument(ctx: PortalCtx, itemId: string, upload: IncomingFile, kin
 }
 
 /** Stores a file the recipient submits to an UPLOAD item (the multipart path and the tus uploads end here). */
-export const storeRecipientDocument = (ctx: PortalCtx, itemId: string, upload: IncomingFile): Promise<string> => storeDocument(ctx, itemId, upload, 'UPLOAD');
+export const storeRecipientDocument = (ctx: PortalCtx, itemId: string, upload: IncomingFile): Promise<string> =>
+  storeDocument(ctx, itemId, upload, 'UPLOAD');
 
 /** Keeps a signed contract as the document of its E_SIGNATURE item. */
-export const storeSignedDocument = (ctx: PortalCtx, itemId: string, contractId: string, signed: IncomingFile): Promise<string> =>
-  storeDocument(ctx, itemId, signed, 'E_SIGNATURE', { topic: 'contract.signed', subject: { type: 'Contract', id: contractId, requestId: sessionOf(ctx.viewer).requestId } });
+export const storeSignedDocument = (
+  ctx: PortalCtx,
+  itemId: string,
+  contractId: string,
+  signed: IncomingFile,
+): Promise<string> =>
+  storeDocument(ctx, itemId, signed, 'E_SIGNATURE', {
+    topic: 'contract.signed',
+    subject: { type: 'Contract', id: contractId, requestId: sessionOf(ctx.viewer).requestId },
+  });
 
 /** Deletes a document this recipient submitted, before the submission; an item left empty is INCOMPLETE again. */
-export async function deleteRecipientDocument(ctx: PortalCtx, documentId: string, itemId?: string | null): Promise<string> {
+export async function deleteRecipientDocument(
+  ctx: PortalCtx,
+  documentId: string,
+  itemId?: string | null,
+): Promise<string> {
   const session = sessionOf(ctx.viewer);
   return deleteReferences(ctx, async (tx) => {
     const request = await lockRequest(tx, ctx);
     if (itemId != null) await itemOf(tx, request, itemId);
-    const document = isUuid(documentId) ? await tx.findOne(Document, { id: documentId, request: request.id, recipient: session.id }) : null;
+    const document = isUuid(documentId)
+      ? await tx.findOne(Document, { id: documentId, request: request.id, recipient: session.id })
+      : null;
     if (!document || (itemId != null && document.item.id !== itemId)) throw AppError.notFound('Document');
     const item = await tx.findOneOrFail(RequestItem, document.item.id);
     tx.remove(document);
     await tx.flush();
-    if (item.status === 'COMPLETE' && !item.isNa && !item.form && (await tx.count(Document, { item: item.id })) === 0) item.status = itemTransition(item.status, 'undo');
+    if (item.status === 'COMPLETE' && !item.isNa && !item.form && (await tx.count(Document, { item: item.id })) === 0)
+      item.status = itemTransition(item.status, 'undo');
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return { result: documentId, fileIds: [document.file.id] };
   });
@@ -322,7 +444,10 @@ export async function deleteRecipientDocument(ctx: PortalCtx, documentId: string
 export async function answerItem(ctx: PortalCtx, itemId: string, answer: string): Promise<string> {
   const text = answer.trim();
   if (!text) throw AppError.validation([{ field: ['answer'], message: 'The answer is blank', code: 'REQUIRED' }]);
-  if (text.length > MAX_ANSWER) throw AppError.validation([{ field: ['answer'], message: `An answer has at most ${MAX_ANSWER} characters`, code: 'TOO_LONG' }]);
+  if (text.length > MAX_ANSWER)
+    throw AppError.validation([
+      { field: ['answer'], message: `An answer has at most ${MAX_ANSWER} characters`, code: 'TOO_LONG' },
+    ]);
   return inTransaction(ctx.em, async (tx) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId, 'QUESTION');
@@ -339,7 +464,8 @@ export async function fillForm(ctx: PortalCtx, itemId: string, answers: unknown)
   return inTransaction(ctx.em, async (tx) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId, 'UPLOAD');
-    if (!item.form) throw AppError.validation([{ field: ['itemId'], message: 'This item has no form', code: 'INVALID' }]);
+    if (!item.form)
+      throw AppError.validation([{ field: ['itemId'], message: 'This item has no form', code: 'INVALID' }]);
     item.formAnswers = readAnswers(item.form, answers);
     complete(item);
     item.isNa = false;
@@ -348,14 +474,27 @@ export async function fillForm(ctx: PortalCtx, itemId: string, answers: unknown)
   });
 }
 
-/** Marks an optional item not applicable (COMPLETE), or applicable again (INCOMPLETE unless something was submitted to it). */
+/**
+ * Marks an optional item not applicable (COMPLETE), or applicable again (INCOMPLETE unless something was submitted to
+ * it).
+ */
 export async function setNotApplicable(ctx: PortalCtx, itemId: string, isNa: boolean): Promise<string> {
   return inTransaction(ctx.em, async (tx) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId);
-    if (item.required) throw AppError.validation([{ field: ['isNa'], message: 'A required item cannot be marked not applicable', code: 'INVALID' }]);
+    if (item.required)
+      throw AppError.validation([
+        { field: ['isNa'], message: 'A required item cannot be marked not applicable', code: 'INVALID' },
+      ]);
     if (isNa) complete(item);
-    else if (item.isNa && item.status === 'COMPLETE' && !item.answer && !item.formAnswers && (await tx.count(Document, { item: item.id })) === 0) item.status = itemTransition(item.status, 'undo');
+    else if (
+      item.isNa &&
+      item.status === 'COMPLETE' &&
+      !item.answer &&
+      !item.formAnswers &&
+      (await tx.count(Document, { item: item.id })) === 0
+    )
+      item.status = itemTransition(item.status, 'undo');
     item.isNa = isNa;
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return item.id;
@@ -373,34 +512,76 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
   const session = sessionOf(ctx.viewer);
   const text = comment?.trim() || null;
   if (text && text.length > MAX_SUBMISSION_COMMENT) {
-    throw AppError.validation([{ field: ['comment'], message: `A comment has at most ${MAX_SUBMISSION_COMMENT} characters`, code: 'TOO_LONG' }]);
+    throw AppError.validation([
+      { field: ['comment'], message: `A comment has at most ${MAX_SUBMISSION_COMMENT} characters`, code: 'TOO_LONG' },
+    ]);
   }
   await inTransaction(ctx.em, async (tx) => {
     const request = await lockRequest(tx, ctx);
     if (text && request.disableSubmissionComments) {
-      throw AppError.validation([{ field: ['comment'], message: 'This request takes no submission comment', code: 'INVALID' }]);
+      throw AppError.validation([
+        { field: ['comment'], message: 'This request takes no submission comment', code: 'INVALID' },
+      ]);
     }
     const items = await tx.find(RequestItem, { request: request.id, deletedAt: null });
     const missing = items.filter((item) => item.required && !done(item));
     if (missing.length && request.requireCompleteSubmission) {
-      throw AppError.validation([{ field: [], message: `Every required item must be done first: ${missing.map((item) => item.name).join(', ')}`, code: 'INVALID_STATE' }]);
+      throw AppError.validation([
+        {
+          field: [],
+          message: `Every required item must be done first: ${missing.map((item) => item.name).join(', ')}`,
+          code: 'INVALID_STATE',
+        },
+      ]);
     }
-    const outcome: SubmissionOutcome = items.every(done) ? 'COMPLETE' : missing.length === 0 ? 'REQUIRED_COMPLETE' : 'PARTIAL';
-    const trigger: RequestTrigger = outcome === 'COMPLETE' ? 'submit-complete' : outcome === 'REQUIRED_COMPLETE' ? 'submit-required-complete' : 'submit-partial';
+    const outcome: SubmissionOutcome = items.every(done)
+      ? 'COMPLETE'
+      : missing.length === 0
+        ? 'REQUIRED_COMPLETE'
+        : 'PARTIAL';
+    const trigger: RequestTrigger =
+      outcome === 'COMPLETE'
+        ? 'submit-complete'
+        : outcome === 'REQUIRED_COMPLETE'
+          ? 'submit-required-complete'
+          : 'submit-partial';
     request.state = transition(request.state, trigger, { submittedBefore: request.firstSubmittedAt != null });
     request.firstSubmittedAt ??= ctx.settings.clock.now();
     // The owner has not seen this submission yet, and the last rejection is answered.
     request.ownerOpened = false;
     request.rejection = null;
-    tx.create(Submission, { organization: request.organization, request, recipient: session.id, outcome, comment: text });
-    await queueOwnerNotices(tx, ctx, request, session.id, outcome === 'COMPLETE' ? 'REQUEST_COMPLETED' : 'REQUEST_SUBMITTED');
+    tx.create(Submission, {
+      organization: request.organization,
+      request,
+      recipient: session.id,
+      outcome,
+      comment: text,
+    });
+    await queueOwnerNotices(
+      tx,
+      ctx,
+      request,
+      session.id,
+      outcome === 'COMPLETE' ? 'REQUEST_COMPLETED' : 'REQUEST_SUBMITTED',
+    );
     const subject = { type: 'Request', id: request.id, requestId: request.id };
-    await emitAsRecipient(tx, ctx, outcome === 'COMPLETE' ? ['request.submitted', 'request.completed'] : 'request.submitted', subject);
+    await emitAsRecipient(
+      tx,
+      ctx,
+      outcome === 'COMPLETE' ? ['request.submitted', 'request.completed'] : 'request.submitted',
+      subject,
+    );
   });
 }
 
 /** "Submitted" or "completed" mail to the owner and each collaborator with an email address. */
-async function queueOwnerNotices(tx: EntityManager, ctx: PortalCtx, request: Request, recipientId: string, kind: 'REQUEST_SUBMITTED' | 'REQUEST_COMPLETED'): Promise<void> {
+async function queueOwnerNotices(
+  tx: EntityManager,
+  ctx: PortalCtx,
+  request: Request,
+  recipientId: string,
+  kind: 'REQUEST_SUBMITTED' | 'REQUEST_COMPLETED',
+): Promise<void> {
   const users = await queryRows<{ id: string; email: string; recipient_name: string }>(
     tx,
     `select u.id, u.email, coalesce(nullif(concat_ws(' ', rc.first_name, rc.last_name), ''), rc.email, rc.phone, 'A recipient') as recipient_name
@@ -425,10 +606,19 @@ async function queueOwnerNotices(tx: EntityManager, ctx: PortalCtx, request: Req
 }
 
 /** A file of the session's request the recipient may download: an owner's attachment, or a document. */
-export async function recipientFile(ctx: Pick<PortalCtx, 'em' | 'viewer'>, kind: 'attachments' | 'documents', id: string): Promise<{ fileId: string }> {
+export async function recipientFile(
+  ctx: Pick<PortalCtx, 'em' | 'viewer'>,
+  kind: 'attachments' | 'documents',
+  id: string,
+): Promise<{ fileId: string }> {
   const session = sessionOf(ctx.viewer);
   const table = kind === 'attachments' ? 'attachment' : 'document';
-  const [row] = isUuid(id) ? await queryRows<{ file_id: string }>(ctx.em, `select file_id from ${table} where id = ? and request_id = ?`, [id, session.requestId]) : [];
+  const [row] = isUuid(id)
+    ? await queryRows<{ file_id: string }>(ctx.em, `select file_id from ${table} where id = ? and request_id = ?`, [
+        id,
+        session.requestId,
+      ])
+    : [];
   if (!row) throw AppError.notFound(kind === 'attachments' ? 'Attachment' : 'Document');
   return { fileId: row.file_id };
 }

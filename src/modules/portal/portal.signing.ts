@@ -46,7 +46,9 @@ async function signingHead(ctx: PortalCtx, itemId: string): Promise<SigningHead>
     : [];
   if (!head) throw AppError.notFound('Item');
   if (head.item_type !== 'E_SIGNATURE' || !head.contract_id) {
-    throw AppError.validation([{ field: ['itemId'], message: `This item is ${head.item_type}, not E_SIGNATURE`, code: 'INVALID' }]);
+    throw AppError.validation([
+      { field: ['itemId'], message: `This item is ${head.item_type}, not E_SIGNATURE`, code: 'INVALID' },
+    ]);
   }
   return head;
 }
@@ -54,18 +56,31 @@ async function signingHead(ctx: PortalCtx, itemId: string): Promise<SigningHead>
 /** What the body's `fields` and `signature` mean to the engine, or a 422 naming what is wrong. */
 function signingInput(input: RecipientSignInput): { values: Record<string, string>; signature: SignatureInput } {
   const fields = input.fields ?? {};
-  if (typeof fields !== 'object' || Array.isArray(fields) || Object.values(fields).some((value) => typeof value !== 'string')) {
-    throw AppError.validation([{ field: ['fields'], message: 'fields maps field ids to string values', code: 'INVALID' }]);
+  if (
+    typeof fields !== 'object' ||
+    Array.isArray(fields) ||
+    Object.values(fields).some((value) => typeof value !== 'string')
+  ) {
+    throw AppError.validation([
+      { field: ['fields'], message: 'fields maps field ids to string values', code: 'INVALID' },
+    ]);
   }
   const { type, text, pngBase64 } = input.signature;
   if (type === 'TYPED' && text?.trim()) return { values: fields as Record<string, string>, signature: { type, text } };
-  if (type === 'DRAWN' && pngBase64) return { values: fields as Record<string, string>, signature: { type, png_base64: pngBase64 } };
+  if (type === 'DRAWN' && pngBase64)
+    return { values: fields as Record<string, string>, signature: { type, png_base64: pngBase64 } };
   throw AppError.validation([
-    { field: ['signature'], message: 'signature is {"type": "TYPED", "text"} or {"type": "DRAWN", "png_base64"}', code: type === 'TYPED' || type === 'DRAWN' ? 'REQUIRED' : 'INVALID' },
+    {
+      field: ['signature'],
+      message: 'signature is {"type": "TYPED", "text"} or {"type": "DRAWN", "png_base64"}',
+      code: type === 'TYPED' || type === 'DRAWN' ? 'REQUIRED' : 'INVALID',
+    },
   ]);
 }
 
-/** Signs the item's contract as the session's recipient and keeps the signed PDF as the item's document; the item's id. */
+/**
+ * Signs the item's contract as the session's recipient and keeps the signed PDF as the item's document; the item's id.
+ */
 export async function signItem(ctx: PortalCtx, input: RecipientSignInput): Promise<string> {
   const session = sessionOf(ctx.viewer);
   // Another request's item is not found, whatever else the input says.
@@ -73,7 +88,8 @@ export async function signItem(ctx: PortalCtx, input: RecipientSignInput): Promi
   const { values, signature } = signingInput(input);
   const now = ctx.settings.clock.now();
   // Refused before the engine's work, and checked again under the lock when the document is kept.
-  if (!recipientMayChange({ state: head.state, expirationDate: toDate(head.expiration_date) }, now)) throw AppError.invalidState(`The request cannot be changed now: it is ${head.state}`);
+  if (!recipientMayChange({ state: head.state, expirationDate: toDate(head.expiration_date) }, now))
+    throw AppError.invalidState(`The request cannot be changed now: it is ${head.state}`);
   const signed = await signContract(ctx, {
     organization: { id: head.organization_id, name: head.organization_name },
     contractId: head.contract_id!,
@@ -89,7 +105,11 @@ export async function signItem(ctx: PortalCtx, input: RecipientSignInput): Promi
     signature,
     at: now,
   });
-  await storeSignedDocument(ctx, input.itemId, head.contract_id!, { stream: Readable.from([signed.pdf]), name: signed.name, claimedType: 'application/pdf' });
+  await storeSignedDocument(ctx, input.itemId, head.contract_id!, {
+    stream: Readable.from([signed.pdf]),
+    name: signed.name,
+    claimedType: 'application/pdf',
+  });
   return input.itemId;
 }
 

@@ -78,11 +78,13 @@ const en = {
   rejectedTitle: '{owner} asks you to redo some items',
   itemsToRedo: 'To redo: {items}',
   closedTitle: 'This request is closed',
-  closedBody: 'It no longer accepts files or answers. Contact the person who sent it if you still need to send something.',
+  closedBody:
+    'It no longer accepts files or answers. Contact the person who sent it if you still need to send something.',
   expiredTitle: 'This link has expired',
   expiredBody: 'The request it opened has expired. Contact the person who sent it for a new link.',
   notFoundTitle: 'Link not found',
-  notFoundBody: 'This link is wrong, or it was replaced by a newer one. Use the latest link you received, or ask the sender for a new one.',
+  notFoundBody:
+    'This link is wrong, or it was replaced by a newer one. Use the latest link you received, or ask the sender for a new one.',
   saved: 'Saved',
   errorGeneric: 'Something went wrong ({status}). Try again.',
   errorOffline: 'You seem to be offline. Try again when you are connected.',
@@ -178,7 +180,8 @@ const es: PortalTexts = {
   expiredTitle: 'Este enlace ha caducado',
   expiredBody: 'La solicitud que abría ha caducado. Pida un enlace nuevo a quien se la envió.',
   notFoundTitle: 'Enlace no encontrado',
-  notFoundBody: 'Este enlace no es correcto o fue sustituido por otro más reciente. Use el último enlace que recibió o pida uno nuevo.',
+  notFoundBody:
+    'Este enlace no es correcto o fue sustituido por otro más reciente. Use el último enlace que recibió o pida uno nuevo.',
   saved: 'Guardado',
   errorGeneric: 'Algo salió mal ({status}). Inténtelo de nuevo.',
   errorOffline: 'Parece que no tiene conexión. Inténtelo cuando vuelva a estar conectado.',

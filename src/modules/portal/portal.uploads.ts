@@ -34,7 +34,10 @@ export function parseUploadMetadata(header: string | undefined): Record<string, 
 
 /** The session of a tus request, as the recipient API sees it: the request view, or why not. */
 async function recipientView(scope: FastifyInstance, request: FastifyRequest<{ Params: TokenParams }>) {
-  const answer = await callRecipientApi(scope, request, { method: 'GET', path: `${apiBase(request.params.token)}/request` });
+  const answer = await callRecipientApi(scope, request, {
+    method: 'GET',
+    path: `${apiBase(request.params.token)}/request`,
+  });
   return answer.status === 200 ? { view: answer.json<PortalRequest>() } : { refused: answer };
 }
 
@@ -53,7 +56,13 @@ function multipartOf(path: string, size: number, name: string, type: string) {
       yield tail;
     })(),
   );
-  return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) } };
+  return {
+    body,
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(head.length + size + tail.length),
+    },
+  };
 }
 
 export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> {
@@ -63,7 +72,10 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
   const { maxUploadBytes, dataDir } = scope.contexts.settings;
   const directory = join(dataDir, 'uploads');
   await mkdir(directory, { recursive: true });
-  const datastore = new FileStore({ directory, expirationPeriodInMilliseconds: PARTIAL_UPLOAD_EXPIRY_HOURS * 3_600_000 });
+  const datastore = new FileStore({
+    directory,
+    expirationPeriodInMilliseconds: PARTIAL_UPLOAD_EXPIRY_HOURS * 3_600_000,
+  });
   /** The Fastify request of each tus request, for the hooks (which see only the web Request). */
   const origin = new WeakMap<IncomingMessage, FastifyRequest<{ Params: TokenParams }>>();
   const fastifyRequestOf = (req: { node?: { req: IncomingMessage } }) => origin.get(req.node!.req)!;
@@ -74,7 +86,8 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
     maxSize: maxUploadBytes,
     relativeLocation: true,
     generateUrl: (req, { id }) => `${apiBase(fastifyRequestOf(req as never).params.token)}/uploads/${id}`,
-    namingFunction: (req) => `${tokenTag(fastifyRequestOf(req as never).params.token)}${randomBytes(16).toString('hex')}`,
+    namingFunction: (req) =>
+      `${tokenTag(fastifyRequestOf(req as never).params.token)}${randomBytes(16).toString('hex')}`,
     async onUploadFinish(req, upload) {
       const request = fastifyRequestOf(req as never);
       const { item_id: itemId, filename, filetype } = upload.metadata ?? {};
@@ -96,7 +109,13 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
     },
   });
 
-  const sweep = setInterval(() => void tus.cleanUpExpiredUploads().catch((err: unknown) => scope.log.warn({ err }, 'sweeping expired uploads failed')), 3_600_000);
+  const sweep = setInterval(
+    () =>
+      void tus
+        .cleanUpExpiredUploads()
+        .catch((err: unknown) => scope.log.warn({ err }, 'sweeping expired uploads failed')),
+    3_600_000,
+  );
   sweep.unref();
   scope.addHook('onClose', async () => clearInterval(sweep));
 
@@ -105,7 +124,8 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
     if (id !== undefined && !id.startsWith(tokenTag(token))) return reply.code(404).send('Upload not found\n');
     if (request.method !== 'OPTIONS') {
       const session = await recipientView(scope, request);
-      if (session.refused) return reply.code(session.refused.status).header('content-type', 'application/json').send(session.refused.body);
+      if (session.refused)
+        return reply.code(session.refused.status).header('content-type', 'application/json').send(session.refused.body);
       if (request.method === 'POST') {
         const refusal = await refuseCreation(session.view, request, token);
         if (refusal) return reply.code(refusal.status).send(`${refusal.detail}\n`);
@@ -117,15 +137,25 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
   }
 
   /** Why a new upload is not taken before its bytes come: no such upload item, or too many unfinished. */
-  async function refuseCreation(view: PortalRequest, request: FastifyRequest, token: string): Promise<{ status: number; detail: string } | null> {
+  async function refuseCreation(
+    view: PortalRequest,
+    request: FastifyRequest,
+    token: string,
+  ): Promise<{ status: number; detail: string } | null> {
     const metadata = parseUploadMetadata(request.headers['upload-metadata'] as string | undefined);
     if (!metadata.filename) return { status: 400, detail: 'Upload-Metadata must name the file (filename)' };
     const item = view.items.find((i) => i.id === metadata.item_id);
     if (!item) return { status: 404, detail: 'Item not found' };
     if (item.type !== 'UPLOAD') return { status: 422, detail: 'Only UPLOAD items take files' };
     const tag = tokenTag(token);
-    const unfinished = (await readdir(directory)).filter((name) => name.startsWith(tag) && !name.endsWith('.json')).length;
-    if (unfinished >= MAX_PARTIAL_UPLOADS) return { status: 429, detail: `At most ${MAX_PARTIAL_UPLOADS} unfinished uploads per link; finish or cancel one first` };
+    const unfinished = (await readdir(directory)).filter(
+      (name) => name.startsWith(tag) && !name.endsWith('.json'),
+    ).length;
+    if (unfinished >= MAX_PARTIAL_UPLOADS)
+      return {
+        status: 429,
+        detail: `At most ${MAX_PARTIAL_UPLOADS} unfinished uploads per link; finish or cancel one first`,
+      };
     return null;
   }
 

@@ -7,7 +7,13 @@ import { formatText, type PortalTextKey, type PortalTexts } from './portal.texts
 
 /** `GET /r/{token}/api` (API-DECISIONS, "The recipient side"). */
 export type SignInInfo = {
-  request: { name: string; organization_name: string; owner_name: string; due_date: string | null; language: string | null };
+  request: {
+    name: string;
+    organization_name: string;
+    owner_name: string;
+    due_date: string | null;
+    language: string | null;
+  };
   recipient: { first_name: string | null };
   sign_in: { steps: SignInStep[]; question_text: string | null; code_destination: string | null };
   branding: PortalBranding;
@@ -41,7 +47,11 @@ export type PortalItem = {
   form_answers?: Record<string, string> | null;
 };
 
-export type PortalForm = { name: string; allow_file_upload: boolean; fields: { name: string; default_value: string | null; read_only: boolean }[] };
+export type PortalForm = {
+  name: string;
+  allow_file_upload: boolean;
+  fields: { name: string; default_value: string | null; read_only: boolean }[];
+};
 
 /** `GET /r/{token}/api/request`. */
 export type PortalRequest = {
@@ -66,7 +76,12 @@ export type PortalRequest = {
   confirmation: { message: string } | null;
 };
 
-export type PortalBranding = { primary_color: string | null; sender_name: string | null; support_email: string | null; logo_url: string | null };
+export type PortalBranding = {
+  primary_color: string | null;
+  sender_name: string | null;
+  support_email: string | null;
+  logo_url: string | null;
+};
 
 export type ViewContext = {
   token: string;
@@ -105,12 +120,19 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   return new SafeHtml(out);
 }
 
-export function text(ctx: Pick<ViewContext, 'texts'>, key: PortalTextKey, values?: Record<string, string | number>): string {
+export function text(
+  ctx: Pick<ViewContext, 'texts'>,
+  key: PortalTextKey,
+  values?: Record<string, string | number>,
+): string {
   return formatText(ctx.texts[key], values);
 }
 
 export function formatDate(iso: string, locale: string, withTime = false): string {
-  return new Intl.DateTimeFormat(locale, withTime ? { dateStyle: 'long', timeStyle: 'short' } : { dateStyle: 'long' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(
+    locale,
+    withTime ? { dateStyle: 'long', timeStyle: 'short' } : { dateStyle: 'long' },
+  ).format(new Date(iso));
 }
 
 export function formatSize(bytes: number, locale: string): string {
@@ -131,7 +153,16 @@ export function isDone(item: PortalItem): boolean {
 
 const apiPath = (ctx: ViewContext, path: string) => `/r/${encodeURIComponent(ctx.token)}/api${path}`;
 
-export function renderHeader(ctx: ViewContext, request: { name: string; organization_name: string; owner_name: string; due_date: string | null; branding?: PortalBranding }): SafeHtml {
+export function renderHeader(
+  ctx: ViewContext,
+  request: {
+    name: string;
+    organization_name: string;
+    owner_name: string;
+    due_date: string | null;
+    branding?: PortalBranding;
+  },
+): SafeHtml {
   // The logo is Gather's own route: by its path, so the page's `img-src 'self'` takes it whatever PUBLIC_URL says.
   const logo = request.branding?.logo_url ? new URL(request.branding.logo_url).pathname : null;
   return html`<header class="top">
@@ -149,21 +180,25 @@ export function renderSignIn(ctx: ViewContext, info: SignInInfo, options: { focu
   <p>${name ? text(ctx, 'greeting', { name }) : text(ctx, 'greetingNoName')}</p>
   <h2 id="signin-title">${text(ctx, 'signInTitle')}</h2>
   <form id="signin-form" novalidate>
-    ${steps.includes('question')
-      ? html`<div class="field">
+    ${
+      steps.includes('question')
+        ? html`<div class="field">
       <label for="signin-answer">${text(ctx, 'questionLabel', { question: question ?? '' })}</label>
       <input id="signin-answer" name="answer" type="text" autocomplete="off" required ${options.focus !== 'code' ? html`autofocus` : ''}>
     </div>`
-      : ''}
-    ${steps.includes('code')
-      ? html`<div class="field" id="code-step">
+        : ''
+    }
+    ${
+      steps.includes('code')
+        ? html`<div class="field" id="code-step">
       <p id="code-intro">${destination ? text(ctx, 'codeIntro', { destination }) : text(ctx, 'codeIntroNoDestination')}</p>
       <button type="button" class="secondary" data-action="send-code">${text(ctx, 'sendCode')}</button>
       <label for="signin-code">${text(ctx, 'codeLabel')}</label>
       <input id="signin-code" name="code" type="text" inputmode="text" autocomplete="one-time-code" required aria-describedby="code-hint" ${options.focus === 'code' ? html`autofocus` : ''}>
       <p class="hint" id="code-hint">${text(ctx, 'codeHint', { owner: info.request.owner_name })}</p>
     </div>`
-      : ''}
+        : ''
+    }
     <p class="error" id="signin-error" role="alert"></p>
     <button type="submit" class="primary">${text(ctx, 'signIn')}</button>
   </form>
@@ -176,25 +211,39 @@ function renderFileLink(ctx: ViewContext, file: PortalFile): SafeHtml {
 
 function statusKey(item: PortalItem): PortalTextKey {
   if (item.is_na) return 'statusNotApplicable';
-  return ({ INCOMPLETE: 'statusIncomplete', COMPLETE: 'statusComplete', REJECTED: 'statusRejected', VERIFIED: 'statusVerified' } as const)[item.status];
+  return (
+    {
+      INCOMPLETE: 'statusIncomplete',
+      COMPLETE: 'statusComplete',
+      REJECTED: 'statusRejected',
+      VERIFIED: 'statusVerified',
+    } as const
+  )[item.status];
 }
 
 function renderUpload(ctx: ViewContext, item: PortalItem, editable: boolean): SafeHtml {
   const canRemove = editable && item.status !== 'VERIFIED';
-  return html`${item.documents.length
-    ? html`<h4>${text(ctx, 'yourFiles')}</h4><ul class="files">${item.documents.map(
-        (doc) => html`<li><span class="name">${renderFileLink(ctx, doc)}</span>${canRemove && doc.mine
-          ? html`<button type="button" class="link" data-action="remove-document" data-item="${item.id}" data-document="${doc.id}" data-name="${doc.file_name}" aria-label="${text(ctx, 'removeFile', { name: doc.file_name })}">×</button>`
-          : ''}</li>`,
-      )}</ul>`
-    : ''}
-  ${editable && !item.is_na
-    ? html`<div class="field">
+  return html`${
+    item.documents.length
+      ? html`<h4>${text(ctx, 'yourFiles')}</h4><ul class="files">${item.documents.map(
+          (doc) =>
+            html`<li><span class="name">${renderFileLink(ctx, doc)}</span>${
+              canRemove && doc.mine
+                ? html`<button type="button" class="link" data-action="remove-document" data-item="${item.id}" data-document="${doc.id}" data-name="${doc.file_name}" aria-label="${text(ctx, 'removeFile', { name: doc.file_name })}">×</button>`
+                : ''
+            }</li>`,
+        )}</ul>`
+      : ''
+  }
+  ${
+    editable && !item.is_na
+      ? html`<div class="field">
     <label class="button secondary" for="file-${item.id}">${text(ctx, 'chooseFiles')}</label>
     <input class="visually-hidden" type="file" id="file-${item.id}" multiple data-action="upload" data-item="${item.id}" aria-describedby="file-hint-${item.id}">
     <p class="hint" id="file-hint-${item.id}">${text(ctx, 'chooseFilesHint', { size: formatSize(ctx.maxUploadBytes, ctx.locale) })}</p>
   </div>`
-    : ''}
+      : ''
+  }
   <ul class="uploads" id="uploads-${item.id}" aria-live="polite"></ul>`;
 }
 
@@ -294,9 +343,11 @@ export function renderItem(ctx: ViewContext, item: PortalItem, editable: boolean
     ${item.description ? html`<p class="desc">${item.description}</p>` : ''}
     ${item.attachments.length ? html`<ul class="files owner">${item.attachments.map((f) => html`<li>${renderFileLink(ctx, f)}</li>`)}</ul>` : ''}
     ${body}
-    ${editable && !item.required && item.status !== 'VERIFIED'
-      ? html`<div class="check na"><input type="checkbox" id="na-${item.id}" data-action="not-applicable" data-item="${item.id}" ${item.is_na ? html`checked` : ''}><label for="na-${item.id}">${text(ctx, 'notApplicable')}</label></div>`
-      : ''}
+    ${
+      editable && !item.required && item.status !== 'VERIFIED'
+        ? html`<div class="check na"><input type="checkbox" id="na-${item.id}" data-action="not-applicable" data-item="${item.id}" ${item.is_na ? html`checked` : ''}><label for="na-${item.id}">${text(ctx, 'notApplicable')}</label></div>`
+        : ''
+    }
     <p class="error" id="error-${item.id}" role="alert"></p>
   </div>
 </li>`;
@@ -315,16 +366,23 @@ function renderSubmitted(ctx: ViewContext, request: PortalRequest): SafeHtml {
   ${submission ? html`<p>${text(ctx, 'submittedOn', { date: formatDate(submission.created_at, ctx.locale, true), owner: request.owner_name })}</p>` : ''}
   <h3>${text(ctx, 'whatYouSent')}</h3>
   <ul class="summary">${request.items.map(
-    (item) => html`<li><strong>${item.name}</strong>: ${
-      item.is_na
-        ? text(ctx, 'statusNotApplicable')
-        : item.type === 'QUESTION'
-          ? item.answer || text(ctx, 'noAnswer')
-          : [
-              ...(item.form_answers ? [Object.entries(item.form_answers).map(([field, value]) => `${field}: ${value}`).join('; ')] : []),
-              ...item.documents.map((d) => d.file_name),
-            ].join(', ') || text(ctx, 'nothingSent')
-    }</li>`,
+    (item) =>
+      html`<li><strong>${item.name}</strong>: ${
+        item.is_na
+          ? text(ctx, 'statusNotApplicable')
+          : item.type === 'QUESTION'
+            ? item.answer || text(ctx, 'noAnswer')
+            : [
+                ...(item.form_answers
+                  ? [
+                      Object.entries(item.form_answers)
+                        .map(([field, value]) => `${field}: ${value}`)
+                        .join('; '),
+                    ]
+                  : []),
+                ...item.documents.map((d) => d.file_name),
+              ].join(', ') || text(ctx, 'nothingSent')
+      }</li>`,
   )}</ul>
   ${submission?.comment ? html`<h3>${text(ctx, 'yourComment')}</h3><p class="comment">${submission.comment}</p>` : ''}
 </section>`;
@@ -332,7 +390,9 @@ function renderSubmitted(ctx: ViewContext, request: PortalRequest): SafeHtml {
 
 function renderRejection(ctx: ViewContext, request: PortalRequest): SafeHtml {
   const message = request.rejection?.message;
-  const names = request.items.filter((i) => request.rejection?.item_ids.includes(i.id) ?? i.status === 'REJECTED').map((i) => i.name);
+  const names = request.items
+    .filter((i) => request.rejection?.item_ids.includes(i.id) ?? i.status === 'REJECTED')
+    .map((i) => i.name);
   return html`<section class="card notice" role="region" aria-labelledby="rejected-title">
   <h2 id="rejected-title">${text(ctx, 'rejectedTitle', { owner: request.owner_name })}</h2>
   ${message ? html`<blockquote>${message}</blockquote>` : ''}
@@ -344,28 +404,36 @@ function renderRejection(ctx: ViewContext, request: PortalRequest): SafeHtml {
 export function renderRequest(ctx: ViewContext, request: PortalRequest): SafeHtml {
   const editable = request.can_change;
   return html`${request.state === 'REJECTED' ? renderRejection(ctx, request) : ''}
-${request.confirmation
-  ? html`<section class="card confirmation" aria-labelledby="confirmation-title"><h2 id="confirmation-title">${text(ctx, 'confirmationTitle')}</h2><p>${request.confirmation.message}</p></section>`
-  : ''}
+${
+  request.confirmation
+    ? html`<section class="card confirmation" aria-labelledby="confirmation-title"><h2 id="confirmation-title">${text(ctx, 'confirmationTitle')}</h2><p>${request.confirmation.message}</p></section>`
+    : ''
+}
 ${!editable && request.submissions.length ? renderSubmitted(ctx, request) : ''}
-${request.personal_message
-  ? html`<section class="card message" aria-labelledby="message-title"><h2 id="message-title">${text(ctx, 'messageFromOwner', { owner: request.owner_name })}</h2><p>${request.personal_message}</p></section>`
-  : ''}
-${request.attachments.length
-  ? html`<section class="card" aria-labelledby="owner-files-title"><h2 id="owner-files-title">${text(ctx, 'ownerFiles', { owner: request.owner_name })}</h2><ul class="files owner">${request.attachments.map((f) => html`<li>${renderFileLink(ctx, f)}</li>`)}</ul></section>`
-  : ''}
+${
+  request.personal_message
+    ? html`<section class="card message" aria-labelledby="message-title"><h2 id="message-title">${text(ctx, 'messageFromOwner', { owner: request.owner_name })}</h2><p>${request.personal_message}</p></section>`
+    : ''
+}
+${
+  request.attachments.length
+    ? html`<section class="card" aria-labelledby="owner-files-title"><h2 id="owner-files-title">${text(ctx, 'ownerFiles', { owner: request.owner_name })}</h2><ul class="files owner">${request.attachments.map((f) => html`<li>${renderFileLink(ctx, f)}</li>`)}</ul></section>`
+    : ''
+}
 <section aria-labelledby="checklist-title">
   <h2 id="checklist-title">${text(ctx, 'checklist', { owner: request.owner_name })}</h2>
   ${renderProgress(ctx, request.items)}
   <ol class="items">${request.items.map((item) => renderItem(ctx, item, editable))}</ol>
 </section>
-${editable
-  ? html`<form class="card submit" id="submit-form">
+${
+  editable
+    ? html`<form class="card submit" id="submit-form">
   ${request.disable_submission_comments ? '' : html`<label for="comment">${text(ctx, 'commentLabel', { owner: request.owner_name })}</label><textarea id="comment" name="comment" rows="3" maxlength="5000"></textarea>`}
   <p class="error" id="submit-error" role="alert"></p>
   <button type="submit" class="primary" id="submit-button">${text(ctx, 'submit', { owner: request.owner_name })}</button>
 </form>`
-  : ''}`;
+    : ''
+}`;
 }
 
 /** The page's parts the script reads at start: the token, texts and what the server rendered from. */

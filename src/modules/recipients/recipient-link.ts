@@ -30,14 +30,19 @@ function memoised(key: string, compute: () => string): string {
 }
 
 export function linkToken(secret: string, recipientId: string, nonce: string): string {
-  return memoised(`link:${recipientId}:${nonce}:${secret}`, () => derive(secret, 'link', recipientId, nonce).toString('base64url'));
+  return memoised(`link:${recipientId}:${nonce}:${secret}`, () =>
+    derive(secret, 'link', recipientId, nonce).toString('base64url'),
+  );
 }
 
 export function recipientPassword(secret: string, recipientId: string, nonce: string): string {
   return memoised(`password:${recipientId}:${nonce}:${secret}`, () => {
     const bytes = derive(secret, 'password', recipientId, nonce);
     // 14 characters from a 57-letter alphabet without look-alikes: about 81 bits.
-    return Array.from(bytes.subarray(0, PASSWORD_LENGTH), (byte) => PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length]).join('');
+    return Array.from(
+      bytes.subarray(0, PASSWORD_LENGTH),
+      (byte) => PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length],
+    ).join('');
   });
 }
 

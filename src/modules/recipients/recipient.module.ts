@@ -17,7 +17,13 @@ export const recipientsModule: ModuleDescriptor = {
   restRows: recipientRestRows,
   nodes: {
     Contact: { sql: 'select 1 from contact where id = ? and organization_id = ?', load: getContact },
-    Recipient: { sql: 'select 1 from recipient p join request r on r.id = p.request_id where p.id = ? and r.organization_id = ?', load: getRecipient },
+    Recipient: {
+      sql: 'select 1 from recipient p join request r on r.id = p.request_id where p.id = ? and r.organization_id = ?',
+      load: getRecipient,
+    },
   },
-  contributes: [requestCreationParts.contribute(requestRecipientsPart), requestRestParts.contribute(requestRecipientsRestPart)],
+  contributes: [
+    requestCreationParts.contribute(requestRecipientsPart),
+    requestRestParts.contribute(requestRecipientsRestPart),
+  ],
 };

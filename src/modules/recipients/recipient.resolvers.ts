@@ -26,26 +26,41 @@ export const recipientResolvers: Resolvers = {
   },
   Contact: {
     owner: reads(['owner'], (contact, _args, ctx, info) => loadRequiredRef(contact.owner, ctx.loaders.userById, info)),
-    team: reads(['team'], (contact, _args, ctx, info) => (contact.team ? loadRef(contact.team, ctx.loaders.teamById, info) : null)),
+    team: reads(['team'], (contact, _args, ctx, info) =>
+      contact.team ? loadRef(contact.team, ctx.loaders.teamById, info) : null,
+    ),
   },
   Request: {
     // Its recipients' `auth` and `mfaLink` read the request's `mfaEnabled` (MFA, below): read with
     // the request, a list's page answers them without reading its requests again.
-    recipients: reads(['id', 'mfaEnabled'], (request, _args, ctx, info) => ctx.loaders.recipientsByRequest.load(selecting(request.id, info))),
+    recipients: reads(['id', 'mfaEnabled'], (request, _args, ctx, info) =>
+      ctx.loaders.recipientsByRequest.load(selecting(request.id, info)),
+    ),
   },
   Recipient: {
-    contact: reads(['contact'], (recipient, _args, ctx, info) => loadRequiredRef(recipient.contact, ctx.loaders.contactById, info)),
+    contact: reads(['contact'], (recipient, _args, ctx, info) =>
+      loadRequiredRef(recipient.contact, ctx.loaders.contactById, info),
+    ),
     auth: reads(['authMethod', 'email', 'request'], async (recipient, _args, ctx) => {
       const request = (await ctx.loaders.requestById.load({ id: recipient.request.id, properties: MFA }))!;
       return effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);
     }),
-    requestLink: reads(['linkNonce'], (recipient, _args, ctx) => requestLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce))),
+    requestLink: reads(['linkNonce'], (recipient, _args, ctx) =>
+      requestLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce)),
+    ),
     mfaLink: reads(['authMethod', 'email', 'request', 'linkNonce'], async (recipient, _args, ctx) => {
       const request = (await ctx.loaders.requestById.load({ id: recipient.request.id, properties: MFA }))!;
       const auth = effectiveAuth(recipient.authMethod, request.mfaEnabled, recipient.email ?? null);
-      return mfaLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce), auth, request.mfaEnabled);
+      return mfaLink(
+        ctx.settings.publicUrl,
+        linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce),
+        auth,
+        request.mfaEnabled,
+      );
     }),
-    password: reads(['linkNonce'], (recipient, _args, ctx) => recipientPassword(ctx.settings.secret, recipient.id, recipient.linkNonce)),
+    password: reads(['linkNonce'], (recipient, _args, ctx) =>
+      recipientPassword(ctx.settings.secret, recipient.id, recipient.linkNonce),
+    ),
   },
   ContactConnection: {
     ...countFields,

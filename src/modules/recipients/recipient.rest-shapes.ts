@@ -23,32 +23,38 @@ export const { schema: ContactBody, map: restContact } = restShape((field: Field
   created_at: Type.String(),
 }));
 
-const languageOrNull = (language: string | null | undefined) => (language == null ? language : languageFromRest(language));
+const languageOrNull = (language: string | null | undefined) =>
+  language == null ? language : languageFromRest(language);
 
 const AuthMethodSchema = StringEnum(AUTH_METHODS, 'UNSET, EMAIL, SMS, SECURITY_QUESTION or NONE');
 
-const RecipientCreateBody = Body(
-  {
-    id: Nullable(Uuid('the id of an existing contact')),
-    first_name: Nullable(Text(MAX_PERSON_NAME)),
-    last_name: Nullable(Text(MAX_PERSON_NAME)),
-    email: Nullable(Text(MAX_EMAIL)),
-    phone: Nullable(Text(MAX_PHONE)),
-    language: Nullable(LanguageSchema),
-    auth_method: Nullable(
-      Type.Unsafe<string | { type: string; question_text?: string | null; question_answer?: string | null }>({
-        anyOf: [
-          AuthMethodSchema,
-          Body(
-            { type: AuthMethodSchema, question_text: Nullable(Text(MAX_QUESTION)), question_answer: Nullable(Text(MAX_QUESTION)) }, ['type']),
-        ],
-        description: 'an auth method, or an object {type, question_text, question_answer}',
-      }),
-    ),
-    send_method: Nullable(StringEnum(SEND_METHODS)),
-    question_text: Nullable(Text(MAX_QUESTION)),
-    question_answer: Nullable(Text(MAX_QUESTION)),
-  });
+const RecipientCreateBody = Body({
+  id: Nullable(Uuid('the id of an existing contact')),
+  first_name: Nullable(Text(MAX_PERSON_NAME)),
+  last_name: Nullable(Text(MAX_PERSON_NAME)),
+  email: Nullable(Text(MAX_EMAIL)),
+  phone: Nullable(Text(MAX_PHONE)),
+  language: Nullable(LanguageSchema),
+  auth_method: Nullable(
+    Type.Unsafe<string | { type: string; question_text?: string | null; question_answer?: string | null }>({
+      anyOf: [
+        AuthMethodSchema,
+        Body(
+          {
+            type: AuthMethodSchema,
+            question_text: Nullable(Text(MAX_QUESTION)),
+            question_answer: Nullable(Text(MAX_QUESTION)),
+          },
+          ['type'],
+        ),
+      ],
+      description: 'an auth method, or an object {type, question_text, question_answer}',
+    }),
+  ),
+  send_method: Nullable(StringEnum(SEND_METHODS)),
+  question_text: Nullable(Text(MAX_QUESTION)),
+  question_answer: Nullable(Text(MAX_QUESTION)),
+});
 type RecipientCreateBody = (typeof RecipientCreateBody)['static'];
 
 function recipientInputFromRest(body: RecipientCreateBody) {
@@ -86,7 +92,10 @@ export const Recipient = restShape((field: Field<RestRecipientFragment>) => ({
   recipient: field(RecipientPerson.schema, RecipientPerson.map),
 }));
 
-const RequestRecipientsBody = Body({ recipients: Type.Array(RecipientCreateBody, { minItems: 1, maxItems: MAX_RECIPIENTS }) }, ['recipients']);
+const RequestRecipientsBody = Body(
+  { recipients: Type.Array(RecipientCreateBody, { minItems: 1, maxItems: MAX_RECIPIENTS }) },
+  ['recipients'],
+);
 
 export const requestRecipientsRestPart: RequestRestPart<typeof RequestRecipientsBody> = {
   createBody: RequestRecipientsBody,

@@ -12,12 +12,16 @@ import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
 import { ContactBody, Recipient, restContact } from './recipient.rest-shapes';
 
-
 const tags = ['Contacts'];
 const ListQuery = Query({ limit: listQuery('asc').properties.limit });
 
-const ContactUpsertBody = Body(
-  { first_name: Nullable(Text(MAX_PERSON_NAME)), last_name: Nullable(Text(MAX_PERSON_NAME)), email: Nullable(Text(MAX_EMAIL)), phone: Nullable(Text(MAX_PHONE)), language: Nullable(LanguageSchema) });
+const ContactUpsertBody = Body({
+  first_name: Nullable(Text(MAX_PERSON_NAME)),
+  last_name: Nullable(Text(MAX_PERSON_NAME)),
+  email: Nullable(Text(MAX_EMAIL)),
+  phone: Nullable(Text(MAX_PHONE)),
+  language: Nullable(LanguageSchema),
+});
 
 export const recipientRestRows: RestRow[] = [
   restRow({
@@ -38,7 +42,13 @@ export const recipientRestRows: RestRow[] = [
     schema: { body: ContactUpsertBody, response: withErrors({ 200: ContactBody }, [422]) },
     operation: ContactUpsertDocument,
     variables: ({ body }) => ({
-      input: { firstName: body?.first_name, lastName: body?.last_name, email: body?.email, phone: body?.phone, language: body?.language ? languageFromRest(body.language) : body?.language },
+      input: {
+        firstName: body?.first_name,
+        lastName: body?.last_name,
+        email: body?.email,
+        phone: body?.phone,
+        language: body?.language ? languageFromRest(body.language) : body?.language,
+      },
     }),
     result: (data) => ({ body: restContact(fromPayload(data.contactUpsert, 'contact')) }),
   }),
@@ -47,7 +57,11 @@ export const recipientRestRows: RestRow[] = [
     url: '/organizations/:org_id/contacts',
     summary: "List the organization's contacts (ADMIN: all; USER: its own)",
     tags,
-    schema: { params: Type.Object({ org_id: Uuid() }), querystring: ListQuery, response: withErrors({ 200: Type.Array(ContactBody) }) },
+    schema: {
+      params: Type.Object({ org_id: Uuid() }),
+      querystring: ListQuery,
+      response: withErrors({ 200: Type.Array(ContactBody) }),
+    },
     operation: OrganizationContactListDocument,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
     result: (data) => {
@@ -59,7 +73,10 @@ export const recipientRestRows: RestRow[] = [
     url: '/requests/:request_id/recipients/:recipient_id/link',
     summary: "Regenerate a recipient's link (the old one stops working) and invite it with the new one",
     tags: ['Requests'],
-    schema: { params: Type.Object({ request_id: Uuid(), recipient_id: Uuid() }), response: withErrors({ 200: Recipient.schema }) },
+    schema: {
+      params: Type.Object({ request_id: Uuid(), recipient_id: Uuid() }),
+      response: withErrors({ 200: Recipient.schema }),
+    },
     operation: RecipientLinkRegenerateDocument,
     variables: ({ params }) => ({ requestId: params.request_id, id: params.recipient_id }),
     result: (data) => ({ body: Recipient.map(fromPayload(data.recipientLinkRegenerate, 'recipient')) }),

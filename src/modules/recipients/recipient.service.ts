@@ -34,7 +34,11 @@ export type RecipientDraft = {
   questionAnswer: string | null;
 };
 
-function checkPersonFields(check: InputCheck, path: FieldPath, input: { firstName?: string | null; lastName?: string | null; email?: string | null; phone?: string | null }) {
+function checkPersonFields(
+  check: InputCheck,
+  path: FieldPath,
+  input: { firstName?: string | null; lastName?: string | null; email?: string | null; phone?: string | null },
+) {
   check
     .text([...path, 'firstName'], input.firstName, { max: MAX_PERSON_NAME })
     .text([...path, 'lastName'], input.lastName, { max: MAX_PERSON_NAME })
@@ -48,7 +52,11 @@ const normaliseEmail = (email: string | null | undefined) => (email ? email.trim
  * Checks the recipients of a new request and resolves the contacts they name. Problems are added to
  * `check`; the drafts are only meaningful when it ends without any.
  */
-export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: RecipientInput[]): Promise<RecipientDraft[]> {
+export async function prepareRecipients(
+  ctx: Ctx,
+  check: InputCheck,
+  inputs: RecipientInput[],
+): Promise<RecipientDraft[]> {
   check.count(['recipients'], inputs, { min: 1, max: MAX_RECIPIENTS });
   const ids = inputs.map((r) => r.id).filter((id): id is string => !!id && isUuid(id));
   const contacts = ids.length
@@ -61,9 +69,12 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
     const path = ['recipients', index];
     checkPersonFields(check, path, input);
     check.uuid([...path, 'id'], input.id);
-    check.text([...path, 'questionText'], input.questionText, { max: MAX_QUESTION }).text([...path, 'questionAnswer'], input.questionAnswer, { max: MAX_QUESTION });
+    check
+      .text([...path, 'questionText'], input.questionText, { max: MAX_QUESTION })
+      .text([...path, 'questionAnswer'], input.questionAnswer, { max: MAX_QUESTION });
     const contact = input.id ? byId.get(input.id) : undefined;
-    if (input.id && isUuid(input.id) && !contact) check.add([...path, 'id'], 'Names no contact of your organization', 'NOT_FOUND');
+    if (input.id && isUuid(input.id) && !contact)
+      check.add([...path, 'id'], 'Names no contact of your organization', 'NOT_FOUND');
     const draft: RecipientDraft = {
       contactId: contact?.id ?? null,
       firstName: input.firstName ?? contact?.firstName ?? null,
@@ -76,13 +87,18 @@ export async function prepareRecipients(ctx: Ctx, check: InputCheck, inputs: Rec
       questionText: input.questionText ?? null,
       questionAnswer: input.questionAnswer ?? null,
     };
-    if (!input.id && !draft.email && !draft.phone) check.add([...path, 'email'], 'A recipient needs an email or a phone', 'REQUIRED');
+    if (!input.id && !draft.email && !draft.phone)
+      check.add([...path, 'email'], 'A recipient needs an email or a phone', 'REQUIRED');
     if (draft.authMethod === 'SECURITY_QUESTION') {
-      if (!draft.questionText?.trim()) check.add([...path, 'questionText'], 'Required with SECURITY_QUESTION', 'REQUIRED');
-      if (!draft.questionAnswer?.trim()) check.add([...path, 'questionAnswer'], 'Required with SECURITY_QUESTION', 'REQUIRED');
+      if (!draft.questionText?.trim())
+        check.add([...path, 'questionText'], 'Required with SECURITY_QUESTION', 'REQUIRED');
+      if (!draft.questionAnswer?.trim())
+        check.add([...path, 'questionAnswer'], 'Required with SECURITY_QUESTION', 'REQUIRED');
     }
-    if (draft.authMethod === 'EMAIL' && !draft.email) check.add([...path, 'email'], 'Required with auth method EMAIL', 'REQUIRED');
-    if (draft.authMethod === 'SMS' && !draft.phone) check.add([...path, 'phone'], 'Required with auth method SMS', 'REQUIRED');
+    if (draft.authMethod === 'EMAIL' && !draft.email)
+      check.add([...path, 'email'], 'Required with auth method EMAIL', 'REQUIRED');
+    if (draft.authMethod === 'SMS' && !draft.phone)
+      check.add([...path, 'phone'], 'Required with auth method SMS', 'REQUIRED');
     const identity = draft.contactId ?? `${normaliseEmail(draft.email)}|${draft.phone ?? ''}`;
     if (seen.has(identity)) check.add(path, 'The same recipient appears twice', 'INVALID');
     seen.add(identity);
@@ -100,7 +116,11 @@ let upsertContactsSql: string | undefined;
  * lower() (which may differ from JavaScript's for letters such as İ) decides which drafts are the same
  * person.
  */
-async function upsertContacts(em: EntityManager, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, ContactRow>> {
+async function upsertContacts(
+  em: EntityManager,
+  owner: UserRef,
+  drafts: RecipientDraft[],
+): Promise<Map<number, ContactRow>> {
   const given = drafts.flatMap((draft, position) => (draft.contactId ? [] : [{ draft, position }]));
   const contacts = new Map<number, ContactRow>();
   if (given.length === 0) return contacts;
@@ -150,7 +170,13 @@ async function upsertContacts(em: EntityManager, owner: UserRef, drafts: Recipie
  * The recipients of a new request, each with its link secrets, as lean records for `insertRecords`,
  * and their contacts, upserted first.
  */
-export async function newRecipients(em: EntityManager, settings: ServiceSettings, request: { id: string; organization: { id: string } }, owner: UserRef, drafts: RecipientDraft[]): Promise<{ recipients: RecipientRow[]; contacts: ContactRow[] }> {
+export async function newRecipients(
+  em: EntityManager,
+  settings: ServiceSettings,
+  request: { id: string; organization: { id: string } },
+  owner: UserRef,
+  drafts: RecipientDraft[],
+): Promise<{ recipients: RecipientRow[]; contacts: ContactRow[] }> {
   const contacts = await upsertContacts(em, owner, drafts);
   const recipients = drafts.map((draft, position) => {
     // The link secrets derive from the id, so it is chosen here rather than by the record's default.
@@ -192,7 +218,11 @@ export async function getRecipient(ctx: Ctx, id: string): Promise<Recipient | nu
   return recipient && (await findVisibleRequest(ctx.em, ctx.viewer, recipient.request.id)) ? recipient : null;
 }
 
-export async function listContacts(ctx: Ctx, args: PageArgs, scope: 'own' | 'organization'): Promise<Connection<ContactRow>> {
+export async function listContacts(
+  ctx: Ctx,
+  args: PageArgs,
+  scope: 'own' | 'organization',
+): Promise<Connection<ContactRow>> {
   const where: Record<string, unknown> = { organization: ctx.viewer.organizationId };
   if (scope === 'own' || !isAdmin(ctx.viewer)) where.owner = ctx.viewer.userId;
   const qb = ctx.em.createQueryBuilder(Contact, 'c').where(where);
@@ -203,7 +233,8 @@ export async function listContacts(ctx: Ctx, args: PageArgs, scope: 'own' | 'org
 export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promise<ContactRow> {
   const check = new InputCheck();
   checkPersonFields(check, [], input);
-  if (!input.email?.trim() && !input.phone?.trim()) check.add(['email'], 'A contact needs an email or a phone', 'REQUIRED');
+  if (!input.email?.trim() && !input.phone?.trim())
+    check.add(['email'], 'A contact needs an email or a phone', 'REQUIRED');
   check.done();
   const draft: RecipientDraft = {
     contactId: null,
@@ -229,7 +260,8 @@ export async function regenerateLink(ctx: RequestCtx, id: string, requestId?: st
   return inTransaction(ctx.em, async (tx) => {
     // Under a request, the contact REST shows as `recipient.id` names its recipient too (a contact is
     // a request's recipient once at most), so a REST client can use the id it was given.
-    const where = requestId != null ? (isUuid(requestId) ? { request: requestId, $or: [{ id }, { contact: id }] } : null) : { id };
+    const where =
+      requestId != null ? (isUuid(requestId) ? { request: requestId, $or: [{ id }, { contact: id }] } : null) : { id };
     const found = isUuid(id) && where ? await tx.findOne(Recipient, where) : null;
     if (!found) throw AppError.notFound('Recipient');
     // Visibility of a recipient is the visibility of its request.
@@ -243,7 +275,11 @@ export async function regenerateLink(ctx: RequestCtx, id: string, requestId?: st
     found.linkNonce = newLinkNonce();
     found.tokenHash = sha256Hex(linkToken(ctx.settings.secret, found.id, found.linkNonce));
     found.passwordHash = sha256Hex(recipientPassword(ctx.settings.secret, found.id, found.linkNonce));
-    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated, action: 'link.regenerated', details: { recipient_id: found.id } });
+    await emitRequestEvent(tx, ctx, 'request.updated', request, {
+      updated,
+      action: 'link.regenerated',
+      details: { recipient_id: found.id },
+    });
     return found;
   });
 }

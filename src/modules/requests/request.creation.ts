@@ -44,7 +44,10 @@ export type RequestCreationPlan = {
   /** The organization's defaults (one part gives them; requests do not read organizations' settings themselves). */
   organizationDefaults?: OrganizationDefaults;
   /** Records inserted with the request, in its one statement. */
-  records?(tx: EntityManager, created: NewRequest): Promise<[EntityName<any>, object[]] | null> | [EntityName<any>, object[]] | null;
+  records?(
+    tx: EntityManager,
+    created: NewRequest,
+  ): Promise<[EntityName<any>, object[]] | null> | [EntityName<any>, object[]] | null;
   /** Writes once the request's statement ran. */
   afterInsert?(tx: EntityManager, created: NewRequest): Promise<void> | void;
   /**

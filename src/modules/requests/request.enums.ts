@@ -17,7 +17,22 @@ export const REQUEST_STATES = [
 ] as const;
 export type RequestState = (typeof REQUEST_STATES)[number];
 
-export const LANGUAGES = ['en-US', 'es', 'ar', 'zh', 'fr', 'de', 'ht', 'he', 'id', 'it', 'ko', 'pt', 'pa', 'ru'] as const;
+export const LANGUAGES = [
+  'en-US',
+  'es',
+  'ar',
+  'zh',
+  'fr',
+  'de',
+  'ht',
+  'he',
+  'id',
+  'it',
+  'ko',
+  'pt',
+  'pa',
+  'ru',
+] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: Language = 'en-US';
 /** Days between reminders of a request (and of a template) that names none. */
@@ -26,7 +41,15 @@ export const DEFAULT_REMINDERS = 3;
 export const LANGUAGE_ALIASES: Record<string, Language> = { en: 'en-US' };
 
 /** Where a request's documents go besides Gather's own storage (README, Cloud storage). */
-export const CONNECTION_PROVIDERS = ['SERVICE', 'S3', 'GOOGLE_DRIVE', 'DROPBOX', 'BOX', 'ONEDRIVE', 'SHAREPOINT'] as const;
+export const CONNECTION_PROVIDERS = [
+  'SERVICE',
+  'S3',
+  'GOOGLE_DRIVE',
+  'DROPBOX',
+  'BOX',
+  'ONEDRIVE',
+  'SHAREPOINT',
+] as const;
 export type ConnectionProvider = (typeof CONNECTION_PROVIDERS)[number];
 
 /** GraphQL spells `en-US` as EN_US; every other language is its code in capitals. */

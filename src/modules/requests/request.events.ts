@@ -21,10 +21,20 @@ export type RequestEventArgs = {
   requestId?: string | null;
 };
 
-type EventLine = { id: string; topic: string; organization_id: string; created_at: Date; updated: string[] | null; request_id: string };
+type EventLine = {
+  id: string;
+  topic: string;
+  organization_id: string;
+  created_at: Date;
+  updated: string[] | null;
+  request_id: string;
+};
 
 /** Events on the requests the viewer sees (deleted ones included), oldest first, as `RequestEvent`s. */
-export async function listRequestEvents(ctx: GraphQLContext, args: RequestEventArgs): Promise<{ nodes: EventRoot[]; hasNextPage: boolean; endCursor: string | null; totalCount: () => Promise<number> }> {
+export async function listRequestEvents(
+  ctx: GraphQLContext,
+  args: RequestEventArgs,
+): Promise<{ nodes: EventRoot[]; hasNextPage: boolean; endCursor: string | null; totalCount: () => Promise<number> }> {
   checkPageArgs(args);
   const size = args.first ?? DEFAULT_PAGE_SIZE;
   const visible = requestVisibility('r', ctx.viewer, { includeDeleted: true });
@@ -38,7 +48,8 @@ export async function listRequestEvents(ctx: GraphQLContext, args: RequestEventA
   if (args.since) where('e.created_at >= ?', args.since);
   if (args.topics) where('e.topic = any(?::text[])', args.topics);
   if (args.requestId != null) {
-    if (!isUuid(args.requestId)) throw AppError.validation([{ field: ['requestId'], message: 'requestId is not a UUID', code: 'INVALID' }]);
+    if (!isUuid(args.requestId))
+      throw AppError.validation([{ field: ['requestId'], message: 'requestId is not a UUID', code: 'INVALID' }]);
     where('e.request_id = ?', args.requestId);
   }
   const keyset = args.after ? decodeCursor(args.after, 'after') : undefined;
@@ -68,6 +79,7 @@ export async function listRequestEvents(ctx: GraphQLContext, args: RequestEventA
     hasNextPage: more,
     endCursor: last ? encodeCursor(last.createdAt, last.eventId) : null,
     // Counted only when a client selects it.
-    totalCount: async () => Number((await queryRows<{ count: string }>(ctx.em, `select count(*) as count ${from}`, params))[0].count),
+    totalCount: async () =>
+      Number((await queryRows<{ count: string }>(ctx.em, `select count(*) as count ${from}`, params))[0].count),
   };
 }

@@ -3,7 +3,16 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
-import { closeRequest, createRequest, deleteRequest, getRequest, listRequests, noteRead, sendRequest, updateRequest } from './request.service';
+import {
+  closeRequest,
+  createRequest,
+  deleteRequest,
+  getRequest,
+  listRequests,
+  noteRead,
+  sendRequest,
+  updateRequest,
+} from './request.service';
 import { LANGUAGE_GRAPHQL_VALUES } from './request.enums';
 import { listRequestEvents } from './request.events';
 import { countFields } from '../../kernel/graphql/pagination';
@@ -14,7 +23,11 @@ import type { GraphQLResolveInfo } from 'graphql';
  * A page of requests read with what the document selects of them, whose records also answer lookups
  * by id (an item's or recipient's request) that read no more than that.
  */
-async function listRequestsPrimed(ctx: GraphQLContext, args: Parameters<typeof listRequests>[1], info: GraphQLResolveInfo) {
+async function listRequestsPrimed(
+  ctx: GraphQLContext,
+  args: Parameters<typeof listRequests>[1],
+  info: GraphQLResolveInfo,
+) {
   const properties = selectedNodeProperties(info);
   const connection = await listRequests(ctx, args, properties);
   primeAll(ctx.loaders.requestById, connection.nodes, properties);
@@ -37,7 +50,8 @@ export const requestResolvers: Resolvers = {
   },
   Mutation: {
     requestCreate: (_root, { input }, ctx) => payload(async () => ({ request: await createRequest(ctx, input) })),
-    requestUpdate: (_root, { id, input }, ctx) => payload(async () => ({ request: (await updateRequest(ctx, id, input)).request })),
+    requestUpdate: (_root, { id, input }, ctx) =>
+      payload(async () => ({ request: (await updateRequest(ctx, id, input)).request })),
     requestDelete: (_root, { id }, ctx) => payload(async () => ({ deletedRequestId: await deleteRequest(ctx, id) })),
     requestClose: (_root, { id }, ctx) => payload(async () => ({ request: await closeRequest(ctx, id) })),
     requestSend: (_root, { id }, ctx) => payload(async () => ({ request: await sendRequest(ctx, id) })),
@@ -47,7 +61,9 @@ export const requestResolvers: Resolvers = {
   },
   Request: {
     owner: reads(['owner'], (request, _args, ctx, info) => loadRequiredRef(request.owner, ctx.loaders.userById, info)),
-    team: reads(['team'], (request, _args, ctx, info) => (request.team ? loadRef(request.team, ctx.loaders.teamById, info) : null)),
+    team: reads(['team'], (request, _args, ctx, info) =>
+      request.team ? loadRef(request.team, ctx.loaders.teamById, info) : null,
+    ),
     userMetadata: reads(['userMetadata'], (request) => request.userMetadata),
     rejection: reads(['rejection'], (request) => request.rejection ?? null),
     collaborators: reads(['id'], (request, _args, ctx) => ctx.loaders.collaboratorsByRequest.load(request.id)),

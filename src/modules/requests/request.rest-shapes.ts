@@ -1,5 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Language as GraphQLLanguage, RequestCreateInput, RestRequestFragment } from '../../kernel/graphql/__generated__/operations';
+import type {
+  Language as GraphQLLanguage,
+  RequestCreateInput,
+  RestRequestFragment,
+} from '../../kernel/graphql/__generated__/operations';
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
@@ -24,9 +28,13 @@ import { requestRestParts } from './request.rest-parts';
 // are the keys those modules contribute (request.rest-parts.ts).
 
 /** `en-US` and the rest; `en` is the spec's spelling of the default. */
-export const LanguageSchema = StringEnum([...LANGUAGES, 'en'], 'a language code: en-US, es, ar, zh, fr, de, ht, he, id, it, ko, pt, pa, ru');
+export const LanguageSchema = StringEnum(
+  [...LANGUAGES, 'en'],
+  'a language code: en-US, es, ar, zh, fr, de, ht, he, id, it, ko, pt, pa, ru',
+);
 
-export const languageFromRest = (language: string): GraphQLLanguage => (language === 'en' ? 'EN_US' : (language.replace('-', '_').toUpperCase() as GraphQLLanguage));
+export const languageFromRest = (language: string): GraphQLLanguage =>
+  language === 'en' ? 'EN_US' : (language.replace('-', '_').toUpperCase() as GraphQLLanguage);
 export const languageToRest = (language: string): string => LANGUAGE_GRAPHQL_VALUES[language] ?? language;
 
 const CollaboratorInputBody = Type.Unsafe<string | { id: string; role?: 'ADMIN' | 'USER' | null }>({
@@ -34,7 +42,9 @@ const CollaboratorInputBody = Type.Unsafe<string | { id: string; role?: 'ADMIN' 
   description: 'a user id, or an object {id, role}',
 });
 
-const ReminderScheduleInputBody = Body({ send_at: DateTime(), message: Nullable(Text(MAX_REMINDER_MESSAGE)) }, ['send_at']);
+const ReminderScheduleInputBody = Body({ send_at: DateTime(), message: Nullable(Text(MAX_REMINDER_MESSAGE)) }, [
+  'send_at',
+]);
 
 const Metadata = Type.Unsafe<Record<string, string>>({
   type: 'object',
@@ -53,7 +63,11 @@ const writableFields = {
   notes: Nullable(Text(MAX_NOTES)),
   user_metadata: Metadata,
   language: LanguageSchema,
-  reminders: Type.Integer({ minimum: MIN_REMINDERS, maximum: MAX_REMINDERS, description: `days between reminders, ${MIN_REMINDERS} to ${MAX_REMINDERS}` }),
+  reminders: Type.Integer({
+    minimum: MIN_REMINDERS,
+    maximum: MAX_REMINDERS,
+    description: `days between reminders, ${MIN_REMINDERS} to ${MAX_REMINDERS}`,
+  }),
   first_reminder_date: Nullable(DateTime()),
   reminder_schedule: Type.Array(ReminderScheduleInputBody, { maxItems: MAX_REMINDER_SCHEDULE }),
   collaborators: Type.Array(CollaboratorInputBody, { maxItems: MAX_COLLABORATORS }),
@@ -109,7 +123,9 @@ function placed<K extends string, T>(what: string, fromParts: Record<string, T>[
     // Every key is the spec's, so a request without one is a bug, most likely a shape built before
     // src/modules/index.ts folded the modules.
     const given = entries.map(([key]) => key).join(', ') || 'nothing';
-    throw new Error(`The request's ${what} places ${keys.join(', ')}; its parts give ${given} (are the modules folded?)`);
+    throw new Error(
+      `The request's ${what} places ${keys.join(', ')}; its parts give ${given} (are the modules folded?)`,
+    );
   }
   return Object.fromEntries(keys.map((key) => [key, byKey.get(key)!])) as Record<K, T>;
 }
@@ -129,7 +145,11 @@ function buildRequestRest() {
       cloud_storage_provider: Nullable(writableFields.cloud_storage_provider),
       require_complete_submission: Nullable(Type.Boolean()),
       disable_submission_comments: Nullable(Type.Boolean()),
-      ...placed('create body', parts.map((part) => part.createBody.properties), CREATE_BODY_PART_KEYS),
+      ...placed(
+        'create body',
+        parts.map((part) => part.createBody.properties),
+        CREATE_BODY_PART_KEYS,
+      ),
       owner_id: Nullable(Uuid()),
       team_id: Nullable(Uuid()),
       template_id: Nullable(Uuid()),
@@ -168,8 +188,14 @@ function buildRequestRest() {
     // Deleted requests are not found, so every request a client sees says false.
     deleted: field(Type.Boolean(), () => false),
     rejected: Type.Boolean(),
-    rejection: field(Nullable(Type.Object({ message: Type.String(), item_ids: Type.Array(Type.String()), rejected_at: Type.String() })), (r) =>
-      r.rejection ? { message: r.rejection.message, item_ids: r.rejection.itemIds, rejected_at: String(r.rejection.rejectedAt) } : null,
+    rejection: field(
+      Nullable(
+        Type.Object({ message: Type.String(), item_ids: Type.Array(Type.String()), rejected_at: Type.String() }),
+      ),
+      (r) =>
+        r.rejection
+          ? { message: r.rejection.message, item_ids: r.rejection.itemIds, rejected_at: String(r.rejection.rejectedAt) }
+          : null,
     ),
     due_date: Nullable(Type.String()),
     expiration_date: Nullable(Type.String()),
@@ -180,14 +206,20 @@ function buildRequestRest() {
     user_metadata: field(Type.Record(Type.String(), Type.String()), (r) => r.userMetadata as Record<string, string>),
     language: field(Type.String(), (r) => languageToRest(r.language)),
     reminders: field(Type.String({ description: 'days between reminders, as a string' }), (r) => String(r.reminders)),
-    reminder_schedule: field(Type.Array(ReminderScheduleEntry.schema), (r) => r.reminderSchedule.map(ReminderScheduleEntry.map)),
+    reminder_schedule: field(Type.Array(ReminderScheduleEntry.schema), (r) =>
+      r.reminderSchedule.map(ReminderScheduleEntry.map),
+    ),
     cloud_storage_folder: Nullable(Type.String()),
     cloud_storage_provider: Type.String(),
     require_complete_submission: Type.Boolean(),
     disable_submission_comments: Type.Boolean(),
     mfa_enabled: Type.Boolean(),
     percent_complete: Type.Number(),
-    ...placed('response', parts.map((part) => part.response(field)), RESPONSE_PART_KEYS),
+    ...placed(
+      'response',
+      parts.map((part) => part.response(field)),
+      RESPONSE_PART_KEYS,
+    ),
     collaborators: field(Type.Array(Collaborator.schema), (r) => r.collaborators.map(Collaborator.map)),
     closed_at: Nullable(Type.String()),
     created_at: Type.String(),

@@ -24,7 +24,10 @@ const RequestParams = Type.Object({ request_id: Uuid() });
 const ListQuery = listQuery('desc');
 const RequestListQuery = Query({ ...ListQuery.properties, status: StringEnum(REQUEST_STATES, 'a request status') });
 
-const order = (query: Record<string, any>): RequestOrder => ({ field: 'CREATED_AT', direction: query.order === 'asc' ? 'ASC' : 'DESC' });
+const order = (query: Record<string, any>): RequestOrder => ({
+  field: 'CREATED_AT',
+  direction: query.order === 'asc' ? 'ASC' : 'DESC',
+});
 
 /** The rows, made once the modules are folded: the request's bodies hold what its parts contribute. */
 export function requestRestRows(): RestRow[] {
@@ -51,7 +54,11 @@ export function requestRestRows(): RestRow[] {
       tags,
       schema: { querystring: RequestListQuery, response: withErrors({ 200: Type.Array(ResponseBody) }, [422]) },
       operation: RequestListDocument,
-      variables: ({ query }) => ({ first: query.limit, orderBy: order(query), filter: query.status ? { states: [query.status] } : null }),
+      variables: ({ query }) => ({
+        first: query.limit,
+        orderBy: order(query),
+        filter: query.status ? { states: [query.status] } : null,
+      }),
       result: (data) => ({ body: data.requests.nodes.map(restRequest) }),
     }),
     restRow({
@@ -70,7 +77,11 @@ export function requestRestRows(): RestRow[] {
       url: '/organizations/:org_id/requests',
       summary: "List an organization's requests",
       tags,
-      schema: { params: Type.Object({ org_id: Uuid() }), querystring: ListQuery, response: withErrors({ 200: Type.Array(ResponseBody) }) },
+      schema: {
+        params: Type.Object({ org_id: Uuid() }),
+        querystring: ListQuery,
+        response: withErrors({ 200: Type.Array(ResponseBody) }),
+      },
       operation: OrganizationRequestListDocument,
       variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit, orderBy: order(query) }),
       result: (data) => {
@@ -82,7 +93,11 @@ export function requestRestRows(): RestRow[] {
       url: '/requests/:request_id',
       summary: 'Update a request',
       tags,
-      schema: { params: RequestParams, body: RequestUpdateBody, response: withErrors({ 200: ResponseBody }, [403, 404, 422]) },
+      schema: {
+        params: RequestParams,
+        body: RequestUpdateBody,
+        response: withErrors({ 200: ResponseBody }, [403, 404, 422]),
+      },
       operation: RequestUpdateDocument,
       variables: ({ params, body }) => ({ id: params.request_id, input: requestUpdateInputFromRest(body ?? {}) }),
       // As the create: the update's rendering of the request (its event's, or the unchanged request's).

@@ -15,8 +15,21 @@ import type { Properties } from '../../kernel/graphql/projection';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { Team, User } from '../identity/identity.entities';
 import { isAdmin, userRefOf, type UserRef, type Viewer } from '../identity/viewer';
-import { canDeleteRequest, requestVisibility, requireDeleteRight, requireVisibleRequest, requireVisibleRequestForUpdate, requireVisibleRequestRowForUpdate } from './request.access';
-import { requestCreationParts, type NewRequest, type RequestCreationPart, type RequestCreationPlan, type RequestDefaults } from './request.creation';
+import {
+  canDeleteRequest,
+  requestVisibility,
+  requireDeleteRight,
+  requireVisibleRequest,
+  requireVisibleRequestForUpdate,
+  requireVisibleRequestRowForUpdate,
+} from './request.access';
+import {
+  requestCreationParts,
+  type NewRequest,
+  type RequestCreationPart,
+  type RequestCreationPlan,
+  type RequestDefaults,
+} from './request.creation';
 import { Collaborator, Request, type ReminderScheduleEntry, type RequestRow } from './request.entities';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from './request.enums';
 import { transition } from './request.states';
@@ -64,19 +77,26 @@ function checkCommonFields(
     .date(['expirationDate'], input.expirationDate)
     .date(['autoCloseAt'], input.autoCloseAt)
     .date(['firstReminderDate'], input.firstReminderDate)
-    .stringMap(['userMetadata'], input.userMetadata, { maxKeys: MAX_METADATA_KEYS, maxKey: MAX_METADATA_KEY, maxValue: MAX_METADATA_VALUE })
+    .stringMap(['userMetadata'], input.userMetadata, {
+      maxKeys: MAX_METADATA_KEYS,
+      maxKey: MAX_METADATA_KEY,
+      maxValue: MAX_METADATA_VALUE,
+    })
     .count(['reminderSchedule'], input.reminderSchedule, { max: MAX_REMINDER_SCHEDULE });
   // Timed work acts on these dates: one already past would act at once, or never (a schedule saved
   // again may keep its entries already sent).
   const kept = new Set(current?.reminderSchedule?.map((entry) => new Date(entry.sendAt).getTime()));
   const future = (field: FieldPath, value: Date | null | undefined, keep = false) => {
-    if (value instanceof Date && value.getTime() <= now.getTime() && !(keep && kept.has(value.getTime()))) check.add(field, 'Must be in the future', 'OUT_OF_RANGE');
+    if (value instanceof Date && value.getTime() <= now.getTime() && !(keep && kept.has(value.getTime())))
+      check.add(field, 'Must be in the future', 'OUT_OF_RANGE');
   };
   future(['expirationDate'], input.expirationDate);
   future(['autoCloseAt'], input.autoCloseAt);
   future(['firstReminderDate'], input.firstReminderDate);
   input.reminderSchedule?.forEach((entry, index) => {
-    check.date(['reminderSchedule', index, 'sendAt'], entry.sendAt).text(['reminderSchedule', index, 'message'], entry.message, { max: MAX_REMINDER_MESSAGE });
+    check
+      .date(['reminderSchedule', index, 'sendAt'], entry.sendAt)
+      .text(['reminderSchedule', index, 'message'], entry.message, { max: MAX_REMINDER_MESSAGE });
     future(['reminderSchedule', index, 'sendAt'], entry.sendAt, true);
   });
   const due = input.dueDate !== undefined ? input.dueDate : current?.dueDate;
@@ -85,7 +105,16 @@ function checkCommonFields(
     check.add(['expirationDate'], 'Must be later than the due date', 'INVALID');
   }
   if (!current) return;
-  for (const key of ['name', 'language', 'reminders', 'userMetadata', 'reminderSchedule', 'cloudStorageProvider', 'requireCompleteSubmission', 'disableSubmissionComments'] as const) {
+  for (const key of [
+    'name',
+    'language',
+    'reminders',
+    'userMetadata',
+    'reminderSchedule',
+    'cloudStorageProvider',
+    'requireCompleteSubmission',
+    'disableSubmissionComments',
+  ] as const) {
     if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   }
 }
@@ -98,13 +127,16 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
   if (!inputs) return [];
   check.count(['collaborators'], inputs, { max: MAX_COLLABORATORS });
   const ids = inputs.map((c) => c.id).filter(isUuid);
-  const users = ids.length ? await ctx.em.find(User, { id: { $in: ids }, organization: ctx.viewer.organizationId }) : [];
+  const users = ids.length
+    ? await ctx.em.find(User, { id: { $in: ids }, organization: ctx.viewer.organizationId })
+    : [];
   const byId = new Map(users.map((u) => [u.id, u]));
   const seen = new Set<string>();
   return inputs.flatMap((input, index) => {
     check.uuid(['collaborators', index, 'id'], input.id);
     const user = byId.get(input.id);
-    if (isUuid(input.id) && !user) check.add(['collaborators', index, 'id'], 'Names no user of your organization', 'NOT_FOUND');
+    if (isUuid(input.id) && !user)
+      check.add(['collaborators', index, 'id'], 'Names no user of your organization', 'NOT_FOUND');
     if (seen.has(input.id)) check.add(['collaborators', index, 'id'], 'The same collaborator appears twice', 'INVALID');
     seen.add(input.id);
     return user ? [{ user, role: input.role ?? 'USER' }] : [];
@@ -114,9 +146,19 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
 type Collaborators = { user: User; role: 'ADMIN' | 'USER' }[];
 
 const collaboratorValues = (request: { id: string; organization: { id: string } }, collaborators: Collaborators) =>
-  collaborators.map(({ user, role }, position) => ({ organization: request.organization.id, request: request.id, user, role, position }));
+  collaborators.map(({ user, role }, position) => ({
+    organization: request.organization.id,
+    request: request.id,
+    user,
+    role,
+    position,
+  }));
 
-function storeCollaborators(em: EntityManager, request: { id: string; organization: { id: string } }, collaborators: Collaborators): Collaborator[] {
+function storeCollaborators(
+  em: EntityManager,
+  request: { id: string; organization: { id: string } },
+  collaborators: Collaborators,
+): Collaborator[] {
   return collaboratorValues(request, collaborators).map((values) => em.create(Collaborator, values));
 }
 
@@ -138,11 +180,28 @@ export async function emitRequestEvent(
     action,
     details,
     record,
-  }: { updated?: string[]; data?: Record<string, unknown>; known?: (loaders: Loaders) => void; action?: Action; details?: Record<string, unknown>; record?: RequestRow } = {},
+  }: {
+    updated?: string[];
+    data?: Record<string, unknown>;
+    known?: (loaders: Loaders) => void;
+    action?: Action;
+    details?: Record<string, unknown>;
+    record?: RequestRow;
+  } = {},
 ) {
   const subject = { type: 'Request', id: request.id, requestId: request.id };
   const rendered = data ?? (await renderForAnswer(tx, ctx, subject, known));
-  return ctx.events.emit(tx, ctx.viewer, { topic, subjectType: subject.type, subjectId: subject.id, requestId: subject.requestId, updated, data: rendered, action, details, record });
+  return ctx.events.emit(tx, ctx.viewer, {
+    topic,
+    subjectType: subject.type,
+    subjectId: subject.id,
+    requestId: subject.requestId,
+    updated,
+    data: rendered,
+    action,
+    details,
+    record,
+  });
 }
 
 /**
@@ -178,7 +237,8 @@ export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | nul
  */
 export async function noteRead(ctx: Pick<Ctx, 'em' | 'viewer'>, request: RequestRow): Promise<RequestRow> {
   if (request.ownerOpened || !request.firstSubmittedAt || ctx.viewer.actor.type !== 'USER') return request;
-  // A lean statement: this read may be an event's render inside a lean transaction (a PATCH), where MikroORM may not run.
+  // A lean statement: this read may be an event's render inside a lean transaction (a PATCH), where MikroORM may not
+  // run.
   await queryRows(ctx.em, 'update request set owner_opened = true where id = ? and not owner_opened', [request.id]);
   return { ...request, ownerOpened: true };
 }
@@ -200,7 +260,8 @@ export async function listRequests(
     params.push(value);
   };
   // Ids that are no UUIDs name nothing: they narrow the list as an empty set would.
-  const ids = (list: readonly string[] | null | undefined, column: string) => list && where(`r.${column} = any(?::uuid[])`, list.filter(isUuid));
+  const ids = (list: readonly string[] | null | undefined, column: string) =>
+    list && where(`r.${column} = any(?::uuid[])`, list.filter(isUuid));
   if (filter.states) where('r.state = any(?::text[])', filter.states);
   ids(filter.ownerIds, 'owner_id');
   ids(filter.teamIds, 'team_id');
@@ -208,15 +269,24 @@ export async function listRequests(
   if (filter.createdAfter) where('r.created_at >= ?', filter.createdAfter);
   if (filter.createdBefore) where('r.created_at < ?', filter.createdBefore);
   const field = args.orderBy?.field === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
-  return paginate({ em: ctx.em, entity: Request, sql: `select r.* from request r where ${conditions.join(' and ')}`, params }, args, {
-    property: field,
-    column: field === 'updatedAt' ? 'updated_at' : 'created_at',
-    direction: args.orderBy?.direction ?? 'DESC',
-  }, properties);
+  return paginate(
+    { em: ctx.em, entity: Request, sql: `select r.* from request r where ${conditions.join(' and ')}`, params },
+    args,
+    {
+      property: field,
+      column: field === 'updatedAt' ? 'updated_at' : 'created_at',
+      direction: args.orderBy?.direction ?? 'DESC',
+    },
+    properties,
+  );
 }
 
 /** The owner of a new request: the caller, or (for an ADMIN, checked before) a user of its organization. */
-async function requestOwner(em: EntityManager, viewer: Viewer, ownerId: string | null | undefined): Promise<UserRef | null> {
+async function requestOwner(
+  em: EntityManager,
+  viewer: Viewer,
+  ownerId: string | null | undefined,
+): Promise<UserRef | null> {
   // An owner id that is no UUID is refused by the input check; the caller stands in meanwhile.
   if (!ownerId || ownerId === viewer.userId || !isUuid(ownerId)) return userRefOf(viewer);
   const user = await em.findOne(User, { id: ownerId, organization: viewer.organizationId });
@@ -256,8 +326,12 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   }
   const owner = await requestOwner(em, viewer, input.ownerId);
   if (!owner) check.add(['ownerId'], 'Names no user of your organization', 'NOT_FOUND');
-  const team = input.teamId && isUuid(input.teamId) ? await em.findOne(Team, { id: input.teamId, organization: viewer.organizationId }) : null;
-  if (input.teamId && isUuid(input.teamId) && !team) check.add(['teamId'], 'Names no team of your organization', 'NOT_FOUND');
+  const team =
+    input.teamId && isUuid(input.teamId)
+      ? await em.findOne(Team, { id: input.teamId, organization: viewer.organizationId })
+      : null;
+  if (input.teamId && isUuid(input.teamId) && !team)
+    check.add(['teamId'], 'Names no team of your organization', 'NOT_FOUND');
 
   if (!defaults) {
     if (input.name == null) check.add(['name'], 'Required unless a template is given', 'REQUIRED');
@@ -275,20 +349,35 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   // Most creations write lean records only; a part that writes through the entity manager needs its transaction.
   const transaction = ordered.some((plan) => plan.managed) ? inTransaction : inLeanTransaction;
   return transaction(em, async (tx) => {
-    const dueDate = input.dueDate ?? (defaults?.dueDateInterval != null ? new Date(Date.now() + defaults.dueDateInterval * 86_400_000) : null);
+    const dueDate =
+      input.dueDate ??
+      (defaults?.dueDateInterval != null ? new Date(Date.now() + defaults.dueDateInterval * 86_400_000) : null);
     if (dueDate && input.expirationDate && input.expirationDate.getTime() <= dueDate.getTime()) {
-      throw AppError.validation([{ field: ['expirationDate'], message: "Must be later than the due date the template sets", code: 'INVALID' }]);
+      throw AppError.validation([
+        { field: ['expirationDate'], message: 'Must be later than the due date the template sets', code: 'INVALID' },
+      ]);
     }
     // An explicit null asks for no expiration; only an absent one takes the organization's default.
     const expirationDate =
-      input.expirationDate !== undefined ? input.expirationDate : organization?.expirationDays ? new Date(Date.now() + organization.expirationDays * 86_400_000) : null;
+      input.expirationDate !== undefined
+        ? input.expirationDate
+        : organization?.expirationDays
+          ? new Date(Date.now() + organization.expirationDays * 86_400_000)
+          : null;
     if (dueDate && expirationDate && !input.expirationDate && expirationDate.getTime() <= dueDate.getTime()) {
       throw AppError.validation([
-        { field: ['expirationDate'], message: `The organization's default expiration (${organization!.expirationDays} days) is not later than the due date: give one`, code: 'INVALID' },
+        {
+          field: ['expirationDate'],
+          message: `The organization's default expiration (${organization!.expirationDays} days) is not later than the due date: give one`,
+          code: 'INVALID',
+        },
       ]);
     }
     // A draft notifies nobody until it is sent; `skip_initial_notification` never notifies at creation.
-    const state = transition(null, input.draft ? 'create-draft' : input.skipInitialNotification ? 'create-skip-notification' : 'create');
+    const state = transition(
+      null,
+      input.draft ? 'create-draft' : input.skipInitialNotification ? 'create-skip-notification' : 'create',
+    );
     const request = newRecord(tx, Request, {
       organization: viewer.organizationId,
       owner: owner!.id,
@@ -321,12 +410,16 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       rejection: null,
       deletedAt: null,
     });
-    const batches: [EntityName<any>, object[]][] = [[Request, [request]], [Collaborator, collaboratorValues(request, collaborators).map((values) => newRecord(tx, Collaborator, values))]];
+    const batches: [EntityName<any>, object[]][] = [
+      [Request, [request]],
+      [Collaborator, collaboratorValues(request, collaborators).map((values) => newRecord(tx, Collaborator, values))],
+    ];
     const created: NewRequest = {
       input,
       request,
       owner: owner!,
-      recordsOf: <T extends object>(entity: EntityName<T>) => batches.flatMap(([of, records]) => (of === entity ? (records as Row<T>[]) : [])),
+      recordsOf: <T extends object>(entity: EntityName<T>) =>
+        batches.flatMap(([of, records]) => (of === entity ? (records as Row<T>[]) : [])),
     };
     for (const plan of ordered) {
       const batch = await plan.records?.(tx, created);
@@ -342,22 +435,33 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
         rememberCreated(loaders, viewer, stored);
         for (const plan of ordered) plan.prime?.(loaders, created);
         loaders.collaboratorsByRequest.prime(request.id, created.recordsOf(Collaborator));
-        primeAll(loaders.userById, collaborators.map(({ user }) => user));
+        primeAll(
+          loaders.userById,
+          collaborators.map(({ user }) => user),
+        );
       },
     });
     return stored;
   });
 }
 
-export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateInput): Promise<{ request: RequestRow; updated: string[] }> {
+export async function updateRequest(
+  ctx: Ctx,
+  id: string,
+  input: RequestUpdateInput,
+): Promise<{ request: RequestRow; updated: string[] }> {
   // Only the collaborators are written through the entity manager: an update without them is lean.
   const transaction = input.collaborators !== undefined ? inTransaction : inLeanTransaction;
   return transaction(ctx.em, async (tx) => {
     const current = await requireVisibleRequestRowForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
     checkCommonFields(check, input, ctx.settings.clock.now(), current);
-    if (input.collaborators !== undefined) requireDeleteRight(ctx.viewer, current, 'change the collaborators of this request');
-    const collaborators = input.collaborators !== undefined ? await prepareCollaborators({ ...ctx, em: tx }, check, input.collaborators ?? []) : null;
+    if (input.collaborators !== undefined)
+      requireDeleteRight(ctx.viewer, current, 'change the collaborators of this request');
+    const collaborators =
+      input.collaborators !== undefined
+        ? await prepareCollaborators({ ...ctx, em: tx }, check, input.collaborators ?? [])
+        : null;
     check.done();
 
     const updated: string[] = [];
@@ -365,7 +469,10 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
     const assign = <K extends keyof RequestRow>(key: K, value: RequestRow[K] | undefined) => {
       if (value === undefined) return;
       const before = current[key];
-      const same = before instanceof Date && value instanceof Date ? before.getTime() === value.getTime() : JSON.stringify(before) === JSON.stringify(value);
+      const same =
+        before instanceof Date && value instanceof Date
+          ? before.getTime() === value.getTime()
+          : JSON.stringify(before) === JSON.stringify(value);
       if (same) return;
       changes[key] = value;
       updated.push(key as string);
@@ -387,7 +494,8 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
     assign('disableSubmissionComments', input.disableSubmissionComments ?? undefined);
     if (collaborators) {
       const stored = await tx.find(Collaborator, { request: current.id }, { orderBy: { position: 'asc' } });
-      const key = (list: { user: { id: string }; role: string }[]) => JSON.stringify(list.map((c) => [c.user.id, c.role]));
+      const key = (list: { user: { id: string }; role: string }[]) =>
+        JSON.stringify(list.map((c) => [c.user.id, c.role]));
       if (key(stored) !== key(collaborators)) {
         await tx.nativeDelete(Collaborator, { request: current.id });
         storeCollaborators(tx, current, collaborators);
@@ -396,13 +504,20 @@ export async function updateRequest(ctx: Ctx, id: string, input: RequestUpdateIn
     }
     if (!updated.length) {
       // No change, no event; rendered all the same, for the REST answer (`committedRender`).
-      await renderForAnswer(tx, ctx, { type: 'Request', id: current.id, requestId: current.id }, (loaders) => writtenRequests.set(loaders, current));
+      await renderForAnswer(tx, ctx, { type: 'Request', id: current.id, requestId: current.id }, (loaders) =>
+        writtenRequests.set(loaders, current),
+      );
       return { request: current, updated };
     }
     // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too. The update
     // goes with the render's reads when the row it writes is known without reading it back.
-    const request = (await updateAtCommit(tx, Request, current, changes)) ?? (await updateRecord(tx, Request, current.id, changes));
-    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated, known: (loaders) => writtenRequests.set(loaders, request), record: request });
+    const request =
+      (await updateAtCommit(tx, Request, current, changes)) ?? (await updateRecord(tx, Request, current.id, changes));
+    await emitRequestEvent(tx, ctx, 'request.updated', request, {
+      updated,
+      known: (loaders) => writtenRequests.set(loaders, request),
+      record: request,
+    });
     return { request, updated };
   });
 }
@@ -412,7 +527,10 @@ export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     requireDeleteRight(ctx.viewer, request);
     // Rendered while still visible: the event shows the request as it was, marked deleted.
-    const data = { ...(await renderSubject(tx, ctx, { type: 'Request', id: request.id, requestId: request.id })).data, deleted: true };
+    const data = {
+      ...(await renderSubject(tx, ctx, { type: 'Request', id: request.id, requestId: request.id })).data,
+      deleted: true,
+    };
     request.deletedAt = new Date();
     await emitRequestEvent(tx, ctx, 'request.deleted', request, { data });
     return request.id;

@@ -1,7 +1,11 @@
 import { inTransaction } from '../../kernel/db/transaction';
 import { findLean } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
-import type { RequestCreateInput, RequestDuplicateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type {
+  RequestCreateInput,
+  RequestDuplicateInput,
+  RequestItemInput,
+} from '../../kernel/graphql/__generated__/resolvers-types';
 import { RequestItem } from '../items/item.entities';
 import { Recipient } from '../recipients/recipient.entities';
 import { requireVisibleRequest } from '../requests/request.access';
@@ -15,15 +19,26 @@ import { createRequest, type Ctx } from '../requests/request.service';
  * and a recipient who signs in with a security question cannot be copied: its answer is kept only
  * as a hash tied to that recipient.
  */
-export async function duplicateRequest(ctx: Ctx, id: string, input: RequestDuplicateInput | null | undefined): Promise<RequestRow> {
+export async function duplicateRequest(
+  ctx: Ctx,
+  id: string,
+  input: RequestDuplicateInput | null | undefined,
+): Promise<RequestRow> {
   return inTransaction(ctx.em, async (tx) => {
     const original = await requireVisibleRequest(tx, ctx.viewer, id);
     const [items, recipients, collaborators] = await Promise.all([
-      findLean(tx, RequestItem, 'select * from request_item where request_id = ? and deleted_at is null order by position', [original.id]),
+      findLean(
+        tx,
+        RequestItem,
+        'select * from request_item where request_id = ? and deleted_at is null order by position',
+        [original.id],
+      ),
       findLean(tx, Recipient, 'select * from recipient where request_id = ? order by position', [original.id]),
       findLean(tx, Collaborator, 'select * from collaborator where request_id = ? order by position', [original.id]),
     ]);
-    const questioned = recipients.flatMap((recipient, index) => (recipient.authMethod === 'SECURITY_QUESTION' ? [index] : []));
+    const questioned = recipients.flatMap((recipient, index) =>
+      recipient.authMethod === 'SECURITY_QUESTION' ? [index] : [],
+    );
     if (questioned.length) {
       throw AppError.validation(
         questioned.map((index) => ({
@@ -62,7 +77,9 @@ export async function duplicateRequest(ctx: Ctx, id: string, input: RequestDupli
       userMetadata: original.userMetadata,
       language: original.language,
       reminders: original.reminders,
-      reminderSchedule: original.reminderSchedule.flatMap((entry) => (ahead(new Date(entry.sendAt)) ? [{ sendAt: new Date(entry.sendAt), message: entry.message ?? null }] : [])),
+      reminderSchedule: original.reminderSchedule.flatMap((entry) =>
+        ahead(new Date(entry.sendAt)) ? [{ sendAt: new Date(entry.sendAt), message: entry.message ?? null }] : [],
+      ),
       collaborators: collaborators.map((collaborator) => ({ id: collaborator.user.id, role: collaborator.role })),
       cloudStorageFolder: original.cloudStorageFolder ?? null,
       cloudStorageProvider: original.cloudStorageProvider,

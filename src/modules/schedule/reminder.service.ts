@@ -13,7 +13,8 @@ import type { ReminderKind, ReminderMessage, ReminderRecipient } from './schedul
 import { REMINDER_DEFER_MS, REMINDER_MIN_GAP_MS } from './schedule.limits';
 
 /** States in which recipients are reminded: open, and sent (a draft has told nobody yet). */
-export const remindable = (request: Pick<Request, 'state' | 'deletedAt'>) => !request.deletedAt && request.state !== 'PRE_LINK_GENERATED' && OPEN_STATES.includes(request.state);
+export const remindable = (request: Pick<Request, 'state' | 'deletedAt'>) =>
+  !request.deletedAt && request.state !== 'PRE_LINK_GENERATED' && OPEN_STATES.includes(request.state);
 
 type PendingRecipient = {
   id: string;
@@ -35,7 +36,12 @@ type PendingRecipient = {
  * submission before a rejection does not count), with whether each was active in the portal within
  * REMINDER_DEFER_MS of `now` (signed in, or any action in the activity log).
  */
-export function pendingRecipients(tx: EntityManager, request: Pick<Request, 'id'>, now: Date, only?: string[]): Promise<PendingRecipient[]> {
+export function pendingRecipients(
+  tx: EntityManager,
+  request: Pick<Request, 'id'>,
+  now: Date,
+  only?: string[],
+): Promise<PendingRecipient[]> {
   const since = new Date(now.getTime() - REMINDER_DEFER_MS);
   return queryRows<PendingRecipient>(
     tx,
@@ -60,8 +66,10 @@ export function pendingRecipients(tx: EntityManager, request: Pick<Request, 'id'
 /** The channels a recipient is reached on, as invitations reach it (notification.service.ts). */
 function channelsOf(recipient: Pick<PendingRecipient, 'email' | 'phone' | 'send_method'>): ['EMAIL' | 'SMS', string][] {
   const channels: ['EMAIL' | 'SMS', string][] = [];
-  if (recipient.email && (recipient.send_method !== 'SMS' || !recipient.phone)) channels.push(['EMAIL', recipient.email]);
-  if (recipient.phone && (['SMS', 'BOTH', 'MULTIPLE'].includes(recipient.send_method) || !recipient.email)) channels.push(['SMS', recipient.phone]);
+  if (recipient.email && (recipient.send_method !== 'SMS' || !recipient.phone))
+    channels.push(['EMAIL', recipient.email]);
+  if (recipient.phone && (['SMS', 'BOTH', 'MULTIPLE'].includes(recipient.send_method) || !recipient.email))
+    channels.push(['SMS', recipient.phone]);
   return channels;
 }
 
@@ -114,11 +122,21 @@ export type SentReminder = { id: string; sentAt: Date; recipients: ReminderRecip
  * `request.reminder_sent` (the activity log's entry) when any went out, and a DEFERRED_REMINDER job a
  * day later for those deferred.
  */
-export async function sendReminder(tx: EntityManager, ctx: Ctx, request: Request, plan: ReminderPlan): Promise<SentReminder | null> {
+export async function sendReminder(
+  tx: EntityManager,
+  ctx: Ctx,
+  request: Request,
+  plan: ReminderPlan,
+): Promise<SentReminder | null> {
   const now = ctx.settings.clock.now();
   // Timed reminders that come due together (the next periodic one and a deferred one) remind once.
-  const since = Math.min(plan.unlessRemindedSince?.getTime() ?? Infinity, plan.kind === 'MANUAL' ? Infinity : now.getTime() - REMINDER_MIN_GAP_MS);
-  const pending = (await pendingRecipients(tx, request, now, plan.only)).filter((r) => !r.reminded_at || new Date(r.reminded_at).getTime() <= since);
+  const since = Math.min(
+    plan.unlessRemindedSince?.getTime() ?? Infinity,
+    plan.kind === 'MANUAL' ? Infinity : now.getTime() - REMINDER_MIN_GAP_MS,
+  );
+  const pending = (await pendingRecipients(tx, request, now, plan.only)).filter(
+    (r) => !r.reminded_at || new Date(r.reminded_at).getTime() <= since,
+  );
   if (pending.length === 0) return null;
   const id = randomUUID();
   const [claimed] = await tx.execute<{ id: string }[]>(
@@ -131,7 +149,12 @@ export async function sendReminder(tx: EntityManager, ctx: Ctx, request: Request
   const recipients: ReminderRecipient[] = [];
   for (const recipient of pending) {
     if (plan.defer && recipient.active) {
-      recipients.push({ recipientId: recipient.id, status: 'DEFERRED', messages: [], deferredUntil: deferredUntil.toISOString() });
+      recipients.push({
+        recipientId: recipient.id,
+        status: 'DEFERRED',
+        messages: [],
+        deferredUntil: deferredUntil.toISOString(),
+      });
       continue;
     }
     const messages = await queueRecipientMessage(tx, ctx, request, recipient, 'REMINDER', {
@@ -149,7 +172,21 @@ export async function sendReminder(tx: EntityManager, ctx: Ctx, request: Request
     await tx.execute(
       `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
        values (gen_random_uuid(), ?, ?, 'DEFERRED_REMINDER', ?, ?, ?::jsonb, 'PENDING', 0, ?, ?)`,
-      [request.organization.id, request.id, `deferred:${id}`, deferredUntil, JSON.stringify({ recipientIds: deferred, kind: plan.kind, message: plan.message, reminderId: id, deferredAt: now.toISOString() }), now, now],
+      [
+        request.organization.id,
+        request.id,
+        `deferred:${id}`,
+        deferredUntil,
+        JSON.stringify({
+          recipientIds: deferred,
+          kind: plan.kind,
+          message: plan.message,
+          reminderId: id,
+          deferredAt: now.toISOString(),
+        }),
+        now,
+        now,
+      ],
     );
     await recordActivity(tx, {
       organizationId: request.organization.id,
@@ -161,7 +198,9 @@ export async function sendReminder(tx: EntityManager, ctx: Ctx, request: Request
   }
   const sent = recipients.filter((r) => r.status === 'SENT').map((r) => r.recipientId);
   if (sent.length) {
-    await emitRequestEvent(tx, ctx, 'request.reminder_sent', request, { details: { reminder_id: id, kind: plan.kind, recipient_ids: sent } });
+    await emitRequestEvent(tx, ctx, 'request.reminder_sent', request, {
+      details: { reminder_id: id, kind: plan.kind, recipient_ids: sent },
+    });
   }
   return { id, sentAt: now, recipients };
 }
@@ -207,6 +246,12 @@ export const fallBackToSms: BounceHandler = async (tx, message, error) => {
     requestId: message.request_id,
     action: 'reminder.sms_fallback',
     actor: { type: 'SYSTEM', id: null },
-    details: { reminder_id: target.reminder_id, recipient_id: message.recipient_id, bounced_notification_id: message.id, notification_id: id, error },
+    details: {
+      reminder_id: target.reminder_id,
+      recipient_id: message.recipient_id,
+      bounced_notification_id: message.id,
+      notification_id: id,
+      error,
+    },
   });
 };

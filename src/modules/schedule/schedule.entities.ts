@@ -4,7 +4,16 @@ import type { Row } from '../../kernel/db/lean';
 import { Organization, User } from '../identity/identity.entities';
 import { Request } from '../requests/request.entities';
 
-export const JOB_KINDS = ['REMINDER', 'DEFERRED_REMINDER', 'SCHEDULED_REMINDER', 'EXPIRATION_WARNING', 'EXPIRE', 'AUTO_CLOSE', 'ESCALATION', 'RETENTION'] as const;
+export const JOB_KINDS = [
+  'REMINDER',
+  'DEFERRED_REMINDER',
+  'SCHEDULED_REMINDER',
+  'EXPIRATION_WARNING',
+  'EXPIRE',
+  'AUTO_CLOSE',
+  'ESCALATION',
+  'RETENTION',
+] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** PENDING until it runs (DONE), its reason goes away (CANCELLED), or its last attempt fails (FAILED). */
@@ -43,7 +52,12 @@ export const REMINDER_KINDS = ['MANUAL', 'PERIODIC', 'SCHEDULED'] as const;
 export type ReminderKind = (typeof REMINDER_KINDS)[number];
 
 /** One message of a reminder: a notification, or the SMS that replaced a bounced mail (`fallbackFor`). */
-export type ReminderMessage = { notificationId: string; channel: 'EMAIL' | 'SMS'; address: string; fallbackFor?: string | null };
+export type ReminderMessage = {
+  notificationId: string;
+  channel: 'EMAIL' | 'SMS';
+  address: string;
+  fallbackFor?: string | null;
+};
 
 /** What happened for one recipient of a reminder. */
 export type ReminderRecipient = {

@@ -67,7 +67,8 @@ export type ContributedJobKind = {
 export const jobKinds = extensionPoint<ContributedJobKind>('job kinds');
 
 /** The contributed kind that runs jobs of `kind`, if one does. */
-export const contributedKind = (kind: string): ContributedJobKind | undefined => jobKinds.values().find((contributed) => contributed.kinds.includes(kind));
+export const contributedKind = (kind: string): ContributedJobKind | undefined =>
+  jobKinds.values().find((contributed) => contributed.kinds.includes(kind));
 
 /**
  * The periodic reminder's next due time after `now`: occurrences missed while the service was down
@@ -86,12 +87,24 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
     if (request.reminders <= 0 || ended(request) || request.state === 'VERIFIED') return {};
     const due = new Date(job.due_at);
     // A submitted request is not reminded, but its schedule goes on: a rejection reopens it.
-    if (remindable(request)) await sendReminder(tx, ctx, request, { kind: 'PERIODIC', occurrence: `PERIODIC:${due.toISOString()}`, message: null, defer: true });
+    if (remindable(request))
+      await sendReminder(tx, ctx, request, {
+        kind: 'PERIODIC',
+        occurrence: `PERIODIC:${due.toISOString()}`,
+        message: null,
+        defer: true,
+      });
     return { next: nextOccurrence(due, request.reminders, now) };
   },
 
   DEFERRED_REMINDER: async (job, { ctx, tx, request }) => {
-    const payload = job.payload as { recipientIds: string[]; kind: ReminderKind; message: string | null; reminderId: string; deferredAt: string };
+    const payload = job.payload as {
+      recipientIds: string[];
+      kind: ReminderKind;
+      message: string | null;
+      reminderId: string;
+      deferredAt: string;
+    };
     if (remindable(request)) {
       await sendReminder(tx, ctx, request, {
         kind: payload.kind,
@@ -110,13 +123,29 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
     const payload = job.payload as { message?: string | null; scheduledReminderId?: string };
     let message = payload.message ?? null;
     if (payload.scheduledReminderId) {
-      const [row] = await queryRows<{ status: string; message: string | null }>(tx, 'select status, message from scheduled_reminder where id = ? for update', [payload.scheduledReminderId]);
+      const [row] = await queryRows<{ status: string; message: string | null }>(
+        tx,
+        'select status, message from scheduled_reminder where id = ? for update',
+        [payload.scheduledReminderId],
+      );
       if (row?.status !== 'PENDING') return {};
       message = row.message;
     }
-    const sent = remindable(request) ? await sendReminder(tx, ctx, request, { kind: 'SCHEDULED', occurrence: `SCHEDULED:${job.key}`, message, defer: true }) : null;
+    const sent = remindable(request)
+      ? await sendReminder(tx, ctx, request, {
+          kind: 'SCHEDULED',
+          occurrence: `SCHEDULED:${job.key}`,
+          message,
+          defer: true,
+        })
+      : null;
     if (payload.scheduledReminderId) {
-      await tx.execute('update scheduled_reminder set status = ?, sent_at = ?, updated_at = ? where id = ?', [sent ? 'SENT' : 'CANCELLED', sent ? now : null, now, payload.scheduledReminderId]);
+      await tx.execute('update scheduled_reminder set status = ?, sent_at = ?, updated_at = ? where id = ?', [
+        sent ? 'SENT' : 'CANCELLED',
+        sent ? now : null,
+        now,
+        payload.scheduledReminderId,
+      ]);
     }
     return {};
   },
@@ -133,7 +162,10 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
         expiresAt: expiresAt.toISOString(),
       });
     }
-    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated: ['state'], action: 'request.expiration_warning' });
+    await emitRequestEvent(tx, ctx, 'request.updated', request, {
+      updated: ['state'],
+      action: 'request.expiration_warning',
+    });
     return {};
   },
 
@@ -153,7 +185,11 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   RETENTION: async (_job, { ctx, tx, now, request }) => {
     if (request.state !== 'CLOSED') return {};
     // The days as they are now: a change that raced the close is still followed.
-    const [settings] = await queryRows<{ retention_days: number | null }>(tx, 'select retention_days from organization_settings where organization_id = ?', [request.organization.id]);
+    const [settings] = await queryRows<{ retention_days: number | null }>(
+      tx,
+      'select retention_days from organization_settings where organization_id = ?',
+      [request.organization.id],
+    );
     if (!settings?.retention_days) return {};
     const due = new Date((request.closedAt ?? request.updatedAt).getTime() + settings.retention_days * DAY_MS);
     if (due > now) return { next: due };
@@ -167,7 +203,15 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   },
 
   ESCALATION: async (job, { ctx, tx, now, request }) => {
-    const [rule] = await queryRows<{ id: string; condition: EscalationCondition; after_days: number; status: string; notify_user_id: string | null; notify_email: string | null; user_email: string | null }>(
+    const [rule] = await queryRows<{
+      id: string;
+      condition: EscalationCondition;
+      after_days: number;
+      status: string;
+      notify_user_id: string | null;
+      notify_email: string | null;
+      user_email: string | null;
+    }>(
       tx,
       `select e.id, e.condition, e.after_days, e.status, e.notify_user_id, e.notify_email, u.email as user_email
          from escalation e left join app_user u on u.id = coalesce(e.notify_user_id, ?)
@@ -175,8 +219,14 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
       [request.owner.id, job.payload.escalationId],
     );
     if (rule?.status !== 'PENDING' || !remindable(request)) return {};
-    if (rule.condition === 'OVERDUE' && !(request.dueDate && now.getTime() >= request.dueDate.getTime() + rule.after_days * DAY_MS)) return {};
-    const waiting = (await pendingRecipients(tx, request, now)).filter((r) => rule.condition === 'OVERDUE' || !r.opened_at);
+    if (
+      rule.condition === 'OVERDUE' &&
+      !(request.dueDate && now.getTime() >= request.dueDate.getTime() + rule.after_days * DAY_MS)
+    )
+      return {};
+    const waiting = (await pendingRecipients(tx, request, now)).filter(
+      (r) => rule.condition === 'OVERDUE' || !r.opened_at,
+    );
     if (waiting.length === 0) return {};
     const address = rule.notify_email ?? rule.user_email!;
     await queueNotification(tx, ctx.settings.secret, {
@@ -193,11 +243,17 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
         condition: rule.condition,
         afterDays: rule.after_days,
         dueDate: request.dueDate?.toISOString() ?? null,
-        recipientNames: waiting.map((r) => [r.first_name, r.last_name].filter(Boolean).join(' ') || r.email || r.phone || r.id),
+        recipientNames: waiting.map(
+          (r) => [r.first_name, r.last_name].filter(Boolean).join(' ') || r.email || r.phone || r.id,
+        ),
       },
       secrets: {},
     });
-    await tx.execute(`update escalation set status = 'FIRED', fired_at = ?, updated_at = ? where id = ?`, [now, now, rule.id]);
+    await tx.execute(`update escalation set status = 'FIRED', fired_at = ?, updated_at = ? where id = ?`, [
+      now,
+      now,
+      rule.id,
+    ]);
     await recordActivity(tx, {
       organizationId: request.organization.id,
       requestId: request.id,

@@ -6,8 +6,10 @@ import { Escalation, ScheduledReminder } from './schedule.entities';
 
 // One statement per relation per operation, whatever the number of requests listed.
 export const scheduleLoaders = {
-  scheduledRemindersByRequest: (em: EntityManager) => createChildrenLoader(em, ScheduledReminder, 'request', { sendAt: 'asc', id: 'asc' }),
-  escalationsByRequest: (em: EntityManager) => createChildrenLoader(em, Escalation, 'request', { createdAt: 'asc', id: 'asc' }),
+  scheduledRemindersByRequest: (em: EntityManager) =>
+    createChildrenLoader(em, ScheduledReminder, 'request', { sendAt: 'asc', id: 'asc' }),
+  escalationsByRequest: (em: EntityManager) =>
+    createChildrenLoader(em, Escalation, 'request', { createdAt: 'asc', id: 'asc' }),
   /** When each request's next reminder of any kind is due. */
   nextReminderByRequest: (em: EntityManager) =>
     new DataLoader<string, Date | null>(async (ids) => {

@@ -1,5 +1,11 @@
 // What the resolvers of these GraphQL types receive (codegen's mappers: `<GraphQLTypeName>Mapper`).
-import type { EscalationRow, ReminderMessage, ReminderRecipient, ReminderRow, ScheduledReminderRow } from './schedule.entities';
+import type {
+  EscalationRow,
+  ReminderMessage,
+  ReminderRecipient,
+  ReminderRow,
+  ScheduledReminderRow,
+} from './schedule.entities';
 
 export type ReminderMapper = ReminderRow;
 export type ReminderRecipientMapper = ReminderRecipient;

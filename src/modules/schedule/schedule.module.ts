@@ -3,7 +3,13 @@ import { Migration20261125000000_schedule } from './Migration20261125000000_sche
 import { Migration20261126000000_retention } from './Migration20261126000000_retention';
 import { Migration20261126000100_job_subjects } from './Migration20261126000100_job_subjects';
 import { Escalation, Job, Reminder, ScheduledReminder } from './schedule.entities';
-import { cancelEndedJobs, planOverdueEscalations, planRequestJobs, planRetention, replanRetention } from './schedule.planning';
+import {
+  cancelEndedJobs,
+  planOverdueEscalations,
+  planRequestJobs,
+  planRetention,
+  replanRetention,
+} from './schedule.planning';
 import { scheduleLoaders } from './schedule.loaders';
 import { scheduleResolvers } from './schedule.resolvers';
 import { getReminder } from './schedule.service';

@@ -10,7 +10,8 @@ import { JOB_KINDS } from './schedule.entities';
 /** Actions after which nothing timed is left to do for the request. */
 const ENDING_ACTIONS = new Set(['request.closed', 'request.deleted', 'request.expired', 'request.verified']);
 
-const changed = (event: EmittedEvent, ...fields: string[]) => event.action === 'request.created' || fields.some((field) => event.updated?.includes(field));
+const changed = (event: EmittedEvent, ...fields: string[]) =>
+  event.action === 'request.created' || fields.some((field) => event.updated?.includes(field));
 
 /**
  * Cancels every pending job of this module's kinds of a request that was closed, deleted, expired or
@@ -58,7 +59,8 @@ export const planRequestJobs: EmitHook = {
            set due_at = excluded.due_at, payload = excluded.payload, status = excluded.status, attempts = 0, last_error = null,
                lease = null, locked_until = null, updated_at = excluded.updated_at
          where job.status <> 'DONE' or job.due_at is distinct from excluded.due_at`,
-  applies: (event) => changed(event, 'reminders', 'first_reminder_date', 'expiration_date', 'reminder_schedule', 'auto_close_at'),
+  applies: (event) =>
+    changed(event, 'reminders', 'first_reminder_date', 'expiration_date', 'reminder_schedule', 'auto_close_at'),
   params: (event) => {
     const reminders = changed(event, 'reminders', 'first_reminder_date');
     const expiry = changed(event, 'expiration_date');
@@ -88,7 +90,11 @@ export const planOverdueEscalations: EmitHook = {
                          attempts = 0, lease = null, locked_until = null, updated_at = ?
           from escalation e join request r on r.id = e.request_id
          where ?::boolean and e.request_id = ?::uuid and e.condition = 'OVERDUE' and e.status = 'PENDING' and j.key = 'escalation:' || e.id`,
-  params: (event) => [event.createdAt, event.action !== 'request.created' && changed(event, 'due_date'), event.requestId],
+  params: (event) => [
+    event.createdAt,
+    event.action !== 'request.created' && changed(event, 'due_date'),
+    event.requestId,
+  ],
   applies: (event) => event.action !== 'request.created' && changed(event, 'due_date'),
 };
 
@@ -105,7 +111,12 @@ export const planRetention: EmitHook = {
          where r.id = ?::uuid and s.retention_days is not null
            for share of s
         on conflict (key) do nothing`,
-  params: (event) => [event.createdAt, event.createdAt, event.createdAt, event.action === 'request.closed' ? event.requestId : null],
+  params: (event) => [
+    event.createdAt,
+    event.createdAt,
+    event.createdAt,
+    event.action === 'request.closed' ? event.requestId : null,
+  ],
   applies: (event) => event.action === 'request.closed',
 };
 
@@ -116,7 +127,10 @@ export const planRetention: EmitHook = {
  */
 export const replanRetention: RetentionChange = async (tx: EntityManager, { organizationId, retentionDays, now }) => {
   if (retentionDays === null) {
-    await tx.execute(`update job set status = 'CANCELLED', lease = null, locked_until = null, updated_at = ? where organization_id = ? and kind = 'RETENTION' and status = 'PENDING'`, [now, organizationId]);
+    await tx.execute(
+      `update job set status = 'CANCELLED', lease = null, locked_until = null, updated_at = ? where organization_id = ? and kind = 'RETENTION' and status = 'PENDING'`,
+      [now, organizationId],
+    );
     return;
   }
   await tx.execute(

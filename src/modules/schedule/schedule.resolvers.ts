@@ -17,7 +17,8 @@ export const scheduleResolvers: Resolvers = {
   Request: {
     sentReminders: (request, args, ctx) => listReminders(ctx, request, args),
     // A draft or a submitted request keeps its schedule but is not reminded: nothing is due.
-    nextReminderAt: (request, _args, ctx) => (remindable(request) ? ctx.loaders.nextReminderByRequest.load(request.id) : null),
+    nextReminderAt: (request, _args, ctx) =>
+      remindable(request) ? ctx.loaders.nextReminderByRequest.load(request.id) : null,
     scheduledReminders: (request, _args, ctx) => ctx.loaders.scheduledRemindersByRequest.load(request.id),
     escalations: (request, _args, ctx) => ctx.loaders.escalationsByRequest.load(request.id),
   },
@@ -31,7 +32,8 @@ export const scheduleResolvers: Resolvers = {
   },
   ReminderMessage: {
     // The reminder's owner reads where its messages stand (the messages' bodies stay the ADMIN's).
-    status: async (message, _args, ctx) => (await ctx.loaders.notificationById.load(message.notificationId))?.status ?? 'FAILED',
+    status: async (message, _args, ctx) =>
+      (await ctx.loaders.notificationById.load(message.notificationId))?.status ?? 'FAILED',
     fallbackFor: (message) => message.fallbackFor ?? null,
   },
   ScheduledReminder: {
@@ -47,13 +49,21 @@ export const scheduleResolvers: Resolvers = {
     },
   },
   Mutation: {
-    reminderSend: (_root, { requestId, input }, ctx) => payload(async () => ({ reminder: await sendReminderNow(ctx, requestId, input) })),
-    scheduledReminderCreate: (_root, { requestId, input }, ctx) => payload(async () => ({ scheduledReminder: await createScheduledReminder(ctx, requestId, input) })),
-    scheduledReminderUpdate: (_root, { requestId, id, input }, ctx) => payload(async () => ({ scheduledReminder: await updateScheduledReminder(ctx, requestId, id, input) })),
-    scheduledReminderDelete: (_root, { requestId, id }, ctx) => payload(async () => ({ deletedScheduledReminderId: await deleteScheduledReminder(ctx, requestId, id) })),
-    escalationCreate: (_root, { requestId, input }, ctx) => payload(async () => ({ escalation: await createEscalation(ctx, requestId, input) })),
-    escalationUpdate: (_root, { requestId, id, input }, ctx) => payload(async () => ({ escalation: await updateEscalation(ctx, requestId, id, input) })),
-    escalationDelete: (_root, { requestId, id }, ctx) => payload(async () => ({ deletedEscalationId: await deleteEscalation(ctx, requestId, id) })),
-    requestDuplicate: (_root, { id, input }, ctx) => payload(async () => ({ request: await duplicateRequest(ctx, id, input) })),
+    reminderSend: (_root, { requestId, input }, ctx) =>
+      payload(async () => ({ reminder: await sendReminderNow(ctx, requestId, input) })),
+    scheduledReminderCreate: (_root, { requestId, input }, ctx) =>
+      payload(async () => ({ scheduledReminder: await createScheduledReminder(ctx, requestId, input) })),
+    scheduledReminderUpdate: (_root, { requestId, id, input }, ctx) =>
+      payload(async () => ({ scheduledReminder: await updateScheduledReminder(ctx, requestId, id, input) })),
+    scheduledReminderDelete: (_root, { requestId, id }, ctx) =>
+      payload(async () => ({ deletedScheduledReminderId: await deleteScheduledReminder(ctx, requestId, id) })),
+    escalationCreate: (_root, { requestId, input }, ctx) =>
+      payload(async () => ({ escalation: await createEscalation(ctx, requestId, input) })),
+    escalationUpdate: (_root, { requestId, id, input }, ctx) =>
+      payload(async () => ({ escalation: await updateEscalation(ctx, requestId, id, input) })),
+    escalationDelete: (_root, { requestId, id }, ctx) =>
+      payload(async () => ({ deletedEscalationId: await deleteEscalation(ctx, requestId, id) })),
+    requestDuplicate: (_root, { id, input }, ctx) =>
+      payload(async () => ({ request: await duplicateRequest(ctx, id, input) })),
   },
 };

@@ -1,8 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import type { RestEscalationFragment, RestReminderFragment, RestScheduledReminderFragment } from '../../kernel/graphql/__generated__/operations';
+import type {
+  RestEscalationFragment,
+  RestReminderFragment,
+  RestScheduledReminderFragment,
+} from '../../kernel/graphql/__generated__/operations';
 import { Nullable, StringEnum } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
-import { ESCALATION_CONDITIONS, ESCALATION_STATUSES, REMINDER_KINDS, SCHEDULED_REMINDER_STATUSES } from './schedule.entities';
+import {
+  ESCALATION_CONDITIONS,
+  ESCALATION_STATUSES,
+  REMINDER_KINDS,
+  SCHEDULED_REMINDER_STATUSES,
+} from './schedule.entities';
 
 // API-DECISIONS, "Bodies of the named operations": reminders, scheduled reminders and escalations
 // (whose values are all strings, as spec 4.8 shows them).
@@ -35,14 +44,16 @@ export const { schema: ReminderBody, map: restReminder } = restShape((field: Fie
   recipients: field(Type.Array(Recipient.schema), (reminder) => reminder.recipients.map(Recipient.map)),
 }));
 
-export const { schema: ScheduledReminderBody, map: restScheduledReminder } = restShape((field: Field<RestScheduledReminderFragment>) => ({
-  id: Type.String(),
-  request_id: Type.String(),
-  send_at: Type.String(),
-  message: field(Nullable(Type.String()), (reminder) => reminder.message ?? null),
-  status: StringEnum(SCHEDULED_REMINDER_STATUSES),
-  sent_at: field(Nullable(Type.String()), (reminder) => reminder.sentAt ?? null),
-}));
+export const { schema: ScheduledReminderBody, map: restScheduledReminder } = restShape(
+  (field: Field<RestScheduledReminderFragment>) => ({
+    id: Type.String(),
+    request_id: Type.String(),
+    send_at: Type.String(),
+    message: field(Nullable(Type.String()), (reminder) => reminder.message ?? null),
+    status: StringEnum(SCHEDULED_REMINDER_STATUSES),
+    sent_at: field(Nullable(Type.String()), (reminder) => reminder.sentAt ?? null),
+  }),
+);
 
 export const { schema: EscalationBody, map: restEscalation } = restShape((field: Field<RestEscalationFragment>) => ({
   id: Type.String(),

@@ -14,12 +14,30 @@ import {
 } from '../../kernel/graphql/__generated__/operations';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
-import { Body, DateTime, listQuery, NoContent, Nullable, Query, StringEnum, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
+import {
+  Body,
+  DateTime,
+  listQuery,
+  NoContent,
+  Nullable,
+  Query,
+  StringEnum,
+  Text,
+  Uuid,
+  withErrors,
+} from '../../kernel/rest/schemas';
 import { MAX_REMINDER_MESSAGE, MAX_REQUEST_NAME } from '../requests/request.limits';
 import { requestRest, restRequest } from '../requests/request.rest-shapes';
 import { ESCALATION_CONDITIONS } from './schedule.entities';
 import { MAX_ESCALATION_DAYS, MIN_ESCALATION_DAYS } from './schedule.limits';
-import { EscalationBody, ReminderBody, restEscalation, restReminder, restScheduledReminder, ScheduledReminderBody } from './schedule.rest-shapes';
+import {
+  EscalationBody,
+  ReminderBody,
+  restEscalation,
+  restReminder,
+  restScheduledReminder,
+  ScheduledReminderBody,
+} from './schedule.rest-shapes';
 
 const tags = ['Requests'];
 const RequestParams = Type.Object({ request_id: Uuid() });
@@ -27,20 +45,45 @@ const ScheduledParams = Type.Object({ request_id: Uuid(), scheduled_reminder_id:
 const EscalationParams = Type.Object({ request_id: Uuid(), escalation_id: Uuid() });
 
 const ReminderSendBody = Body({ message: Nullable(Text(MAX_REMINDER_MESSAGE)) });
-const ScheduledCreateBody = Body({ send_at: DateTime('when to send it, in the future'), message: Nullable(Text(MAX_REMINDER_MESSAGE)) }, ['send_at']);
-const ScheduledUpdateBody = Body({ send_at: DateTime('when to send it, in the future'), message: Nullable(Text(MAX_REMINDER_MESSAGE)) });
-const AfterDays = Type.Integer({ minimum: MIN_ESCALATION_DAYS, maximum: MAX_ESCALATION_DAYS, description: `days, ${MIN_ESCALATION_DAYS} to ${MAX_ESCALATION_DAYS}` });
+const ScheduledCreateBody = Body(
+  { send_at: DateTime('when to send it, in the future'), message: Nullable(Text(MAX_REMINDER_MESSAGE)) },
+  ['send_at'],
+);
+const ScheduledUpdateBody = Body({
+  send_at: DateTime('when to send it, in the future'),
+  message: Nullable(Text(MAX_REMINDER_MESSAGE)),
+});
+const AfterDays = Type.Integer({
+  minimum: MIN_ESCALATION_DAYS,
+  maximum: MAX_ESCALATION_DAYS,
+  description: `days, ${MIN_ESCALATION_DAYS} to ${MAX_ESCALATION_DAYS}`,
+});
 const EscalationCreateBody = Body(
-  { condition: StringEnum(ESCALATION_CONDITIONS), after_days: AfterDays, notify_user_id: Nullable(Uuid()), notify_email: Nullable(Type.String({ maxLength: 320 })) },
+  {
+    condition: StringEnum(ESCALATION_CONDITIONS),
+    after_days: AfterDays,
+    notify_user_id: Nullable(Uuid()),
+    notify_email: Nullable(Type.String({ maxLength: 320 })),
+  },
   ['condition', 'after_days'],
 );
-const EscalationUpdateBody = Body({ condition: StringEnum(ESCALATION_CONDITIONS), after_days: AfterDays, notify_user_id: Nullable(Uuid()), notify_email: Nullable(Type.String({ maxLength: 320 })) });
+const EscalationUpdateBody = Body({
+  condition: StringEnum(ESCALATION_CONDITIONS),
+  after_days: AfterDays,
+  notify_user_id: Nullable(Uuid()),
+  notify_email: Nullable(Type.String({ maxLength: 320 })),
+});
 
 /** A PATCH body's fields as GraphQL input: a field left out stays as it is, null clears it. */
-const given = <T extends Record<string, unknown>>(input: T): T => Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as T;
+const given = <T extends Record<string, unknown>>(input: T): T =>
+  Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as T;
 
 /** A record of a request's list, or a 404 naming it. */
-const one = <T extends { id: string }>(records: T[], id: string, resource: string): T => found(records.find((record) => record.id === id), resource);
+const one = <T extends { id: string }>(records: T[], id: string, resource: string): T =>
+  found(
+    records.find((record) => record.id === id),
+    resource,
+  );
 
 export function scheduleRestRows(): RestRow[] {
   const { ResponseBody } = requestRest();
@@ -60,12 +103,19 @@ export function scheduleRestRows(): RestRow[] {
       url: '/requests/:request_id/reminders',
       summary: "List a request's reminders, newest first (the next one due in X-Next-Reminder-At)",
       tags,
-      schema: { params: RequestParams, querystring: Query({ limit: listQuery('desc').properties.limit }), response: withErrors({ 200: Type.Array(ReminderBody) }) },
+      schema: {
+        params: RequestParams,
+        querystring: Query({ limit: listQuery('desc').properties.limit }),
+        response: withErrors({ 200: Type.Array(ReminderBody) }),
+      },
       operation: RequestRemindersDocument,
       variables: ({ params, query }) => ({ id: params.request_id, first: query.limit }),
       result: (data) => {
         const request = found(data.request, 'Request');
-        return { body: request.sentReminders.nodes.map(restReminder), headers: request.nextReminderAt ? { 'x-next-reminder-at': request.nextReminderAt } : undefined };
+        return {
+          body: request.sentReminders.nodes.map(restReminder),
+          headers: request.nextReminderAt ? { 'x-next-reminder-at': request.nextReminderAt } : undefined,
+        };
       },
     }),
     restRow({
@@ -73,10 +123,19 @@ export function scheduleRestRows(): RestRow[] {
       url: '/requests/:request_id/scheduled-reminders',
       summary: 'Schedule a reminder',
       tags,
-      schema: { params: RequestParams, body: ScheduledCreateBody, response: withErrors({ 200: ScheduledReminderBody }) },
+      schema: {
+        params: RequestParams,
+        body: ScheduledCreateBody,
+        response: withErrors({ 200: ScheduledReminderBody }),
+      },
       operation: ScheduledReminderCreateDocument,
-      variables: ({ params, body }) => ({ requestId: params.request_id, input: { sendAt: body.send_at, message: body.message ?? null } }),
-      result: (data) => ({ body: restScheduledReminder(fromPayload(data.scheduledReminderCreate, 'scheduledReminder')) }),
+      variables: ({ params, body }) => ({
+        requestId: params.request_id,
+        input: { sendAt: body.send_at, message: body.message ?? null },
+      }),
+      result: (data) => ({
+        body: restScheduledReminder(fromPayload(data.scheduledReminderCreate, 'scheduledReminder')),
+      }),
     }),
     restRow({
       method: 'GET',
@@ -96,17 +155,31 @@ export function scheduleRestRows(): RestRow[] {
       schema: { params: ScheduledParams, response: withErrors({ 200: ScheduledReminderBody }) },
       operation: RequestScheduledRemindersDocument,
       variables: ({ params }) => ({ id: params.request_id }),
-      result: (data, { params }) => ({ body: restScheduledReminder(one(found(data.request, 'Request').scheduledReminders, params.scheduled_reminder_id, 'Scheduled reminder')) }),
+      result: (data, { params }) => ({
+        body: restScheduledReminder(
+          one(found(data.request, 'Request').scheduledReminders, params.scheduled_reminder_id, 'Scheduled reminder'),
+        ),
+      }),
     }),
     restRow({
       method: 'PATCH',
       url: '/requests/:request_id/scheduled-reminders/:scheduled_reminder_id',
       summary: 'Change a scheduled reminder not yet sent',
       tags,
-      schema: { params: ScheduledParams, body: ScheduledUpdateBody, response: withErrors({ 200: ScheduledReminderBody }) },
+      schema: {
+        params: ScheduledParams,
+        body: ScheduledUpdateBody,
+        response: withErrors({ 200: ScheduledReminderBody }),
+      },
       operation: ScheduledReminderUpdateDocument,
-      variables: ({ params, body }) => ({ requestId: params.request_id, id: params.scheduled_reminder_id, input: given({ sendAt: body.send_at, message: body.message }) }),
-      result: (data) => ({ body: restScheduledReminder(fromPayload(data.scheduledReminderUpdate, 'scheduledReminder')) }),
+      variables: ({ params, body }) => ({
+        requestId: params.request_id,
+        id: params.scheduled_reminder_id,
+        input: given({ sendAt: body.send_at, message: body.message }),
+      }),
+      result: (data) => ({
+        body: restScheduledReminder(fromPayload(data.scheduledReminderUpdate, 'scheduledReminder')),
+      }),
     }),
     restRow({
       method: 'DELETE',
@@ -127,7 +200,12 @@ export function scheduleRestRows(): RestRow[] {
       operation: EscalationCreateDocument,
       variables: ({ params, body }) => ({
         requestId: params.request_id,
-        input: { condition: body.condition, afterDays: body.after_days, notifyUserId: body.notify_user_id ?? null, notifyEmail: body.notify_email ?? null },
+        input: {
+          condition: body.condition,
+          afterDays: body.after_days,
+          notifyUserId: body.notify_user_id ?? null,
+          notifyEmail: body.notify_email ?? null,
+        },
       }),
       result: (data) => ({ body: restEscalation(fromPayload(data.escalationCreate, 'escalation')) }),
     }),
@@ -149,7 +227,9 @@ export function scheduleRestRows(): RestRow[] {
       schema: { params: EscalationParams, response: withErrors({ 200: EscalationBody }) },
       operation: RequestEscalationsDocument,
       variables: ({ params }) => ({ id: params.request_id }),
-      result: (data, { params }) => ({ body: restEscalation(one(found(data.request, 'Request').escalations, params.escalation_id, 'Escalation')) }),
+      result: (data, { params }) => ({
+        body: restEscalation(one(found(data.request, 'Request').escalations, params.escalation_id, 'Escalation')),
+      }),
     }),
     restRow({
       method: 'PATCH',
@@ -161,7 +241,12 @@ export function scheduleRestRows(): RestRow[] {
       variables: ({ params, body }) => ({
         requestId: params.request_id,
         id: params.escalation_id,
-        input: given({ condition: body.condition, afterDays: body.after_days, notifyUserId: body.notify_user_id, notifyEmail: body.notify_email }),
+        input: given({
+          condition: body.condition,
+          afterDays: body.after_days,
+          notifyUserId: body.notify_user_id,
+          notifyEmail: body.notify_email,
+        }),
       }),
       result: (data) => ({ body: restEscalation(fromPayload(data.escalationUpdate, 'escalation')) }),
     }),
@@ -180,7 +265,11 @@ export function scheduleRestRows(): RestRow[] {
       url: '/requests/:request_id/duplicate',
       summary: 'A new request with the same fields, items and recipients (new links), in its initial state',
       tags,
-      schema: { params: RequestParams, body: Body({ name: Text(MAX_REQUEST_NAME, { minLength: 1 }) }), response: withErrors({ 200: ResponseBody }) },
+      schema: {
+        params: RequestParams,
+        body: Body({ name: Text(MAX_REQUEST_NAME, { minLength: 1 }) }),
+        response: withErrors({ 200: ResponseBody }),
+      },
       operation: RequestDuplicateDocument,
       variables: ({ params, body }) => ({ id: params.request_id, input: { name: body?.name ?? null } }),
       result: (data) => ({ body: restRequest(fromPayload(data.requestDuplicate, 'request')) }),

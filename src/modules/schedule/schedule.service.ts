@@ -17,13 +17,28 @@ import type { Request } from '../requests/request.entities';
 import { MAX_REMINDER_MESSAGE } from '../requests/request.limits';
 import type { Ctx } from '../requests/request.service';
 import { remindable, sendReminder } from './reminder.service';
-import { Escalation, Reminder, ScheduledReminder, type EscalationRow, type JobKind, type ReminderRow, type ScheduledReminderRow } from './schedule.entities';
+import {
+  Escalation,
+  Reminder,
+  ScheduledReminder,
+  type EscalationRow,
+  type JobKind,
+  type ReminderRow,
+  type ScheduledReminderRow,
+} from './schedule.entities';
 import { MAX_ESCALATION_DAYS, MAX_ESCALATIONS, MAX_SCHEDULED_REMINDERS, MIN_ESCALATION_DAYS } from './schedule.limits';
 
 const DAY_MS = 86_400_000;
 
 /** A job to plan: a request's (`requestId`), or another record's, whose kind its module runs (`jobKinds`). */
-export type Planned = { organizationId: string; requestId: string | null; kind: JobKind | string; key: string; dueAt: Date | null; payload: Record<string, unknown> };
+export type Planned = {
+  organizationId: string;
+  requestId: string | null;
+  kind: JobKind | string;
+  key: string;
+  dueAt: Date | null;
+  payload: Record<string, unknown>;
+};
 
 /** Plans (or moves, or with no time cancels) the job `key`, in the caller's transaction. */
 export async function planJob(tx: EntityManager, now: Date, job: Planned): Promise<void> {
@@ -32,22 +47,42 @@ export async function planJob(tx: EntityManager, now: Date, job: Planned): Promi
      values (gen_random_uuid(), ?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?)
      on conflict (key) do update set due_at = excluded.due_at, payload = excluded.payload, status = excluded.status, attempts = 0,
                                      last_error = null, lease = null, locked_until = null, updated_at = excluded.updated_at`,
-    [job.organizationId, job.requestId, job.kind, job.key, job.dueAt ?? now, JSON.stringify(job.payload), job.dueAt ? 'PENDING' : 'CANCELLED', now, now],
+    [
+      job.organizationId,
+      job.requestId,
+      job.kind,
+      job.key,
+      job.dueAt ?? now,
+      JSON.stringify(job.payload),
+      job.dueAt ? 'PENDING' : 'CANCELLED',
+      now,
+      now,
+    ],
   );
 }
 
-export const cancelJob = (tx: EntityManager, key: string, now: Date) => tx.execute(`update job set status = 'CANCELLED', updated_at = ? where key = ? and status = 'PENDING'`, [now, key]);
+export const cancelJob = (tx: EntityManager, key: string, now: Date) =>
+  tx.execute(`update job set status = 'CANCELLED', updated_at = ? where key = ? and status = 'PENDING'`, [now, key]);
 
 // ---- Reminders sent ----
 
 /** A reminder the viewer may see (`node(id)`): one of a request it sees. */
 export async function getReminder(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ReminderRow | null> {
-  const [reminder] = isUuid(id) ? await findLean(ctx.em, Reminder, 'select * from reminder where id = ? and organization_id = ?', [id, ctx.viewer.organizationId]) : [];
+  const [reminder] = isUuid(id)
+    ? await findLean(ctx.em, Reminder, 'select * from reminder where id = ? and organization_id = ?', [
+        id,
+        ctx.viewer.organizationId,
+      ])
+    : [];
   return reminder && (await findVisibleRequest(ctx.em, ctx.viewer, reminder.request.id)) ? reminder : null;
 }
 
 /** Reminds now every recipient who has not submitted (no deferral: the owner asked for it). */
-export async function sendReminderNow(ctx: Ctx, requestId: string, input: ReminderSendInput | null | undefined): Promise<ReminderRow> {
+export async function sendReminderNow(
+  ctx: Ctx,
+  requestId: string,
+  input: ReminderSendInput | null | undefined,
+): Promise<ReminderRow> {
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     new InputCheck().text(['message'], input?.message, { max: MAX_REMINDER_MESSAGE }).done();
@@ -64,12 +99,20 @@ export async function sendReminderNow(ctx: Ctx, requestId: string, input: Remind
   });
 }
 
-export function listReminders(ctx: Pick<Ctx, 'em'>, request: { id: string }, args: PageArgs): Promise<Connection<ReminderRow>> {
-  return paginate({ em: ctx.em, entity: Reminder, sql: 'select r.* from reminder r where r.request_id = ?', params: [request.id] }, args, {
-    property: 'sentAt',
-    column: 'sent_at',
-    direction: 'DESC',
-  });
+export function listReminders(
+  ctx: Pick<Ctx, 'em'>,
+  request: { id: string },
+  args: PageArgs,
+): Promise<Connection<ReminderRow>> {
+  return paginate(
+    { em: ctx.em, entity: Reminder, sql: 'select r.* from reminder r where r.request_id = ?', params: [request.id] },
+    args,
+    {
+      property: 'sentAt',
+      column: 'sent_at',
+      direction: 'DESC',
+    },
+  );
 }
 
 // ---- Scheduled reminders ----
@@ -79,8 +122,19 @@ const checkFuture = (check: InputCheck, field: string[], value: Date | null | un
   if (value && value.getTime() <= now.getTime()) check.add(field, 'Must be in the future', 'OUT_OF_RANGE');
 };
 
-async function requireScheduledReminder(tx: EntityManager, request: Request, id: string): Promise<ScheduledReminderRow> {
-  const [row] = isUuid(id) ? await findLean(tx, ScheduledReminder, 'select * from scheduled_reminder where id = ? and request_id = ? for update', [id, request.id]) : [];
+async function requireScheduledReminder(
+  tx: EntityManager,
+  request: Request,
+  id: string,
+): Promise<ScheduledReminderRow> {
+  const [row] = isUuid(id)
+    ? await findLean(
+        tx,
+        ScheduledReminder,
+        'select * from scheduled_reminder where id = ? and request_id = ? for update',
+        [id, request.id],
+      )
+    : [];
   if (!row) throw AppError.notFound('Scheduled reminder');
   return row;
 }
@@ -94,7 +148,11 @@ const scheduledJob = (request: Request, id: string, sendAt: Date | null): Planne
   payload: { scheduledReminderId: id },
 });
 
-export async function createScheduledReminder(ctx: Ctx, requestId: string, input: ScheduledReminderCreateInput): Promise<ScheduledReminderRow> {
+export async function createScheduledReminder(
+  ctx: Ctx,
+  requestId: string,
+  input: ScheduledReminderCreateInput,
+): Promise<ScheduledReminderRow> {
   const now = ctx.settings.clock.now();
   return inTransaction(ctx.em, async (tx) => {
     // Tenancy first: another organization's request is a 404 whatever the input.
@@ -102,16 +160,39 @@ export async function createScheduledReminder(ctx: Ctx, requestId: string, input
     const check = new InputCheck();
     checkFuture(check, ['sendAt'], input.sendAt, now);
     check.text(['message'], input.message, { max: MAX_REMINDER_MESSAGE }).done();
-    const [{ count }] = await queryRows<{ count: number }>(tx, `select count(*)::int as count from scheduled_reminder where request_id = ? and status = 'PENDING'`, [request.id]);
-    if (count >= MAX_SCHEDULED_REMINDERS) throw AppError.validation([{ field: ['sendAt'], message: `A request holds at most ${MAX_SCHEDULED_REMINDERS} pending scheduled reminders`, code: 'TOO_MANY' }]);
-    const row = tx.create(ScheduledReminder, { organization: request.organization.id, request: request.id, sendAt: input.sendAt, message: input.message ?? null, status: 'PENDING', sentAt: null });
+    const [{ count }] = await queryRows<{ count: number }>(
+      tx,
+      `select count(*)::int as count from scheduled_reminder where request_id = ? and status = 'PENDING'`,
+      [request.id],
+    );
+    if (count >= MAX_SCHEDULED_REMINDERS)
+      throw AppError.validation([
+        {
+          field: ['sendAt'],
+          message: `A request holds at most ${MAX_SCHEDULED_REMINDERS} pending scheduled reminders`,
+          code: 'TOO_MANY',
+        },
+      ]);
+    const row = tx.create(ScheduledReminder, {
+      organization: request.organization.id,
+      request: request.id,
+      sendAt: input.sendAt,
+      message: input.message ?? null,
+      status: 'PENDING',
+      sentAt: null,
+    });
     await tx.flush();
     await planJob(tx, now, scheduledJob(request, row.id, input.sendAt));
     return row as ScheduledReminderRow;
   });
 }
 
-export async function updateScheduledReminder(ctx: Ctx, requestId: string, id: string, input: ScheduledReminderUpdateInput): Promise<ScheduledReminderRow> {
+export async function updateScheduledReminder(
+  ctx: Ctx,
+  requestId: string,
+  id: string,
+  input: ScheduledReminderUpdateInput,
+): Promise<ScheduledReminderRow> {
   const now = ctx.settings.clock.now();
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
@@ -120,10 +201,16 @@ export async function updateScheduledReminder(ctx: Ctx, requestId: string, id: s
     checkFuture(check, ['sendAt'], input.sendAt, now);
     if (input.sendAt === null) check.add(['sendAt'], 'Cannot be null', 'INVALID');
     check.text(['message'], input.message, { max: MAX_REMINDER_MESSAGE }).done();
-    if (current.status !== 'PENDING') throw AppError.invalidState(`A scheduled reminder ${current.status.toLowerCase()} cannot change`);
+    if (current.status !== 'PENDING')
+      throw AppError.invalidState(`A scheduled reminder ${current.status.toLowerCase()} cannot change`);
     const sendAt = input.sendAt ?? current.sendAt;
     const message = input.message !== undefined ? input.message : current.message;
-    await tx.execute('update scheduled_reminder set send_at = ?, message = ?, updated_at = ? where id = ?', [sendAt, message, now, current.id]);
+    await tx.execute('update scheduled_reminder set send_at = ?, message = ?, updated_at = ? where id = ?', [
+      sendAt,
+      message,
+      now,
+      current.id,
+    ]);
     await planJob(tx, now, scheduledJob(request, current.id, sendAt));
     return { ...current, sendAt, message, updatedAt: now };
   });
@@ -142,37 +229,81 @@ export async function deleteScheduledReminder(ctx: Ctx, requestId: string, id: s
 // ---- Escalations ----
 
 async function requireEscalation(tx: EntityManager, request: Request, id: string): Promise<EscalationRow> {
-  const [row] = isUuid(id) ? await findLean(tx, Escalation, 'select * from escalation where id = ? and request_id = ? for update', [id, request.id]) : [];
+  const [row] = isUuid(id)
+    ? await findLean(tx, Escalation, 'select * from escalation where id = ? and request_id = ? for update', [
+        id,
+        request.id,
+      ])
+    : [];
   if (!row) throw AppError.notFound('Escalation');
   return row;
 }
 
-type EscalationFields = { condition: EscalationRow['condition']; afterDays: number; notifyUserId: string | null; notifyEmail: string | null };
+type EscalationFields = {
+  condition: EscalationRow['condition'];
+  afterDays: number;
+  notifyUserId: string | null;
+  notifyEmail: string | null;
+};
 
 /** Checks a rule's fields: days in range, a user of the caller's organization or an address, not both. */
 async function checkEscalation(ctx: Ctx, tx: EntityManager, fields: EscalationFields): Promise<void> {
   const check = new InputCheck();
-  check.int(['afterDays'], fields.afterDays, { min: MIN_ESCALATION_DAYS, max: MAX_ESCALATION_DAYS }).uuid(['notifyUserId'], fields.notifyUserId).email(['notifyEmail'], fields.notifyEmail);
-  if (fields.notifyUserId && fields.notifyEmail) check.add(['notifyEmail'], 'Name a user or an address, not both', 'INVALID');
-  if (fields.notifyUserId && isUuid(fields.notifyUserId) && !(await tx.findOne(User, { id: fields.notifyUserId, organization: ctx.viewer.organizationId }))) {
+  check
+    .int(['afterDays'], fields.afterDays, { min: MIN_ESCALATION_DAYS, max: MAX_ESCALATION_DAYS })
+    .uuid(['notifyUserId'], fields.notifyUserId)
+    .email(['notifyEmail'], fields.notifyEmail);
+  if (fields.notifyUserId && fields.notifyEmail)
+    check.add(['notifyEmail'], 'Name a user or an address, not both', 'INVALID');
+  if (
+    fields.notifyUserId &&
+    isUuid(fields.notifyUserId) &&
+    !(await tx.findOne(User, { id: fields.notifyUserId, organization: ctx.viewer.organizationId }))
+  ) {
     check.add(['notifyUserId'], 'Names no user of your organization', 'NOT_FOUND');
   }
   check.done();
 }
 
-/** The escalation's job: due `afterDays` after the due date (OVERDUE; none without one) or the request's creation (NOT_OPENED). */
+/**
+ * The escalation's job: due `afterDays` after the due date (OVERDUE; none without one) or the request's creation
+ * (NOT_OPENED).
+ */
 const escalationJob = (request: Request, id: string, fields: EscalationFields): Planned => {
   const from = fields.condition === 'OVERDUE' ? request.dueDate : request.createdAt;
-  return { organizationId: request.organization.id, requestId: request.id, kind: 'ESCALATION', key: `escalation:${id}`, dueAt: from ? new Date(from.getTime() + fields.afterDays * DAY_MS) : null, payload: { escalationId: id } };
+  return {
+    organizationId: request.organization.id,
+    requestId: request.id,
+    kind: 'ESCALATION',
+    key: `escalation:${id}`,
+    dueAt: from ? new Date(from.getTime() + fields.afterDays * DAY_MS) : null,
+    payload: { escalationId: id },
+  };
 };
 
-export async function createEscalation(ctx: Ctx, requestId: string, input: EscalationCreateInput): Promise<EscalationRow> {
-  const fields: EscalationFields = { condition: input.condition, afterDays: input.afterDays, notifyUserId: input.notifyUserId ?? null, notifyEmail: input.notifyEmail?.trim() ?? null };
+export async function createEscalation(
+  ctx: Ctx,
+  requestId: string,
+  input: EscalationCreateInput,
+): Promise<EscalationRow> {
+  const fields: EscalationFields = {
+    condition: input.condition,
+    afterDays: input.afterDays,
+    notifyUserId: input.notifyUserId ?? null,
+    notifyEmail: input.notifyEmail?.trim() ?? null,
+  };
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     await checkEscalation(ctx, tx, fields);
-    const [{ count }] = await queryRows<{ count: number }>(tx, 'select count(*)::int as count from escalation where request_id = ?', [request.id]);
-    if (count >= MAX_ESCALATIONS) throw AppError.validation([{ field: [], message: `A request holds at most ${MAX_ESCALATIONS} escalations`, code: 'TOO_MANY' }]);
+    const [{ count }] = await queryRows<{ count: number }>(
+      tx,
+      'select count(*)::int as count from escalation where request_id = ?',
+      [request.id],
+    );
+    if (count >= MAX_ESCALATIONS)
+      throw AppError.validation([
+        { field: [], message: `A request holds at most ${MAX_ESCALATIONS} escalations`, code: 'TOO_MANY' },
+      ]);
     const row = tx.create(Escalation, {
       organization: request.organization.id,
       request: request.id,
@@ -189,7 +320,12 @@ export async function createEscalation(ctx: Ctx, requestId: string, input: Escal
   });
 }
 
-export async function updateEscalation(ctx: Ctx, requestId: string, id: string, input: EscalationUpdateInput): Promise<EscalationRow> {
+export async function updateEscalation(
+  ctx: Ctx,
+  requestId: string,
+  id: string,
+  input: EscalationUpdateInput,
+): Promise<EscalationRow> {
   return inTransaction(ctx.em, async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     const current = await requireEscalation(tx, request, id);
@@ -198,19 +334,30 @@ export async function updateEscalation(ctx: Ctx, requestId: string, id: string, 
     if (input.condition === null) check.add(['condition'], 'Cannot be null', 'INVALID');
     if (input.afterDays === null) check.add(['afterDays'], 'Cannot be null', 'INVALID');
     check.done();
-    const notifyEmail = input.notifyEmail !== undefined ? (input.notifyEmail?.trim() ?? null) : input.notifyUserId ? null : (current.notifyEmail ?? null);
-    const notifyUserId = input.notifyUserId !== undefined ? (input.notifyUserId ?? null) : input.notifyEmail ? null : (current.notifyUser?.id ?? null);
-    const fields: EscalationFields = { condition: input.condition ?? current.condition, afterDays: input.afterDays ?? current.afterDays, notifyUserId, notifyEmail };
+    const notifyEmail =
+      input.notifyEmail !== undefined
+        ? (input.notifyEmail?.trim() ?? null)
+        : input.notifyUserId
+          ? null
+          : (current.notifyEmail ?? null);
+    const notifyUserId =
+      input.notifyUserId !== undefined
+        ? (input.notifyUserId ?? null)
+        : input.notifyEmail
+          ? null
+          : (current.notifyUser?.id ?? null);
+    const fields: EscalationFields = {
+      condition: input.condition ?? current.condition,
+      afterDays: input.afterDays ?? current.afterDays,
+      notifyUserId,
+      notifyEmail,
+    };
     await checkEscalation(ctx, tx, fields);
     const now = ctx.settings.clock.now();
-    await tx.execute('update escalation set condition = ?, after_days = ?, notify_user_id = ?, notify_email = ?, updated_at = ? where id = ?', [
-      fields.condition,
-      fields.afterDays,
-      fields.notifyUserId,
-      fields.notifyEmail,
-      now,
-      current.id,
-    ]);
+    await tx.execute(
+      'update escalation set condition = ?, after_days = ?, notify_user_id = ?, notify_email = ?, updated_at = ? where id = ?',
+      [fields.condition, fields.afterDays, fields.notifyUserId, fields.notifyEmail, now, current.id],
+    );
     await planJob(tx, now, escalationJob(request, current.id, fields));
     return (await findLean(tx, Escalation, 'select * from escalation where id = ?', [current.id]))[0];
   });

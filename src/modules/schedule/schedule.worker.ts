@@ -9,7 +9,14 @@ import { deleteReferences } from '../files/file.service';
 import { renderingViewer } from '../portal/portal.access';
 import { findVisibleRequestForUpdate } from '../requests/request.access';
 import { JOB_BATCH, JOB_CONCURRENCY, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
-import { contributedKind, JOB_HANDLERS, type ClaimedJob, type JobContext, type JobOutcome, type ScheduleSettings } from './schedule.jobs';
+import {
+  contributedKind,
+  JOB_HANDLERS,
+  type ClaimedJob,
+  type JobContext,
+  type JobOutcome,
+  type ScheduleSettings,
+} from './schedule.jobs';
 import type { JobKind } from './schedule.entities';
 
 export type ScheduleWorkerOptions = {
@@ -43,10 +50,10 @@ class LeaseLost extends Error {}
 
 /**
  * Runs due jobs. A round claims due rows with FOR UPDATE SKIP LOCKED and a fresh lease (instances
- * share the queue, none waits for another) for `settings.leaseMs`; each job then runs in one transaction with everything it
- * changes (messages queued, state moved, events, the next due time), ended by a write that must still
- * find its own lease: a job whose lease lapsed and was claimed again is rolled back, so each
- * occurrence takes effect exactly once. A failing job is tried again on JOB_RETRY_DELAYS_MS.
+ * share the queue, none waits for another) for `settings.leaseMs`; each job then runs in one transaction with
+ * everything it changes (messages queued, state moved, events, the next due time), ended by a write that must still
+ * find its own lease: a job whose lease lapsed and was claimed again is rolled back, so each occurrence takes effect
+ * exactly once. A failing job is tried again on JOB_RETRY_DELAYS_MS.
  */
 export class ScheduleWorker extends PollingWorker {
   /** Where the claim runs: a lean statement, so one fork serves every round (nothing accumulates in it). */

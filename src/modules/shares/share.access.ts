@@ -1,6 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queryRows, toDate } from '../../kernel/db/lean';
-import { SIGN_IN_COLUMNS, signInFields, type SignInKind, type SignInLink, type SignInRow } from '../portal/portal.access';
+import {
+  SIGN_IN_COLUMNS,
+  signInFields,
+  type SignInKind,
+  type SignInLink,
+  type SignInRow,
+} from '../portal/portal.access';
 import { sha256Hex } from '../recipients/recipient-link';
 import type { ShareStatus } from './share.entities';
 
@@ -19,7 +25,10 @@ export type ShareLink = SignInLink & {
 };
 
 /** Why a share's link no longer opens it, or null while it does. */
-export function shareEnded(link: Pick<ShareLink, 'status' | 'expirationDate' | 'deletionDate'>, now: Date): 'EXPIRED' | 'DELETED' | null {
+export function shareEnded(
+  link: Pick<ShareLink, 'status' | 'expirationDate' | 'deletionDate'>,
+  now: Date,
+): 'EXPIRED' | 'DELETED' | null {
   if (link.status === 'DELETED' || (link.deletionDate && link.deletionDate <= now)) return 'DELETED';
   if (link.status === 'EXPIRED' || (link.expirationDate && link.expirationDate <= now)) return 'EXPIRED';
   return null;
@@ -38,7 +47,14 @@ export const SHARE_SIGN_IN: SignInKind<ShareLink> = {
   signedIn: async () => {},
 };
 
-type LinkRow = SignInRow & { share_id: string; title: string; organization_name: string; owner_name: string; deletion_date: string | null; status: ShareStatus };
+type LinkRow = SignInRow & {
+  share_id: string;
+  title: string;
+  organization_name: string;
+  owner_name: string;
+  deletion_date: string | null;
+  status: ShareStatus;
+};
 
 /** The link's recipient and share; null for a token that names none (unknown, or a share not sent yet). */
 export async function findShareLink(em: EntityManager, token: string): Promise<ShareLink | null> {
@@ -71,7 +87,11 @@ export async function findShareLink(em: EntityManager, token: string): Promise<S
 }
 
 /** The share recipient a session token signs in now, if any. */
-export async function findShareSession(em: EntityManager, token: string, now: Date): Promise<{ recipientId: string } | null> {
+export async function findShareSession(
+  em: EntityManager,
+  token: string,
+  now: Date,
+): Promise<{ recipientId: string } | null> {
   if (!token.startsWith(SHARE_SIGN_IN.tokenPrefix)) return null;
   const [row] = await queryRows<{ recipient_id: string }>(
     em,

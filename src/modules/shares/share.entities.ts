@@ -101,4 +101,8 @@ export type ShareDownload = InferEntity<typeof ShareDownload>;
 export type ShareDownloadRow = Row<ShareDownload>;
 
 /** A share recipient's codes, sessions and counters (SHARE_SIGN_IN). */
-export const SHARE_SIGN_IN_ENTITIES = signInEntities({ entity: 'ShareRecipient', tables: 'share_recipient', recipient: () => ShareRecipient });
+export const SHARE_SIGN_IN_ENTITIES = signInEntities({
+  entity: 'ShareRecipient',
+  tables: 'share_recipient',
+  recipient: () => ShareRecipient,
+});

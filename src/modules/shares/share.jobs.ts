@@ -8,11 +8,14 @@ import type { ContributedJobKind } from '../schedule/schedule.jobs';
 export const shareJobs: ContributedJobKind = {
   kinds: ['SHARE_EXPIRE', 'SHARE_DELETE'],
   run: async (job, { tx, now }) => {
-    const [share] = await queryRows<{ id: string; status: string; expiration_date: string | null; deletion_date: string | null }>(
-      tx,
-      'select id, status, expiration_date, deletion_date from share where id = ? for update',
-      [job.payload.shareId],
-    );
+    const [share] = await queryRows<{
+      id: string;
+      status: string;
+      expiration_date: string | null;
+      deletion_date: string | null;
+    }>(tx, 'select id, status, expiration_date, deletion_date from share where id = ? for update', [
+      job.payload.shareId,
+    ]);
     if (!share || share.status === 'DELETED') return {};
     if (job.kind === 'SHARE_EXPIRE') {
       if (share.status === 'EXPIRED' || !share.expiration_date || new Date(share.expiration_date) > now) return {};
@@ -20,8 +23,15 @@ export const shareJobs: ContributedJobKind = {
       return {};
     }
     if (!share.deletion_date || new Date(share.deletion_date) > now) return {};
-    const files = await tx.execute<{ file_id: string }[]>('delete from share_file where share_id = ? returning file_id', [share.id]);
-    await tx.execute(`update share set status = 'DELETED', files_deleted_at = ?, updated_at = ? where id = ?`, [now, now, share.id]);
+    const files = await tx.execute<{ file_id: string }[]>(
+      'delete from share_file where share_id = ? returning file_id',
+      [share.id],
+    );
+    await tx.execute(`update share set status = 'DELETED', files_deleted_at = ?, updated_at = ? where id = ?`, [
+      now,
+      now,
+      share.id,
+    ]);
     return { fileIds: files.map((file) => file.file_id) };
   },
 };

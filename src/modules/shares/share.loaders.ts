@@ -6,7 +6,8 @@ import { filesOfShares, type ShareFileView } from './share.service';
 
 // One statement per relation per operation, whatever the number of shares listed.
 export const shareLoaders = {
-  recipientsByShare: (em: EntityManager) => createChildrenLoader(em, ShareRecipient, 'share', { position: 'asc', id: 'asc' }),
+  recipientsByShare: (em: EntityManager) =>
+    createChildrenLoader(em, ShareRecipient, 'share', { position: 'asc', id: 'asc' }),
   shareRecipientById: (em: EntityManager) => createByIdLoader(em, ShareRecipient),
   filesByShare: (em: EntityManager) => new DataLoader<string, ShareFileView[]>((ids) => filesOfShares(em, ids)),
 };

@@ -18,7 +18,10 @@ export const sharesModule: ModuleDescriptor = {
   restRows: shareRestRows,
   nodes: {
     Share: { sql: 'select 1 from share where id = ? and organization_id = ?', load: getShare },
-    ShareDownload: { sql: 'select 1 from share_download d join share s on s.id = d.share_id where d.id = ? and s.organization_id = ?', load: getShareDownload },
+    ShareDownload: {
+      sql: 'select 1 from share_download d join share s on s.id = d.share_id where d.id = ? and s.organization_id = ?',
+      load: getShareDownload,
+    },
   },
   contributes: [jobKinds.contribute(shareJobs)],
   // The recipient's side: the share's page and its API under /s/{token}.

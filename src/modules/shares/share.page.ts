@@ -1,7 +1,17 @@
 import { formatText, type PortalTexts } from '../portal/portal.texts';
 import type { PortalAssets } from '../portal/portal.assets';
 import { documentOf, jsonIsland } from '../portal/portal.page';
-import { formatDate, formatSize, html, renderHeader, renderSignIn, type SafeHtml, type PortalBoot, type PortalBranding, type SignInInfo } from '../portal/portal.view';
+import {
+  formatDate,
+  formatSize,
+  html,
+  renderHeader,
+  renderSignIn,
+  type SafeHtml,
+  type PortalBoot,
+  type PortalBranding,
+  type SignInInfo,
+} from '../portal/portal.view';
 import type { ShareTexts } from './share.texts';
 
 // The share's page, in the portal's look and with the organization's branding: the portal's sign-in
@@ -21,16 +31,37 @@ export type ShareView = {
 };
 
 /** `GET /s/{token}/api`. */
-export type ShareSignIn = Omit<SignInInfo, 'request'> & { share: { title: string; organization_name: string; owner_name: string; expiration_date: string | null; language: string } };
+export type ShareSignIn = Omit<SignInInfo, 'request'> & {
+  share: {
+    title: string;
+    organization_name: string;
+    owner_name: string;
+    expiration_date: string | null;
+    language: string;
+  };
+};
 
 type PageOptions = { token: string; language: string; texts: PortalTexts; own: ShareTexts; assets: PortalAssets };
 
 const locale = (language: string) => (language === 'en' ? 'en-US' : language);
 
-const header = (options: PageOptions, share: { title: string; organization_name: string; owner_name: string; branding: PortalBranding }) =>
-  renderHeader({ token: options.token, texts: options.texts, locale: locale(options.language), maxUploadBytes: 0 }, { name: share.title, organization_name: share.organization_name, owner_name: share.owner_name, due_date: null, branding: share.branding });
+const header = (
+  options: PageOptions,
+  share: { title: string; organization_name: string; owner_name: string; branding: PortalBranding },
+) =>
+  renderHeader(
+    { token: options.token, texts: options.texts, locale: locale(options.language), maxUploadBytes: 0 },
+    {
+      name: share.title,
+      organization_name: share.organization_name,
+      owner_name: share.owner_name,
+      due_date: null,
+      branding: share.branding,
+    },
+  );
 
-const title = (options: PageOptions, share: { title: string; organization_name: string }) => formatText(options.texts.pageTitle, { request: share.title, organization: share.organization_name });
+const title = (options: PageOptions, share: { title: string; organization_name: string }) =>
+  formatText(options.texts.pageTitle, { request: share.title, organization: share.organization_name });
 
 /** The files, once signed in. */
 export function renderShare(options: PageOptions, share: ShareView): string {
@@ -42,29 +73,72 @@ ${share.message ? html`<section class="card message" aria-labelledby="message-ti
 <section class="card" aria-labelledby="files-title">
   <h2 id="files-title">${own.filesTitle}</h2>
   ${share.expiration_date ? html`<p class="due">${formatText(own.availableUntil, { date: formatDate(share.expiration_date, loc) })}</p>` : ''}
-  ${share.files.length
-    ? html`<ul class="files">${share.files.map(
-        (file) =>
-          html`<li><span class="name"><a href="${file.download_url}" download aria-label="${formatText(options.texts.download, { name: file.file_name })}">${file.file_name}</a></span> <span class="size">${formatSize(file.size, loc)}</span></li>`,
-      )}</ul>`
-    : html`<p>${own.noFiles}</p>`}
+  ${
+    share.files.length
+      ? html`<ul class="files">${share.files.map(
+          (file) =>
+            html`<li><span class="name"><a href="${file.download_url}" download aria-label="${formatText(options.texts.download, { name: file.file_name })}">${file.file_name}</a></span> <span class="size">${formatSize(file.size, loc)}</span></li>`,
+        )}</ul>`
+      : html`<p>${own.noFiles}</p>`
+  }
   <p class="hint">${formatText(own.downloadHint, { owner: share.owner_name })}</p>
 </section>
 </div>`;
-  return documentOf({ language: options.language, title: title(options, share), assets: options.assets, body, texts: options.texts, branding: share.branding });
+  return documentOf({
+    language: options.language,
+    title: title(options, share),
+    assets: options.assets,
+    body,
+    texts: options.texts,
+    branding: share.branding,
+  });
 }
 
 /** The sign-in form (the portal's, driven by the portal's script against the share's API). */
-export function renderShareSignIn(options: PageOptions, info: ShareSignIn, api: string, maxUploadBytes: number): string {
-  const signIn: SignInInfo = { ...info, request: { name: info.share.title, organization_name: info.share.organization_name, owner_name: info.share.owner_name, due_date: null, language: info.share.language } };
-  const boot: PortalBoot = { token: options.token, api, afterSignIn: 'reload', language: options.language, locale: locale(options.language), texts: options.texts, maxUploadBytes, signIn, request: null, focus: null };
+export function renderShareSignIn(
+  options: PageOptions,
+  info: ShareSignIn,
+  api: string,
+  maxUploadBytes: number,
+): string {
+  const signIn: SignInInfo = {
+    ...info,
+    request: {
+      name: info.share.title,
+      organization_name: info.share.organization_name,
+      owner_name: info.share.owner_name,
+      due_date: null,
+      language: info.share.language,
+    },
+  };
+  const boot: PortalBoot = {
+    token: options.token,
+    api,
+    afterSignIn: 'reload',
+    language: options.language,
+    locale: locale(options.language),
+    texts: options.texts,
+    maxUploadBytes,
+    signIn,
+    request: null,
+    focus: null,
+  };
   const ctx = { token: options.token, texts: options.texts, locale: boot.locale, maxUploadBytes };
   const body = html`${header(options, { ...info.share, branding: info.branding })}
 <div id="content">${renderSignIn(ctx, signIn)}</div>
 <p class="status" id="status" role="status" aria-live="polite"></p>
 ${jsonIsland('portal-boot', boot)}`;
-  return documentOf({ language: options.language, title: title(options, info.share), assets: options.assets, body, texts: options.texts, script: true, branding: info.branding });
+  return documentOf({
+    language: options.language,
+    title: title(options, info.share),
+    assets: options.assets,
+    body,
+    texts: options.texts,
+    script: true,
+    branding: info.branding,
+  });
 }
 
 /** The body of a page about a link that leads nowhere (404) or to a share that ended (410). */
-export const renderShareEnd = (title: string, text: string): SafeHtml => html`<section class="card notice"><h1>${title}</h1><p>${text}</p></section>`;
+export const renderShareEnd = (title: string, text: string): SafeHtml =>
+  html`<section class="card notice"><h1>${title}</h1><p>${text}</p></section>`;

@@ -2,7 +2,16 @@ import { countFields } from '../../kernel/graphql/pagination';
 import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { linkToken, recipientPassword } from '../recipients/recipient-link';
-import { createShare, deleteShare, getShare, listDownloads, listShares, sendShare, shareLink, updateShare } from './share.service';
+import {
+  createShare,
+  deleteShare,
+  getShare,
+  listDownloads,
+  listShares,
+  sendShare,
+  shareLink,
+  updateShare,
+} from './share.service';
 
 export const shareResolvers: Resolvers = {
   Query: {
@@ -22,7 +31,8 @@ export const shareResolvers: Resolvers = {
     downloads: (share, args, ctx) => listDownloads(ctx, share, args),
   },
   ShareRecipient: {
-    link: (recipient, _args, ctx) => shareLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce)),
+    link: (recipient, _args, ctx) =>
+      shareLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce)),
     password: (recipient, _args, ctx) => recipientPassword(ctx.settings.secret, recipient.id, recipient.linkNonce),
   },
   ShareDownload: {

@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { RestShareDownloadFragment, RestShareFileFragment, RestShareFragment, RestShareRecipientFragment, RestShareSummaryFragment } from '../../kernel/graphql/__generated__/operations';
+import type {
+  RestShareDownloadFragment,
+  RestShareFileFragment,
+  RestShareFragment,
+  RestShareRecipientFragment,
+  RestShareSummaryFragment,
+} from '../../kernel/graphql/__generated__/operations';
 import { Nullable, StringEnum } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { AUTH_METHODS, SEND_METHODS } from '../recipients/recipient.enums';
@@ -25,24 +31,29 @@ const ShareRecipient = restShape((field: Field<RestShareRecipientFragment>) => (
   firstName: field(Nullable(Type.String()), (r) => r.firstName ?? null),
   lastName: field(Nullable(Type.String()), (r) => r.lastName ?? null),
   phone: field(Nullable(Type.String()), (r) => r.phone ?? null),
-  authMethod: field(Type.Object({ type: StringEnum(AUTH_METHODS), questionText: Nullable(Type.String()) }), (r) => ({ type: r.authMethod, questionText: r.questionText ?? null })),
+  authMethod: field(Type.Object({ type: StringEnum(AUTH_METHODS), questionText: Nullable(Type.String()) }), (r) => ({
+    type: r.authMethod,
+    questionText: r.questionText ?? null,
+  })),
   sendMethod: StringEnum(SEND_METHODS),
   completionOrder: field(Nullable(Type.Integer()), (r) => r.completionOrder ?? null),
   link: Type.String(),
   password: Type.String(),
 }));
 
-export const { schema: ShareDownloadBody, map: restShareDownload } = restShape((field: Field<RestShareDownloadFragment>) => ({
-  id: Type.String(),
-  recipientId: field(Type.String(), (d) => d.recipient.id),
-  recipientEmail: field(Nullable(Type.String()), (d) => d.recipient.email ?? null),
-  fileId: field(Nullable(Type.String()), (d) => d.file?.id ?? null),
-  fileName: Type.String(),
-  size: Type.Integer(),
-  ip: field(Nullable(Type.String()), (d) => d.ip ?? null),
-  userAgent: field(Nullable(Type.String()), (d) => d.userAgent ?? null),
-  downloadedAt: Type.String(),
-}));
+export const { schema: ShareDownloadBody, map: restShareDownload } = restShape(
+  (field: Field<RestShareDownloadFragment>) => ({
+    id: Type.String(),
+    recipientId: field(Type.String(), (d) => d.recipient.id),
+    recipientEmail: field(Nullable(Type.String()), (d) => d.recipient.email ?? null),
+    fileId: field(Nullable(Type.String()), (d) => d.file?.id ?? null),
+    fileName: Type.String(),
+    size: Type.Integer(),
+    ip: field(Nullable(Type.String()), (d) => d.ip ?? null),
+    userAgent: field(Nullable(Type.String()), (d) => d.userAgent ?? null),
+    downloadedAt: Type.String(),
+  }),
+);
 
 const summary = <S extends RestShareSummaryFragment>(field: Field<S>) => ({
   id: Type.String(),
@@ -63,7 +74,9 @@ const summary = <S extends RestShareSummaryFragment>(field: Field<S>) => ({
 });
 
 /** A share in a list: without its downloads. */
-export const { schema: ShareSummaryBody, map: restShareSummary } = restShape((field: Field<RestShareSummaryFragment>) => summary(field));
+export const { schema: ShareSummaryBody, map: restShareSummary } = restShape((field: Field<RestShareSummaryFragment>) =>
+  summary(field),
+);
 
 /** A share by id: with its download log (the newest MAX_LISTED_DOWNLOADS, and how many there are). */
 export const { schema: ShareBody, map: restShare } = restShape((field: Field<RestShareFragment>) => ({

@@ -1,13 +1,36 @@
 import { Type } from '@sinclair/typebox';
-import { ShareCreateDocument, ShareDeleteDocument, ShareGetDocument, ShareListDocument, ShareSendDocument, ShareUpdateDocument } from '../../kernel/graphql/__generated__/operations';
+import {
+  ShareCreateDocument,
+  ShareDeleteDocument,
+  ShareGetDocument,
+  ShareListDocument,
+  ShareSendDocument,
+  ShareUpdateDocument,
+} from '../../kernel/graphql/__generated__/operations';
 import { receiveFile } from '../../kernel/http/files';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
-import { Body, DateTime, listQuery, NoContent, Nullable, StringEnum, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
+import {
+  Body,
+  DateTime,
+  listQuery,
+  NoContent,
+  Nullable,
+  StringEnum,
+  Text,
+  Uuid,
+  withErrors,
+} from '../../kernel/rest/schemas';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { AUTH_METHODS, SEND_METHODS } from '../recipients/recipient.enums';
 import { languageFromRest, LanguageSchema } from '../requests/request.rest-shapes';
-import { MAX_LISTED_DOWNLOADS, MAX_SHARE_MESSAGE, MAX_SHARE_QUESTION, MAX_SHARE_RECIPIENTS, MAX_SHARE_TITLE } from './share.limits';
+import {
+  MAX_LISTED_DOWNLOADS,
+  MAX_SHARE_MESSAGE,
+  MAX_SHARE_QUESTION,
+  MAX_SHARE_RECIPIENTS,
+  MAX_SHARE_TITLE,
+} from './share.limits';
 import { restShare, restShareSummary, ShareBody, ShareSummaryBody } from './share.rest-shapes';
 import { uploadShareFile } from './share.service';
 
@@ -22,7 +45,16 @@ const RecipientBody = Body({
   firstName: Nullable(Text(MAX_PERSON_NAME)),
   lastName: Nullable(Text(MAX_PERSON_NAME)),
   phone: Nullable(Type.String({ maxLength: MAX_PHONE })),
-  authMethod: Nullable(Body({ type: AuthType, questionText: Nullable(Text(MAX_SHARE_QUESTION)), questionAnswer: Nullable(Text(MAX_SHARE_QUESTION)) }, ['type'])),
+  authMethod: Nullable(
+    Body(
+      {
+        type: AuthType,
+        questionText: Nullable(Text(MAX_SHARE_QUESTION)),
+        questionAnswer: Nullable(Text(MAX_SHARE_QUESTION)),
+      },
+      ['type'],
+    ),
+  ),
   sendMethod: Nullable(StringEnum(SEND_METHODS)),
   completionOrder: Nullable(Type.Integer({ minimum: 0, maximum: MAX_SHARE_RECIPIENTS })),
 });
@@ -33,7 +65,9 @@ const CreateBody = Body(
     recipients: Type.Array(RecipientBody, { minItems: 1, maxItems: MAX_SHARE_RECIPIENTS }),
     customMessage: Nullable(Text(MAX_SHARE_MESSAGE)),
     expirationDate: Nullable(DateTime('when the page stops answering, in the future')),
-    deletionDate: Nullable(DateTime('when the files are deleted from storage, in the future, not before expirationDate')),
+    deletionDate: Nullable(
+      DateTime('when the files are deleted from storage, in the future, not before expirationDate'),
+    ),
     sendMethod: Nullable(StringEnum(SEND_METHODS)),
     language: Nullable(LanguageSchema),
   },
@@ -48,7 +82,15 @@ const UpdateBody = Body({
   language: LanguageSchema,
 });
 
-type RecipientJson = { email?: string | null; firstName?: string | null; lastName?: string | null; phone?: string | null; authMethod?: { type: string; questionText?: string | null; questionAnswer?: string | null } | null; sendMethod?: (typeof SEND_METHODS)[number] | null; completionOrder?: number | null };
+type RecipientJson = {
+  email?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  phone?: string | null;
+  authMethod?: { type: string; questionText?: string | null; questionAnswer?: string | null } | null;
+  sendMethod?: (typeof SEND_METHODS)[number] | null;
+  completionOrder?: number | null;
+};
 
 const recipientInput = (r: RecipientJson) => ({
   email: r.email ?? null,
@@ -56,7 +98,13 @@ const recipientInput = (r: RecipientJson) => ({
   lastName: r.lastName ?? null,
   phone: r.phone ?? null,
   authMethod: r.authMethod
-    ? { type: (r.authMethod.type === 'EMAIL_ACCESS_CODE' ? 'EMAIL' : r.authMethod.type) as (typeof AUTH_METHODS)[number], questionText: r.authMethod.questionText ?? null, questionAnswer: r.authMethod.questionAnswer ?? null }
+    ? {
+        type: (r.authMethod.type === 'EMAIL_ACCESS_CODE'
+          ? 'EMAIL'
+          : r.authMethod.type) as (typeof AUTH_METHODS)[number],
+        questionText: r.authMethod.questionText ?? null,
+        questionAnswer: r.authMethod.questionAnswer ?? null,
+      }
     : null,
   sendMethod: r.sendMethod ?? null,
   completionOrder: r.completionOrder ?? null,
@@ -65,7 +113,8 @@ const recipientInput = (r: RecipientJson) => ({
 const date = (value: string | null | undefined) => (value === undefined ? undefined : value);
 
 /** A PATCH body's fields as GraphQL input: a field left out stays as it is, null clears it. */
-const given = <T extends Record<string, unknown>>(input: T): T => Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as T;
+const given = <T extends Record<string, unknown>>(input: T): T =>
+  Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as T;
 
 const downloads = MAX_LISTED_DOWNLOADS;
 
@@ -98,7 +147,11 @@ export const shareRestRows: RestRow[] = [
     tags,
     schema: { params: ShareParams, response: withErrors({ 200: ShareBody }, [404, 413, 422]) },
     receive: async (ctx, { params }, request) => {
-      await uploadShareFile(ctx, params.share_id, await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes }));
+      await uploadShareFile(
+        ctx,
+        params.share_id,
+        await receiveFile(request, { raw: false, maxBytes: ctx.settings.maxUploadBytes }),
+      );
       return { id: params.share_id, downloads };
     },
     operation: ShareGetDocument,

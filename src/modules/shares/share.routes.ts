@@ -10,7 +10,14 @@ import { renderingViewer, requireLinkOpen } from '../portal/portal.access';
 import { portalAssets } from '../portal/portal.assets';
 import { callRecipientApi } from '../portal/portal.page.api';
 import { brandStyle, documentOf, languageFromHeader, PORTAL_CSP } from '../portal/portal.page';
-import { clientOf, linkSignInRoutes, requireLinkOf, sessionToken, SignInStepsBody, signInView } from '../portal/portal.routes';
+import {
+  clientOf,
+  linkSignInRoutes,
+  requireLinkOf,
+  sessionToken,
+  SignInStepsBody,
+  signInView,
+} from '../portal/portal.routes';
 import { portalLanguage, textsFor } from '../portal/portal.texts';
 import { languageToRest } from '../requests/request.rest-shapes';
 import { findShareLink, findShareSession, shareEnded, type ShareLink } from './share.access';
@@ -26,7 +33,13 @@ const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const FileParams = Type.Object({ token: Type.String({ maxLength: 200 }), file_id: Uuid() });
 
 const ShareSignInBody = Type.Object({
-  share: Type.Object({ title: Type.String(), organization_name: Type.String(), owner_name: Type.String(), expiration_date: Nullable(Type.String()), language: Type.String() }),
+  share: Type.Object({
+    title: Type.String(),
+    organization_name: Type.String(),
+    owner_name: Type.String(),
+    expiration_date: Nullable(Type.String()),
+    language: Type.String(),
+  }),
   recipient: Type.Object({ first_name: Nullable(Type.String()) }),
   sign_in: SignInStepsBody,
   branding: BrandingBody,
@@ -39,7 +52,15 @@ const ShareViewBody = Type.Object({
   message: Nullable(Type.String()),
   expiration_date: Nullable(Type.String()),
   language: Type.String(),
-  files: Type.Array(Type.Object({ id: Type.String(), file_name: Type.String(), content_type: Type.String(), size: Type.Integer(), download_url: Type.String() })),
+  files: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      file_name: Type.String(),
+      content_type: Type.String(),
+      size: Type.Integer(),
+      download_url: Type.String(),
+    }),
+  ),
   branding: BrandingBody,
 });
 
@@ -47,7 +68,13 @@ const shareApi = (token: string) => `/s/${encodeURIComponent(token)}/api`;
 
 function signInInfo(link: ShareLink, publicUrl: string) {
   return {
-    share: { title: link.title, organization_name: link.organizationName, owner_name: link.ownerName, expiration_date: link.expirationDate?.toISOString() ?? null, language: languageToRest(link.language) },
+    share: {
+      title: link.title,
+      organization_name: link.organizationName,
+      owner_name: link.ownerName,
+      expiration_date: link.expirationDate?.toISOString() ?? null,
+      language: languageToRest(link.language),
+    },
     recipient: { first_name: link.firstName },
     sign_in: signInView(link),
     branding: restBranding(brandingView(publicUrl, link.branding)),
@@ -61,7 +88,8 @@ async function requireSession(scope: FastifyInstance, request: FastifyRequest): 
   const now = scope.contexts.settings.clock.now();
   const credential = sessionToken(request);
   const session = credential ? await findShareSession(scope.orm.em.fork(), credential, now) : null;
-  if (!session || session.recipientId !== link.recipientId) throw new AppError('UNAUTHENTICATED', `Not signed in: sign in at POST /s/{token}/api/session`);
+  if (!session || session.recipientId !== link.recipientId)
+    throw new AppError('UNAUTHENTICATED', `Not signed in: sign in at POST /s/{token}/api/session`);
   requireLinkOpen(link, now);
   return link;
 }
@@ -77,7 +105,11 @@ const filesOf = (scope: FastifyInstance, shareId: string) =>
 
 async function shareView(scope: FastifyInstance, link: ShareLink, token: string): Promise<ShareView> {
   const settings = scope.contexts.settings;
-  const [share] = await queryRows<{ custom_message: string | null }>(scope.orm.em.fork(), 'select custom_message from share where id = ?', [link.shareId]);
+  const [share] = await queryRows<{ custom_message: string | null }>(
+    scope.orm.em.fork(),
+    'select custom_message from share where id = ?',
+    [link.shareId],
+  );
   return {
     title: link.title,
     organization_name: link.organizationName,
@@ -102,12 +134,29 @@ async function sessionRoutes(scope: FastifyInstance): Promise<void> {
   const download = { config: { public: true, openapi: { recipient: true, download: true } } };
   scope.get(
     '/s/:token/api/share',
-    { ...session, schema: { tags, summary: 'The share as its signed-in recipient sees it: the message and the files', params: TokenParams, response: withErrors({ 200: ShareViewBody }, [401, 404, 410]) } },
-    async (request) => shareView(scope, await requireSession(scope, request), (request.params as { token: string }).token),
+    {
+      ...session,
+      schema: {
+        tags,
+        summary: 'The share as its signed-in recipient sees it: the message and the files',
+        params: TokenParams,
+        response: withErrors({ 200: ShareViewBody }, [401, 404, 410]),
+      },
+    },
+    async (request) =>
+      shareView(scope, await requireSession(scope, request), (request.params as { token: string }).token),
   );
   scope.get(
     '/s/:token/api/files/:file_id',
-    { ...download, schema: { tags, summary: "Download one of the share's files (logged: who, when, which file)", params: FileParams, response: withErrors({}, [401, 404, 410]) } },
+    {
+      ...download,
+      schema: {
+        tags,
+        summary: "Download one of the share's files (logged: who, when, which file)",
+        params: FileParams,
+        response: withErrors({}, [401, 404, 410]),
+      },
+    },
     async (request, reply) => {
       const link = await requireSession(scope, request);
       const { file_id: fileId } = request.params as { file_id: string };
@@ -117,28 +166,49 @@ async function sessionRoutes(scope: FastifyInstance): Promise<void> {
       // Logged as the download starts: a download cut short is a download still.
       await scope.orm.em
         .fork()
-        .execute('insert into share_download (id, organization_id, share_id, share_file_id, recipient_id, file_name, size, ip, user_agent, downloaded_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-          link.organizationId,
-          link.shareId,
-          file.id,
-          link.recipientId,
-          file.name,
-          file.size,
-          client.ip,
-          client.userAgent?.slice(0, 500) ?? null,
-          scope.contexts.settings.clock.now(),
-        ]);
-      const { storage } = scope.contexts.forViewer(renderingViewer(link.organizationId), { log: request.log, requestId: request.id });
-      return sendFile(reply, { stream: await storage.get(file.storage_key), name: file.name, size: file.size, type: file.mime_type });
+        .execute(
+          'insert into share_download (id, organization_id, share_id, share_file_id, recipient_id, file_name, size, ip, user_agent, downloaded_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          [
+            link.organizationId,
+            link.shareId,
+            file.id,
+            link.recipientId,
+            file.name,
+            file.size,
+            client.ip,
+            client.userAgent?.slice(0, 500) ?? null,
+            scope.contexts.settings.clock.now(),
+          ],
+        );
+      const { storage } = scope.contexts.forViewer(renderingViewer(link.organizationId), {
+        log: request.log,
+        requestId: request.id,
+      });
+      return sendFile(reply, {
+        stream: await storage.get(file.storage_key),
+        name: file.name,
+        size: file.size,
+        type: file.mime_type,
+      });
     },
   );
 }
 
 function page(reply: FastifyReply, status: number, body: string, csp: string) {
-  return reply.code(status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').header('content-security-policy', csp).header('x-content-type-options', 'nosniff').send(body);
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('content-security-policy', csp)
+    .header('x-content-type-options', 'nosniff')
+    .send(body);
 }
 
-async function servePage(scope: FastifyInstance, request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) {
+async function servePage(
+  scope: FastifyInstance,
+  request: FastifyRequest<{ Params: { token: string } }>,
+  reply: FastifyReply,
+) {
   const { token } = request.params;
   const base = shareApi(token);
   const assets = await portalAssets();
@@ -149,8 +219,24 @@ async function servePage(scope: FastifyInstance, request: FastifyRequest<{ Param
     const ended = link && shareEnded(link, scope.contexts.settings.clock.now());
     const texts = textsFor(link?.language ?? language);
     const own = shareTextsFor(link?.language ?? language);
-    const [title, body] = ended === 'DELETED' ? [own.deletedTitle, own.deletedBody] : ended ? [own.expiredTitle, own.expiredBody] : [texts.notFoundTitle, texts.notFoundBody];
-    return page(reply, info.status, documentOf({ language: portalLanguage(link?.language ?? language), title, assets, texts, body: renderShareEnd(title, body) }), PORTAL_CSP);
+    const [title, body] =
+      ended === 'DELETED'
+        ? [own.deletedTitle, own.deletedBody]
+        : ended
+          ? [own.expiredTitle, own.expiredBody]
+          : [texts.notFoundTitle, texts.notFoundBody];
+    return page(
+      reply,
+      info.status,
+      documentOf({
+        language: portalLanguage(link?.language ?? language),
+        title,
+        assets,
+        texts,
+        body: renderShareEnd(title, body),
+      }),
+      PORTAL_CSP,
+    );
   }
   if (info.status !== 200) throw new Error(`GET ${base} answered ${info.status} to the share page`);
   const signIn = info.json<ReturnType<typeof signInInfo>>();
@@ -158,18 +244,24 @@ async function servePage(scope: FastifyInstance, request: FastifyRequest<{ Param
     const session = await callRecipientApi(scope, request, { method: 'POST', path: `${base}/session`, payload: {} });
     if (session.status === 200 && session.setCookie) {
       reply.header('set-cookie', session.setCookie);
-      request.headers.cookie = (Array.isArray(session.setCookie) ? session.setCookie : [session.setCookie]).map((c) => c.split(';')[0]).join('; ');
+      request.headers.cookie = (Array.isArray(session.setCookie) ? session.setCookie : [session.setCookie])
+        .map((c) => c.split(';')[0])
+        .join('; ');
     }
   }
-  const view = request.headers.cookie ? await callRecipientApi(scope, request, { method: 'GET', path: `${base}/share` }) : null;
+  const view = request.headers.cookie
+    ? await callRecipientApi(scope, request, { method: 'GET', path: `${base}/share` })
+    : null;
   const language = portalLanguage(signIn.share.language);
   const texts = { ...textsFor(language), signInTitle: shareTextsFor(language).signInTitle };
   const csp = brandStyle(signIn.branding)?.csp ?? PORTAL_CSP;
   const options = { token, language, texts, own: shareTextsFor(language), assets };
-  const html = view?.status === 200 ? renderShare(options, view.json<ShareView>()) : renderShareSignIn(options, signIn, base, scope.contexts.settings.maxUploadBytes);
+  const html =
+    view?.status === 200
+      ? renderShare(options, view.json<ShareView>())
+      : renderShareSignIn(options, signIn, base, scope.contexts.settings.maxUploadBytes);
   return page(reply, 200, html, csp);
 }
-
 
 export async function shareRoutes(scope: FastifyInstance): Promise<void> {
   await scope.register(
@@ -181,6 +273,7 @@ export async function shareRoutes(scope: FastifyInstance): Promise<void> {
     }),
   );
   await scope.register(sessionRoutes);
-  scope.get<{ Params: { token: string } }>('/s/:token', { config: { public: true } }, (request, reply) => servePage(scope, request, reply));
+  scope.get<{ Params: { token: string } }>('/s/:token', { config: { public: true } }, (request, reply) =>
+    servePage(scope, request, reply),
+  );
 }
-

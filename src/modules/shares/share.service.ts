@@ -16,8 +16,23 @@ import { answerHash, linkToken, newLinkNonce, recipientPassword, sha256Hex } fro
 import type { SendMethod } from '../recipients/recipient.enums';
 import { DEFAULT_LANGUAGE } from '../requests/request.enums';
 import { cancelJob, planJob } from '../schedule/schedule.service';
-import { Share, ShareDownload, ShareRecipient, type ShareDownloadRow, type ShareRecipientRow, type ShareRow, type ShareStatus } from './share.entities';
-import { MAX_SHARE_BYTES, MAX_SHARE_FILES, MAX_SHARE_MESSAGE, MAX_SHARE_QUESTION, MAX_SHARE_RECIPIENTS, MAX_SHARE_TITLE } from './share.limits';
+import {
+  Share,
+  ShareDownload,
+  ShareRecipient,
+  type ShareDownloadRow,
+  type ShareRecipientRow,
+  type ShareRow,
+  type ShareStatus,
+} from './share.entities';
+import {
+  MAX_SHARE_BYTES,
+  MAX_SHARE_FILES,
+  MAX_SHARE_MESSAGE,
+  MAX_SHARE_QUESTION,
+  MAX_SHARE_RECIPIENTS,
+  MAX_SHARE_TITLE,
+} from './share.limits';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log' | 'loaders'>;
 
@@ -25,56 +40,105 @@ type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log'
 // requests, a share the caller may not see is "not found").
 
 /** A share's file as GraphQL shows it: the share's row and its stored file's facts. */
-export type ShareFileView = { id: string; shareId: string; fileId: string; storageKey: string; name: string; mimeType: string; size: number; sha256: string; createdAt: Date };
+export type ShareFileView = {
+  id: string;
+  shareId: string;
+  fileId: string;
+  storageKey: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  sha256: string;
+  createdAt: Date;
+};
 
 /** Where a share's recipient opens it. */
 export const shareLink = (publicUrl: string, token: string) => `${publicUrl}/s/${token}`;
 
-const visible = (viewer: Viewer) => (isAdmin(viewer) ? { sql: 's.organization_id = ?', params: [viewer.organizationId] } : { sql: 's.organization_id = ? and s.owner_id = ?', params: [viewer.organizationId, viewer.userId] });
+const visible = (viewer: Viewer) =>
+  isAdmin(viewer)
+    ? { sql: 's.organization_id = ?', params: [viewer.organizationId] }
+    : { sql: 's.organization_id = ? and s.owner_id = ?', params: [viewer.organizationId, viewer.userId] };
 
 export async function getShare(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ShareRow | null> {
   if (!isUuid(id)) return null;
   const where = visible(ctx.viewer);
-  const [share] = await findLean(ctx.em, Share, `select s.* from share s where s.id = ? and ${where.sql}`, [id, ...where.params]);
+  const [share] = await findLean(ctx.em, Share, `select s.* from share s where s.id = ? and ${where.sql}`, [
+    id,
+    ...where.params,
+  ]);
   return share ?? null;
 }
 
 export function listShares(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<ShareRow>> {
   const where = visible(ctx.viewer);
-  return paginate({ em: ctx.em, entity: Share, sql: `select s.* from share s where ${where.sql}`, params: where.params }, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
+  return paginate(
+    { em: ctx.em, entity: Share, sql: `select s.* from share s where ${where.sql}`, params: where.params },
+    args,
+    { property: 'createdAt', column: 'created_at', direction: 'DESC' },
+  );
 }
 
-export function listDownloads(ctx: Pick<Ctx, 'em'>, share: { id: string }, args: PageArgs): Promise<Connection<ShareDownloadRow>> {
-  return paginate({ em: ctx.em, entity: ShareDownload, sql: 'select d.* from share_download d where d.share_id = ?', params: [share.id] }, args, {
-    property: 'downloadedAt',
-    column: 'downloaded_at',
-    direction: 'DESC',
-  });
+export function listDownloads(
+  ctx: Pick<Ctx, 'em'>,
+  share: { id: string },
+  args: PageArgs,
+): Promise<Connection<ShareDownloadRow>> {
+  return paginate(
+    {
+      em: ctx.em,
+      entity: ShareDownload,
+      sql: 'select d.* from share_download d where d.share_id = ?',
+      params: [share.id],
+    },
+    args,
+    {
+      property: 'downloadedAt',
+      column: 'downloaded_at',
+      direction: 'DESC',
+    },
+  );
 }
 
 /** A download of a share the caller sees (`node(id)`). */
 export async function getShareDownload(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ShareDownloadRow | null> {
   if (!isUuid(id)) return null;
   const where = visible(ctx.viewer);
-  const [download] = await findLean(ctx.em, ShareDownload, `select d.* from share_download d join share s on s.id = d.share_id where d.id = ? and ${where.sql}`, [id, ...where.params]);
+  const [download] = await findLean(
+    ctx.em,
+    ShareDownload,
+    `select d.* from share_download d join share s on s.id = d.share_id where d.id = ? and ${where.sql}`,
+    [id, ...where.params],
+  );
   return download ?? null;
 }
 
 /** The share, locked for the rest of the transaction: 404 unless the caller sees it. */
 async function requireShareForUpdate(tx: EntityManager, viewer: Viewer, id: string): Promise<Share> {
   const where = visible(viewer);
-  const [row] = isUuid(id) ? await queryRows<{ id: string }>(tx, `select s.id from share s where s.id = ? and ${where.sql} for update`, [id, ...where.params]) : [];
+  const [row] = isUuid(id)
+    ? await queryRows<{ id: string }>(tx, `select s.id from share s where s.id = ? and ${where.sql} for update`, [
+        id,
+        ...where.params,
+      ])
+    : [];
   if (!row) throw AppError.notFound('Share');
   return tx.findOneOrFail(Share, row.id, { refresh: true });
 }
 
 /** A share whose files are gone or whose page has ended takes no files and is not sent. */
 function requireLive(share: Pick<Share, 'status'>, action: string): void {
-  if (share.status === 'EXPIRED' || share.status === 'DELETED') throw AppError.invalidState(`A share in status ${share.status} cannot ${action}`);
+  if (share.status === 'EXPIRED' || share.status === 'DELETED')
+    throw AppError.invalidState(`A share in status ${share.status} cannot ${action}`);
 }
 
 /** Dates in the future, the deletion not before the expiration (each checked where it is given). */
-function checkDates(check: InputCheck, now: Date, dates: { expirationDate?: Date | null; deletionDate?: Date | null }, effective: { expirationDate: Date | null; deletionDate: Date | null }): void {
+function checkDates(
+  check: InputCheck,
+  now: Date,
+  dates: { expirationDate?: Date | null; deletionDate?: Date | null },
+  effective: { expirationDate: Date | null; deletionDate: Date | null },
+): void {
   for (const key of ['expirationDate', 'deletionDate'] as const) {
     const value = dates[key];
     check.date([key], value);
@@ -86,21 +150,37 @@ function checkDates(check: InputCheck, now: Date, dates: { expirationDate?: Date
 }
 
 /** Plans (or moves, or cancels) the share's expiration and deletion in the caller's transaction. */
-async function planShareJobs(tx: EntityManager, now: Date, share: Pick<Share, 'id' | 'expirationDate' | 'deletionDate'> & { organization: { id: string } }): Promise<void> {
+async function planShareJobs(
+  tx: EntityManager,
+  now: Date,
+  share: Pick<Share, 'id' | 'expirationDate' | 'deletionDate'> & { organization: { id: string } },
+): Promise<void> {
   for (const [kind, dueAt] of [
     ['SHARE_EXPIRE', share.expirationDate],
     ['SHARE_DELETE', share.deletionDate],
   ] as const) {
-    await planJob(tx, now, { organizationId: share.organization.id, requestId: null, kind, key: `${kind.toLowerCase()}:${share.id}`, dueAt: dueAt ?? null, payload: { shareId: share.id } });
+    await planJob(tx, now, {
+      organizationId: share.organization.id,
+      requestId: null,
+      kind,
+      key: `${kind.toLowerCase()}:${share.id}`,
+      dueAt: dueAt ?? null,
+      payload: { shareId: share.id },
+    });
   }
 }
 
 export async function createShare(ctx: Ctx, input: ShareCreateInput): Promise<ShareRow> {
   const now = ctx.settings.clock.now();
   const check = new InputCheck();
-  check.text(['title'], input.title, { max: MAX_SHARE_TITLE, min: 1, required: true }).text(['customMessage'], input.customMessage, { max: MAX_SHARE_MESSAGE });
+  check
+    .text(['title'], input.title, { max: MAX_SHARE_TITLE, min: 1, required: true })
+    .text(['customMessage'], input.customMessage, { max: MAX_SHARE_MESSAGE });
   check.count(['recipients'], input.recipients, { max: MAX_SHARE_RECIPIENTS, min: 1 });
-  checkDates(check, now, input, { expirationDate: input.expirationDate ?? null, deletionDate: input.deletionDate ?? null });
+  checkDates(check, now, input, {
+    expirationDate: input.expirationDate ?? null,
+    deletionDate: input.deletionDate ?? null,
+  });
   input.recipients.forEach((recipient, index) => {
     const path = ['recipients', index];
     check
@@ -109,15 +189,20 @@ export async function createShare(ctx: Ctx, input: ShareCreateInput): Promise<Sh
       .text([...path, 'firstName'], recipient.firstName, { max: MAX_PERSON_NAME })
       .text([...path, 'lastName'], recipient.lastName, { max: MAX_PERSON_NAME })
       .int([...path, 'completionOrder'], recipient.completionOrder, { min: 0, max: MAX_SHARE_RECIPIENTS });
-    if (!recipient.email && !recipient.phone) check.add([...path, 'email'], 'A recipient needs an email or a phone', 'REQUIRED');
+    if (!recipient.email && !recipient.phone)
+      check.add([...path, 'email'], 'A recipient needs an email or a phone', 'REQUIRED');
     const auth = recipient.authMethod;
     if (auth) {
-      check.text([...path, 'authMethod', 'questionText'], auth.questionText, { max: MAX_SHARE_QUESTION }).text([...path, 'authMethod', 'questionAnswer'], auth.questionAnswer, { max: MAX_SHARE_QUESTION });
+      check
+        .text([...path, 'authMethod', 'questionText'], auth.questionText, { max: MAX_SHARE_QUESTION })
+        .text([...path, 'authMethod', 'questionAnswer'], auth.questionAnswer, { max: MAX_SHARE_QUESTION });
       if (auth.type === 'SECURITY_QUESTION' && (!auth.questionText?.trim() || !auth.questionAnswer?.trim())) {
         check.add([...path, 'authMethod'], 'A security question needs questionText and questionAnswer', 'REQUIRED');
       }
-      if (auth.type === 'EMAIL' && !recipient.email) check.add([...path, 'authMethod'], 'Codes by email need an email', 'INVALID');
-      if (auth.type === 'SMS' && !recipient.phone) check.add([...path, 'authMethod'], 'Codes by SMS need a phone', 'INVALID');
+      if (auth.type === 'EMAIL' && !recipient.email)
+        check.add([...path, 'authMethod'], 'Codes by email need an email', 'INVALID');
+      if (auth.type === 'SMS' && !recipient.phone)
+        check.add([...path, 'authMethod'], 'Codes by SMS need a phone', 'INVALID');
     }
   });
   check.done();
@@ -149,7 +234,8 @@ export async function createShare(ctx: Ctx, input: ShareCreateInput): Promise<Sh
         phone: recipient.phone ?? null,
         authMethod: auth?.type ?? 'UNSET',
         questionText: auth?.type === 'SECURITY_QUESTION' ? auth.questionText!.trim() : null,
-        questionAnswerHash: auth?.type === 'SECURITY_QUESTION' ? answerHash(ctx.settings.secret, id, auth.questionAnswer!) : null,
+        questionAnswerHash:
+          auth?.type === 'SECURITY_QUESTION' ? answerHash(ctx.settings.secret, id, auth.questionAnswer!) : null,
         sendMethod: recipient.sendMethod ?? 'DEFAULT',
         completionOrder: recipient.completionOrder ?? null,
         position,
@@ -169,7 +255,9 @@ export async function updateShare(ctx: Ctx, id: string, input: ShareUpdateInput)
   return inTransaction(ctx.em, async (tx) => {
     const share = await requireShareForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
-    check.text(['title'], input.title, { max: MAX_SHARE_TITLE, min: 1 }).text(['customMessage'], input.customMessage, { max: MAX_SHARE_MESSAGE });
+    check
+      .text(['title'], input.title, { max: MAX_SHARE_TITLE, min: 1 })
+      .text(['customMessage'], input.customMessage, { max: MAX_SHARE_MESSAGE });
     if (input.title === null) check.add(['title'], 'Cannot be null', 'INVALID');
     if (input.language === null) check.add(['language'], 'Cannot be null', 'INVALID');
     const expirationDate = input.expirationDate !== undefined ? input.expirationDate : share.expirationDate;
@@ -189,11 +277,18 @@ export async function updateShare(ctx: Ctx, id: string, input: ShareUpdateInput)
   });
 }
 
-/** The channels a recipient is told by: as a request's recipient is (email unless SMS alone; SMS when asked or without email). */
-function channelsOf(recipient: Pick<ShareRecipientRow, 'email' | 'phone'>, method: SendMethod): ['EMAIL' | 'SMS', string][] {
+/**
+ * The channels a recipient is told by: as a request's recipient is (email unless SMS alone; SMS when asked or without
+ * email).
+ */
+function channelsOf(
+  recipient: Pick<ShareRecipientRow, 'email' | 'phone'>,
+  method: SendMethod,
+): ['EMAIL' | 'SMS', string][] {
   const channels: ['EMAIL' | 'SMS', string][] = [];
   if (recipient.email && (method !== 'SMS' || !recipient.phone)) channels.push(['EMAIL', recipient.email]);
-  if (recipient.phone && (['SMS', 'BOTH', 'MULTIPLE'].includes(method) || !recipient.email)) channels.push(['SMS', recipient.phone]);
+  if (recipient.phone && (['SMS', 'BOTH', 'MULTIPLE'].includes(method) || !recipient.email))
+    channels.push(['SMS', recipient.phone]);
   return channels;
 }
 
@@ -203,15 +298,27 @@ export async function sendShare(ctx: Ctx, id: string): Promise<ShareRow> {
   return inTransaction(ctx.em, async (tx) => {
     const share = await requireShareForUpdate(tx, ctx.viewer, id);
     requireLive(share, 'be sent');
-    const [{ count }] = await queryRows<{ count: number }>(tx, 'select count(*)::int as count from share_file where share_id = ?', [share.id]);
-    if (count === 0) throw AppError.invalidState('A share without files cannot be sent: upload them with POST /shares/{id}/files first');
+    const [{ count }] = await queryRows<{ count: number }>(
+      tx,
+      'select count(*)::int as count from share_file where share_id = ?',
+      [share.id],
+    );
+    if (count === 0)
+      throw AppError.invalidState(
+        'A share without files cannot be sent: upload them with POST /shares/{id}/files first',
+      );
     const [sender] = await queryRows<{ sender_name: string; organization_name: string }>(
       tx,
       `select coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as sender_name, o.name as organization_name
          from app_user u join organization o on o.id = ? where u.id = ?`,
       [share.organization.id, share.owner.id],
     );
-    const recipients = await findLean(tx, ShareRecipient, 'select * from share_recipient where share_id = ? order by position', [share.id]);
+    const recipients = await findLean(
+      tx,
+      ShareRecipient,
+      'select * from share_recipient where share_id = ? order by position',
+      [share.id],
+    );
     for (const recipient of recipients) {
       const method = recipient.sendMethod === 'DEFAULT' ? share.sendMethod : recipient.sendMethod;
       for (const [channel, address] of channelsOf(recipient, method)) {
@@ -232,7 +339,9 @@ export async function sendShare(ctx: Ctx, id: string): Promise<ShareRow> {
             fileCount: count,
             expiresAt: share.expirationDate?.toISOString() ?? null,
           },
-          secrets: { link: shareLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce)) },
+          secrets: {
+            link: shareLink(ctx.settings.publicUrl, linkToken(ctx.settings.secret, recipient.id, recipient.linkNonce)),
+          },
         });
       }
     }
@@ -248,7 +357,9 @@ export async function sendShare(ctx: Ctx, id: string): Promise<ShareRow> {
 export async function deleteShare(ctx: Ctx, id: string): Promise<string> {
   return deleteReferences(ctx, async (tx) => {
     const share = await requireShareForUpdate(tx, ctx.viewer, id);
-    const files = await queryRows<{ file_id: string }>(tx, 'select file_id from share_file where share_id = ?', [share.id]);
+    const files = await queryRows<{ file_id: string }>(tx, 'select file_id from share_file where share_id = ?', [
+      share.id,
+    ]);
     await tx.execute('delete from share where id = ?', [share.id]);
     const now = ctx.settings.clock.now();
     for (const kind of ['share_expire', 'share_delete']) await cancelJob(tx, `${kind}:${share.id}`, now);
@@ -263,7 +374,10 @@ async function roomIn(em: EntityManager, shareId: string): Promise<{ count: numb
     'select count(*)::int as count, coalesce(sum(f.size), 0) as bytes from share_file sf join stored_file f on f.id = sf.file_id where sf.share_id = ?',
     [shareId],
   );
-  if (row.count >= MAX_SHARE_FILES) throw AppError.validation([{ field: ['file'], message: `A share holds at most ${MAX_SHARE_FILES} files`, code: 'TOO_MANY' }]);
+  if (row.count >= MAX_SHARE_FILES)
+    throw AppError.validation([
+      { field: ['file'], message: `A share holds at most ${MAX_SHARE_FILES} files`, code: 'TOO_MANY' },
+    ]);
   return { count: row.count, bytesLeft: MAX_SHARE_BYTES - Number(row.bytes) };
 }
 
@@ -273,33 +387,47 @@ async function roomIn(em: EntityManager, shareId: string): Promise<{ count: numb
  */
 export async function uploadShareFile(ctx: Ctx, shareId: string, upload: IncomingFile): Promise<string> {
   const where = visible(ctx.viewer);
-  const [current] = isUuid(shareId) ? await queryRows<{ id: string; status: ShareStatus }>(ctx.em, `select s.id, s.status from share s where s.id = ? and ${where.sql}`, [shareId, ...where.params]) : [];
+  const [current] = isUuid(shareId)
+    ? await queryRows<{ id: string; status: ShareStatus }>(
+        ctx.em,
+        `select s.id, s.status from share s where s.id = ? and ${where.sql}`,
+        [shareId, ...where.params],
+      )
+    : [];
   if (!current) throw AppError.notFound('Share');
   requireLive(current, 'take files');
   const { bytesLeft } = await roomIn(ctx.em, shareId);
-  if (bytesLeft <= 0) throw new AppError('PAYLOAD_TOO_LARGE', `A share's files take at most ${MAX_SHARE_BYTES} bytes together`);
+  if (bytesLeft <= 0)
+    throw new AppError('PAYLOAD_TOO_LARGE', `A share's files take at most ${MAX_SHARE_BYTES} bytes together`);
   return saveUpload(ctx, upload, { maxBytes: bytesLeft }, async (tx, file) => {
     const share = await requireShareForUpdate(tx, ctx.viewer, shareId);
     requireLive(share, 'take files');
     const room = await roomIn(tx, share.id);
-    if (room.bytesLeft < file.size) throw new AppError('PAYLOAD_TOO_LARGE', `A share's files take at most ${MAX_SHARE_BYTES} bytes together`);
+    if (room.bytesLeft < file.size)
+      throw new AppError('PAYLOAD_TOO_LARGE', `A share's files take at most ${MAX_SHARE_BYTES} bytes together`);
     const id = randomUUID();
     await tx.flush();
-    await tx.execute('insert into share_file (id, organization_id, share_id, file_id, position, created_at) values (?, ?, ?, ?, ?, ?)', [
-      id,
-      share.organization.id,
-      share.id,
-      file.id,
-      room.count,
-      ctx.settings.clock.now(),
-    ]);
+    await tx.execute(
+      'insert into share_file (id, organization_id, share_id, file_id, position, created_at) values (?, ?, ?, ?, ?, ?)',
+      [id, share.organization.id, share.id, file.id, room.count, ctx.settings.clock.now()],
+    );
     return id;
   });
 }
 
 /** The files of shares, with their stored files' facts, in upload order (one statement per batch). */
 export async function filesOfShares(em: EntityManager, shareIds: readonly string[]): Promise<ShareFileView[][]> {
-  const rows = await queryRows<{ id: string; share_id: string; file_id: string; storage_key: string; name: string; mime_type: string; size: number; sha256: string; created_at: string | Date }>(
+  const rows = await queryRows<{
+    id: string;
+    share_id: string;
+    file_id: string;
+    storage_key: string;
+    name: string;
+    mime_type: string;
+    size: number;
+    sha256: string;
+    created_at: string | Date;
+  }>(
     em,
     `select sf.id, sf.share_id, sf.file_id, f.storage_key, f.name, f.mime_type, f.size, f.sha256, sf.created_at
        from share_file sf join stored_file f on f.id = sf.file_id where sf.share_id = any(?::uuid[]) order by sf.position, sf.id`,
@@ -307,8 +435,17 @@ export async function filesOfShares(em: EntityManager, shareIds: readonly string
   );
   const byShare = new Map<string, ShareFileView[]>(shareIds.map((id) => [id, []]));
   for (const row of rows) {
-    byShare.get(row.share_id)?.push({ id: row.id, shareId: row.share_id, fileId: row.file_id, storageKey: row.storage_key, name: row.name, mimeType: row.mime_type, size: row.size, sha256: row.sha256, createdAt: new Date(row.created_at) });
+    byShare.get(row.share_id)?.push({
+      id: row.id,
+      shareId: row.share_id,
+      fileId: row.file_id,
+      storageKey: row.storage_key,
+      name: row.name,
+      mimeType: row.mime_type,
+      size: row.size,
+      sha256: row.sha256,
+      createdAt: new Date(row.created_at),
+    });
   }
   return shareIds.map((id) => byShare.get(id) ?? []);
 }
-

@@ -29,7 +29,10 @@ const generateRsaKeyPair = promisify(generateKeyPair);
  * A self-signed certificate for an organization: RSA 2048, CN and O its name, valid ten years, for
  * signatures only. The key pair comes from node:crypto (native; forge's pure JS takes seconds).
  */
-export async function createSelfSignedKey(organizationName: string, now: Date): Promise<{ certificatePem: string; key: SigningKey }> {
+export async function createSelfSignedKey(
+  organizationName: string,
+  now: Date,
+): Promise<{ certificatePem: string; key: SigningKey }> {
   const pair = await generateRsaKeyPair('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -60,7 +63,10 @@ export async function createSelfSignedKey(organizationName: string, now: Date): 
   cert.sign(privateKey, forge.md.sha256.create());
   const passphrase = randomBytes(24).toString('base64url');
   const p12 = forge.pkcs12.toPkcs12Asn1(privateKey, [cert], passphrase, { algorithm: 'aes256', friendlyName: name });
-  return { certificatePem: forge.pki.certificateToPem(cert), key: { p12: Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary'), passphrase } };
+  return {
+    certificatePem: forge.pki.certificateToPem(cert),
+    key: { p12: Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary'), passphrase },
+  };
 }
 
 /**
@@ -68,7 +74,8 @@ export async function createSelfSignedKey(organizationName: string, now: Date): 
  * made on its first use. Concurrent first uses each make one, and the first row written wins.
  */
 export async function organizationKey(ctx: Ctx, organization: { id: string; name: string }): Promise<SigningKey> {
-  if (ctx.settings.signing.p12) return { p12: ctx.settings.signing.p12.bytes, passphrase: ctx.settings.signing.p12.passphrase };
+  if (ctx.settings.signing.p12)
+    return { p12: ctx.settings.signing.p12.bytes, passphrase: ctx.settings.signing.p12.passphrase };
   const stored = await readStored(ctx, organization.id);
   if (stored) return stored;
   const { certificatePem, key } = await createSelfSignedKey(organization.name, new Date());
@@ -77,7 +84,11 @@ export async function organizationKey(ctx: Ctx, organization: { id: string; name
     .insert({
       organization: organization.id,
       certificatePem,
-      sealedP12: seal(ctx.settings.secret, SEAL_PURPOSE, JSON.stringify({ p12: key.p12.toString('base64'), passphrase: key.passphrase })),
+      sealedP12: seal(
+        ctx.settings.secret,
+        SEAL_PURPOSE,
+        JSON.stringify({ p12: key.p12.toString('base64'), passphrase: key.passphrase }),
+      ),
       createdAt: new Date(),
     })
     .onConflict('organization_id')
@@ -89,9 +100,16 @@ export async function organizationKey(ctx: Ctx, organization: { id: string; name
 }
 
 async function readStored(ctx: Ctx, organizationId: string): Promise<SigningKey | null> {
-  const row = await ctx.em.findOne(OrganizationCertificate, { organization: organizationId }, { disableIdentityMap: true });
+  const row = await ctx.em.findOne(
+    OrganizationCertificate,
+    { organization: organizationId },
+    { disableIdentityMap: true },
+  );
   if (!row) return null;
-  const { p12, passphrase } = JSON.parse(unseal(ctx.settings.secret, SEAL_PURPOSE, row.sealedP12)) as { p12: string; passphrase: string };
+  const { p12, passphrase } = JSON.parse(unseal(ctx.settings.secret, SEAL_PURPOSE, row.sealedP12)) as {
+    p12: string;
+    passphrase: string;
+  };
   return { p12: Buffer.from(p12, 'base64'), passphrase };
 }
 
@@ -115,20 +133,31 @@ export type OpenedKey = { certificate: CertificateSummary; signer: Signer; chain
 export function openKey(key: SigningKey): OpenedKey {
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {
-    p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(forge.util.createBuffer(key.p12.toString('binary'))), false, key.passphrase);
+    p12 = forge.pkcs12.pkcs12FromAsn1(
+      forge.asn1.fromDer(forge.util.createBuffer(key.p12.toString('binary'))),
+      false,
+      key.passphrase,
+    );
   } catch (cause) {
-    throw new Error('The signing PKCS#12 (SIGNING_P12_PATH) cannot be opened: not a PKCS#12 file, or a wrong SIGNING_P12_PASSPHRASE', { cause });
+    throw new Error(
+      'The signing PKCS#12 (SIGNING_P12_PATH) cannot be opened: not a PKCS#12 file, or a wrong SIGNING_P12_PASSPHRASE',
+      { cause },
+    );
   }
-  const keyBags = p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag] ?? [];
+  const keyBags =
+    p12.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag })[forge.pki.oids.pkcs8ShroudedKeyBag] ?? [];
   const privateKey = keyBags[0]?.key as forge.pki.rsa.PrivateKey | undefined;
   if (!privateKey) throw new Error('The signing PKCS#12 (SIGNING_P12_PATH) holds no encrypted private key');
-  const certs = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []).flatMap((bag) => (bag.cert ? [bag.cert] : []));
+  const certs = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag] ?? []).flatMap((bag) =>
+    bag.cert ? [bag.cert] : [],
+  );
   const cert = certs.find((c) => {
     const publicKey = c.publicKey as forge.pki.rsa.PublicKey;
     return publicKey.n.compareTo(privateKey.n) === 0 && publicKey.e.compareTo(privateKey.e) === 0;
   });
   if (!cert) throw new Error('The signing PKCS#12 (SIGNING_P12_PATH) holds no certificate of its private key');
-  const derOf = (c: forge.pki.Certificate) => Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(c)).getBytes(), 'binary');
+  const derOf = (c: forge.pki.Certificate) =>
+    Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(c)).getBytes(), 'binary');
   const der = derOf(cert);
   return {
     certificate: {
@@ -169,7 +198,10 @@ class CertificateSigner extends Signer {
     p7.addSigner({
       key: this.privateKey,
       // addSigner reads only these two of a certificate.
-      certificate: { issuer: { attributes: issuer }, serialNumber: this.certificate.serialNumber } as unknown as forge.pki.Certificate,
+      certificate: {
+        issuer: { attributes: issuer },
+        serialNumber: this.certificate.serialNumber,
+      } as unknown as forge.pki.Certificate,
       digestAlgorithm: forge.pki.oids.sha256,
       authenticatedAttributes: [
         { type: forge.pki.oids.contentType, value: forge.pki.oids.data },

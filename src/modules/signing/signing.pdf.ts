@@ -17,7 +17,13 @@ export type StampValue =
   | { kind: 'SCRIPT'; text: string }
   | { kind: 'IMAGE'; image: PDFImage };
 
-export type Stamp = { key: string; type: string; layout: ContractLayout | null | undefined; value: StampValue; shown: string };
+export type Stamp = {
+  key: string;
+  type: string;
+  layout: ContractLayout | null | undefined;
+  value: StampValue;
+  shown: string;
+};
 
 const INK = rgb(0.05, 0.1, 0.35);
 const MUTED = rgb(0.35, 0.35, 0.35);
@@ -49,20 +55,37 @@ function drawValue(page: PDFPage, fonts: Fonts, box: Box, value: StampValue): vo
       const font = value.kind === 'TEXT' ? fonts.regular : fonts.script;
       const text = printable(value.text);
       const size = fittingSize(font, text, inner.width, Math.min(value.kind === 'TEXT' ? 11 : 28, inner.height * 0.8));
-      page.drawText(text, { x: inner.x, y: inner.y + Math.max(0, (inner.height - size) / 2) + size * 0.2, size, font, color: INK });
+      page.drawText(text, {
+        x: inner.x,
+        y: inner.y + Math.max(0, (inner.height - size) / 2) + size * 0.2,
+        size,
+        font,
+        color: INK,
+      });
       return;
     }
     case 'MARK': {
       if (!value.checked) return;
       const size = Math.min(inner.width, inner.height);
-      page.drawText('X', { x: inner.x + (inner.width - fonts.bold.widthOfTextAtSize('X', size)) / 2, y: inner.y + (inner.height - size * 0.72) / 2, size, font: fonts.bold, color: INK });
+      page.drawText('X', {
+        x: inner.x + (inner.width - fonts.bold.widthOfTextAtSize('X', size)) / 2,
+        y: inner.y + (inner.height - size * 0.72) / 2,
+        size,
+        font: fonts.bold,
+        color: INK,
+      });
       return;
     }
     case 'IMAGE': {
       const scale = Math.min(inner.width / value.image.width, inner.height / value.image.height);
       const width = value.image.width * scale;
       const height = value.image.height * scale;
-      page.drawImage(value.image, { x: inner.x + (inner.width - width) / 2, y: inner.y + (inner.height - height) / 2, width, height });
+      page.drawImage(value.image, {
+        x: inner.x + (inner.width - width) / 2,
+        y: inner.y + (inner.height - height) / 2,
+        width,
+        height,
+      });
       return;
     }
   }
@@ -160,7 +183,10 @@ class PageWriter {
     return lines;
   }
 
-  text(text: string, options: { font?: keyof Fonts; size?: number; indent?: number; gap?: number; colour?: ReturnType<typeof rgb> } = {}): void {
+  text(
+    text: string,
+    options: { font?: keyof Fonts; size?: number; indent?: number; gap?: number; colour?: ReturnType<typeof rgb> } = {},
+  ): void {
     const font = this.fonts[options.font ?? 'regular'];
     const size = options.size ?? 10;
     const indent = options.indent ?? 0;
@@ -169,7 +195,13 @@ class PageWriter {
     for (const line of this.wrap(text, font, size, A4.width - 2 * MARGIN - indent)) {
       this.room(leading);
       this.y -= leading;
-      this.page.drawText(line, { x: MARGIN + indent, y: this.y + size * 0.25, size, font, color: options.colour ?? rgb(0, 0, 0) });
+      this.page.drawText(line, {
+        x: MARGIN + indent,
+        y: this.y + size * 0.25,
+        size,
+        font,
+        color: options.colour ?? rgb(0, 0, 0),
+      });
     }
   }
 
@@ -185,7 +217,12 @@ class PageWriter {
     this.room(height + 8);
     this.y -= height + 4;
     drawValue(this.page, this.fonts, { x: MARGIN + 12, y: this.y, width: 220, height }, value);
-    this.page.drawLine({ start: { x: MARGIN + 12, y: this.y }, end: { x: MARGIN + 232, y: this.y }, thickness: 0.5, color: MUTED });
+    this.page.drawLine({
+      start: { x: MARGIN + 12, y: this.y },
+      end: { x: MARGIN + 232, y: this.y },
+      thickness: 0.5,
+      color: MUTED,
+    });
   }
 }
 
@@ -193,7 +230,11 @@ class PageWriter {
 export function appendAuditPages(pdf: PDFDocument, fonts: Fonts, record: AuditRecord): PDFPage {
   const out = new PageWriter(pdf, fonts);
   out.text('Electronic signature record', { font: 'bold', size: 16 });
-  out.text(`Appended by Gather to "${record.documentName}"; the PDF is digitally signed after this page was added.`, { size: 9, gap: 4, colour: MUTED });
+  out.text(`Appended by Gather to "${record.documentName}"; the PDF is digitally signed after this page was added.`, {
+    size: 9,
+    gap: 4,
+    colour: MUTED,
+  });
   out.entry('Document', record.documentName);
   out.entry('Contract id', record.contractId, 'mono');
   out.entry('Organization', record.organizationName);
@@ -202,15 +243,25 @@ export function appendAuditPages(pdf: PDFDocument, fonts: Fonts, record: AuditRe
   out.entry('IP address', record.ip, 'mono');
   out.entry('User agent', record.userAgent || '(none)');
   out.entry('SHA-256 of the original document', record.originalSha256, 'mono');
-  out.entry('SHA-256 of the document with the fields filled in (before this record and the digital signature)', record.stampedSha256, 'mono');
-  out.entry('Digital signature', `PKCS#7 detached (adbe.pkcs7.detached), SHA-256, by the certificate ${record.certificate.subject}`);
+  out.entry(
+    'SHA-256 of the document with the fields filled in (before this record and the digital signature)',
+    record.stampedSha256,
+    'mono',
+  );
+  out.entry(
+    'Digital signature',
+    `PKCS#7 detached (adbe.pkcs7.detached), SHA-256, by the certificate ${record.certificate.subject}`,
+  );
   out.entry('Certificate SHA-256 fingerprint', record.certificate.sha256, 'mono');
   out.text('Fields', { font: 'bold', size: 12, gap: 12 });
   if (record.stamps.length === 0) out.text('This signer had no fields to fill in.', { gap: 4 });
   for (const stamp of record.stamps) {
     const where = record.unplaced.get(stamp.key);
     const page = stamp.layout?.page ?? 1;
-    out.entry(`${stamp.key} (${stamp.type}${where ? `, not placed on the document: ${where}` : `, page ${page}`})`, stamp.shown);
+    out.entry(
+      `${stamp.key} (${stamp.type}${where ? `, not placed on the document: ${where}` : `, page ${page}`})`,
+      stamp.shown,
+    );
   }
   out.text('Signature', { font: 'bold', size: 12, gap: 12 });
   out.signature(record.signature);
@@ -224,7 +275,12 @@ const pdfLiteral = (text: string) => printable(text).replace(/[\\()]/g, '\\$&');
  * Signs the document with a PKCS#7 detached signature (adbe.pkcs7.detached) over everything but the
  * signature's own /Contents, and returns the signed bytes.
  */
-export async function signDocument(pdf: PDFDocument, page: PDFPage, key: OpenedKey, info: { name: string; email: string | null; reason: string; location: string; at: Date }): Promise<Buffer> {
+export async function signDocument(
+  pdf: PDFDocument,
+  page: PDFPage,
+  key: OpenedKey,
+  info: { name: string; email: string | null; reason: string; location: string; at: Date },
+): Promise<Buffer> {
   pdflibAddPlaceholder({
     pdfPage: page,
     reason: pdfLiteral(info.reason),

@@ -9,7 +9,12 @@ import { findContract } from '../contracts/contract.service';
 import { StoredFile } from '../files/file.entities';
 import { readFile } from '../files/file.service';
 import { openKey, organizationKey, type SigningKey } from './signing.certificate';
-import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_PNG_PIXELS, MAX_SIGNATURE_TEXT } from './signing.limits';
+import {
+  MAX_FIELD_VALUE,
+  MAX_SIGNATURE_PNG_BYTES,
+  MAX_SIGNATURE_PNG_PIXELS,
+  MAX_SIGNATURE_TEXT,
+} from './signing.limits';
 import { appendAuditPages, embedFonts, signDocument, stampFields, type Stamp, type StampValue } from './signing.pdf';
 
 // The e-signing engine: a contract, a signer and the values they gave become a signed PDF. It stores
@@ -61,7 +66,10 @@ export const fieldKey = (field: ContractField, index: number): string => field.i
 const digits = (phone: string) => phone.replace(/\D/g, '');
 
 /** The fields of the contract this signer fills in: those assigned to them, and those assigned to nobody. */
-export function signerFields(contract: Pick<Contract, 'fields'>, signer: Pick<Signer, 'email' | 'phone'>): SignerField[] {
+export function signerFields(
+  contract: Pick<Contract, 'fields'>,
+  signer: Pick<Signer, 'email' | 'phone'>,
+): SignerField[] {
   const email = signer.email?.toLowerCase();
   const phone = signer.phone ? digits(signer.phone) : null;
   return contract.fields.flatMap((field, index) => {
@@ -80,7 +88,8 @@ const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** The PNG bytes of a drawn signature, or why there are none (a base64 PNG, a data: URL accepted). */
 function decodePng(check: InputCheck, encoded: unknown): Buffer | null {
   const refuse = (message: string) => (check.add(['signature'], message, 'INVALID'), null);
-  if (typeof encoded !== 'string' || encoded.length === 0) return refuse('A drawn signature needs png_base64, a PNG image in base64');
+  if (typeof encoded !== 'string' || encoded.length === 0)
+    return refuse('A drawn signature needs png_base64, a PNG image in base64');
   const base64 = encoded.replace(DATA_URL_PREFIX, '').replace(/\s+/g, '');
   // Checked before decoding, so an oversized body costs no allocation of its size.
   if (Math.floor((base64.length * 3) / 4) > MAX_SIGNATURE_PNG_BYTES + 2) return tooLarge(check);
@@ -89,11 +98,19 @@ function decodePng(check: InputCheck, encoded: unknown): Buffer | null {
   if (bytes.length > MAX_SIGNATURE_PNG_BYTES) return tooLarge(check);
   if (!bytes.subarray(0, PNG_MAGIC.length).equals(PNG_MAGIC)) return refuse('The drawn signature is not a PNG image');
   // The header chunk comes first: its width and height say what decoding will cost.
-  if (bytes.length < 24 || bytes.toString('latin1', 12, 16) !== 'IHDR') return refuse('The drawn signature is not a readable PNG image');
+  if (bytes.length < 24 || bytes.toString('latin1', 12, 16) !== 'IHDR')
+    return refuse('The drawn signature is not a readable PNG image');
   const width = bytes.readUInt32BE(16);
   const height = bytes.readUInt32BE(20);
   if (width * height > MAX_SIGNATURE_PNG_PIXELS) {
-    return (check.add(['signature'], `The drawn signature is ${width} by ${height} pixels; at most ${MAX_SIGNATURE_PNG_PIXELS.toLocaleString('en-US')} pixels`, 'TOO_LONG'), null);
+    return (
+      check.add(
+        ['signature'],
+        `The drawn signature is ${width} by ${height} pixels; at most ${MAX_SIGNATURE_PNG_PIXELS.toLocaleString('en-US')} pixels`,
+        'TOO_LONG',
+      ),
+      null
+    );
   }
   return bytes;
 }
@@ -106,7 +123,11 @@ function tooLarge(check: InputCheck): null {
 function checkSignature(check: InputCheck, signature: SignatureInput): { typed: string } | { png: Buffer } | null {
   if (signature?.type === 'TYPED') {
     const before = check.errors.length;
-    check.text(['signature'], typeof signature.text === 'string' ? signature.text : null, { max: MAX_SIGNATURE_TEXT, min: 1, required: true });
+    check.text(['signature'], typeof signature.text === 'string' ? signature.text : null, {
+      max: MAX_SIGNATURE_TEXT,
+      min: 1,
+      required: true,
+    });
     return check.errors.length === before ? { typed: signature.text.trim() } : null;
   }
   if (signature?.type === 'DRAWN') {
@@ -122,11 +143,13 @@ type FieldValue = Pick<SigningPlan['fields'][number], 'value' | 'shown'> | null;
 
 function checkValue(check: InputCheck, key: string, type: ContractField['type'], given: unknown, at: Date): FieldValue {
   const path = ['fields', key];
-  if (given !== undefined && typeof given !== 'string') return (check.add(path, 'Input should be a string', 'INVALID'), null);
+  if (given !== undefined && typeof given !== 'string')
+    return (check.add(path, 'Input should be a string', 'INVALID'), null);
   switch (type) {
     case 'SIGNATURE':
     case 'INITIALS':
-      if (given !== undefined) return (check.add(path, `A ${type} field takes the signature, not a value`, 'INVALID'), null);
+      if (given !== undefined)
+        return (check.add(path, `A ${type} field takes the signature, not a value`, 'INVALID'), null);
       return { value: type, shown: '' };
     case 'TEXT': {
       const before = check.errors.length;
@@ -135,8 +158,12 @@ function checkValue(check: InputCheck, key: string, type: ContractField['type'],
     }
     case 'CHECKBOX':
     case 'RADIO':
-      if (given !== undefined && given !== 'true' && given !== 'false') return (check.add(path, `A ${type} field's value is "true" or "false"`, 'INVALID'), null);
-      return { value: { kind: 'MARK', checked: given === 'true' }, shown: given === 'true' ? 'checked' : 'not checked' };
+      if (given !== undefined && given !== 'true' && given !== 'false')
+        return (check.add(path, `A ${type} field's value is "true" or "false"`, 'INVALID'), null);
+      return {
+        value: { kind: 'MARK', checked: given === 'true' },
+        shown: given === 'true' ? 'checked' : 'not checked',
+      };
     case 'DATE': {
       const day = given ?? at.toISOString().slice(0, 10);
       const match = ISO_DAY.exec(day);
@@ -169,29 +196,48 @@ export type SigningPlan = {
 };
 
 /** Checks a signer's values and signature against the contract's fields: every problem in one 422. */
-export function checkSigning(contract: Pick<Contract, 'fields'>, input: Pick<SignInput, 'signer' | 'values' | 'signature' | 'at'>): SigningPlan {
+export function checkSigning(
+  contract: Pick<Contract, 'fields'>,
+  input: Pick<SignInput, 'signer' | 'values' | 'signature' | 'at'>,
+): SigningPlan {
   const check = new InputCheck();
   const fields = signerFields(contract, input.signer);
   const known = new Set(fields.map((f) => f.key));
   for (const key of Object.keys(input.values ?? {})) {
-    if (!known.has(key)) check.add(['fields', key], 'Names no field of this contract that this signer fills in', 'NOT_FOUND');
+    if (!known.has(key))
+      check.add(['fields', key], 'Names no field of this contract that this signer fills in', 'NOT_FOUND');
   }
   // Own keys only: a field whose id is "constructor" must not find Object's.
   const valueOf = (key: string) => (input.values && Object.hasOwn(input.values, key) ? input.values[key] : undefined);
-  const checked = fields.map(({ key, field }) => ({ key, field, given: checkValue(check, key, field.type, valueOf(key), input.at) }));
+  const checked = fields.map(({ key, field }) => ({
+    key,
+    field,
+    given: checkValue(check, key, field.type, valueOf(key), input.at),
+  }));
   const signature = checkSignature(check, input.signature);
   check.done();
   return { fields: checked.map(({ key, field, given }) => ({ key, field, ...given! })), signature: signature! };
 }
 
 /** What the audit page says besides the fields. */
-export type SigningRecord = { documentName: string; contractId: string; organizationName: string; signer: Signer; at: Date };
+export type SigningRecord = {
+  documentName: string;
+  contractId: string;
+  organizationName: string;
+  signer: Signer;
+  at: Date;
+};
 
 /**
  * The signed PDF of a checked plan, without the database: stamps, audit pages, signature. The key is
  * asked for once the PDF is known to be signable, so a refused PDF makes no certificate.
  */
-export async function signPdf(original: Buffer, plan: SigningPlan, record: SigningRecord, signingKey: () => Promise<SigningKey>): Promise<Omit<SignedContract, 'name'>> {
+export async function signPdf(
+  original: Buffer,
+  plan: SigningPlan,
+  record: SigningRecord,
+  signingKey: () => Promise<SigningKey>,
+): Promise<Omit<SignedContract, 'name'>> {
   const pdf = await readContractPdf(original);
   if (!pdf) throw refuse('The contract could not be read as a PDF, so it cannot be signed');
   // pdf-lib would write an encrypted document's strings and streams back unreadable.
@@ -210,7 +256,12 @@ export async function signPdf(original: Buffer, plan: SigningPlan, record: Signi
   const initials: StampValue = mark.kind === 'SCRIPT' ? { kind: 'SCRIPT', text: initialsOf(mark.text) } : mark;
   const stamps: Stamp[] = plan.fields.map(({ key, field, value, shown }) => {
     const stamped = value === 'SIGNATURE' ? mark : value === 'INITIALS' ? initials : value;
-    const described = stamped.kind === 'SCRIPT' ? `typed: ${stamped.text}` : stamped.kind === 'IMAGE' ? 'drawn (the image below)' : shown;
+    const described =
+      stamped.kind === 'SCRIPT'
+        ? `typed: ${stamped.text}`
+        : stamped.kind === 'IMAGE'
+          ? 'drawn (the image below)'
+          : shown;
     return { key, type: field.type, layout: field.layout, value: stamped, shown: described };
   });
 
@@ -258,9 +309,19 @@ export async function signContract(ctx: SigningCtx, input: SignInput): Promise<S
   if (!contract) throw AppError.notFound('Contract');
   const plan = checkSigning(contract, input);
   const file = await ctx.em.findOneOrFail(StoredFile, contract.file.id);
-  if (file.mimeType !== 'application/pdf') throw refuse(`Only PDF contracts can be signed; this one is ${file.mimeType}`);
-  const record = { documentName: file.name, contractId: contract.id, organizationName: input.organization.name, signer: input.signer, at: input.at };
+  if (file.mimeType !== 'application/pdf')
+    throw refuse(`Only PDF contracts can be signed; this one is ${file.mimeType}`);
+  const record = {
+    documentName: file.name,
+    contractId: contract.id,
+    organizationName: input.organization.name,
+    signer: input.signer,
+    at: input.at,
+  };
   const signed = await signPdf(await readFile(ctx, file), plan, record, () => organizationKey(ctx, input.organization));
-  ctx.log.info({ contractId: contract.id, recipientId: input.signer.recipientId, bytes: signed.pdf.length }, 'contract signed');
+  ctx.log.info(
+    { contractId: contract.id, recipientId: input.signer.recipientId, bytes: signed.pdf.length },
+    'contract signed',
+  );
   return { ...signed, name: file.name.replace(/(\.pdf)?$/i, '.signed.pdf') };
 }

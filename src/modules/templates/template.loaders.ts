@@ -4,7 +4,8 @@ import { Template, TemplateItem } from './template.entities';
 
 export const templateLoaders = {
   templateById: (em: EntityManager) => createByIdLoader(em, Template),
-  templateItemsByTemplate: (em: EntityManager) => createChildrenLoader(em, TemplateItem, 'template', { position: 'asc' }),
+  templateItemsByTemplate: (em: EntityManager) =>
+    createChildrenLoader(em, TemplateItem, 'template', { position: 'asc' }),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -3,7 +3,12 @@ import type { RequestCreationPart } from '../requests/request.creation';
 import { Recipient } from '../recipients/recipient.entities';
 import { RequestItem } from '../items/item.entities';
 import { newItems } from '../items/item.service';
-import { replaceTemplateItems, requireTemplate, templateDraftsFromItems, templateItemsForRequest } from './template.service';
+import {
+  replaceTemplateItems,
+  requireTemplate,
+  templateDraftsFromItems,
+  templateItemsForRequest,
+} from './template.service';
 
 /** A template's defaults for a new request, its items when the input gives none, and `overwriteTemplateItems`. */
 export const requestTemplatePart: RequestCreationPart = {
@@ -23,7 +28,12 @@ export const requestTemplatePart: RequestCreationPart = {
       // Its items are read, and saved back, through the entity manager.
       managed: !input.items || Boolean(input.overwriteTemplateItems),
       records: async (tx, { request, recordsOf }) =>
-        input.items ? null : [RequestItem, newItems(tx, request, await templateItemsForRequest(tx, template), recordsOf(Recipient)[0] ?? null, 0)],
+        input.items
+          ? null
+          : [
+              RequestItem,
+              newItems(tx, request, await templateItemsForRequest(tx, template), recordsOf(Recipient)[0] ?? null, 0),
+            ],
       async afterInsert(tx, { recordsOf }) {
         if (!input.items || !input.overwriteTemplateItems) return;
         await replaceTemplateItems(tx, template, templateDraftsFromItems(recordsOf(RequestItem)));

@@ -14,7 +14,8 @@ export const templateResolvers: Resolvers = {
   },
   Mutation: {
     templateCreate: (_root, { input }, ctx) => payload(async () => ({ template: await createTemplate(ctx, input) })),
-    templateUpdate: (_root, { id, input }, ctx) => payload(async () => ({ template: await updateTemplate(ctx, id, input) })),
+    templateUpdate: (_root, { id, input }, ctx) =>
+      payload(async () => ({ template: await updateTemplate(ctx, id, input) })),
     templateDelete: (_root, { id }, ctx) => payload(async () => ({ deletedTemplateId: await deleteTemplate(ctx, id) })),
   },
   Organization: {
@@ -29,7 +30,9 @@ export const templateResolvers: Resolvers = {
   },
   Request: {
     // A request names its template by entity name (see request.entities.ts), so its type says only `{ id }`.
-    template: reads(['template'], (request, _args, ctx, info) => (request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById, info) : null)),
+    template: reads(['template'], (request, _args, ctx, info) =>
+      request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById, info) : null,
+    ),
   },
   TemplateItem: {
     kind: (item) => item.type,

@@ -10,7 +10,17 @@ import {
 } from '../../kernel/graphql/__generated__/operations';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization, inputFromBody, noContent } from '../../kernel/rest/mapping';
-import { Query, listQuery, NoContent, Nullable, StringEnum, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
+import {
+  Query,
+  listQuery,
+  NoContent,
+  Nullable,
+  StringEnum,
+  Text,
+  Uuid,
+  withErrors,
+  Body,
+} from '../../kernel/rest/schemas';
 import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
 import { LanguageSchema, languageFromRest } from '../requests/request.rest-shapes';
 import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
@@ -18,7 +28,6 @@ import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from '../items/item.l
 import { ItemFormBody, itemFormInputFromRest } from '../forms/form.rest-shapes';
 import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
 import { restTemplate, TemplateBody } from './template.rest-shapes';
-
 
 const tags = ['Templates'];
 const IdParams = Type.Object({ id: Uuid() });
@@ -33,7 +42,9 @@ const TemplateItemBody = Body(
     received: Nullable(Type.Boolean()),
     question: Nullable(Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(MAX_ANSWER)) })),
     form: Nullable(ItemFormBody),
-  }, ['name', 'type']);
+  },
+  ['name', 'type'],
+);
 
 const templateFields = {
   name: Text(MAX_TEMPLATE_NAME, { minLength: 1 }),
@@ -45,7 +56,14 @@ const templateFields = {
   language: LanguageSchema,
 };
 const TemplateCreateBody = Body(
-  { ...templateFields, items: Nullable(templateFields.items), reminders: Nullable(templateFields.reminders), language: Nullable(LanguageSchema) }, ['name']);
+  {
+    ...templateFields,
+    items: Nullable(templateFields.items),
+    reminders: Nullable(templateFields.reminders),
+    language: Nullable(LanguageSchema),
+  },
+  ['name'],
+);
 const TemplateUpdateBody = Body(templateFields);
 
 const templateItemsFromRest = (items: (typeof TemplateItemBody)['static'][]) =>
@@ -119,7 +137,11 @@ export const templateRestRows: RestRow[] = [
     url: '/organizations/:org_id/templates',
     summary: "List an organization's templates",
     tags,
-    schema: { params: Type.Object({ org_id: Uuid() }), querystring: ListQuery, response: withErrors({ 200: Type.Array(TemplateBody) }) },
+    schema: {
+      params: Type.Object({ org_id: Uuid() }),
+      querystring: ListQuery,
+      response: withErrors({ 200: Type.Array(TemplateBody) }),
+    },
     operation: OrganizationTemplateListDocument,
     variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit }),
     result: (data) => {

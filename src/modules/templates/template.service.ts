@@ -1,7 +1,11 @@
 import type { EntityManager, QueryBuilder } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type { TemplateCreateInput, TemplateItemInput, TemplateUpdateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type {
+  TemplateCreateInput,
+  TemplateItemInput,
+  TemplateUpdateInput,
+} from '../../kernel/graphql/__generated__/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { User } from '../identity/identity.entities';
@@ -13,12 +17,7 @@ import type { RequestItemRow } from '../items/item.entities';
 import { MAX_ANSWER } from '../items/item.limits';
 import { itemForms } from '../forms/form.service';
 import { Template, TemplateItem, type TemplateRow } from './template.entities';
-import {
-  MAX_DEFAULT_TITLE,
-  MAX_DUE_DATE_INTERVAL,
-  MAX_TEMPLATE_ITEMS,
-  MAX_TEMPLATE_NAME,
-} from './template.limits';
+import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
 import { inTransaction } from '../../kernel/db/transaction';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
@@ -30,14 +29,18 @@ export type TemplateItemDraft = ItemDraft & { received: boolean };
 function scopeTemplates<T extends object>(qb: QueryBuilder<T>, viewer: Viewer): QueryBuilder<T> {
   qb.andWhere({ organization: viewer.organizationId } as never);
   if (isAdmin(viewer)) return qb;
-  if (viewer.teamId) qb.andWhere(`(${qb.alias}.owner_id = ? or ${qb.alias}.team_id = ?)`, [viewer.userId, viewer.teamId]);
+  if (viewer.teamId)
+    qb.andWhere(`(${qb.alias}.owner_id = ? or ${qb.alias}.team_id = ?)`, [viewer.userId, viewer.teamId]);
   else qb.andWhere({ owner: viewer.userId } as never);
   return qb;
 }
 
 export async function getTemplate(ctx: Ctx, id: string): Promise<Template | null> {
   if (!isUuid(id)) return null;
-  return scopeTemplates(ctx.em.createQueryBuilder(Template, 't').select('*').where({ id }), ctx.viewer).getSingleResult();
+  return scopeTemplates(
+    ctx.em.createQueryBuilder(Template, 't').select('*').where({ id }),
+    ctx.viewer,
+  ).getSingleResult();
 }
 
 export async function requireTemplate(ctx: Ctx, id: string): Promise<Template> {
@@ -51,15 +54,24 @@ export async function listTemplates(ctx: Ctx, args: PageArgs): Promise<Connectio
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
 }
 
-async function templateItemDrafts(ctx: Ctx, check: InputCheck, items: TemplateItemInput[]): Promise<TemplateItemDraft[]> {
+async function templateItemDrafts(
+  ctx: Ctx,
+  check: InputCheck,
+  items: TemplateItemInput[],
+): Promise<TemplateItemDraft[]> {
   check.count(['items'], items, { max: MAX_TEMPLATE_ITEMS });
-  const forms = await itemForms(ctx, check, items.map((item, index) => ({ path: ['items', index], form: item.form })));
+  const forms = await itemForms(
+    ctx,
+    check,
+    items.map((item, index) => ({ path: ['items', index], form: item.form })),
+  );
   return items.map((item, index) => {
     const path = ['items', index];
     checkItemText(check, path, { name: item.name, description: item.description }, true);
     check.text([...path, 'question', 'answer'], item.question?.answer, { max: MAX_ANSWER });
     const question = item.kind === 'QUESTION';
-    if (item.form && item.kind !== 'UPLOAD') check.add([...path, 'form'], 'Only an UPLOAD item takes a form', 'INVALID');
+    if (item.form && item.kind !== 'UPLOAD')
+      check.add([...path, 'form'], 'Only an UPLOAD item takes a form', 'INVALID');
     return {
       type: item.kind,
       name: item.name.trim(),
@@ -85,9 +97,15 @@ function checkTemplateFields(check: InputCheck, input: TemplateCreateInput | Tem
 }
 
 /** Replaces a template's items with `drafts`, in order. */
-export async function replaceTemplateItems(em: EntityManager, template: Template, drafts: TemplateItemDraft[]): Promise<void> {
+export async function replaceTemplateItems(
+  em: EntityManager,
+  template: Template,
+  drafts: TemplateItemDraft[],
+): Promise<void> {
   await em.nativeDelete(TemplateItem, { template: template.id });
-  drafts.forEach((draft, position) => em.create(TemplateItem, { ...draft, organization: template.organization, template, position }));
+  drafts.forEach((draft, position) =>
+    em.create(TemplateItem, { ...draft, organization: template.organization, template, position }),
+  );
 }
 
 export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Promise<Template> {
@@ -109,7 +127,9 @@ export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Prom
       dueDateInterval: input.dueDateInterval ?? null,
       language: input.language ?? DEFAULT_LANGUAGE,
     });
-    drafts.forEach((draft, position) => tx.create(TemplateItem, { ...draft, organization: template.organization, template, position }));
+    drafts.forEach((draft, position) =>
+      tx.create(TemplateItem, { ...draft, organization: template.organization, template, position }),
+    );
     return template;
   });
 }
@@ -145,7 +165,10 @@ export async function deleteTemplate(ctx: Ctx, id: string): Promise<string> {
 }
 
 /** A template's items as drafts of request items (their order kept; received ones start COMPLETE). */
-export async function templateItemsForRequest(em: EntityManager, template: Template): Promise<(ItemDraft & { received: boolean })[]> {
+export async function templateItemsForRequest(
+  em: EntityManager,
+  template: Template,
+): Promise<(ItemDraft & { received: boolean })[]> {
   const items = await em.find(TemplateItem, { template: template.id }, { orderBy: { position: 'asc' } });
   return items.map((item) => ({ ...draftOf(item), received: item.received }));
 }

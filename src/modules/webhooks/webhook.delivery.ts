@@ -23,7 +23,6 @@ const MAX_ERROR_LENGTH = 500;
 /** Signing keys kept unsealed in memory, at most. */
 const MAX_SIGNING_KEYS = 10_000;
 
-
 export type DeliveryWorkerOptions = {
   orm: MikroORM;
   settings: WebhookSettings;
@@ -72,7 +71,11 @@ export class DeliveryWorker extends PollingWorker {
   /** Set by stop(): the round under way claims no further batch. (Rounds run without start() in tests.) */
   private stopping = false;
   /** Attempts this instance made since it started, by how they ended (/metrics). */
-  readonly attemptsByOutcome: Record<'succeeded' | 'retrying' | 'failed', number> = { succeeded: 0, retrying: 0, failed: 0 };
+  readonly attemptsByOutcome: Record<'succeeded' | 'retrying' | 'failed', number> = {
+    succeeded: 0,
+    retrying: 0,
+    failed: 0,
+  };
 
   /** Where the claim runs: a lean statement, so one fork serves every round (nothing accumulates in it). */
   private readonly em: EntityManager;
@@ -89,10 +92,12 @@ export class DeliveryWorker extends PollingWorker {
    */
   private connectionAgents(): Promise<{ http: HttpAgent; https: HttpAgent }> {
     // request-filtering-agent is published as an ES module only.
-    this.agents ??= import('request-filtering-agent').then(({ RequestFilteringHttpAgent, RequestFilteringHttpsAgent }) => {
-      const options = { keepAlive: true, allowPrivateIPAddress: this.options.settings.allowPrivate };
-      return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
-    });
+    this.agents ??= import('request-filtering-agent').then(
+      ({ RequestFilteringHttpAgent, RequestFilteringHttpsAgent }) => {
+        const options = { keepAlive: true, allowPrivateIPAddress: this.options.settings.allowPrivate };
+        return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
+      },
+    );
     return this.agents;
   }
 
@@ -145,7 +150,7 @@ export class DeliveryWorker extends PollingWorker {
     };
     const concurrency = this.options.settings.concurrency;
     let attempted = 0;
-    for (let batch = await this.claim(); batch.length; ) {
+    for (let batch = await this.claim(); batch.length;) {
       attempted += batch.length;
       // One endpoint's deliveries go one after another, in event order; endpoints proceed in parallel.
       const byEndpoint = new Map<string, Claimed[]>();
@@ -210,7 +215,10 @@ export class DeliveryWorker extends PollingWorker {
     );
     // Standard Webhooks: HMAC-SHA256 of "id.timestamp.body", one "v1,<base64>" per valid secret, space-separated.
     const signature = sealed
-      .map((secret) => `v1,${createHmac('sha256', this.signingKey(secret)).update(`${row.event_id}.${timestamp}.`).update(body).digest('base64')}`)
+      .map(
+        (secret) =>
+          `v1,${createHmac('sha256', this.signingKey(secret)).update(`${row.event_id}.${timestamp}.`).update(body).digest('base64')}`,
+      )
       .join(' ');
     return this.post(await this.connectionAgents(), row.endpoint, body, {
       'content-type': 'application/json',
@@ -221,7 +229,12 @@ export class DeliveryWorker extends PollingWorker {
     });
   }
 
-  private post(agents: { http: HttpAgent; https: HttpAgent }, endpoint: string, body: string, headers: Record<string, string>): Promise<Outcome> {
+  private post(
+    agents: { http: HttpAgent; https: HttpAgent },
+    endpoint: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<Outcome> {
     const started = process.hrtime.bigint();
     const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
     return new Promise((resolve) => {
@@ -251,9 +264,15 @@ export class DeliveryWorker extends PollingWorker {
           response.on('end', () => {
             const statusCode = response.statusCode ?? null;
             const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-            resolve({ statusCode, error: ok ? null : `HTTP ${statusCode}${excerpt ? `: ${excerpt.slice(0, MAX_ERROR_LENGTH)}` : ''}`, latencyMs: elapsed() });
+            resolve({
+              statusCode,
+              error: ok ? null : `HTTP ${statusCode}${excerpt ? `: ${excerpt.slice(0, MAX_ERROR_LENGTH)}` : ''}`,
+              latencyMs: elapsed(),
+            });
           });
-          response.on('error', (err) => resolve({ statusCode: response.statusCode ?? null, error: err.message, latencyMs: elapsed() }));
+          response.on('error', (err) =>
+            resolve({ statusCode: response.statusCode ?? null, error: err.message, latencyMs: elapsed() }),
+          );
         },
       );
       request.on('timeout', () => request.destroy(new Error(`No answer within ${this.options.settings.timeoutMs} ms`)));
@@ -286,12 +305,33 @@ export class DeliveryWorker extends PollingWorker {
     });
     // Per endpoint, in the order of its attempts: a success clears failing_since, a failure starts it
     // unless one already runs; what the last success leaves is the first failure after it.
-    const endpoints = new Map<string, { webhook_id: string; last_succeeded: boolean; any_succeeded: boolean; failing_from: Date | null; last_error: string | null }>();
+    const endpoints = new Map<
+      string,
+      {
+        webhook_id: string;
+        last_succeeded: boolean;
+        any_succeeded: boolean;
+        failing_from: Date | null;
+        last_error: string | null;
+      }
+    >();
     for (const { row, outcome, at } of batch) {
-      const endpoint = endpoints.get(row.webhook_id) ?? { webhook_id: row.webhook_id, last_succeeded: false, any_succeeded: false, failing_from: null, last_error: null };
+      const endpoint = endpoints.get(row.webhook_id) ?? {
+        webhook_id: row.webhook_id,
+        last_succeeded: false,
+        any_succeeded: false,
+        failing_from: null,
+        last_error: null,
+      };
       endpoints.set(row.webhook_id, endpoint);
-      if (outcome.error === null) Object.assign(endpoint, { last_succeeded: true, any_succeeded: true, failing_from: null });
-      else Object.assign(endpoint, { last_succeeded: false, failing_from: endpoint.failing_from ?? at, last_error: outcome.error });
+      if (outcome.error === null)
+        Object.assign(endpoint, { last_succeeded: true, any_succeeded: true, failing_from: null });
+      else
+        Object.assign(endpoint, {
+          last_succeeded: false,
+          failing_from: endpoint.failing_from ?? at,
+          last_error: outcome.error,
+        });
     }
     const updated = await this.options.orm.em.fork().execute<{ id: string; failing_since: string | null }[]>(
       `with finished as (
@@ -312,15 +352,26 @@ export class DeliveryWorker extends PollingWorker {
        returning w.id, w.failing_since`,
       [JSON.stringify(attempts), JSON.stringify([...endpoints.values()])],
     );
-    for (const attempt of attempts) this.attemptsByOutcome[attempt.status === 'SUCCEEDED' ? 'succeeded' : attempt.status === 'PENDING' ? 'retrying' : 'failed']++;
+    for (const attempt of attempts)
+      this.attemptsByOutcome[
+        attempt.status === 'SUCCEEDED' ? 'succeeded' : attempt.status === 'PENDING' ? 'retrying' : 'failed'
+      ]++;
     const now = this.clock.now();
     const disableAfterMs = this.options.settings.disableAfterMs;
     for (const webhook of updated) {
       const endpoint = endpoints.get(webhook.id)!;
-      if (endpoint.last_succeeded || !webhook.failing_since || now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs) continue;
+      if (
+        endpoint.last_succeeded ||
+        !webhook.failing_since ||
+        now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs
+      )
+        continue;
       const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${endpoint.last_error}`;
       await inTransaction(this.options.orm.em.fork(), async (tx) => {
-        await tx.execute(`update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`, [now, reason, now, webhook.id]);
+        await tx.execute(
+          `update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`,
+          [now, reason, now, webhook.id],
+        );
         await failPending(tx, webhook.id, 'The endpoint was disabled');
       });
     }
@@ -341,5 +392,4 @@ export class DeliveryWorker extends PollingWorker {
     agents?.http.destroy();
     agents?.https.destroy();
   }
-
 }

@@ -6,7 +6,8 @@ import { MAX_ENDPOINT_LENGTH } from './webhook.limits';
 /** Resolves a host name to its addresses (injected in tests to play DNS tricks). */
 export type HostResolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: HostResolver = async (hostname) => (await lookup(hostname, { all: true })).map((a) => a.address);
+export const systemResolver: HostResolver = async (hostname) =>
+  (await lookup(hostname, { all: true })).map((a) => a.address);
 
 /** Only globally routable unicast addresses receive webhooks unless private targets are allowed. */
 export function isPublicAddress(address: string): boolean {
@@ -39,7 +40,11 @@ export async function checkEndpoint(
   }
   const schemes = options.allowPrivate ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
-    check.add(field, options.allowPrivate ? 'Input should be an http or https URL' : 'Input should be an https URL', 'INVALID');
+    check.add(
+      field,
+      options.allowPrivate ? 'Input should be an http or https URL' : 'Input should be an https URL',
+      'INVALID',
+    );
     return;
   }
   if (url.username || url.password) {

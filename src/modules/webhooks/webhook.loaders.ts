@@ -4,7 +4,8 @@ import { Webhook, WebhookAttempt } from './webhook.entities';
 
 export const webhookLoaders = {
   webhookById: (em: EntityManager) => createByIdLoader(em, Webhook),
-  attemptsByDelivery: (em: EntityManager) => createChildrenLoader(em, WebhookAttempt, 'delivery', { attemptedAt: 'asc' }),
+  attemptsByDelivery: (em: EntityManager) =>
+    createChildrenLoader(em, WebhookAttempt, 'delivery', { attemptedAt: 'asc' }),
 };
 
 declare module '../../kernel/graphql/context' {

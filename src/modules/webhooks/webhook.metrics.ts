@@ -17,10 +17,13 @@ export const webhookMetrics: MetricsSource = ({ registry, app, orm }) => {
     },
   });
   const due = async () => {
-    const [row] = await orm.em.fork().getConnection().execute<{ due: number; lag: number | null }[]>(
-      `select count(*)::int as due, extract(epoch from now() - min(next_attempt_at))::float8 as lag
+    const [row] = await orm.em
+      .fork()
+      .getConnection()
+      .execute<{ due: number; lag: number | null }[]>(
+        `select count(*)::int as due, extract(epoch from now() - min(next_attempt_at))::float8 as lag
          from webhook_delivery where status = 'PENDING' and next_attempt_at <= now()`,
-    );
+      );
     return row;
   };
   databaseGauge(registry, {

@@ -15,7 +15,10 @@ export const webhooksModule: ModuleDescriptor = {
   restRows: webhookRestRows,
   // Webhooks are the ADMIN's: to a USER they do not exist.
   nodes: {
-    Webhook: { sql: 'select 1 from webhook where id = ? and organization_id = ?', load: async (ctx, id) => (isAdmin(ctx.viewer) ? getWebhook(ctx, id) : null) },
+    Webhook: {
+      sql: 'select 1 from webhook where id = ? and organization_id = ?',
+      load: async (ctx, id) => (isAdmin(ctx.viewer) ? getWebhook(ctx, id) : null),
+    },
     WebhookDelivery: {
       sql: 'select 1 from webhook_delivery d join webhook w on w.id = d.webhook_id where d.id = ? and w.organization_id = ?',
       load: async (ctx, id) => (isAdmin(ctx.viewer) ? ctx.em.findOne(WebhookDelivery, id) : null),

@@ -22,10 +22,12 @@ export const webhookResolvers: Resolvers = {
   },
   Mutation: {
     webhookCreate: (_root, { input }, ctx) => payload(() => createWebhook(ctx, input)),
-    webhookUpdate: (_root, { id, input }, ctx) => payload(async () => ({ webhook: await updateWebhook(ctx, id, input) })),
+    webhookUpdate: (_root, { id, input }, ctx) =>
+      payload(async () => ({ webhook: await updateWebhook(ctx, id, input) })),
     webhookDelete: (_root, { id }, ctx) => payload(async () => ({ deletedWebhookId: await deleteWebhook(ctx, id) })),
     webhookSecretRotate: (_root, { id }, ctx) => payload(() => rotateSecret(ctx, id)),
-    webhookDeliveryRetry: (_root, { id, webhookId }, ctx) => payload(async () => ({ delivery: await retryDelivery(ctx, id, webhookId) })),
+    webhookDeliveryRetry: (_root, { id, webhookId }, ctx) =>
+      payload(async () => ({ delivery: await retryDelivery(ctx, id, webhookId) })),
   },
   Webhook: {
     enabled: (webhook) => webhook.disabledAt == null,

@@ -20,7 +20,6 @@ import { Body, listQuery, NoContent, Query, StringEnum, Text, Uuid, withErrors }
 import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhook.limits';
 import { DeliveryBody, restDelivery, restWebhook, WebhookBody } from './webhook.rest-shapes';
 
-
 const tags = ['Webhooks'];
 const IdParams = Type.Object({ id: Uuid() });
 const TopicSchema = StringEnum(TOPICS, `a topic: ${TOPICS.join(', ')}`);
@@ -28,7 +27,10 @@ const Topics = Type.Array(TopicSchema, { minItems: 1, maxItems: MAX_TOPICS });
 
 const writable = { endpoint: Text(MAX_ENDPOINT_LENGTH, { minLength: 1 }), topics: Topics };
 const WebhookCreateBody = Body(writable, ['endpoint', 'topics']);
-const WebhookUpdateBody = Body({ ...writable, enabled: Type.Boolean({ description: 'true re-enables a disabled endpoint; false disables it' }) });
+const WebhookUpdateBody = Body({
+  ...writable,
+  enabled: Type.Boolean({ description: 'true re-enables a disabled endpoint; false disables it' }),
+});
 
 // topicEnumValue spells the values of the GraphQL enum WebhookTopic.
 const topicToGraphQL = (topic: Topic) => topicEnumValue(topic) as WebhookTopic;
@@ -36,7 +38,10 @@ const topicsToGraphQL = (topics: Topic[]) => topics.map(topicToGraphQL);
 
 const WebhookWithSecretBody = Type.Object({ ...WebhookBody.properties, secret: Type.String() });
 
-const withSecret = (result: { webhook?: RestWebhookFragment | null; secret?: string | null }) => ({ ...restWebhook(result.webhook!), secret: result.secret! });
+const withSecret = (result: { webhook?: RestWebhookFragment | null; secret?: string | null }) => ({
+  ...restWebhook(result.webhook!),
+  secret: result.secret!,
+});
 
 export const webhookRestRows: RestRow[] = [
   restRow({
@@ -47,14 +52,19 @@ export const webhookRestRows: RestRow[] = [
     schema: { body: WebhookCreateBody, response: withErrors({ 200: WebhookWithSecretBody }, [403, 422]) },
     operation: WebhookCreateDocument,
     variables: ({ body }) => ({ input: { endpoint: body.endpoint, topics: topicsToGraphQL(body.topics) } }),
-    result: (data) => ({ body: withSecret({ webhook: fromPayload(data.webhookCreate, 'webhook'), secret: data.webhookCreate.secret }) }),
+    result: (data) => ({
+      body: withSecret({ webhook: fromPayload(data.webhookCreate, 'webhook'), secret: data.webhookCreate.secret }),
+    }),
   }),
   restRow({
     method: 'GET',
     url: '/webhooks',
     summary: 'List webhook subscriptions, oldest first',
     tags,
-    schema: { querystring: Query({ limit: listQuery('asc').properties.limit, topic: TopicSchema }), response: withErrors({ 200: Type.Array(WebhookBody) }, [403, 422]) },
+    schema: {
+      querystring: Query({ limit: listQuery('asc').properties.limit, topic: TopicSchema }),
+      response: withErrors({ 200: Type.Array(WebhookBody) }, [403, 422]),
+    },
     operation: WebhookListDocument,
     variables: ({ query }) => ({ first: query.limit, topic: query.topic ? topicToGraphQL(query.topic) : null }),
     result: (data) => ({ body: data.webhooks.nodes.map(restWebhook) }),
@@ -76,7 +86,10 @@ export const webhookRestRows: RestRow[] = [
     tags,
     schema: { params: IdParams, body: WebhookUpdateBody, response: withErrors({ 200: WebhookBody }, [403, 404, 422]) },
     operation: WebhookUpdateDocument,
-    variables: ({ params, body }) => ({ id: params.id, input: inputFromBody(body ?? {}, ['endpoint', 'topics', 'enabled'], { topics: topicsToGraphQL }) }),
+    variables: ({ params, body }) => ({
+      id: params.id,
+      input: inputFromBody(body ?? {}, ['endpoint', 'topics', 'enabled'], { topics: topicsToGraphQL }),
+    }),
     result: (data) => ({ body: restWebhook(fromPayload(data.webhookUpdate, 'webhook')) }),
   }),
   restRow({
@@ -107,7 +120,12 @@ export const webhookRestRows: RestRow[] = [
     schema: { params: IdParams, response: withErrors({ 200: WebhookWithSecretBody }, [403, 404, 422]) },
     operation: WebhookSecretRotateDocument,
     variables: ({ params }) => ({ id: params.id }),
-    result: (data) => ({ body: withSecret({ webhook: fromPayload(data.webhookSecretRotate, 'webhook'), secret: data.webhookSecretRotate.secret }) }),
+    result: (data) => ({
+      body: withSecret({
+        webhook: fromPayload(data.webhookSecretRotate, 'webhook'),
+        secret: data.webhookSecretRotate.secret,
+      }),
+    }),
   }),
   restRow({
     method: 'GET',
@@ -116,7 +134,10 @@ export const webhookRestRows: RestRow[] = [
     tags,
     schema: {
       params: IdParams,
-      querystring: Query({ limit: listQuery('desc').properties.limit, status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const) }),
+      querystring: Query({
+        limit: listQuery('desc').properties.limit,
+        status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const),
+      }),
       response: withErrors({ 200: Type.Array(DeliveryBody) }, [403, 404, 422]),
     },
     operation: WebhookDeliveryListDocument,
@@ -128,7 +149,10 @@ export const webhookRestRows: RestRow[] = [
     url: '/webhooks/:id/deliveries/:delivery_id/retry',
     summary: 'Send a delivery again now',
     tags,
-    schema: { params: Type.Object({ id: Uuid(), delivery_id: Uuid() }), response: withErrors({ 200: DeliveryBody }, [403, 404, 422]) },
+    schema: {
+      params: Type.Object({ id: Uuid(), delivery_id: Uuid() }),
+      response: withErrors({ 200: DeliveryBody }, [403, 404, 422]),
+    },
     operation: WebhookDeliveryRetryDocument,
     variables: ({ params }) => ({ webhookId: params.id, id: params.delivery_id }),
     result: (data) => ({ body: restDelivery(fromPayload(data.webhookDeliveryRetry, 'delivery')) }),

@@ -10,7 +10,13 @@ import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
 import { checkEndpoint } from './webhook.endpoint';
 import { MAX_TOPICS } from './webhook.limits';
-import { Webhook, WebhookDelivery, type DeliveryStatus, type WebhookDeliveryRow, type WebhookRow } from './webhook.entities';
+import {
+  Webhook,
+  WebhookDelivery,
+  type DeliveryStatus,
+  type WebhookDeliveryRow,
+  type WebhookRow,
+} from './webhook.entities';
 
 type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
 
@@ -21,10 +27,16 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 export const unsealSecret = (serverSecret: string, sealed: string) => unseal(serverSecret, SECRET_PURPOSE, sealed);
 
-export const webhookSecret = (serverSecret: string, webhook: Webhook) => unsealSecret(serverSecret, webhook.secretSealed);
+export const webhookSecret = (serverSecret: string, webhook: Webhook) =>
+  unsealSecret(serverSecret, webhook.secretSealed);
 
-/** The secrets deliveries are signed with, sealed: the current one, and the previous one while its grace period lasts. */
-export const signingSecretsSealed = (webhook: Pick<Webhook, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>, now: Date): string[] =>
+/**
+ * The secrets deliveries are signed with, sealed: the current one, and the previous one while its grace period lasts.
+ */
+export const signingSecretsSealed = (
+  webhook: Pick<Webhook, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
+  now: Date,
+): string[] =>
   webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now
     ? [webhook.secretSealed, webhook.previousSecretSealed]
     : [webhook.secretSealed];
@@ -43,9 +55,16 @@ async function requireWebhook(ctx: Ctx, id: string): Promise<Webhook> {
   return webhook;
 }
 
-async function checkInput(ctx: Ctx, check: InputCheck, input: { endpoint?: string | null; topics?: readonly Topic[] | null }) {
+async function checkInput(
+  ctx: Ctx,
+  check: InputCheck,
+  input: { endpoint?: string | null; topics?: readonly Topic[] | null },
+) {
   if (input.endpoint != null) {
-    await checkEndpoint(check, ['endpoint'], input.endpoint, { allowPrivate: ctx.settings.webhooks.allowPrivate, resolve: ctx.settings.resolveHost });
+    await checkEndpoint(check, ['endpoint'], input.endpoint, {
+      allowPrivate: ctx.settings.webhooks.allowPrivate,
+      resolve: ctx.settings.resolveHost,
+    });
   }
   if (input.topics != null) {
     check.count(['topics'], input.topics as Topic[], { min: 1, max: MAX_TOPICS });
@@ -58,14 +77,20 @@ export async function getWebhook(ctx: Ctx, id: string): Promise<Webhook | null> 
   return isUuid(id) ? ctx.em.findOne(Webhook, { id, organization: ctx.viewer.organizationId }) : null;
 }
 
-export async function listWebhooks(ctx: Ctx, args: PageArgs & { topic?: Topic | null }): Promise<Connection<WebhookRow>> {
+export async function listWebhooks(
+  ctx: Ctx,
+  args: PageArgs & { topic?: Topic | null },
+): Promise<Connection<WebhookRow>> {
   requireAdmin(ctx);
   const qb = ctx.em.createQueryBuilder(Webhook, 'w').where({ organization: ctx.viewer.organizationId });
   if (args.topic) qb.andWhere('? = any(w.topics)', [args.topic]);
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
 }
 
-export async function createWebhook(ctx: Ctx, input: { endpoint: string; topics: readonly Topic[] }): Promise<{ webhook: Webhook; secret: string }> {
+export async function createWebhook(
+  ctx: Ctx,
+  input: { endpoint: string; topics: readonly Topic[] },
+): Promise<{ webhook: Webhook; secret: string }> {
   requireAdmin(ctx);
   const check = new InputCheck();
   await checkInput(ctx, check, input);
@@ -87,10 +112,15 @@ export async function createWebhook(ctx: Ctx, input: { endpoint: string; topics:
   return { webhook, secret };
 }
 
-export async function updateWebhook(ctx: Ctx, id: string, input: { endpoint?: string | null; topics?: readonly Topic[] | null; enabled?: boolean | null }): Promise<Webhook> {
+export async function updateWebhook(
+  ctx: Ctx,
+  id: string,
+  input: { endpoint?: string | null; topics?: readonly Topic[] | null; enabled?: boolean | null },
+): Promise<Webhook> {
   const webhook = await requireWebhook(ctx, id);
   const check = new InputCheck();
-  for (const key of ['endpoint', 'topics', 'enabled'] as const) if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
+  for (const key of ['endpoint', 'topics', 'enabled'] as const)
+    if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   await checkInput(ctx, check, input);
   check.done();
   if (input.endpoint != null) webhook.endpoint = input.endpoint;
@@ -133,9 +163,15 @@ export async function rotateSecret(ctx: Ctx, id: string): Promise<{ webhook: Web
   return { webhook, secret };
 }
 
-export async function listDeliveries(ctx: Ctx, webhook: { id: string }, args: PageArgs & { status?: DeliveryStatus | null }): Promise<Connection<WebhookDeliveryRow>> {
+export async function listDeliveries(
+  ctx: Ctx,
+  webhook: { id: string },
+  args: PageArgs & { status?: DeliveryStatus | null },
+): Promise<Connection<WebhookDeliveryRow>> {
   requireAdmin(ctx);
-  const qb = ctx.em.createQueryBuilder(WebhookDelivery, 'd').where({ webhook: webhook.id, ...(args.status ? { status: args.status } : {}) });
+  const qb = ctx.em
+    .createQueryBuilder(WebhookDelivery, 'd')
+    .where({ webhook: webhook.id, ...(args.status ? { status: args.status } : {}) });
   return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
 }
 
@@ -143,7 +179,10 @@ export async function listDeliveries(ctx: Ctx, webhook: { id: string }, args: Pa
 export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | null): Promise<WebhookDelivery> {
   requireAdmin(ctx);
   const delivery = isUuid(id)
-    ? await ctx.em.findOne(WebhookDelivery, { id, webhook: { organization: ctx.viewer.organizationId, ...(webhookId ? { id: webhookId } : {}) } })
+    ? await ctx.em.findOne(WebhookDelivery, {
+        id,
+        webhook: { organization: ctx.viewer.organizationId, ...(webhookId ? { id: webhookId } : {}) },
+      })
     : null;
   if (!delivery) throw AppError.notFound('Delivery');
   delivery.status = 'PENDING';
@@ -155,7 +194,11 @@ export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | n
 
 /** Ends the pending deliveries of an endpoint that will not be called again. */
 export async function failPending(em: EntityManager, webhookId: string, reason: string): Promise<void> {
-  await em.nativeUpdate(WebhookDelivery, { webhook: webhookId, status: 'PENDING' }, { status: 'FAILED', lastError: reason, nextAttemptAt: null, lockedUntil: null });
+  await em.nativeUpdate(
+    WebhookDelivery,
+    { webhook: webhookId, status: 'PENDING' },
+    { status: 'FAILED', lastError: reason, nextAttemptAt: null, lockedUntil: null },
+  );
 }
 
 /**
@@ -172,6 +215,14 @@ export const queueDeliveries: EmitHook = {
           from webhook w, inserted
          where w.organization_id = ? and w.disabled_at is null and ? = any(w.topics)
         returning id`,
-  params: (event) => [event.id, event.topic, event.createdAt, event.createdAt, event.createdAt, event.organizationId, event.topic],
+  params: (event) => [
+    event.id,
+    event.topic,
+    event.createdAt,
+    event.createdAt,
+    event.createdAt,
+    event.organizationId,
+    event.topic,
+  ],
   wakes: WEBHOOK_WAKE,
 };

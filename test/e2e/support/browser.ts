@@ -27,7 +27,11 @@ export function launchBrowser(): Promise<Browser> {
  * A browser context of its own (cookies, viewport, language) that lets the page reach only `origin`:
  * any other request is aborted and recorded, so a test can assert the portal fetches nothing from outside.
  */
-export async function openContext(browser: Browser, origin: string, options: { viewport?: { width: number; height: number }; locale?: string } = {}) {
+export async function openContext(
+  browser: Browser,
+  origin: string,
+  options: { viewport?: { width: number; height: number }; locale?: string } = {},
+) {
   const context: BrowserContext = await browser.newContext({
     viewport: options.viewport ?? PHONE,
     locale: options.locale ?? 'en-US',

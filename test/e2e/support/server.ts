@@ -17,7 +17,12 @@ function freePort(): Promise<number> {
   });
 }
 
-export type ListeningApp = TestApp & { origin: string; smtp: Awaited<ReturnType<typeof startSmtpServer>>; tenant: Tenant; stop(): Promise<void> };
+export type ListeningApp = TestApp & {
+  origin: string;
+  smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  tenant: Tenant;
+  stop(): Promise<void>;
+};
 
 /**
  * The whole service listening on loopback, its recipient links on that address, mail sent (by the
@@ -32,7 +37,10 @@ export async function startListeningApp(): Promise<ListeningApp> {
   const test = await createTestApp(
     { publicUrl: origin, mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
     // E2E_LOG=error (or any pino level) shows the service's log while a walk runs.
-    { sendNotifications: true, ...(process.env.E2E_LOG && { loggerInstance: pino({ level: process.env.E2E_LOG }) as never }) },
+    {
+      sendNotifications: true,
+      ...(process.env.E2E_LOG && { loggerInstance: pino({ level: process.env.E2E_LOG }) as never }),
+    },
   );
   await test.app.listen({ port, host: '127.0.0.1' });
   const tenant = await createTenant(test.orm, 'Acme Accounting');
@@ -41,7 +49,8 @@ export async function startListeningApp(): Promise<ListeningApp> {
     `mutation ($id: ID!, $input: UserUpdateInput!) { userUpdate(id: $id, input: $input) { userErrors { message } } }`,
     { id: tenant.userId, input: { firstName: 'Olga', lastName: 'Ops' } },
   );
-  if (named.errors || named.data.userUpdate.userErrors.length) throw new Error(`userUpdate failed: ${JSON.stringify(named)}`);
+  if (named.errors || named.data.userUpdate.userErrors.length)
+    throw new Error(`userUpdate failed: ${JSON.stringify(named)}`);
   return {
     ...test,
     origin,

@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { createS3Client } from '../../../src/kernel/storage/s3';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
@@ -28,25 +35,53 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
   let s3: S3Client;
   let offsetMs = 0;
   const api = () => client(t.app, acme.apiKey);
-  const connectBody = (overrides: Record<string, unknown> = {}) => ({ bucket: BUCKET, region: 'us-east-1', endpoint, ...KEYS, ...overrides });
+  const connectBody = (overrides: Record<string, unknown> = {}) => ({
+    bucket: BUCKET,
+    region: 'us-east-1',
+    endpoint,
+    ...KEYS,
+    ...overrides,
+  });
   const runJobs = async () => {
     let total = 0;
-    for (let claimed = await t.app.scheduleWorker.runOnce(); claimed > 0; claimed = await t.app.scheduleWorker.runOnce()) total += claimed;
+    for (
+      let claimed = await t.app.scheduleWorker.runOnce();
+      claimed > 0;
+      claimed = await t.app.scheduleWorker.runOnce()
+    )
+      total += claimed;
     return total;
   };
-  const listBucket = async (prefix = '') => ((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!).sort();
-  const readObject = async (key: string) => Buffer.from(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+  const listBucket = async (prefix = '') =>
+    ((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? [])
+      .map((o) => o.Key!)
+      .sort();
+  const readObject = async (key: string) =>
+    Buffer.from(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
   const emptyBucket = async () => {
     const keys = await listBucket();
-    if (keys.length) await s3.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys.map((Key) => ({ Key })) } }));
+    if (keys.length)
+      await s3.send(new DeleteObjectsCommand({ Bucket: BUCKET, Delete: { Objects: keys.map((Key) => ({ Key })) } }));
   };
   const activity = async (requestId: string) =>
-    ((await api().get(`/requests/${requestId}/activity?limit=100`)).json() as Array<{ action: string; actor: { type: string }; details: Record<string, any> }>)
+    (
+      (await api().get(`/requests/${requestId}/activity?limit=100`)).json() as Array<{
+        action: string;
+        actor: { type: string };
+        details: Record<string, any>;
+      }>
+    )
       .filter((entry) => entry.action.startsWith('cloud_storage.'))
       .reverse();
-  /** A request copied to S3 under `folder`, and what completes it: its recipient uploading one document and submitting. */
+  /**
+   * A request copied to S3 under `folder`, and what completes it: its recipient uploading one document and submitting.
+   */
   const s3Request = async (folder: string | null, bytes: Buffer) => {
-    const { request, token, items } = await requestWithLink(t.app, acme.apiKey, { items: ITEMS, cloud_storage_provider: 'S3', cloud_storage_folder: folder });
+    const { request, token, items } = await requestWithLink(t.app, acme.apiKey, {
+      items: ITEMS,
+      cloud_storage_provider: 'S3',
+      cloud_storage_folder: folder,
+    });
     const complete = async () => {
       const recipient = await signedIn(t.app, token);
       expect((await recipient.upload(items[0].id, bytes, 'w2.pdf')).statusCode).toBe(200);
@@ -62,10 +97,21 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gather-cloud-s3-'));
-    server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: BUCKET }] });
+    server = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: BUCKET }],
+    });
     const { port } = await server.run();
     endpoint = `http://127.0.0.1:${port}`;
-    s3 = createS3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    s3 = createS3Client({
+      region: 'us-east-1',
+      endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
     t = await createTestApp({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
     acme = await createTenant(t.orm, 'Acme');
     globex = await createTenant(t.orm, 'Globex');
@@ -84,9 +130,26 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     const response = await api().get('/cloud-storage');
     expect(response.statusCode).toBe(200);
     const byProvider = Object.fromEntries(response.json().map((p: { provider: string }) => [p.provider, p]));
-    expect(Object.keys(byProvider)).toEqual(['SERVICE', 'S3', 'GOOGLE_DRIVE', 'DROPBOX', 'BOX', 'ONEDRIVE', 'SHAREPOINT']);
+    expect(Object.keys(byProvider)).toEqual([
+      'SERVICE',
+      'S3',
+      'GOOGLE_DRIVE',
+      'DROPBOX',
+      'BOX',
+      'ONEDRIVE',
+      'SHAREPOINT',
+    ]);
     expect(byProvider.SERVICE).toMatchObject({ status: 'CONNECTED', reason: null });
-    expect(byProvider.S3).toEqual({ provider: 'S3', status: 'AVAILABLE', reason: null, bucket: null, region: null, endpoint: null, force_path_style: null, connected_at: null });
+    expect(byProvider.S3).toEqual({
+      provider: 'S3',
+      status: 'AVAILABLE',
+      reason: null,
+      bucket: null,
+      region: null,
+      endpoint: null,
+      force_path_style: null,
+      connected_at: null,
+    });
     for (const provider of ['GOOGLE_DRIVE', 'DROPBOX', 'BOX', 'ONEDRIVE', 'SHAREPOINT']) {
       expect(byProvider[provider]).toMatchObject({ status: 'UNAVAILABLE', reason: expect.stringContaining('OAuth') });
     }
@@ -95,35 +158,59 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
   it('should refuse with a 422 to connect an OAuth provider or SERVICE, or to disconnect SERVICE', async () => {
     const drive = await api().post('/cloud-storage/GOOGLE_DRIVE', {});
     expect(drive.statusCode).toBe(422);
-    expect(drive.json().detail[0].msg).toMatch(/^GOOGLE_DRIVE cannot be connected: Google Drive needs an OAuth sign-in/);
+    expect(drive.json().detail[0].msg).toMatch(
+      /^GOOGLE_DRIVE cannot be connected: Google Drive needs an OAuth sign-in/,
+    );
     expect((await api().post('/cloud-storage/SERVICE', {})).json().detail[0].msg).toMatch(/always connected/);
     expect((await api().delete('/cloud-storage/SERVICE')).statusCode).toBe(422);
     expect((await api().post('/cloud-storage/NOT_A_PROVIDER', {})).statusCode).toBe(422);
   });
 
   it('should refuse a request naming S3 while no bucket is connected', async () => {
-    const refused = await api().post('/requests', { name: 'R', items: ITEMS, recipients: [{ email: 'ana@example.com' }], cloud_storage_provider: 'S3' });
+    const refused = await api().post('/requests', {
+      name: 'R',
+      items: ITEMS,
+      recipients: [{ email: 'ana@example.com' }],
+      cloud_storage_provider: 'S3',
+    });
     expect(refused.statusCode).toBe(422);
     expect(refused.json().detail).toEqual([
-      { loc: ['body', 'cloud_storage_provider'], msg: 'No S3 bucket is connected: connect one first (POST /cloud-storage/S3)', type: 'invalid' },
+      {
+        loc: ['body', 'cloud_storage_provider'],
+        msg: 'No S3 bucket is connected: connect one first (POST /cloud-storage/S3)',
+        type: 'invalid',
+      },
     ]);
   });
 
   it('should refuse with a 422 naming the cause: missing fields, wrong keys, an unknown bucket, an endpoint nobody answers', async () => {
     const missing = await api().post('/cloud-storage/S3', { region: 'us-east-1' });
     expect(missing.statusCode).toBe(422);
-    expect(missing.json().detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.access_key_id', 'body.bucket', 'body.secret_access_key']);
+    expect(
+      missing
+        .json()
+        .detail.map((d: { loc: string[] }) => d.loc.join('.'))
+        .sort(),
+    ).toEqual(['body.access_key_id', 'body.bucket', 'body.secret_access_key']);
 
     const wrongKey = await api().post('/cloud-storage/S3', connectBody({ access_key_id: 'NOBODY' }));
     expect(wrongKey.statusCode).toBe(422);
-    expect(wrongKey.json().detail[0].msg).toMatch(new RegExp(`^Could not write to the bucket ${BUCKET} at ${endpoint}: InvalidAccessKeyId \\(HTTP 403\\): The AWS Access Key Id`));
+    expect(wrongKey.json().detail[0].msg).toMatch(
+      new RegExp(
+        `^Could not write to the bucket ${BUCKET} at ${endpoint}: InvalidAccessKeyId \\(HTTP 403\\): The AWS Access Key Id`,
+      ),
+    );
     const noBucket = await api().post('/cloud-storage/S3', connectBody({ bucket: 'no-such-bucket' }));
     expect(noBucket.json().detail[0].msg).toMatch(/NoSuchBucket \(HTTP 404\)/);
     // A port that was just free: connection refused.
     const closed = await api().post('/cloud-storage/S3', connectBody({ endpoint: 'http://127.0.0.1:1' }));
     expect(closed.statusCode).toBe(422);
-    expect(closed.json().detail[0].msg).toMatch(/^Could not write to the bucket acme-documents at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
-    expect((await api().post('/cloud-storage/S3', connectBody({ endpoint: 'ftp://example.com' }))).json().detail[0].loc).toEqual(['body', 'endpoint']);
+    expect(closed.json().detail[0].msg).toMatch(
+      /^Could not write to the bucket acme-documents at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/,
+    );
+    expect(
+      (await api().post('/cloud-storage/S3', connectBody({ endpoint: 'ftp://example.com' }))).json().detail[0].loc,
+    ).toEqual(['body', 'endpoint']);
 
     // Nothing was saved, and no probe object was left behind.
     expect((await api().get('/cloud-storage')).json()[1].status).toBe('AVAILABLE');
@@ -148,26 +235,55 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     });
     expect(response.body).not.toContain('S3RVER');
     expect((await api().get('/cloud-storage')).body).not.toContain('S3RVER');
-    const [row] = await t.orm.em.fork().execute('select * from cloud_storage_connection where organization_id = ?', [acme.organizationId]);
+    const [row] = await t.orm.em
+      .fork()
+      .execute('select * from cloud_storage_connection where organization_id = ?', [acme.organizationId]);
     expect(row).toMatchObject({ bucket: BUCKET, connected_by_id: acme.userId });
     expect(JSON.stringify(row)).not.toContain('S3RVER');
     expect(row.sealed_credentials).not.toContain(Buffer.from('S3RVER').toString('base64').slice(0, 6));
     expect(await listBucket()).toEqual([]);
     // GraphQL answers the same, and has no field for the keys at all.
-    const listed = await api().graphql('{ cloudStorageProviders { provider status bucket endpoint forcePathStyle connectedAt } }');
-    expect(listed.data.cloudStorageProviders[1]).toEqual({ provider: 'S3', status: 'CONNECTED', bucket: BUCKET, endpoint, forcePathStyle: true, connectedAt: expect.any(String) });
+    const listed = await api().graphql(
+      '{ cloudStorageProviders { provider status bucket endpoint forcePathStyle connectedAt } }',
+    );
+    expect(listed.data.cloudStorageProviders[1]).toEqual({
+      provider: 'S3',
+      status: 'CONNECTED',
+      bucket: BUCKET,
+      endpoint,
+      forcePathStyle: true,
+      connectedAt: expect.any(String),
+    });
   });
 
   it("should keep one organization's connection its own", async () => {
     const other = client(t.app, globex.apiKey);
-    expect((await other.get('/cloud-storage')).json()[1]).toMatchObject({ provider: 'S3', status: 'AVAILABLE', bucket: null });
+    expect((await other.get('/cloud-storage')).json()[1]).toMatchObject({
+      provider: 'S3',
+      status: 'AVAILABLE',
+      bucket: null,
+    });
     expect((await other.delete('/cloud-storage/S3')).json()).toMatchObject({ status: 'AVAILABLE' });
-    const disconnect = await other.graphql('mutation { cloudStorageDisconnect(provider: S3) { cloudStorageProvider { status } userErrors { message } } }');
-    expect(disconnect.data.cloudStorageDisconnect).toEqual({ cloudStorageProvider: { status: 'AVAILABLE' }, userErrors: [] });
+    const disconnect = await other.graphql(
+      'mutation { cloudStorageDisconnect(provider: S3) { cloudStorageProvider { status } userErrors { message } } }',
+    );
+    expect(disconnect.data.cloudStorageDisconnect).toEqual({
+      cloudStorageProvider: { status: 'AVAILABLE' },
+      userErrors: [],
+    });
     expect((await api().get('/cloud-storage')).json()[1]).toMatchObject({ status: 'CONNECTED', bucket: BUCKET });
     // Globex cannot name S3 without a bucket of its own; a request switched to S3 later (PATCH is
     // not checked) copies nothing into Acme's bucket, and says so.
-    expect((await other.post('/requests', { name: 'R', items: ITEMS, recipients: [{ email: 'ana@example.com' }], cloud_storage_provider: 'S3' })).statusCode).toBe(422);
+    expect(
+      (
+        await other.post('/requests', {
+          name: 'R',
+          items: ITEMS,
+          recipients: [{ email: 'ana@example.com' }],
+          cloud_storage_provider: 'S3',
+        })
+      ).statusCode,
+    ).toBe(422);
     const { token, items, request } = await requestWithLink(t.app, globex.apiKey, { items: ITEMS });
     expect((await other.patch(`/requests/${request.id}`, { cloud_storage_provider: 'S3' })).statusCode).toBe(200);
     const recipient = await signedIn(t.app, token);
@@ -175,8 +291,15 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     await recipient.submit();
     await runJobs();
     expect(await listBucket()).toEqual([]);
-    const entries = ((await other.get(`/requests/${request.id}/activity`)).json() as Array<{ action: string; details: unknown }>).filter((e) => e.action.startsWith('cloud_storage.'));
-    expect(entries).toEqual([expect.objectContaining({ action: 'cloud_storage.copy_skipped', details: expect.objectContaining({ reason: 'No S3 bucket is connected' }) })]);
+    const entries = (
+      (await other.get(`/requests/${request.id}/activity`)).json() as Array<{ action: string; details: unknown }>
+    ).filter((e) => e.action.startsWith('cloud_storage.'));
+    expect(entries).toEqual([
+      expect.objectContaining({
+        action: 'cloud_storage.copy_skipped',
+        details: expect.objectContaining({ reason: 'No S3 bucket is connected' }),
+      }),
+    ]);
   });
 
   it('should copy the documents into cloud_storage_folder once the request completes, and again once it is verified, once each', async () => {
@@ -196,7 +319,10 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
       ['cloud_storage.copied', 'completed'],
       ['cloud_storage.copied', 'verified'],
     ]);
-    expect(entries[0]).toMatchObject({ actor: { type: 'SYSTEM' }, details: { provider: 'S3', bucket: BUCKET, folder: 'clients/ana diaz/2024/', documents: 1, attempt: 1 } });
+    expect(entries[0]).toMatchObject({
+      actor: { type: 'SYSTEM' },
+      details: { provider: 'S3', bucket: BUCKET, folder: 'clients/ana diaz/2024/', documents: 1, attempt: 1 },
+    });
     await emptyBucket();
   });
 
@@ -218,8 +344,20 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     const request = await completedRequest('retry', bytes);
     expect(await runJobs()).toBe(1);
     const [failed] = await activity(request.id);
-    expect(failed).toMatchObject({ action: 'cloud_storage.copy_failed', details: { attempt: 1, final: false, error: expect.stringMatching(/^NoSuchBucket \(HTTP 404\)/), next_attempt_at: expect.any(String) } });
-    const [job] = await t.orm.em.fork().execute(`select status, attempts, last_error from job where request_id = ? and kind = 'CLOUD_COPY'`, [request.id]);
+    expect(failed).toMatchObject({
+      action: 'cloud_storage.copy_failed',
+      details: {
+        attempt: 1,
+        final: false,
+        error: expect.stringMatching(/^NoSuchBucket \(HTTP 404\)/),
+        next_attempt_at: expect.any(String),
+      },
+    });
+    const [job] = await t.orm.em
+      .fork()
+      .execute(`select status, attempts, last_error from job where request_id = ? and kind = 'CLOUD_COPY'`, [
+        request.id,
+      ]);
     expect(job).toMatchObject({ status: 'PENDING', attempts: 1, last_error: expect.stringMatching(/NoSuchBucket/) });
     // Not due again before its retry time.
     expect(await runJobs()).toBe(0);
@@ -246,7 +384,13 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
       else sockets.push(socket);
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const setEndpoint = (url: string) => t.orm.em.fork().execute('update cloud_storage_connection set endpoint = ? where organization_id = ?', [url, acme.organizationId]);
+    const setEndpoint = (url: string) =>
+      t.orm.em
+        .fork()
+        .execute('update cloud_storage_connection set endpoint = ? where organization_id = ?', [
+          url,
+          acme.organizationId,
+        ]);
     await setEndpoint(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
     try {
       const request = await completedRequest('unhurried', Buffer.from('unhurried'));
@@ -279,8 +423,14 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     const response = await api().delete('/cloud-storage/S3');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ provider: 'S3', status: 'AVAILABLE', bucket: null });
-    expect(await t.orm.em.fork().execute('select 1 from cloud_storage_connection where organization_id = ?', [acme.organizationId])).toEqual([]);
-    const [job] = await t.orm.em.fork().execute(`select status from job where request_id = ? and kind = 'CLOUD_COPY'`, [queued.id]);
+    expect(
+      await t.orm.em
+        .fork()
+        .execute('select 1 from cloud_storage_connection where organization_id = ?', [acme.organizationId]),
+    ).toEqual([]);
+    const [job] = await t.orm.em
+      .fork()
+      .execute(`select status from job where request_id = ? and kind = 'CLOUD_COPY'`, [queued.id]);
     expect(job.status).toBe('CANCELLED');
 
     await later.complete();
@@ -292,14 +442,23 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
   it('should connect and refuse through GraphQL as over REST', async () => {
     const connect = `mutation ($provider: ConnectionProvider!, $input: CloudStorageConnectInput!) {
       cloudStorageConnect(provider: $provider, input: $input) { cloudStorageProvider { provider status bucket } userErrors { field message code } } }`;
-    const refused = await api().graphql(connect, { provider: 'S3', input: { bucket: BUCKET, region: 'us-east-1', endpoint, accessKeyId: 'NOBODY', secretAccessKey: 'S3RVER' } });
+    const refused = await api().graphql(connect, {
+      provider: 'S3',
+      input: { bucket: BUCKET, region: 'us-east-1', endpoint, accessKeyId: 'NOBODY', secretAccessKey: 'S3RVER' },
+    });
     expect(refused.data.cloudStorageConnect).toEqual({
       cloudStorageProvider: null,
       userErrors: [{ field: ['input'], message: expect.stringMatching(/InvalidAccessKeyId/), code: 'INVALID' }],
     });
     const dropbox = await api().graphql(connect, { provider: 'DROPBOX', input: {} });
     expect(dropbox.data.cloudStorageConnect.userErrors[0].message).toMatch(/^DROPBOX cannot be connected/);
-    const ok = await api().graphql(connect, { provider: 'S3', input: { bucket: BUCKET, region: 'us-east-1', endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-    expect(ok.data.cloudStorageConnect).toEqual({ cloudStorageProvider: { provider: 'S3', status: 'CONNECTED', bucket: BUCKET }, userErrors: [] });
+    const ok = await api().graphql(connect, {
+      provider: 'S3',
+      input: { bucket: BUCKET, region: 'us-east-1', endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    expect(ok.data.cloudStorageConnect).toEqual({
+      cloudStorageProvider: { provider: 'S3', status: 'CONNECTED', bucket: BUCKET },
+      userErrors: [],
+    });
   });
 });

@@ -25,7 +25,8 @@ describe('index use of the hot statements', () => {
     t = await createTestApp();
     tenant = await createTenant(t.orm);
     const colleague = await createUser(t.app, tenant.apiKey, { email: 'colleague@example.com' });
-    for (let i = 0; i < 4; i++) await createRequest(t.app, tenant.apiKey, { name: `R${i}`, collaborators: [colleague.userId] });
+    for (let i = 0; i < 4; i++)
+      await createRequest(t.app, tenant.apiKey, { name: `R${i}`, collaborators: [colleague.userId] });
     db = new Client({ connectionString: workerDatabaseUrl() });
     await db.connect();
     await db.query('set enable_seqscan = off');
@@ -41,7 +42,10 @@ describe('index use of the hot statements', () => {
   });
 
   /** The statements a GraphQL read sends, each with its generic plan's nodes. */
-  async function plansOf(query: string, variables: Record<string, unknown> = {}): Promise<{ sql: string; nodes: PlanNode[] }[]> {
+  async function plansOf(
+    query: string,
+    variables: Record<string, unknown> = {},
+  ): Promise<{ sql: string; nodes: PlanNode[] }[]> {
     // The API-key lookup is sent when the instance has not cached the key: forgotten here, so it is planned too.
     t.app.contexts.settings.caches.changed(null);
     t.sql.reset();
@@ -51,15 +55,23 @@ describe('index use of the hot statements', () => {
     for (const sql of t.sql.each) {
       let n = 0;
       const text = sql.replace(/\?/g, () => `$${++n}`);
-      const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (generic_plan, format json) ${text}`);
+      const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `explain (generic_plan, format json) ${text}`,
+      );
       plans.push({ sql, nodes: nodesOf(rows[0]['QUERY PLAN'][0].Plan) });
     }
     return plans;
   }
 
   function expectIndexed(plans: { sql: string; nodes: PlanNode[] }[], tables: string[]): void {
-    const scans = plans.flatMap(({ sql, nodes }) => nodes.filter((node) => node['Relation Name']).map((node) => ({ sql, ...node })));
-    expect(scans.filter((scan) => !/Index|Bitmap Heap/.test(scan['Node Type'])).map((scan) => `${scan['Node Type']} on ${scan['Relation Name']}: ${scan.sql}`)).toEqual([]);
+    const scans = plans.flatMap(({ sql, nodes }) =>
+      nodes.filter((node) => node['Relation Name']).map((node) => ({ sql, ...node })),
+    );
+    expect(
+      scans
+        .filter((scan) => !/Index|Bitmap Heap/.test(scan['Node Type']))
+        .map((scan) => `${scan['Node Type']} on ${scan['Relation Name']}: ${scan.sql}`),
+    ).toEqual([]);
     expect([...new Set(scans.map((scan) => scan['Relation Name']))].sort()).toEqual(expect.arrayContaining(tables));
   }
 
@@ -78,29 +90,44 @@ describe('index use of the hot statements', () => {
   });
 
   it('should read a page deep in the keyset through the same index', async () => {
-    const first = (await client(t.app, tenant.apiKey).graphql(`{ requests(first: 2) { pageInfo { endCursor } } }`)).data.requests;
-    const plans = await plansOf(`query ($after: String) { requests(first: 2, after: $after) { nodes { ${FIELDS} } } }`, { after: first.pageInfo.endCursor });
+    const first = (await client(t.app, tenant.apiKey).graphql(`{ requests(first: 2) { pageInfo { endCursor } } }`)).data
+      .requests;
+    const plans = await plansOf(
+      `query ($after: String) { requests(first: 2, after: $after) { nodes { ${FIELDS} } } }`,
+      { after: first.pageInfo.endCursor },
+    );
     expectIndexed(plans, ['request', 'request_item', 'recipient']);
     expectOrderedPage(plans);
   });
 
   it('should read pages filtered by state and by owner through indexes', async () => {
-    const [{ state }] = (await client(t.app, tenant.apiKey).graphql(`{ requests(first: 1) { nodes { state } } }`)).data.requests.nodes;
-    const byState = await plansOf(`query ($state: RequestState!) { requests(first: 2, filter: { states: [$state] }) { nodes { ${FIELDS} } } }`, { state });
+    const [{ state }] = (await client(t.app, tenant.apiKey).graphql(`{ requests(first: 1) { nodes { state } } }`)).data
+      .requests.nodes;
+    const byState = await plansOf(
+      `query ($state: RequestState!) { requests(first: 2, filter: { states: [$state] }) { nodes { ${FIELDS} } } }`,
+      { state },
+    );
     expectIndexed(byState, ['request', 'request_item', 'recipient']);
     expectOrderedPage(byState);
-    const byOwner = await plansOf(`query ($owner: ID!) { requests(first: 2, filter: { ownerIds: [$owner] }) { nodes { ${FIELDS} } } }`, { owner: tenant.userId });
+    const byOwner = await plansOf(
+      `query ($owner: ID!) { requests(first: 2, filter: { ownerIds: [$owner] }) { nodes { ${FIELDS} } } }`,
+      { owner: tenant.userId },
+    );
     expectIndexed(byOwner, ['request', 'request_item', 'recipient']);
   });
 
   it('should read a request by id through indexes', async () => {
-    const [{ id }] = (await client(t.app, tenant.apiKey).graphql(`{ requests(first: 1) { nodes { id } } }`)).data.requests.nodes;
+    const [{ id }] = (await client(t.app, tenant.apiKey).graphql(`{ requests(first: 1) { nodes { id } } }`)).data
+      .requests.nodes;
     const plans = await plansOf(`query ($id: ID!) { request(id: $id) { ${FIELDS} } }`, { id });
     expectIndexed(plans, ['request', 'request_item', 'recipient', 'collaborator']);
   });
 
   it('should read a page of events to catch up through the events index, in its order', async () => {
-    const plans = await plansOf(`query ($since: DateTime) { requestEvents(since: $since, first: 2) { nodes { topic } } }`, { since: new Date(Date.now() - 60_000).toISOString() });
+    const plans = await plansOf(
+      `query ($since: DateTime) { requestEvents(since: $since, first: 2) { nodes { topic } } }`,
+      { since: new Date(Date.now() - 60_000).toISOString() },
+    );
     expectIndexed(plans, ['event', 'request']);
     const page = plans.find(({ sql }) => /from event e/.test(sql));
     expect(page!.nodes.map((node) => node['Index Name'])).toContain('event_organization_created_idx');

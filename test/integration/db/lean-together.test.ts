@@ -22,13 +22,36 @@ describe('lean statements in one round trip', () => {
 
   it('should read what each statement reads with bind parameters, in one statement of the log', async () => {
     const name = `It's a \\ back?slash $1 ''quoted'' "request"`;
-    const { id } = await createRequest(t.app, tenant.apiKey, { name, recipients: [{ email: 'together@example.com', first_name: "O'Brien" }] });
+    const { id } = await createRequest(t.app, tenant.apiKey, {
+      name,
+      recipients: [{ email: 'together@example.com', first_name: "O'Brien" }],
+    });
     const statements: LeanStatement[] = [
-      { entity: Request, sql: 'select * from request where name = ? and organization_id = ?', params: [name, tenant.organizationId] },
-      { entity: Request, sql: 'select * from request where id = any(?::uuid[]) and created_at <= ? and (?::boolean or ?::text is null)', params: [[id], new Date(Date.now() + 60_000), false, null] },
-      { entity: RequestItem, sql: 'select * from request_item where request_id = any(?::uuid[]) order by position', params: [[id]] },
-      { entity: Recipient, sql: 'select * from recipient where request_id = ? and first_name = ?', params: [id, "O'Brien"] },
-      { entity: Recipient, sql: 'select * from recipient where request_id = ? and first_name = ?', params: [id, 'nobody'] },
+      {
+        entity: Request,
+        sql: 'select * from request where name = ? and organization_id = ?',
+        params: [name, tenant.organizationId],
+      },
+      {
+        entity: Request,
+        sql: 'select * from request where id = any(?::uuid[]) and created_at <= ? and (?::boolean or ?::text is null)',
+        params: [[id], new Date(Date.now() + 60_000), false, null],
+      },
+      {
+        entity: RequestItem,
+        sql: 'select * from request_item where request_id = any(?::uuid[]) order by position',
+        params: [[id]],
+      },
+      {
+        entity: Recipient,
+        sql: 'select * from recipient where request_id = ? and first_name = ?',
+        params: [id, "O'Brien"],
+      },
+      {
+        entity: Recipient,
+        sql: 'select * from recipient where request_id = ? and first_name = ?',
+        params: [id, 'nobody'],
+      },
     ];
     await inTransaction(t.orm.em.fork(), async (tx) => {
       const separately = [];
@@ -69,24 +92,42 @@ describe('lean statements in one round trip', () => {
     // Outside a transaction too the batches of one tick go together, the contacts only when asked.
     const loaders = MODULES.createLoaders(t.orm.em.fork(), tenant.organizationId);
     t.sql.reset();
-    const [outsideItems, outsideRecipients] = await Promise.all([loaders.itemsByRequest.load(id), loaders.recipientsByRequest.load(id)]);
-    expect(t.sql.statements.map((statement) => statement.split(';\n').map((one) => one.split(' where ')[0]))).toEqual([['select * from request_item', 'select * from recipient']]);
+    const [outsideItems, outsideRecipients] = await Promise.all([
+      loaders.itemsByRequest.load(id),
+      loaders.recipientsByRequest.load(id),
+    ]);
+    expect(t.sql.statements.map((statement) => statement.split(';\n').map((one) => one.split(' where ')[0]))).toEqual([
+      ['select * from request_item', 'select * from recipient'],
+    ]);
     expect(outsideItems).toEqual(inside.items);
     expect(outsideRecipients).toEqual(inside.recipients);
   });
 
-  it('should take rows as they arrive, and hand a failed statement\'s error and connection back', async () => {
+  it("should take rows as they arrive, and hand a failed statement's error and connection back", async () => {
     const { id } = await createRequest(t.app, tenant.apiKey, { name: 'Streamed rows' });
     const em = t.orm.em.fork();
-    const items = await findLean(em, RequestItem, 'select id, name, position from request_item where request_id = ? order by position', [id]);
+    const items = await findLean(
+      em,
+      RequestItem,
+      'select id, name, position from request_item where request_id = ? order by position',
+      [id],
+    );
     expect(items.map((item) => item.name)).toEqual(['W-2', 'Any dependents?']);
-    expect(await findLean(em, RequestItem, 'select id from request_item where request_id = ?', [randomUUID()])).toEqual([]);
+    expect(await findLean(em, RequestItem, 'select id from request_item where request_id = ?', [randomUUID()])).toEqual(
+      [],
+    );
     // More failures than the pool has connections: each one's connection goes back.
     const max = t.orm.config.get('pool')?.max ?? 10;
     for (let i = 0; i <= max; i++) {
-      await expect(findLean(em, RequestItem, 'select id from request_item where request_id = ?', ['not a uuid'])).rejects.toThrow(/invalid input syntax for type uuid/);
+      await expect(
+        findLean(em, RequestItem, 'select id from request_item where request_id = ?', ['not a uuid']),
+      ).rejects.toThrow(/invalid input syntax for type uuid/);
     }
-    const all = await Promise.all(Array.from({ length: max }, () => findLean(em, RequestItem, 'select id from request_item where request_id = ?', [id])));
+    const all = await Promise.all(
+      Array.from({ length: max }, () =>
+        findLean(em, RequestItem, 'select id from request_item where request_id = ?', [id]),
+      ),
+    );
     expect(all.map((rows) => rows.length)).toEqual(Array.from({ length: max }, () => 2));
     // Statements sent together: one failing fails them all, its error given, and the connection goes back.
     const together = (requestId: string): LeanStatement[] => [
@@ -94,12 +135,21 @@ describe('lean statements in one round trip', () => {
       { entity: RequestItem, sql: 'select id from request_item where request_id = ?', params: [requestId] },
       { entity: RequestItem, sql: 'select id from request_item where request_id = ?', params: [id] },
     ];
-    for (let i = 0; i <= max; i++) await expect(findLeanTogether(em, together('not a uuid'))).rejects.toThrow(/invalid input syntax for type uuid/);
+    for (let i = 0; i <= max; i++)
+      await expect(findLeanTogether(em, together('not a uuid'))).rejects.toThrow(/invalid input syntax for type uuid/);
     expect((await findLeanTogether(em, together(id))).map((rows) => rows.length)).toEqual([2, 2, 2]);
     // A value pg cannot send fails them before anything runs.
     const circular: unknown[] = [];
     circular.push(circular);
-    await expect(findLeanTogether(em, [{ entity: RequestItem, sql: 'select id from request_item where request_id = any(?::uuid[])', params: [circular] }])).rejects.toThrow();
+    await expect(
+      findLeanTogether(em, [
+        {
+          entity: RequestItem,
+          sql: 'select id from request_item where request_id = any(?::uuid[])',
+          params: [circular],
+        },
+      ]),
+    ).rejects.toThrow();
     expect((await findLeanTogether(em, together(id))).map((rows) => rows.length)).toEqual([2, 2, 2]);
   });
 });

@@ -15,12 +15,27 @@ describe('inLeanTransaction', () => {
   let orm: MikroORM;
   const sql = new StatementCounter();
 
-  const insert = (em: EntityManager, id: string, name: string) => queryRows(em, `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now())`, [id, name]);
+  const insert = (em: EntityManager, id: string, name: string) =>
+    queryRows(em, `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now())`, [
+      id,
+      name,
+    ]);
   const names = async (ids: string[]) =>
-    (await queryRows<{ name: string }>(orm.em.fork(), 'select name from organization where id = any(?::uuid[]) order by name', [ids])).map((row) => row.name);
+    (
+      await queryRows<{ name: string }>(
+        orm.em.fork(),
+        'select name from organization where id = any(?::uuid[]) order by name',
+        [ids],
+      )
+    ).map((row) => row.name);
 
   beforeAll(async () => {
-    orm = await createOrm({ url: workerDatabaseUrl(), ...DATA_MODEL, poolMax: POOL, onQuery: (statement) => sql.statements.push(statement) });
+    orm = await createOrm({
+      url: workerDatabaseUrl(),
+      ...DATA_MODEL,
+      poolMax: POOL,
+      onQuery: (statement) => sql.statements.push(statement),
+    });
     await truncateAll(orm);
   });
   afterAll(() => orm.close());
@@ -41,8 +56,16 @@ describe('inLeanTransaction', () => {
     expect(result).toBe('answer');
     expect(seen).toEqual(['committed']);
     expect(await names([id])).toEqual(['Committed']);
-    // Counted as MikroORM's transactions are: begin and commit among the statements (the second select is the outside read).
-    expect(sql.statements.map((s) => s.split(' ')[0])).toEqual(['begin', 'insert', 'select', 'select', 'commit', 'select']);
+    // Counted as MikroORM's transactions are: begin and commit among the statements (the second select is the outside
+    // read).
+    expect(sql.statements.map((s) => s.split(' ')[0])).toEqual([
+      'begin',
+      'insert',
+      'select',
+      'select',
+      'commit',
+      'select',
+    ]);
   });
 
   it('should roll back when its work fails, without running the afterCommit callbacks', async () => {
@@ -65,10 +88,14 @@ describe('inLeanTransaction', () => {
     await expect(
       inLeanTransaction(orm.em.fork(), async (tx) => {
         await insert(tx, id, 'Before the refusal');
-        await tx.execute(`insert into organization (id, name, created_at, updated_at) values ('${other}', 'Outside', now(), now())`);
+        await tx.execute(
+          `insert into organization (id, name, created_at, updated_at) values ('${other}', 'Outside', now(), now())`,
+        );
       }),
     ).rejects.toThrow(/lean transaction.*use inTransaction/);
-    await expect(inLeanTransaction(orm.em.fork(), (tx) => tx.findOne(Organization, { id }))).rejects.toThrow(/lean transaction/);
+    await expect(inLeanTransaction(orm.em.fork(), (tx) => tx.findOne(Organization, { id }))).rejects.toThrow(
+      /lean transaction/,
+    );
     expect(await names([id, other])).toEqual([]);
   });
 
@@ -116,7 +143,11 @@ describe('inLeanTransaction', () => {
       }).catch(() => undefined);
     }
     // All of the pool at once: none is held by a transaction that ended.
-    const rounds = await Promise.all(Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows(tx, 'select pg_backend_pid() as pid'))[0])));
+    const rounds = await Promise.all(
+      Array.from({ length: POOL }, () =>
+        inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows(tx, 'select pg_backend_pid() as pid'))[0]),
+      ),
+    );
     expect(rounds).toHaveLength(POOL);
     expect(await names(ids)).toEqual(['Round 0', 'Round 2', 'Round 4', 'Round 6', 'Round 8']);
   });
@@ -127,7 +158,12 @@ describe('inLeanTransaction', () => {
     return { result, sent: firstWords(sent) };
   };
   const insertAtCommit = (em: EntityManager, id: string, name: string, prepared = false) =>
-    writeAtCommit(em, `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now())`, [id, name], { prepared });
+    writeAtCommit(
+      em,
+      `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now())`,
+      [id, name],
+      { prepared },
+    );
 
   it('should send begin with its first statement and commit with the write held for it: no round trip of their own', async () => {
     const [first, held] = [randomUUID(), randomUUID()];
@@ -140,11 +176,17 @@ describe('inLeanTransaction', () => {
         expect((await queryRows(orm.em.fork(), 'select 1 from organization where id = ?', [held])).length).toBe(0);
       }),
     );
-    // Two round trips of the transaction's (begin with the insert, the held insert with commit), the outside read between.
+    // Two round trips of the transaction's (begin with the insert, the held insert with commit), the outside read
+    // between.
     expect(sent).toEqual(['insert', 'select', 'insert']);
     expect(await names([first, held])).toEqual(['First', 'Held']);
     // The log still has every statement in its place.
-    expect(sql.statements.map((s) => s.split(' ')[0]).filter((s) => s !== 'select')).toEqual(['begin', 'insert', 'insert', 'commit']);
+    expect(sql.statements.map((s) => s.split(' ')[0]).filter((s) => s !== 'select')).toEqual([
+      'begin',
+      'insert',
+      'insert',
+      'commit',
+    ]);
   });
 
   it('should send a held write in the round trip of any statement after it, which then sees it', async () => {
@@ -152,14 +194,19 @@ describe('inLeanTransaction', () => {
     const { result, sent } = await roundTrips(() =>
       inLeanTransaction(orm.em.fork(), async (tx) => {
         await insertAtCommit(tx, id, 'Seen');
-        const read = (await queryRows<{ name: string }>(tx, 'select name from organization where id = ?', [id]))[0]?.name;
+        const read = (await queryRows<{ name: string }>(tx, 'select name from organization where id = ?', [id]))[0]
+          ?.name;
         await insertAtCommit(tx, randomUUID(), 'Held again');
         // A read whose rows are taken as they arrive (a pg Query) waits for the held write too.
-        return [read, (await findLean(tx, Organization, 'select id, name from organization where id = ?', [id]))[0]?.name];
+        return [
+          read,
+          (await findLean(tx, Organization, 'select id, name from organization where id = ?', [id]))[0]?.name,
+        ];
       }),
     );
     expect(result).toEqual(['Seen', 'Seen']);
-    // Each select with begin or the held insert before it in its round trip, then commit alone: nothing was held for it.
+    // Each select with begin or the held insert before it in its round trip, then commit alone: nothing was held for
+    // it.
     expect(sent).toEqual(['select', 'select', 'commit']);
     expect(await names([id])).toEqual(['Seen']);
   });
@@ -167,7 +214,11 @@ describe('inLeanTransaction', () => {
   it('should send begin with a first statement whose rows are taken as they arrive, and answer its rows', async () => {
     const id = randomUUID();
     await insert(orm.em.fork(), id, 'Streamed');
-    const { result, sent } = await roundTrips(() => inLeanTransaction(orm.em.fork(), (tx) => findLean(tx, Organization, 'select id, name from organization where id = ? for update', [id])));
+    const { result, sent } = await roundTrips(() =>
+      inLeanTransaction(orm.em.fork(), (tx) =>
+        findLean(tx, Organization, 'select id, name from organization where id = ? for update', [id]),
+      ),
+    );
     expect(result.map((row) => row.name)).toEqual(['Streamed']);
     expect(sent).toEqual(['select', 'commit']);
   });
@@ -190,7 +241,14 @@ describe('inLeanTransaction', () => {
       }),
     ).rejects.toThrow(/duplicate key/);
     // The connection went back to the pool fit for use (its transaction rolled back).
-    const rounds = await Promise.all(Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows<{ one: number }>(tx, 'select 1 as one'))[0].one)));
+    const rounds = await Promise.all(
+      Array.from({ length: POOL }, () =>
+        inLeanTransaction(
+          orm.em.fork(),
+          async (tx) => (await queryRows<{ one: number }>(tx, 'select 1 as one'))[0].one,
+        ),
+      ),
+    );
     expect(rounds).toEqual(Array(POOL).fill(1));
   });
 
@@ -212,7 +270,12 @@ describe('inLeanTransaction', () => {
   it('should send every write held for the commit with it, a prepared one parsed on its own the first time on a connection', async () => {
     // Statements prepared once per connection: a name of its own, so that no earlier test parsed it.
     const prepared = (em: EntityManager, id: string, name: string) =>
-      writeAtCommit(em, `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now() + interval '0 s')`, [id, name], { prepared: true });
+      writeAtCommit(
+        em,
+        `insert into organization (id, name, created_at, updated_at) values (?, ?, now(), now() + interval '0 s')`,
+        [id, name],
+        { prepared: true },
+      );
     const rounds: string[][] = [];
     const ids: string[] = [];
     for (let i = 0; i < POOL + 1; i++) {
@@ -231,7 +294,10 @@ describe('inLeanTransaction', () => {
     // A connection parses the prepared insert once, in a round trip of its own with the plain write
     // before it (the select went with begin); after that, the three writes go with the commit. More
     // rounds than connections: one at least found its connection had parsed it.
-    const [first, after] = [['select', 'insert', 'insert'], ['select', 'insert']];
+    const [first, after] = [
+      ['select', 'insert', 'insert'],
+      ['select', 'insert'],
+    ];
     for (const sent of rounds) expect([first, after]).toContainEqual(sent);
     expect(rounds.filter((sent) => sent.length === first.length).length).toBeLessThanOrEqual(POOL);
     expect(rounds).toContainEqual(after);
@@ -259,9 +325,14 @@ describe('inLeanTransaction', () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     const unsendable = /circular/i;
-    // A statement with begin, a prepared one (not yet parsed on its connection) with begin, one that a held write rides with.
-    await expect(inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, 'select ?::jsonb as j', [circular]))).rejects.toThrow(unsendable);
-    await expect(inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, 'select ?::jsonb as j', [circular], { prepared: true }))).rejects.toThrow(unsendable);
+    // A statement with begin, a prepared one (not yet parsed on its connection) with begin, one that a held write rides
+    // with.
+    await expect(
+      inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, 'select ?::jsonb as j', [circular])),
+    ).rejects.toThrow(unsendable);
+    await expect(
+      inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, 'select ?::jsonb as j', [circular], { prepared: true })),
+    ).rejects.toThrow(unsendable);
     await expect(
       inLeanTransaction(orm.em.fork(), async (tx) => {
         await insert(tx, id, 'Rolled back');
@@ -269,9 +340,16 @@ describe('inLeanTransaction', () => {
         await queryRows(tx, 'select 1 from organization where id = ?', [id]);
       }),
     ).rejects.toThrow(unsendable);
-    // Nothing was sent (the prepared statement was not parsed then closed, as pg does): it parses and runs now, on every connection.
+    // Nothing was sent (the prepared statement was not parsed then closed, as pg does): it parses and runs now, on
+    // every connection.
     const rounds = await Promise.all(
-      Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows<{ j: unknown }>(tx, 'select ?::jsonb as j', [{ a: 1 }], { prepared: true }))[0].j)),
+      Array.from({ length: POOL }, () =>
+        inLeanTransaction(
+          orm.em.fork(),
+          async (tx) =>
+            (await queryRows<{ j: unknown }>(tx, 'select ?::jsonb as j', [{ a: 1 }], { prepared: true }))[0].j,
+        ),
+      ),
     );
     expect(rounds).toEqual(Array(POOL).fill({ a: 1 }));
     await insert(orm.em.fork(), other, 'After');
@@ -284,14 +362,20 @@ describe('inLeanTransaction', () => {
     const prepared = { prepared: true } as const;
     // Outside a transaction, and in one after its first statement (no brackets ride with it): pg's own
     // path would have parsed and closed the statement, then taken it for parsed on that connection.
-    for (let i = 0; i < POOL; i++) await expect(queryRows(orm.em.fork(), 'select ?::jsonb as k', [circular], prepared)).rejects.toThrow(/circular/i);
+    for (let i = 0; i < POOL; i++)
+      await expect(queryRows(orm.em.fork(), 'select ?::jsonb as k', [circular], prepared)).rejects.toThrow(/circular/i);
     await expect(
       inLeanTransaction(orm.em.fork(), async (tx) => {
         await queryRows(tx, 'select 1');
         await queryRows(tx, 'select ?::jsonb as k', [circular], prepared);
       }),
     ).rejects.toThrow(/circular/i);
-    const alone = await Promise.all(Array.from({ length: POOL }, async () => (await queryRows<{ k: unknown }>(orm.em.fork(), 'select ?::jsonb as k', [{ b: 2 }], prepared))[0].k));
+    const alone = await Promise.all(
+      Array.from(
+        { length: POOL },
+        async () => (await queryRows<{ k: unknown }>(orm.em.fork(), 'select ?::jsonb as k', [{ b: 2 }], prepared))[0].k,
+      ),
+    );
     expect(alone).toEqual(Array(POOL).fill({ b: 2 }));
     const inside = await Promise.all(
       Array.from({ length: POOL }, () =>
@@ -316,9 +400,18 @@ describe('inLeanTransaction', () => {
   it('should keep a connection fit for use after a named statement that fails to parse went with begin', async () => {
     const wrong = 'select no_such_column from organization where id = ?';
     for (let i = 0; i < POOL * 2; i++) {
-      await expect(inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, wrong, [randomUUID()], { prepared: true }))).rejects.toThrow(/no_such_column/);
+      await expect(
+        inLeanTransaction(orm.em.fork(), (tx) => queryRows(tx, wrong, [randomUUID()], { prepared: true })),
+      ).rejects.toThrow(/no_such_column/);
     }
-    const rounds = await Promise.all(Array.from({ length: POOL }, () => inLeanTransaction(orm.em.fork(), async (tx) => (await queryRows<{ one: number }>(tx, 'select 1 as one', [], { prepared: true }))[0].one)));
+    const rounds = await Promise.all(
+      Array.from({ length: POOL }, () =>
+        inLeanTransaction(
+          orm.em.fork(),
+          async (tx) => (await queryRows<{ one: number }>(tx, 'select 1 as one', [], { prepared: true }))[0].one,
+        ),
+      ),
+    );
     expect(rounds).toEqual(Array(POOL).fill(1));
   });
 });

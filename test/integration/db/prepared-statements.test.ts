@@ -23,18 +23,28 @@ describe('prepared statements across a migration', () => {
 
   it('should keep creating requests, and answer as before, once a column was added to the tables they write', async () => {
     // Every connection of the pool prepares the statements before the migration.
-    const before = await Promise.all(Array.from({ length: t.config.dbPoolMax * 2 }, (_, i) => createRequest(t.app, tenant.apiKey, { name: `Before ${i}` })));
+    const before = await Promise.all(
+      Array.from({ length: t.config.dbPoolMax * 2 }, (_, i) =>
+        createRequest(t.app, tenant.apiKey, { name: `Before ${i}` }),
+      ),
+    );
     await t.app.notificationWorker.runOnce();
     await execute(TABLES.map((table) => `alter table ${table} add column added_later int default 7`).join('; '));
 
     // Settled one and all before any assertion, so that none is still writing when the columns go.
-    const settled = await Promise.allSettled(Array.from({ length: t.config.dbPoolMax * 2 }, (_, i) => createRequest(t.app, tenant.apiKey, { name: `After ${i}` })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: t.config.dbPoolMax * 2 }, (_, i) =>
+        createRequest(t.app, tenant.apiKey, { name: `After ${i}` }),
+      ),
+    );
     expect(settled.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
     const after = settled.map((outcome) => (outcome as PromiseFulfilledResult<Record<string, unknown>>).value);
     expect(await t.app.notificationWorker.runOnce()).toBe(after.length);
     const shape = (body: Record<string, unknown>) => Object.keys(body).sort();
     for (const body of after) expect(shape(body)).toEqual(shape(before[0]));
-    const [counts] = await execute(`select count(*)::int as requests, (select count(*)::int from notification where status = 'KEPT') as kept from request`);
+    const [counts] = await execute(
+      `select count(*)::int as requests, (select count(*)::int from notification where status = 'KEPT') as kept from request`,
+    );
     expect(counts).toEqual({ requests: before.length + after.length, kept: before.length + after.length });
   });
 });

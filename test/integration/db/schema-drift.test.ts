@@ -23,7 +23,10 @@ describe('schema drift', () => {
     const orm = await createOrm({ url: workerDatabaseUrl(), ...DATA_MODEL, poolMax: 1 });
     try {
       const ddl = await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: true });
-      const statements = ddl.split(/;\s*\n/).map((s) => s.trim()).filter(Boolean);
+      const statements = ddl
+        .split(/;\s*\n/)
+        .map((s) => s.trim())
+        .filter(Boolean);
       expect(statements.filter(isAboutColumns)).toEqual([]);
     } finally {
       await orm.close();

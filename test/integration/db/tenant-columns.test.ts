@@ -20,7 +20,11 @@ describe('tenant columns', () => {
   afterAll(() => db.end());
 
   it('should give every tenant-owned table a NOT NULL organization_id referencing organization', async () => {
-    const { rows } = await db.query<{ table_name: string; is_nullable: string | null; references_organization: boolean }>(
+    const { rows } = await db.query<{
+      table_name: string;
+      is_nullable: string | null;
+      references_organization: boolean;
+    }>(
       `select t.table_name, c.is_nullable,
               exists (select 1 from pg_constraint k
                         join pg_attribute a on a.attrelid = k.conrelid and a.attnum = any(k.conkey)
@@ -34,7 +38,9 @@ describe('tenant columns', () => {
     );
     const tables = rows.filter((row) => !NOT_TENANT_OWNED.includes(row.table_name));
     expect(tables.length).toBeGreaterThan(20);
-    expect(tables.filter((row) => row.is_nullable !== 'NO' || !row.references_organization).map((row) => row.table_name)).toEqual([]);
+    expect(
+      tables.filter((row) => row.is_nullable !== 'NO' || !row.references_organization).map((row) => row.table_name),
+    ).toEqual([]);
   });
 
   it('should fill organization_id of the rows that existed before the migration from their parents', async () => {
@@ -65,7 +71,10 @@ describe('tenant columns', () => {
          insert into request_item (id, request_id, position, type, name, required, status, is_na, created_at, updated_at)
               values ($8, $5, 0, 'UPLOAD', 'Passport', true, 'INCOMPLETE', false, now(), now());
          insert into collaborator (id, request_id, user_id, role, position, created_at) values (gen_random_uuid(), $5, $3, 'USER', 0, now());
-         insert into recipient_access (recipient_id) values ($7);`.replace(/\$(\d)/g, (_, n) => `'${[org, other, user, key, request, contact, recipient, item][Number(n) - 1]}'`),
+         insert into recipient_access (recipient_id) values ($7);`.replace(
+          /\$(\d)/g,
+          (_, n) => `'${[org, other, user, key, request, contact, recipient, item][Number(n) - 1]}'`,
+        ),
       );
       await orm.getMigrator().up();
       const filled = await old.query<{ table: string; organization_id: string }>(
@@ -73,7 +82,13 @@ describe('tenant columns', () => {
          union all select 'request_item', organization_id from request_item union all select 'collaborator', organization_id from collaborator
          union all select 'recipient_access', organization_id from recipient_access`,
       );
-      expect(filled.rows.map((row) => row.table).sort()).toEqual(['api_key', 'collaborator', 'recipient', 'recipient_access', 'request_item']);
+      expect(filled.rows.map((row) => row.table).sort()).toEqual([
+        'api_key',
+        'collaborator',
+        'recipient',
+        'recipient_access',
+        'request_item',
+      ]);
       expect(filled.rows.filter((row) => row.organization_id !== org)).toEqual([]);
     } finally {
       await old.end().catch(() => undefined);

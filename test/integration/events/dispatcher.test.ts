@@ -1,6 +1,14 @@
 import { EventDispatcher } from '../../../src/kernel/events/dispatcher';
 import type { StoredEvent } from '../../../src/kernel/events/topics';
-import { client, createTenant, createTestApp, TEST_SECRET, workerDatabaseUrl, type TestApp, type Tenant } from '../../support/app';
+import {
+  client,
+  createTenant,
+  createTestApp,
+  TEST_SECRET,
+  workerDatabaseUrl,
+  type TestApp,
+  type Tenant,
+} from '../../support/app';
 import { inTransaction } from '../../../src/kernel/db/transaction';
 import { queueNotification } from '../../../src/modules/notifications/notification.service';
 import { createRequest, eventually } from '../../support/fixtures';
@@ -32,7 +40,11 @@ describe('event dispatcher', () => {
     try {
       const read = await createRequest(t.app, tenant.apiKey, { name: 'Read' });
       await eventually(async () => events.length === 1);
-      expect(events[0]).toMatchObject({ topic: 'request.created', subjectId: read.id, organizationId: tenant.organizationId });
+      expect(events[0]).toMatchObject({
+        topic: 'request.created',
+        subjectId: read.id,
+        organizationId: tenant.organizationId,
+      });
       expect(events[0].data).toMatchObject({ id: read.id, name: 'Read' });
 
       wanted = false;
@@ -52,7 +64,17 @@ describe('event dispatcher', () => {
     const asked: string[] = [];
     const written = (id: string): StoredEvent => {
       asked.push(id);
-      return { id, organizationId: tenant.organizationId, topic: 'as.written', subjectType: 'Request', subjectId: id, requestId: null, data: {}, updated: null, createdAt: new Date() };
+      return {
+        id,
+        organizationId: tenant.organizationId,
+        topic: 'as.written',
+        subjectType: 'Request',
+        subjectId: id,
+        requestId: null,
+        data: {},
+        updated: null,
+        createdAt: new Date(),
+      };
     };
     const { dispatcher, events } = await listen(() => true, written);
     try {
@@ -72,7 +94,9 @@ describe('event dispatcher', () => {
       // The creation invites its recipient; the rename queues nothing (no webhook is subscribed).
       const request = await createRequest(t.app, tenant.apiKey, { name: 'Invites' });
       await eventually(async () => wakes.length === 1);
-      expect((await client(t.app, tenant.apiKey).patch(`/requests/${request.id}`, { name: 'Renamed' })).statusCode).toBe(200);
+      expect(
+        (await client(t.app, tenant.apiKey).patch(`/requests/${request.id}`, { name: 'Renamed' })).statusCode,
+      ).toBe(200);
       await eventually(async () => wakes.length === 2);
       // A message queued without an event (a one-time code, an owner's notice) wakes the worker too.
       await inTransaction(t.orm.em.fork(), (tx) =>
@@ -104,7 +128,9 @@ describe('event dispatcher', () => {
       await t.orm.em
         .fork()
         .getConnection()
-        .execute(`select pg_terminate_backend(pid) from pg_stat_activity where query = 'listen gather_events' and pid <> pg_backend_pid()`);
+        .execute(
+          `select pg_terminate_backend(pid) from pg_stat_activity where query = 'listen gather_events' and pid <> pg_backend_pid()`,
+        );
       const during = await createRequest(t.app, tenant.apiKey, { name: 'While disconnected' });
       await eventually(async () => events.length === 2);
       expect(events.map((event) => event.subjectId)).toEqual([before.id, during.id]);

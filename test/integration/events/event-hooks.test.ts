@@ -33,9 +33,15 @@ describe("the event's statement and its hooks", () => {
     expect(sql).not.toContain("'RETENTION'");
     expect(sql).not.toContain('cloud-copy');
 
-    expect(await rows(`select action from activity where request_id = ?`, [request.id])).toEqual([{ action: 'request.created' }]);
-    expect(await rows(`select kind, status from notification where request_id = ?`, [request.id])).toEqual([{ kind: 'INVITATION', status: 'PENDING' }]);
-    expect(await rows(`select kind, status from job where request_id = ?`, [request.id])).toEqual([{ kind: 'REMINDER', status: 'PENDING' }]);
+    expect(await rows(`select action from activity where request_id = ?`, [request.id])).toEqual([
+      { action: 'request.created' },
+    ]);
+    expect(await rows(`select kind, status from notification where request_id = ?`, [request.id])).toEqual([
+      { kind: 'INVITATION', status: 'PENDING' },
+    ]);
+    expect(await rows(`select kind, status from job where request_id = ?`, [request.id])).toEqual([
+      { kind: 'REMINDER', status: 'PENDING' },
+    ]);
   });
 
   it("should carry into a close's event the hooks that cancel its jobs and plan its retention, and run them", async () => {
@@ -48,7 +54,12 @@ describe("the event's statement and its hooks", () => {
     expect(sql).not.toContain('insert into notification');
     expect(sql).not.toContain("select 'REMINDER'");
 
-    expect(await rows(`select kind, status from job where request_id = ?`, [request.id])).toEqual([{ kind: 'REMINDER', status: 'CANCELLED' }]);
-    expect(await rows(`select action from activity where request_id = ? order by seq`, [request.id])).toEqual([{ action: 'request.created' }, { action: 'request.closed' }]);
+    expect(await rows(`select kind, status from job where request_id = ?`, [request.id])).toEqual([
+      { kind: 'REMINDER', status: 'CANCELLED' },
+    ]);
+    expect(await rows(`select action from activity where request_id = ? order by seq`, [request.id])).toEqual([
+      { action: 'request.created' },
+      { action: 'request.closed' },
+    ]);
   });
 });

@@ -31,8 +31,13 @@ describe('a change rolled back at commit', () => {
     receiver = await startReceiver();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const api = client(t.app, tenant.apiKey);
-    await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created', 'request.updated', 'item.updated'] });
-    ws = wsClient(`ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`, { authorization: `Bearer ${tenant.apiKey}` });
+    await api.post('/webhooks', {
+      endpoint: receiver.url,
+      topics: ['request.created', 'request.updated', 'item.updated'],
+    });
+    ws = wsClient(`ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`, {
+      authorization: `Bearer ${tenant.apiKey}`,
+    });
     events = subscribe(ws.client, 'subscription { events { eventId topic } }');
     await untilSubscribed(() => t.app.subscriptions.subscriberCount, 1);
     // The pipeline works before the failures: the creation reaches the subscriber and the receiver.
@@ -49,10 +54,26 @@ describe('a change rolled back at commit', () => {
   });
 
   it.each([
-    // A creation commits in a lean transaction (kernel/db/transaction.ts), its invitations queued by the event's statement.
-    ['a request creation', (api: ReturnType<typeof client>) => api.post('/requests', { name: 'Rolled back', recipients: [{ email: 'rolled-back@example.com' }], items: [{ name: 'Passport', type: 'UPLOAD' }] })],
-    ['a request update', (api: ReturnType<typeof client>) => api.patch(`/requests/${request.id}`, { name: 'Rolled back' })],
-    ['an item update', (api: ReturnType<typeof client>) => api.patch(`/requests/${request.id}/items/${request.items[0].id}`, { name: 'Rolled back' })],
+    // A creation commits in a lean transaction (kernel/db/transaction.ts), its invitations queued by the event's
+    // statement.
+    [
+      'a request creation',
+      (api: ReturnType<typeof client>) =>
+        api.post('/requests', {
+          name: 'Rolled back',
+          recipients: [{ email: 'rolled-back@example.com' }],
+          items: [{ name: 'Passport', type: 'UPLOAD' }],
+        }),
+    ],
+    [
+      'a request update',
+      (api: ReturnType<typeof client>) => api.patch(`/requests/${request.id}`, { name: 'Rolled back' }),
+    ],
+    [
+      'an item update',
+      (api: ReturnType<typeof client>) =>
+        api.patch(`/requests/${request.id}/items/${request.items[0].id}`, { name: 'Rolled back' }),
+    ],
   ])('should leave no trace of %s: no change, no event, no delivery, nothing sent', async (name, change) => {
     const api = client(t.app, tenant.apiKey);
     const before = await snapshotAll(t);
@@ -69,9 +90,14 @@ describe('a change rolled back at commit', () => {
 
     // Every row of every table as it was: the request or item, `event`, `webhook_delivery`.
     expect(await snapshotAll(t)).toEqual(before);
-    const [counts] = await execute(`select (select count(*) from event)::int as events, (select count(*) from webhook_delivery)::int as deliveries`);
+    const [counts] = await execute(
+      `select (select count(*) from event)::int as events, (select count(*) from webhook_delivery)::int as deliveries`,
+    );
     expect(counts).toEqual({ events: 1, deliveries: 1 });
-    expect((await api.get(`/requests/${request.id}`)).json()).toMatchObject({ name: 'Before', items: [{ name: request.items[0].name }, {}] });
+    expect((await api.get(`/requests/${request.id}`)).json()).toMatchObject({
+      name: 'Before',
+      items: [{ name: request.items[0].name }, {}],
+    });
 
     // Nothing to send, and nothing sent.
     expect(await t.app.webhookWorker.runOnce()).toBe(0);
@@ -82,7 +108,10 @@ describe('a change rolled back at commit', () => {
     expect((await events.next()).data?.events.topic).toBe('REQUEST_UPDATED');
     expect(events.pending()).toBe(0);
     await t.app.webhookWorker.runOnce();
-    expect(receiver.received.at(-1)?.json).toMatchObject({ topic: 'request.updated', data: { notes: `after ${name}` } });
+    expect(receiver.received.at(-1)?.json).toMatchObject({
+      topic: 'request.updated',
+      data: { notes: `after ${name}` },
+    });
     // Undo the committed change's rows, so the next case starts from the same counts.
     await execute(`delete from event where topic <> 'request.created'`);
   });

@@ -43,7 +43,9 @@ describe('events across instances', () => {
       await ws.dispose();
     }
     // The same change is visible to the in-process app too: both instances read one database.
-    expect((await client(t.app, tenant.apiKey).get('/requests?limit=5')).json().map((r: { name: string }) => r.name)).toContain('Made on instance 1');
+    expect(
+      (await client(t.app, tenant.apiKey).get('/requests?limit=5')).json().map((r: { name: string }) => r.name),
+    ).toContain('Made on instance 1');
   });
 });
 

@@ -57,14 +57,23 @@ describe('forms', () => {
     it('POST should answer 422 for a missing name or fields, bad field shapes and limits, field names quoted back', async () => {
       const missing = await api.post('/forms', {});
       expect(missing.statusCode).toBe(422);
-      expect(missing.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([['body', 'name'], ['body', 'fields']]);
+      expect(missing.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([
+        ['body', 'name'],
+        ['body', 'fields'],
+      ]);
       const none = await api.post('/forms', { name: 'Empty', fields: {} });
       expect(none.statusCode).toBe(422);
       expect(none.json().detail[0].loc).toEqual(['body', 'fields']);
-      const tooMany = await api.post('/forms', { name: 'Big', fields: Object.fromEntries(Array.from({ length: MAX_FORM_FIELDS + 1 }, (_, i) => [`f${i}`, {}])) });
+      const tooMany = await api.post('/forms', {
+        name: 'Big',
+        fields: Object.fromEntries(Array.from({ length: MAX_FORM_FIELDS + 1 }, (_, i) => [`f${i}`, {}])),
+      });
       expect(tooMany.statusCode).toBe(422);
       const long = '7'.repeat(MAX_FORM_FIELD_NAME + 1);
-      const bad = await api.post('/forms', { name: ' ', fields: { [long]: {}, ok: { default_value: 'x'.repeat(MAX_FORM_VALUE + 1) }, flag: { read_only: 'yes' } } });
+      const bad = await api.post('/forms', {
+        name: ' ',
+        fields: { [long]: {}, ok: { default_value: 'x'.repeat(MAX_FORM_VALUE + 1) }, flag: { read_only: 'yes' } },
+      });
       expect(bad.statusCode).toBe(422);
       expect(bad.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(
         expect.arrayContaining([
@@ -98,7 +107,15 @@ describe('forms', () => {
     it('formCreate, form, forms and formDelete should follow the payload conventions', async () => {
       const created = await api.graphql(
         `mutation ($input: FormCreateInput!) { formCreate(input: $input) { form { id name allowFileUpload fields { name defaultValue readOnly } owner { id } } userErrors { field code } } }`,
-        { input: { name: 'GraphQL form', fields: { city: { defaultValue: 'Lima', readOnly: false }, country: { readOnly: true, defaultValue: 'Peru' } } } },
+        {
+          input: {
+            name: 'GraphQL form',
+            fields: {
+              city: { defaultValue: 'Lima', readOnly: false },
+              country: { readOnly: true, defaultValue: 'Peru' },
+            },
+          },
+        },
       );
       const form = created.data.formCreate.form;
       expect(form).toEqual({
@@ -111,7 +128,9 @@ describe('forms', () => {
         ],
         owner: { id: tenant.userId },
       });
-      const refused = await api.graphql(`mutation { formCreate(input: { name: "", fields: { a: 1 } }) { form { id } userErrors { field code } } }`);
+      const refused = await api.graphql(
+        `mutation { formCreate(input: { name: "", fields: { a: 1 } }) { form { id } userErrors { field code } } }`,
+      );
       expect(refused.data.formCreate).toEqual({
         form: null,
         userErrors: [
@@ -119,11 +138,17 @@ describe('forms', () => {
           { field: ['input', 'fields', 'a'], code: 'INVALID' },
         ],
       });
-      const read = await api.graphql(`query ($id: ID!) { form(id: $id) { name } forms(first: 1) { totalCount nodes { id } } node(id: $id) { ... on Form { name } } }`, { id: form.id });
+      const read = await api.graphql(
+        `query ($id: ID!) { form(id: $id) { name } forms(first: 1) { totalCount nodes { id } } node(id: $id) { ... on Form { name } } }`,
+        { id: form.id },
+      );
       expect(read.data.form).toEqual({ name: 'GraphQL form' });
       expect(read.data.forms.nodes).toEqual([{ id: form.id }]);
       expect(read.data.node).toEqual({ name: 'GraphQL form' });
-      const deleted = await api.graphql(`mutation ($id: ID!) { formDelete(id: $id) { deletedFormId userErrors { code } } }`, { id: form.id });
+      const deleted = await api.graphql(
+        `mutation ($id: ID!) { formDelete(id: $id) { deletedFormId userErrors { code } } }`,
+        { id: form.id },
+      );
       expect(deleted.data.formDelete).toEqual({ deletedFormId: form.id, userErrors: [] });
     });
   });
@@ -138,7 +163,12 @@ describe('forms', () => {
       ({ request, token } = await requestWithLink(t.app, tenant.apiKey, {
         name: 'Onboarding',
         items: [
-          { type: 'UPLOAD', name: 'Intake', required: true, form: { id: form.id, fields: { full_name: { default_value: 'Ana Diaz' }, notes: { read_only: true } } } },
+          {
+            type: 'UPLOAD',
+            name: 'Intake',
+            required: true,
+            form: { id: form.id, fields: { full_name: { default_value: 'Ana Diaz' }, notes: { read_only: true } } },
+          },
           { type: 'UPLOAD', name: 'Intake with files', form: { id: form.id, allow_file_upload: true } },
           { type: 'UPLOAD', name: 'Passport' },
         ],
@@ -159,7 +189,10 @@ describe('forms', () => {
       };
       const item = (await api.get(`/requests/${request.id}/items/${request.items[0].id}`)).json();
       expect(item).toMatchObject({ type: 'UPLOAD', form: expected, form_answers: null });
-      expect((await api.get(`/requests/${request.id}/items/${request.items[2].id}`)).json()).toMatchObject({ form: null, form_answers: null });
+      expect((await api.get(`/requests/${request.id}/items/${request.items[2].id}`)).json()).toMatchObject({
+        form: null,
+        form_answers: null,
+      });
       const [b] = (await api.get(`/requests/${request.id}/items`)).json();
       expect(b.form).toEqual({
         id: form.id,
@@ -173,23 +206,47 @@ describe('forms', () => {
         },
         answers: null,
       });
-      const graphql = await api.graphql(`query ($id: ID!) { request(id: $id) { items { ... on UploadItem { form { id name form { id } fields { name } } formAnswers { field } } } } }`, { id: request.id });
-      expect(graphql.data.request.items[1].form).toEqual({ id: form.id, name: 'Client intake', form: { id: form.id }, fields: [{ name: 'firm' }, { name: 'full_name' }, { name: 'tax_id' }, { name: 'notes' }] });
+      const graphql = await api.graphql(
+        `query ($id: ID!) { request(id: $id) { items { ... on UploadItem { form { id name form { id } fields { name } } formAnswers { field } } } } }`,
+        { id: request.id },
+      );
+      expect(graphql.data.request.items[1].form).toEqual({
+        id: form.id,
+        name: 'Client intake',
+        form: { id: form.id },
+        fields: [{ name: 'firm' }, { name: 'full_name' }, { name: 'tax_id' }, { name: 'notes' }],
+      });
     });
 
     it("should refuse a form of another organization, an unknown one, a change to a field the form lacks, and a form on a template's QUESTION item", async () => {
       const other = await createTenant(t.orm);
       const foreign = (await client(t.app, other.apiKey).post('/forms', { name: 'Theirs', fields: { a: {} } })).json();
-      const body = (formRef: unknown) => ({ name: 'x', recipients: [{ email: 'a@example.com' }], items: [{ type: 'UPLOAD', name: 'F', form: formRef }] });
+      const body = (formRef: unknown) => ({
+        name: 'x',
+        recipients: [{ email: 'a@example.com' }],
+        items: [{ type: 'UPLOAD', name: 'F', form: formRef }],
+      });
       for (const id of [foreign.id, UNKNOWN_ID]) {
         const response = await api.post('/requests', body({ id }));
         expect(response.statusCode).toBe(422);
-        expect(response.json().detail).toEqual([{ loc: ['body', 'items', 0, 'form', 'id'], msg: 'Names no form of your organization', type: 'not_found' }]);
+        expect(response.json().detail).toEqual([
+          { loc: ['body', 'items', 0, 'form', 'id'], msg: 'Names no form of your organization', type: 'not_found' },
+        ]);
       }
-      const unknownField = await api.post(`/requests/${request.id}/items`, { type: 'UPLOAD', name: 'F', form: { id: form.id, fields: { nickname: { default_value: 'x' } } } });
+      const unknownField = await api.post(`/requests/${request.id}/items`, {
+        type: 'UPLOAD',
+        name: 'F',
+        form: { id: form.id, fields: { nickname: { default_value: 'x' } } },
+      });
       expect(unknownField.statusCode).toBe(422);
       expect(unknownField.json().detail[0].loc).toEqual(['body', 'form', 'fields', 'nickname']);
-      const template = await api.post('/templates', { name: 'T', items: [{ type: 'QUESTION', name: 'Q', form: { id: form.id } }, { type: 'UPLOAD', name: 'U', form: { id: foreign.id } }] });
+      const template = await api.post('/templates', {
+        name: 'T',
+        items: [
+          { type: 'QUESTION', name: 'Q', form: { id: form.id } },
+          { type: 'UPLOAD', name: 'U', form: { id: foreign.id } },
+        ],
+      });
       expect(template.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([
         ['body', 'items', 1, 'form', 'id'],
         ['body', 'items', 0, 'form'],
@@ -197,9 +254,16 @@ describe('forms', () => {
     });
 
     it("should give a request made from a template the template's copy of the form", async () => {
-      const template = (await api.post('/templates', { name: 'With form', items: [{ type: 'UPLOAD', name: 'Intake', form: { id: form.id, allow_file_upload: true } }] })).json();
+      const template = (
+        await api.post('/templates', {
+          name: 'With form',
+          items: [{ type: 'UPLOAD', name: 'Intake', form: { id: form.id, allow_file_upload: true } }],
+        })
+      ).json();
       expect(template.items[0].form).toMatchObject({ id: form.id, name: 'Client intake', allow_file_upload: true });
-      const made = (await api.post('/requests', { template_id: template.id, recipients: [{ email: 'b@example.com' }] })).json();
+      const made = (
+        await api.post('/requests', { template_id: template.id, recipients: [{ email: 'b@example.com' }] })
+      ).json();
       expect(made.items[0].form).toEqual(template.items[0].form);
     });
 
@@ -220,7 +284,13 @@ describe('forms', () => {
         form_answers: null,
         status: 'INCOMPLETE',
       });
-      const put = (itemId: string, answers: unknown) => t.app.inject({ method: 'PUT', url: `${recipient.base}/items/${itemId}/form`, payload: { answers }, headers: { authorization: `Bearer ${recipient.session}` } });
+      const put = (itemId: string, answers: unknown) =>
+        t.app.inject({
+          method: 'PUT',
+          url: `${recipient.base}/items/${itemId}/form`,
+          payload: { answers },
+          headers: { authorization: `Bearer ${recipient.session}` },
+        });
       const readOnly = await put(request.items[0].id, { firm: 'Evil Corp', nickname: 'A', full_name: 'Ana' });
       expect(readOnly.statusCode).toBe(422);
       expect(readOnly.json().detail).toEqual([
@@ -229,11 +299,20 @@ describe('forms', () => {
       ]);
       const noForm = await put(request.items[2].id, { a: 'b' });
       expect(noForm.statusCode).toBe(422);
-      const filled = await put(request.items[0].id, { firm: 'Acme Accounting', full_name: 'Ana María Díaz', tax_id: '=HYPERLINK("http://evil.example")' });
+      const filled = await put(request.items[0].id, {
+        firm: 'Acme Accounting',
+        full_name: 'Ana María Díaz',
+        tax_id: '=HYPERLINK("http://evil.example")',
+      });
       expect(filled.statusCode).toBe(200);
       expect(filled.json()).toMatchObject({
         status: 'COMPLETE',
-        form_answers: { firm: 'Acme Accounting', full_name: 'Ana María Díaz', tax_id: '=HYPERLINK("http://evil.example")', notes: 'none' },
+        form_answers: {
+          firm: 'Acme Accounting',
+          full_name: 'Ana María Díaz',
+          tax_id: '=HYPERLINK("http://evil.example")',
+          notes: 'none',
+        },
       });
       // A form without files: an upload is refused; with allow_file_upload it goes with the answers.
       expect((await recipient.upload(request.items[0].id, 'scan', 'scan.txt')).statusCode).toBe(422);
@@ -255,8 +334,16 @@ describe('forms', () => {
 
     it('should show the owner the answers on the item (REST and GraphQL)', async () => {
       const item = (await api.get(`/requests/${request.id}/items/${request.items[0].id}`)).json();
-      expect(item.form_answers).toEqual({ firm: 'Acme Accounting', full_name: 'Ana María Díaz', tax_id: '=HYPERLINK("http://evil.example")', notes: 'none' });
-      const graphql = await api.graphql(`query ($id: ID!) { node(id: $id) { ... on UploadItem { status formAnswers { field value } } } }`, { id: request.items[0].id });
+      expect(item.form_answers).toEqual({
+        firm: 'Acme Accounting',
+        full_name: 'Ana María Díaz',
+        tax_id: '=HYPERLINK("http://evil.example")',
+        notes: 'none',
+      });
+      const graphql = await api.graphql(
+        `query ($id: ID!) { node(id: $id) { ... on UploadItem { status formAnswers { field value } } } }`,
+        { id: request.items[0].id },
+      );
       expect(graphql.data.node.status).toBe('COMPLETE');
       expect(graphql.data.node.formAnswers[1]).toEqual({ field: 'full_name', value: 'Ana María Díaz' });
     });
@@ -275,7 +362,12 @@ describe('forms', () => {
       expect(JSON.parse(entries['Intake/Client intake.json'])).toEqual({
         item: { id: request.items[0].id, name: 'Intake' },
         form: { id: form.id, name: 'Client intake' },
-        answers: { firm: 'Acme Accounting', full_name: 'Ana María Díaz', tax_id: '=HYPERLINK("http://evil.example")', notes: 'none' },
+        answers: {
+          firm: 'Acme Accounting',
+          full_name: 'Ana María Díaz',
+          tax_id: '=HYPERLINK("http://evil.example")',
+          notes: 'none',
+        },
       });
       expect(parse(entries['Intake/Client intake.csv'], { bom: true })).toEqual([
         ['field', 'value'],
@@ -285,21 +377,29 @@ describe('forms', () => {
         ['tax_id', `'=HYPERLINK("http://evil.example")`],
         ['notes', 'none'],
       ]);
-      expect(parse(entries['Intake with files/Client intake.csv'], { bom: true, columns: true })[1]).toEqual({ field: 'full_name', value: 'Ana, "the client"\nDíaz' });
+      expect(parse(entries['Intake with files/Client intake.csv'], { bom: true, columns: true })[1]).toEqual({
+        field: 'full_name',
+        value: 'Ana, "the client"\nDíaz',
+      });
     });
 
     it('should refuse deleting the form while an open request uses it, and keep the copies once it is gone', async () => {
       const refused = await api.delete(`/forms/${form.id}`);
       expect(refused.statusCode).toBe(422);
       expect(refused.json().detail[0]).toMatchObject({ loc: ['body'], type: 'invalid_state' });
-      const using = (await api.get('/requests?limit=100')).json().filter((r: { items: { form: { id: string } | null }[] }) => r.items.some((i) => i.form?.id === form.id));
+      const using = (await api.get('/requests?limit=100'))
+        .json()
+        .filter((r: { items: { form: { id: string } | null }[] }) => r.items.some((i) => i.form?.id === form.id));
       for (const r of using) expect((await api.post(`/requests/${r.id}/close`)).statusCode).toBe(200);
       expect((await api.delete(`/forms/${form.id}`)).statusCode).toBe(204);
       expect((await api.get(`/forms/${form.id}`)).statusCode).toBe(404);
       const item = (await api.get(`/requests/${request.id}/items/${request.items[0].id}`)).json();
       expect(item.form.name).toBe('Client intake');
       expect(item.form_answers.full_name).toBe('Ana María Díaz');
-      const graphql = await api.graphql(`query ($id: ID!) { node(id: $id) { ... on UploadItem { form { id form { id } } } } }`, { id: request.items[0].id });
+      const graphql = await api.graphql(
+        `query ($id: ID!) { node(id: $id) { ... on UploadItem { form { id form { id } } } } }`,
+        { id: request.items[0].id },
+      );
       expect(graphql.data.node.form).toEqual({ id: form.id, form: null });
     });
   });

@@ -23,7 +23,14 @@ describe('documents answer the same compiled as not', () => {
     receiver = await startReceiver();
     world = await buildWorld(t, await createTenant(t.orm, 'Acme'), receiver.url, 'Acme');
     // The world was built through `t.app`, which has compiled the documents it ran.
-    fresh = await buildApp({ config: t.config, orm: t.orm, storage: t.storage, deliverWebhooks: false, sendNotifications: false, runJobs: false });
+    fresh = await buildApp({
+      config: t.config,
+      orm: t.orm,
+      storage: t.storage,
+      deliverWebhooks: false,
+      sendNotifications: false,
+      runJobs: false,
+    });
     await fresh.ready();
   }, 120_000);
   afterAll(async () => {
@@ -44,14 +51,28 @@ describe('documents answer the same compiled as not', () => {
     const recipient = client(fresh, world.recipientSession);
     const differing: string[] = [];
     let compared = 0;
-    for (const field of Object.values(fresh.graphql.schema.getQueryType()!.getFields()) as GraphQLField<unknown, unknown>[]) {
+    for (const field of Object.values(fresh.graphql.schema.getQueryType()!.getFields()) as GraphQLField<
+      unknown,
+      unknown
+    >[]) {
       const idArg = field.args.find((arg) => arg.name === 'id');
       if (idArg && !ROOT_ID_NOUNS[field.name]) continue;
-      const args = [idArg ? `id: "${world[ROOT_ID_NOUNS[field.name]]}"` : '', field.args.some((arg) => arg.name === 'first') ? 'first: 100' : ''].filter(Boolean).join(', ');
+      const args = [
+        idArg ? `id: "${world[ROOT_ID_NOUNS[field.name]]}"` : '',
+        field.args.some((arg) => arg.name === 'first') ? 'first: 100' : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
       const query = `{ ${field.name}${args ? `(${args})` : ''} ${deepSelection(fresh.graphql.schema, field.type, 6, new Set())} }`;
       const { first, second } = await twice(() => (forRecipient(field) ? recipient : api).post('/graphql', { query }));
       expect(JSON.parse(first.body).errors).toBeUndefined();
-      if (first.body !== second.body) { let i = 0; while (first.body[i] === second.body[i]) i++; differing.push(`Query.${field.name}: ${first.body.slice(Math.max(0, i - 120), i + 40)} <> ${second.body.slice(i, i + 40)}`); }
+      if (first.body !== second.body) {
+        let i = 0;
+        while (first.body[i] === second.body[i]) i++;
+        differing.push(
+          `Query.${field.name}: ${first.body.slice(Math.max(0, i - 120), i + 40)} <> ${second.body.slice(i, i + 40)}`,
+        );
+      }
       compared++;
     }
     expect(differing).toEqual([]);
@@ -72,7 +93,10 @@ describe('documents answer the same compiled as not', () => {
         expect(`${rowName(row)} ${first.statusCode}`).toBe(`${rowName(row)} 200`);
         // Files and archives are bytes, not documents' answers.
         if (!String(first.headers['content-type']).startsWith('application/json')) continue;
-        if (first.body !== second.body) differing.push(`${rowName(row)} (API-Revision ${revision}):\n  ${first.body.slice(0, 400)}\n  ${second.body.slice(0, 400)}`);
+        if (first.body !== second.body)
+          differing.push(
+            `${rowName(row)} (API-Revision ${revision}):\n  ${first.body.slice(0, 400)}\n  ${second.body.slice(0, 400)}`,
+          );
         compared++;
       }
     }

@@ -19,7 +19,11 @@ describe('GraphQL: reading the columns a document selects', () => {
     api = client(t.app, tenant.apiKey);
     await createRequest(t.app, tenant.apiKey, { name: 'Open' });
     // A recipient without an auth method of its own is asked for a code when the request wants MFA.
-    guarded = await createRequest(t.app, tenant.apiKey, { name: 'Guarded', mfa_enabled: true, recipients: [{ email: 'ana@example.com' }] });
+    guarded = await createRequest(t.app, tenant.apiKey, {
+      name: 'Guarded',
+      mfa_enabled: true,
+      recipients: [{ email: 'ana@example.com' }],
+    });
   });
   afterAll(() => t.close());
 
@@ -29,10 +33,13 @@ describe('GraphQL: reading the columns a document selects', () => {
     expect(result.errors).toBeUndefined();
     return { data: result.data, statements: t.sql.each.map((sql) => sql.replace(/\s+/g, ' ')) };
   };
-  const statementOn = (statements: string[], table: string) => statements.filter((sql) => new RegExp(`from (\\(select r\\.\\* from )?${table}\\b`).test(sql));
+  const statementOn = (statements: string[], table: string) =>
+    statements.filter((sql) => new RegExp(`from (\\(select r\\.\\* from )?${table}\\b`).test(sql));
 
   it('should read only the selected columns of the page, its items, recipients and owners', async () => {
-    const { data, statements } = await run(`{ requests(first: 5) { nodes { name owner { email } items { name kind } recipients { email } } } }`);
+    const { data, statements } = await run(
+      `{ requests(first: 5) { nodes { name owner { email } items { name kind } recipients { email } } } }`,
+    );
     expect(data.requests.nodes.map((r: { name: string }) => r.name)).toEqual(['Guarded', 'Open']);
     expect(data.requests.nodes[0].items).toEqual([
       { name: 'W-2', kind: 'UPLOAD' },
@@ -44,8 +51,12 @@ describe('GraphQL: reading the columns a document selects', () => {
     // The ordering column comes too (an edge's cursor is made of it), and the MFA setting with the
     // recipients (their `auth` reads it).
     expect(page).toMatch(/^select page\.id, page\.owner_id, page\.name, page\.mfa_enabled, page\.created_at from/);
-    expect(statementOn(statements, 'request_item')).toEqual([expect.stringMatching(/^select id, request_id, type, name from request_item /)]);
-    expect(statementOn(statements, 'recipient')).toEqual([expect.stringMatching(/^select id, request_id, email from recipient /)]);
+    expect(statementOn(statements, 'request_item')).toEqual([
+      expect.stringMatching(/^select id, request_id, type, name from request_item /),
+    ]);
+    expect(statementOn(statements, 'recipient')).toEqual([
+      expect.stringMatching(/^select id, request_id, email from recipient /),
+    ]);
     expect(statementOn(statements, 'app_user')).toEqual([expect.stringMatching(/^select id, email from app_user /)]);
   });
 
@@ -53,9 +64,15 @@ describe('GraphQL: reading the columns a document selects', () => {
     // percentComplete reads the items' status and required flags, items their names (and types, for
     // their GraphQL type): one read of both.
     const { data, statements } = await run(`{ requests(first: 5) { nodes { name percentComplete items { name } } } }`);
-    expect(data.requests.nodes[0]).toEqual({ name: 'Guarded', percentComplete: 0, items: [{ name: 'W-2' }, { name: 'Any dependents?' }] });
+    expect(data.requests.nodes[0]).toEqual({
+      name: 'Guarded',
+      percentComplete: 0,
+      items: [{ name: 'W-2' }, { name: 'Any dependents?' }],
+    });
     const reads = statementOn(statements, 'request_item');
-    expect(reads).toEqual([expect.stringMatching(/^select id, request_id, type, name, required, status, is_na from request_item /)]);
+    expect(reads).toEqual([
+      expect.stringMatching(/^select id, request_id, type, name, required, status, is_na from request_item /),
+    ]);
   });
 
   it('should give a loader each id once per read, with the union of what its callers read, and read again for more once sent', async () => {
@@ -65,7 +82,10 @@ describe('GraphQL: reading the columns a document selects', () => {
       return ids.map(() => []);
     });
     const id = guarded.id;
-    await Promise.all([loader.load({ id, properties: new Set(['name']) }), loader.load({ id, properties: new Set(['status']) })]);
+    await Promise.all([
+      loader.load({ id, properties: new Set(['name']) }),
+      loader.load({ id, properties: new Set(['status']) }),
+    ]);
     expect(reads).toEqual([{ columns: 'id, request_id, name, status', ids: [id] }]);
     // Covered by what was read: no read.
     await loader.load({ id, properties: new Set(['status']) });
@@ -81,7 +101,12 @@ describe('GraphQL: reading the columns a document selects', () => {
 
   it('should make records of the columns read, and of those only', async () => {
     const em = t.orm.em.fork();
-    const [item] = await findLean(em, RequestItem, 'select id, request_id, name, created_at from request_item where request_id = ? order by position limit 1', [guarded.id]);
+    const [item] = await findLean(
+      em,
+      RequestItem,
+      'select id, request_id, name, created_at from request_item where request_id = ? order by position limit 1',
+      [guarded.id],
+    );
     // A request held while its other statements run holds its records: unread properties take no room.
     expect(Object.keys(item)).toEqual(['id', 'request', 'name', 'createdAt']);
     expect(item).toMatchObject({ request: { id: guarded.id }, name: 'W-2', createdAt: expect.any(Date) });
@@ -92,10 +117,14 @@ describe('GraphQL: reading the columns a document selects', () => {
 
   it('should read again, with what it lacks, a record an earlier read left short', async () => {
     // The page reads no `mfa_enabled`; the items' request does, so it is read again by id.
-    const { data, statements } = await run(`{ requests(first: 5) { nodes { name items { request { name mfaEnabled } } } } }`);
+    const { data, statements } = await run(
+      `{ requests(first: 5) { nodes { name items { request { name mfaEnabled } } } } }`,
+    );
     const guardedNode = data.requests.nodes.find((r: { name: string }) => r.name === 'Guarded');
     expect(guardedNode.items[0].request).toEqual({ name: 'Guarded', mfaEnabled: true });
-    expect(data.requests.nodes.find((r: { name: string }) => r.name === 'Open').items[0].request.mfaEnabled).toBe(false);
+    expect(data.requests.nodes.find((r: { name: string }) => r.name === 'Open').items[0].request.mfaEnabled).toBe(
+      false,
+    );
     expect(statementOn(statements, 'request')).toEqual([
       expect.stringMatching(/^select page\.id, page\.name, page\.created_at from/),
       expect.stringMatching(/^select id, name, mfa_enabled from request where id = any/),
@@ -104,9 +133,13 @@ describe('GraphQL: reading the columns a document selects', () => {
 
   it("should answer a recipient's auth from the page, which reads the request's MFA setting with its recipients", async () => {
     const { data, statements } = await run(`{ requests(first: 5) { nodes { id recipients { auth } } } }`);
-    expect(data.requests.nodes.find((r: { id: string }) => r.id === guarded.id).recipients).toEqual([{ auth: 'EMAIL' }]);
+    expect(data.requests.nodes.find((r: { id: string }) => r.id === guarded.id).recipients).toEqual([
+      { auth: 'EMAIL' },
+    ]);
     expect(data.requests.nodes.find((r: { id: string }) => r.id !== guarded.id).recipients).toEqual([{ auth: 'NONE' }]);
-    expect(statementOn(statements, 'request')).toEqual([expect.stringMatching(/^select page\.id, page\.mfa_enabled, page\.created_at from/)]);
+    expect(statementOn(statements, 'request')).toEqual([
+      expect.stringMatching(/^select page\.id, page\.mfa_enabled, page\.created_at from/),
+    ]);
   });
 
   it('should follow fragments, inline fragments on the item types and fragments on their interface', async () => {
@@ -117,7 +150,9 @@ describe('GraphQL: reading the columns a document selects', () => {
       { name: 'W-2', verified: false },
       { name: 'Any dependents?', questionType: 'TEXT' },
     ]);
-    expect(statementOn(statements, 'request_item')).toEqual([expect.stringMatching(/^select id, request_id, type, name, status, question_type from request_item /)]);
+    expect(statementOn(statements, 'request_item')).toEqual([
+      expect.stringMatching(/^select id, request_id, type, name, status, question_type from request_item /),
+    ]);
   });
 
   it('should read whole rows for a field whose resolver declares nothing of what it reads', async () => {

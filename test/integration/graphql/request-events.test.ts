@@ -40,21 +40,39 @@ describe('Query.requestEvents', () => {
     await api.delete(`/requests/${second.id}`);
 
     const all = await events(tenant.apiKey, { since: before, first: 100 });
-    const topics = all.nodes.map((node: { topic: string; request: { id: string } }) => `${node.topic} ${node.request.id === first.id ? 'first' : 'second'}`);
-    expect(topics).toEqual(expect.arrayContaining(['REQUEST_CREATED first', 'REQUEST_UPDATED first', 'ITEM_VERIFIED first', 'REQUEST_CREATED second', 'REQUEST_DELETED second']));
+    const topics = all.nodes.map(
+      (node: { topic: string; request: { id: string } }) =>
+        `${node.topic} ${node.request.id === first.id ? 'first' : 'second'}`,
+    );
+    expect(topics).toEqual(
+      expect.arrayContaining([
+        'REQUEST_CREATED first',
+        'REQUEST_UPDATED first',
+        'ITEM_VERIFIED first',
+        'REQUEST_CREATED second',
+        'REQUEST_DELETED second',
+      ]),
+    );
     expect(topics.indexOf('REQUEST_CREATED first')).toBeLessThan(topics.indexOf('REQUEST_UPDATED first'));
     expect(topics.indexOf('REQUEST_CREATED second')).toBeLessThan(topics.indexOf('REQUEST_DELETED second'));
     expect(all.hasNextPage).toBe(false);
     expect(all.totalCount).toBe(all.nodes.length);
     // The request as it reads now, not as each event committed it.
-    expect(all.nodes.filter((node: { request: { id: string } }) => node.request.id === first.id).every((node: { request: { name: string } }) => node.request.name === 'First, renamed')).toBe(true);
+    expect(
+      all.nodes
+        .filter((node: { request: { id: string } }) => node.request.id === first.id)
+        .every((node: { request: { name: string } }) => node.request.name === 'First, renamed'),
+    ).toBe(true);
     expect(all.nodes.find((node: { topic: string }) => node.topic === 'REQUEST_UPDATED').updated).toEqual(['name']);
 
     // Two at a time, the pages follow one another without a gap or a repeat.
     const paged: string[] = [];
     let after: string | null = null;
     do {
-      const page: { nodes: Array<{ eventId: string }>; hasNextPage: boolean; endCursor: string } = await events(tenant.apiKey, { since: before, first: 2, after });
+      const page: { nodes: Array<{ eventId: string }>; hasNextPage: boolean; endCursor: string } = await events(
+        tenant.apiKey,
+        { since: before, first: 2, after },
+      );
       paged.push(...page.nodes.map((node) => node.eventId));
       after = page.hasNextPage ? page.endCursor : null;
     } while (after);
@@ -63,7 +81,9 @@ describe('Query.requestEvents', () => {
     const created = await events(tenant.apiKey, { since: before, topics: ['REQUEST_CREATED'], first: 100 });
     expect(created.nodes.map((node: { request: { id: string } }) => node.request.id)).toEqual([first.id, second.id]);
     const ofFirst = await events(tenant.apiKey, { since: before, requestId: first.id, first: 100 });
-    expect(new Set(ofFirst.nodes.map((node: { request: { id: string } }) => node.request.id))).toEqual(new Set([first.id]));
+    expect(new Set(ofFirst.nodes.map((node: { request: { id: string } }) => node.request.id))).toEqual(
+      new Set([first.id]),
+    );
     const later = await events(tenant.apiKey, { since: all.nodes.at(-1).createdAt, first: 100 });
     expect(later.nodes.map((node: { eventId: string }) => node.eventId)).toContain(all.nodes.at(-1).eventId);
     expect(later.nodes.length).toBeLessThan(all.nodes.length);
@@ -73,7 +93,9 @@ describe('Query.requestEvents', () => {
     const user = await createUser(t.app, tenant.apiKey, { email: `una-${Date.now()}@example.com` });
     const theirs = await createRequest(t.app, tenant.apiKey, { name: 'Admin only' });
     const mine = await createRequest(t.app, user.apiKey, { name: 'Una' });
-    const seen = (await events(user.apiKey, { first: 100 })).nodes.map((node: { request: { id: string } }) => node.request.id);
+    const seen = (await events(user.apiKey, { first: 100 })).nodes.map(
+      (node: { request: { id: string } }) => node.request.id,
+    );
     expect(seen).toContain(mine.id);
     expect(seen).not.toContain(theirs.id);
     const other = await createTenant(t.orm);

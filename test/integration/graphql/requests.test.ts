@@ -54,7 +54,14 @@ describe('GraphQL requests', () => {
         expect(result.data.requests.nodes).toHaveLength(first);
         expect(result.data.requests.nodes[first - 1].recipients).toHaveLength(2);
         // The same statements whatever the page size: only their lists of ids grow.
-        runs[first] = t.sql.each.map((q) => q.replace(/\(\?(, \?)*\)/g, '(…)').replace(/'[^']*'/g, '…').slice(0, 120)).sort();
+        runs[first] = t.sql.each
+          .map((q) =>
+            q
+              .replace(/\(\?(, \?)*\)/g, '(…)')
+              .replace(/'[^']*'/g, '…')
+              .slice(0, 120),
+          )
+          .sort();
         trips[first] = t.sql.statements.length;
       }
       // Page, count, items, recipients, collaborators, users (owners), users (collaborators),
@@ -74,7 +81,10 @@ describe('GraphQL requests', () => {
       t.sql.reset();
       const created = await api.post('/requests', {
         name: 'Answered from the event',
-        items: [{ name: 'W-2', type: 'UPLOAD' }, { name: 'Employer?', type: 'QUESTION' }],
+        items: [
+          { name: 'W-2', type: 'UPLOAD' },
+          { name: 'Employer?', type: 'QUESTION' },
+        ],
         recipients: [{ email: 'answer@example.com' }],
       });
       expect(created.statusCode).toBe(200);
@@ -93,7 +103,9 @@ describe('GraphQL requests', () => {
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(created.json());
 
       t.sql.reset();
-      const { result: updated, sent } = await roundTrips(() => api.patch(`/requests/${created.json().id}`, { notes: 'changed' }));
+      const { result: updated, sent } = await roundTrips(() =>
+        api.patch(`/requests/${created.json().id}`, { notes: 'changed' }),
+      );
       expect(updated.json().notes).toBe('changed');
       const patched = t.sql.statements.map((q) => q.trim().toLowerCase());
       expect(patched.pop()).toBe('commit');
@@ -102,11 +114,19 @@ describe('GraphQL requests', () => {
       // contacts and collaborators in one round trip, the event: no user or template read for the
       // `{ id }` the REST shape asks of them (10 before the render's children shared their round trip).
       expect(patched.filter((q) => /from (app_user|template)\b/.test(q))).toEqual([]);
-      expect(patched.filter((q) => /^select .* from request_item .*;\s+select .* from attachment .*;\s+select .* from recipient .*;\s+select \* from contact .*;\s+select .* from collaborator /s.test(q))).toHaveLength(1);
+      expect(
+        patched.filter((q) =>
+          /^select .* from request_item .*;\s+select .* from attachment .*;\s+select .* from recipient .*;\s+select \* from contact .*;\s+select .* from collaborator /s.test(
+            q,
+          ),
+        ),
+      ).toHaveLength(1);
       expect(patched).toHaveLength(5);
       // In three round trips: begin with the lock, the update with the render's reads, the event with
       // commit (each of the six was one before the update and the brackets rode with their neighbours).
-      const ofThePatch = sent.filter((text) => /^(select r\.\* from request r|update request|select .* from request_item|with )/.test(text.trim()));
+      const ofThePatch = sent.filter((text) =>
+        /^(select r\.\* from request r|update request|select .* from request_item|with )/.test(text.trim()),
+      );
       expect(ofThePatch.map((text) => text.trim().split(/\s/)[0])).toEqual(['select', 'select', 'with']);
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(updated.json());
 
@@ -154,7 +174,9 @@ describe('GraphQL requests', () => {
       await otherApi.post(`/requests/${b.id}/close`);
       const closed = await otherApi.graphql(`{ requests(filter: { states: [CLOSED] }) { nodes { id } } }`);
       expect(closed.data.requests.nodes).toEqual([{ id: b.id }]);
-      const both = await otherApi.graphql(`{ requests(filter: { states: [CLOSED, INCOMPLETE_AND_LINK_SENT], ownerIds: ["${other.userId}"] }) { totalCount } }`);
+      const both = await otherApi.graphql(
+        `{ requests(filter: { states: [CLOSED, INCOMPLETE_AND_LINK_SENT], ownerIds: ["${other.userId}"] }) { totalCount } }`,
+      );
       expect(both.data.requests.totalCount).toBe(2);
       const none = await otherApi.graphql(`{ requests(filter: { createdAfter: "2999-01-01" }) { nodes { id } } }`);
       expect(none.data.requests.nodes).toEqual([]);
@@ -173,9 +195,26 @@ describe('GraphQL requests', () => {
     it('should create a request with a oneOf item input and return userErrors for bad input', async () => {
       const ok = await api.graphql(
         `mutation ($input: RequestCreateInput!) { requestCreate(input: $input) { request { id name language items { kind name } } userErrors { field message code } } }`,
-        { input: { name: 'GQL', language: 'PT', items: [{ upload: { name: 'ID card' } }, { question: { name: 'Why?' } }], recipients: [{ email: 'g@example.com' }] } },
+        {
+          input: {
+            name: 'GQL',
+            language: 'PT',
+            items: [{ upload: { name: 'ID card' } }, { question: { name: 'Why?' } }],
+            recipients: [{ email: 'g@example.com' }],
+          },
+        },
       );
-      expect(ok.data.requestCreate).toMatchObject({ request: { name: 'GQL', language: 'PT', items: [{ kind: 'UPLOAD', name: 'ID card' }, { kind: 'QUESTION', name: 'Why?' }] }, userErrors: [] });
+      expect(ok.data.requestCreate).toMatchObject({
+        request: {
+          name: 'GQL',
+          language: 'PT',
+          items: [
+            { kind: 'UPLOAD', name: 'ID card' },
+            { kind: 'QUESTION', name: 'Why?' },
+          ],
+        },
+        userErrors: [],
+      });
 
       const bad = await api.graphql(
         `mutation ($input: RequestCreateInput!) { requestCreate(input: $input) { request { id } userErrors { field message code } } }`,
@@ -185,7 +224,11 @@ describe('GraphQL requests', () => {
       expect(bad.data.requestCreate.userErrors).toEqual(
         expect.arrayContaining([
           { field: ['input', 'name'], message: expect.any(String), code: 'TOO_SHORT' },
-          { field: ['input', 'recipients', '0', 'email'], message: 'Input should be an email address', code: 'INVALID' },
+          {
+            field: ['input', 'recipients', '0', 'email'],
+            message: 'Input should be an email address',
+            code: 'INVALID',
+          },
           { field: ['input', 'reminders'], message: expect.any(String), code: 'OUT_OF_RANGE' },
         ]),
       );
@@ -196,7 +239,10 @@ describe('GraphQL requests', () => {
       const request = await createRequest(t.app, tenant.apiKey);
       // mercurius compiles a document to JavaScript after its first use; the rule must hold both ways.
       for (let i = 0; i < 3; i++) {
-        const result = await api.graphql(document, { id: request.id, input: { upload: { name: 'a' }, question: { name: 'b' } } });
+        const result = await api.graphql(document, {
+          id: request.id,
+          input: { upload: { name: 'a' }, question: { name: 'b' } },
+        });
         const refused = Boolean(result.errors?.length) || result.data?.itemCreate?.userErrors?.length > 0;
         expect(refused).toBe(true);
       }
@@ -206,37 +252,77 @@ describe('GraphQL requests', () => {
 
     it('should update, verify, close and delete through GraphQL', async () => {
       const request = await createRequest(t.app, tenant.apiKey);
-      const updated = await api.graphql(`mutation ($id: ID!) { requestUpdate(id: $id, input: { notes: "n", userMetadata: { a: "b" } }) { request { notes userMetadata } userErrors { code } } }`, { id: request.id });
+      const updated = await api.graphql(
+        `mutation ($id: ID!) { requestUpdate(id: $id, input: { notes: "n", userMetadata: { a: "b" } }) { request { notes userMetadata } userErrors { code } } }`,
+        { id: request.id },
+      );
       expect(updated.data.requestUpdate).toEqual({ request: { notes: 'n', userMetadata: { a: 'b' } }, userErrors: [] });
-      const verified = await api.graphql(`mutation ($id: ID!) { itemVerify(id: $id) { item { status verified verifiedAt } } }`, { id: request.items[0].id });
-      expect(verified.data.itemVerify.item).toMatchObject({ status: 'VERIFIED', verified: true, verifiedAt: expect.any(String) });
-      const closed = await api.graphql(`mutation ($id: ID!) { requestClose(id: $id) { request { state closedAt } } }`, { id: request.id });
+      const verified = await api.graphql(
+        `mutation ($id: ID!) { itemVerify(id: $id) { item { status verified verifiedAt } } }`,
+        { id: request.items[0].id },
+      );
+      expect(verified.data.itemVerify.item).toMatchObject({
+        status: 'VERIFIED',
+        verified: true,
+        verifiedAt: expect.any(String),
+      });
+      const closed = await api.graphql(`mutation ($id: ID!) { requestClose(id: $id) { request { state closedAt } } }`, {
+        id: request.id,
+      });
       expect(closed.data.requestClose.request.state).toBe('CLOSED');
-      const deleted = await api.graphql(`mutation ($id: ID!) { requestDelete(id: $id) { deletedRequestId } }`, { id: request.id });
+      const deleted = await api.graphql(`mutation ($id: ID!) { requestDelete(id: $id) { deletedRequestId } }`, {
+        id: request.id,
+      });
       expect(deleted.data.requestDelete.deletedRequestId).toBe(request.id);
-      const gone = await api.graphql(`query ($id: ID!) { request(id: $id) { id } node(id: $id) { id } }`, { id: request.id });
+      const gone = await api.graphql(`query ($id: ID!) { request(id: $id) { id } node(id: $id) { id } }`, {
+        id: request.id,
+      });
       expect(gone.data).toEqual({ request: null, node: null });
     });
 
     it('should keep a "__proto__" key of userMetadata like any other key, from variables and from literals', async () => {
       // Built by JSON.parse, as a client's body is: an own key, not a prototype.
-      const metadata = (value: string) => JSON.parse(`{"a": "b", "__proto__": ${JSON.stringify(value)}}`) as Record<string, string>;
+      const metadata = (value: string) =>
+        JSON.parse(`{"a": "b", "__proto__": ${JSON.stringify(value)}}`) as Record<string, string>;
       const entries = (value: Record<string, string>) => Object.entries(value).sort();
       const create = `mutation ($input: RequestCreateInput!) { requestCreate(input: $input) { request { id userMetadata } userErrors { field code } } }`;
-      const input = (userMetadata: Record<string, string>) => ({ name: 'Proto', items: [{ upload: { name: 'ID card' } }], recipients: [{ email: 'proto@example.com' }], userMetadata });
+      const input = (userMetadata: Record<string, string>) => ({
+        name: 'Proto',
+        items: [{ upload: { name: 'ID card' } }],
+        recipients: [{ email: 'proto@example.com' }],
+        userMetadata,
+      });
       const created = await api.graphql(create, { input: input(metadata('created')) });
       expect(created.data.requestCreate.userErrors).toEqual([]);
       const id = created.data.requestCreate.request.id;
-      expect(entries(created.data.requestCreate.request.userMetadata)).toEqual([['__proto__', 'created'], ['a', 'b']]);
+      expect(entries(created.data.requestCreate.request.userMetadata)).toEqual([
+        ['__proto__', 'created'],
+        ['a', 'b'],
+      ]);
       const tooLong = await api.graphql(create, { input: input(metadata('x'.repeat(MAX_METADATA_VALUE + 1))) });
-      expect(tooLong.data.requestCreate).toEqual({ request: null, userErrors: [{ field: ['input', 'userMetadata', '__proto__'], code: 'TOO_LONG' }] });
+      expect(tooLong.data.requestCreate).toEqual({
+        request: null,
+        userErrors: [{ field: ['input', 'userMetadata', '__proto__'], code: 'TOO_LONG' }],
+      });
 
       const update = `mutation ($id: ID!, $input: RequestUpdateInput!) { requestUpdate(id: $id, input: $input) { request { userMetadata } userErrors { field code } } }`;
-      const refused = await api.graphql(update, { id, input: { userMetadata: metadata('x'.repeat(MAX_METADATA_VALUE + 1)) } });
-      expect(refused.data.requestUpdate).toEqual({ request: null, userErrors: [{ field: ['input', 'userMetadata', '__proto__'], code: 'TOO_LONG' }] });
+      const refused = await api.graphql(update, {
+        id,
+        input: { userMetadata: metadata('x'.repeat(MAX_METADATA_VALUE + 1)) },
+      });
+      expect(refused.data.requestUpdate).toEqual({
+        request: null,
+        userErrors: [{ field: ['input', 'userMetadata', '__proto__'], code: 'TOO_LONG' }],
+      });
       const updated = await api.graphql(update, { id, input: { userMetadata: metadata('updated') } });
-      expect(entries(updated.data.requestUpdate.request.userMetadata)).toEqual([['__proto__', 'updated'], ['a', 'b']]);
-      const literal = await api.graphql(`mutation ($id: ID!) { requestUpdate(id: $id, input: { userMetadata: { __proto__: "literal" } }) { request { userMetadata } userErrors { code } } }`, { id });
+      expect(entries(updated.data.requestUpdate.request.userMetadata)).toEqual([
+        ['__proto__', 'updated'],
+        ['a', 'b'],
+      ]);
+      const literal = await api.graphql(
+        `mutation ($id: ID!) { requestUpdate(id: $id, input: { userMetadata: { __proto__: "literal" } }) { request { userMetadata } userErrors { code } } }`,
+        { id },
+      );
       expect(entries(literal.data.requestUpdate.request.userMetadata)).toEqual([['__proto__', 'literal']]);
       const read = await api.graphql(`query ($id: ID!) { request(id: $id) { userMetadata } }`, { id });
       expect(entries(read.data.request.userMetadata)).toEqual([['__proto__', 'literal']]);
@@ -253,8 +339,18 @@ describe('GraphQL requests', () => {
     it('should resolve every record type by its REST id', async () => {
       const request = await createRequest(t.app, tenant.apiKey);
       const template = (await api.post('/templates', { name: 'N' })).json();
-      const ids = [tenant.organizationId, tenant.userId, request.id, request.items[0].id, request.items[1].id, template.id, request.recipients[0].recipient.id];
-      const result = await api.graphql(`{ ${ids.map((id, i) => `n${i}: node(id: "${id}") { __typename id }`).join(' ')} }`);
+      const ids = [
+        tenant.organizationId,
+        tenant.userId,
+        request.id,
+        request.items[0].id,
+        request.items[1].id,
+        template.id,
+        request.recipients[0].recipient.id,
+      ];
+      const result = await api.graphql(
+        `{ ${ids.map((id, i) => `n${i}: node(id: "${id}") { __typename id }`).join(' ')} }`,
+      );
       expect(Object.values(result.data).map((n) => (n as { __typename: string }).__typename)).toEqual([
         'Organization',
         'User',

@@ -53,7 +53,10 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
   });
 
   it('should push requestCreated with exactly the selected fields', async () => {
-    const sub = subscribe(connect(acme.apiKey), 'subscription { requestCreated { id name state owner { id } items { name kind } } }');
+    const sub = subscribe(
+      connect(acme.apiKey),
+      'subscription { requestCreated { id name state owner { id } items { name kind } } }',
+    );
     await subscribed(++active);
     const request = await createRequest(t.app, acme.apiKey, { name: 'Live one' });
     const { data } = await sub.next();
@@ -74,7 +77,11 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
   it('should narrow requestUpdated to one request', async () => {
     const watched = await createRequest(t.app, acme.apiKey);
     const other = await createRequest(t.app, acme.apiKey);
-    const sub = subscribe(connect(acme.apiKey), 'subscription ($id: ID) { requestUpdated(requestId: $id) { id notes } }', { id: watched.id });
+    const sub = subscribe(
+      connect(acme.apiKey),
+      'subscription ($id: ID) { requestUpdated(requestId: $id) { id notes } }',
+      { id: watched.id },
+    );
     await subscribed(++active);
     const api = client(t.app, acme.apiKey);
     await api.patch(`/requests/${other.id}`, { notes: 'not watched' });
@@ -116,7 +123,9 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     const expected = { requestUpdated: { id: watched.id, notes: 'from the row' } };
     expect([(await admin.next()).data, (await own.next()).data]).toEqual([expected, expected]);
     // The PATCH's lock is the only read of the request.
-    expect(t.sql.statements.filter((q) => /^select r\.\* from request r where r\.id = \?/.test(q.trim()))).toHaveLength(1);
+    expect(t.sql.statements.filter((q) => /^select r\.\* from request r where r\.id = \?/.test(q.trim()))).toHaveLength(
+      1,
+    );
   });
 
   it('should stream several topics through events(topics:) as the Event interface', async () => {
@@ -135,9 +144,18 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     await api.patch(`/requests/${request.id}`, { name: 'Renamed', due_date: '2030-01-01T00:00:00Z' });
     await api.post(`/requests/${request.id}/close`);
     const verified = (await sub.next()).data.events;
-    expect(verified).toMatchObject({ __typename: 'ItemEvent', topic: 'ITEM_VERIFIED', organizationId: acme.organizationId, item: { id: request.items[0].id, status: 'VERIFIED' } });
+    expect(verified).toMatchObject({
+      __typename: 'ItemEvent',
+      topic: 'ITEM_VERIFIED',
+      organizationId: acme.organizationId,
+      item: { id: request.items[0].id, status: 'VERIFIED' },
+    });
     const updated = (await sub.next()).data.events;
-    expect(updated).toMatchObject({ __typename: 'RequestEvent', topic: 'REQUEST_UPDATED', updated: ['name', 'due_date'] });
+    expect(updated).toMatchObject({
+      __typename: 'RequestEvent',
+      topic: 'REQUEST_UPDATED',
+      updated: ['name', 'due_date'],
+    });
     const closed = (await sub.next()).data.events;
     expect(closed).toMatchObject({ topic: 'REQUEST_CLOSED', request: { state: 'CLOSED' }, updated: [] });
     expect(new Set([verified.eventId, updated.eventId, closed.eventId]).size).toBe(3);
@@ -145,12 +163,23 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
 
   it('should push documentUploaded, also as a DocumentEvent through events', async () => {
     const request = await createRequest(t.app, acme.apiKey);
-    const uploaded = subscribe(connect(acme.apiKey), 'subscription ($id: ID) { documentUploaded(requestId: $id) { name mimeType request { id } } }', { id: request.id });
-    const events = subscribe(connect(acme.apiKey), 'subscription { events(topics: [DOCUMENT_UPLOADED]) { __typename topic ... on DocumentEvent { document { name } } } }');
+    const uploaded = subscribe(
+      connect(acme.apiKey),
+      'subscription ($id: ID) { documentUploaded(requestId: $id) { name mimeType request { id } } }',
+      { id: request.id },
+    );
+    const events = subscribe(
+      connect(acme.apiKey),
+      'subscription { events(topics: [DOCUMENT_UPLOADED]) { __typename topic ... on DocumentEvent { document { name } } } }',
+    );
     await subscribed((active += 2));
     await submit(t, acme, request.id, request.items[0].id, '%PDF-1.4 fake but named', 'w2.pdf');
-    expect((await uploaded.next()).data).toEqual({ documentUploaded: { name: 'w2.pdf', mimeType: expect.any(String), request: { id: request.id } } });
-    expect((await events.next()).data).toEqual({ events: { __typename: 'DocumentEvent', topic: 'DOCUMENT_UPLOADED', document: { name: 'w2.pdf' } } });
+    expect((await uploaded.next()).data).toEqual({
+      documentUploaded: { name: 'w2.pdf', mimeType: expect.any(String), request: { id: request.id } },
+    });
+    expect((await events.next()).data).toEqual({
+      events: { __typename: 'DocumentEvent', topic: 'DOCUMENT_UPLOADED', document: { name: 'w2.pdf' } },
+    });
   });
 
   it('should show a deleted request as it was', async () => {
@@ -179,7 +208,8 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     const ws = connect(acme.apiKey);
     const broken = subscribe(ws, 'subscription { requestCreated { id ');
     const unknown = subscribe(ws, 'subscription { requestCreated { noSuchField } }');
-    for (let waited = 0; (!broken.failure || !unknown.failure) && waited < 3000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    for (let waited = 0; (!broken.failure || !unknown.failure) && waited < 3000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
     expect((broken.failure as Array<{ message: string }>)[0].message).toMatch(/Syntax Error/);
     expect((unknown.failure as Array<{ message: string }>)[0].message).toMatch(/noSuchField/);
     // The same broken document again is answered the same way (it is kept parsed, errors included).
@@ -200,12 +230,16 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
       new Promise<WebSocket>((resolve, reject) => {
         const socket = new WebSocket(url, 'graphql-transport-ws');
         clients.push({ dispose: () => socket.terminate() });
-        socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${acme.apiKey}` } })));
+        socket.on('open', () =>
+          socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${acme.apiKey}` } })),
+        );
         socket.on('error', reject);
         socket.on('message', (data, binary) => {
           const message = JSON.parse(data.toString());
           if (message.type === 'connection_ack') {
-            socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { requestCreated { name } }' } }));
+            socket.send(
+              JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { requestCreated { name } }' } }),
+            );
             resolve(socket);
           } else received.push({ id, binary, message });
         });
@@ -214,7 +248,8 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     active += 3;
     await subscribed(active);
     await createRequest(t.app, acme.apiKey, { name: 'Shared ids' });
-    for (let waited = 0; received.length < 3 && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    for (let waited = 0; received.length < 3 && waited < 5000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
     const payload = { data: { requestCreated: { name: 'Shared ids' } } };
     expect(received.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
       { id: '1', binary: false, message: { id: '1', type: 'next', payload } },

@@ -9,7 +9,11 @@ async function drain(t: TestApp): Promise<void> {
 }
 
 async function tokenHashes(t: TestApp, requestId: string): Promise<Map<string, string>> {
-  const rows = await t.orm.em.fork().execute<{ email: string; token_hash: string }[]>('select email, token_hash from recipient where request_id = ?', [requestId]);
+  const rows = await t.orm.em
+    .fork()
+    .execute<{ email: string; token_hash: string }[]>('select email, token_hash from recipient where request_id = ?', [
+      requestId,
+    ]);
   return new Map(rows.map((row) => [row.email, row.token_hash]));
 }
 
@@ -24,7 +28,10 @@ describe('notifications through a real SMTP server', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await createTestApp({ mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } }, { clock: { now: () => new Date(Date.now() + offsetMs) } });
+    t = await createTestApp(
+      { mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
+      { clock: { now: () => new Date(Date.now() + offsetMs) } },
+    );
     tenant = await createTenant(t.orm, 'Acme <Accounting> & Co');
     api = client(t.app, tenant.apiKey);
   });
@@ -51,7 +58,12 @@ describe('notifications through a real SMTP server', () => {
 
     expect(smtp.received.map((m) => m.envelopeTo).sort()).toEqual([['ana@example.com'], ['bea@example.com']]);
     const hashes = await tokenHashes(t, request.id);
-    const links = new Map<string, string>(request.recipients.map((r: { recipient: { email: string | null }; request_link: string }) => [r.recipient.email, r.request_link]));
+    const links = new Map<string, string>(
+      request.recipients.map((r: { recipient: { email: string | null }; request_link: string }) => [
+        r.recipient.email,
+        r.request_link,
+      ]),
+    );
     for (const { envelopeTo, mail } of smtp.received) {
       const to = envelopeTo[0];
       expect(mail.from?.value).toEqual([{ name: 'Gather', address: 'no-reply@gather.test' }]);
@@ -88,7 +100,11 @@ describe('notifications through a real SMTP server', () => {
   });
 
   it('should write the invitation in the request language (Spanish)', async () => {
-    await createRequest(t.app, tenant.apiKey, { name: 'Documentos', language: 'es', recipients: [{ first_name: 'Lucía', email: 'lucia@example.com' }] });
+    await createRequest(t.app, tenant.apiKey, {
+      name: 'Documentos',
+      language: 'es',
+      recipients: [{ first_name: 'Lucía', email: 'lucia@example.com' }],
+    });
     await drain(t);
     expect(smtp.received).toHaveLength(1);
     const { mail } = smtp.received[0];
@@ -99,7 +115,10 @@ describe('notifications through a real SMTP server', () => {
   });
 
   it('should send nothing with skip_initial_notification', async () => {
-    const request = await createRequest(t.app, tenant.apiKey, { skip_initial_notification: true, recipients: [{ email: 'quiet@example.com' }] });
+    const request = await createRequest(t.app, tenant.apiKey, {
+      skip_initial_notification: true,
+      recipients: [{ email: 'quiet@example.com' }],
+    });
     await drain(t);
     expect(smtp.received).toHaveLength(0);
     expect((await api.get(`/notifications?request_id=${request.id}`)).json()).toEqual([]);
@@ -113,7 +132,9 @@ describe('notifications through a real SMTP server', () => {
     let [notification] = (await api.get(`/notifications?request_id=${request.id}`)).json();
     expect(notification).toMatchObject({ status: 'PENDING', attempt_count: 1, sent_at: null });
     expect(notification.last_error).toMatch(/451/);
-    expect(new Date(notification.next_attempt_at).getTime() - new Date(notification.updated_at).getTime()).toBe(NOTIFICATION_RETRY_DELAYS_MS[0]);
+    expect(new Date(notification.next_attempt_at).getTime() - new Date(notification.updated_at).getTime()).toBe(
+      NOTIFICATION_RETRY_DELAYS_MS[0],
+    );
     // Not due yet: nothing is tried.
     expect(await t.app.notificationWorker.runOnce()).toBe(0);
 
@@ -136,17 +157,31 @@ describe('notifications without a mail server', () => {
     t = await createTestApp();
     acme = await createTenant(t.orm, 'Acme');
     api = client(t.app, acme.apiKey);
-    requestId = (await createRequest(t.app, acme.apiKey, { recipients: [{ first_name: 'Ana', email: 'ana@example.com' }] })).id;
+    requestId = (
+      await createRequest(t.app, acme.apiKey, { recipients: [{ first_name: 'Ana', email: 'ana@example.com' }] })
+    ).id;
     await drain(t);
   });
   afterAll(() => t.close());
 
   it('should keep the rendered message, newest first, for GET /notifications', async () => {
-    const later = await createRequest(t.app, acme.apiKey, { name: 'Second', recipients: [{ email: 'second@example.com' }] });
+    const later = await createRequest(t.app, acme.apiKey, {
+      name: 'Second',
+      recipients: [{ email: 'second@example.com' }],
+    });
     await drain(t);
     const listed = (await api.get('/notifications?limit=2')).json();
     expect(listed.map((n: any) => n.request_id)).toEqual([later.id, requestId]);
-    expect(listed[1]).toMatchObject({ channel: 'EMAIL', kind: 'INVITATION', address: 'ana@example.com', status: 'KEPT', language: 'en-US', attempt_count: 1, sent_at: null, last_error: null });
+    expect(listed[1]).toMatchObject({
+      channel: 'EMAIL',
+      kind: 'INVITATION',
+      address: 'ana@example.com',
+      status: 'KEPT',
+      language: 'en-US',
+      attempt_count: 1,
+      sent_at: null,
+      last_error: null,
+    });
     expect(listed[1].subject).toContain('Tax documents 2024');
     expect(listed[1].text).toMatch(LINK);
     expect(listed[1].html).toContain('<a href="https://gather.test/r/');
@@ -154,12 +189,17 @@ describe('notifications without a mail server', () => {
   });
 
   it('should list them in GraphQL for an ADMIN, and refuse a USER', async () => {
-    const result = await api.graphql(`query ($id: ID) { notifications(first: 10, requestId: $id) { totalCount nodes { id kind status address requestId recipientId text } } }`, { id: requestId });
+    const result = await api.graphql(
+      `query ($id: ID) { notifications(first: 10, requestId: $id) { totalCount nodes { id kind status address requestId recipientId text } } }`,
+      { id: requestId },
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data.notifications.totalCount).toBe(1);
     const [node] = result.data.notifications.nodes;
     expect(node).toMatchObject({ kind: 'INVITATION', status: 'KEPT', address: 'ana@example.com', requestId });
-    const byNode = await api.graphql(`query ($id: ID!) { node(id: $id) { ... on Notification { id address } } }`, { id: node.id });
+    const byNode = await api.graphql(`query ($id: ID!) { node(id: $id) { ... on Notification { id address } } }`, {
+      id: node.id,
+    });
     expect(byNode.data.node).toEqual({ id: node.id, address: 'ana@example.com' });
 
     const user = await createUser(t.app, acme.apiKey, { email: 'carla@acme.test', role: 'USER' });

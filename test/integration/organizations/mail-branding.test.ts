@@ -40,8 +40,13 @@ describe('branding in mail', () => {
 
   it("should carry the organization's sender name, logo, colour and support address", async () => {
     const org = `/organizations/${tenant.organizationId}`;
-    await client(t.app, tenant.apiKey).patch(`${org}/branding`, { primary_color: '#0A7B3E', sender_name: 'Acme Tax Team', support_email: 'help@acme.test' });
-    const logoUrl = (await upload(t.app, tenant.apiKey, `${org}/branding/logo`, PNG, { filename: 'logo.png' })).json().logo_url;
+    await client(t.app, tenant.apiKey).patch(`${org}/branding`, {
+      primary_color: '#0A7B3E',
+      sender_name: 'Acme Tax Team',
+      support_email: 'help@acme.test',
+    });
+    const logoUrl = (await upload(t.app, tenant.apiKey, `${org}/branding/logo`, PNG, { filename: 'logo.png' })).json()
+      .logo_url;
     await createRequest(t.app, tenant.apiKey, { recipients: [{ email: 'ana@example.com' }] });
     await drain(t);
     const [{ mail }] = smtp.received;

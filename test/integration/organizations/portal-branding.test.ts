@@ -16,9 +16,22 @@ describe('branding and the confirmation page in the portal', () => {
     tenant = await createTenant(t.orm, 'Acme');
     const api = client(t.app, tenant.apiKey);
     const org = `/organizations/${tenant.organizationId}`;
-    expect((await api.patch(`${org}/branding`, { primary_color: '#0A7B3E', sender_name: 'Acme Tax Team', support_email: 'help@acme.test' })).statusCode).toBe(200);
-    logoPath = new URL((await upload(t.app, tenant.apiKey, `${org}/branding/logo`, PNG, { filename: 'logo.png' })).json().logo_url).pathname;
-    expect((await api.post(`${org}/confirmation-page/enable`, { message: 'Thank you, Acme will call you within two days.' })).statusCode).toBe(200);
+    expect(
+      (
+        await api.patch(`${org}/branding`, {
+          primary_color: '#0A7B3E',
+          sender_name: 'Acme Tax Team',
+          support_email: 'help@acme.test',
+        })
+      ).statusCode,
+    ).toBe(200);
+    logoPath = new URL(
+      (await upload(t.app, tenant.apiKey, `${org}/branding/logo`, PNG, { filename: 'logo.png' })).json().logo_url,
+    ).pathname;
+    expect(
+      (await api.post(`${org}/confirmation-page/enable`, { message: 'Thank you, Acme will call you within two days.' }))
+        .statusCode,
+    ).toBe(200);
   });
   afterAll(() => t.close());
 
@@ -26,15 +39,27 @@ describe('branding and the confirmation page in the portal', () => {
     const { token, items } = await requestWithLink(t.app, tenant.apiKey);
     const recipient = await signedIn(t.app, token);
     const before = (await recipient.request()).json();
-    expect(before.branding).toEqual({ primary_color: '#0a7b3e', sender_name: 'Acme Tax Team', support_email: 'help@acme.test', logo_url: expect.stringContaining(logoPath) });
+    expect(before.branding).toEqual({
+      primary_color: '#0a7b3e',
+      sender_name: 'Acme Tax Team',
+      support_email: 'help@acme.test',
+      logo_url: expect.stringContaining(logoPath),
+    });
     expect(before.confirmation).toBeNull();
     expect((await recipient.upload(items[0].id, PNG, 'w2.png')).statusCode).toBe(200);
     expect((await recipient.submit()).statusCode).toBe(200);
     const after = (await recipient.request()).json();
     expect(after.confirmation).toEqual({ message: 'Thank you, Acme will call you within two days.' });
-    const graphql = await recipient.graphql('{ recipientRequest { branding { primaryColor senderName supportEmail logoUrl } confirmation { message } } }');
+    const graphql = await recipient.graphql(
+      '{ recipientRequest { branding { primaryColor senderName supportEmail logoUrl } confirmation { message } } }',
+    );
     expect(graphql.data.recipientRequest).toEqual({
-      branding: { primaryColor: '#0a7b3e', senderName: 'Acme Tax Team', supportEmail: 'help@acme.test', logoUrl: before.branding.logo_url },
+      branding: {
+        primaryColor: '#0a7b3e',
+        senderName: 'Acme Tax Team',
+        supportEmail: 'help@acme.test',
+        logoUrl: before.branding.logo_url,
+      },
       confirmation: { message: 'Thank you, Acme will call you within two days.' },
     });
   });
@@ -59,13 +84,22 @@ describe('branding and the confirmation page in the portal', () => {
     await recipient.upload(items[0].id, PNG, 'w2.png');
     await recipient.submit();
     const submitted = await t.app.inject({ url: `/r/${token}`, headers: { cookie } });
-    expect(submitted.body).toContain('<h2 id="confirmation-title">Thank you</h2><p>Thank you, Acme will call you within two days.</p>');
+    expect(submitted.body).toContain(
+      '<h2 id="confirmation-title">Thank you</h2><p>Thank you, Acme will call you within two days.</p>',
+    );
   });
 
   it('should show the logo, the colour and the support address on the sign-in page, before a session', async () => {
-    const { token } = await requestWithLink(t.app, tenant.apiKey, { recipients: [{ email: 'ana@example.com', auth_method: 'EMAIL' }] });
+    const { token } = await requestWithLink(t.app, tenant.apiKey, {
+      recipients: [{ email: 'ana@example.com', auth_method: 'EMAIL' }],
+    });
     const info = await t.app.inject({ url: `/r/${token}/api` });
-    expect(info.json().branding).toEqual({ primary_color: '#0a7b3e', sender_name: 'Acme Tax Team', support_email: 'help@acme.test', logo_url: expect.stringContaining(logoPath) });
+    expect(info.json().branding).toEqual({
+      primary_color: '#0a7b3e',
+      sender_name: 'Acme Tax Team',
+      support_email: 'help@acme.test',
+      logo_url: expect.stringContaining(logoPath),
+    });
     const page = await t.app.inject({ url: `/r/${token}` });
     expect(page.body).toContain('We send a 6-digit code');
     expect(page.body).toContain(`<img class="logo" src="${logoPath}" alt="Acme logo">`);

@@ -34,35 +34,81 @@ describe('organization settings at request creation', () => {
     expect(request).toMatchObject({ reminders: '7', language: 'es', require_complete_submission: true });
     const days = (new Date(request.expiration_date).getTime() - before) / 86_400_000;
     expect(Math.round(days)).toBe(30);
-    const graphql = await api.graphql('query($id: ID!) { request(id: $id) { reminders language requireCompleteSubmission expirationDate } }', { id: request.id });
-    expect(graphql.data.request).toMatchObject({ reminders: 7, language: 'ES', requireCompleteSubmission: true, expirationDate: request.expiration_date });
+    const graphql = await api.graphql(
+      'query($id: ID!) { request(id: $id) { reminders language requireCompleteSubmission expirationDate } }',
+      { id: request.id },
+    );
+    expect(graphql.data.request).toMatchObject({
+      reminders: 7,
+      language: 'ES',
+      requireCompleteSubmission: true,
+      expirationDate: request.expiration_date,
+    });
   });
 
   it('should keep what the request gives, an explicit null expiration included', async () => {
     const created = await api.post(
       '/requests',
-      requestBody({ recipients: emailRecipient, reminders: 1, language: 'en-US', require_complete_submission: false, expiration_date: null }),
+      requestBody({
+        recipients: emailRecipient,
+        reminders: 1,
+        language: 'en-US',
+        require_complete_submission: false,
+        expiration_date: null,
+      }),
     );
     expect(created.statusCode).toBe(200);
-    expect(created.json()).toMatchObject({ reminders: '1', language: 'en-US', require_complete_submission: false, expiration_date: null });
+    expect(created.json()).toMatchObject({
+      reminders: '1',
+      language: 'en-US',
+      require_complete_submission: false,
+      expiration_date: null,
+    });
   });
 
   it('should refuse a recipient whose sign-in method the organization does not allow, on REST and GraphQL', async () => {
-    const refused = await api.post('/requests', requestBody({ recipients: [...emailRecipient, { email: 'bo@example.com', auth_method: 'SMS', phone: '+15550001111' }, { email: 'cy@example.com' }] }));
+    const refused = await api.post(
+      '/requests',
+      requestBody({
+        recipients: [
+          ...emailRecipient,
+          { email: 'bo@example.com', auth_method: 'SMS', phone: '+15550001111' },
+          { email: 'cy@example.com' },
+        ],
+      }),
+    );
     expect(refused.statusCode).toBe(422);
     expect(refused.json().detail.map((d: { loc: unknown[]; msg: string }) => [d.loc, d.msg])).toEqual([
-      [['body', 'recipients', 1, 'auth_method'], 'Your organization does not allow SMS; allowed: EMAIL, SECURITY_QUESTION'],
+      [
+        ['body', 'recipients', 1, 'auth_method'],
+        'Your organization does not allow SMS; allowed: EMAIL, SECURITY_QUESTION',
+      ],
       // No method and no MFA is NONE, which is not allowed either.
-      [['body', 'recipients', 2, 'auth_method'], 'Your organization does not allow NONE; allowed: EMAIL, SECURITY_QUESTION'],
+      [
+        ['body', 'recipients', 2, 'auth_method'],
+        'Your organization does not allow NONE; allowed: EMAIL, SECURITY_QUESTION',
+      ],
     ]);
     // With MFA on, an unchosen method is a code by email: allowed.
-    const mfa = await api.post('/requests', requestBody({ recipients: [{ email: 'cy@example.com' }], mfa_enabled: true }));
+    const mfa = await api.post(
+      '/requests',
+      requestBody({ recipients: [{ email: 'cy@example.com' }], mfa_enabled: true }),
+    );
     expect(mfa.statusCode).toBe(200);
     const graphql = await api.graphql(
       'mutation($input: RequestCreateInput!) { requestCreate(input: $input) { request { id } userErrors { field code } } }',
-      { input: { name: 'X', items: [{ upload: { name: 'W-2' } }], recipients: [{ email: 'dee@example.com', authMethod: 'NONE' }] } },
+      {
+        input: {
+          name: 'X',
+          items: [{ upload: { name: 'W-2' } }],
+          recipients: [{ email: 'dee@example.com', authMethod: 'NONE' }],
+        },
+      },
     );
-    expect(graphql.data.requestCreate).toEqual({ request: null, userErrors: [{ field: ['input', 'recipients', '0', 'authMethod'], code: 'INVALID' }] });
+    expect(graphql.data.requestCreate).toEqual({
+      request: null,
+      userErrors: [{ field: ['input', 'recipients', '0', 'authMethod'], code: 'INVALID' }],
+    });
   });
 
   it("should refuse a default expiration that falls before the request's due date", async () => {

@@ -19,17 +19,43 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
     const request = await createRequest(t.app, tenant.apiKey, { collaborators: [dan.userId] });
     const [upload] = request.items as { id: string }[];
     expect((await api.patch(`/requests/${request.id}`, { name: 'Renamed', notes: 'n' })).statusCode).toBe(200);
-    const item = (await client(t.app, dan.apiKey).post(`/requests/${request.id}/items`, { name: 'Payslip', type: 'UPLOAD' })).json();
+    const item = (
+      await client(t.app, dan.apiKey).post(`/requests/${request.id}/items`, { name: 'Payslip', type: 'UPLOAD' })
+    ).json();
     expect((await api.post(`/requests/${request.id}/items/${upload.id}/verify`)).statusCode).toBe(200);
 
     const response = await api.get(`/requests/${request.id}/activity`);
     expect(response.statusCode).toBe(200);
     const entries = response.json();
-    const admin = { type: 'USER', id: tenant.userId, name: expect.stringMatching(/^admin-.*@example\.com$/), ip: null, user_agent: null };
+    const admin = {
+      type: 'USER',
+      id: tenant.userId,
+      name: expect.stringMatching(/^admin-.*@example\.com$/),
+      ip: null,
+      user_agent: null,
+    };
     expect(entries).toEqual([
-      { id: expect.any(String), action: 'item.verified', actor: admin, created_at: expect.any(String), details: { item_id: upload.id } },
-      { id: expect.any(String), action: 'item.created', actor: { type: 'USER', id: dan.userId, name: 'Dan', ip: null, user_agent: null }, created_at: expect.any(String), details: { item_id: item.id } },
-      { id: expect.any(String), action: 'request.updated', actor: admin, created_at: expect.any(String), details: { updated: ['name', 'notes'] } },
+      {
+        id: expect.any(String),
+        action: 'item.verified',
+        actor: admin,
+        created_at: expect.any(String),
+        details: { item_id: upload.id },
+      },
+      {
+        id: expect.any(String),
+        action: 'item.created',
+        actor: { type: 'USER', id: dan.userId, name: 'Dan', ip: null, user_agent: null },
+        created_at: expect.any(String),
+        details: { item_id: item.id },
+      },
+      {
+        id: expect.any(String),
+        action: 'request.updated',
+        actor: admin,
+        created_at: expect.any(String),
+        details: { updated: ['name', 'notes'] },
+      },
       { id: expect.any(String), action: 'request.created', actor: admin, created_at: expect.any(String), details: {} },
     ]);
     const times = entries.map((e: { created_at: string }) => Date.parse(e.created_at));
@@ -38,7 +64,8 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
 
   it('should page with limit in REST and with cursors in GraphQL', async () => {
     const request = await createRequest(t.app, tenant.apiKey);
-    for (const name of ['One', 'Two', 'Three']) expect((await api.patch(`/requests/${request.id}`, { name })).statusCode).toBe(200);
+    for (const name of ['One', 'Two', 'Three'])
+      expect((await api.patch(`/requests/${request.id}`, { name })).statusCode).toBe(200);
 
     const two = (await api.get(`/requests/${request.id}/activity?limit=2`)).json();
     expect(two.map((e: { action: string }) => e.action)).toEqual(['request.updated', 'request.updated']);
@@ -49,16 +76,24 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
     const first = (await api.graphql(page, { id: request.id })).data.request.activity;
     expect(first.totalCount).toBe(4);
     expect(first.nodes.map((e: { id: string }) => e.id)).toEqual([two[0].id, two[1].id, expect.any(String)]);
-    expect(first.nodes[0].actor).toEqual({ type: 'USER', id: tenant.userId, name: expect.any(String), user: { id: tenant.userId }, recipient: null });
+    expect(first.nodes[0].actor).toEqual({
+      type: 'USER',
+      id: tenant.userId,
+      name: expect.any(String),
+      user: { id: tenant.userId },
+      recipient: null,
+    });
     expect(first.pageInfo.hasNextPage).toBe(true);
     const rest = (await api.graphql(page, { id: request.id, after: first.pageInfo.endCursor })).data.request.activity;
     expect(rest.nodes.map((e: { action: string }) => e.action)).toEqual(['request.created']);
     expect(rest.pageInfo.hasNextPage).toBe(false);
   });
 
-  it("should show what recordActivity records for a recipient: its name, address and user agent", async () => {
+  it('should show what recordActivity records for a recipient: its name, address and user agent', async () => {
     const request = await createRequest(t.app, tenant.apiKey);
-    const recipient = (await api.graphql(`query ($id: ID!) { request(id: $id) { recipients { id } } }`, { id: request.id })).data.request.recipients[0];
+    const recipient = (
+      await api.graphql(`query ($id: ID!) { request(id: $id) { recipients { id } } }`, { id: request.id })
+    ).data.request.recipients[0];
     const em = t.orm.em.fork();
     await em.transactional((tx) =>
       recordActivity(tx, {
@@ -81,6 +116,8 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
   it('should answer 404 for a request the caller does not see', async () => {
     const request = await createRequest(t.app, tenant.apiKey);
     const other = await createTenant(t.orm);
-    expect((await client(t.app, other.apiKey).get(`/requests/${request.id}/activity`)).json()).toEqual({ detail: 'Request not found' });
+    expect((await client(t.app, other.apiKey).get(`/requests/${request.id}/activity`)).json()).toEqual({
+      detail: 'Request not found',
+    });
   });
 });

@@ -13,7 +13,8 @@ describe('GET /r/{token}', () => {
   });
   afterAll(() => t.close());
 
-  const tokenOf = (created: { recipients: { request_link: string }[] }) => new URL(created.recipients[0].request_link).pathname.split('/')[2];
+  const tokenOf = (created: { recipients: { request_link: string }[] }) =>
+    new URL(created.recipients[0].request_link).pathname.split('/')[2];
 
   it('should open the request at once for a recipient without sign-in steps, with its session cookie', async () => {
     const created = await createRequest(t.app, tenant.apiKey, { personal_message: 'Hi <b>Ana</b>' });
@@ -30,7 +31,9 @@ describe('GET /r/{token}', () => {
   });
 
   it('should ask for a code, without showing the items, when the recipient signs in by email', async () => {
-    const created = await createRequest(t.app, tenant.apiKey, { recipients: [{ first_name: 'Ana', email: 'ana@example.com', auth_method: 'EMAIL' }] });
+    const created = await createRequest(t.app, tenant.apiKey, {
+      recipients: [{ first_name: 'Ana', email: 'ana@example.com', auth_method: 'EMAIL' }],
+    });
     const page = await t.app.inject({ url: `/r/${tokenOf(created)}` });
     expect(page.statusCode).toBe(200);
     expect(page.headers['set-cookie']).toBeUndefined();
@@ -41,9 +44,15 @@ describe('GET /r/{token}', () => {
   });
 
   it('should show the request with the cookie the API set at sign-in', async () => {
-    const created = await createRequest(t.app, tenant.apiKey, { recipients: [{ email: 'ana@example.com', auth_method: 'EMAIL' }] });
+    const created = await createRequest(t.app, tenant.apiKey, {
+      recipients: [{ email: 'ana@example.com', auth_method: 'EMAIL' }],
+    });
     const token = tokenOf(created);
-    const session = await t.app.inject({ method: 'POST', url: `/r/${token}/api/session`, payload: { code: created.recipients[0].password } });
+    const session = await t.app.inject({
+      method: 'POST',
+      url: `/r/${token}/api/session`,
+      payload: { code: created.recipients[0].password },
+    });
     expect(session.statusCode).toBe(200);
     const cookie = String(session.headers['set-cookie']).split(';')[0];
     const page = await t.app.inject({ url: `/r/${token}`, headers: { cookie } });

@@ -19,7 +19,12 @@ describe('recipient API', () => {
   afterAll(() => t.close());
 
   const events = async (requestId: string) =>
-    t.orm.em.fork().execute<{ topic: string; subject_type: string }[]>('select topic, subject_type from event where request_id = ? order by seq', [requestId]);
+    t.orm.em
+      .fork()
+      .execute<{ topic: string; subject_type: string }[]>(
+        'select topic, subject_type from event where request_id = ? order by seq',
+        [requestId],
+      );
   const requestState = async (requestId: string) => (await owner.get(`/requests/${requestId}`)).json();
 
   it('should describe the sign-in of a link and mark it opened once', async () => {
@@ -28,7 +33,13 @@ describe('recipient API', () => {
     const info = await portal(t.app, token).info();
     expect(info.statusCode).toBe(200);
     expect(info.json()).toEqual({
-      request: { name: 'Tax documents 2024', organization_name: 'Acme', owner_name: expect.any(String), due_date: null, language: 'en-US' },
+      request: {
+        name: 'Tax documents 2024',
+        organization_name: 'Acme',
+        owner_name: expect.any(String),
+        due_date: null,
+        language: 'en-US',
+      },
       recipient: { first_name: 'Ana' },
       sign_in: { steps: [], question_text: null, code_destination: null },
       branding: { primary_color: null, sender_name: null, support_email: null, logo_url: null },
@@ -53,12 +64,26 @@ describe('recipient API', () => {
     expect(session).toMatch(/^grs_/);
     expect(new Date(expires_at).getTime()).toBeGreaterThan(Date.now() + 11 * 3600_000);
     const cookie = signIn.headers['set-cookie'] as string;
-    expect(cookie).toMatch(new RegExp(`^gather_session=${session}; Path=/r/${token}; Max-Age=\\d+; HttpOnly; SameSite=Strict`));
+    expect(cookie).toMatch(
+      new RegExp(`^gather_session=${session}; Path=/r/${token}; Max-Age=\\d+; HttpOnly; SameSite=Strict`),
+    );
 
-    const byCookie = await t.app.inject({ method: 'GET', url: `/r/${token}/api/request`, headers: { cookie: `gather_session=${session}` } });
+    const byCookie = await t.app.inject({
+      method: 'GET',
+      url: `/r/${token}/api/request`,
+      headers: { cookie: `gather_session=${session}` },
+    });
     expect(byCookie.statusCode).toBe(200);
     const view = byCookie.json();
-    expect(view).toMatchObject({ id: request.id, name: 'Tax documents 2024', state: 'INCOMPLETE_AND_LINK_SENT', organization_name: 'Acme', personal_message: 'Thanks!', can_change: true, percent_complete: 0 });
+    expect(view).toMatchObject({
+      id: request.id,
+      name: 'Tax documents 2024',
+      state: 'INCOMPLETE_AND_LINK_SENT',
+      organization_name: 'Acme',
+      personal_message: 'Thanks!',
+      can_change: true,
+      percent_complete: 0,
+    });
     expect(view.items.map((i: { type: string; status: string }) => [i.type, i.status])).toEqual([
       ['UPLOAD', 'INCOMPLETE'],
       ['QUESTION', 'INCOMPLETE'],
@@ -73,7 +98,11 @@ describe('recipient API', () => {
 
     const uploaded = await p.upload(upload.id, await pdfBytes('W-2'), 'w2.pdf');
     expect(uploaded.statusCode).toBe(200);
-    expect(uploaded.json()).toMatchObject({ id: upload.id, status: 'COMPLETE', documents: [{ file_name: 'w2.pdf', content_type: 'application/pdf', mine: true }] });
+    expect(uploaded.json()).toMatchObject({
+      id: upload.id,
+      status: 'COMPLETE',
+      documents: [{ file_name: 'w2.pdf', content_type: 'application/pdf', mine: true }],
+    });
     const documentId = uploaded.json().documents[0].id;
     const download = await p.get(`/documents/${documentId}`);
     expect(download.statusCode).toBe(200);
@@ -91,7 +120,13 @@ describe('recipient API', () => {
     // The owner's API shows the recipient's document, and the events name the recipient as actor.
     const owned = (await owner.get(`/requests/${request.id}/documents`)).json();
     expect(owned.map((d: { id: string }) => d.id)).toEqual([documentId]);
-    expect((await events(request.id)).map((e) => e.topic)).toEqual(['request.created', 'document.uploaded', 'item.updated', 'item.updated', 'item.updated']);
+    expect((await events(request.id)).map((e) => e.topic)).toEqual([
+      'request.created',
+      'document.uploaded',
+      'item.updated',
+      'item.updated',
+      'item.updated',
+    ]);
 
     // Taking back the only document leaves the item to do again.
     expect((await p.deleteDocument(upload.id, documentId)).statusCode).toBe(204);
@@ -119,7 +154,11 @@ describe('recipient API', () => {
     // Required item missing: PARTIALLY_SUBMITTED.
     const partial = await p.submit('Most of it');
     expect(partial.statusCode).toBe(200);
-    expect(partial.json()).toMatchObject({ state: 'PARTIALLY_SUBMITTED', can_change: false, submissions: [{ outcome: 'PARTIAL', comment: 'Most of it' }] });
+    expect(partial.json()).toMatchObject({
+      state: 'PARTIALLY_SUBMITTED',
+      can_change: false,
+      submissions: [{ outcome: 'PARTIAL', comment: 'Most of it' }],
+    });
     const refused = await p.answer(items[1].id, 'late');
     expect(refused.statusCode).toBe(422);
     expect(refused.json().detail[0]).toMatchObject({ type: 'invalid_state' });
@@ -140,14 +179,25 @@ describe('recipient API', () => {
     await p2.upload(second.items[0].id, await pdfBytes());
     await p2.answer(second.items[1].id, 'None');
     expect((await p2.submit()).json().state).toBe('COMPLETE_AND_SUBMITTED');
-    expect((await events(second.request.id)).map((e) => e.topic).slice(-2)).toEqual(['request.submitted', 'request.completed']);
+    expect((await events(second.request.id)).map((e) => e.topic).slice(-2)).toEqual([
+      'request.submitted',
+      'request.completed',
+    ]);
     // The owner is told.
-    const notices = await t.orm.em.fork().execute<{ kind: string; user_id: string }[]>("select kind, user_id from notification where request_id = ? and user_id is not null", [second.request.id]);
+    const notices = await t.orm.em
+      .fork()
+      .execute<{ kind: string; user_id: string }[]>(
+        'select kind, user_id from notification where request_id = ? and user_id is not null',
+        [second.request.id],
+      );
     expect(notices).toEqual([{ kind: 'REQUEST_COMPLETED', user_id: tenant.userId }]);
   });
 
   it('should refuse a partial submission when the request requires a complete one, and comments when disabled', async () => {
-    const { token } = await requestWithLink(t.app, tenant.apiKey, { require_complete_submission: true, disable_submission_comments: true });
+    const { token } = await requestWithLink(t.app, tenant.apiKey, {
+      require_complete_submission: true,
+      disable_submission_comments: true,
+    });
     const p = await signedIn(t.app, token);
     const refused = await p.submit();
     expect(refused.statusCode).toBe(422);
@@ -172,14 +222,21 @@ describe('recipient API', () => {
     const p = await signedIn(t.app, token);
     const view = await p.graphql('{ recipientRequest { id state items { id kind status } } }');
     expect(view.data.recipientRequest).toMatchObject({ id: request.id, state: 'INCOMPLETE_AND_LINK_SENT' });
-    const answered = await p.graphql('mutation ($input: RecipientAnswerInput!) { recipientAnswer(input: $input) { item { status answer } userErrors { code } } }', {
-      input: { itemId: items[1].id, answer: 'Yes' },
-    });
+    const answered = await p.graphql(
+      'mutation ($input: RecipientAnswerInput!) { recipientAnswer(input: $input) { item { status answer } userErrors { code } } }',
+      {
+        input: { itemId: items[1].id, answer: 'Yes' },
+      },
+    );
     expect(answered.data.recipientAnswer).toEqual({ item: { status: 'COMPLETE', answer: 'Yes' }, userErrors: [] });
 
     const other = await p.graphql(`{ request(id: "${request.id}") { id } }`);
     expect(other.errors[0].extensions.code).toBe('FORBIDDEN');
-    const rest = await t.app.inject({ method: 'GET', url: `/requests/${request.id}`, headers: { authorization: `Bearer ${p.session}` } });
+    const rest = await t.app.inject({
+      method: 'GET',
+      url: `/requests/${request.id}`,
+      headers: { authorization: `Bearer ${p.session}` },
+    });
     expect(rest.statusCode).toBe(403);
     const byKey = await owner.graphql('{ recipientRequest { id } }');
     expect(byKey.errors![0].extensions!.code).toBe('FORBIDDEN');

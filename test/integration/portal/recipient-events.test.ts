@@ -20,7 +20,9 @@ describe("a recipient's changes reach subscribers and webhooks", () => {
     tenant = await createTenant(t.orm);
     receiver = await startReceiver();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
-    ws = wsClient(`ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`, { authorization: `Bearer ${tenant.apiKey}` }).client;
+    ws = wsClient(`ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`, {
+      authorization: `Bearer ${tenant.apiKey}`,
+    }).client;
   });
   afterAll(async () => {
     await ws.dispose();
@@ -32,7 +34,10 @@ describe("a recipient's changes reach subscribers and webhooks", () => {
     const topics = ['item.updated', 'document.uploaded', 'contract.signed', 'request.submitted', 'request.completed'];
     const hook = await client(t.app, tenant.apiKey).post('/webhooks', { endpoint: receiver.url, topics });
     expect(hook.statusCode).toBe(200);
-    const stream = subscribe(ws, 'subscription { events(topics: [ITEM_UPDATED, DOCUMENT_UPLOADED, CONTRACT_SIGNED, REQUEST_SUBMITTED, REQUEST_COMPLETED]) { topic } }');
+    const stream = subscribe(
+      ws,
+      'subscription { events(topics: [ITEM_UPDATED, DOCUMENT_UPLOADED, CONTRACT_SIGNED, REQUEST_SUBMITTED, REQUEST_COMPLETED]) { topic } }',
+    );
     const submitted = subscribe(ws, 'subscription { requestSubmitted { id state } }');
     await untilSubscribed(() => t.app.subscriptions.subscriberCount, 2);
     const contract = await createContract(t.app, tenant.apiKey);
@@ -53,14 +58,28 @@ describe("a recipient's changes reach subscribers and webhooks", () => {
     expect(sign.statusCode).toBe(200);
     expect((await p.submit()).json().state).toBe('COMPLETE_AND_SUBMITTED');
 
-    const expected = ['DOCUMENT_UPLOADED', 'ITEM_UPDATED', 'CONTRACT_SIGNED', 'DOCUMENT_UPLOADED', 'ITEM_UPDATED', 'REQUEST_SUBMITTED', 'REQUEST_COMPLETED'];
+    const expected = [
+      'DOCUMENT_UPLOADED',
+      'ITEM_UPDATED',
+      'CONTRACT_SIGNED',
+      'DOCUMENT_UPLOADED',
+      'ITEM_UPDATED',
+      'REQUEST_SUBMITTED',
+      'REQUEST_COMPLETED',
+    ];
     const seen: string[] = [];
     for (const _ of expected) seen.push((await stream.next()).data.events.topic);
     expect(seen).toEqual(expected);
-    expect((await submitted.next()).data).toEqual({ requestSubmitted: { id: request.id, state: 'COMPLETE_AND_SUBMITTED' } });
+    expect((await submitted.next()).data).toEqual({
+      requestSubmitted: { id: request.id, state: 'COMPLETE_AND_SUBMITTED' },
+    });
 
     while ((await t.app.webhookWorker.runOnce()) > 0);
-    const delivered = await eventually(async () => (receiver.received.length >= expected.length ? receiver.received : null));
-    expect(delivered.map((r) => r.json.type ?? r.json.topic)).toEqual(expected.map((topic) => topic.toLowerCase().replace('_', '.')));
+    const delivered = await eventually(async () =>
+      receiver.received.length >= expected.length ? receiver.received : null,
+    );
+    expect(delivered.map((r) => r.json.type ?? r.json.topic)).toEqual(
+      expected.map((topic) => topic.toLowerCase().replace('_', '.')),
+    );
   });
 });

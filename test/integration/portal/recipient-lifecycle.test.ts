@@ -19,7 +19,11 @@ describe('recipient lifecycle', () => {
   afterAll(() => t.close());
 
   const topics = async (requestId: string) =>
-    (await t.orm.em.fork().execute<{ topic: string }[]>('select topic from event where request_id = ? order by seq', [requestId])).map((e) => e.topic);
+    (
+      await t.orm.em
+        .fork()
+        .execute<{ topic: string }[]>('select topic from event where request_id = ? order by seq', [requestId])
+    ).map((e) => e.topic);
 
   it('should go submitted → rejected → redone → UPDATED_AND_SUBMITTED → VERIFIED, the recipient locked out after', async () => {
     const { request, token, items } = await requestWithLink(t.app, tenant.apiKey);
@@ -27,17 +31,27 @@ describe('recipient lifecycle', () => {
     await p.upload(items[0].id, await pdfBytes('blurry'));
     expect((await p.submit()).json().state).toBe('SUBMITTED');
 
-    const rejected = await owner.post(`/requests/${request.id}/reject`, { message: 'The scan is blurry', item_ids: [items[0].id] });
+    const rejected = await owner.post(`/requests/${request.id}/reject`, {
+      message: 'The scan is blurry',
+      item_ids: [items[0].id],
+    });
     expect(rejected.statusCode).toBe(200);
     const view = (await p.request()).json();
-    expect(view).toMatchObject({ state: 'REJECTED', can_change: true, rejection: { message: 'The scan is blurry', item_ids: [items[0].id] } });
+    expect(view).toMatchObject({
+      state: 'REJECTED',
+      can_change: true,
+      rejection: { message: 'The scan is blurry', item_ids: [items[0].id] },
+    });
     expect(view.items[0].status).toBe('REJECTED');
 
     const redone = await p.upload(items[0].id, await pdfBytes('sharp'));
     expect(redone.json().status).toBe('COMPLETE');
     const resubmitted = (await p.submit('Sharper now')).json();
     expect(resubmitted).toMatchObject({ state: 'UPDATED_AND_SUBMITTED', rejection: null, can_change: false });
-    expect(resubmitted.submissions.map((s: { outcome: string }) => s.outcome)).toEqual(['REQUIRED_COMPLETE', 'REQUIRED_COMPLETE']);
+    expect(resubmitted.submissions.map((s: { outcome: string }) => s.outcome)).toEqual([
+      'REQUIRED_COMPLETE',
+      'REQUIRED_COMPLETE',
+    ]);
 
     expect((await owner.post(`/requests/${request.id}/verify`)).json().state).toBe('VERIFIED');
     const late = await p.answer(items[1].id, 'late');

@@ -9,8 +9,25 @@ import { pngBytes } from '../../support/png';
 // document, verifiable, and the owner hears of it.
 
 const FIELDS: ContractField[] = [
-  { id: 'full-name', type: 'TEXT', assignedTo: { email: 'ana@example.com' }, layout: { page: 1, position: { offsetX: 50, offsetY: 100, anchorPoint: 'TOP_LEFT' }, style: { width: 200, height: 20 } } },
-  { id: 'sig', type: 'SIGNATURE', layout: { page: 1, position: { offsetX: 50, offsetY: 50, anchorPoint: 'BOTTOM_LEFT' }, style: { width: 150, height: 40 } } },
+  {
+    id: 'full-name',
+    type: 'TEXT',
+    assignedTo: { email: 'ana@example.com' },
+    layout: {
+      page: 1,
+      position: { offsetX: 50, offsetY: 100, anchorPoint: 'TOP_LEFT' },
+      style: { width: 200, height: 20 },
+    },
+  },
+  {
+    id: 'sig',
+    type: 'SIGNATURE',
+    layout: {
+      page: 1,
+      position: { offsetX: 50, offsetY: 50, anchorPoint: 'BOTTOM_LEFT' },
+      style: { width: 150, height: 40 },
+    },
+  },
   { id: 'bob-sig', type: 'SIGNATURE', assignedTo: { email: 'bob@example.com' } },
 ];
 
@@ -28,7 +45,12 @@ describe('recipient signing', () => {
   afterAll(() => t.close());
 
   const signingRequest = () =>
-    requestWithLink(t.app, tenant.apiKey, { items: [{ type: 'E_SIGNATURE', name: 'Engagement letter', contract_id: contractId }, { type: 'UPLOAD', name: 'ID' }] });
+    requestWithLink(t.app, tenant.apiKey, {
+      items: [
+        { type: 'E_SIGNATURE', name: 'Engagement letter', contract_id: contractId },
+        { type: 'UPLOAD', name: 'ID' },
+      ],
+    });
 
   it("should show the recipient its fields, serve the contract, and keep the signed PDF as the item's document", async () => {
     const { request, token, items } = await signingRequest();
@@ -50,15 +72,27 @@ describe('recipient signing', () => {
       payload: { fields: { 'full-name': 'Ana Diaz' }, signature: { type: 'TYPED', text: 'Ana Diaz' } },
     });
     expect(signed.statusCode).toBe(200);
-    expect(signed.json()).toMatchObject({ status: 'COMPLETE', documents: [{ file_name: 'Engagement letter.signed.pdf', content_type: 'application/pdf', mine: true }] });
+    expect(signed.json()).toMatchObject({
+      status: 'COMPLETE',
+      documents: [{ file_name: 'Engagement letter.signed.pdf', content_type: 'application/pdf', mine: true }],
+    });
     const pdf = (await p.get(`/documents/${signed.json().documents[0].id}`)).rawPayload;
     expect(verifyPdfSignature(pdf)).toMatchObject({ valid: true, coversWholeFile: true });
     const audit = (await pagesText(pdf)).at(-1)!;
     expect(audit).toContain('Ana Diaz');
     expect(audit).toContain('PortalTest/1.0');
 
-    const topics = await t.orm.em.fork().execute<{ topic: string; actor_type: string }[]>('select topic from event where request_id = ? order by seq', [request.id]);
-    expect(topics.map((e) => e.topic)).toEqual(['request.created', 'contract.signed', 'document.uploaded', 'item.updated']);
+    const topics = await t.orm.em
+      .fork()
+      .execute<{ topic: string; actor_type: string }[]>('select topic from event where request_id = ? order by seq', [
+        request.id,
+      ]);
+    expect(topics.map((e) => e.topic)).toEqual([
+      'request.created',
+      'contract.signed',
+      'document.uploaded',
+      'item.updated',
+    ]);
     // The owner downloads what was signed.
     const owned = (await client(t.app, tenant.apiKey).get(`/requests/${request.id}/documents`)).json();
     expect(owned).toHaveLength(1);
@@ -68,11 +102,22 @@ describe('recipient signing', () => {
     const { token, items } = await signingRequest();
     const p = await signedIn(t.app, token);
     const sign = (payload: unknown, itemId = items[0].id) =>
-      t.app.inject({ method: 'POST', url: `${p.base}/items/${itemId}/sign`, headers: { authorization: `Bearer ${p.session}` }, payload: payload as never });
-    const notPng = await sign({ fields: { 'full-name': 'Ana' }, signature: { type: 'DRAWN', png_base64: Buffer.from('GIF89a....').toString('base64') } });
+      t.app.inject({
+        method: 'POST',
+        url: `${p.base}/items/${itemId}/sign`,
+        headers: { authorization: `Bearer ${p.session}` },
+        payload: payload as never,
+      });
+    const notPng = await sign({
+      fields: { 'full-name': 'Ana' },
+      signature: { type: 'DRAWN', png_base64: Buffer.from('GIF89a....').toString('base64') },
+    });
     expect(notPng.statusCode).toBe(422);
     expect(notPng.json().detail[0].loc).toEqual(['body', 'signature']);
-    const foreign = await sign({ fields: { 'full-name': 'Ana', 'bob-sig': 'x' }, signature: { type: 'TYPED', text: 'Ana' } });
+    const foreign = await sign({
+      fields: { 'full-name': 'Ana', 'bob-sig': 'x' },
+      signature: { type: 'TYPED', text: 'Ana' },
+    });
     expect(foreign.statusCode).toBe(422);
     expect(foreign.json().detail[0].loc).toEqual(['body', 'fields', 'bob-sig']);
     expect((await sign({ signature: { type: 'TYPED', text: 'Ana' } }, items[1].id)).statusCode).toBe(422);
@@ -80,7 +125,10 @@ describe('recipient signing', () => {
     // Nothing was kept for the refusals.
     expect((await p.request()).json().items[0]).toMatchObject({ status: 'INCOMPLETE', documents: [] });
 
-    const drawn = await sign({ fields: { 'full-name': 'Ana' }, signature: { type: 'DRAWN', png_base64: pngBytes(60, 20).toString('base64') } });
+    const drawn = await sign({
+      fields: { 'full-name': 'Ana' },
+      signature: { type: 'DRAWN', png_base64: pngBytes(60, 20).toString('base64') },
+    });
     expect(drawn.statusCode).toBe(200);
     expect(drawn.json().status).toBe('COMPLETE');
   });

@@ -4,7 +4,14 @@ import { createUser } from '../../support/fixtures';
 import { pdfBytes } from '../../support/files';
 import { portal, requestWithLink, signedIn, tokenOf } from '../../support/portal';
 import { startSmtpServer } from '../../support/smtp';
-import { CODE_RESEND_SECONDS, CODE_VALID_MINUTES, MAX_CODES_PER_HOUR, MAX_SIGN_IN_FAILURES, SESSION_HOURS, SIGN_IN_LOCK_MINUTES } from '../../../src/modules/portal/portal.limits';
+import {
+  CODE_RESEND_SECONDS,
+  CODE_VALID_MINUTES,
+  MAX_CODES_PER_HOUR,
+  MAX_SIGN_IN_FAILURES,
+  SESSION_HOURS,
+  SIGN_IN_LOCK_MINUTES,
+} from '../../../src/modules/portal/portal.limits';
 import { MASKED } from '../../../src/modules/notifications/notification.templates';
 import type { SmsProvider } from '../../../src/modules/notifications/notification.channels';
 
@@ -31,7 +38,10 @@ describe('recipient sign-in and messages', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await createTestApp({ mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } }, { clock: { now: () => new Date(Date.now() + offsetMs) }, sms: smsProvider });
+    t = await createTestApp(
+      { mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
+      { clock: { now: () => new Date(Date.now() + offsetMs) }, sms: smsProvider },
+    );
     tenant = await createTenant(t.orm, 'Acme');
     owner = client(t.app, tenant.apiKey);
   });
@@ -48,7 +58,8 @@ describe('recipient sign-in and messages', () => {
   const later = (ms: number) => {
     offsetMs += ms;
   };
-  const sql = <T = Record<string, any>>(statement: string, params: unknown[] = []) => t.orm.em.fork().execute<T[]>(statement, params);
+  const sql = <T = Record<string, any>>(statement: string, params: unknown[] = []) =>
+    t.orm.em.fork().execute<T[]>(statement, params);
 
   async function deliver(): Promise<void> {
     while ((await t.app.notificationWorker.runOnce()) > 0);
@@ -57,7 +68,9 @@ describe('recipient sign-in and messages', () => {
   /** The mails delivered to an address whose subject matches, oldest first. */
   async function mailsTo(address: string, subject: RegExp) {
     await deliver();
-    return smtp.received.filter((m) => m.envelopeTo.includes(address) && subject.test(m.mail.subject ?? '')).map((m) => m.mail);
+    return smtp.received
+      .filter((m) => m.envelopeTo.includes(address) && subject.test(m.mail.subject ?? ''))
+      .map((m) => m.mail);
   }
 
   /** Asks for a code and reads it from the mail the SMTP server received. */
@@ -76,7 +89,10 @@ describe('recipient sign-in and messages', () => {
   const retryAfter = (response: LightMyRequestResponse) => Number(response.headers['retry-after']);
 
   const withAuth = (auth: Record<string, unknown>, overrides: Record<string, unknown> = {}) =>
-    requestWithLink(t.app, tenant.apiKey, { recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', auth_method: auth }], ...overrides });
+    requestWithLink(t.app, tenant.apiKey, {
+      recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', auth_method: auth }],
+      ...overrides,
+    });
 
   describe('EMAIL codes', () => {
     it('should mail a 6-digit code that signs in once, within its 10 minutes, and take the password in place of a code', async () => {
@@ -103,7 +119,9 @@ describe('recipient sign-in and messages', () => {
       const signIn = await p.signIn({ code });
       expect(signIn.statusCode).toBe(200);
       const { session_token: session } = signIn.json();
-      expect(signIn.headers['set-cookie']).toMatch(new RegExp(`^gather_session=${session}; Path=/r/${token}; Max-Age=\\d+; HttpOnly; SameSite=Strict; Secure$`));
+      expect(signIn.headers['set-cookie']).toMatch(
+        new RegExp(`^gather_session=${session}; Path=/r/${token}; Max-Age=\\d+; HttpOnly; SameSite=Strict; Secure$`),
+      );
       expect((await portal(t.app, token, session).request()).statusCode).toBe(200);
 
       // A code works once.
@@ -121,10 +139,16 @@ describe('recipient sign-in and messages', () => {
       expect((await p.signIn({ code: password })).statusCode).toBe(200);
 
       // The stored copies show neither the codes nor the session; they show the mask.
-      const stored = await sql<{ kind: string; subject: string; text: string; html: string; secrets_sealed: string | null }>(
-        'select kind, subject, text, html, secrets_sealed from notification where request_id = ? and kind = ?',
-        [request.id, 'ONE_TIME_CODE'],
-      );
+      const stored = await sql<{
+        kind: string;
+        subject: string;
+        text: string;
+        html: string;
+        secrets_sealed: string | null;
+      }>('select kind, subject, text, html, secrets_sealed from notification where request_id = ? and kind = ?', [
+        request.id,
+        'ONE_TIME_CODE',
+      ]);
       expect(stored).toHaveLength(2);
       for (const row of stored) {
         expect(row.text).toContain(MASKED);
@@ -151,9 +175,15 @@ describe('recipient sign-in and messages', () => {
   });
 
   it('should send an SMS recipient its code through the SMS provider, masked in the table', async () => {
-    const { request, token } = await requestWithLink(t.app, tenant.apiKey, { recipients: [{ first_name: 'Bo', phone: '+15551234567', auth_method: { type: 'SMS' } }] });
+    const { request, token } = await requestWithLink(t.app, tenant.apiKey, {
+      recipients: [{ first_name: 'Bo', phone: '+15551234567', auth_method: { type: 'SMS' } }],
+    });
     const p = portal(t.app, token);
-    expect((await p.info()).json().sign_in).toEqual({ steps: ['code'], question_text: null, code_destination: '+1******4567' });
+    expect((await p.info()).json().sign_in).toEqual({
+      steps: ['code'],
+      question_text: null,
+      code_destination: '+1******4567',
+    });
     const sent = await p.sendCode();
     expect(sent.json().sent_to).toBe('+1******4567');
     await deliver();
@@ -168,17 +198,31 @@ describe('recipient sign-in and messages', () => {
       "select channel, address, status, text, html from notification where request_id = ? and kind = 'ONE_TIME_CODE'",
       [request.id],
     );
-    expect(row).toEqual({ channel: 'SMS', address: '+15551234567', status: 'SENT', text: `Your code for Tax documents 2024: ${MASKED} (valid ${CODE_VALID_MINUTES} min)`, html: null });
+    expect(row).toEqual({
+      channel: 'SMS',
+      address: '+15551234567',
+      status: 'SENT',
+      text: `Your code for Tax documents 2024: ${MASKED} (valid ${CODE_VALID_MINUTES} min)`,
+      html: null,
+    });
     expect((await p.signIn({ code })).statusCode).toBe(200);
   });
 
   describe('security question', () => {
-    const question = { type: 'SECURITY_QUESTION', question_text: 'Name of your first pet?', question_answer: 'Rex the Dog' };
+    const question = {
+      type: 'SECURITY_QUESTION',
+      question_text: 'Name of your first pet?',
+      question_answer: 'Rex the Dog',
+    };
 
     it('should show the question and take its answer without case or surrounding space', async () => {
       const { token } = await withAuth(question);
       const p = portal(t.app, token);
-      expect((await p.info()).json().sign_in).toEqual({ steps: ['question'], question_text: 'Name of your first pet?', code_destination: null });
+      expect((await p.info()).json().sign_in).toEqual({
+        steps: ['question'],
+        question_text: 'Name of your first pet?',
+        code_destination: null,
+      });
       // No code step: nothing to send.
       expect((await p.sendCode()).statusCode).toBe(422);
       expect((await p.signIn()).statusCode).toBe(422);
@@ -196,7 +240,11 @@ describe('recipient sign-in and messages', () => {
       // The code step has its own link, as for EMAIL and SMS recipients.
       expect(request.recipients[0].mfa_link).toBe(`${request.recipients[0].request_link}/verify`);
       const p = portal(t.app, token);
-      expect((await p.info()).json().sign_in).toEqual({ steps: ['question', 'code'], question_text: 'Name of your first pet?', code_destination: 'a***@example.com' });
+      expect((await p.info()).json().sign_in).toEqual({
+        steps: ['question', 'code'],
+        question_text: 'Name of your first pet?',
+        code_destination: 'a***@example.com',
+      });
       const code = await mailedCode(token);
       expect((await p.signIn({ answer: 'rex the dog' })).statusCode).toBe(422);
       expect((await p.signIn({ code })).statusCode).toBe(422);
@@ -212,10 +260,13 @@ describe('recipient sign-in and messages', () => {
       const { token } = await withAuth({ type: 'EMAIL' });
       const p = portal(t.app, token);
       const code = await mailedCode(token);
-      for (let i = 1; i < MAX_SIGN_IN_FAILURES; i++) expect((await p.signIn({ code: wrong(code) })).json()).toEqual({ detail: 'Wrong or expired code' });
+      for (let i = 1; i < MAX_SIGN_IN_FAILURES; i++)
+        expect((await p.signIn({ code: wrong(code) })).json()).toEqual({ detail: 'Wrong or expired code' });
       const fifth = await p.signIn({ code: wrong(code) });
       expect(fifth.statusCode).toBe(401);
-      expect(fifth.json().detail).toBe(`Wrong code; after ${MAX_SIGN_IN_FAILURES} wrong attempts in a row it is locked for ${SIGN_IN_LOCK_MINUTES} minutes`);
+      expect(fifth.json().detail).toBe(
+        `Wrong code; after ${MAX_SIGN_IN_FAILURES} wrong attempts in a row it is locked for ${SIGN_IN_LOCK_MINUTES} minutes`,
+      );
 
       const locked = await p.signIn({ code });
       expect(locked.statusCode).toBe(429);
@@ -237,7 +288,8 @@ describe('recipient sign-in and messages', () => {
       const { token, password } = await withAuth({ type: 'EMAIL' });
       const p = portal(t.app, token);
       for (let round = 0; round < 2; round++) {
-        for (let i = 1; i < MAX_SIGN_IN_FAILURES; i++) expect((await p.signIn({ code: '123456' })).json()).toEqual({ detail: 'Wrong or expired code' });
+        for (let i = 1; i < MAX_SIGN_IN_FAILURES; i++)
+          expect((await p.signIn({ code: '123456' })).json()).toEqual({ detail: 'Wrong or expired code' });
         expect((await p.signIn({ code: password })).statusCode).toBe(200);
       }
     });
@@ -248,7 +300,9 @@ describe('recipient sign-in and messages', () => {
       for (let i = 0; i < MAX_SIGN_IN_FAILURES; i++) expect((await p.signIn({ answer: 'Felix' })).statusCode).toBe(401);
       const locked = await p.signIn({ answer: 'Rex' });
       expect(locked.statusCode).toBe(429);
-      expect(locked.json().detail).toBe(`Too many wrong attempts: the answer step is locked for ${SIGN_IN_LOCK_MINUTES} minutes`);
+      expect(locked.json().detail).toBe(
+        `Too many wrong attempts: the answer step is locked for ${SIGN_IN_LOCK_MINUTES} minutes`,
+      );
       later(SIGN_IN_LOCK_MINUTES * MINUTE + 1000);
       expect((await p.signIn({ answer: 'Rex' })).statusCode).toBe(200);
     });
@@ -281,7 +335,10 @@ describe('recipient sign-in and messages', () => {
 
       later(retryAfter(sixth) * 1000);
       expect((await p.sendCode()).statusCode).toBe(200);
-      const [{ count }] = await sql<{ count: string }>("select count(*) from notification where request_id = ? and kind = 'ONE_TIME_CODE'", [request.id]);
+      const [{ count }] = await sql<{ count: string }>(
+        "select count(*) from notification where request_id = ? and kind = 'ONE_TIME_CODE'",
+        [request.id],
+      );
       expect(Number(count)).toBe(MAX_CODES_PER_HOUR + 1);
     });
 
@@ -290,7 +347,10 @@ describe('recipient sign-in and messages', () => {
       const p = portal(t.app, token);
       const answers = await Promise.all(Array.from({ length: 10 }, () => p.sendCode()));
       expect(answers.map((a) => a.statusCode).sort()).toEqual([200, ...Array(9).fill(429)]);
-      const codes = await sql("select id from recipient_code where recipient_id = (select id from recipient where request_id = ?)", [request.id]);
+      const codes = await sql(
+        'select id from recipient_code where recipient_id = (select id from recipient where request_id = ?)',
+        [request.id],
+      );
       expect(codes).toHaveLength(1);
       expect(await mailsTo('ana@example.com', /code/)).toHaveLength(1);
     });
@@ -344,7 +404,10 @@ describe('recipient sign-in and messages', () => {
       const expiration = new Date(t.app.contexts.settings.clock.now().getTime() + 2 * HOUR);
       expiration.setMilliseconds(0);
       const due = new Date(expiration.getTime() - HOUR);
-      const { token } = await requestWithLink(t.app, tenant.apiKey, { due_date: due.toISOString(), expiration_date: expiration.toISOString() });
+      const { token } = await requestWithLink(t.app, tenant.apiKey, {
+        due_date: due.toISOString(),
+        expiration_date: expiration.toISOString(),
+      });
       expect((await portal(t.app, token).info()).json().request.due_date).toBe(due.toISOString());
       const signIn = await portal(t.app, token).signIn();
       // The request as the recipient sees it writes its times in RFC 3339, as every other answer does.
@@ -366,7 +429,9 @@ describe('recipient sign-in and messages', () => {
       const { request, token } = await requestWithLink(t.app, tenant.apiKey);
       const p = await signedIn(t.app, token);
       expect((await p.request()).statusCode).toBe(200);
-      const regenerated = await owner.post(`/requests/${request.id}/recipients/${request.recipients[0].recipient.id}/link`);
+      const regenerated = await owner.post(
+        `/requests/${request.id}/recipients/${request.recipients[0].recipient.id}/link`,
+      );
       expect(regenerated.statusCode).toBe(200);
       const newToken = tokenOf(regenerated.json().request_link);
 
@@ -381,14 +446,18 @@ describe('recipient sign-in and messages', () => {
   describe("the owner's and the recipient's messages", () => {
     it('should mail "completed" to the owner and collaborators, and "changes requested" with the message and link to the recipient', async () => {
       const colleague = await createUser(t.app, tenant.apiKey, { email: 'colleague@example.com', firstName: 'Col' });
-      const { request, items } = await requestWithLink(t.app, tenant.apiKey, { name: 'Taxes & more', collaborators: [colleague.userId] });
+      const { request, items } = await requestWithLink(t.app, tenant.apiKey, {
+        name: 'Taxes & more',
+        collaborators: [colleague.userId],
+      });
       const link = request.recipients[0].request_link as string;
       const p = await signedIn(t.app, tokenOf(link));
       await p.upload(items[0].id, await pdfBytes());
       await p.answer(items[1].id, 'None');
       expect((await p.submit()).json().state).toBe('COMPLETE_AND_SUBMITTED');
 
-      const ownerEmail = (await sql<{ email: string }>('select email from app_user where id = ?', [tenant.userId]))[0].email;
+      const ownerEmail = (await sql<{ email: string }>('select email from app_user where id = ?', [tenant.userId]))[0]
+        .email;
       for (const address of [ownerEmail, 'colleague@example.com']) {
         const mails = await mailsTo(address, /./);
         expect(mails.map((m) => m.subject)).toEqual(['Completed: Taxes & more']);
@@ -397,10 +466,15 @@ describe('recipient sign-in and messages', () => {
         expect(mails[0].html).toContain('Ana Diaz completed every item of &quot;Taxes &amp; more&quot;.');
       }
       // A submission tells the owner, not the recipient (who got only its invitation).
-      expect((await mailsTo('ana@example.com', /./)).map((m) => m.subject)).toEqual([expect.stringMatching(/requests documents: Taxes & more$/)]);
+      expect((await mailsTo('ana@example.com', /./)).map((m) => m.subject)).toEqual([
+        expect.stringMatching(/requests documents: Taxes & more$/),
+      ]);
       smtp.received.length = 0;
 
-      const rejected = await owner.post(`/requests/${request.id}/reject`, { message: 'Please send the 2024 W-2,\nnot 2023.', item_ids: [items[0].id] });
+      const rejected = await owner.post(`/requests/${request.id}/reject`, {
+        message: 'Please send the 2024 W-2,\nnot 2023.',
+        item_ids: [items[0].id],
+      });
       expect(rejected.statusCode).toBe(200);
       const [changes] = await mailsTo('ana@example.com', /./);
       expect(changes.subject).toBe('Changes requested: Taxes & more');
@@ -417,7 +491,8 @@ describe('recipient sign-in and messages', () => {
       const { request, token } = await requestWithLink(t.app, tenant.apiKey, { name: 'Documentos', language: 'es' });
       const p = await signedIn(t.app, token);
       expect((await p.submit()).json().state).toBe('PARTIALLY_SUBMITTED');
-      const ownerEmail = (await sql<{ email: string }>('select email from app_user where id = ?', [tenant.userId]))[0].email;
+      const ownerEmail = (await sql<{ email: string }>('select email from app_user where id = ?', [tenant.userId]))[0]
+        .email;
       const [mail] = await mailsTo(ownerEmail, /./);
       expect(mail.subject).toBe('Enviada: Documentos');
       expect(mail.text).toContain('Ana Diaz envió «Documentos».');
@@ -435,7 +510,11 @@ describe('recipient sign-in and messages', () => {
     await p.submit('All there');
 
     const [recipient] = await sql<{ id: string }>('select id from recipient where request_id = ?', [request.id]);
-    const activity = (await owner.get(`/requests/${request.id}/activity`)).json() as { action: string; actor: Record<string, unknown>; details: Record<string, unknown> }[];
+    const activity = (await owner.get(`/requests/${request.id}/activity`)).json() as {
+      action: string;
+      actor: Record<string, unknown>;
+      details: Record<string, unknown>;
+    }[];
     const byRecipient = activity.filter((entry) => entry.actor.type === 'RECIPIENT').reverse();
     expect(byRecipient.map((entry) => entry.action)).toEqual([
       'recipient.opened',
@@ -446,7 +525,14 @@ describe('recipient sign-in and messages', () => {
       'request.submitted',
       'request.completed',
     ]);
-    for (const entry of byRecipient) expect(entry.actor).toMatchObject({ type: 'RECIPIENT', id: recipient.id, name: 'Ana Diaz', ip: '203.0.113.7', user_agent: 'Phone/1.0' });
+    for (const entry of byRecipient)
+      expect(entry.actor).toMatchObject({
+        type: 'RECIPIENT',
+        id: recipient.id,
+        name: 'Ana Diaz',
+        ip: '203.0.113.7',
+        user_agent: 'Phone/1.0',
+      });
     expect(byRecipient[1].details).toMatchObject({ steps: [] });
     // Opening the link again is not a new entry.
     await portal(t.app, token, undefined, from).info();

@@ -17,17 +17,37 @@ describe('REST attachments', () => {
 
   describe('POST /attachments', () => {
     it('should store the file and answer the attachment with the type detected from its content', async () => {
-      const response = await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes(), { filename: 'C:\\fakepath\\Guide.pdf', type: 'text/plain' });
+      const response = await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes(), {
+        filename: 'C:\\fakepath\\Guide.pdf',
+        type: 'text/plain',
+      });
       expect(response.statusCode).toBe(200);
       const { id } = response.json();
-      expect(response.json()).toEqual({ id, name: 'Guide.pdf', size: expect.any(Number), mime_type: 'application/pdf', creation_date: expect.any(String), download_url: `https://gather.test/attachments/${id}/download` });
-      const [row] = await t.orm.em.fork().getConnection().execute('select size, sha256, mime_type, claimed_mime_type from stored_file');
-      expect(row).toMatchObject({ mime_type: 'application/pdf', claimed_mime_type: 'text/plain', size: response.json().size });
+      expect(response.json()).toEqual({
+        id,
+        name: 'Guide.pdf',
+        size: expect.any(Number),
+        mime_type: 'application/pdf',
+        creation_date: expect.any(String),
+        download_url: `https://gather.test/attachments/${id}/download`,
+      });
+      const [row] = await t.orm.em
+        .fork()
+        .getConnection()
+        .execute('select size, sha256, mime_type, claimed_mime_type from stored_file');
+      expect(row).toMatchObject({
+        mime_type: 'application/pdf',
+        claimed_mime_type: 'text/plain',
+        size: response.json().size,
+      });
       expect(row.sha256).toMatch(/^[0-9a-f]{64}$/);
     });
 
     it('should record plain text as text/plain whatever the claim', async () => {
-      const response = await upload(t.app, tenant.apiKey, '/attachments', 'just some notes\n', { filename: 'notes.pdf', type: 'application/pdf' });
+      const response = await upload(t.app, tenant.apiKey, '/attachments', 'just some notes\n', {
+        filename: 'notes.pdf',
+        type: 'application/pdf',
+      });
       expect(response.json()).toMatchObject({ name: 'notes.pdf', mime_type: 'text/plain', size: 16 });
     });
 
@@ -73,14 +93,18 @@ describe('REST attachments', () => {
 
   describe('GET /attachments/{attachment_id}/download', () => {
     it("should send the bytes of the caller's own attachment, and 404 for another user's or organization's", async () => {
-      const mine = (await upload(t.app, tenant.apiKey, '/attachments', 'Fill in box 3.\n', { filename: 'guide.txt' })).json();
+      const mine = (
+        await upload(t.app, tenant.apiKey, '/attachments', 'Fill in box 3.\n', { filename: 'guide.txt' })
+      ).json();
       const download = await api.get(new URL(mine.download_url).pathname);
       expect(download.statusCode).toBe(200);
       expect(download.headers['content-type']).toBe('application/octet-stream');
       expect(download.headers['content-disposition']).toBe('attachment; filename="guide.txt"');
       expect(download.body).toBe('Fill in box 3.\n');
       const user = await createUser(t.app, tenant.apiKey, { email: `erin-${Date.now()}@example.com` });
-      expect((await client(t.app, user.apiKey).get(`/attachments/${mine.id}/download`)).json()).toEqual({ detail: 'Attachment not found' });
+      expect((await client(t.app, user.apiKey).get(`/attachments/${mine.id}/download`)).json()).toEqual({
+        detail: 'Attachment not found',
+      });
       const other = await createTenant(t.orm);
       expect((await client(t.app, other.apiKey).get(`/attachments/${mine.id}/download`)).statusCode).toBe(404);
     });
@@ -96,7 +120,10 @@ describe('REST attachments', () => {
     });
 
     it('should upload, list, get, download and delete', async () => {
-      const created = await upload(t.app, tenant.apiKey, base, 'Fill in box 3 only.\n', { filename: 'how-to.txt', type: 'text/plain' });
+      const created = await upload(t.app, tenant.apiKey, base, 'Fill in box 3 only.\n', {
+        filename: 'how-to.txt',
+        type: 'text/plain',
+      });
       expect(created.statusCode).toBe(200);
       const attachment = created.json();
       expect(attachment).toEqual({
@@ -127,7 +154,9 @@ describe('REST attachments', () => {
     it('should encode a name that is not ASCII in the Content-Disposition header', async () => {
       const attachment = (await upload(t.app, tenant.apiKey, base, 'x', { filename: 'отчёт 5%.txt' })).json();
       const download = await api.get(`${base}/${attachment.id}/download`);
-      expect(download.headers['content-disposition']).toBe(`attachment; filename="????? 5%.txt"; filename*=UTF-8''%D0%BE%D1%82%D1%87%D1%91%D1%82%205%25.txt`);
+      expect(download.headers['content-disposition']).toBe(
+        `attachment; filename="????? 5%.txt"; filename*=UTF-8''%D0%BE%D1%82%D1%87%D1%91%D1%82%205%25.txt`,
+      );
       await api.delete(`${base}/${attachment.id}`);
     });
 
@@ -142,8 +171,14 @@ describe('REST attachments', () => {
     });
 
     it('should answer 404 for an unknown request or item, or another organization', async () => {
-      expect((await upload(t.app, tenant.apiKey, `/requests/${UNKNOWN_ID}/items/${request.items[0].id}/attachments`, 'x')).json()).toEqual({ detail: 'Item not found' });
-      expect((await api.get(`/requests/${request.id}/items/${UNKNOWN_ID}/attachments`)).json()).toEqual({ detail: 'Item not found' });
+      expect(
+        (
+          await upload(t.app, tenant.apiKey, `/requests/${UNKNOWN_ID}/items/${request.items[0].id}/attachments`, 'x')
+        ).json(),
+      ).toEqual({ detail: 'Item not found' });
+      expect((await api.get(`/requests/${request.id}/items/${UNKNOWN_ID}/attachments`)).json()).toEqual({
+        detail: 'Item not found',
+      });
       const other = await createTenant(t.orm);
       const stranger = client(t.app, other.apiKey);
       const attachment = (await upload(t.app, tenant.apiKey, base, 'secret')).json();
@@ -157,7 +192,9 @@ describe('REST attachments', () => {
 
   describe('attachments referenced at request creation', () => {
     it('should copy library attachments onto the request and its items, sharing the bytes', async () => {
-      const guide = (await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes(), { filename: 'guide.pdf' })).json();
+      const guide = (
+        await upload(t.app, tenant.apiKey, '/attachments', await pdfBytes(), { filename: 'guide.pdf' })
+      ).json();
       const request = await createRequest(t.app, tenant.apiKey, {
         attachments: [guide.id],
         items: [{ type: 'UPLOAD', name: 'W-2', attachments: [guide.id] }],
@@ -174,7 +211,13 @@ describe('REST attachments', () => {
 
       // Deleting the item drops its copy; the library keeps the file and its bytes.
       expect((await api.delete(`/requests/${request.id}/items/${item.id}`)).statusCode).toBe(204);
-      const rows = await t.orm.em.fork().getConnection().execute('select count(*)::int as n from attachment where file_id = (select file_id from attachment where id = ?)', [guide.id]);
+      const rows = await t.orm.em
+        .fork()
+        .getConnection()
+        .execute(
+          'select count(*)::int as n from attachment where file_id = (select file_id from attachment where id = ?)',
+          [guide.id],
+        );
       expect(rows[0].n).toBe(2);
       expect((await api.get(`/attachments/${guide.id}`)).statusCode).toBe(200);
     });

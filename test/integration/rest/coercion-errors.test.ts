@@ -42,7 +42,10 @@ describe('GraphQL coercion errors on every REST row', () => {
     await receiver.close();
   });
 
-  const writable = (row: RestRow) => ['POST', 'PATCH', 'PUT'].includes(row.method) && !isUploadRow(row) && plainStrings(row.schema.body as Schema).length > 0;
+  const writable = (row: RestRow) =>
+    ['POST', 'PATCH', 'PUT'].includes(row.method) &&
+    !isUploadRow(row) &&
+    plainStrings(row.schema.body as Schema).length > 0;
 
   it('should answer a 422 on the field in the row own words, for text every plain string field of every row accepts', async () => {
     const rows = REST_ROWS.filter(writable).filter((row) => pathParams(row.url).every((param) => restNoun(row, param)));
@@ -52,11 +55,19 @@ describe('GraphQL coercion errors on every REST row', () => {
     for (const row of rows) {
       const base = minimalPayload(row);
       if (!base || typeof base.payload !== 'object' || base.payload === null) continue;
-      const url = fillPath(row.url, Object.fromEntries(pathParams(row.url).map((param) => [param, world[restNoun(row, param)!]])));
+      const url = fillPath(
+        row.url,
+        Object.fromEntries(pathParams(row.url).map((param) => [param, world[restNoun(row, param)!]])),
+      );
       for (const field of plainStrings(row.schema.body as Schema)) {
         for (const value of HOSTILE) {
           const payload = { ...(base.payload as object), [field]: value };
-          const response = await t.app.inject({ method: row.method, url, payload, headers: { authorization: `Bearer ${world.adminKey}` } });
+          const response = await t.app.inject({
+            method: row.method,
+            url,
+            payload,
+            headers: { authorization: `Bearer ${world.adminKey}` },
+          });
           const what = `${rowName(row)} {"${field}": "${value}"}: ${response.statusCode} ${response.body.slice(0, 300)}`;
           if (response.statusCode >= 500) failures.push(what);
           if (response.statusCode !== 422) continue;
@@ -65,7 +76,12 @@ describe('GraphQL coercion errors on every REST row', () => {
           refused++;
           if (detail.some((entry: { msg: string }) => INTERNAL_WORDING.test(entry.msg))) failures.push(what);
           // Only a refusal of the whole request (a state that does not allow it) stands on the body.
-          if (detail.some((entry: { loc: unknown[]; type: string }) => entry.loc.length === 1 && entry.type !== 'invalid_state')) failures.push(what);
+          if (
+            detail.some(
+              (entry: { loc: unknown[]; type: string }) => entry.loc.length === 1 && entry.type !== 'invalid_state',
+            )
+          )
+            failures.push(what);
         }
       }
     }
@@ -77,16 +93,23 @@ describe('GraphQL coercion errors on every REST row', () => {
     const api = client(t.app, world.adminKey);
     const created = await api.post('/webhooks', { endpoint: 'ftp://x', topics: ['request.created'] });
     expect(created.statusCode).toBe(422);
-    expect(created.json().detail).toEqual([{ loc: ['body', 'endpoint'], msg: expect.not.stringMatching(INTERNAL_WORDING), type: expect.any(String) }]);
+    expect(created.json().detail).toEqual([
+      { loc: ['body', 'endpoint'], msg: expect.not.stringMatching(INTERNAL_WORDING), type: expect.any(String) },
+    ]);
     const changed = await api.patch(`/webhooks/${world.webhook}`, { endpoint: 'ftp://x' });
     expect(changed.statusCode).toBe(422);
-    expect(changed.json().detail).toEqual([{ loc: ['body', 'endpoint'], msg: expect.not.stringMatching(INTERNAL_WORDING), type: expect.any(String) }]);
+    expect(changed.json().detail).toEqual([
+      { loc: ['body', 'endpoint'], msg: expect.not.stringMatching(INTERNAL_WORDING), type: expect.any(String) },
+    ]);
   });
 
   it('should list the values a nullable enum takes without offering null', async () => {
     const api = client(t.app, world.adminKey);
     for (const [url, body] of [
-      ['/requests', { name: 'x', language: 'xx', recipients: [{ email: 'a@example.com' }], items: [{ name: 'a', type: 'UPLOAD' }] }],
+      [
+        '/requests',
+        { name: 'x', language: 'xx', recipients: [{ email: 'a@example.com' }], items: [{ name: 'a', type: 'UPLOAD' }] },
+      ],
       ['/templates', { name: 'x', language: 'xx' }],
     ] as const) {
       const response = await api.post(url, body);

@@ -32,9 +32,14 @@ describe('REST contracts', () => {
     });
 
     it('should take the raw bytes, named by ?name= or Content-Disposition', async () => {
-      const byQuery = await api.post('/contracts?name=Lease.pdf', await pdfBytes(), { 'content-type': 'application/octet-stream' });
+      const byQuery = await api.post('/contracts?name=Lease.pdf', await pdfBytes(), {
+        'content-type': 'application/octet-stream',
+      });
       expect(byQuery.json().document).toEqual({ id: byQuery.json().id, name: 'Lease.pdf', mime: 'application/pdf' });
-      const byHeader = await api.post('/contracts', await pdfBytes(), { 'content-type': 'application/pdf', 'content-disposition': 'attachment; filename="NDA.pdf"' });
+      const byHeader = await api.post('/contracts', await pdfBytes(), {
+        'content-type': 'application/pdf',
+        'content-disposition': 'attachment; filename="NDA.pdf"',
+      });
       expect(byHeader.json().document.name).toBe('NDA.pdf');
     });
 
@@ -46,12 +51,22 @@ describe('REST contracts', () => {
     });
 
     it('should refuse a text file named .pdf, and an image, with 415', async () => {
-      const text = await upload(t.app, tenant.apiKey, '/contracts', 'I am not a PDF', { filename: 'contract.pdf', type: 'application/pdf' });
+      const text = await upload(t.app, tenant.apiKey, '/contracts', 'I am not a PDF', {
+        filename: 'contract.pdf',
+        type: 'application/pdf',
+      });
       expect(text.statusCode).toBe(415);
-      expect(text.json()).toEqual({ detail: 'A contract must be a PDF, DOC or DOCX document (the content is text/plain)' });
+      expect(text.json()).toEqual({
+        detail: 'A contract must be a PDF, DOC or DOCX document (the content is text/plain)',
+      });
       const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
-      expect((await api.post('/contracts?name=x.pdf', png, { 'content-type': 'application/octet-stream' })).statusCode).toBe(415);
-      const [{ n }] = await t.orm.em.fork().getConnection().execute("select count(*)::int as n from stored_file where name in ('contract.pdf', 'x.pdf')");
+      expect(
+        (await api.post('/contracts?name=x.pdf', png, { 'content-type': 'application/octet-stream' })).statusCode,
+      ).toBe(415);
+      const [{ n }] = await t.orm.em
+        .fork()
+        .getConnection()
+        .execute("select count(*)::int as n from stored_file where name in ('contract.pdf', 'x.pdf')");
       expect(n).toBe(0);
     });
   });
@@ -60,13 +75,24 @@ describe('REST contracts', () => {
     it('should replace annotations and fields and answer them in the spec shape', async () => {
       const contract = await createContract(t.app, tenant.apiKey);
       const body = {
-        annotations: [{ id: 'a1', type: 'string', defaultValue: 'ACME Inc.', layout: { page: 1, position: { offset_x: 50, offset_y: 60, anchor_point: 'TOP_LEFT' } } }],
+        annotations: [
+          {
+            id: 'a1',
+            type: 'string',
+            defaultValue: 'ACME Inc.',
+            layout: { page: 1, position: { offset_x: 50, offset_y: 60, anchor_point: 'TOP_LEFT' } },
+          },
+        ],
         fields: [
           {
             type: 'signature',
             placeholder: 'Sign here',
             assigned_to: { email: 'ana@example.com', firstName: 'Ana' },
-            layout: { page: 1, position: { offset_x: 40, offset_y: 40, anchor_point: 'BOTTOM_RIGHT' }, style: { width: 200, height: 40 } },
+            layout: {
+              page: 1,
+              position: { offset_x: 40, offset_y: 40, anchor_point: 'BOTTOM_RIGHT' },
+              style: { width: 200, height: 40 },
+            },
           },
           { type: 'date' },
         ],
@@ -95,16 +121,26 @@ describe('REST contracts', () => {
         expect(response.statusCode).toBe(400);
         expect(response.json().detail[0].loc[0]).toBe('body');
       }
-      const email = await api.patch(`/contracts/${contract.id}`, { fields: [{ type: 'text', assigned_to: { email: 'not-an-email' } }] });
+      const email = await api.patch(`/contracts/${contract.id}`, {
+        fields: [{ type: 'text', assigned_to: { email: 'not-an-email' } }],
+      });
       expect(email.statusCode).toBe(400);
-      expect(email.json().detail).toEqual([{ loc: ['body', 'fields', 0, 'assigned_to', 'email'], msg: 'Input should be an email address', type: 'invalid' }]);
+      expect(email.json().detail).toEqual([
+        {
+          loc: ['body', 'fields', 0, 'assigned_to', 'email'],
+          msg: 'Input should be an email address',
+          type: 'invalid',
+        },
+      ]);
       expect((await api.patch('/contracts/nope', {})).statusCode).toBe(422);
       expect((await api.patch(`/contracts/${UNKNOWN_ID}`, {})).json()).toEqual({ detail: 'Contract not found' });
     });
 
     it('should delete a contract unless an open request uses it', async () => {
       const contract = await createContract(t.app, tenant.apiKey);
-      const request = await createRequest(t.app, tenant.apiKey, { items: [{ type: 'E_SIGNATURE', name: 'Sign', contractId: contract.id }] });
+      const request = await createRequest(t.app, tenant.apiKey, {
+        items: [{ type: 'E_SIGNATURE', name: 'Sign', contractId: contract.id }],
+      });
       const refused = await api.delete(`/contracts/${contract.id}`);
       expect(refused.statusCode).toBe(422);
       expect(refused.json().detail[0]).toMatchObject({ type: 'invalid_state' });
@@ -127,7 +163,12 @@ describe('REST contracts', () => {
   describe('GET /contracts/{contract_id}/preview', () => {
     it('should answer the PDF with its boxes drawn, and 415 for a DOCX', async () => {
       const contract = await createContract(t.app, tenant.apiKey);
-      await api.patch(`/contracts/${contract.id}`, { fields: [{ type: 'signature', placeholder: 'Sign – here ✓', layout: { page: 1 } }, { type: 'text', layout: { page: 9 } }] });
+      await api.patch(`/contracts/${contract.id}`, {
+        fields: [
+          { type: 'signature', placeholder: 'Sign – here ✓', layout: { page: 1 } },
+          { type: 'text', layout: { page: 9 } },
+        ],
+      });
       const response = await api.get(`/contracts/${contract.id}/preview`);
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe('application/pdf');
@@ -139,7 +180,9 @@ describe('REST contracts', () => {
       const docx = await upload(t.app, tenant.apiKey, '/contracts', await docxBytes(), { filename: 'terms.docx' });
       expect((await api.get(`/contracts/${docx.json().id}/preview`)).statusCode).toBe(415);
       // Starts like a PDF (so the upload takes it), has no page tree.
-      const broken = await upload(t.app, tenant.apiKey, '/contracts', '%PDF-1.7\nthis is not really a PDF\n', { filename: 'broken.pdf' });
+      const broken = await upload(t.app, tenant.apiKey, '/contracts', '%PDF-1.7\nthis is not really a PDF\n', {
+        filename: 'broken.pdf',
+      });
       const brokenPreview = await api.get(`/contracts/${broken.json().id}/preview`);
       expect(brokenPreview.statusCode).toBe(415);
       expect(brokenPreview.json()).toEqual({ detail: 'The contract starts like a PDF but could not be read as one' });
@@ -150,12 +193,14 @@ describe('REST contracts', () => {
     it('should take a contract of the organization and show eSignature in shape B', async () => {
       const contract = await createContract(t.app, tenant.apiKey);
       await api.patch(`/contracts/${contract.id}`, { fields: [{ type: 'signature' }] });
-      const request = await createRequest(t.app, tenant.apiKey, { items: [{ type: 'E_SIGNATURE', name: 'Sign', contractId: contract.id }] });
+      const request = await createRequest(t.app, tenant.apiKey, {
+        items: [{ type: 'E_SIGNATURE', name: 'Sign', contractId: contract.id }],
+      });
       const [item] = (await api.get(`/requests/${request.id}/items`)).json();
       expect(item.eSignature).toEqual({ contractId: contract.id, annotations: [], fields: [{ type: 'signature' }] });
     });
 
-    it("should answer 422 for a contractId that names no contract of the organization", async () => {
+    it('should answer 422 for a contractId that names no contract of the organization', async () => {
       const other = await createTenant(t.orm);
       const theirs = await createContract(t.app, other.apiKey);
       const response = await api.post('/requests', {
@@ -164,9 +209,15 @@ describe('REST contracts', () => {
         items: [{ type: 'E_SIGNATURE', name: 'Sign', contractId: theirs.id }],
       });
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail).toEqual([{ loc: ['body', 'items', 0, 'contract_id'], msg: 'Names no contract of your organization', type: 'not_found' }]);
+      expect(response.json().detail).toEqual([
+        { loc: ['body', 'items', 0, 'contract_id'], msg: 'Names no contract of your organization', type: 'not_found' },
+      ]);
       const request = await createRequest(t.app, tenant.apiKey);
-      const item = await api.post(`/requests/${request.id}/items`, { type: 'E_SIGNATURE', name: 'Sign', contract_id: UNKNOWN_ID });
+      const item = await api.post(`/requests/${request.id}/items`, {
+        type: 'E_SIGNATURE',
+        name: 'Sign',
+        contract_id: UNKNOWN_ID,
+      });
       expect(item.statusCode).toBe(422);
     });
   });

@@ -45,7 +45,9 @@ describe('REST documents', () => {
     };
     expect((await api.get(`/documents/${document.id}`)).json()).toEqual(expected);
     expect((await api.get(`/requests/${request.id}/documents`)).json()).toEqual([expected]);
-    expect((await api.get(`/requests/${request.id}/items/${request.items[0].id}/documents`)).json()).toEqual([expected]);
+    expect((await api.get(`/requests/${request.id}/items/${request.items[0].id}/documents`)).json()).toEqual([
+      expected,
+    ]);
     expect((await api.get(`/requests/${request.id}/items/${request.items[0].id}/download`)).json()).toEqual([expected]);
     const download = await api.get(`/documents/${document.id}/download`);
     expect(download.headers['content-type']).toBe('application/octet-stream');
@@ -98,7 +100,9 @@ describe('REST documents', () => {
       expect((await stranger.get(path)).statusCode).toBe(404);
     }
     expect((await stranger.delete(`/documents/${document.id}`)).statusCode).toBe(404);
-    expect((await stranger.delete(`/requests/${request.id}/documents`)).json()).toEqual({ detail: 'Request not found' });
+    expect((await stranger.delete(`/requests/${request.id}/documents`)).json()).toEqual({
+      detail: 'Request not found',
+    });
     expect((await api.get(`/documents/${UNKNOWN_ID}/download`)).json()).toEqual({ detail: 'Document not found' });
   });
 });

@@ -20,7 +20,12 @@ describe('REST request items', () => {
 
   describe('POST /requests/{request_id}/items', () => {
     it('should add an upload item at the end and answer shape A', async () => {
-      const response = await api.post(`/requests/${request.id}/items`, { name: 'Bank statement', type: 'UPLOAD', description: 'Last 3 months', required: true });
+      const response = await api.post(`/requests/${request.id}/items`, {
+        name: 'Bank statement',
+        type: 'UPLOAD',
+        description: 'Last 3 months',
+        required: true,
+      });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({
         id: expect.any(String),
@@ -39,16 +44,26 @@ describe('REST request items', () => {
     });
 
     it('should take a question part for QUESTION and contractId for E_SIGNATURE', async () => {
-      const question = await api.post(`/requests/${request.id}/items`, { name: 'Employer?', type: 'QUESTION', question: { type: 'TEXT', answer: 'Acme' } });
+      const question = await api.post(`/requests/${request.id}/items`, {
+        name: 'Employer?',
+        type: 'QUESTION',
+        question: { type: 'TEXT', answer: 'Acme' },
+      });
       expect(question.json()).toMatchObject({ type: 'QUESTION', answer: 'Acme' });
       const contract = await createContract(t.app, tenant.apiKey);
-      const signature = await api.post(`/requests/${request.id}/items`, { name: 'Sign the engagement letter', type: 'E_SIGNATURE', contractId: contract.id });
+      const signature = await api.post(`/requests/${request.id}/items`, {
+        name: 'Sign the engagement letter',
+        type: 'E_SIGNATURE',
+        contractId: contract.id,
+      });
       expect(signature.statusCode).toBe(200);
       expect(signature.json()).toMatchObject({ type: 'E_SIGNATURE' });
     });
 
     it('should accept STANDARD as UPLOAD', async () => {
-      expect((await api.post(`/requests/${request.id}/items`, { name: 'Payslip', type: 'STANDARD' })).json().type).toBe('UPLOAD');
+      expect((await api.post(`/requests/${request.id}/items`, { name: 'Payslip', type: 'STANDARD' })).json().type).toBe(
+        'UPLOAD',
+      );
     });
 
     it('should answer 422 for a missing name, an empty name or a bad type', async () => {
@@ -83,13 +98,27 @@ describe('REST request items', () => {
         assignedTo: { email: 'ana@example.com', firstName: 'Ana', lastName: 'Diaz', phone: '+15551234567' },
         documents: [],
       });
-      expect(question).toMatchObject({ type: 'QUESTION', questions: { id: request.items[1].id, questionText: 'Any dependents?', questionAnswer: null } });
+      expect(question).toMatchObject({
+        type: 'QUESTION',
+        questions: { id: request.items[1].id, questionText: 'Any dependents?', questionAnswer: null },
+      });
     });
 
     it('should answer shape A to API-Revision 1', async () => {
       const response = await api.get(`/requests/${request.id}/items`, { 'api-revision': '1' });
       expect(response.headers['api-revision']).toBe('1');
-      expect(response.json()[0]).toEqual({ id: request.items[0].id, name: 'W-2', type: 'UPLOAD', description: null, required: true, answer: null, verified: false, is_na: false, form: null, form_answers: null });
+      expect(response.json()[0]).toEqual({
+        id: request.items[0].id,
+        name: 'W-2',
+        type: 'UPLOAD',
+        description: null,
+        required: true,
+        answer: null,
+        verified: false,
+        is_na: false,
+        form: null,
+        form_answers: null,
+      });
     });
 
     it('should answer 422 to an unknown API-Revision', async () => {
@@ -112,7 +141,10 @@ describe('REST request items', () => {
 
     it('should answer 404 Item not found for an unknown item or an item of another request', async () => {
       const other = await createRequest(t.app, tenant.apiKey);
-      for (const url of [`/requests/${request.id}/items/${UNKNOWN_ID}`, `/requests/${request.id}/items/${other.items[0].id}`]) {
+      for (const url of [
+        `/requests/${request.id}/items/${UNKNOWN_ID}`,
+        `/requests/${request.id}/items/${other.items[0].id}`,
+      ]) {
         const response = await api.get(url);
         expect(response.statusCode).toBe(404);
         expect(response.json()).toEqual({ detail: 'Item not found' });
@@ -122,9 +154,18 @@ describe('REST request items', () => {
 
   describe('PATCH /requests/{request_id}/items/{item_id}', () => {
     it('should change name, description and required', async () => {
-      const response = await api.patch(`/requests/${request.id}/items/${request.items[1].id}`, { name: 'Dependents?', description: 'Children under 18', required: true });
+      const response = await api.patch(`/requests/${request.id}/items/${request.items[1].id}`, {
+        name: 'Dependents?',
+        description: 'Children under 18',
+        required: true,
+      });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ name: 'Dependents?', description: 'Children under 18', required: true, type: 'QUESTION' });
+      expect(response.json()).toMatchObject({
+        name: 'Dependents?',
+        description: 'Children under 18',
+        required: true,
+        type: 'QUESTION',
+      });
     });
 
     it('should refuse a name shorter than 1 character with 422', async () => {

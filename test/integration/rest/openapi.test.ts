@@ -14,7 +14,11 @@ afterAll(async () => {
   await t.close();
 });
 
-type Document = { openapi: string; paths: Record<string, Record<string, any>>; components: { securitySchemes: Record<string, unknown> } };
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, any>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 const getDocument = async (): Promise<Document> => {
   // Public: no API key.
@@ -56,11 +60,15 @@ test('every route of the app is in the document, unless it is not REST', async (
   const document = await getDocument();
   const routes = t.app.routeTable.filter((route) => route.method !== 'HEAD');
   const missing = routes.filter(
-    (route) => !NOT_REST.some(([pattern]) => pattern.test(route.url)) && !document.paths[documentPath(route.url)]?.[route.method.toLowerCase()],
+    (route) =>
+      !NOT_REST.some(([pattern]) => pattern.test(route.url)) &&
+      !document.paths[documentPath(route.url)]?.[route.method.toLowerCase()],
   );
   expect(missing).toEqual([]);
   // And nothing else: what is documented is a route.
-  const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+  const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+  );
   expect(documented.sort()).toEqual(
     routes
       .filter((route) => !NOT_REST.some(([pattern]) => pattern.test(route.url)))
@@ -71,7 +79,12 @@ test('every route of the app is in the document, unless it is not REST', async (
 
 test('API key, recipient and public routes name their security', async () => {
   const { paths, components } = await getDocument();
-  expect(Object.keys(components.securitySchemes).sort()).toEqual(['apiKeyHeader', 'bearerAuth', 'recipientCookie', 'recipientSession']);
+  expect(Object.keys(components.securitySchemes).sort()).toEqual([
+    'apiKeyHeader',
+    'bearerAuth',
+    'recipientCookie',
+    'recipientSession',
+  ]);
   expect(paths['/requests'].get.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
   expect(paths['/requests'].get.responses['401'].content['application/json'].schema.required).toEqual(['detail']);
   expect(paths['/r/{token}/api/request'].get.security).toEqual([{ recipientSession: [] }, { recipientCookie: [] }]);
@@ -81,14 +94,23 @@ test('API key, recipient and public routes name their security', async () => {
 
 test('uploads are multipart with a binary `file` part; downloads answer bytes; errors their bodies', async () => {
   const { paths } = await getDocument();
-  for (const path of ['/contracts', '/attachments', '/requests/{request_id}/items/{item_id}/attachments', '/r/{token}/api/items/{item_id}/documents']) {
+  for (const path of [
+    '/contracts',
+    '/attachments',
+    '/requests/{request_id}/items/{item_id}/attachments',
+    '/r/{token}/api/items/{item_id}/documents',
+  ]) {
     const operation = paths[path].post;
     const schema = operation.requestBody.content['multipart/form-data'].schema;
     expect(schema.required).toEqual(['file']);
     expect(schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['413', '415', '422']));
   }
-  for (const path of ['/documents/{document_id}/download', '/requests/{request_id}/download', '/r/{token}/api/documents/{file_id}']) {
+  for (const path of [
+    '/documents/{document_id}/download',
+    '/requests/{request_id}/download',
+    '/r/{token}/api/documents/{file_id}',
+  ]) {
     expect(paths[path].get.responses['200'].content['application/octet-stream'].schema.format).toBe('binary');
   }
   expect(paths['/requests/{request_id}/download'].get.responses['204'].content).toBeUndefined();
@@ -123,17 +145,25 @@ test('the viewer at /docs loads only what Gather serves', async () => {
 test('the response check records an answer its documented schema refuses', async () => {
   const app = Fastify();
   await registerOpenApi(app, { publicUrl: 'http://gather.test' });
-  app.get('/thing', { config: { public: true }, schema: { tags: ['Test'], response: { 200: Type.Object({ id: Type.String() }) } } }, async (_request, reply) =>
-    // Past the serializer, as a handler that builds its own JSON would be.
-    reply.type('application/json').serializer(JSON.stringify).send({ id: 7 }),
+  app.get(
+    '/thing',
+    { config: { public: true }, schema: { tags: ['Test'], response: { 200: Type.Object({ id: Type.String() }) } } },
+    async (_request, reply) =>
+      // Past the serializer, as a handler that builds its own JSON would be.
+      reply.type('application/json').serializer(JSON.stringify).send({ id: 7 }),
   );
-  app.get('/teapot', { config: { public: true }, schema: { tags: ['Test'], response: { 200: Type.Object({ id: Type.String() }) } } }, async (_request, reply) =>
-    reply.code(418 as 200).send({ id: 'x' }),
+  app.get(
+    '/teapot',
+    { config: { public: true }, schema: { tags: ['Test'], response: { 200: Type.Object({ id: Type.String() }) } } },
+    async (_request, reply) => reply.code(418 as 200).send({ id: 'x' }),
   );
   const { failures } = checkResponses(app);
   await app.ready();
   await app.inject({ method: 'GET', url: '/thing' });
   await app.inject({ method: 'GET', url: '/teapot' });
   await app.close();
-  expect(failures).toEqual([expect.stringMatching(/^GET \/thing 200: data\/id must be string/), 'GET /teapot 418: status not documented']);
+  expect(failures).toEqual([
+    expect.stringMatching(/^GET \/thing 200: data\/id must be string/),
+    'GET /teapot 418: status not documented',
+  ]);
 });

@@ -41,8 +41,30 @@ describe('REST requests', () => {
       });
       expect(request.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(request.items).toEqual([
-        { id: expect.any(String), name: 'W-2', type: 'UPLOAD', description: null, required: true, answer: null, verified: false, is_na: false, form: null, form_answers: null },
-        { id: expect.any(String), name: 'Any dependents?', type: 'QUESTION', description: null, required: false, answer: null, verified: false, is_na: false, form: null, form_answers: null },
+        {
+          id: expect.any(String),
+          name: 'W-2',
+          type: 'UPLOAD',
+          description: null,
+          required: true,
+          answer: null,
+          verified: false,
+          is_na: false,
+          form: null,
+          form_answers: null,
+        },
+        {
+          id: expect.any(String),
+          name: 'Any dependents?',
+          type: 'QUESTION',
+          description: null,
+          required: false,
+          answer: null,
+          verified: false,
+          is_na: false,
+          form: null,
+          form_answers: null,
+        },
       ]);
       expect(response.headers['api-revision']).toBe('2');
     });
@@ -61,13 +83,22 @@ describe('REST requests', () => {
       expect(ana).toMatchObject({ auth: 'NONE', mfa_link: null });
       expect(bo.auth).toBe('SMS');
       expect(bo.mfa_link).toBe(`${bo.request_link}/verify`);
-      expect(ana.recipient).toMatchObject({ first_name: 'Ana', email: 'ana.links@example.com', owner_id: tenant.userId, team_id: null });
+      expect(ana.recipient).toMatchObject({
+        first_name: 'Ana',
+        email: 'ana.links@example.com',
+        owner_id: tenant.userId,
+        team_id: null,
+      });
 
       // The same link and password come back on every read, though only their hashes are stored.
       const again = (await api.get(`/requests/${request.id}`)).json();
       expect(again.recipients[0].request_link).toBe(ana.request_link);
       expect(again.recipients[0].password).toBe(ana.password);
-      const stored = await t.orm.em.fork().execute(`select token_hash, password_hash from recipient where request_id = ? order by position`, [request.id]);
+      const stored = await t.orm.em
+        .fork()
+        .execute(`select token_hash, password_hash from recipient where request_id = ? order by position`, [
+          request.id,
+        ]);
       const token = ana.request_link.split('/r/')[1];
       expect(JSON.stringify(stored)).not.toContain(token);
       expect(JSON.stringify(stored)).not.toContain(ana.password);
@@ -75,20 +106,29 @@ describe('REST requests', () => {
       expect(stored[0]).toEqual({ token_hash: sha256(token), password_hash: sha256(ana.password) });
 
       const contacts = (await api.get('/contacts?limit=100')).json();
-      expect(contacts.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([ana.recipient.id, bo.recipient.id]));
+      expect(contacts.map((c: { id: string }) => c.id)).toEqual(
+        expect.arrayContaining([ana.recipient.id, bo.recipient.id]),
+      );
     });
 
     it('should reuse an existing contact named by id, and upsert contacts on email and phone', async () => {
-      const first = await createRequest(t.app, tenant.apiKey, { recipients: [{ first_name: 'Cy', email: 'cy@example.com' }] });
+      const first = await createRequest(t.app, tenant.apiKey, {
+        recipients: [{ first_name: 'Cy', email: 'cy@example.com' }],
+      });
       const contactId = first.recipients[0].recipient.id;
       const byId = await createRequest(t.app, tenant.apiKey, { recipients: [{ id: contactId }] });
       expect(byId.recipients[0].recipient).toMatchObject({ id: contactId, email: 'cy@example.com', first_name: 'Cy' });
-      const byEmail = await createRequest(t.app, tenant.apiKey, { recipients: [{ email: 'CY@example.com', last_name: 'Young' }] });
+      const byEmail = await createRequest(t.app, tenant.apiKey, {
+        recipients: [{ email: 'CY@example.com', last_name: 'Young' }],
+      });
       expect(byEmail.recipients[0].recipient.id).toBe(contactId);
     });
 
     it('should answer MFA recipients with an mfa_link and EMAIL auth', async () => {
-      const request = await createRequest(t.app, tenant.apiKey, { mfa_enabled: true, recipients: [{ email: 'mfa@example.com' }] });
+      const request = await createRequest(t.app, tenant.apiKey, {
+        mfa_enabled: true,
+        recipients: [{ email: 'mfa@example.com' }],
+      });
       expect(request.recipients[0].auth).toBe('EMAIL');
       expect(request.recipients[0].mfa_link).toMatch(/\/verify$/);
     });
@@ -133,10 +173,13 @@ describe('REST requests', () => {
       });
       // Stored as answered: the JSON columns hold the object and the list, not a text or an array.
       expect((await api.get(`/requests/${request.id}`)).json()).toEqual(request);
-      const [row] = await t.orm.em.fork().getConnection().execute(
-        'select jsonb_typeof(user_metadata) as metadata, jsonb_typeof(reminder_schedule) as schedule from request where id = ?',
-        [request.id],
-      );
+      const [row] = await t.orm.em
+        .fork()
+        .getConnection()
+        .execute(
+          'select jsonb_typeof(user_metadata) as metadata, jsonb_typeof(reminder_schedule) as schedule from request where id = ?',
+          [request.id],
+        );
       expect(row).toEqual({ metadata: 'object', schedule: 'array' });
     });
 
@@ -145,9 +188,14 @@ describe('REST requests', () => {
     });
 
     it('should refuse an expiration_date not later than due_date with 422', async () => {
-      const response = await api.post('/requests', requestBody({ due_date: '2030-01-02T00:00:00Z', expiration_date: '2030-01-01T00:00:00Z' }));
+      const response = await api.post(
+        '/requests',
+        requestBody({ due_date: '2030-01-02T00:00:00Z', expiration_date: '2030-01-01T00:00:00Z' }),
+      );
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail).toEqual([{ loc: ['body', 'expiration_date'], msg: 'Must be later than the due date', type: 'invalid' }]);
+      expect(response.json().detail).toEqual([
+        { loc: ['body', 'expiration_date'], msg: 'Must be later than the due date', type: 'invalid' },
+      ]);
     });
 
     it('should answer 422 with one entry per problem and loc starting with body', async () => {
@@ -162,15 +210,26 @@ describe('REST requests', () => {
       expect(response.statusCode).toBe(422);
       const locs = response.json().detail.map((d: { loc: unknown[] }) => d.loc.join('.'));
       expect(locs).toEqual(
-        expect.arrayContaining(['body.name', 'body.reminders', 'body.language', 'body.due_date', 'body.recipients.0.email', 'body.items.0.name']),
+        expect.arrayContaining([
+          'body.name',
+          'body.reminders',
+          'body.language',
+          'body.due_date',
+          'body.recipients.0.email',
+          'body.items.0.name',
+        ]),
       );
-      for (const entry of response.json().detail) expect(entry).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+      for (const entry of response.json().detail)
+        expect(entry).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
     });
 
     it('should require recipients, and name and items without a template', async () => {
       const response = await api.post('/requests', { recipients: [{ email: 'a@example.com' }] });
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.name', 'body.items']);
+      expect(response.json().detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual([
+        'body.name',
+        'body.items',
+      ]);
       const none = await api.post('/requests', { name: 'n', items: [] });
       expect(none.json().detail).toEqual([{ loc: ['body', 'recipients'], msg: 'Field required', type: 'missing' }]);
     });
@@ -178,11 +237,17 @@ describe('REST requests', () => {
     it('should refuse user_metadata values that are not strings', async () => {
       const response = await api.post('/requests', requestBody({ user_metadata: { a: 1, b: { c: 'd' } } }));
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.user_metadata.a', 'body.user_metadata.b']);
+      expect(response.json().detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual([
+        'body.user_metadata.a',
+        'body.user_metadata.b',
+      ]);
     });
 
     it('should ignore unknown fields and never store them', async () => {
-      const request = await createRequest(t.app, tenant.apiKey, { legacy_field: 'x', items: [{ type: 'UPLOAD', name: 'A', colour: 'red' }] });
+      const request = await createRequest(t.app, tenant.apiKey, {
+        legacy_field: 'x',
+        items: [{ type: 'UPLOAD', name: 'A', colour: 'red' }],
+      });
       expect(request).not.toHaveProperty('legacy_field');
       expect(JSON.stringify((await api.get(`/requests/${request.id}`)).json())).not.toContain('colour');
     });
@@ -196,7 +261,10 @@ describe('REST requests', () => {
       const other = await createTenant(t.orm, 'Other');
       const foreign = await api.post('/requests', requestBody({ owner_id: other.userId, team_id: UNKNOWN_ID }));
       expect(foreign.statusCode).toBe(422);
-      expect(foreign.json().detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.owner_id', 'body.team_id']);
+      expect(foreign.json().detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual([
+        'body.owner_id',
+        'body.team_id',
+      ]);
     });
 
     it('should refuse a USER creating a request for another owner with 403', async () => {
@@ -208,16 +276,27 @@ describe('REST requests', () => {
 
     it('should accept collaborators as ids or objects and return their names', async () => {
       const colleague = await createUser(t.app, tenant.apiKey, { email: 'colleague@example.com', firstName: 'Col' });
-      const request = await createRequest(t.app, tenant.apiKey, { collaborators: [{ id: colleague.userId, role: 'ADMIN' }] });
-      expect(request.collaborators).toEqual([{ id: colleague.userId, role: 'ADMIN', first_name: 'Col', last_name: null, email: 'colleague@example.com' }]);
+      const request = await createRequest(t.app, tenant.apiKey, {
+        collaborators: [{ id: colleague.userId, role: 'ADMIN' }],
+      });
+      expect(request.collaborators).toEqual([
+        { id: colleague.userId, role: 'ADMIN', first_name: 'Col', last_name: null, email: 'colleague@example.com' },
+      ]);
       const plain = await createRequest(t.app, tenant.apiKey, { collaborators: [colleague.userId] });
       expect(plain.collaborators[0]).toMatchObject({ id: colleague.userId, role: 'USER' });
     });
 
     it('should answer a creation as a fresh read shows it: collaborators, contacts it refreshed, a template', async () => {
-      const colleague = await createUser(t.app, tenant.apiKey, { email: `fresh-${Date.now()}@example.com`, firstName: 'Fre' });
-      await createRequest(t.app, tenant.apiKey, { recipients: [{ email: 'Known@Example.com', first_name: 'Kno', language: 'fr' }] });
-      const template = (await api.post('/templates', { name: 'Fresh', items: [{ type: 'QUESTION', name: 'Why?' }] })).json();
+      const colleague = await createUser(t.app, tenant.apiKey, {
+        email: `fresh-${Date.now()}@example.com`,
+        firstName: 'Fre',
+      });
+      await createRequest(t.app, tenant.apiKey, {
+        recipients: [{ email: 'Known@Example.com', first_name: 'Kno', language: 'fr' }],
+      });
+      const template = (
+        await api.post('/templates', { name: 'Fresh', items: [{ type: 'QUESTION', name: 'Why?' }] })
+      ).json();
       const request = await createRequest(t.app, tenant.apiKey, {
         template_id: template.id,
         collaborators: [{ id: colleague.userId, role: 'ADMIN' }],
@@ -248,11 +327,22 @@ describe('REST requests', () => {
     });
 
     it('should take name, items, message, language, reminders and due date from the template', async () => {
-      const response = await api.post('/requests', { template_id: templateId, recipients: [{ email: 'new.hire@example.com' }] });
+      const response = await api.post('/requests', {
+        template_id: templateId,
+        recipients: [{ email: 'new.hire@example.com' }],
+      });
       expect(response.statusCode).toBe(200);
       const request = response.json();
-      expect(request).toMatchObject({ name: 'Welcome pack', template_id: templateId, personal_message: 'From the template', language: 'fr', reminders: '5' });
-      expect(request.items.map((i: { name: string; type: string; answer: string | null }) => [i.name, i.type, i.answer])).toEqual([
+      expect(request).toMatchObject({
+        name: 'Welcome pack',
+        template_id: templateId,
+        personal_message: 'From the template',
+        language: 'fr',
+        reminders: '5',
+      });
+      expect(
+        request.items.map((i: { name: string; type: string; answer: string | null }) => [i.name, i.type, i.answer]),
+      ).toEqual([
         ['Passport', 'UPLOAD', null],
         ['Start date?', 'QUESTION', 'Monday'],
       ]);
@@ -262,16 +352,28 @@ describe('REST requests', () => {
     });
 
     it('should replace the template items with the given ones, and save them into it with overwrite_template_items', async () => {
-      const replaced = await createRequest(t.app, tenant.apiKey, { template_id: templateId, items: [{ type: 'UPLOAD', name: 'Only this' }] });
+      const replaced = await createRequest(t.app, tenant.apiKey, {
+        template_id: templateId,
+        items: [{ type: 'UPLOAD', name: 'Only this' }],
+      });
       expect(replaced.items.map((i: { name: string }) => i.name)).toEqual(['Only this']);
       expect((await api.get(`/templates/${templateId}`)).json().items).toHaveLength(2);
 
-      await createRequest(t.app, tenant.apiKey, { template_id: templateId, items: [{ type: 'UPLOAD', name: 'Saved' }], overwrite_template_items: true });
-      expect((await api.get(`/templates/${templateId}`)).json().items.map((i: { name: string }) => i.name)).toEqual(['Saved']);
+      await createRequest(t.app, tenant.apiKey, {
+        template_id: templateId,
+        items: [{ type: 'UPLOAD', name: 'Saved' }],
+        overwrite_template_items: true,
+      });
+      expect((await api.get(`/templates/${templateId}`)).json().items.map((i: { name: string }) => i.name)).toEqual([
+        'Saved',
+      ]);
     });
 
     it('should answer 404 Template not found for an unknown template_id', async () => {
-      const response = await api.post('/requests', { template_id: UNKNOWN_ID, recipients: [{ email: 'a@example.com' }] });
+      const response = await api.post('/requests', {
+        template_id: UNKNOWN_ID,
+        recipients: [{ email: 'a@example.com' }],
+      });
       expect(response.statusCode).toBe(404);
       expect(response.json()).toEqual({ detail: 'Template not found' });
     });
@@ -341,16 +443,31 @@ describe('REST requests', () => {
   describe('PATCH /requests/{request_id}', () => {
     it('should change the writable fields and leave absent ones alone', async () => {
       const request = await createRequest(t.app, tenant.apiKey, { notes: 'keep me', due_date: '2030-01-01T00:00:00Z' });
-      const response = await api.patch(`/requests/${request.id}`, { name: 'Renamed', reminders: 1, language: 'de', user_metadata: { k: 'v' } });
+      const response = await api.patch(`/requests/${request.id}`, {
+        name: 'Renamed',
+        reminders: 1,
+        language: 'de',
+        user_metadata: { k: 'v' },
+      });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ name: 'Renamed', reminders: '1', language: 'de', user_metadata: { k: 'v' }, notes: 'keep me', due_date: '2030-01-01T00:00:00.000Z' });
+      expect(response.json()).toMatchObject({
+        name: 'Renamed',
+        reminders: '1',
+        language: 'de',
+        user_metadata: { k: 'v' },
+        notes: 'keep me',
+        due_date: '2030-01-01T00:00:00.000Z',
+      });
     });
 
     it('should answer what a read of the request then finds, whether the row written is read back or not', async () => {
       const request = await createRequest(t.app, tenant.apiKey);
       // Plain columns: the row as written is the locked one with the changes, not read back. A JSON
       // column: read back, in jsonb's own key order (shorter keys first), not the body's.
-      for (const change of [{ name: 'Held', due_date: '2031-02-03T04:05:06.789Z', notes: null }, { user_metadata: { longer_key: 'a', k: 'b' } }]) {
+      for (const change of [
+        { name: 'Held', due_date: '2031-02-03T04:05:06.789Z', notes: null },
+        { user_metadata: { longer_key: 'a', k: 'b' } },
+      ]) {
         const response = await api.patch(`/requests/${request.id}`, change);
         expect(response.statusCode).toBe(200);
         expect(JSON.stringify(response.json())).toBe(JSON.stringify((await api.get(`/requests/${request.id}`)).json()));
@@ -368,9 +485,19 @@ describe('REST requests', () => {
 
     it('should ignore read-only fields', async () => {
       const request = await createRequest(t.app, tenant.apiKey);
-      const response = await api.patch(`/requests/${request.id}`, { state: 'VERIFIED', owner_id: UNKNOWN_ID, id: UNKNOWN_ID, notes: 'n' });
+      const response = await api.patch(`/requests/${request.id}`, {
+        state: 'VERIFIED',
+        owner_id: UNKNOWN_ID,
+        id: UNKNOWN_ID,
+        notes: 'n',
+      });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ id: request.id, state: 'INCOMPLETE_AND_LINK_SENT', owner_id: tenant.userId, notes: 'n' });
+      expect(response.json()).toMatchObject({
+        id: request.id,
+        state: 'INCOMPLETE_AND_LINK_SENT',
+        owner_id: tenant.userId,
+        notes: 'n',
+      });
     });
 
     it('should keep expiration_date later than due_date against stored values', async () => {
@@ -402,7 +529,12 @@ describe('REST requests', () => {
       const request = await createRequest(t.app, tenant.apiKey);
       const response = await api.post(`/requests/${request.id}/close`);
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ id: request.id, status: 'CLOSED', state: 'CLOSED', closed_at: expect.any(String) });
+      expect(response.json()).toMatchObject({
+        id: request.id,
+        status: 'CLOSED',
+        state: 'CLOSED',
+        closed_at: expect.any(String),
+      });
       const again = await api.post(`/requests/${request.id}/close`, undefined, { 'content-type': 'application/json' });
       expect(again.statusCode).toBe(200);
       expect(again.json().closed_at).toBe(response.json().closed_at);
@@ -414,9 +546,17 @@ describe('REST requests', () => {
       await t.orm.em.fork().getConnection().execute(`update request set state = 'EXPIRED' where id = ?`, [request.id]);
       const response = await api.post(`/requests/${request.id}/close`);
       expect(response.statusCode).toBe(422);
-      expect(response.json().detail).toEqual([{ loc: ['body'], msg: 'close is not allowed from request state EXPIRED', type: 'invalid_state' }]);
-      const result = await api.graphql(`mutation ($id: ID!) { requestClose(id: $id) { request { id } userErrors { code message } } }`, { id: request.id });
-      expect(result.data.requestClose).toEqual({ request: null, userErrors: [{ code: 'INVALID_STATE', message: 'close is not allowed from request state EXPIRED' }] });
+      expect(response.json().detail).toEqual([
+        { loc: ['body'], msg: 'close is not allowed from request state EXPIRED', type: 'invalid_state' },
+      ]);
+      const result = await api.graphql(
+        `mutation ($id: ID!) { requestClose(id: $id) { request { id } userErrors { code message } } }`,
+        { id: request.id },
+      );
+      expect(result.data.requestClose).toEqual({
+        request: null,
+        userErrors: [{ code: 'INVALID_STATE', message: 'close is not allowed from request state EXPIRED' }],
+      });
       expect((await api.get(`/requests/${request.id}`)).json()).toMatchObject({ state: 'EXPIRED', closed_at: null });
     });
 
@@ -437,7 +577,13 @@ describe('REST requests', () => {
       await api.post(`/requests/${request.id}/items/${request.items[0].id}/verify`);
       expect((await api.get(`/requests/${request.id}`)).json().percent_complete).toBe(50);
 
-      const optional = await createRequest(t.app, tenant.apiKey, { items: [{ type: 'UPLOAD', name: 'a' }, { type: 'UPLOAD', name: 'b' }, { type: 'UPLOAD', name: 'c' }] });
+      const optional = await createRequest(t.app, tenant.apiKey, {
+        items: [
+          { type: 'UPLOAD', name: 'a' },
+          { type: 'UPLOAD', name: 'b' },
+          { type: 'UPLOAD', name: 'c' },
+        ],
+      });
       await api.post(`/requests/${optional.id}/items/${optional.items[2].id}/verify`);
       expect((await api.get(`/requests/${optional.id}`)).json().percent_complete).toBe(33.33);
     });

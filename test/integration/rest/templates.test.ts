@@ -15,7 +15,11 @@ const templateBody = () => ({
   items: [
     { name: 'Passport', type: 'UPLOAD', description: 'Both pages', required: true, received: false },
     { name: 'Start date?', type: 'QUESTION', question: { type: 'TEXT', answer: 'Monday' } },
-    { name: 'Tax form', type: 'UPLOAD', form: { id: FORM_ID, allow_file_upload: true, fields: { ssn: { default_value: '', read_only: false } } } },
+    {
+      name: 'Tax form',
+      type: 'UPLOAD',
+      form: { id: FORM_ID, allow_file_upload: true, fields: { ssn: { default_value: '', read_only: false } } },
+    },
   ],
 });
 
@@ -48,8 +52,30 @@ describe('REST templates', () => {
       language: 'de',
     });
     expect(template.items).toEqual([
-      { id: expect.any(String), name: 'Passport', type: 'UPLOAD', description: 'Both pages', required: true, answer: null, verified: false, is_na: false, received: false, form: null },
-      { id: expect.any(String), name: 'Start date?', type: 'QUESTION', description: null, required: false, answer: 'Monday', verified: false, is_na: false, received: false, form: null },
+      {
+        id: expect.any(String),
+        name: 'Passport',
+        type: 'UPLOAD',
+        description: 'Both pages',
+        required: true,
+        answer: null,
+        verified: false,
+        is_na: false,
+        received: false,
+        form: null,
+      },
+      {
+        id: expect.any(String),
+        name: 'Start date?',
+        type: 'QUESTION',
+        description: null,
+        required: false,
+        answer: 'Monday',
+        verified: false,
+        is_na: false,
+        received: false,
+        form: null,
+      },
       {
         id: expect.any(String),
         name: 'Tax form',
@@ -61,7 +87,14 @@ describe('REST templates', () => {
         is_na: false,
         received: false,
         // The form's fields, with the item's change to `ssn`.
-        form: { id: FORM_ID, name: 'Tax form', allow_file_upload: true, fields: JSON.parse('{"ssn": {"default_value": "", "read_only": false}, "__proto__": {"default_value": null, "read_only": false}}') },
+        form: {
+          id: FORM_ID,
+          name: 'Tax form',
+          allow_file_upload: true,
+          fields: JSON.parse(
+            '{"ssn": {"default_value": "", "read_only": false}, "__proto__": {"default_value": null, "read_only": false}}',
+          ),
+        },
       },
     ]);
   });
@@ -80,7 +113,14 @@ describe('REST templates', () => {
   });
 
   it('POST /templates should answer 422 for bad items', async () => {
-    const response = await api.post('/templates', { name: 'Bad', items: [{ name: '', type: 'UPLOAD' }, { name: 'x', type: 'NOPE' }, { name: 'y', type: 'UPLOAD', form: { id: 'not-a-uuid' } }] });
+    const response = await api.post('/templates', {
+      name: 'Bad',
+      items: [
+        { name: '', type: 'UPLOAD' },
+        { name: 'x', type: 'NOPE' },
+        { name: 'y', type: 'UPLOAD', form: { id: 'not-a-uuid' } },
+      ],
+    });
     expect(response.statusCode).toBe(422);
     expect(response.json().detail.map((d: { loc: unknown[] }) => d.loc.join('.'))).toEqual(
       expect.arrayContaining(['body.items.0.name', 'body.items.1.type', 'body.items.2.form.id']),
@@ -90,18 +130,31 @@ describe('REST templates', () => {
   it("POST /templates should quote a form's field names back as sent in the loc of a 422", async () => {
     const names = [`First${'x'.repeat(MAX_FORM_FIELD_NAME)}`, '1'.repeat(MAX_FORM_FIELD_NAME + 1)];
     const form = { id: FORM_ID, fields: Object.fromEntries(names.map((name) => [name, { default_value: 'v' }])) };
-    const response = await api.post('/templates', { name: 'Long field names', items: [{ name: 'Tax form', type: 'UPLOAD', form }] });
+    const response = await api.post('/templates', {
+      name: 'Long field names',
+      items: [{ name: 'Tax form', type: 'UPLOAD', form }],
+    });
     expect(response.statusCode).toBe(422);
-    expect(response.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(names.map((name) => ['body', 'items', 0, 'form', 'fields', name]));
+    expect(response.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(
+      names.map((name) => ['body', 'items', 0, 'form', 'fields', name]),
+    );
   });
 
   it('POST /templates should keep a form field named __proto__ like any other', async () => {
-    const fields = JSON.parse('{"__proto__": {"default_value": "x", "read_only": true}, "ssn": {"default_value": "", "read_only": false}}');
-    const response = await api.post('/templates', { name: 'Odd field', items: [{ name: 'Tax form', type: 'UPLOAD', form: { id: FORM_ID, fields } }] });
+    const fields = JSON.parse(
+      '{"__proto__": {"default_value": "x", "read_only": true}, "ssn": {"default_value": "", "read_only": false}}',
+    );
+    const response = await api.post('/templates', {
+      name: 'Odd field',
+      items: [{ name: 'Tax form', type: 'UPLOAD', form: { id: FORM_ID, fields } }],
+    });
     expect(response.statusCode).toBe(200);
     const stored = (await api.get(`/templates/${response.json().id}`)).json().items[0].form.fields;
     expect(Object.keys(stored).sort()).toEqual(['__proto__', 'ssn']);
-    expect(Object.getOwnPropertyDescriptor(stored, '__proto__')?.value).toEqual({ default_value: 'x', read_only: true });
+    expect(Object.getOwnPropertyDescriptor(stored, '__proto__')?.value).toEqual({
+      default_value: 'x',
+      read_only: true,
+    });
   });
 
   it('GET /templates/{id} should answer the template; 404 Template not found otherwise', async () => {
@@ -128,7 +181,9 @@ describe('REST templates', () => {
 
   it('DELETE /templates/{id} should answer 204, keep requests made from it, then 404', async () => {
     const created = (await api.post('/templates', templateBody())).json();
-    const request = (await api.post('/requests', { template_id: created.id, recipients: [{ email: 'a@example.com' }] })).json();
+    const request = (
+      await api.post('/requests', { template_id: created.id, recipients: [{ email: 'a@example.com' }] })
+    ).json();
     const response = await api.delete(`/templates/${created.id}`);
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');

@@ -35,11 +35,13 @@ describe('timed jobs across instances on one database', () => {
 
   it('should run each due job once when two instances race for them', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 120; i++) ids.push((await createRequest(one.app, tenant.apiKey, { name: `Race ${i}`, reminders: 1 })).id);
+    for (let i = 0; i < 120; i++)
+      ids.push((await createRequest(one.app, tenant.apiKey, { name: `Race ${i}`, reminders: 1 })).id);
     offsetMs = DAY + 60_000;
     const drain = async (app: TestApp) => {
       let claimed = 0;
-      for (let n = await app.app.scheduleWorker.runOnce(); n > 0; n = await app.app.scheduleWorker.runOnce()) claimed += n;
+      for (let n = await app.app.scheduleWorker.runOnce(); n > 0; n = await app.app.scheduleWorker.runOnce())
+        claimed += n;
       return claimed;
     };
     const [byOne, byTwo] = await Promise.all([drain(one), drain(two)]);
@@ -67,7 +69,12 @@ describe('timed jobs across instances on one database', () => {
     // The first instance wakes up and finishes its stale claim: its lease is gone, so nothing it did stays.
     await (one.app.scheduleWorker as unknown as { run(job: ClaimedJob): Promise<void> }).run(stale);
     expect(await reminders([request.id])).toEqual([{ request_id: request.id, count: 1 }]);
-    const [job] = await one.orm.em.fork().execute<{ status: string; due_at: Date }[]>(`select status, due_at from job where request_id = ? and kind = 'REMINDER'`, [request.id]);
+    const [job] = await one.orm.em
+      .fork()
+      .execute<{ status: string; due_at: Date }[]>(
+        `select status, due_at from job where request_id = ? and kind = 'REMINDER'`,
+        [request.id],
+      );
     expect(job.status).toBe('PENDING');
     expect(new Date(job.due_at).getTime()).toBeGreaterThan(clock.now().getTime());
   });
@@ -88,7 +95,13 @@ describe('timed jobs in two service processes', () => {
     t = await createTestApp();
     tenant = await createTenant(t.orm);
     smtp = await startSmtpServer();
-    const env = { DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 's'.repeat(40), LOG_LEVEL: 'warn', SMTP_URL: smtp.url, JOB_LEASE_MS: String(LEASE_MS) };
+    const env = {
+      DATABASE_URL: workerDatabaseUrl(),
+      GATHER_SECRET: 's'.repeat(40),
+      LOG_LEVEL: 'warn',
+      SMTP_URL: smtp.url,
+      JOB_LEASE_MS: String(LEASE_MS),
+    };
     processes = await Promise.all(names.map((name) => startService({ ...env, PGAPPNAME: name })));
   }, 90_000);
   afterAll(async () => {
@@ -103,7 +116,13 @@ describe('timed jobs in two service processes', () => {
     const addresses = Array.from({ length: count }, (_, i) => `race-${i}@example.com`);
     const requests = [];
     for (const email of addresses) {
-      requests.push(await createRequest(t.app, tenant.apiKey, { name: `Scheduled ${email}`, reminders: 0, recipients: [{ first_name: 'R', email, auth_method: { type: 'NONE' } }] }));
+      requests.push(
+        await createRequest(t.app, tenant.apiKey, {
+          name: `Scheduled ${email}`,
+          reminders: 0,
+          recipients: [{ first_name: 'R', email, auth_method: { type: 'NONE' } }],
+        }),
+      );
     }
     // All due together, a few seconds on: both processes poll every second and find them at once.
     const sendAt = Date.now() + 3_000;
@@ -114,15 +133,27 @@ describe('timed jobs in two service processes', () => {
     await eventually(async () => reminderMails().length >= count, 30_000);
     // Long enough for a second copy to arrive if either process were to send one.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
-    const to = reminderMails().map((m) => m.envelopeTo[0]).sort();
+    const to = reminderMails()
+      .map((m) => m.envelopeTo[0])
+      .sort();
     expect(to).toEqual([...addresses].sort());
   }, 60_000);
 
   it('should leave a job to the other process when the one in the middle of it is killed, and send it once', async () => {
     const api = client(t.app, tenant.apiKey);
     const email = 'killed@example.com';
-    const request = await createRequest(t.app, tenant.apiKey, { name: 'Killed mid-job', reminders: 0, recipients: [{ first_name: 'K', email, auth_method: { type: 'NONE' } }] });
-    expect((await api.post(`/requests/${request.id}/scheduled-reminders`, { send_at: new Date(Date.now() + 1_500).toISOString() })).statusCode).toBe(200);
+    const request = await createRequest(t.app, tenant.apiKey, {
+      name: 'Killed mid-job',
+      reminders: 0,
+      recipients: [{ first_name: 'K', email, auth_method: { type: 'NONE' } }],
+    });
+    expect(
+      (
+        await api.post(`/requests/${request.id}/scheduled-reminders`, {
+          send_at: new Date(Date.now() + 1_500).toISOString(),
+        })
+      ).statusCode,
+    ).toBe(200);
     // The request stays locked by another transaction (as an owner's edit would hold it), so the
     // process that claims the job waits inside it: claimed, its transaction begun, nothing committed.
     let leaseEnd!: Date;
@@ -131,7 +162,10 @@ describe('timed jobs in two service processes', () => {
     let lockedBy!: (pid: number) => void;
     const locked = new Promise<number>((resolve) => (lockedBy = resolve));
     const holding = t.orm.em.fork().transactional(async (tx) => {
-      const [{ pid }] = await tx.execute<{ pid: number }[]>('select pg_backend_pid() as pid from request where id = ? for update', [request.id]);
+      const [{ pid }] = await tx.execute<{ pid: number }[]>(
+        'select pg_backend_pid() as pid from request where id = ? for update',
+        [request.id],
+      );
       lockedBy(pid);
       await released;
     });
@@ -163,10 +197,18 @@ describe('timed jobs in two service processes', () => {
     // Long enough for a second copy to arrive if the killed process's claim were ever to count.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(reminderMails().filter((m) => m.envelopeTo.includes(email))).toHaveLength(1);
-    const [job] = await queryRows<{ status: string }>(t.orm.em.fork(), `select status from job where request_id = ? and kind = 'SCHEDULED_REMINDER'`, [request.id]);
+    const [job] = await queryRows<{ status: string }>(
+      t.orm.em.fork(),
+      `select status from job where request_id = ? and kind = 'SCHEDULED_REMINDER'`,
+      [request.id],
+    );
     expect(job.status).toBe('DONE');
     // The survivor ran it only once the killed process's lease had lapsed (both read the same clock).
-    const [reminder] = await queryRows<{ sent_at: Date }>(t.orm.em.fork(), 'select sent_at from reminder where request_id = ?', [request.id]);
+    const [reminder] = await queryRows<{ sent_at: Date }>(
+      t.orm.em.fork(),
+      'select sent_at from reminder where request_id = ?',
+      [request.id],
+    );
     expect(new Date(reminder.sent_at).getTime()).toBeGreaterThan(leaseEnd.getTime());
   }, 90_000);
 });

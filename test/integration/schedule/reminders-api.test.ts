@@ -18,10 +18,12 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
   };
   const api = () => client(t.app, tenant.apiKey);
   const notifications = (requestId: string, kind: string) =>
-    t.orm.em.fork().execute<{ address: string; channel: string; params: Record<string, unknown> }[]>(
-      'select address, channel, params from notification where request_id = ? and kind = ? order by created_at',
-      [requestId, kind],
-    );
+    t.orm.em
+      .fork()
+      .execute<{ address: string; channel: string; params: Record<string, unknown> }[]>(
+        'select address, channel, params from notification where request_id = ? and kind = ? order by created_at',
+        [requestId, kind],
+      );
 
   beforeAll(async () => {
     t = await createTestApp({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
@@ -50,7 +52,10 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
         message: 'Only the W-2 is missing',
         sent_by: tenant.userId,
         recipients: [
-          { status: 'SENT', messages: [{ channel: 'EMAIL', address: 'ana@example.com', status: 'PENDING', fallback_for: null }] },
+          {
+            status: 'SENT',
+            messages: [{ channel: 'EMAIL', address: 'ana@example.com', status: 'PENDING', fallback_for: null }],
+          },
           { status: 'SENT', messages: [{ channel: 'SMS', address: '+15551234567', status: 'PENDING' }] },
         ],
       });
@@ -62,11 +67,20 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       expect(list.json().map((r: { id: string }) => r.id)).toEqual([sent.json().id]);
       expect(new Date(list.headers['x-next-reminder-at'] as string).getTime()).toBeGreaterThan(Date.now() + 2 * DAY);
 
-      const graphql = await api().graphql(`query ($id: ID!) { request(id: $id) { nextReminderAt sentReminders(first: 5) { nodes { kind recipients { recipient { firstName } status } } } } }`, {
-        id: request.id,
-      });
+      const graphql = await api().graphql(
+        `query ($id: ID!) { request(id: $id) { nextReminderAt sentReminders(first: 5) { nodes { kind recipients { recipient { firstName } status } } } } }`,
+        {
+          id: request.id,
+        },
+      );
       expect(graphql.data.request.sentReminders.nodes).toEqual([
-        { kind: 'MANUAL', recipients: [{ recipient: { firstName: 'Ana' }, status: 'SENT' }, { recipient: { firstName: 'Bo' }, status: 'SENT' }] },
+        {
+          kind: 'MANUAL',
+          recipients: [
+            { recipient: { firstName: 'Ana' }, status: 'SENT' },
+            { recipient: { firstName: 'Bo' }, status: 'SENT' },
+          ],
+        },
       ]);
       expect(graphql.data.request.nextReminderAt).toBe(list.headers['x-next-reminder-at']);
     });
@@ -89,16 +103,25 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       at(1, 2);
       await run();
       const [deferred] = (await api().get(`/requests/${request.id}/reminders`)).json();
-      expect(deferred).toMatchObject({ kind: 'PERIODIC', recipients: [{ status: 'DEFERRED', deferred_until: expect.any(String), messages: [] }] });
+      expect(deferred).toMatchObject({
+        kind: 'PERIODIC',
+        recipients: [{ status: 'DEFERRED', deferred_until: expect.any(String), messages: [] }],
+      });
       expect(await notifications(request.id, 'REMINDER')).toHaveLength(0);
       const actions = (await api().get(`/requests/${request.id}/activity?limit=50`)).json();
-      expect(actions.find((e: { action: string }) => e.action === 'reminder.deferred')).toMatchObject({ actor: { type: 'SYSTEM' }, details: { reminder_id: deferred.id } });
+      expect(actions.find((e: { action: string }) => e.action === 'reminder.deferred')).toMatchObject({
+        actor: { type: 'SYSTEM' },
+        details: { reminder_id: deferred.id },
+      });
       // A day later the next periodic reminder goes (the recipient was not active since), and the
       // deferred one finds it reminded: one message, not two.
       at(2, 5);
       await run();
       const reminders = (await api().get(`/requests/${request.id}/reminders`)).json();
-      expect(reminders.map((r: { recipients: { status: string }[] }) => r.recipients[0].status)).toEqual(['SENT', 'DEFERRED']);
+      expect(reminders.map((r: { recipients: { status: string }[] }) => r.recipients[0].status)).toEqual([
+        'SENT',
+        'DEFERRED',
+      ]);
       expect(await notifications(request.id, 'REMINDER')).toHaveLength(1);
     });
     it('should send a deferred reminder a day later when no other reminder came first', async () => {
@@ -130,11 +153,18 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
 
       const created = await api().post(base, { send_at: future(2), message: 'Friendly nudge' });
       expect(created.statusCode).toBe(200);
-      expect(created.json()).toMatchObject({ request_id: request.id, message: 'Friendly nudge', status: 'PENDING', sent_at: null });
+      expect(created.json()).toMatchObject({
+        request_id: request.id,
+        message: 'Friendly nudge',
+        status: 'PENDING',
+        sent_at: null,
+      });
       const id = created.json().id;
       const patched = await api().patch(`${base}/${id}`, { send_at: future(3) });
       expect(patched.json()).toMatchObject({ id, status: 'PENDING', message: 'Friendly nudge' });
-      expect((await api().get(`/requests/${request.id}/reminders`)).headers['x-next-reminder-at']).toBe(patched.json().send_at);
+      expect((await api().get(`/requests/${request.id}/reminders`)).headers['x-next-reminder-at']).toBe(
+        patched.json().send_at,
+      );
 
       at(2);
       await run();
@@ -146,7 +176,10 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       const got = (await api().get(`${base}/${id}`)).json();
       expect(got).toMatchObject({ status: 'SENT', sent_at: expect.any(String) });
       expect((await api().patch(`${base}/${id}`, { message: 'late' })).json().detail[0].type).toBe('invalid_state');
-      expect((await api().get(`/requests/${request.id}/reminders`)).json()[0]).toMatchObject({ kind: 'SCHEDULED', message: 'Friendly nudge' });
+      expect((await api().get(`/requests/${request.id}/reminders`)).json()[0]).toMatchObject({
+        kind: 'SCHEDULED',
+        message: 'Friendly nudge',
+      });
 
       const doomed = (await api().post(base, { send_at: future(5) })).json();
       expect((await api().delete(`${base}/${doomed.id}`)).statusCode).toBe(204);
@@ -158,7 +191,10 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
 
     it('should hold at most 20 pending per request', async () => {
       const request = await createRequest(t.app, tenant.apiKey, { reminders: 0 });
-      for (let i = 0; i < 20; i++) expect((await api().post(`/requests/${request.id}/scheduled-reminders`, { send_at: future(i + 1) })).statusCode).toBe(200);
+      for (let i = 0; i < 20; i++)
+        expect(
+          (await api().post(`/requests/${request.id}/scheduled-reminders`, { send_at: future(i + 1) })).statusCode,
+        ).toBe(200);
       const over = await api().post(`/requests/${request.id}/scheduled-reminders`, { send_at: future(30) });
       expect(over.statusCode).toBe(422);
       expect(over.json().detail[0].type).toBe('too_many');
@@ -166,17 +202,27 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
 
     it('should send the entries of reminder_schedule, each once even when the schedule is saved again', async () => {
       const first = future(1);
-      const request = await createRequest(t.app, tenant.apiKey, { reminders: 0, reminder_schedule: [{ send_at: first, message: 'one' }] });
+      const request = await createRequest(t.app, tenant.apiKey, {
+        reminders: 0,
+        reminder_schedule: [{ send_at: first, message: 'one' }],
+      });
       at(1, 5);
       await run();
       expect(await notifications(request.id, 'REMINDER')).toHaveLength(1);
-      const saved = await api().patch(`/requests/${request.id}`, { reminder_schedule: [{ send_at: first, message: 'one' }, { send_at: future(3), message: 'two' }] });
+      const saved = await api().patch(`/requests/${request.id}`, {
+        reminder_schedule: [
+          { send_at: first, message: 'one' },
+          { send_at: future(3), message: 'two' },
+        ],
+      });
       expect(saved.statusCode).toBe(200);
       await run();
       at(3, 5);
       await run();
       expect((await notifications(request.id, 'REMINDER')).map((n) => n.params.message)).toEqual(['one', 'two']);
-      const refused = await api().patch(`/requests/${request.id}`, { reminder_schedule: [{ send_at: new Date(Date.now() - DAY).toISOString() }] });
+      const refused = await api().patch(`/requests/${request.id}`, {
+        reminder_schedule: [{ send_at: new Date(Date.now() - DAY).toISOString() }],
+      });
       expect(refused.statusCode).toBe(422);
       expect(refused.json().detail[0].loc).toEqual(['body', 'reminder_schedule', 0, 'send_at']);
     });
@@ -188,15 +234,33 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       const base = `/requests/${request.id}/escalations`;
       const created = await api().post(base, { condition: 'OVERDUE', after_days: 2 });
       expect(created.statusCode).toBe(200);
-      expect(created.json()).toMatchObject({ request_id: request.id, condition: 'OVERDUE', after_days: '2', notify_user_id: tenant.userId, notify_email: null, status: 'PENDING' });
+      expect(created.json()).toMatchObject({
+        request_id: request.id,
+        condition: 'OVERDUE',
+        after_days: '2',
+        notify_user_id: tenant.userId,
+        notify_email: null,
+        status: 'PENDING',
+      });
 
       const stranger = await createUser(t.app, other.apiKey, { email: `stranger-${Date.now()}@example.com` });
       const foreign = await api().post(base, { condition: 'OVERDUE', after_days: 2, notify_user_id: stranger.userId });
       expect(foreign.statusCode).toBe(422);
       expect(foreign.json().detail[0]).toMatchObject({ loc: ['body', 'notify_user_id'], type: 'not_found' });
       expect((await api().post(base, { condition: 'OVERDUE', after_days: 0 })).statusCode).toBe(422);
-      expect((await api().post(base, { condition: 'OVERDUE', after_days: 2, notify_user_id: tenant.userId, notify_email: 'a@example.com' })).statusCode).toBe(422);
-      expect((await api().post(base, { condition: 'OVERDUE', after_days: 2, notify_email: 'not an address' })).statusCode).toBe(422);
+      expect(
+        (
+          await api().post(base, {
+            condition: 'OVERDUE',
+            after_days: 2,
+            notify_user_id: tenant.userId,
+            notify_email: 'a@example.com',
+          })
+        ).statusCode,
+      ).toBe(422);
+      expect(
+        (await api().post(base, { condition: 'OVERDUE', after_days: 2, notify_email: 'not an address' })).statusCode,
+      ).toBe(422);
 
       at(2, 30);
       await run();
@@ -218,10 +282,22 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       const opened = await requestWithLink(t.app, tenant.apiKey, { reminders: 0 });
       await signedIn(t.app, opened.token);
       for (const id of [unopened.id, opened.request.id]) {
-        expect((await api().post(`/requests/${id}/escalations`, { condition: 'NOT_OPENED', after_days: 1, notify_email: 'boss@example.com' })).statusCode).toBe(200);
+        expect(
+          (
+            await api().post(`/requests/${id}/escalations`, {
+              condition: 'NOT_OPENED',
+              after_days: 1,
+              notify_email: 'boss@example.com',
+            })
+          ).statusCode,
+        ).toBe(200);
       }
-      const moved = (await api().post(`/requests/${unopened.id}/escalations`, { condition: 'NOT_OPENED', after_days: 1 })).json();
-      expect((await api().patch(`/requests/${unopened.id}/escalations/${moved.id}`, { after_days: 4 })).json().after_days).toBe('4');
+      const moved = (
+        await api().post(`/requests/${unopened.id}/escalations`, { condition: 'NOT_OPENED', after_days: 1 })
+      ).json();
+      expect(
+        (await api().patch(`/requests/${unopened.id}/escalations/${moved.id}`, { after_days: 4 })).json().after_days,
+      ).toBe('4');
       expect((await api().delete(`/requests/${unopened.id}/escalations/${moved.id}`)).statusCode).toBe(204);
       at(1, 5);
       await run();
@@ -236,16 +312,30 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
 
   describe('duplicate', () => {
     it('should make a request with the same fields, items and recipients, new links, in its initial state', async () => {
-      const original = await createRequest(t.app, tenant.apiKey, { reminders: 5, personal_message: 'Hello', due_date: future(10) });
+      const original = await createRequest(t.app, tenant.apiKey, {
+        reminders: 5,
+        personal_message: 'Hello',
+        due_date: future(10),
+      });
       await api().post(`/requests/${original.id}/reminders`, {});
       const copy = await api().post(`/requests/${original.id}/duplicate`, { name: 'Tax documents 2025' });
       expect(copy.statusCode).toBe(200);
       const body = copy.json();
-      expect(body).toMatchObject({ name: 'Tax documents 2025', status: 'INCOMPLETE_AND_LINK_SENT', personal_message: 'Hello', reminders: '5', due_date: original.due_date });
+      expect(body).toMatchObject({
+        name: 'Tax documents 2025',
+        status: 'INCOMPLETE_AND_LINK_SENT',
+        personal_message: 'Hello',
+        reminders: '5',
+        due_date: original.due_date,
+      });
       expect(body.id).not.toBe(original.id);
       type Item = { name: string; type: string; required: boolean; answer: string | null; verified: boolean };
-      expect(body.items.map((i: Item) => [i.name, i.type, i.required, i.answer, i.verified])).toEqual(original.items.map((i: Item) => [i.name, i.type, i.required, null, false]));
-      expect(body.recipients.map((r: { recipient: { email: string } }) => r.recipient.email)).toEqual(['ana@example.com']);
+      expect(body.items.map((i: Item) => [i.name, i.type, i.required, i.answer, i.verified])).toEqual(
+        original.items.map((i: Item) => [i.name, i.type, i.required, null, false]),
+      );
+      expect(body.recipients.map((r: { recipient: { email: string } }) => r.recipient.email)).toEqual([
+        'ana@example.com',
+      ]);
       expect(body.recipients[0].request_link).not.toBe(original.recipients[0].request_link);
       expect((await api().get(`/requests/${body.id}/reminders`)).json()).toEqual([]);
       const named = await api().post(`/requests/${original.id}/duplicate`, {});

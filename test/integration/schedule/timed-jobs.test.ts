@@ -14,11 +14,21 @@ describe('timed jobs, on a clock the test moves', () => {
   };
   const run = async () => {
     let total = 0;
-    for (let claimed = await t.app.scheduleWorker.runOnce(); claimed > 0; claimed = await t.app.scheduleWorker.runOnce()) total += claimed;
+    for (
+      let claimed = await t.app.scheduleWorker.runOnce();
+      claimed > 0;
+      claimed = await t.app.scheduleWorker.runOnce()
+    )
+      total += claimed;
     return total;
   };
   const messages = async (requestId: string, kind: string) =>
-    (await t.orm.em.fork().execute<{ address: string; params: Record<string, unknown> }[]>(`select address, params from notification where request_id = ? and kind = ? order by created_at`, [requestId, kind]));
+    await t.orm.em
+      .fork()
+      .execute<{ address: string; params: Record<string, unknown> }[]>(
+        `select address, params from notification where request_id = ? and kind = ? order by created_at`,
+        [requestId, kind],
+      );
   const stateOf = async (id: string) => (await client(t.app, tenant.apiKey).get(`/requests/${id}`)).json().status;
 
   beforeAll(async () => {
@@ -60,7 +70,10 @@ describe('timed jobs, on a clock the test moves', () => {
     const sent = activity.filter((entry: { action: string }) => entry.action === 'request.reminder_sent');
     expect(sent).toHaveLength(4);
     const [recipient] = await t.orm.em.fork().execute('select id from recipient where request_id = ?', [request.id]);
-    expect(sent[0]).toMatchObject({ actor: { type: 'SYSTEM', id: null }, details: { kind: 'PERIODIC', recipient_ids: [recipient.id] } });
+    expect(sent[0]).toMatchObject({
+      actor: { type: 'SYSTEM', id: null },
+      details: { kind: 'PERIODIC', recipient_ids: [recipient.id] },
+    });
   });
 
   it('should warn before the expiration, then expire the request and delete its documents and their files', async () => {
@@ -74,20 +87,32 @@ describe('timed jobs, on a clock the test moves', () => {
     at(7);
     await run();
     expect(await stateOf(request.id)).toBe('EXPIRATION_EMAIL_SENT');
-    expect(await messages(request.id, 'EXPIRATION_WARNING')).toEqual([expect.objectContaining({ address: 'ana@example.com', params: expect.objectContaining({ expiresAt: expect.any(String) }) })]);
+    expect(await messages(request.id, 'EXPIRATION_WARNING')).toEqual([
+      expect.objectContaining({
+        address: 'ana@example.com',
+        params: expect.objectContaining({ expiresAt: expect.any(String) }),
+      }),
+    ]);
     at(10);
     await run();
     expect(await stateOf(request.id)).toBe('EXPIRED');
     expect((await client(t.app, tenant.apiKey).get(`/requests/${request.id}/documents`)).json()).toEqual([]);
     expect(storedObjects(t)).toEqual([]);
-    const actions = (await client(t.app, tenant.apiKey).get(`/requests/${request.id}/activity?limit=100`)).json().map((e: { action: string }) => e.action);
+    const actions = (await client(t.app, tenant.apiKey).get(`/requests/${request.id}/activity?limit=100`))
+      .json()
+      .map((e: { action: string }) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['request.expired', 'request.expiration_warning']));
   });
 
   it('should close a request at auto_close_at, and follow a changed date', async () => {
-    const request = await createRequest(t.app, tenant.apiKey, { reminders: 0, auto_close_at: new Date(Date.now() + 2 * DAY).toISOString() });
+    const request = await createRequest(t.app, tenant.apiKey, {
+      reminders: 0,
+      auto_close_at: new Date(Date.now() + 2 * DAY).toISOString(),
+    });
     const later = new Date(Date.now() + 5 * DAY).toISOString();
-    expect((await client(t.app, tenant.apiKey).patch(`/requests/${request.id}`, { auto_close_at: later })).statusCode).toBe(200);
+    expect(
+      (await client(t.app, tenant.apiKey).patch(`/requests/${request.id}`, { auto_close_at: later })).statusCode,
+    ).toBe(200);
     at(3);
     await run();
     expect(await stateOf(request.id)).not.toBe('CLOSED');
@@ -101,7 +126,9 @@ describe('timed jobs, on a clock the test moves', () => {
     const deleted = await createRequest(t.app, tenant.apiKey, { reminders: 1 });
     expect((await client(t.app, tenant.apiKey).post(`/requests/${closed.id}/close`, {})).statusCode).toBe(200);
     expect((await client(t.app, tenant.apiKey).delete(`/requests/${deleted.id}`)).statusCode).toBe(204);
-    const jobs = await t.orm.em.fork().execute<{ status: string }[]>(`select status from job where request_id in (?, ?)`, [closed.id, deleted.id]);
+    const jobs = await t.orm.em
+      .fork()
+      .execute<{ status: string }[]>(`select status from job where request_id in (?, ?)`, [closed.id, deleted.id]);
     expect(jobs.map((j) => j.status)).toEqual(['CANCELLED', 'CANCELLED']);
     at(3);
     await run();
@@ -121,7 +148,9 @@ describe('timed jobs, on a clock the test moves', () => {
     const close = async (id: string) => expect((await api.post(`/requests/${id}/close`, {})).statusCode).toBe(200);
     const closedEarly = await withDocument('closed-early');
     await close(closedEarly.id);
-    expect((await api.patch(`/organizations/${tenant.organizationId}/settings`, { retention_days: 30 })).statusCode).toBe(200);
+    expect(
+      (await api.patch(`/organizations/${tenant.organizationId}/settings`, { retention_days: 30 })).statusCode,
+    ).toBe(200);
     const closedLate = await withDocument('closed-late');
     await close(closedLate.id);
     const open = await withDocument('still-open');
@@ -137,7 +166,10 @@ describe('timed jobs, on a clock the test moves', () => {
       expect(existsSync(request.object)).toBe(false);
       const activity = (await api.get(`/requests/${request.id}/activity?limit=100`)).json();
       expect(activity.filter((entry: { action: string }) => entry.action === 'request.retention_deleted')).toEqual([
-        expect.objectContaining({ actor: expect.objectContaining({ type: 'SYSTEM', id: null }), details: { document_ids: [request.documentId], retention_days: 30 } }),
+        expect.objectContaining({
+          actor: expect.objectContaining({ type: 'SYSTEM', id: null }),
+          details: { document_ids: [request.documentId], retention_days: 30 },
+        }),
       ]);
     }
     expect(await documents(open.id)).toHaveLength(1);

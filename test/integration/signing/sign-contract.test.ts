@@ -6,7 +6,12 @@ import type { Viewer } from '../../../src/modules/identity/viewer';
 import { ConfigError } from '../../../src/config/config';
 import { checkSigningSettings, createSelfSignedKey } from '../../../src/modules/signing/signing.certificate';
 import { MAX_SIGNATURE_PNG_BYTES } from '../../../src/modules/signing/signing.limits';
-import { signContract, signerFields, type SignInput, type SigningCtx } from '../../../src/modules/signing/signing.service';
+import {
+  signContract,
+  signerFields,
+  type SignInput,
+  type SigningCtx,
+} from '../../../src/modules/signing/signing.service';
 import { createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { UNKNOWN_ID } from '../../support/fixtures';
 import { docxBytes, upload } from '../../support/files';
@@ -34,9 +39,19 @@ const FIELDS: ContractField[] = [
   { id: 'full-name', type: 'TEXT', assignedTo: ANA, layout: at(2, 50, 100) },
   { id: 'agree', type: 'CHECKBOX', layout: at(1, 50, 200) },
   { id: 'signed-on', type: 'DATE', layout: at(2, 50, 150) },
-  { id: 'ana-sig', type: 'SIGNATURE', assignedTo: { ...ANA, email: 'ANA@Example.com' }, layout: at(2, 40, 40, 'BOTTOM_RIGHT') },
+  {
+    id: 'ana-sig',
+    type: 'SIGNATURE',
+    assignedTo: { ...ANA, email: 'ANA@Example.com' },
+    layout: at(2, 40, 40, 'BOTTOM_RIGHT'),
+  },
   { id: 'ana-initials', type: 'INITIALS', assignedTo: ANA, layout: at(1, 40, 40, 'BOTTOM_RIGHT') },
-  { id: 'bob-sig', type: 'SIGNATURE', assignedTo: { email: 'bob@example.com' }, layout: at(2, 300, 40, 'BOTTOM_RIGHT') },
+  {
+    id: 'bob-sig',
+    type: 'SIGNATURE',
+    assignedTo: { email: 'bob@example.com' },
+    layout: at(2, 300, 40, 'BOTTOM_RIGHT'),
+  },
   { type: 'CHECKBOX', placeholder: 'No place on the page' },
   { id: 'far-away', type: 'TEXT', layout: at(7, 10, 10) },
   { id: 'phone-sig', type: 'SIGNATURE', assignedTo: { phone: '+1 (555) 0100-2' } },
@@ -52,9 +67,16 @@ describe('signContract', () => {
   const ctxFor = (app: TestApp, organizationId: string): SigningCtx =>
     app.app.contexts.forViewer({ organizationId } as Viewer, { log: app.app.log, requestId: 'signing-test' });
 
-  async function uploadContract(app: TestApp, apiKey: string, bytes: Buffer, fields: ContractField[], name = 'Engagement letter.pdf'): Promise<string> {
+  async function uploadContract(
+    app: TestApp,
+    apiKey: string,
+    bytes: Buffer,
+    fields: ContractField[],
+    name = 'Engagement letter.pdf',
+  ): Promise<string> {
     const response = await upload(app.app, apiKey, '/contracts', bytes, { filename: name });
-    if (response.statusCode !== 200) throw new Error(`POST /contracts answered ${response.statusCode}: ${response.body}`);
+    if (response.statusCode !== 200)
+      throw new Error(`POST /contracts answered ${response.statusCode}: ${response.body}`);
     const id = response.json().id as string;
     await app.orm.em.fork().nativeUpdate(Contract, { id }, { fields });
     return id;
@@ -63,7 +85,13 @@ describe('signContract', () => {
   const input = (overrides: Partial<SignInput> = {}): SignInput => ({
     organization: { id: tenant.organizationId, name: 'Acme Compañía' },
     contractId,
-    signer: { recipientId: UNKNOWN_ID, name: 'Ana Diaz', email: 'ana@example.com', ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (Test) Signing/1.0' },
+    signer: {
+      recipientId: UNKNOWN_ID,
+      name: 'Ana Diaz',
+      email: 'ana@example.com',
+      ip: '203.0.113.7',
+      userAgent: 'Mozilla/5.0 (Test) Signing/1.0',
+    },
     values: { 'full-name': 'Ana María Diaz', agree: 'true', 'field-7': 'false', 'far-away': 'Somewhere' },
     signature: { type: 'TYPED', text: 'Ana Diaz' },
     at: new Date('2026-11-24T10:20:30.000Z'),
@@ -80,8 +108,17 @@ describe('signContract', () => {
   afterAll(() => t.close());
 
   it('should give each signer the fields assigned to them (email in any case) and the unassigned ones', () => {
-    const keys = (email: string | null, phone?: string) => signerFields({ fields: FIELDS }, { email, phone }).map((f) => f.key);
-    expect(keys('Ana@Example.COM')).toEqual(['full-name', 'agree', 'signed-on', 'ana-sig', 'ana-initials', 'field-7', 'far-away']);
+    const keys = (email: string | null, phone?: string) =>
+      signerFields({ fields: FIELDS }, { email, phone }).map((f) => f.key);
+    expect(keys('Ana@Example.COM')).toEqual([
+      'full-name',
+      'agree',
+      'signed-on',
+      'ana-sig',
+      'ana-initials',
+      'field-7',
+      'far-away',
+    ]);
     expect(keys('bob@example.com')).toEqual(['agree', 'signed-on', 'bob-sig', 'field-7', 'far-away']);
     expect(keys(null, '+1 555 0100')).toEqual(['agree', 'signed-on', 'field-7', 'far-away']);
     expect(keys(null, '+1 555 01002')).toEqual(['agree', 'signed-on', 'field-7', 'far-away', 'phone-sig']);
@@ -102,7 +139,11 @@ describe('signContract', () => {
     expect(signed.signedSha256).toBe(sha256(signed.pdf));
     expect(signed.name).toBe('Engagement letter.signed.pdf');
 
-    expect(verifyPdfSignature(signed.pdf)).toMatchObject({ valid: true, signer: 'CN=Acme Compañía, O=Acme Compañía', coversWholeFile: true });
+    expect(verifyPdfSignature(signed.pdf)).toMatchObject({
+      valid: true,
+      signer: 'CN=Acme Compañía, O=Acme Compañía',
+      coversWholeFile: true,
+    });
 
     const [one, two, audit, ...more] = await pagesText(signed.pdf);
     expect(more).toEqual([]);
@@ -141,7 +182,10 @@ describe('signContract', () => {
     // In the header's binary comment: the file still parses, its digest differs.
     const early = Buffer.from(pdf);
     early[10] ^= 0x01;
-    expect(verifyPdfSignature(early)).toMatchObject({ valid: false, problem: 'the messageDigest is not the SHA-256 of the signed byte ranges' });
+    expect(verifyPdfSignature(early)).toMatchObject({
+      valid: false,
+      problem: 'the messageDigest is not the SHA-256 of the signed byte ranges',
+    });
     // The last byte of the file, in the second range.
     const late = Buffer.from(pdf);
     late[late.length - 2] ^= 0x01;
@@ -150,14 +194,20 @@ describe('signContract', () => {
   });
 
   it('should embed a drawn signature as an image in SIGNATURE and INITIALS fields and on the audit page', async () => {
-    const drawn = await signContract(ctx, input({ signature: { type: 'DRAWN', png_base64: pngBytes(60, 20).toString('base64') } }));
+    const drawn = await signContract(
+      ctx,
+      input({ signature: { type: 'DRAWN', png_base64: pngBytes(60, 20).toString('base64') } }),
+    );
     expect(verifyPdfSignature(drawn.pdf).valid).toBe(true);
     const doc = await PDFDocument.load(drawn.pdf);
     expect(doc.getPages().map(pageImageCount)).toEqual([1, 1, 1]);
     const [, , audit] = await pagesText(drawn.pdf);
     expect(audit).toContain('drawn (the image below)');
     // A data: URL is taken too (canvas.toDataURL gives one).
-    const dataUrl = await signContract(ctx, input({ signature: { type: 'DRAWN', png_base64: `data:image/png;base64,${pngBytes().toString('base64')}` } }));
+    const dataUrl = await signContract(
+      ctx,
+      input({ signature: { type: 'DRAWN', png_base64: `data:image/png;base64,${pngBytes().toString('base64')}` } }),
+    );
     expect(verifyPdfSignature(dataUrl.pdf).valid).toBe(true);
   });
 
@@ -178,8 +228,16 @@ describe('signContract', () => {
 
     it('should name field ids that are not the signer fields', async () => {
       expect(await refusal({ values: { ...input().values, 'bob-sig': 'x', nope: 'y' } })).toEqual([
-        { field: ['fields', 'bob-sig'], message: 'Names no field of this contract that this signer fills in', code: 'NOT_FOUND' },
-        { field: ['fields', 'nope'], message: 'Names no field of this contract that this signer fills in', code: 'NOT_FOUND' },
+        {
+          field: ['fields', 'bob-sig'],
+          message: 'Names no field of this contract that this signer fills in',
+          code: 'NOT_FOUND',
+        },
+        {
+          field: ['fields', 'nope'],
+          message: 'Names no field of this contract that this signer fills in',
+          code: 'NOT_FOUND',
+        },
       ]);
     });
 
@@ -189,11 +247,19 @@ describe('signContract', () => {
         { field: ['fields', 'full-name'], message: 'Field required', code: 'REQUIRED' },
         { field: ['fields', 'agree'], message: 'A CHECKBOX field\'s value is "true" or "false"', code: 'INVALID' },
         { field: ['fields', 'signed-on'], message: 'A DATE field\'s value is a day, "YYYY-MM-DD"', code: 'INVALID' },
-        { field: ['fields', 'ana-sig'], message: 'A SIGNATURE field takes the signature, not a value', code: 'INVALID' },
+        {
+          field: ['fields', 'ana-sig'],
+          message: 'A SIGNATURE field takes the signature, not a value',
+          code: 'INVALID',
+        },
         { field: ['fields', 'field-7'], message: 'A CHECKBOX field\'s value is "true" or "false"', code: 'INVALID' },
       ]);
       expect(await refusal({ values: { ...input().values, 'full-name': '   ' } })).toEqual([
-        { field: ['fields', 'full-name'], message: 'Text should have at least 1 non-blank character', code: 'TOO_SHORT' },
+        {
+          field: ['fields', 'full-name'],
+          message: 'Text should have at least 1 non-blank character',
+          code: 'TOO_SHORT',
+        },
       ]);
       expect(await refusal({ values: { ...input().values, agree: true as unknown as string } })).toEqual([
         { field: ['fields', 'agree'], message: 'Input should be a string', code: 'INVALID' },
@@ -203,18 +269,34 @@ describe('signContract', () => {
     it('should refuse a drawn signature that is not a PNG, is over 1 MiB or 4 million pixels, is not base64 or does not decode', async () => {
       const drawn = (png_base64: string) => refusal({ signature: { type: 'DRAWN', png_base64 } });
       const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1]);
-      expect(await drawn(jpeg.toString('base64'))).toEqual([{ field: ['signature'], message: 'The drawn signature is not a PNG image', code: 'INVALID' }]);
+      expect(await drawn(jpeg.toString('base64'))).toEqual([
+        { field: ['signature'], message: 'The drawn signature is not a PNG image', code: 'INVALID' },
+      ]);
       const big = Buffer.concat([pngBytes(), Buffer.alloc(MAX_SIGNATURE_PNG_BYTES)]);
-      expect(await drawn(big.toString('base64'))).toEqual([{ field: ['signature'], message: 'The drawn signature is over 1 MiB', code: 'TOO_LONG' }]);
-      expect(await drawn('not base64!')).toEqual([{ field: ['signature'], message: 'png_base64 is not base64', code: 'INVALID' }]);
-      expect(await drawn('')).toEqual([{ field: ['signature'], message: 'A drawn signature needs png_base64, a PNG image in base64', code: 'INVALID' }]);
+      expect(await drawn(big.toString('base64'))).toEqual([
+        { field: ['signature'], message: 'The drawn signature is over 1 MiB', code: 'TOO_LONG' },
+      ]);
+      expect(await drawn('not base64!')).toEqual([
+        { field: ['signature'], message: 'png_base64 is not base64', code: 'INVALID' },
+      ]);
+      expect(await drawn('')).toEqual([
+        { field: ['signature'], message: 'A drawn signature needs png_base64, a PNG image in base64', code: 'INVALID' },
+      ]);
       // 5,000 by 1,000 of one colour compresses to a few kilobytes, and would decode to 20 MB.
       expect(await drawn(pngBytes(5000, 1000).toString('base64'))).toEqual([
-        { field: ['signature'], message: 'The drawn signature is 5000 by 1000 pixels; at most 4,000,000 pixels', code: 'TOO_LONG' },
+        {
+          field: ['signature'],
+          message: 'The drawn signature is 5000 by 1000 pixels; at most 4,000,000 pixels',
+          code: 'TOO_LONG',
+        },
       ]);
-      expect(await drawn(pngBytes().subarray(0, 12).toString('base64'))).toEqual([{ field: ['signature'], message: 'The drawn signature is not a readable PNG image', code: 'INVALID' }]);
+      expect(await drawn(pngBytes().subarray(0, 12).toString('base64'))).toEqual([
+        { field: ['signature'], message: 'The drawn signature is not a readable PNG image', code: 'INVALID' },
+      ]);
       const truncated = pngBytes().subarray(0, 40);
-      expect(await drawn(truncated.toString('base64'))).toEqual([{ field: ['signature'], message: 'The drawn signature is not a readable PNG image', code: 'INVALID' }]);
+      expect(await drawn(truncated.toString('base64'))).toEqual([
+        { field: ['signature'], message: 'The drawn signature is not a readable PNG image', code: 'INVALID' },
+      ]);
     });
 
     it('should refuse an empty typed signature and an unknown signature type', async () => {
@@ -222,41 +304,81 @@ describe('signContract', () => {
         { field: ['signature'], message: 'Text should have at least 1 non-blank character', code: 'TOO_SHORT' },
       ]);
       expect(await refusal({ signature: { type: 'STAMPED' } as never })).toEqual([
-        { field: ['signature'], message: 'A signature is {"type": "TYPED", "text"} or {"type": "DRAWN", "png_base64"}', code: 'INVALID' },
+        {
+          field: ['signature'],
+          message: 'A signature is {"type": "TYPED", "text"} or {"type": "DRAWN", "png_base64"}',
+          code: 'INVALID',
+        },
       ]);
     });
 
-    it('should refuse a DOCX contract, an unreadable or encrypted PDF, and not find another organization\'s contract', async () => {
+    it("should refuse a DOCX contract, an unreadable or encrypted PDF, and not find another organization's contract", async () => {
       const docx = await uploadContract(t, tenant.apiKey, await docxBytes(), [], 'terms.docx');
       expect(await refusal({ contractId: docx, values: {} })).toEqual([
-        { field: [], message: 'Only PDF contracts can be signed; this one is application/vnd.openxmlformats-officedocument.wordprocessingml.document', code: 'INVALID' },
+        {
+          field: [],
+          message:
+            'Only PDF contracts can be signed; this one is application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+          code: 'INVALID',
+        },
       ]);
-      const broken = await uploadContract(t, tenant.apiKey, Buffer.from('%PDF-1.7\nthis is not really a PDF\n'), [], 'broken.pdf');
-      expect(await refusal({ contractId: broken, values: {} })).toEqual([{ field: [], message: 'The contract could not be read as a PDF, so it cannot be signed', code: 'INVALID' }]);
+      const broken = await uploadContract(
+        t,
+        tenant.apiKey,
+        Buffer.from('%PDF-1.7\nthis is not really a PDF\n'),
+        [],
+        'broken.pdf',
+      );
+      expect(await refusal({ contractId: broken, values: {} })).toEqual([
+        { field: [], message: 'The contract could not be read as a PDF, so it cannot be signed', code: 'INVALID' },
+      ]);
       const locked = await PDFDocument.create();
       locked.addPage();
       locked.context.trailerInfo.Encrypt = locked.context.obj({ Filter: 'Standard', V: 1, R: 2 });
       const encrypted = await uploadContract(t, tenant.apiKey, Buffer.from(await locked.save()), [], 'locked.pdf');
-      expect(await refusal({ contractId: encrypted, values: {} })).toEqual([{ field: [], message: 'The contract is an encrypted PDF, which cannot be signed', code: 'INVALID' }]);
+      expect(await refusal({ contractId: encrypted, values: {} })).toEqual([
+        { field: [], message: 'The contract is an encrypted PDF, which cannot be signed', code: 'INVALID' },
+      ]);
       const other = await createTenant(t.orm);
-      await expect(signContract(ctx, input({ organization: { id: other.organizationId, name: 'Other' } }))).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Contract not found' });
+      await expect(
+        signContract(ctx, input({ organization: { id: other.organizationId, name: 'Other' } })),
+      ).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Contract not found' });
       await expect(signContract(ctx, input({ contractId: 'not-a-uuid' }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
   });
 
   describe('the organization certificate', () => {
     const certificates = (organizationId: string) =>
-      t.orm.em.fork().getConnection().execute<{ certificate_pem: string }[]>('select certificate_pem from organization_certificate where organization_id = ?', [organizationId]);
+      t.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ certificate_pem: string }[]>(
+          'select certificate_pem from organization_certificate where organization_id = ?',
+          [organizationId],
+        );
 
     it('should be made once under concurrent first signatures, sealed, and reused', async () => {
       const fresh = await createTenant(t.orm, 'Concurrent Signing Co');
       const freshContract = await uploadContract(t, fresh.apiKey, original, FIELDS);
       const freshCtx = () => ctxFor(t, fresh.organizationId);
-      const sign = () => signContract(freshCtx(), input({ organization: { id: fresh.organizationId, name: 'Concurrent Signing Co' }, contractId: freshContract }));
+      const sign = () =>
+        signContract(
+          freshCtx(),
+          input({
+            organization: { id: fresh.organizationId, name: 'Concurrent Signing Co' },
+            contractId: freshContract,
+          }),
+        );
       const signed = await Promise.all([sign(), sign(), sign(), sign()]);
       const rows = await certificates(fresh.organizationId);
       expect(rows).toHaveLength(1);
-      const [{ sealed_p12 }] = await t.orm.em.fork().getConnection().execute<{ sealed_p12: string }[]>('select sealed_p12 from organization_certificate where organization_id = ?', [fresh.organizationId]);
+      const [{ sealed_p12 }] = await t.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ sealed_p12: string }[]>(
+          'select sealed_p12 from organization_certificate where organization_id = ?',
+          [fresh.organizationId],
+        );
       // No key material in the clear: neither the bytes nor the base64 of the (public) certificate the
       // PKCS#12 holds appear in the sealed value (a fixed prefix such as "MII" may, by chance).
       const der = Buffer.from(rows[0].certificate_pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
@@ -265,7 +387,10 @@ describe('signContract', () => {
       const later = await sign();
       const fingerprints = new Set([...signed, later].map((s) => verifyPdfSignature(s.pdf).certificateSha256));
       expect(fingerprints).toEqual(new Set([certificateFingerprint(rows[0].certificate_pem)]));
-      expect(verifyPdfSignature(later.pdf)).toMatchObject({ valid: true, signer: 'CN=Concurrent Signing Co, O=Concurrent Signing Co' });
+      expect(verifyPdfSignature(later.pdf)).toMatchObject({
+        valid: true,
+        signer: 'CN=Concurrent Signing Co, O=Concurrent Signing Co',
+      });
     });
 
     it('should sign with the configured PKCS#12 instead, for every organization', async () => {
@@ -274,9 +399,18 @@ describe('signContract', () => {
       try {
         const owner = await createTenant(configured.orm, 'Uses The Configured One');
         const id = await uploadContract(configured, owner.apiKey, original, FIELDS);
-        const signed = await signContract(ctxFor(configured, owner.organizationId), input({ organization: { id: owner.organizationId, name: 'Uses The Configured One' }, contractId: id }));
-        expect(verifyPdfSignature(signed.pdf)).toMatchObject({ valid: true, signer: 'CN=Configured Signer Ltd, O=Configured Signer Ltd' });
-        const [{ n }] = await configured.orm.em.fork().getConnection().execute('select count(*)::int as n from organization_certificate');
+        const signed = await signContract(
+          ctxFor(configured, owner.organizationId),
+          input({ organization: { id: owner.organizationId, name: 'Uses The Configured One' }, contractId: id }),
+        );
+        expect(verifyPdfSignature(signed.pdf)).toMatchObject({
+          valid: true,
+          signer: 'CN=Configured Signer Ltd, O=Configured Signer Ltd',
+        });
+        const [{ n }] = await configured.orm.em
+          .fork()
+          .getConnection()
+          .execute('select count(*)::int as n from organization_certificate');
         expect(n).toBe(0);
       } finally {
         await configured.close();
@@ -287,9 +421,14 @@ describe('signContract', () => {
       const { key } = await createSelfSignedKey('Configured Signer Ltd', new Date());
       expect(() => checkSigningSettings({ p12: { bytes: key.p12, passphrase: key.passphrase } })).not.toThrow();
       expect(() => checkSigningSettings({})).not.toThrow();
-      for (const p12 of [{ bytes: key.p12, passphrase: 'wrong' }, { bytes: Buffer.from('not a PKCS#12'), passphrase: '' }]) {
+      for (const p12 of [
+        { bytes: key.p12, passphrase: 'wrong' },
+        { bytes: Buffer.from('not a PKCS#12'), passphrase: '' },
+      ]) {
         expect(() => checkSigningSettings({ p12 })).toThrow(
-          new ConfigError(['The signing PKCS#12 (SIGNING_P12_PATH) cannot be opened: not a PKCS#12 file, or a wrong SIGNING_P12_PASSPHRASE']),
+          new ConfigError([
+            'The signing PKCS#12 (SIGNING_P12_PATH) cannot be opened: not a PKCS#12 file, or a wrong SIGNING_P12_PASSPHRASE',
+          ]),
         );
       }
     });

@@ -12,7 +12,13 @@ describe('webhook delivery across a crash', () => {
   let service: RunningService | undefined;
   // A short timeout makes the lease of a claimed delivery short (2 x timeout + 1 s), so the restarted
   // instance may take over the deliveries the killed one had in flight within seconds.
-  const env = () => ({ DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 's'.repeat(40), LOG_LEVEL: 'warn', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_CONCURRENCY: '2' });
+  const env = () => ({
+    DATABASE_URL: workerDatabaseUrl(),
+    GATHER_SECRET: 's'.repeat(40),
+    LOG_LEVEL: 'warn',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_CONCURRENCY: '2',
+  });
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -50,12 +56,17 @@ describe('webhook delivery across a crash', () => {
     service = await startService(env());
     await eventually(async () => new Set(receiver.received.map((d) => d.json.event_id)).size === EVENTS, 30_000);
     const delivered = new Map(receiver.received.map((d) => [d.json.event_id as string, d]));
-    expect([...delivered.values()].map((d) => d.json.data.name).sort()).toEqual(Array.from({ length: EVENTS }, (_, i) => `crash ${i}`).sort());
-    for (const delivery of delivered.values()) expect(receiver.verify(delivery, webhook.secret!)).toEqual(delivery.json);
+    expect([...delivered.values()].map((d) => d.json.data.name).sort()).toEqual(
+      Array.from({ length: EVENTS }, (_, i) => `crash ${i}`).sort(),
+    );
+    for (const delivery of delivered.values())
+      expect(receiver.verify(delivery, webhook.secret!)).toEqual(delivery.json);
     // At least once: a delivery cut off by the crash may arrive twice, with the same webhook-id.
     expect(receiver.received.length).toBeGreaterThanOrEqual(EVENTS);
     const statuses = await eventually(async () => {
-      const rows = await t.orm.em.fork().execute<{ status: string }[]>(`select status from webhook_delivery where webhook_id = ?`, [webhook.id]);
+      const rows = await t.orm.em
+        .fork()
+        .execute<{ status: string }[]>(`select status from webhook_delivery where webhook_id = ?`, [webhook.id]);
       return rows.length === EVENTS && rows.every((row) => row.status === 'SUCCEEDED') && rows;
     }, 15_000);
     expect(statuses).toHaveLength(EVENTS);

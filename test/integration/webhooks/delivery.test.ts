@@ -21,7 +21,12 @@ describe('webhook delivery, sent by the running worker', () => {
 
   it('should post each event signed per Standard Webhooks, with the envelope of API-DECISIONS', async () => {
     const api = client(t.app, tenant.apiKey);
-    const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created', 'request.updated', 'item.deleted'] })).json();
+    const webhook = (
+      await api.post('/webhooks', {
+        endpoint: receiver.url,
+        topics: ['request.created', 'request.updated', 'item.deleted'],
+      })
+    ).json();
     const request = await createRequest(t.app, tenant.apiKey, { name: 'Signed' });
     await api.patch(`/requests/${request.id}`, { name: 'Signed and renamed', notes: 'n' });
     await api.delete(`/requests/${request.id}/items/${request.items[1].id}`);
@@ -41,15 +46,27 @@ describe('webhook delivery, sent by the running worker', () => {
       created_at: expect.any(String),
       data: (await api.get(`/requests/${request.id}`)).json() && { ...request, updated_at: expect.any(String) },
     });
-    expect(updated.json).toMatchObject({ topic: 'request.updated', updated: ['name', 'notes'], data: { id: request.id, name: 'Signed and renamed', notes: 'n' } });
-    expect(deleted.json).toMatchObject({ topic: 'item.deleted', data: { id: request.items[1].id, name: 'Any dependents?', type: 'QUESTION' } });
+    expect(updated.json).toMatchObject({
+      topic: 'request.updated',
+      updated: ['name', 'notes'],
+      data: { id: request.id, name: 'Signed and renamed', notes: 'n' },
+    });
+    expect(deleted.json).toMatchObject({
+      topic: 'item.deleted',
+      data: { id: request.items[1].id, name: 'Any dependents?', type: 'QUESTION' },
+    });
     expect(new Set(receiver.received.map((d) => d.json.event_id)).size).toBe(3);
 
     const log = await eventually(async () => {
       const list = (await api.get(`/webhooks/${webhook.id}/deliveries`)).json();
       return list.length === 3 && list.every((d: { status: string }) => d.status === 'SUCCEEDED') && list;
     });
-    expect(log[0]).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, last_status_code: 200, attempts: [{ status_code: 200, error: null, latency_ms: expect.any(Number) }] });
+    expect(log[0]).toMatchObject({
+      status: 'SUCCEEDED',
+      attempt_count: 1,
+      last_status_code: 200,
+      attempts: [{ status_code: 200, error: null, latency_ms: expect.any(Number) }],
+    });
   });
 
   it('should sign with both secrets during the grace period after a rotation', async () => {
@@ -88,7 +105,8 @@ describe('webhook retries, on a clock the test controls', () => {
     await receiver.close();
   });
 
-  const deliveries = async (webhookId: string) => (await client(t.app, tenant.apiKey).get(`/webhooks/${webhookId}/deliveries`)).json();
+  const deliveries = async (webhookId: string) =>
+    (await client(t.app, tenant.apiKey).get(`/webhooks/${webhookId}/deliveries`)).json();
 
   it('should retry on the backoff schedule, then mark the delivery FAILED; a retry replays it', async () => {
     const api = client(t.app, tenant.apiKey);
@@ -98,7 +116,12 @@ describe('webhook retries, on a clock the test controls', () => {
 
     expect(await t.app.webhookWorker.runOnce()).toBe(1);
     let [delivery] = await deliveries(webhook.id);
-    expect(delivery).toMatchObject({ status: 'PENDING', attempt_count: 1, last_status_code: 503, last_error: 'HTTP 503: failed on purpose' });
+    expect(delivery).toMatchObject({
+      status: 'PENDING',
+      attempt_count: 1,
+      last_status_code: 503,
+      last_error: 'HTTP 503: failed on purpose',
+    });
     expect(Date.parse(delivery.next_attempt_at) - now.getTime()).toBe(5_000);
     // Not due yet: nothing goes out.
     expect(await t.app.webhookWorker.runOnce()).toBe(0);
@@ -121,7 +144,9 @@ describe('webhook retries, on a clock the test controls', () => {
     [delivery] = await deliveries(webhook.id);
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: MAX_ATTEMPTS + 1 });
     expect(receiver.received).toHaveLength(1);
-    expect((await api.post(`/webhooks/${webhook.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)).statusCode).toBe(404);
+    expect(
+      (await api.post(`/webhooks/${webhook.id}/deliveries/00000000-0000-4000-8000-000000000000/retry`)).statusCode,
+    ).toBe(404);
   });
 
   /**
@@ -131,9 +156,13 @@ describe('webhook retries, on a clock the test controls', () => {
   const updatesEndpoint = async (status: (notes: string) => number) => {
     const request = await createRequest(t.app, tenant.apiKey);
     while ((await t.app.webhookWorker.runOnce()) > 0);
-    const webhook = (await client(t.app, tenant.apiKey).post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })).json();
+    const webhook = (
+      await client(t.app, tenant.apiKey).post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })
+    ).json();
     const arrived: string[] = [];
-    receiver.setResponder((delivery) => (arrived.push(delivery.json.data.notes), { status: status(delivery.json.data.notes) }));
+    receiver.setResponder(
+      (delivery) => (arrived.push(delivery.json.data.notes), { status: status(delivery.json.data.notes) }),
+    );
     return { request, webhook, arrived };
   };
 
@@ -143,16 +172,23 @@ describe('webhook retries, on a clock the test controls', () => {
     const failing = new Set(['2', '4']);
     const { request, webhook, arrived } = await updatesEndpoint((notes) => (failing.has(notes) ? 503 : 200));
     for (const notes of ['1', '2', '3', '4']) await api.patch(`/requests/${request.id}`, { notes });
-    const byStatus = async (status: string) => (await deliveries(webhook.id)).filter((d: { status: string }) => d.status === status);
+    const byStatus = async (status: string) =>
+      (await deliveries(webhook.id)).filter((d: { status: string }) => d.status === status);
 
     expect(await t.app.webhookWorker.runOnce()).toBe(4);
     expect(arrived).toEqual(['1', '2', '3', '4']);
     const pending = await byStatus('PENDING');
     expect(pending).toHaveLength(2);
-    for (const d of pending) expect(d).toMatchObject({ attempt_count: 1, last_status_code: 503, attempts: [{ status_code: 503, error: 'HTTP 503: failed on purpose' }] });
+    for (const d of pending)
+      expect(d).toMatchObject({
+        attempt_count: 1,
+        last_status_code: 503,
+        attempts: [{ status_code: 503, error: 'HTTP 503: failed on purpose' }],
+      });
     const succeeded = await byStatus('SUCCEEDED');
     expect(succeeded).toHaveLength(2);
-    for (const d of succeeded) expect(d).toMatchObject({ attempt_count: 1, attempts: [{ status_code: 200, error: null }] });
+    for (const d of succeeded)
+      expect(d).toMatchObject({ attempt_count: 1, attempts: [{ status_code: 200, error: null }] });
     expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ failing_since: now.toISOString() });
 
     // The retries come due together and go in order; the endpoint's last attempt succeeded.
@@ -162,7 +198,8 @@ describe('webhook retries, on a clock the test controls', () => {
     expect(arrived.slice(4)).toEqual(['2', '4']);
     const retried = (await byStatus('SUCCEEDED')).filter((d: { attempt_count: number }) => d.attempt_count === 2);
     expect(retried).toHaveLength(2);
-    for (const d of retried) expect(d.attempts.map((a: { status_code: number }) => a.status_code).sort()).toEqual([200, 503]);
+    for (const d of retried)
+      expect(d.attempts.map((a: { status_code: number }) => a.status_code).sort()).toEqual([200, 503]);
     expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ failing_since: null });
     await api.delete(`/webhooks/${webhook.id}`);
   });
@@ -178,7 +215,8 @@ describe('webhook retries, on a clock the test controls', () => {
     expect(arrived).toEqual(notes);
     const list = (await api.get(`/webhooks/${webhook.id}/deliveries?limit=100`)).json();
     expect(list).toHaveLength(40);
-    for (const d of list) expect(d).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, attempts: [{ status_code: 200 }] });
+    for (const d of list)
+      expect(d).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, attempts: [{ status_code: 200 }] });
     await api.delete(`/webhooks/${webhook.id}`);
   });
 
@@ -189,7 +227,10 @@ describe('webhook retries, on a clock the test controls', () => {
     const request = await createRequest(t.app, tenant.apiKey);
     await api.patch(`/requests/${request.id}`, { notes: 'day 0' });
     await t.app.webhookWorker.runOnce();
-    expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ enabled: true, failing_since: now.toISOString() });
+    expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({
+      enabled: true,
+      failing_since: now.toISOString(),
+    });
 
     advance(4 * 86_400_000);
     await api.patch(`/requests/${request.id}`, { notes: 'day 4' });
@@ -210,19 +251,31 @@ describe('webhook retries, on a clock the test controls', () => {
 
   it('should refuse at delivery time a host that now resolves to a private address', async () => {
     const rebinding = await createTestApp(
-      { webhooks: { allowPrivate: false, timeoutMs: 2000, concurrency: 4, secretGraceMs: 1, disableAfterMs: 432_000_000 } },
+      {
+        webhooks: {
+          allowPrivate: false,
+          timeoutMs: 2000,
+          concurrency: 4,
+          secretGraceMs: 1,
+          disableAfterMs: 432_000_000,
+        },
+      },
       {
         // Public when the endpoint is saved, loopback when the delivery connects: DNS rebinding.
         resolveHost: async () => ['93.184.216.34'],
         deliveryLookup: ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-          options?.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)) as never,
+          options?.all
+            ? callback(null, [{ address: '127.0.0.1', family: 4 }])
+            : callback(null, '127.0.0.1', 4)) as never,
       },
     );
     try {
       await rebinding.app.ready();
       const owner = await createTenant(rebinding.orm);
       const api = client(rebinding.app, owner.apiKey);
-      const webhook = (await api.post('/webhooks', { endpoint: 'https://rebind.test/hook', topics: ['request.created'] })).json();
+      const webhook = (
+        await api.post('/webhooks', { endpoint: 'https://rebind.test/hook', topics: ['request.created'] })
+      ).json();
       expect(webhook.id).toBeDefined();
       await createRequest(rebinding.app, owner.apiKey);
       await rebinding.app.webhookWorker.runOnce();

@@ -14,7 +14,11 @@ describe('REST webhooks', () => {
   afterAll(() => t.close());
 
   const create = async (body: Record<string, unknown> = {}) => {
-    const response = await api.post('/webhooks', { endpoint: 'https://hooks.example.com/gather', topics: ['request.created', 'item.verified'], ...body });
+    const response = await api.post('/webhooks', {
+      endpoint: 'https://hooks.example.com/gather',
+      topics: ['request.created', 'item.verified'],
+      ...body,
+    });
     expect(response.statusCode).toBe(200);
     return response.json();
   };
@@ -52,10 +56,19 @@ describe('REST webhooks', () => {
   it('GET /webhooks should list oldest first, filtered by topic', async () => {
     const other = await createTenant(t.orm);
     const otherApi = client(t.app, other.apiKey);
-    const a = (await otherApi.post('/webhooks', { endpoint: 'https://a.example.com/', topics: ['request.created'] })).json();
-    const b = (await otherApi.post('/webhooks', { endpoint: 'https://b.example.com/', topics: ['request.updated', 'request.created'] })).json();
+    const a = (
+      await otherApi.post('/webhooks', { endpoint: 'https://a.example.com/', topics: ['request.created'] })
+    ).json();
+    const b = (
+      await otherApi.post('/webhooks', {
+        endpoint: 'https://b.example.com/',
+        topics: ['request.updated', 'request.created'],
+      })
+    ).json();
     expect((await otherApi.get('/webhooks')).json().map((w: { id: string }) => w.id)).toEqual([a.id, b.id]);
-    expect((await otherApi.get('/webhooks?topic=request.updated')).json().map((w: { id: string }) => w.id)).toEqual([b.id]);
+    expect((await otherApi.get('/webhooks?topic=request.updated')).json().map((w: { id: string }) => w.id)).toEqual([
+      b.id,
+    ]);
     expect((await otherApi.get('/webhooks?topic=request.nope')).statusCode).toBe(422);
   });
 
@@ -78,8 +91,15 @@ describe('REST webhooks', () => {
 
   it('PATCH /webhooks/{id} should change endpoint and topics, and enable or disable', async () => {
     const webhook = await create();
-    const changed = await api.patch(`/webhooks/${webhook.id}`, { endpoint: 'https://new.example.com/hook', topics: ['request.closed'] });
-    expect(changed.json()).toMatchObject({ endpoint: 'https://new.example.com/hook', topics: ['request.closed'], enabled: true });
+    const changed = await api.patch(`/webhooks/${webhook.id}`, {
+      endpoint: 'https://new.example.com/hook',
+      topics: ['request.closed'],
+    });
+    expect(changed.json()).toMatchObject({
+      endpoint: 'https://new.example.com/hook',
+      topics: ['request.closed'],
+      enabled: true,
+    });
     const disabled = await api.patch(`/webhooks/${webhook.id}`, { enabled: false });
     expect(disabled.json()).toMatchObject({ enabled: false, disabled_reason: 'Disabled by an administrator' });
     const enabled = await api.patch(`/webhooks/${webhook.id}`, { enabled: true });
@@ -121,7 +141,14 @@ describe('REST webhooks', () => {
     expect((await other.get('/webhooks')).json().map((w: { id: string }) => w.id)).not.toContain(webhook.id);
     const user = await createUser(t.app, tenant.apiKey, { email: 'no.hooks@example.com' });
     expect((await client(t.app, user.apiKey).get('/webhooks')).statusCode).toBe(403);
-    expect((await client(t.app, user.apiKey).post('/webhooks', { endpoint: 'https://x.example.com', topics: ['request.created'] })).statusCode).toBe(403);
+    expect(
+      (
+        await client(t.app, user.apiKey).post('/webhooks', {
+          endpoint: 'https://x.example.com',
+          topics: ['request.created'],
+        })
+      ).statusCode,
+    ).toBe(403);
   });
 });
 
@@ -131,9 +158,21 @@ describe('webhook endpoints when private targets are not allowed', () => {
 
   beforeAll(async () => {
     // A staged DNS: what production DNS could answer for these names.
-    const answers: Record<string, string[]> = { 'internal.test': ['10.0.0.5'], 'public.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '127.0.0.1'] };
+    const answers: Record<string, string[]> = {
+      'internal.test': ['10.0.0.5'],
+      'public.test': ['93.184.216.34'],
+      'mixed.test': ['93.184.216.34', '127.0.0.1'],
+    };
     t = await createTestApp(
-      { webhooks: { allowPrivate: false, timeoutMs: 2000, concurrency: 4, secretGraceMs: 86_400_000, disableAfterMs: 432_000_000 } },
+      {
+        webhooks: {
+          allowPrivate: false,
+          timeoutMs: 2000,
+          concurrency: 4,
+          secretGraceMs: 86_400_000,
+          disableAfterMs: 432_000_000,
+        },
+      },
       {
         resolveHost: async (host) => {
           if (!answers[host]) throw new Error('ENOTFOUND');
@@ -160,6 +199,8 @@ describe('webhook endpoints when private targets are not allowed', () => {
       expect({ endpoint, status: response.statusCode }).toEqual({ endpoint, status: 422 });
       expect(response.json().detail[0].loc).toEqual(['body', 'endpoint']);
     }
-    expect((await api.post('/webhooks', { endpoint: 'https://public.test/hook', topics: ['request.created'] })).statusCode).toBe(200);
+    expect(
+      (await api.post('/webhooks', { endpoint: 'https://public.test/hook', topics: ['request.created'] })).statusCode,
+    ).toBe(200);
   });
 });
