@@ -6,15 +6,7 @@ import globals from 'globals';
 
 export default tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      '.data/',
-      'dist/',
-      'coverage/',
-      'test/artifacts/',
-      'src/generated/',
-      'src/kernel/graphql/__generated__/',
-    ],
+    ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'test/artifacts/', 'src/generated/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -1,4 +1,4 @@
-import { RequestListDocument } from '../../src/kernel/graphql/__generated__/operations';
+import { RequestListDocument } from '../../src/generated/operations';
 import { sourceOf } from '../../src/kernel/rest/operations';
 
 // What the scenarios send. The GraphQL documents select the same fields the bare baseline returns,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Client } from 'pg';
-import type { RecipientInput, RequestItemInput } from '../../src/kernel/graphql/__generated__/resolvers-types';
+import type { RecipientInput, RequestItemInput } from '../../src/generated/resolvers-types';
 import { createOrganization } from '../../src/modules/identity/identity.service';
 import { openBenchDatabase, type BenchDatabase } from './database';
 import { inProcessApp, type InProcessApp } from './in-process';

@@ -1,4 +1,4 @@
-import type { RestItemBFragment } from '../../src/kernel/graphql/__generated__/operations';
+import type { RestItemBFragment } from '../../src/generated/operations';
 import { restContract } from '../../src/modules/contracts/contract.rest-shapes';
 import { itemInputFromRest, restItemA, restItemB } from '../../src/modules/items/item.rest-shapes';
 import { languageFromRest, languageToRest, restRequest } from '../../src/modules/requests/request.rest-shapes';

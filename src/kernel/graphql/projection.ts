@@ -10,7 +10,6 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
-import type { ResolverFn } from './__generated__/resolvers-types';
 
 /**
  * What a field's records must carry for the document to be answered: the properties its selection
@@ -48,6 +47,14 @@ export function declareReads(schema: GraphQLSchema, resolvers: readonly Record<s
     }
   }
 }
+
+/** A resolver's signature, as graphql-codegen's `typescript-resolvers` writes it. */
+type ResolverFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo,
+) => Promise<TResult> | TResult;
 
 /**
  * Declares the properties of its parent record a resolver (or a `__resolveType`) reads. Typed as the

@@ -1,4 +1,4 @@
-import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Resolvers } from '../../generated/resolvers-types';
 import { listActivity } from './activity.service';
 import { countFields } from '../../kernel/graphql/pagination';
 

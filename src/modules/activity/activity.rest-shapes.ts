@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RestActivityFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestActivityFragment } from '../../generated/operations';
 import { Nullable, StringEnum } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { ACTOR_TYPES } from './activity.entities';

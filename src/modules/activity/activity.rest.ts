@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { RequestActivityDocument } from '../../kernel/graphql/__generated__/operations';
+import { RequestActivityDocument } from '../../generated/operations';
 import { found, restRow, type RestRow } from '../../kernel/rest/engine';
 import { listQuery, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { ActivityBody, restActivity } from './activity.rest-shapes';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RestAttachmentFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestAttachmentFragment } from '../../generated/operations';
 import { Body, Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { AttachmentIds, FileRef, restFileRef } from '../items/item.rest-shapes';

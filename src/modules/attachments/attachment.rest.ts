@@ -5,7 +5,7 @@ import {
   AttachmentListDocument,
   ItemAttachmentListDocument,
   type ItemAttachmentListQuery,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
 import { found, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RestCloudStorageProviderFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestCloudStorageProviderFragment } from '../../generated/operations';
 import { DateTime, Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 

@@ -3,7 +3,7 @@ import {
   CloudStorageConnectDocument,
   CloudStorageDisconnectDocument,
   CloudStorageListDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { Body, StringEnum, Text, withErrors } from '../../kernel/rest/schemas';

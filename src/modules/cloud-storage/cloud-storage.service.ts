@@ -1,4 +1,4 @@
-import type { CloudStorageConnectInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { CloudStorageConnectInput } from '../../generated/resolvers-types';
 import { AppError } from '../../kernel/errors/app-error';
 import { findLean } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';

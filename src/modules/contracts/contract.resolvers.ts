@@ -1,5 +1,5 @@
 import { loadRequiredRef } from '../../kernel/db/loaders';
-import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Resolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
 import { deleteContract, getContract, listContracts, updateContract } from './contract.service';

@@ -5,7 +5,7 @@ import type {
   RestContractFragment,
   RestContractLayoutFragment,
   RestContractPartsFragment,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { Body, Nullable, StringEnum, Text } from '../../kernel/rest/schemas';
 import { restShape, type Field as ShapeField } from '../../kernel/rest/shape';

@@ -5,7 +5,7 @@ import {
   ContractGetDocument,
   ContractListDocument,
   ContractUpdateDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
 import type { Renderer } from '../../kernel/events/outbox';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';

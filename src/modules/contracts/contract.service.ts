@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type { ContractLayoutInput, ContractUpdateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { ContractLayoutInput, ContractUpdateInput } from '../../generated/resolvers-types';
 import type { IncomingFile } from '../../kernel/http/files';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';

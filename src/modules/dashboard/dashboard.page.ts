@@ -1,6 +1,6 @@
 import type { BundledAssets } from '../../kernel/http/bundle';
 
-// The dashboard's page: a static shell the script fills in (dashboard.client.ts). It holds no data
+// The dashboard's page: a static shell the script fills in (src/web/dashboard/dashboard.client.ts). It holds no data
 // and needs no key to load; the key is pasted into it and stays in the tab's session storage.
 
 export const DASHBOARD_ASSET_PREFIX = '/dashboard/assets/';

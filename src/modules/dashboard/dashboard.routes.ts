@@ -7,8 +7,8 @@ const YEAR_SECONDS = 365 * 24 * 3600;
 
 const dashboardAssets = bundledAssets(
   'dashboard',
-  join(__dirname, 'dashboard.client.ts'),
-  join(__dirname, 'dashboard.page.css'),
+  join(__dirname, '../../web/dashboard/dashboard.client.ts'),
+  join(__dirname, '../../web/dashboard/dashboard.page.css'),
 );
 
 /** `GET /dashboard` and its assets: public, as they hold no data (the page asks with the pasted key). */

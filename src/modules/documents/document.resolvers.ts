@@ -1,6 +1,6 @@
 import { loadRequiredRef } from '../../kernel/db/loaders';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Resolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
 import type { RequestItemRow } from '../items/item.entities';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RestDocumentFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestDocumentFragment } from '../../generated/operations';
 import { restShape, type Field } from '../../kernel/rest/shape';
 
 // The REST shape of submitted documents.

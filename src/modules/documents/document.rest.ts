@@ -6,7 +6,7 @@ import {
   RequestDocumentListDocument,
   RequestDocumentsDeleteDocument,
   type ItemDocumentListQuery,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { sendFile } from '../../kernel/http/files';
 import type { Renderer } from '../../kernel/events/outbox';
 import { found, restRow, type RestRow } from '../../kernel/rest/engine';

@@ -1,6 +1,6 @@
 import { countFields } from '../../kernel/graphql/pagination';
 import { loadRequiredRef } from '../../kernel/db/loaders';
-import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Resolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { createForm, deleteForm, getForm, listForms } from './form.service';
 import { reads } from '../../kernel/graphql/projection';

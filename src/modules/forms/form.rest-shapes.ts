@@ -1,10 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type {
-  RestFormFieldFragment,
-  RestFormFragment,
-  RestItemFormFragment,
-} from '../../kernel/graphql/__generated__/operations';
-import type { ItemFormInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { RestFormFieldFragment, RestFormFragment, RestItemFormFragment } from '../../generated/operations';
+import type { ItemFormInput } from '../../generated/resolvers-types';
 import { Body, Nullable, Text, Uuid } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { MAX_FORM_FIELDS, MAX_FORM_NAME, MAX_FORM_VALUE } from './form.limits';

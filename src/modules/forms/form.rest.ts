@@ -1,10 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  FormCreateDocument,
-  FormDeleteDocument,
-  FormGetDocument,
-  FormListDocument,
-} from '../../kernel/graphql/__generated__/operations';
+import { FormCreateDocument, FormDeleteDocument, FormGetDocument, FormListDocument } from '../../generated/operations';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';

@@ -2,7 +2,7 @@ import { queryRows } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type { FormCreateInput, ItemFormInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { FormCreateInput, ItemFormInput } from '../../generated/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { OPEN_STATES, SUBMITTED_STATES } from '../requests/request.states';

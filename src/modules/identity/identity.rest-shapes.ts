@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { TeamGetQuery, UserGetQuery } from '../../kernel/graphql/__generated__/operations';
+import type { TeamGetQuery, UserGetQuery } from '../../generated/operations';
 import { restShape, type Field } from '../../kernel/rest/shape';
 
 // The REST shapes of users and teams.

@@ -6,7 +6,7 @@ import {
   UserGetDocument,
   UserListDocument,
   WhoamiDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { found, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
 import { DetailBody, Query, Uuid, withErrors } from '../../kernel/rest/schemas';

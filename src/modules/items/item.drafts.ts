@@ -1,4 +1,4 @@
-import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { RequestItemInput } from '../../generated/resolvers-types';
 import type { FieldPath, InputCheck } from '../../kernel/validation/input-check';
 import type { ItemForm } from '../forms/form.entities';
 import type { FormRef } from '../forms/form.service';

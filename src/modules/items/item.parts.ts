@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { RequestItemInput } from '../../generated/resolvers-types';
 import { extensionPoint } from '../../kernel/module';
 import type { InputCheck } from '../../kernel/validation/input-check';
 import type { RequestRow } from '../requests/request.entities';

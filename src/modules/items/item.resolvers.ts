@@ -1,5 +1,5 @@
 import { loadRequiredRef, selecting } from '../../kernel/db/loaders';
-import type { Resolvers, UploadItemResolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Resolvers, UploadItemResolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import type { RequestItemRow } from './item.entities';
 import { percentComplete, PROGRESS_PROPERTIES } from './item.progress';

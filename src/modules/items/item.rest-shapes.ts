@@ -1,10 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type {
-  RestContractPartsFragment,
-  RestItemAFragment,
-  RestItemBFragment,
-} from '../../kernel/graphql/__generated__/operations';
-import type { RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { RestContractPartsFragment, RestItemAFragment, RestItemBFragment } from '../../generated/operations';
+import type { RequestItemInput } from '../../generated/resolvers-types';
 import { Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { contractPartFields } from '../contracts/contract.rest-shapes';

@@ -8,7 +8,7 @@ import {
   ItemVerifyDocument,
   RequestRejectDocument,
   RequestVerifyDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import type { Renderer } from '../../kernel/events/outbox';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inTransaction } from '../../kernel/db/transaction';
-import type { RequestRejectInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { RequestRejectInput } from '../../generated/resolvers-types';
 import { InputCheck } from '../../kernel/validation/input-check';
 import { requireVisibleRequestForUpdate } from '../requests/request.access';
 import type { Request } from '../requests/request.entities';

@@ -4,7 +4,7 @@ import type { StoredEvent } from '../../kernel/events/topics';
 import type { Topic } from '../events/event.topics';
 import { renderForAnswer, renderSubject, type EmittingContext } from '../../kernel/events/render';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type { ItemUpdateInput, RequestItemInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { ItemUpdateInput, RequestItemInput } from '../../generated/resolvers-types';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { checkContractIds } from '../contracts/contract.service';
 import { deleteReferences } from '../files/file.service';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RestNotificationFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestNotificationFragment } from '../../generated/operations';
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { languageToRest } from '../requests/request.rest-shapes';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NotificationListDocument } from '../../kernel/graphql/__generated__/operations';
+import { NotificationListDocument } from '../../generated/operations';
 import { restRow, type RestRow } from '../../kernel/rest/engine';
 import { listQuery, Query, StringEnum, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { NOTIFICATION_STATUSES } from './notification.entities';

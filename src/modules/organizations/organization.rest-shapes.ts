@@ -3,7 +3,7 @@ import type {
   RestBrandingFragment,
   RestConfirmationPageFragment,
   RestOrganizationSettingsFragment,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { languageToRest } from '../requests/request.rest-shapes';

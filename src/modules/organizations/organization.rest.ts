@@ -6,7 +6,7 @@ import {
   ConfirmationPageEnableDocument,
   OrganizationSettingsGetDocument,
   OrganizationSettingsUpdateDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { receiveFile } from '../../kernel/http/files';
 import { fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization, inputFromBody } from '../../kernel/rest/mapping';

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import type {
-  BrandingUpdateInput,
-  OrganizationSettingsUpdateInput,
-} from '../../kernel/graphql/__generated__/resolvers-types';
+import type { BrandingUpdateInput, OrganizationSettingsUpdateInput } from '../../generated/resolvers-types';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { inTransaction } from '../../kernel/db/transaction';

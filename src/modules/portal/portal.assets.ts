@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { bundledAssets, type BundledAsset, type BundledAssets } from '../../kernel/http/bundle';
 
-// The portal's script (portal.client.ts with tus-js-client) and stylesheet (kernel/http/bundle.ts).
+// The portal's script (src/web/portal/portal.client.ts with tus-js-client) and stylesheet (kernel/http/bundle.ts).
 
 export type PortalAsset = BundledAsset;
 export type PortalAssets = BundledAssets;
@@ -11,6 +11,6 @@ export const ASSET_PREFIX = '/r/assets/';
 /** The built assets (the first call builds them). */
 export const portalAssets = bundledAssets(
   'portal',
-  join(__dirname, 'portal.client.ts'),
-  join(__dirname, 'portal.page.css'),
+  join(__dirname, '../../web/portal/portal.client.ts'),
+  join(__dirname, '../../web/portal/portal.page.css'),
 );

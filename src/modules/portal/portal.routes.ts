@@ -10,7 +10,7 @@ import {
   RecipientRequestViewDocument,
   RecipientSignDocument,
   RecipientSubmitDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
 import { fromPayload, registerRestRows, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';

@@ -1,7 +1,7 @@
 import { formatText, type PortalTextKey, type PortalTexts } from './portal.texts';
 
 // What the portal shows, as functions from the recipient API's answers to HTML. The server renders
-// the first paint with them and the page script (portal.client.ts, bundled) re-renders parts with the
+// the first paint with them and the page script (src/web/portal/portal.client.ts, bundled) re-renders parts with the
 // same functions after each change, so the two never drift apart. Everything put into the HTML goes
 // through `html`, which escapes it.
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RestContactFragment, RestRecipientFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestContactFragment, RestRecipientFragment } from '../../generated/operations';
 import { MAX_EMAIL, MAX_PERSON_NAME, MAX_PHONE } from '../../kernel/limits';
 import { Body, Nullable, StringEnum, Text, Uuid } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';

@@ -4,7 +4,7 @@ import {
   ContactUpsertDocument,
   OrganizationContactListDocument,
   RecipientLinkRegenerateDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization } from '../../kernel/rest/mapping';
 import { Query, listQuery, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { allColumnsOf, findLean, newRecord } from '../../kernel/db/lean';
 import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/context';
-import type { ContactUpsertInput, RecipientInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { ContactUpsertInput, RecipientInput } from '../../generated/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { MAX_PERSON_NAME } from '../../kernel/limits';

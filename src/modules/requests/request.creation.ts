@@ -1,6 +1,6 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import type { GraphQLContext, Loaders } from '../../kernel/graphql/context';
-import type { RequestCreateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { RequestCreateInput } from '../../generated/resolvers-types';
 import type { Row } from '../../kernel/db/lean';
 import { extensionPoint } from '../../kernel/module';
 import type { InputCheck } from '../../kernel/validation/input-check';

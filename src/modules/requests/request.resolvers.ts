@@ -1,6 +1,6 @@
 import { loadRef, loadRequiredRef, primeAll } from '../../kernel/db/loaders';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Resolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { canDeleteRequest } from './request.access';
 import {

@@ -1,5 +1,5 @@
 import type { Static, TArray, TObject } from '@sinclair/typebox';
-import type { RequestCreateInput, RestRequestFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RequestCreateInput, RestRequestFragment } from '../../generated/operations';
 import { extensionPoint } from '../../kernel/module';
 import type { Computed, Field } from '../../kernel/rest/shape';
 

@@ -1,9 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type {
-  Language as GraphQLLanguage,
-  RequestCreateInput,
-  RestRequestFragment,
-} from '../../kernel/graphql/__generated__/operations';
+import type { Language as GraphQLLanguage, RequestCreateInput, RestRequestFragment } from '../../generated/operations';
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';

@@ -10,7 +10,7 @@ import {
   RequestUpdateDocument,
   type RequestCreateInput,
   type RequestOrder,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import type { Renderer } from '../../kernel/events/outbox';
 import { committedRender } from '../../kernel/events/render';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';

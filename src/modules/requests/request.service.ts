@@ -9,7 +9,7 @@ import type {
   RequestFilter,
   RequestOrder,
   RequestUpdateInput,
-} from '../../kernel/graphql/__generated__/resolvers-types';
+} from '../../generated/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import type { Properties } from '../../kernel/graphql/projection';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';

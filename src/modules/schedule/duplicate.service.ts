@@ -1,11 +1,7 @@
 import { inTransaction } from '../../kernel/db/transaction';
 import { findLean } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
-import type {
-  RequestCreateInput,
-  RequestDuplicateInput,
-  RequestItemInput,
-} from '../../kernel/graphql/__generated__/resolvers-types';
+import type { RequestCreateInput, RequestDuplicateInput, RequestItemInput } from '../../generated/resolvers-types';
 import { RequestItem } from '../items/item.entities';
 import { Recipient } from '../recipients/recipient.entities';
 import { requireVisibleRequest } from '../requests/request.access';

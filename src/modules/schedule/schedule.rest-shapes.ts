@@ -3,7 +3,7 @@ import type {
   RestEscalationFragment,
   RestReminderFragment,
   RestScheduledReminderFragment,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { Nullable, StringEnum } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import {

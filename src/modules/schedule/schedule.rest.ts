@@ -11,7 +11,7 @@ import {
   ScheduledReminderCreateDocument,
   ScheduledReminderDeleteDocument,
   ScheduledReminderUpdateDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import {

@@ -8,7 +8,7 @@ import type {
   ReminderSendInput,
   ScheduledReminderCreateInput,
   ScheduledReminderUpdateInput,
-} from '../../kernel/graphql/__generated__/resolvers-types';
+} from '../../generated/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { User } from '../identity/identity.entities';

@@ -1,5 +1,5 @@
 import { countFields } from '../../kernel/graphql/pagination';
-import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Resolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { linkToken, recipientPassword } from '../recipients/recipient-link';
 import {

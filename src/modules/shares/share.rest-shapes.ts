@@ -5,7 +5,7 @@ import type {
   RestShareFragment,
   RestShareRecipientFragment,
   RestShareSummaryFragment,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { Nullable, StringEnum } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { AUTH_METHODS, SEND_METHODS } from '../recipients/recipient.enums';

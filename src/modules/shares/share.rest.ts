@@ -6,7 +6,7 @@ import {
   ShareListDocument,
   ShareSendDocument,
   ShareUpdateDocument,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { receiveFile } from '../../kernel/http/files';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findLean, queryRows } from '../../kernel/db/lean';
 import { inTransaction } from '../../kernel/db/transaction';
 import { AppError } from '../../kernel/errors/app-error';
-import type { ShareCreateInput, ShareUpdateInput } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { ShareCreateInput, ShareUpdateInput } from '../../generated/resolvers-types';
 import type { GraphQLContext, Viewer } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import type { IncomingFile } from '../../kernel/http/files';

@@ -1,6 +1,6 @@
 import type { Ref } from '@mikro-orm/postgresql';
 import { loadRef, loadRequiredRef } from '../../kernel/db/loaders';
-import type { Resolvers } from '../../kernel/graphql/__generated__/resolvers-types';
+import type { Resolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import type { Template } from './template.entities';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './template.service';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RestTemplateFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestTemplateFragment } from '../../generated/operations';
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { ItemFormOut, restItemForm } from '../forms/form.rest-shapes';

@@ -7,7 +7,7 @@ import {
   TemplateListDocument,
   TemplateUpdateDocument,
   type TemplateCreateInput,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { foundOrganization, inputFromBody, noContent } from '../../kernel/rest/mapping';
 import {

@@ -1,11 +1,7 @@
 import type { EntityManager, QueryBuilder } from '@mikro-orm/postgresql';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type {
-  TemplateCreateInput,
-  TemplateItemInput,
-  TemplateUpdateInput,
-} from '../../kernel/graphql/__generated__/resolvers-types';
+import type { TemplateCreateInput, TemplateItemInput, TemplateUpdateInput } from '../../generated/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { User } from '../identity/identity.entities';

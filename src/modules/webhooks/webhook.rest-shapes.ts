@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { TOPIC_GRAPHQL_VALUES } from '../events/event.topics';
-import type { RestDeliveryFragment, RestWebhookFragment } from '../../kernel/graphql/__generated__/operations';
+import type { RestDeliveryFragment, RestWebhookFragment } from '../../generated/operations';
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 

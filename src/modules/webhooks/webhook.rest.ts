@@ -13,7 +13,7 @@ import {
   WebhookUpdateDocument,
   type RestWebhookFragment,
   type WebhookTopic,
-} from '../../kernel/graphql/__generated__/operations';
+} from '../../generated/operations';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { inputFromBody, noContent } from '../../kernel/rest/mapping';
 import { Body, listQuery, NoContent, Query, StringEnum, Text, Uuid, withErrors } from '../../kernel/rest/schemas';

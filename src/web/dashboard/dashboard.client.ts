@@ -1,5 +1,5 @@
 import { createClient, type Client } from 'graphql-ws';
-import { REQUEST_STATES } from '../requests/request.enums';
+import { REQUEST_STATES } from '../../modules/requests/request.enums';
 
 // The live dashboard in the browser (bundled by esbuild, served by Gather: README, Dashboard). It
 // reads a snapshot over GraphQL HTTP, then follows `Subscription.events` over graphql-ws; after a

@@ -7,7 +7,7 @@ import {
   type PortalBoot,
   type PortalRequest,
   type ViewContext,
-} from './portal.view';
+} from '../../modules/portal/portal.view';
 
 // The portal page's script (bundled by portal.assets.ts). It signs in, then sends each change to the
 // recipient API and re-renders the page from the API's answer with the server's own view functions.
