@@ -1,4 +1,5 @@
 import { buildApp } from '../src/app';
+import { Db } from '../src/kernel/db/db';
 import { createOrm } from '../src/kernel/db/orm';
 import { DATA_MODEL } from '../src/modules';
 import { postgresCpu } from './lib/cost';
@@ -21,10 +22,17 @@ const workers = !process.argv.includes('--no-workers');
 async function main() {
   const { db, data } = await openSeededDatabase(() => undefined);
   const statements: string[] = [];
-  const orm = await createOrm({ url: db.url, ...DATA_MODEL, poolMax: 10, onQuery: (sql) => statements.push(sql) });
+  const orm = await createOrm({ url: db.url, ...DATA_MODEL, poolMax: 1 });
+  const pool = new Db({
+    url: db.url,
+    poolMax: 10,
+    metadata: orm.getMetadata(),
+    onStatement: (sql) => statements.push(sql),
+  });
   const app = await buildApp({
     config: benchConfig(),
     orm,
+    db: pool,
     sendNotifications: workers,
     runJobs: workers,
     deliverWebhooks: workers,
@@ -93,6 +101,7 @@ async function main() {
     }
   } finally {
     await app.close();
+    await pool.close();
     await orm.close();
     await db.stop();
   }

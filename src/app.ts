@@ -4,6 +4,7 @@ import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
+import { Db } from './kernel/db/db';
 import { SharedCaches } from './kernel/db/shared-cache';
 import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
@@ -39,7 +40,10 @@ import { ScheduleWorker } from './modules/schedule/schedule.worker';
 
 export type AppOptions = {
   config: Config;
+  /** Migrations and the entities' metadata (readiness checks the migrations). */
   orm: MikroORM;
+  /** Every read and write; without one, the app opens its own on the ORM's database and closes it with itself. */
+  db?: Db;
   /** The process's pino logger; none in tests. */
   loggerInstance?: FastifyServerOptions['loggerInstance'];
   /** Time and DNS as the webhook machinery sees them; tests stage them. */
@@ -61,6 +65,7 @@ export type AppOptions = {
 declare module 'fastify' {
   interface FastifyInstance {
     orm: MikroORM;
+    db: Db;
     /** Live subscriptions of this instance (their count is what tests and benchmarks wait on). */
     subscriptions: SubscriptionHub;
     /** This instance's LISTEN connection, handing committed events out. */
@@ -80,6 +85,7 @@ declare module 'fastify' {
 export async function buildApp({
   config,
   orm,
+  db: given,
   loggerInstance,
   storage = createStorage(config.storage),
   clock,
@@ -102,7 +108,11 @@ export async function buildApp({
     // Its lines hold the URL (a recipient link's token); observeRequests logs one line without it.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  const db =
+    given ?? new Db({ url: orm.config.get('clientUrl')!, poolMax: config.dbPoolMax, metadata: orm.getMetadata() });
+  if (!given) app.addHook('onClose', () => db.close());
   app.decorate('orm', orm);
+  app.decorate('db', db);
   // Shutting down, a response in flight closes its connection: kept alive, the idle connection would
   // hold the server's close until the keep-alive timeout (Fastify closes only those idle when it starts).
   let closing = false;
@@ -134,24 +144,22 @@ export async function buildApp({
     clock: clock ?? systemClock,
     caches,
   };
-  const edgeStore = new EdgeStore(orm);
+  const edgeStore = new EdgeStore(db);
   app.decorate('edgeStore', edgeStore);
   // Before authentication, so that a caller over its limit costs no key lookup.
   await registerRateLimits(app, edgeStore, config.rateLimits);
-  // Keys are read by lean statements only, so one fork serves every request (nothing accumulates in it).
-  const keys = orm.em.fork();
-  const resolveViewer = (key: string) => findViewerByApiKey(keys, key, caches);
+  const resolveViewer = (key: string) => findViewerByApiKey(db, key, caches);
   // A recipient's session token opens its GraphQL operations (the actor guard keeps it to them).
   registerAuth(app, async (key, request) => {
     if (!isSessionToken(key)) return resolveViewer(key);
-    const session = await findSession(orm.em.fork(), key, settings.clock.now());
+    const session = await findSession(db, key, settings.clock.now());
     return session && recipientViewer(session, clientOf(request));
   });
   registerIdempotency(app, edgeStore);
-  const outbox = new Outbox(MODULES.renderers, MODULES.emitHooks);
+  const outbox = new Outbox(MODULES.views, settings, MODULES.emitHooks);
 
   const contexts = createContextFactory({
-    orm,
+    db,
     settings,
     events: outbox,
     // Event renders run the REST rows' documents in-process, inside the writing transaction.
@@ -186,12 +194,12 @@ export async function buildApp({
     () => hub.active,
     (id) => outbox.take(id),
   );
-  registerHealth(app, { orm, listening: () => dispatcher.listening });
+  registerHealth(app, { orm, db, listening: () => dispatcher.listening });
   app.decorate('eventDispatcher', dispatcher);
   dispatcher.on('cacheChanged', (table) => caches.changed(table));
   app.decorate('subscriptions', hub);
   const worker = new DeliveryWorker({
-    orm,
+    db,
     settings: config.webhooks,
     serverSecret: config.secret,
     log: app.log,
@@ -201,7 +209,7 @@ export async function buildApp({
   app.decorate('webhookWorker', worker);
   dispatcher.on('event', (event) => void hub.publish(event));
   const notifier = new NotificationWorker({
-    orm,
+    db,
     mailer: createMailer(config.mail),
     sms: sms ?? logSmsProvider(app.log),
     serverSecret: config.secret,
@@ -211,7 +219,7 @@ export async function buildApp({
   });
   app.decorate('notificationWorker', notifier);
   const scheduler = new ScheduleWorker({
-    orm,
+    db,
     contexts,
     settings: { expirationWarningDays: config.expirationWarningDays, leaseMs: config.jobLeaseMs },
     log: app.log,
@@ -231,7 +239,7 @@ export async function buildApp({
   });
   metrics = createMetrics({
     app,
-    orm,
+    db,
     sources: MODULES.metrics,
     sockets: () => ({ connections: sockets.connections(), subscriptions: hub.subscriberCount }),
   });

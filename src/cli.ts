@@ -57,12 +57,12 @@ async function run(argv: string[]): Promise<unknown> {
   const database = await openDatabase(config, DATA_MODEL, { progress: (step) => process.stderr.write(`${step}…\n`) });
   try {
     if (database.migrations.length) process.stderr.write(`applied migrations: ${database.migrations.join(', ')}\n`);
-    const em = database.orm.em.fork();
+    const { db } = database;
     switch (command) {
       case 'migrate':
         return { applied: database.migrations };
       case 'org create': {
-        const { organization, user, apiKey } = await createOrganization(em, {
+        const { organization, user, apiKey } = await createOrganization(db, {
           name: values.name as string,
           adminEmail: values['admin-email'] as string,
           adminFirstName: values['admin-first-name'] as string | undefined,
@@ -72,7 +72,7 @@ async function run(argv: string[]): Promise<unknown> {
       }
       default: {
         const { user, apiKey } = await createApiKeyForEmail(
-          em,
+          db,
           values.email as string,
           values.name as string | undefined,
         );

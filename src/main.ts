@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   if (closing) return;
   logger.info({ migrations: database.migrations }, `database ready: ${database.description}`);
   try {
-    const admin = await bootstrapFirstAdmin(database.orm.em.fork(), { apiKey: config.adminApiKey });
+    const admin = await bootstrapFirstAdmin(database.db, { apiKey: config.adminApiKey });
     if (admin) {
       logger.info(
         { organizationId: admin.organizationId, userId: admin.userId },
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       }
     }
     if (closing) return;
-    app = await buildApp({ config, orm: database.orm, loggerInstance: logger });
+    app = await buildApp({ config, orm: database.orm, db: database.db, loggerInstance: logger });
     if (closing) return;
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config/config';
+import { Db } from '../../src/kernel/db/db';
 import { createOrm } from '../../src/kernel/db/orm';
 import { DATA_MODEL } from '../../src/modules';
 
@@ -41,12 +42,14 @@ export type InProcessApp = { app: FastifyInstance; orm: MikroORM; statements: st
 /** The whole service in this process, with every SQL statement it sends recorded (scenario 6). */
 export async function inProcessApp(url: string): Promise<InProcessApp> {
   const statements: string[] = [];
-  const orm = await createOrm({ url, ...DATA_MODEL, poolMax: 5, onQuery: (sql) => statements.push(sql) });
+  const orm = await createOrm({ url, ...DATA_MODEL, poolMax: 1 });
+  const db = new Db({ url, poolMax: 5, metadata: orm.getMetadata(), onStatement: (sql) => statements.push(sql) });
   // No webhook, notification or job worker: their polling, woken by the other processes' events,
   // would add to the count.
   const app = await buildApp({
     config: benchConfig(),
     orm,
+    db,
     deliverWebhooks: false,
     sendNotifications: false,
     runJobs: false,
@@ -58,6 +61,7 @@ export async function inProcessApp(url: string): Promise<InProcessApp> {
     statements,
     async close() {
       await app.close();
+      await db.close();
       await orm.close();
     },
   };

@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { buildApp } from '../../src/app';
-import { queryRows } from '../../src/kernel/db/lean';
+import type { Db } from '../../src/kernel/db/db';
 import { createOrm } from '../../src/kernel/db/orm';
 import { DATA_MODEL } from '../../src/modules';
 import { createOrganization } from '../../src/modules/identity/identity.service';
@@ -53,12 +52,12 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
     const { port } = await sink.next<{ port: number }>('hello', 60_000);
     const smtpUrl = `smtp://127.0.0.1:${port}`;
     const config = { ...benchConfig(), mail: { smtpUrl, from: 'Gather <no-reply@bench.example>' } };
-    const { organization, apiKey } = await createOrganization(orm.em.fork(), {
+    const app = await buildApp({ config, orm, runJobs: false, sendNotifications: false, deliverWebhooks: false });
+    await app.ready();
+    const { organization, apiKey } = await createOrganization(app.db, {
       name: 'Reminder bench',
       adminEmail: `reminders-${Date.now()}@bench.example`,
     });
-    const app = await buildApp({ config, orm, runJobs: false, sendNotifications: false, deliverWebhooks: false });
-    await app.ready();
     try {
       const created = await app.inject({
         method: 'POST',
@@ -79,13 +78,10 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
         throw new Error(`reminders: POST /requests answered ${created.statusCode}: ${created.body.slice(0, 300)}`);
       const original = created.json().id as string;
       // The seed's own messages and jobs are not this scenario's: they would reach the same server.
-      await orm.em
-        .fork()
-        .getConnection()
-        .execute(`update notification set status = 'KEPT', next_attempt_at = null where status = 'PENDING'`);
-      await orm.em.fork().getConnection().execute(`update job set status = 'CANCELLED' where status = 'PENDING'`);
+      await app.db.rows(`update notification set status = 'KEPT', next_attempt_at = null where status = 'PENDING'`);
+      await app.db.rows(`update job set status = 'CANCELLED' where status = 'PENDING'`);
       const seeded = Date.now();
-      await copyRequest(orm.em.fork(), original, ctx.count);
+      await copyRequest(app.db, original, ctx.count);
       ctx.log(
         `reminders: ${ctx.count} requests with a due reminder written in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
       );
@@ -105,8 +101,7 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
       const rss = process.memoryUsage().rss / 1024 / 1024;
       if (received.count < ctx.count)
         throw new Error(`reminders: the mail server got ${received.count} of ${ctx.count}`);
-      const [jobs] = await queryRows<{ pending: number }>(
-        orm.em.fork(),
+      const [jobs] = await app.db.rows<{ pending: number }>(
         `select count(*)::int as pending from job where organization_id = ? and status = 'PENDING' and due_at <= now()`,
         [organization.id],
       );
@@ -114,8 +109,7 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
         `reminders: ${ctx.count} sent in ${(ms / 1000).toFixed(1)} s (${((ctx.count / ms) * 1000).toFixed(0)}/s), ${(ourCpuMs / ctx.count).toFixed(2)} ms CPU each; ${jobs.pending} due jobs left`,
       );
 
-      const [sample] = await queryRows<{ address: string; subject: string; text: string; html: string }>(
-        orm.em.fork(),
+      const [sample] = await app.db.rows<{ address: string; subject: string; text: string; html: string }>(
         `select address, subject, text, html from notification where organization_id = ? and kind = 'REMINDER' and status = 'SENT' limit 1`,
         [organization.id],
       );
@@ -183,18 +177,17 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
 /**
  * `count` copies of a request and its recipients (new ids, unique token hashes), each with its REMINDER job due now.
  */
-async function copyRequest(em: EntityManager, requestId: string, count: number): Promise<void> {
+async function copyRequest(db: Db, requestId: string, count: number): Promise<void> {
   const columns = async (table: string) =>
     (
-      await queryRows<{ column_name: string }>(
-        em,
+      await db.rows<{ column_name: string }>(
         `select column_name from information_schema.columns where table_schema = current_schema() and table_name = ? order by ordinal_position`,
         [table],
       )
     ).map((row) => row.column_name);
   const requestColumns = (await columns('request')).filter((c) => c !== 'id');
   const recipientColumns = (await columns('recipient')).filter((c) => !['id', 'request_id', 'token_hash'].includes(c));
-  await em.getConnection().execute(`
+  await db.rows(`
     create temporary table bench_copy as select gen_random_uuid() as id from generate_series(1, ${Number(count)});
     insert into request (id, ${requestColumns.join(', ')})
       select c.id, ${requestColumns.map((col) => `r.${col}`).join(', ')} from bench_copy c, request r where r.id = '${requestId}';

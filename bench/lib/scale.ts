@@ -112,7 +112,7 @@ async function seedTenant(local: InProcessApp, client: Client, name: string, req
     organization,
     user: admin,
     apiKey,
-  } = await createOrganization(local.orm.em.fork(), { name, adminEmail: `admin@${name}.scale.example` });
+  } = await createOrganization(local.app.db, { name, adminEmail: `admin@${name}.scale.example` });
   const owners = [admin.id];
   for (let u = 1; u < OWNERS; u++) {
     const created = await graphql(

@@ -168,7 +168,7 @@ async function seedOrganization(
     organization,
     user: admin,
     apiKey,
-  } = await createOrganization(local.orm.em.fork(), {
+  } = await createOrganization(local.app.db, {
     name: `Bench organization ${org}`,
     adminEmail: `admin@org${org}.bench.example`,
     adminFirstName: 'Admin',

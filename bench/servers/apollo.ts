@@ -3,6 +3,7 @@ import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastif
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { declareReads } from '../../src/kernel/graphql/projection';
 import Fastify, { type FastifyRequest } from 'fastify';
+import { Db } from '../../src/kernel/db/db';
 import { createOrm } from '../../src/kernel/db/orm';
 import type { GraphQLContext } from '../../src/kernel/graphql/context';
 import { DateTimeScalar, JSONScalar, URLScalar } from '../../src/kernel/graphql/scalars';
@@ -23,7 +24,8 @@ import { env, serve } from './child';
 // scenario 1, which emits nothing.
 serve('apollo', async () => {
   const config = benchConfig();
-  const orm = await createOrm({ url: env('BENCH_DB_URL'), ...DATA_MODEL, poolMax: config.dbPoolMax });
+  const orm = await createOrm({ url: env('BENCH_DB_URL'), ...DATA_MODEL, poolMax: 1 });
+  const db = new Db({ url: env('BENCH_DB_URL'), poolMax: config.dbPoolMax, metadata: orm.getMetadata() });
   const schema = makeExecutableSchema<GraphQLContext>({
     typeDefs: loadSdl(),
     resolvers: [{ DateTime: DateTimeScalar, URL: URLScalar, JSON: JSONScalar }, ...MODULES.resolvers],
@@ -38,19 +40,18 @@ serve('apollo', async () => {
   const dispatcher = new EventDispatcher(env('BENCH_DB_URL'), app.log, () => false);
   const caches = new SharedCaches(() => dispatcher.listening, config.sharedCacheSeconds);
   dispatcher.on('cacheChanged', (table) => caches.changed(table));
-  registerAuth(app, (key) => findViewerByApiKey(orm.em.fork(), key, caches));
+  registerAuth(app, (key) => findViewerByApiKey(db, key, caches));
   const settings = { publicUrl: config.publicUrl, secret: config.secret };
   const buildContext = (request: FastifyRequest): GraphQLContext => {
     // registerAuth answered 401 already when there is no viewer.
-    const em = orm.em.fork();
     return {
-      em,
+      db,
       viewer: request.viewer!,
-      loaders: MODULES.createLoaders(em, request.viewer!.organizationId),
+      loaders: MODULES.createLoaders(db, request.viewer!.organizationId),
       settings,
       log: request.log,
       requestId: request.id,
-    } as GraphQLContext;
+    } as unknown as GraphQLContext;
   };
   const apollo = new ApolloServer<GraphQLContext>({ schema, plugins: [fastifyApolloDrainPlugin(app)] });
   await apollo.start();
@@ -62,6 +63,7 @@ serve('apollo', async () => {
       await app.close();
       await apollo.stop();
       await dispatcher.stop();
+      await db.close();
       await orm.close();
     },
   };

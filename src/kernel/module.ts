@@ -1,12 +1,12 @@
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from './db/db';
 import type { FastifyInstance } from 'fastify';
 import type { IResolvers } from '@graphql-tools/utils';
 import { loaderSet, type LoaderDefinition } from './db/loaders';
-import type { EmitHook, Renderer } from './events/outbox';
+import type { EmitHook } from './events/outbox';
 import type { GraphQLContext, Loaders } from './graphql/context';
 import { nodeResolvers, type NodeKind } from './graphql/node';
-import { eventResolvers, type EventSubject } from './graphql/events';
+import { eventResolvers, type EventSubject, type SubjectView } from './graphql/events';
 import type { RestRow } from './rest/engine';
 import type { MetricsSource } from './metrics/metrics';
 
@@ -51,10 +51,11 @@ export type ModuleDescriptor = {
 export type Modules = {
   entities: EntitySchema<any, any>[];
   migrations: MigrationObject[];
-  createLoaders: (em: EntityManager, organizationId: string) => Loaders;
+  createLoaders: (db: Reader, organizationId: string) => Loaders;
   resolvers: IResolvers<any, GraphQLContext>[];
   restRows: RestRow[];
-  renderers: Record<string, Renderer>;
+  /** The view of each subject type's records (the data of their events). */
+  views: Record<string, SubjectView>;
   subjects: Record<string, EventSubject>;
   emitHooks: EmitHook[];
   routes: ((scope: FastifyInstance) => Promise<void>)[];
@@ -93,7 +94,7 @@ export function foldModules(modules: ModuleDescriptor[]): Modules {
       ...modules.flatMap((m) => (m.resolvers ? [m.resolvers] : [])),
     ],
     restRows: modules.flatMap((m) => (typeof m.restRows === 'function' ? m.restRows() : (m.restRows ?? []))),
-    renderers: Object.fromEntries(Object.entries(subjects).map(([type, subject]) => [type, subject.render])),
+    views: Object.fromEntries(Object.entries(subjects).map(([type, subject]) => [type, subject.view])),
     subjects,
     emitHooks: modules.flatMap((m) => m.emitHooks ?? []),
     routes: modules.flatMap((m) => (m.routes ? [m.routes] : [])),

@@ -37,7 +37,7 @@ describe('Files over real HTTP (local storage)', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as { port: number }).port;
   });
@@ -168,7 +168,7 @@ describe('Files on S3 storage (s3rver on loopback)', () => {
       forcePathStyle: true,
     });
     t = await createTestApp({ maxUploadBytes: 12 * MB }, { storage });
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(async () => {
     await t.close();

@@ -13,8 +13,8 @@ describe('Idempotency-Key', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    apiKey = (await createTenant(t.orm)).apiKey;
-    otherKey = (await createTenant(t.orm)).apiKey;
+    apiKey = (await createTenant(t.db)).apiKey;
+    otherKey = (await createTenant(t.db)).apiKey;
   });
   afterAll(() => t.close());
 

@@ -6,7 +6,7 @@ describe('identity', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
   });
   afterAll(() => t.close());
 
@@ -71,7 +71,7 @@ describe('identity management', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Initech');
+    tenant = await createTenant(t.db, 'Initech');
   });
   afterAll(() => t.close());
 

@@ -23,7 +23,7 @@ describe('the log', () => {
       { metricsToken: METRICS_TOKEN, mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
       { loggerInstance: logger },
     );
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(async () => {
     await t.close();

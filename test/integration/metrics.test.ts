@@ -15,7 +15,7 @@ describe('/metrics', () => {
   it('should not exist without METRICS_TOKEN', async () => {
     const t = await createTestApp();
     try {
-      const tenant = await createTenant(t.orm);
+      const tenant = await createTenant(t.db);
       expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404);
       expect((await client(t.app, tenant.apiKey).get('/metrics')).statusCode).toBe(404);
     } finally {
@@ -29,7 +29,7 @@ describe('/metrics', () => {
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
     beforeAll(async () => {
       t = await createTestApp({ metricsToken: TOKEN });
-      tenant = await createTenant(t.orm);
+      tenant = await createTenant(t.db);
       receiver = await startReceiver();
     });
     afterAll(async () => {

@@ -33,7 +33,7 @@ describe('rate limits', () => {
     app.inject({ method: 'GET', url, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
 
   it('should count an API key over REST and GraphQL together and answer 429 with Retry-After and RateLimit-* past its limit', async () => {
-    const { apiKey } = await createTenant(t.orm);
+    const { apiKey } = await createTenant(t.db);
     const answers = [await get(t.app, '/templates', apiKey), await get(t.app, '/templates', apiKey)];
     const graphql = await t.app.inject({
       method: 'POST',
@@ -73,12 +73,12 @@ describe('rate limits', () => {
     expect(refusedGraphQL.headers['retry-after']).toEqual(expect.any(String));
 
     // Another key has its own count.
-    const other = await createTenant(t.orm);
+    const other = await createTenant(t.db);
     expect((await get(t.app, '/templates', other.apiKey)).statusCode).toBe(200);
   });
 
   it('should share the count between two instances on one database', async () => {
-    const { apiKey } = await createTenant(t.orm);
+    const { apiKey } = await createTenant(t.db);
     expect((await get(t.app, '/templates', apiKey)).statusCode).toBe(200);
     expect((await get(second, '/templates', apiKey)).statusCode).toBe(200);
     expect((await get(t.app, '/templates', apiKey)).headers['ratelimit-remaining']).toBe('0');
@@ -87,7 +87,7 @@ describe('rate limits', () => {
   });
 
   it('should count a new window once the last one ended', async () => {
-    const { apiKey } = await createTenant(t.orm);
+    const { apiKey } = await createTenant(t.db);
     for (let i = 0; i < LIMITS.apiKey; i++) await get(t.app, '/templates', apiKey);
     expect((await get(t.app, '/templates', apiKey)).statusCode).toBe(429);
     // The window ends (moved, rather than waited for).

@@ -210,7 +210,7 @@ describe('README examples, run as written', () => {
       LOG_LEVEL: 'silent',
     };
     // The README's "Default organization" is the one a first start makes, with its admin's key.
-    env.DEFAULT_ORG_KEY = (await createTenant(t.orm, 'Default organization')).apiKey;
+    env.DEFAULT_ORG_KEY = (await createTenant(t.db, 'Default organization')).apiKey;
     // Ports the README names that this run must not take from others running beside it.
     const s3Port = await freePort();
     ids.set('4577', String(s3Port));

@@ -702,7 +702,7 @@ describe('request fuzzing', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Fuzz');
+    tenant = await createTenant(t.db, 'Fuzz');
     const response = await inject('POST', '/requests', JSON.stringify(validPost()));
     expect(response.statusCode).toBe(200);
     patchTarget = response.json().id;

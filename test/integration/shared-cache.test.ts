@@ -14,7 +14,7 @@ describe('caches shared between instances', () => {
   beforeAll(async () => {
     a = await createTestApp();
     b = await createTestApp();
-    tenant = await createTenant(a.orm);
+    tenant = await createTenant(a.db);
   });
   afterAll(async () => {
     await a.close();

@@ -335,7 +335,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
   beforeAll(async () => {
     t = await createTestApp();
     receiver = await startReceiver();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
     pdf = await pdfBytes();
     for (const n of STAGES) {

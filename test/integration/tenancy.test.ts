@@ -12,8 +12,8 @@ describe('tenancy', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await createTenant(t.orm, 'Acme');
-    globex = await createTenant(t.orm, 'Globex');
+    acme = await createTenant(t.db, 'Acme');
+    globex = await createTenant(t.db, 'Globex');
     const api = client(t.app, acme.apiKey);
     templateId = (
       await api.post('/templates', { name: 'Acme template', items: [{ name: 'A', type: 'UPLOAD' }] })

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
 import { buildApp, type AppOptions } from '../../src/app';
 import type { Config } from '../../src/config/config';
+import { Db } from '../../src/kernel/db/db';
 import { createOrm } from '../../src/kernel/db/orm';
 import { createStorage, type Storage } from '../../src/kernel/storage';
 import { DATA_MODEL } from '../../src/modules';
@@ -52,17 +54,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-/** Counts the SQL statements the app sends (statement-count assertions). */
+/** Counts the SQL statements the app sends (statement-count assertions); each is one round trip. */
 export class StatementCounter {
-  /**
-   * What was sent, one entry per round trip: statements sent together (kernel/db/pipeline.ts) are one, their texts
-   * joined.
-   */
   statements: string[] = [];
-  /** Every statement on its own. */
-  get each(): string[] {
-    return this.statements.flatMap((entry) => entry.split(';\n'));
-  }
   get count(): number {
     return this.statements.length;
   }
@@ -73,7 +67,10 @@ export class StatementCounter {
 
 export type TestApp = {
   app: FastifyInstance;
+  /** For tests that look at rows directly (its own connection pool). */
   orm: MikroORM;
+  /** The app's database. */
+  db: Db;
   sql: StatementCounter;
   config: Config;
   storage: Storage;
@@ -109,11 +106,12 @@ export async function createTestApp(
   options: Omit<Partial<AppOptions>, 'config' | 'orm'> = {},
 ): Promise<TestApp> {
   const sql = new StatementCounter();
-  const orm = await createOrm({
+  const orm = await createOrm({ url: workerDatabaseUrl(), ...DATA_MODEL, poolMax: 2 });
+  const db = new Db({
     url: workerDatabaseUrl(),
-    ...DATA_MODEL,
     poolMax: 5,
-    onQuery: (statement) => sql.statements.push(statement),
+    metadata: orm.getMetadata(),
+    onStatement: (statement) => sql.statements.push(statement),
   });
   await truncateAll(orm);
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
@@ -125,9 +123,12 @@ export async function createTestApp(
   const app = await buildApp({
     config,
     orm,
+    db,
     deliverWebhooks: false,
     sendNotifications: false,
     runJobs: false,
+    // TEST_LOG=error (or another level) shows the app's log on stderr, to find the cause of a 500.
+    ...(process.env.TEST_LOG ? { loggerInstance: pino({ level: process.env.TEST_LOG }) as never } : {}),
     ...options,
     storage,
   });
@@ -136,11 +137,13 @@ export async function createTestApp(
   return {
     app,
     orm,
+    db,
     sql,
     config,
     storage,
     async close() {
       await app.close();
+      await db.close();
       await orm.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (responses.failures.length > 0) {
@@ -157,9 +160,9 @@ export type Tenant = { organizationId: string; userId: string; apiKey: string };
 let tenantCount = 0;
 
 /** A fresh organization with its ADMIN and the admin's API key. */
-export async function createTenant(orm: MikroORM, name = `Org ${++tenantCount}`): Promise<Tenant> {
+export async function createTenant(db: Db, name = `Org ${++tenantCount}`): Promise<Tenant> {
   const email = `admin-${Date.now()}-${++tenantCount}-${Math.random().toString(36).slice(2)}@example.com`;
-  const { organization, user, apiKey } = await createOrganization(orm.em.fork(), { name, adminEmail: email });
+  const { organization, user, apiKey } = await createOrganization(db, { name, adminEmail: email });
   return { organizationId: organization.id, userId: user.id, apiKey };
 }
 

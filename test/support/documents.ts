@@ -17,7 +17,7 @@ export async function submit(
   content: Buffer | string,
   name: string,
 ) {
-  const viewer = (await findViewerByApiKey(t.orm.em.fork(), tenant.apiKey))!;
+  const viewer = (await findViewerByApiKey(t.db, tenant.apiKey))!;
   const ctx = t.app.contexts.forViewer(viewer, { log: t.app.log, requestId: 'test' });
   return submitDocument(ctx, requestId, itemId, {
     stream: Readable.from([Buffer.from(content)]),

@@ -1,10 +1,10 @@
-import type { Request, RequestRow } from '../../src/modules/requests/request.entities';
-import type { findVisibleRequest, findVisibleRequestForUpdate } from '../../src/modules/requests/request.access';
+import type { RequestRow } from '../../src/modules/requests/request.entities';
+import type { findVisibleRequest, requireVisibleRequestForUpdate } from '../../src/modules/requests/request.access';
 
-// Read paths hand out rows, which nothing saves: changing one must fail the type check (`npm test`
-// runs tsc over this file), while a `…ForUpdate` lookup hands out an entity the flush writes.
+// Reads hand out rows, which nothing saves: changing one must fail the type check (`npm test` runs
+// tsc over this file); a change is written with `tx.update`, which answers the new row.
 type ReadResult = NonNullable<Awaited<ReturnType<typeof findVisibleRequest>>>;
-type WriteResult = NonNullable<Awaited<ReturnType<typeof findVisibleRequestForUpdate>>>;
+type LockedResult = Awaited<ReturnType<typeof requireVisibleRequestForUpdate>>;
 
 function renameRead(request: ReadResult) {
   // @ts-expect-error a row's fields are read-only
@@ -13,13 +13,14 @@ function renameRead(request: ReadResult) {
   void request.owner.load;
 }
 
-function renameWritten(request: WriteResult) {
+function renameLocked(request: LockedResult) {
+  // @ts-expect-error a locked row is a row too
   request.name = 'changed';
 }
 
 describe('row types', () => {
-  it('should read rows and write entities, and let an entity stand where a row is read', () => {
-    const asRow = (request: Request): RequestRow => request;
-    expect([renameRead, renameWritten, asRow].every((f) => typeof f === 'function')).toBe(true);
+  it('should hand out read-only rows from reads and locks alike', () => {
+    const same = (request: LockedResult): RequestRow => request;
+    expect([renameRead, renameLocked, same].every((f) => typeof f === 'function')).toBe(true);
   });
 });

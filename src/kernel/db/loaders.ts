@@ -1,60 +1,16 @@
-import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
+import type { EntityName } from '@mikro-orm/core';
 import DataLoader from 'dataloader';
 import { selectedProperties, type Properties } from '../graphql/projection';
-import { columnsOf, findLean, findLeanTogether, tableOf, type LeanStatement, type Row } from './lean';
+import type { Reader, Row } from './db';
 
 type WithId = { id: string };
 
-type Turn = LeanStatement & { done(rows: Row<any>[]): void; failed(err: unknown): void };
-
-/**
- * Per operation (an entity manager): the last round trip of its loaders in a transaction, and the batches waiting for
- * the next.
- */
-const turns = new WeakMap<EntityManager, { previous: Promise<void>; waiting: Turn[] | null }>();
-
-/**
- * Reads a loader's batch, with the other batches waiting at the same time in one round trip
- * (`findLeanTogether`): the loaders a resolver level touches at once (a list's owners, items and
- * recipients; an event render's children of its subject) cost one. Outside a transaction the
- * batches of one tick go together (DataLoader dispatches the loaders a level touched in the same
- * tick) on a pooled connection of their own. In a transaction they wait for the transaction's
- * previous round trip (a transaction is one connection, and a connection runs one statement at a
- * time: pg 8 queues them with a deprecation warning; pg 9 refuses).
- */
-function inTurn<T extends object>(
-  em: EntityManager,
-  entity: EntityName<T>,
-  sql: string,
-  params: readonly unknown[],
-): Promise<Row<T>[]> {
-  return new Promise((done, failed) => {
-    let turn = turns.get(em);
-    if (!turn) turns.set(em, (turn = { previous: Promise.resolve(), waiting: null }));
-    const statement: Turn = { entity, sql, params, done: done as Turn['done'], failed };
-    if (turn.waiting) return void turn.waiting.push(statement);
-    const waiting = [statement];
-    const current = turn;
-    current.waiting = waiting;
-    const send = async () => {
-      current.waiting = null;
-      try {
-        const results =
-          waiting.length === 1 ? [await findLean(em, entity, sql, params)] : await findLeanTogether(em, waiting);
-        waiting.forEach((batch, index) => batch.done(results[index]));
-      } catch (err) {
-        for (const batch of waiting) batch.failed(err);
-      }
-    };
-    if (em.isInTransaction()) current.previous = current.previous.then(send);
-    else queueMicrotask(send);
-  });
-}
-
-const columnOf = (em: EntityManager, entity: EntityName<any>, property: string) => {
-  const prop = em.getMetadata().get(entity as never).properties[property];
-  if (!prop) throw new Error(`no property ${property}`);
-  return prop.fieldNames[0];
+/** The column of a stored property (a relation's foreign key). */
+const columnOf = (db: Reader, entity: EntityName<any>, property: string): string => {
+  const list = db.columns(entity, [property]);
+  if (!list) throw new Error(`no stored property ${property}`);
+  // The list holds `id` and the property, in the entity's order.
+  return list.split(', ').find((name) => name !== 'id') ?? 'id';
 };
 
 // Statements are built once per loader kind and column set, not once per operation. Column sets
@@ -146,7 +102,7 @@ const batchProperties = (keys: readonly RecordKey[]): Properties =>
  */
 export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
   constructor(
-    em: EntityManager,
+    db: Reader,
     entity: EntityName<any>,
     required: readonly string[],
     load: (columns: string, ids: string[]) => Promise<V[]>,
@@ -156,7 +112,7 @@ export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
       (keys) => {
         cache.settle(keys);
         const properties = batchProperties(keys);
-        return load((properties && columnsOf(em, entity, [...required, ...properties])) ?? '*', keys.map(idOf));
+        return load((properties && db.columns(entity, [...required, ...properties])) ?? '*', keys.map(idOf));
       },
       { cacheKeyFn: (key) => key, cacheMap: cache },
     );
@@ -177,71 +133,49 @@ export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
  * Batches lookups by id within one operation: one statement (`id = any($1)`) per batch, the ids one
  * array parameter, so the statement's text is the same whatever their number.
  */
-export function createByIdLoader<T extends WithId>(
-  em: EntityManager,
-  entity: EntityName<T>,
-): RecordLoader<Row<T> | null> {
-  const table = tableOf(em, entity);
+export function createByIdLoader<T extends WithId>(db: Reader, entity: EntityName<T>): RecordLoader<Row<T> | null> {
+  const table = db.table(entity);
   const kind = `id:${table}`;
-  return new RecordLoader(em, entity, [], async (columns, ids) => {
+  return new RecordLoader(db, entity, [], async (columns, ids) => {
     const sql = statement(`${kind}:${columns}`, () => `select ${columns} from ${table} where id = any(?::uuid[])`);
-    const rows = await inTurn(em, entity, sql, [ids]);
+    const rows = await db.records(entity, sql, [ids]);
     const byId = new Map<string, Row<T>>(rows.map((row) => [row.id as string, row]));
     return ids.map((id) => byId.get(id) ?? null);
   });
 }
 
 /**
- * Records read beside a children batch inside a transaction, in its round trip: a statement taking
- * the batch's parameters (the parent ids, then the organization when scoped) and what to do with
- * its rows (prime the loader that would read them next).
- */
-export type Alongside<A extends object> = { entity: EntityName<A>; sql: string; prime(rows: Row<A>[]): void };
-
-/**
  * Batches "children of these parents" within one operation: one statement per batch, in `orderBy`
  * order; `nullProperties` keeps only rows where those properties are null (soft-deleted rows out).
  * With `organizationId` (tenant-owned children: they carry `organization_id`) the statement filters
  * by it too, so it stays within one organization's rows however the tables are distributed.
- * `alongside` is read with each batch inside a transaction (where the batch waits for its turn on
- * the connection anyway), for what the transaction's reads ask of the children next; outside one,
- * nothing more is read.
  */
-export function createChildrenLoader<T extends object, A extends object = object>(
-  em: EntityManager,
+export function createChildrenLoader<T extends object>(
+  db: Reader,
   entity: EntityName<T>,
   parentProperty: keyof T & string,
   orderBy: Record<string, 'asc' | 'desc'>,
   nullProperties: (keyof T & string)[] = [],
   organizationId?: string,
-  alongside?: Alongside<A>,
 ): RecordLoader<Row<T>[]> {
   const scoped = organizationId !== undefined;
-  // Loaders are made per operation, and a write's render is primed (it reads nothing): the
-  // statement's key is made when a batch runs.
-  return new RecordLoader(em, entity, [parentProperty], async (columns, parentIds) => {
-    const table = tableOf(em, entity);
+  return new RecordLoader(db, entity, [parentProperty], async (columns, parentIds) => {
+    const table = db.table(entity);
     const sql = statement(
       `children:${table}:${parentProperty}:${JSON.stringify(orderBy)}:${nullProperties.join()}:${scoped}:${columns}`,
       () => {
         const conditions = [
-          `${columnOf(em, entity, parentProperty)} = any(?::uuid[])`,
-          ...(scoped ? [`${columnOf(em, entity, 'organization')} = ?`] : []),
-          ...nullProperties.map((p) => `${columnOf(em, entity, p)} is null`),
+          `${columnOf(db, entity, parentProperty)} = any(?::uuid[])`,
+          ...(scoped ? [`${columnOf(db, entity, 'organization')} = ?`] : []),
+          ...nullProperties.map((property) => `${columnOf(db, entity, property)} is null`),
         ];
         const order = Object.entries(orderBy).map(
-          ([property, direction]) => `${columnOf(em, entity, property)} ${direction}`,
+          ([property, direction]) => `${columnOf(db, entity, property)} ${direction}`,
         );
         return `select ${columns} from ${table} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
       },
     );
-    const params = scoped ? [parentIds, organizationId] : [parentIds];
-    const [rows] = await Promise.all([
-      inTurn(em, entity, sql, params),
-      alongside && em.isInTransaction()
-        ? inTurn(em, alongside.entity, alongside.sql, params).then(alongside.prime)
-        : undefined,
-    ]);
+    const rows = await db.records(entity, sql, scoped ? [parentIds, organizationId] : [parentIds]);
     const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const reference = (row as Record<string, unknown>)[parentProperty] as WithId;
@@ -256,19 +190,18 @@ export const selecting = (id: string, info: SelectionInfo): RecordKey => ({ id, 
 
 type SelectionInfo = Parameters<typeof selectedProperties>[0];
 
-/** A managed entity's reference, or a lean record's `{ id }`. */
-type Ref<T> = { id: string; isInitialized?(): boolean; getEntity?(): T };
+/** A record's relation. */
+type Ref = { id: string };
 
 /**
- * The record behind a reference. A managed entity this operation already holds primes the loader
- * instead of costing a statement; everything else goes through the loader's cache, so the statement
+ * The record behind a reference, through the loader's cache, so the statement
  * count does not depend on which query finished first. Given the field's `info`, the record is read
  * with what the field selects only, and a selection of the id alone (the REST shapes' `owner: {id}`,
  * `team: {id}`) is answered from the reference without a read: the foreign key vouches for the row,
  * and the loaders read ids without any filter either.
  */
 export function loadRef<T>(
-  ref: Ref<T>,
+  ref: Ref,
   loader: DataLoader<RecordKey, T | null, RecordKey>,
   info?: SelectionInfo,
 ): T | Promise<T | null> {
@@ -276,7 +209,6 @@ export function loadRef<T>(
   // Selected properties always hold `id`: one is the id alone, answered at once (GraphQL then takes
   // the value without waiting on a promise).
   if (properties?.size === 1) return { id: ref.id } as T;
-  if (ref.isInitialized?.()) loader.prime(ref.id, ref.getEntity!());
   return loader.load(properties ? { id: ref.id, properties } : ref.id);
 }
 
@@ -285,7 +217,7 @@ export function loadRef<T>(
  * function: a resolver returning it costs no extra promise per parent (a list's owners).
  */
 export const loadRequiredRef = <T>(
-  ref: Ref<T>,
+  ref: Ref,
   loader: DataLoader<RecordKey, T | null, RecordKey>,
   info?: SelectionInfo,
 ) => loadRef(ref, loader, info) as T | Promise<T>;
@@ -307,7 +239,7 @@ export function primeAll<T extends WithId>(
  * tenant-owned children filter by it, as every hot statement does), beside the operation's other
  * loaders (the context's `Loaders`, typed where a module declares them), which it may prime.
  */
-export type LoaderDefinition = (em: EntityManager, organizationId: string, loaders: any) => DataLoader<any, any>;
+export type LoaderDefinition = (db: Reader, organizationId: string, loaders: any) => DataLoader<any, any>;
 
 /** The loaders a set of definitions makes: what a module declares on the context's `Loaders`. */
 export type LoaderSet<D extends Record<string, LoaderDefinition>> = { readonly [K in keyof D]: ReturnType<D[K]> };
@@ -319,21 +251,21 @@ export type LoaderSet<D extends Record<string, LoaderDefinition>> = { readonly [
  */
 export function loaderSet<D extends Record<string, LoaderDefinition>>(
   definitions: D,
-): (em: EntityManager, organizationId: string) => LoaderSet<D> {
+): (db: Reader, organizationId: string) => LoaderSet<D> {
   class Loaders {
     constructor(
-      readonly em: EntityManager,
+      readonly db: Reader,
       readonly organizationId: string,
     ) {}
   }
   for (const name of Object.keys(definitions)) {
     Object.defineProperty(Loaders.prototype, name, {
       get(this: Loaders) {
-        const loader = definitions[name](this.em, this.organizationId, this);
+        const loader = definitions[name](this.db, this.organizationId, this);
         Object.defineProperty(this, name, { value: loader });
         return loader;
       },
     });
   }
-  return (em, organizationId) => new Loaders(em, organizationId) as unknown as LoaderSet<D>;
+  return (db, organizationId) => new Loaders(db, organizationId) as unknown as LoaderSet<D>;
 }

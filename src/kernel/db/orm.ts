@@ -1,29 +1,6 @@
-import {
-  DefaultLogger,
-  type EntitySchema,
-  type LogContext,
-  type LoggerOptions,
-  type MigrationObject,
-} from '@mikro-orm/core';
+import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
-
-export type QueryListener = (sql: string) => void;
-
-/** Passes every statement MikroORM sends to a listener (statement-count tests and benchmarks). */
-class ObservedLogger extends DefaultLogger {
-  constructor(
-    options: LoggerOptions,
-    private readonly listener?: QueryListener,
-  ) {
-    super(options);
-  }
-
-  override logQuery(context: { query: string } & LogContext): void {
-    this.listener?.(context.query);
-    super.logQuery(context);
-  }
-}
 
 /** The modules' entities and migrations (see kernel/module.ts). */
 export type DataModel = {
@@ -35,24 +12,25 @@ export type DataModel = {
 export type OrmOptions = DataModel & {
   url: string;
   poolMax: number;
-  onQuery?: QueryListener;
   debug?: boolean;
 };
 
+/**
+ * MikroORM as Gather uses it: its entities describe the tables (kernel/db/db.ts reads their
+ * metadata) and its migrator makes them. Requests never go through its entity manager: its flush
+ * runs in an AsyncLocalStorage, which on Node 20 turns promise hooks on for the whole process.
+ */
 export async function createOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init({
     clientUrl: options.url,
     entities: options.entities,
     discovery: { disableDynamicFileAccess: true },
     forceUtcTimezone: true,
-    // Ids and timestamps exist from em.create() on: recipient links are derived from the id before
-    // the flush, and events name their subject inside the transaction.
-    processOnCreateHooksEarly: true,
-    // Every operation gets its own fork; a stray use of the global manager is a bug.
+    // Tests read through forks of its entity manager; nothing else should.
     allowGlobalContext: false,
+    // Migrations only: one connection, opened when needed.
     pool: { min: 0, max: options.poolMax },
     debug: options.debug ?? false,
-    loggerFactory: (loggerOptions) => new ObservedLogger(loggerOptions, options.onQuery),
     extensions: [Migrator],
     migrations: {
       migrationsList: options.migrations,

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { writeAtCommit } from '../db/lean';
-import type { Actor } from '../graphql/context';
-import type { Variables } from '../rest/operations';
+import type { Tx } from '../db/db';
+import type { Actor, ServiceSettings } from '../graphql/context';
+import type { SubjectView } from '../graphql/events';
 import type { StoredEvent } from './topics';
 
 /** The channel whose notifications carry the ids of committed events. */
@@ -23,8 +21,11 @@ export type EventDraft = {
   requestId?: string | null;
   /** For request.updated: entity property names of the fields that changed (mapped to REST names). */
   updated?: string[];
-  /** The subject in its REST shape (kernel/events/render.ts): webhook deliveries carry it. */
-  data: Record<string, unknown>;
+  /**
+   * The subject's view as REST shows it right after the change (webhook deliveries carry it); read
+   * here, in the writing transaction, by its module's view unless given (a deletion reads it first).
+   */
+  data?: Record<string, unknown>;
   /**
    * What happened, when the topic says less (`request.sent` is a draft's `request.updated`); the
    * topic otherwise. The activity log records it, and hooks may act on it (invitations).
@@ -32,29 +33,14 @@ export type EventDraft = {
   action?: string;
   /** What changed, beyond `updated`, for the activity log (a rejection's message and items). */
   details?: Record<string, unknown>;
-  /** The subject's row as the change wrote it, for this instance's subscribers (see StoredEvent.record). */
-  record?: object;
 };
 
 /** An event as its hooks see it: what is stored, who caused it, and what it records. */
-export type EmittedEvent = Omit<StoredEvent, 'record'> & {
+export type EmittedEvent = StoredEvent & {
   actor: Actor;
   action: string;
   details: Record<string, unknown> | null;
 };
-
-/** Runs a GraphQL document for the acting viewer, through the writing transaction's entity manager. */
-export type RunOperation = <TResult, TVariables extends Variables>(
-  document: TypedDocumentNode<TResult, TVariables>,
-  variables: TVariables,
-) => Promise<TResult>;
-
-/** Renders a subject in its REST shape (the REST rows' own documents and mappings do it). */
-export type Renderer = (
-  run: RunOperation,
-  subjectId: string,
-  requestId: string | null,
-) => Promise<Record<string, unknown>>;
 
 /**
  * Work queued with an event, in the event's own statement: a data-modifying query (`?` placeholders)
@@ -115,7 +101,8 @@ export class Outbox {
   private readonly every: number[];
 
   constructor(
-    private readonly renderers: Record<string, Renderer>,
+    private readonly views: Record<string, SubjectView>,
+    private readonly settings: ServiceSettings,
     private readonly hooks: readonly EmitHook[],
   ) {
     this.every = hooks.map((_, index) => index);
@@ -139,20 +126,19 @@ export class Outbox {
     return sql;
   }
 
-  /** How events about `subjectType` render their subject (its module declares it). */
-  rendererOf(subjectType: string): Renderer {
-    const renderer = this.renderers[subjectType];
-    if (!renderer) throw new Error(`no renderer for ${subjectType} events`);
-    return renderer;
+  /** The subject's view now, in the writing transaction. */
+  private async viewOf(tx: Tx, subjectType: string, subjectId: string): Promise<Record<string, unknown>> {
+    const view = this.views[subjectType];
+    if (!view) throw new Error(`no view of ${subjectType} records for their events`);
+    const data = await view(tx, this.settings, subjectId);
+    if (!data) throw new Error(`${subjectType} ${subjectId} is not there to show in its event`);
+    return data;
   }
 
   /** Writes the event of a change; call it last in the change's transaction, after every write. */
-  async emit(
-    tx: EntityManager,
-    viewer: { organizationId: string; actor: Actor },
-    draft: EventDraft,
-  ): Promise<StoredEvent> {
+  async emit(tx: Tx, viewer: { organizationId: string; actor: Actor }, draft: EventDraft): Promise<StoredEvent> {
     const requestId = draft.requestId ?? null;
+    const data = draft.data ?? (await this.viewOf(tx, draft.subjectType, draft.subjectId));
     const event: StoredEvent = {
       id: randomUUID(),
       organizationId: viewer.organizationId,
@@ -160,7 +146,7 @@ export class Outbox {
       subjectType: draft.subjectType,
       subjectId: draft.subjectId,
       requestId,
-      data: draft.data,
+      data,
       updated: draft.updated ? draft.updated.map(snake) : null,
       createdAt: new Date(),
     };
@@ -188,15 +174,15 @@ export class Outbox {
       event.subjectType,
       event.subjectId,
       requestId,
-      JSON.stringify(draft.data),
+      JSON.stringify(data),
       event.updated && JSON.stringify(event.updated),
       event.createdAt,
     ];
     for (const index of used) params.push(...this.hooks[index].params(emitted));
     params.push(EVENT_CHANNEL, event.id);
-    await writeAtCommit(tx, sql, params, { prepared: true });
+    await tx.execute(sql, params, { prepared: true });
     if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);
-    this.written.set(event.id, draft.record ? { ...event, record: draft.record } : event);
+    this.written.set(event.id, event);
     return event;
   }
 

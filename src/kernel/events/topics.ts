@@ -23,10 +23,4 @@ export type StoredEvent = {
   /** For request.updated: the REST names of the fields whose value changed. */
   updated: string[] | null;
   createdAt: Date;
-  /**
-   * The subject as its writer left it (a lean record), on the instance that wrote the event only
-   * (`EventDraft.record`, never stored): its subscribers' subject loader may answer from it instead
-   * of reading the row back.
-   */
-  record?: object;
 };

@@ -1,10 +1,8 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Reader } from '../db/db';
 import type { SigningSettings, WebhookSettings } from '../../config/config';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error';
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Outbox } from '../events/outbox';
-import { sourceOf, type Variables } from '../rest/operations';
 import type { Storage } from '../storage';
 import type { Clock } from '../clock';
 import type { SharedCaches } from '../db/shared-cache';
@@ -68,34 +66,20 @@ export type ServiceSettings = {
  * subscriptions and event rendering, so all of them see the same rules.
  */
 export type GraphQLContext = {
-  /** A fork of the entity manager for this operation alone (or the writing transaction's). */
-  em: EntityManager;
+  /** Where the operation reads (the database, or the writing transaction it runs in). */
+  db: Reader;
   viewer: Viewer;
   loaders: Loaders;
   settings: ServiceSettings;
   /** Where state changes write their events, in their own transaction. */
   events: Outbox;
-  /** In-process execution, shared by every context of the app. */
-  operations: Operations;
+  /** Runs a document's text in-process as the context's viewer, answered as GraphQL answers it (REST rows). */
+  execute: Execute;
   /** Where file bytes live. */
   storage: Storage;
   log: FastifyBaseLogger;
   /** Quoted in masked errors so a log line can be found. */
   requestId: string;
-};
-
-/** Runs documents in-process (event renders run the REST rows' documents inside the writing transaction). */
-export type Operations = {
-  /** A context like `ctx` on another entity manager (a transaction), with loaders of its own. */
-  on(ctx: Pick<GraphQLContext, 'viewer' | 'log' | 'requestId'>, em: EntityManager): GraphQLContext;
-  /** Runs a document as `ctx`'s viewer, through `ctx`'s entity manager and loaders; fails on any error. */
-  run: <TResult, TVariables extends Variables>(
-    ctx: GraphQLContext,
-    document: TypedDocumentNode<TResult, TVariables>,
-    variables: TVariables,
-  ) => Promise<TResult>;
-  /** Runs a document's text as `ctx`'s viewer, answering its errors as GraphQL formats them (REST rows). */
-  execute: Execute;
 };
 
 /** Executes a document with a context: the GraphQL engine's in-process entry (mercurius's `app.graphql`). */
@@ -106,44 +90,31 @@ export type Execute = (
 ) => Promise<{ data?: unknown; errors?: ReadonlyArray<{ message: string }> }>;
 
 export type ContextFactoryOptions = {
-  orm: MikroORM;
+  db: Reader;
   settings: ServiceSettings;
   events: Outbox;
   execute: Execute;
   storage: Storage;
-  createLoaders: (em: EntityManager, organizationId: string) => Loaders;
+  createLoaders: (db: Reader, organizationId: string) => Loaders;
 };
 
 export type ContextFactory = {
   /** What the contexts carry from the deployment (for routes that build no context, such as pages). */
   settings: ServiceSettings;
-  /** For a viewer, on an entity manager of the caller's choosing (a transaction, for events). */
-  forViewer(viewer: Viewer, options: { em?: EntityManager; log: FastifyBaseLogger; requestId: string }): GraphQLContext;
+  /** For a viewer, on the database or a transaction of the caller's (timed work). */
+  forViewer(viewer: Viewer, options: { db?: Reader; log: FastifyBaseLogger; requestId: string }): GraphQLContext;
   /** For an authenticated HTTP request (GraphQL and REST rows). */
   forRequest(request: FastifyRequest): GraphQLContext;
 };
 
 export function createContextFactory(options: ContextFactoryOptions): ContextFactory {
-  const operations: Operations = {
-    execute: options.execute,
-    on: (ctx, em) => forViewer(ctx.viewer, { em, log: ctx.log, requestId: ctx.requestId }),
-    run: async <TResult, TVariables extends Variables>(
-      ctx: GraphQLContext,
-      document: TypedDocumentNode<TResult, TVariables>,
-      variables: TVariables,
-    ) => {
-      const result = await options.execute(sourceOf(document), ctx, variables);
-      if (result.errors?.length) throw new Error(`an in-process operation failed: ${result.errors[0].message}`);
-      return result.data as TResult;
-    },
-  };
-  const forViewer: ContextFactory['forViewer'] = (viewer, { em = options.orm.em.fork(), log, requestId }) => ({
-    em,
+  const forViewer: ContextFactory['forViewer'] = (viewer, { db = options.db, log, requestId }) => ({
+    db,
     viewer,
-    loaders: options.createLoaders(em, viewer.organizationId),
+    loaders: options.createLoaders(db, viewer.organizationId),
     settings: options.settings,
     events: options.events,
-    operations,
+    execute: options.execute,
     storage: options.storage,
     log,
     requestId,

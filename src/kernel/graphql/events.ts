@@ -1,18 +1,27 @@
 import type { IResolvers } from '@graphql-tools/utils';
 import type { StoredEvent } from '../events/topics';
-import type { Renderer } from '../events/outbox';
-import type { GraphQLContext } from './context';
+import type { Reader } from '../db/db';
+import type { GraphQLContext, ServiceSettings } from './context';
 
 /** What an event's root field resolves to, as `ctx.viewer` may see it; null hides the event from it. */
 export type SubjectLoader = (ctx: GraphQLContext, event: StoredEvent) => Promise<object | null>;
+
+export type SubjectView = (
+  db: Reader,
+  settings: ServiceSettings,
+  id: string,
+) => Promise<Record<string, unknown> | null>;
 
 /** A kind of record events are about (`Request`), declared by the module that owns it. */
 export type EventSubject = {
   /** The GraphQL type implementing `Event` for it (`RequestEvent`) and its field holding the record. */
   eventType: string;
   field: string;
-  /** Its REST shape, the `data` of webhook deliveries. */
-  render: Renderer;
+  /**
+   * Its view, as REST shows it: the `data` of its events, read in the writing transaction (and what
+   * webhook deliveries carry); null when there is no such record.
+   */
+  view: SubjectView;
   /** The record for a subscriber (deleted ones too, so deletions can show what went). */
   load: SubjectLoader;
 };

@@ -1,6 +1,5 @@
-import { wrap } from '@mikro-orm/postgresql';
 import type { IResolvers } from '@graphql-tools/utils';
-import { LEAN_ENTITY } from '../db/lean';
+import { entityOf } from '../db/db';
 import { isUuid } from '../validation/input-check';
 import type { GraphQLContext } from './context';
 
@@ -18,9 +17,12 @@ export type NodeKind = {
   typeName?: (record: any) => string;
 };
 
-/** The entity name of a record, lean (the read path) or managed. */
-const entityName = (record: object): string =>
-  (record as { [LEAN_ENTITY]?: string })[LEAN_ENTITY] ?? wrap(record, true).__meta.className;
+/** The entity name of a record, as its read named it. */
+const entityName = (record: object): string => {
+  const name = entityOf(record);
+  if (!name) throw new Error('a record without its entity: read it with db.records');
+  return name;
+};
 
 /** `Query.node` and `Node.__resolveType` over the node kinds of every module. */
 export function nodeResolvers(kinds: Record<string, NodeKind>): IResolvers<any, GraphQLContext> {
@@ -31,7 +33,7 @@ export function nodeResolvers(kinds: Record<string, NodeKind>): IResolvers<any, 
     Query: {
       node: async (_root: unknown, { id }: { id: string }, ctx: GraphQLContext) => {
         if (!isUuid(id)) return null;
-        const rows = await ctx.em.execute<{ kind: string }[]>(
+        const rows = await ctx.db.rows<{ kind: string }>(
           sql,
           names.flatMap(() => [id, ctx.viewer.organizationId]),
         );

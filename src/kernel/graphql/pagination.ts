@@ -1,5 +1,5 @@
-import { QueryBuilder } from '@mikro-orm/postgresql';
-import { baseQuery, columnsOf, findLean, queryRows, type LeanQuery, type Row } from '../db/lean';
+import type { EntityName } from '@mikro-orm/core';
+import type { Reader, Row } from '../db/db';
 import type { Properties } from './projection';
 import { AppError } from '../errors/app-error';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../limits';
@@ -22,6 +22,9 @@ export type PageInfo = {
 
 /** How many rows a list holds, and whether that is PostgreSQL's estimate rather than a count. */
 export type TotalCount = { count: number; estimated: boolean };
+
+/** A list's statement (`?` placeholders), to be paged: its rows are records of `entity`. */
+export type ListQuery<T> = { db: Reader; entity: EntityName<T>; sql: string; params: readonly unknown[] };
 
 /**
  * A page of a list; `totalCount` runs its statements only when a client selects the count (once per
@@ -51,17 +54,15 @@ export const countFields = {
  * list on every call. Past it, the count is the planner's estimate of the statement's rows (from the
  * table's statistics, at the cost of planning), never below the rows already counted.
  */
-async function countRows(base: LeanQuery<any>, exactUpTo: number): Promise<TotalCount> {
+async function countRows(base: ListQuery<any>, exactUpTo: number): Promise<TotalCount> {
   const limit = Math.max(0, Math.floor(exactUpTo));
-  const [row] = await queryRows<{ count: string }>(
-    base.em,
+  const [row] = await base.db.rows<{ count: string }>(
     `select count(*) as count from (select 1 from (${base.sql}) as counted limit ${limit + 1}) as capped`,
     base.params,
   );
   const count = Number(row.count);
   if (count <= limit) return { count, estimated: false };
-  const [plan] = await queryRows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
-    base.em,
+  const [plan] = await base.db.rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
     `explain (format json) ${base.sql}`,
     base.params,
   );
@@ -137,14 +138,13 @@ export function checkPageArgs(args: PageArgs): void {
 }
 
 /**
- * Runs one page of a keyset-paginated query. `source` holds the filter (a QueryBuilder, or for hot
- * lists a statement written out, `LeanQuery`); ordering, the keyset condition and the limit are added
+ * Runs one page of a keyset-paginated query. `base` holds the filter; ordering, the keyset condition and the limit are added
  * here. One statement per page, plus one for `totalCount` if selected (two past the exact limit).
  * Given `properties` (what the document selects of the nodes, `selectedNodeProperties`), the page
  * reads only their columns, and its records carry only those.
  */
 export async function paginate<T extends object>(
-  source: QueryBuilder<T> | LeanQuery<T>,
+  base: ListQuery<T>,
   args: PageArgs,
   order: KeysetOrder,
   properties: Properties = null,
@@ -156,9 +156,7 @@ export async function paginate<T extends object>(
   // Walking backward reads in the opposite direction and reverses the page afterwards.
   const ascending = naturalAscending !== backward;
 
-  // The filter is the builder's; the keyset, order and limit wrap it, and so does the count, which
-  // then needs no copy of the builder.
-  const base = source instanceof QueryBuilder ? baseQuery(source) : source;
+  // The keyset, order and limit wrap the filter's statement, and so does the count.
   const conditions: string[] = [];
   const params: unknown[] = [...base.params];
   for (const [argument, comparison] of [
@@ -174,10 +172,10 @@ export async function paginate<T extends object>(
   }
   const direction = ascending ? 'asc' : 'desc';
   // The cursor of an edge is the ordering property's value.
-  const columns = (properties && columnsOf(base.em, base.entity, [order.property, ...properties], 'page')) ?? '*';
+  const columns = (properties && base.db.columns(base.entity, [order.property, ...properties], 'page')) ?? '*';
   const sql = `select ${columns} from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
     order by page.${order.column} ${direction}, page.id ${direction} limit ${size + 1}`;
-  const rows = await findLean<T>(base.em, base.entity, sql, params);
+  const rows = await base.db.records<T>(base.entity, sql, params);
   const more = rows.length > size;
   const page = more ? rows.slice(0, size) : rows;
   if (backward) page.reverse();

@@ -1,5 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Db } from '../db/db';
 import { IDEMPOTENCY_IN_FLIGHT_SECONDS, IDEMPOTENCY_KEY_HOURS } from '../limits';
 import { Migration20261126000000_http_edge } from './Migration20261126000000_http_edge';
 
@@ -26,10 +26,10 @@ export type StoredAnswer = { status: number; headers: Record<string, string>; re
  * counters), each operation one statement, timed by the database's clock so that instances agree.
  */
 export class EdgeStore {
-  constructor(private readonly orm: MikroORM) {}
+  constructor(private readonly db: Db) {}
 
   private run<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.orm.em.getConnection().execute<T[]>(sql, params, 'all');
+    return this.db.rows<T>(sql, params);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Db } from '../db/db';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 
@@ -19,7 +20,7 @@ const failure = (err: unknown) => (err instanceof Error ? err.message : String(e
  */
 export function registerHealth(
   app: FastifyInstance,
-  { orm, listening }: { orm: MikroORM; listening: () => boolean },
+  { orm, db, listening }: { orm: MikroORM; db: Db; listening: () => boolean },
 ): void {
   // A load balancer polls these: they count against no rate limit.
   const schema = (summary: string, response: object) => ({
@@ -33,7 +34,7 @@ export function registerHealth(
     async (_request, reply) => {
       const checks = { database: 'ok', migrations: 'ok', dispatcher: listening() ? 'ok' : 'not listening for events' };
       try {
-        await orm.em.getConnection().execute('select 1');
+        await db.rows('select 1');
         const pending = await orm.getMigrator().getPendingMigrations();
         if (pending.length) checks.migrations = `${pending.length} pending: ${pending.map((m) => m.name).join(', ')}`;
       } catch (err) {

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Db } from '../db/db';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { MAX_METRIC_OPERATIONS } from '../limits';
 import type { ObservedRequest } from '../http/observe';
 
 /** What a module's metrics read from: the app's decorations (its workers) and the database. */
-export type MetricsContext = { registry: Registry; app: FastifyInstance; orm: MikroORM };
+export type MetricsContext = { registry: Registry; app: FastifyInstance; db: Db };
 
 /** A module's metrics: registers them on the app's registry (see `ModuleDescriptor.metrics`). */
 export type MetricsSource = (context: MetricsContext) => void;
@@ -84,12 +84,12 @@ export type Metrics = {
  */
 export function createMetrics(options: {
   app: FastifyInstance;
-  orm: MikroORM;
+  db: Db;
   sources: MetricsSource[];
   /** Open WebSocket connections and subscriptions of this instance. */
   sockets: () => { connections: number; subscriptions: number };
 }): Metrics {
-  const { app, orm } = options;
+  const { app, db } = options;
   const registry = new Registry();
   processMetrics();
   const http = new Histogram({
@@ -135,18 +135,13 @@ export function createMetrics(options: {
     labelNames: ['state'],
     registers: [registry],
     collect() {
-      const pool = (
-        orm.em.getConnection().getKnex().client as {
-          pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number };
-        }
-      ).pool;
-      if (!pool) return;
-      this.set({ state: 'used' }, pool.numUsed());
-      this.set({ state: 'idle' }, pool.numFree());
-      this.set({ state: 'waiting' }, pool.numPendingAcquires());
+      const { pool } = db;
+      this.set({ state: 'used' }, pool.totalCount - pool.idleCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'waiting' }, pool.waitingCount);
     },
   });
-  for (const source of options.sources) source({ registry, app, orm });
+  for (const source of options.sources) source({ registry, app, db });
   return {
     registry,
     observe({ route, method, status, durationMs, operations: named }) {

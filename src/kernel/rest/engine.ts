@@ -1,6 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { getOperationAST, getVariableValues } from 'graphql';
 import { AppError, httpStatus, httpStatusOfGraphQLCode, type UserError } from '../errors/app-error';
 import type { GraphQLContext } from '../graphql/context';
 import { acceptFileBodies } from '../http/files';
@@ -61,6 +62,36 @@ export type HandlerRow = RowPath & {
     reply: FastifyReply,
   ) => Promise<RestResponse | FastifyReply>;
 };
+
+/**
+ * A row that calls its module's service directly (a write whose answer is the record's view, the
+ * data of its event). Its input maps to the variables of `operation`, the GraphQL operation it
+ * stands for, and is coerced by their types as GraphQL coerces them (scalars parsed, enums to their
+ * values): the same input is taken, and refused, whichever door it comes in by.
+ */
+export type ServiceRow<TArgs> = RowPath & {
+  operation: TypedDocumentNode<any, any>;
+  variables: (input: RestInput) => Variables;
+  call: (ctx: GraphQLContext, args: TArgs, input: RestInput) => Promise<RestResponse>;
+};
+
+export function serviceRow<TArgs>(row: ServiceRow<TArgs>): RestRow {
+  const { operation, variables, call, ...path } = row;
+  const definitions = getOperationAST(operation)?.variableDefinitions ?? [];
+  return {
+    ...path,
+    handle: async (ctx, input, request) => {
+      const coerced = getVariableValues(request.server.graphql.schema, definitions, variables(input));
+      if (coerced.errors) {
+        const userErrors = coerced.errors.map(
+          (e) => coercionError(e.message) ?? { field: [], message: e.message, code: 'VALUE_ERROR' },
+        );
+        throw new RefusedInput(422, userErrors);
+      }
+      return call(ctx, coerced.coerced as TArgs, input);
+    },
+  };
+}
 
 /** An operation row once `restRow` has checked its document against its variables and result. */
 type CheckedOperation = {
@@ -339,7 +370,7 @@ function registerRow(app: FastifyInstance, row: RestRow, options: RestEngineOpti
         response = handled as RestResponse;
       } else {
         const variables = await row.operation.variables(ctx, input, request);
-        const execution = (await ctx.operations.execute(row.operation.source, ctx, variables)) as {
+        const execution = (await ctx.execute(row.operation.source, ctx, variables)) as {
           data?: unknown;
           errors?: GraphQLErrorJson[];
         };

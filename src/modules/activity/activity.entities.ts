@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { uuidPrimaryKey } from '../../kernel/db/entity-props';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import { Organization } from '../identity/identity.entities';
 import { Request } from '../requests/request.entities';
 

@@ -1,8 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx } from '../../kernel/db/db';
 import type { EmitHook, EmittedEvent } from '../../kernel/events/outbox';
 import type { Actor, GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
-import { findLean } from '../../kernel/db/lean';
 import { isUuid } from '../../kernel/validation/input-check';
 import type { Action } from '../events/event.topics';
 import { findVisibleRequest } from '../requests/request.access';
@@ -78,18 +77,18 @@ export type ActivityInput = {
  * Records an action that raises no event (a recipient opened the link, signed in): one statement, in
  * the caller's transaction. Changes that emit an event are recorded by their event.
  */
-export async function recordActivity(tx: EntityManager, input: ActivityInput): Promise<void> {
+export async function recordActivity(tx: Tx, input: ActivityInput): Promise<void> {
   await tx.execute(INSERT, paramsOf({ ...input, details: input.details ?? {}, createdAt: new Date() }));
 }
 
 /** A page of a request's activity, newest first (the request is one the viewer sees: the resolver's parent). */
 export function listActivity(
-  ctx: Pick<GraphQLContext, 'em'>,
+  ctx: Pick<GraphQLContext, 'db'>,
   request: { id: string },
   args: PageArgs,
 ): Promise<Connection<ActivityRow>> {
   return paginate(
-    { em: ctx.em, entity: Activity, sql: 'select a.* from activity a where a.request_id = ?', params: [request.id] },
+    { db: ctx.db, entity: Activity, sql: 'select a.* from activity a where a.request_id = ?', params: [request.id] },
     args,
     {
       property: 'seq',
@@ -100,12 +99,12 @@ export function listActivity(
 }
 
 /** An entry, if the viewer sees its request (`node(id)`). */
-export async function getActivity(ctx: Pick<GraphQLContext, 'em' | 'viewer'>, id: string): Promise<ActivityRow | null> {
+export async function getActivity(ctx: Pick<GraphQLContext, 'db' | 'viewer'>, id: string): Promise<ActivityRow | null> {
   const [entry] = isUuid(id)
-    ? await findLean(ctx.em, Activity, 'select * from activity where id = ? and organization_id = ?', [
+    ? await ctx.db.records(Activity, 'select * from activity where id = ? and organization_id = ?', [
         id,
         ctx.viewer.organizationId,
       ])
     : [];
-  return entry && (await findVisibleRequest(ctx.em, ctx.viewer, entry.request.id)) ? entry : null;
+  return entry && (await findVisibleRequest(ctx.db, ctx.viewer, entry.request.id)) ? entry : null;
 }

@@ -4,7 +4,7 @@ import { Organization, User } from '../identity/identity.entities';
 import { RequestItem } from '../items/item.entities';
 import { Request } from '../requests/request.entities';
 import { StoredFile } from '../files/file.entities';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 
 /**
  * A file that helps a recipient complete a request. Without a request it sits in its owner's library

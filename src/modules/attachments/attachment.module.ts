@@ -10,6 +10,8 @@ import { itemParts } from '../items/item.parts';
 import { requestAttachmentsRestPart } from './attachment.rest-shapes';
 import { requestCreationParts } from '../requests/request.creation';
 import { requestRestParts } from '../requests/request.rest-parts';
+import { requestViewParts } from '../requests/request.view';
+import { requestAttachmentsView } from './attachment.view';
 
 export const attachmentsModule: ModuleDescriptor = {
   name: 'attachments',
@@ -21,6 +23,7 @@ export const attachmentsModule: ModuleDescriptor = {
   contributes: [
     requestCreationParts.contribute(requestAttachmentsPart),
     requestRestParts.contribute(requestAttachmentsRestPart),
+    requestViewParts.contribute(requestAttachmentsView),
     itemParts.contribute(itemAttachmentsPart),
   ],
 };

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx } from '../../kernel/db/db';
 import type { EmitHook } from '../../kernel/events/outbox';
-import { findLean } from '../../kernel/db/lean';
 import { recordActivity } from '../activity/activity.service';
 import { documentsByItem } from '../documents/document.service';
 import { documentPaths } from '../documents/document.zip';
@@ -53,7 +52,7 @@ function requestOf(job: ClaimedJob): string {
   return job.request_id;
 }
 
-async function recordFailure(tx: EntityManager, { job, error, attempts, final, retryAt }: JobFailure): Promise<void> {
+async function recordFailure(tx: Tx, { job, error, attempts, final, retryAt }: JobFailure): Promise<void> {
   await recordActivity(tx, {
     organizationId: job.organization_id,
     requestId: requestOf(job),
@@ -84,13 +83,12 @@ export const cloudCopyJob: ContributedJobKind = {
   kinds: [COPY_JOB_KIND],
   failed: recordFailure,
   async prepare(job, ctx): Promise<Copied> {
-    const [connection] = await findLean(
-      ctx.em,
+    const [connection] = await ctx.db.records(
       CloudStorageConnection,
       'select * from cloud_storage_connection where organization_id = ? and provider = ?',
       [job.organization_id, 'S3'],
     );
-    const request = await findVisibleRequest(ctx.em, ctx.viewer, requestOf(job));
+    const request = await findVisibleRequest(ctx.db, ctx.viewer, requestOf(job));
     // A request deleted meanwhile is not copied (and the job finds nothing to record).
     if (!connection || !request) return null;
     const folder = folderOf(request.cloudStorageFolder ?? null, request.id);

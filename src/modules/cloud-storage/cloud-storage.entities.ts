@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import { Organization, User } from '../identity/identity.entities';
 
 /** The providers an organization can connect here (the others need an OAuth flow on the internet). */

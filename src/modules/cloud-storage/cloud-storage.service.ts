@@ -1,7 +1,5 @@
 import type { CloudStorageConnectInput } from '../../generated/resolvers-types';
 import { AppError } from '../../kernel/errors/app-error';
-import { findLean } from '../../kernel/db/lean';
-import { inTransaction } from '../../kernel/db/transaction';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { InputCheck } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
@@ -11,7 +9,7 @@ import { CloudStorageConnection, COPY_JOB_KIND, type CloudStorageConnectionRow }
 import { MAX_ACCESS_KEY_ID, MAX_REGION, MAX_S3_ENDPOINT, MAX_SECRET_ACCESS_KEY } from './cloud-storage.limits';
 import { describeS3Error, probeBucket, sealCredentials, type S3Location } from './cloud-storage.s3';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings'>;
 
 export type CloudStorageStatus = 'CONNECTED' | 'AVAILABLE' | 'UNAVAILABLE';
 
@@ -44,13 +42,13 @@ function viewOf(provider: ConnectionProvider, connection: CloudStorageConnection
   return { provider, status: 'CONNECTED', reason: null, connection: visible };
 }
 
-const connectionsOf = (ctx: Pick<Ctx, 'em'>, organizationId: string) =>
-  findLean(ctx.em, CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ?', [
+const connectionsOf = (ctx: Pick<Ctx, 'db'>, organizationId: string) =>
+  ctx.db.records(CloudStorageConnection, 'select * from cloud_storage_connection where organization_id = ?', [
     organizationId,
   ]);
 
 /** Every provider with its state for the caller's organization (one statement). */
-export async function listCloudStorage(ctx: Pick<Ctx, 'em' | 'viewer'>): Promise<CloudStorageView[]> {
+export async function listCloudStorage(ctx: Pick<Ctx, 'db' | 'viewer'>): Promise<CloudStorageView[]> {
   const connections = await connectionsOf(ctx, ctx.viewer.organizationId);
   return CONNECTION_PROVIDERS.map((provider) =>
     viewOf(
@@ -121,7 +119,7 @@ export async function connectCloudStorage(
   }
   const sealedCredentials = sealCredentials(ctx.settings.secret, credentials);
   const organizationId = ctx.viewer.organizationId;
-  await inTransaction(ctx.em, async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     await tx.execute(
       `insert into cloud_storage_connection (organization_id, provider, bucket, region, endpoint, force_path_style, sealed_credentials, connected_by_id, connected_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -141,8 +139,7 @@ export async function connectCloudStorage(
       ],
     );
   });
-  const [connection] = await findLean(
-    ctx.em,
+  const [connection] = await ctx.db.records(
     CloudStorageConnection,
     'select * from cloud_storage_connection where organization_id = ? and provider = ?',
     [organizationId, provider],
@@ -157,7 +154,7 @@ export async function connectCloudStorage(
 export async function disconnectCloudStorage(ctx: Ctx, provider: ConnectionProvider): Promise<CloudStorageView> {
   requireConnectable(ctx, provider, 'disconnected');
   const organizationId = ctx.viewer.organizationId;
-  await inTransaction(ctx.em, async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     await tx.execute('delete from cloud_storage_connection where organization_id = ? and provider = ?', [
       organizationId,
       provider,

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization, User } from '../identity/identity.entities';
 import { StoredFile } from '../files/file.entities';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 
 export type ContractLayout = {
   page?: number | null;

@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createByIdLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Contract } from './contract.entities';
 
 export const contractLoaders = {
-  contractById: (em: EntityManager) => createByIdLoader(em, Contract),
+  contractById: (db: Reader) => createByIdLoader(db, Contract),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -3,7 +3,8 @@ import { findEventRequest } from '../requests/request.access';
 import { Contract } from './contract.entities';
 import { contractLoaders } from './contract.loaders';
 import { contractResolvers } from './contract.resolvers';
-import { contractRestRows, renderContract } from './contract.rest';
+import { contractRestRows } from './contract.rest';
+import { contractView } from './contract.view';
 import { getContract } from './contract.service';
 
 export const contractsModule: ModuleDescriptor = {
@@ -19,7 +20,7 @@ export const contractsModule: ModuleDescriptor = {
     Contract: {
       eventType: 'ContractEvent',
       field: 'contract',
-      render: renderContract,
+      view: (db, settings, id) => contractView(db, settings, id),
       load: async (ctx, event) => ((await findEventRequest(ctx, event)) ? getContract(ctx, event.subjectId) : null),
     },
   },

@@ -1,13 +1,12 @@
 import { rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import { StoredFile } from '../files/file.entities';
-import { readFile } from '../files/file.service';
+import { readFile, requireStoredFile } from '../files/file.service';
 import type { ContractLayout } from './contract.entities';
 import { boxOnPage, printable, readContractPdf } from './contract.layout';
 import { requireContract } from './contract.service';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'storage'>;
 
 const FIELD_COLOUR = rgb(0.1, 0.35, 0.8);
 const ANNOTATION_COLOUR = rgb(0.85, 0.45, 0.05);
@@ -38,7 +37,7 @@ function drawBox(
  */
 export async function previewContract(ctx: Ctx, id: string): Promise<{ name: string; bytes: Uint8Array }> {
   const contract = await requireContract(ctx, id);
-  const file = await ctx.em.findOneOrFail(StoredFile, contract.file.id);
+  const file = await requireStoredFile(ctx.db, contract.file.id);
   if (file.mimeType !== 'application/pdf')
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Only PDF contracts have a preview; this one is ${file.mimeType}`);
   const pdf = await readContractPdf(await readFile(ctx, file));

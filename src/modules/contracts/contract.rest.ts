@@ -7,7 +7,6 @@ import {
   ContractUpdateDocument,
 } from '../../generated/operations';
 import { receiveFile, sendFile } from '../../kernel/http/files';
-import type { Renderer } from '../../kernel/events/outbox';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { listQuery, NoContent, Query, Text, Uuid, ValidationBody, withErrors } from '../../kernel/rest/schemas';
@@ -105,7 +104,3 @@ export const contractRestRows: RestRow[] = [
     },
   },
 ];
-
-/** A contract in its REST shape, for event payloads. */
-export const renderContract: Renderer = async (run, id) =>
-  restContract(found((await run(ContractGetDocument, { id })).contract, 'Contract'));

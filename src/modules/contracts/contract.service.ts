@@ -1,3 +1,4 @@
+import type { Reader } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { ContractLayoutInput, ContractUpdateInput } from '../../generated/resolvers-types';
@@ -13,7 +14,6 @@ import {
   type ContractLayout,
   type ContractRow,
 } from './contract.entities';
-import { inTransaction } from '../../kernel/db/transaction';
 import { MAX_PERSON_NAME } from '../../kernel/limits';
 import {
   MAX_CONTRACT_BYTES,
@@ -24,7 +24,7 @@ import {
   MAX_PART_TEXT,
 } from './contract.limits';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'storage' | 'settings' | 'log'>;
 
 // Contracts belong to the organization: any of its users may see, use, change and delete them.
 
@@ -35,41 +35,57 @@ const CONTRACT_TYPES: Record<string, string> = {
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
-export async function uploadContract(ctx: Ctx, upload: IncomingFile): Promise<Contract> {
+export async function uploadContract(ctx: Ctx, upload: IncomingFile): Promise<ContractRow> {
   const rule = {
     accept: ({ extension }: { extension: string | null }) => (extension && CONTRACT_TYPES[extension]) || null,
     refusal: 'A contract must be a PDF, DOC or DOCX document',
     maxBytes: MAX_CONTRACT_BYTES,
   };
-  return saveUpload(ctx, upload, rule, async (tx, file) =>
-    tx.create(Contract, {
-      organization: ctx.viewer.organizationId,
-      owner: ctx.viewer.userId,
-      file,
-      annotations: [],
-      fields: [],
-    }),
-  );
+  return saveUpload(ctx, upload, rule, async (tx, file) => {
+    const [contract] = await tx.insert(Contract, [
+      {
+        organization: ctx.viewer.organizationId,
+        owner: ctx.viewer.userId,
+        file: file.id,
+        annotations: [],
+        fields: [],
+      },
+    ]);
+    return contract;
+  });
 }
 
-export async function getContract(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<Contract | null> {
-  return findContract(ctx.em, ctx.viewer.organizationId, id);
+export async function getContract(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<ContractRow | null> {
+  return findContract(ctx.db, ctx.viewer.organizationId, id);
 }
 
 /** The organization's contract, for callers that act for an organization rather than a viewer (signing). */
-export async function findContract(em: Ctx['em'], organizationId: string, id: string): Promise<Contract | null> {
-  return isUuid(id) ? em.findOne(Contract, { id, organization: organizationId }) : null;
+export async function findContract(db: Reader, organizationId: string, id: string): Promise<ContractRow | null> {
+  if (!isUuid(id)) return null;
+  const [contract] = await db.records(Contract, 'select * from contract where id = ? and organization_id = ?', [
+    id,
+    organizationId,
+  ]);
+  return contract ?? null;
 }
 
-export async function requireContract(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<Contract> {
+export async function requireContract(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<ContractRow> {
   const contract = await getContract(ctx, id);
   if (!contract) throw AppError.notFound('Contract');
   return contract;
 }
 
-export function listContracts(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<ContractRow>> {
-  const qb = ctx.em.createQueryBuilder(Contract, 'c').where({ organization: ctx.viewer.organizationId });
-  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
+export function listContracts(ctx: Pick<Ctx, 'db' | 'viewer'>, args: PageArgs): Promise<Connection<ContractRow>> {
+  return paginate(
+    {
+      db: ctx.db,
+      entity: Contract,
+      sql: 'select c.* from contract c where c.organization_id = ?',
+      params: [ctx.viewer.organizationId],
+    },
+    args,
+    { property: 'createdAt', column: 'created_at', direction: 'DESC' },
+  );
 }
 
 function checkNumber(check: InputCheck, field: FieldPath, value: number, min: number, exclusiveMin: boolean): void {
@@ -101,7 +117,7 @@ function layoutFromInput(
 }
 
 /** Replaces the annotations or fields given, checked whole first. */
-export async function updateContract(ctx: Ctx, id: string, input: ContractUpdateInput): Promise<Contract> {
+export async function updateContract(ctx: Ctx, id: string, input: ContractUpdateInput): Promise<ContractRow> {
   const check = new InputCheck();
   for (const key of ['annotations', 'fields'] as const) {
     if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
@@ -148,44 +164,45 @@ export async function updateContract(ctx: Ctx, id: string, input: ContractUpdate
     };
   });
   check.done();
-  return inTransaction(ctx.em, async (tx) => {
-    const contract = await requireContract({ em: tx, viewer: ctx.viewer }, id);
-    if (annotations) contract.annotations = annotations;
-    if (fields) contract.fields = fields;
-    contract.updatedAt = new Date();
-    return contract;
+  return ctx.db.transaction(async (tx) => {
+    const contract = await requireContract({ db: tx, viewer: ctx.viewer }, id);
+    // `updatedAt` changes even when neither is given.
+    return tx.update(Contract, contract.id, { annotations, fields });
   });
 }
 
 /** Deletes a contract and its bytes, unless an item of a live request that is not closed still uses it. */
 export async function deleteContract(ctx: Ctx, id: string): Promise<string> {
   return deleteReferences(ctx, async (tx) => {
-    const contract = await requireContract({ em: tx, viewer: ctx.viewer }, id);
-    const [{ count }] = await tx.getConnection().execute<{ count: string }[]>(
-      `select count(*) from request_item i join request r on r.id = i.request_id
+    const contract = await requireContract({ db: tx, viewer: ctx.viewer }, id);
+    const [{ count }] = await tx.rows<{ count: number }>(
+      `select count(*)::int as count from request_item i join request r on r.id = i.request_id
         where i.contract_id = ? and r.deleted_at is null and r.state <> 'CLOSED'`,
       [contract.id],
-      'all',
-      tx.getTransactionContext(),
     );
-    if (Number(count) > 0) {
+    if (count > 0) {
       throw AppError.invalidState(`${count} item(s) of open requests use this contract; delete or close those first`);
     }
-    tx.remove(contract);
+    await tx.execute('delete from contract where id = ?', [contract.id]);
     return { result: id, fileIds: [contract.file.id] };
   });
 }
 
 /** Reports each `contractId` that names no contract of the viewer's organization. */
 export async function checkContractIds(
-  ctx: { em: GraphQLContext['em']; viewer: Viewer },
+  ctx: { db: Reader; viewer: Viewer },
   check: InputCheck,
   refs: { path: FieldPath; contractId: string | null }[],
 ): Promise<void> {
   const ids = [...new Set(refs.map((r) => r.contractId).filter((id): id is string => id !== null && isUuid(id)))];
   if (ids.length === 0) return;
   const found = new Set(
-    (await ctx.em.find(Contract, { id: { $in: ids }, organization: ctx.viewer.organizationId })).map((c) => c.id),
+    (
+      await ctx.db.rows<{ id: string }>('select id from contract where id = any(?::uuid[]) and organization_id = ?', [
+        ids,
+        ctx.viewer.organizationId,
+      ])
+    ).map((c) => c.id),
   );
   for (const { path, contractId } of refs) {
     if (contractId && isUuid(contractId) && !found.has(contractId))

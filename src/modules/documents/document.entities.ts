@@ -4,7 +4,7 @@ import { RequestItem } from '../items/item.entities';
 import { Request } from '../requests/request.entities';
 import { StoredFile } from '../files/file.entities';
 import { Organization } from '../identity/identity.entities';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import { Recipient } from '../recipients/recipient.entities';
 
 /** A file submitted to an item of a request. */

@@ -1,11 +1,11 @@
 import type { ItemPart } from '../items/item.parts';
-import { Document } from './document.entities';
 
 /** An item's documents go with it. */
 export const itemDocumentsPart: ItemPart = {
   async removeWith(tx, item) {
-    const documents = await tx.find(Document, { item: item.id });
-    for (const document of documents) tx.remove(document);
-    return documents.map((document) => document.file.id);
+    const removed = await tx.rows<{ file_id: string }>('delete from document where item_id = ? returning file_id', [
+      item.id,
+    ]);
+    return removed.map((document) => document.file_id);
   },
 };

@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Document } from './document.entities';
 
 export const documentLoaders = {
-  documentsByItem: (em: EntityManager) => createChildrenLoader(em, Document, 'item', { createdAt: 'asc', id: 'asc' }),
+  documentsByItem: (db: Reader) => createChildrenLoader(db, Document, 'item', { createdAt: 'asc', id: 'asc' }),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -2,7 +2,8 @@ import type { ModuleDescriptor } from '../../kernel/module';
 import { Document } from './document.entities';
 import { documentLoaders } from './document.loaders';
 import { documentResolvers } from './document.resolvers';
-import { documentRestRows, renderDocument } from './document.rest';
+import { documentRestRows } from './document.rest';
+import { documentView } from './document.view';
 import { getDocument, getDocumentSubject } from './document.service';
 import { itemDocumentsPart } from './document.item-part';
 import { itemParts } from '../items/item.parts';
@@ -24,7 +25,12 @@ export const documentsModule: ModuleDescriptor = {
     },
   },
   subjects: {
-    Document: { eventType: 'DocumentEvent', field: 'document', render: renderDocument, load: getDocumentSubject },
+    Document: {
+      eventType: 'DocumentEvent',
+      field: 'document',
+      view: (db, settings, id) => documentView(db, settings, id),
+      load: getDocumentSubject,
+    },
   },
   contributes: [itemParts.contribute(itemDocumentsPart)],
 };

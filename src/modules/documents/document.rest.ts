@@ -8,7 +8,6 @@ import {
   type ItemDocumentListQuery,
 } from '../../generated/operations';
 import { sendFile } from '../../kernel/http/files';
-import type { Renderer } from '../../kernel/events/outbox';
 import { found, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schemas';
@@ -122,5 +121,3 @@ export const documentRestRows: RestRow[] = [
 ];
 
 /** A document in its REST shape, for event payloads. */
-export const renderDocument: Renderer = async (run, id) =>
-  restDocument(found((await run(DocumentGetDocument, { id })).document, 'Document'));

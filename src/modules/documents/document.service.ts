@@ -1,18 +1,16 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
-import { renderForAnswer, type EmittingContext } from '../../kernel/events/render';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { isUuid } from '../../kernel/validation/input-check';
-import { StoredFile } from '../files/file.entities';
-import { deleteReferences, saveUpload } from '../files/file.service';
-import { RequestItem } from '../items/item.entities';
+import { StoredFile, type StoredFileRow } from '../files/file.entities';
+import { deleteReferences, requireStoredFile, saveUpload } from '../files/file.service';
+import { RequestItem, type RequestItemRow } from '../items/item.entities';
 import { requireItemForUpdate, requireOpen } from '../items/item.service';
 import {
   findEventRequest,
   findVisibleRequest,
-  findVisibleRequestForUpdate,
   requireVisibleRequest,
   requireVisibleRequestForUpdate,
 } from '../requests/request.access';
@@ -20,7 +18,8 @@ import type { StoredEvent } from '../../kernel/events/topics';
 import type { RequestRow } from '../requests/request.entities';
 import { Document, type DocumentRow } from './document.entities';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'storage' | 'settings'> & EmittingContext;
+type Ctx = Pick<GraphQLContext, 'db' | 'storage' | 'settings'> &
+  Pick<GraphQLContext, 'viewer' | 'events' | 'log' | 'requestId'>;
 
 // Documents are seen, downloaded and deleted by whoever sees their request.
 
@@ -33,11 +32,15 @@ export async function submitDocument(
   requestId: string,
   itemId: string,
   upload: IncomingFile,
-): Promise<Document> {
+): Promise<DocumentRow> {
   return saveUpload(ctx, upload, {}, async (tx, file) => {
     const { item, request } = await requireItemForUpdate(tx, ctx, itemId, requestId);
     requireOpen(request);
-    if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
+    const [{ count }] = await tx.rows<{ count: number }>(
+      'select count(*)::int as count from document where item_id = ?',
+      [item.id],
+    );
+    if (count >= ctx.settings.maxFilesPerItem) {
       throw AppError.validation([
         {
           field: ['file'],
@@ -46,57 +49,65 @@ export async function submitDocument(
         },
       ]);
     }
-    const document = tx.create(Document, { organization: request.organization, request, item, file });
-    const data = await renderForAnswer(tx, ctx, { type: 'Document', id: document.id, requestId: request.id });
+    const [document] = await tx.insert(Document, [
+      { organization: request.organization, request: request.id, item: item.id, file: file.id },
+    ]);
     await ctx.events.emit(tx, ctx.viewer, {
       topic: 'document.uploaded',
       subjectType: 'Document',
       subjectId: document.id,
       requestId: request.id,
-      data,
     });
     return document;
   });
 }
 
-export async function getDocument(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<Document | null> {
-  const document = isUuid(id) ? await ctx.em.findOne(Document, id) : null;
+export async function getDocument(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<DocumentRow | null> {
+  const [document] = isUuid(id) ? await ctx.db.records(Document, 'select * from document where id = ?', [id]) : [];
   if (!document) return null;
-  return (await findVisibleRequest(ctx.em, ctx.viewer, document.request.id)) ? document : null;
+  return (await findVisibleRequest(ctx.db, ctx.viewer, document.request.id)) ? document : null;
+}
+
+/** The document an event is about, for a subscriber who sees its request. */
+export async function getDocumentSubject(
+  ctx: Pick<Ctx, 'db' | 'viewer'>,
+  event: StoredEvent,
+): Promise<DocumentRow | null> {
+  const request = await findEventRequest(ctx, event);
+  if (!request) return null;
+  const [document] = await ctx.db.records(Document, 'select * from document where id = ? and request_id = ?', [
+    event.subjectId,
+    request.id,
+  ]);
+  return document ?? null;
 }
 
 /** The file of a document, for its download. */
-/** The document an event is about, for a subscriber who sees its request. */
-export async function getDocumentSubject(
-  ctx: Pick<Ctx, 'em' | 'viewer'>,
-  event: StoredEvent,
-): Promise<Document | null> {
-  const request = await findEventRequest(ctx, event);
-  return request && ctx.em.findOne(Document, { id: event.subjectId, request: request.id });
-}
-
-export async function getDocumentFile(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<StoredFile> {
+export async function getDocumentFile(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<StoredFileRow> {
   const document = await getDocument(ctx, id);
   if (!document) throw AppError.notFound('Document');
-  return ctx.em.findOneOrFail(StoredFile, document.file.id);
+  return requireStoredFile(ctx.db, document.file.id);
 }
 
 /** A request's documents, oldest first by default. */
 export function listRequestDocuments(
-  ctx: Pick<Ctx, 'em'>,
+  ctx: Pick<Ctx, 'db'>,
   request: { id: string },
   args: PageArgs,
 ): Promise<Connection<DocumentRow>> {
-  const qb = ctx.em.createQueryBuilder(Document, 'd').where({ request: request.id });
-  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
+  return paginate(
+    { db: ctx.db, entity: Document, sql: 'select d.* from document d where d.request_id = ?', params: [request.id] },
+    args,
+    { property: 'createdAt', column: 'created_at', direction: 'ASC' },
+  );
 }
 
 export async function deleteDocument(ctx: Ctx, id: string): Promise<string> {
   return deleteReferences(ctx, async (tx) => {
-    const document = isUuid(id) ? await tx.findOne(Document, id) : null;
-    if (!document || !(await findVisibleRequestForUpdate(tx, ctx.viewer, document.request.id)))
+    const [document] = isUuid(id) ? await tx.records(Document, 'select * from document where id = ?', [id]) : [];
+    if (!document || !(await findVisibleRequest(tx, ctx.viewer, document.request.id, { forUpdate: true })))
       throw AppError.notFound('Document');
-    tx.remove(document);
+    await tx.execute('delete from document where id = ?', [document.id]);
     return { result: id, fileIds: [document.file.id] };
   });
 }
@@ -106,12 +117,14 @@ export async function deleteDocument(ctx: Ctx, id: string): Promise<string> {
  * which then releases the files): the owner's bulk delete, expiry and retention.
  */
 export async function removeRequestDocuments(
-  tx: EntityManager,
+  tx: Tx,
   requestId: string,
 ): Promise<{ documentIds: string[]; fileIds: string[] }> {
-  const documents = await tx.find(Document, { request: requestId });
-  tx.remove(documents);
-  return { documentIds: documents.map((d) => d.id), fileIds: documents.map((d) => d.file.id) };
+  const removed = await tx.rows<{ id: string; file_id: string }>(
+    'delete from document where request_id = ? returning id, file_id',
+    [requestId],
+  );
+  return { documentIds: removed.map((d) => d.id), fileIds: removed.map((d) => d.file_id) };
 }
 
 /** Deletes every document of a request; the ids deleted. */
@@ -123,24 +136,34 @@ export async function deleteRequestDocuments(ctx: Ctx, requestId: string): Promi
   });
 }
 
-export type ItemDocuments = { item: RequestItem; documents: { document: Document; file: StoredFile }[] };
+export type ItemDocuments = {
+  item: RequestItemRow;
+  documents: { document: DocumentRow; file: StoredFileRow }[];
+};
 
 /**
  * A visible request's documents with their files, grouped by item in item order, and its filled forms (for the zip).
  */
 export async function documentsByItem(
-  ctx: Pick<Ctx, 'em' | 'viewer'>,
+  ctx: Pick<Ctx, 'db' | 'viewer'>,
   requestId: string,
 ): Promise<{ request: RequestRow; items: ItemDocuments[] }> {
-  const request = await requireVisibleRequest(ctx.em, ctx.viewer, requestId);
+  const request = await requireVisibleRequest(ctx.db, ctx.viewer, requestId);
   const [items, documents] = await Promise.all([
-    ctx.em.find(RequestItem, { request: request.id }, { orderBy: { position: 'asc' } }),
-    ctx.em.find(Document, { request: request.id }, { populate: ['file'], orderBy: { createdAt: 'asc', id: 'asc' } }),
+    ctx.db.records(RequestItem, 'select * from request_item where request_id = ? order by position', [request.id]),
+    ctx.db.records(Document, 'select * from document where request_id = ? order by created_at, id', [request.id]),
   ]);
+  const fileIds = documents.map((document) => document.file.id);
+  const files = new Map(
+    (fileIds.length
+      ? await ctx.db.records(StoredFile, 'select * from stored_file where id = any(?::uuid[])', [fileIds])
+      : []
+    ).map((file) => [file.id, file]),
+  );
   const byItem = new Map<string, ItemDocuments['documents']>();
   for (const document of documents) {
     const group = byItem.get(document.item.id) ?? [];
-    group.push({ document, file: document.file.getEntity() });
+    group.push({ document, file: files.get(document.file.id)! });
     byItem.set(document.item.id, group);
   }
   return {

@@ -3,14 +3,14 @@ import { ZipFile } from 'yazl';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { MAX_ZIP_SEGMENT } from '../files/file.limits';
 import { portableSegment, uniqueNames } from '../files/file.names';
-import type { StoredFile } from '../files/file.entities';
+import type { StoredFileRow } from '../files/file.entities';
 import { openFile } from '../files/file.service';
 import { formCsv, formJson } from '../forms/form.export';
 import type { ItemDocuments } from './document.service';
 
 /** One entry of a request's folder tree: a stored document, or an item's filled form as JSON or CSV. */
 export type FolderEntry =
-  { name: string; file: StoredFile } | { name: string; bytes: Buffer; mimeType: string; mtime: Date };
+  { name: string; file: StoredFileRow } | { name: string; bytes: Buffer; mimeType: string; mtime: Date };
 
 /**
  * Where each document goes in a folder tree (the zip, a copy in cloud storage): a folder per item,

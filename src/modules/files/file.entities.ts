@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization, User } from '../identity/identity.entities';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 
 /** Bytes in storage, as measured and sniffed while they were stored. */
 export const StoredFile = defineEntity({

@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createByIdLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { StoredFile } from './file.entities';
 
 export const fileLoaders = {
-  fileById: (em: EntityManager) => createByIdLoader(em, StoredFile),
+  fileById: (db: Reader) => createByIdLoader(db, StoredFile),
 };
 
 declare module '../../kernel/graphql/context' {

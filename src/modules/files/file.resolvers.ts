@@ -1,10 +1,8 @@
 import { loadRequiredRef } from '../../kernel/db/loaders';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import type { StoredFile } from './file.entities';
 
-// A record's file: a lean record's `{ id }`, or a managed entity's reference.
-
-type WithFile = { readonly file: { readonly id: string; isInitialized?(): boolean; getEntity?(): StoredFile } };
+/** A record with a file (an attachment, a document, a contract). */
+type WithFile = { readonly file: { readonly id: string } };
 
 const fileOf = (record: WithFile, ctx: GraphQLContext) => loadRequiredRef(record.file, ctx.loaders.fileById);
 

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader, Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
-import { StoredFile } from './file.entities';
+import { StoredFile, type StoredFileRow } from './file.entities';
 import { storedFileName } from './file.names';
-import { inTransaction } from '../../kernel/db/transaction';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'storage' | 'settings' | 'log'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'storage' | 'settings' | 'log'>;
 
 // file-type reads at most 4,100 bytes for most types, but Office documents need their first zip
 // entries, which may run longer.
@@ -78,7 +77,7 @@ export async function saveUpload<T>(
   ctx: Ctx,
   upload: IncomingFile,
   rule: UploadRule,
-  save: (tx: EntityManager, file: StoredFile) => Promise<T>,
+  save: (tx: Tx, file: StoredFileRow) => Promise<T>,
 ): Promise<T> {
   const maxBytes = Math.min(rule.maxBytes ?? Infinity, ctx.settings.maxUploadBytes);
   const { head, stream } = await readHead(upload.stream, SNIFF_BYTES);
@@ -94,18 +93,20 @@ export async function saveUpload<T>(
   const key = randomUUID();
   const { size, sha256 } = await ctx.storage.put(key, stream, { maxBytes });
   try {
-    return await inTransaction(ctx.em, async (tx) => {
-      const file = tx.create(StoredFile, {
-        organization: ctx.viewer.organizationId,
-        storageKey: key,
-        name: storedFileName(upload.name, detected.extension),
-        size,
-        sha256,
-        mimeType,
-        claimedMimeType: upload.claimedType?.slice(0, 255) ?? null,
-        // A recipient's upload was made by no user.
-        createdBy: ctx.viewer.actor.type === 'USER' ? ctx.viewer.userId : null,
-      });
+    return await ctx.db.transaction(async (tx) => {
+      const [file] = await tx.insert(StoredFile, [
+        {
+          organization: ctx.viewer.organizationId,
+          storageKey: key,
+          name: storedFileName(upload.name, detected.extension),
+          size,
+          sha256,
+          mimeType,
+          claimedMimeType: upload.claimedType?.slice(0, 255) ?? null,
+          // A recipient's upload was made by no user.
+          createdBy: ctx.viewer.actor.type === 'USER' ? ctx.viewer.userId : null,
+        },
+      ]);
       return save(tx, file);
     });
   } catch (err) {
@@ -114,13 +115,20 @@ export async function saveUpload<T>(
   }
 }
 
+/** A stored file by id, which a row's foreign key vouches for (an attachment's, a document's, a contract's). */
+export async function requireStoredFile(db: Reader, id: string): Promise<StoredFileRow> {
+  const [file] = await db.records(StoredFile, 'select * from stored_file where id = ?', [id]);
+  if (!file) throw new Error(`StoredFile ${id} not found`);
+  return file;
+}
+
 /** The bytes of a stored file. */
-export function openFile(ctx: Pick<Ctx, 'storage'>, file: StoredFile): Promise<Readable> {
+export function openFile(ctx: Pick<Ctx, 'storage'>, file: Pick<StoredFileRow, 'storageKey'>): Promise<Readable> {
   return ctx.storage.get(file.storageKey);
 }
 
 /** The bytes of a stored file, whole in memory: for files bounded by a small limit (contracts). */
-export async function readFile(ctx: Pick<Ctx, 'storage'>, file: StoredFile): Promise<Buffer> {
+export async function readFile(ctx: Pick<Ctx, 'storage'>, file: Pick<StoredFileRow, 'storageKey'>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of await openFile(ctx, file)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
@@ -133,18 +141,18 @@ const REFERENCES = ['attachment', 'document', 'contract', 'share_file'];
  * Deletes the stored files among `fileIds` that no row refers to any more (call it after deleting the
  * rows, in the same transaction) and returns their storage keys, to delete once the transaction commits.
  */
-export async function releaseFiles(em: EntityManager, fileIds: string[]): Promise<string[]> {
+export async function releaseFiles(tx: Tx, fileIds: string[]): Promise<string[]> {
   if (fileIds.length === 0) return [];
-  // Raw statements join the transaction only when given its context.
-  const run = (sql: string) =>
-    em.getConnection().execute<{ storage_key: string }[]>(sql, [fileIds], 'all', em.getTransactionContext());
   // Locked first, so two transactions dropping the last two references cannot both see the other's
   // reference still there: the second one waits, then sees the first one's deletion.
-  await run('select id from stored_file where id in (?) for update');
+  await tx.rows('select id from stored_file where id = any(?::uuid[]) for update', [fileIds]);
   const unreferenced = REFERENCES.map((table) => `not exists (select 1 from ${table} r where r.file_id = f.id)`).join(
     ' and ',
   );
-  const rows = await run(`delete from stored_file f where f.id in (?) and ${unreferenced} returning storage_key`);
+  const rows = await tx.rows<{ storage_key: string }>(
+    `delete from stored_file f where f.id = any(?::uuid[]) and ${unreferenced} returning storage_key`,
+    [fileIds],
+  );
   return rows.map((row) => row.storage_key);
 }
 
@@ -163,11 +171,10 @@ export async function deleteObjects(ctx: Pick<Ctx, 'storage' | 'log'>, keys: str
  */
 export async function deleteReferences<T>(
   ctx: Ctx,
-  work: (tx: EntityManager) => Promise<{ result: T; fileIds: string[] }>,
+  work: (tx: Tx) => Promise<{ result: T; fileIds: string[] }>,
 ): Promise<T> {
-  const { result, keys } = await inTransaction(ctx.em, async (tx) => {
+  const { result, keys } = await ctx.db.transaction(async (tx) => {
     const { result, fileIds } = await work(tx);
-    await tx.flush();
     return { result, keys: await releaseFiles(tx, fileIds) };
   });
   await deleteObjects(ctx, keys);

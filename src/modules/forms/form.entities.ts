@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import { Organization, User } from '../identity/identity.entities';
 
 /** One field of a form: what the recipient sees prefilled, and whether it may change it. */

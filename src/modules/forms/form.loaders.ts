@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createByIdLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Form } from './form.entities';
 
 export const formLoaders = {
-  formById: (em: EntityManager) => createByIdLoader(em, Form),
+  formById: (db: Reader) => createByIdLoader(db, Form),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -1,5 +1,3 @@
-import { queryRows } from '../../kernel/db/lean';
-import { inTransaction } from '../../kernel/db/transaction';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { FormCreateInput, ItemFormInput } from '../../generated/resolvers-types';
@@ -9,7 +7,7 @@ import { OPEN_STATES, SUBMITTED_STATES } from '../requests/request.states';
 import { Form, type FormAnswer, type FormField, type FormRow, type ItemForm } from './form.entities';
 import { MAX_FORM_FIELD_NAME, MAX_FORM_FIELDS, MAX_FORM_NAME, MAX_FORM_VALUE } from './form.limits';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer'>;
 
 // Forms belong to the organization: any of its users may see, use and delete them. A form does not
 // change once made (there is no update), and an item keeps its own copy (see ItemForm).
@@ -62,39 +60,55 @@ function readFieldMap(check: InputCheck, path: FieldPath, fields: unknown, min: 
   return result;
 }
 
-export async function createForm(ctx: Ctx, input: FormCreateInput): Promise<Form> {
+export async function createForm(ctx: Ctx, input: FormCreateInput): Promise<FormRow> {
   const check = new InputCheck();
   check.text(['name'], input.name, { max: MAX_FORM_NAME, min: 1, required: true });
   const fields = readFieldMap(check, ['fields'], input.fields, 1);
   check.done();
-  return inTransaction(ctx.em, async (tx) =>
-    tx.create(Form, {
-      organization: ctx.viewer.organizationId,
-      owner: ctx.viewer.userId,
-      name: input.name.trim(),
-      fields: fields.map((f): FormField => ({
-        name: f.name,
-        defaultValue: f.defaultValue ?? null,
-        readOnly: f.readOnly ?? false,
-      })),
-      allowFileUpload: input.allowFileUpload ?? false,
-    }),
+  const [form] = await ctx.db.transaction((tx) =>
+    tx.insert(Form, [
+      {
+        organization: ctx.viewer.organizationId,
+        owner: ctx.viewer.userId,
+        name: input.name.trim(),
+        fields: fields.map((f): FormField => ({
+          name: f.name,
+          defaultValue: f.defaultValue ?? null,
+          readOnly: f.readOnly ?? false,
+        })),
+        allowFileUpload: input.allowFileUpload ?? false,
+      },
+    ]),
   );
+  return form;
 }
 
-export async function getForm(ctx: Ctx, id: string): Promise<Form | null> {
-  return isUuid(id) ? ctx.em.findOne(Form, { id, organization: ctx.viewer.organizationId }) : null;
+export async function getForm(ctx: Ctx, id: string): Promise<FormRow | null> {
+  if (!isUuid(id)) return null;
+  const [form] = await ctx.db.records(Form, 'select * from form where id = ? and organization_id = ? limit 1', [
+    id,
+    ctx.viewer.organizationId,
+  ]);
+  return form ?? null;
 }
 
-export async function requireForm(ctx: Ctx, id: string): Promise<Form> {
+export async function requireForm(ctx: Ctx, id: string): Promise<FormRow> {
   const form = await getForm(ctx, id);
   if (!form) throw AppError.notFound('Form');
   return form;
 }
 
 export function listForms(ctx: Ctx, args: PageArgs): Promise<Connection<FormRow>> {
-  const qb = ctx.em.createQueryBuilder(Form, 'f').where({ organization: ctx.viewer.organizationId });
-  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
+  return paginate(
+    {
+      db: ctx.db,
+      entity: Form,
+      sql: 'select f.* from form f where f.organization_id = ?',
+      params: [ctx.viewer.organizationId],
+    },
+    args,
+    { property: 'createdAt', column: 'created_at', direction: 'DESC' },
+  );
 }
 
 /** States in which a request's recipient may still fill its forms, now or once the owner sends it back. */
@@ -102,17 +116,16 @@ const USING_STATES = [...OPEN_STATES, ...SUBMITTED_STATES];
 
 /** Deletes a form, unless an item of a request still being filled in or reviewed uses it (422 invalid_state). */
 export async function deleteForm(ctx: Ctx, id: string): Promise<string> {
-  return inTransaction(ctx.em, async (tx) => {
-    const form = await requireForm({ em: tx, viewer: ctx.viewer }, id);
-    const [{ count }] = await queryRows<{ count: string }>(
-      tx,
+  return ctx.db.transaction(async (tx) => {
+    const form = await requireForm({ db: tx, viewer: ctx.viewer }, id);
+    const [{ count }] = await tx.rows<{ count: string }>(
       `select count(distinct r.id) as count from request_item i join request r on r.id = i.request_id
         where i.form_id = ? and i.deleted_at is null and r.deleted_at is null and r.state = any(?::text[])`,
       [form.id, USING_STATES],
     );
     if (Number(count) > 0)
       throw AppError.invalidState(`${count} open request(s) use this form; close them or delete their items first`);
-    tx.remove(form);
+    await tx.execute('delete from form where id = ?', [form.id]);
     return id;
   });
 }
@@ -128,7 +141,10 @@ export type FormRef = { path: FieldPath; form: ItemFormInput | null | undefined 
 export async function itemForms(ctx: Ctx, check: InputCheck, refs: FormRef[]): Promise<(ItemForm | null)[]> {
   const ids = [...new Set(refs.flatMap((ref) => (ref.form && isUuid(ref.form.id) ? [ref.form.id] : [])))];
   const forms = ids.length
-    ? await ctx.em.find(Form, { id: { $in: ids }, organization: ctx.viewer.organizationId })
+    ? await ctx.db.records(Form, 'select * from form where id = any(?::uuid[]) and organization_id = ?', [
+        ids,
+        ctx.viewer.organizationId,
+      ])
     : [];
   const byId = new Map(forms.map((form) => [form.id, form]));
   return refs.map(({ path, form: input }) => {

@@ -1,14 +1,13 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createByIdLoader, createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Organization, Team, User } from './identity.entities';
 
 export const identityLoaders = {
-  userById: (em: EntityManager) => createByIdLoader(em, User),
-  teamById: (em: EntityManager) => createByIdLoader(em, Team),
-  organizationById: (em: EntityManager) => createByIdLoader(em, Organization),
-  teamMembers: (em: EntityManager) => createChildrenLoader(em, User, 'team', { email: 'asc' }),
-  teamsByOrganization: (em: EntityManager) =>
-    createChildrenLoader(em, Team, 'organization', { name: 'asc', id: 'asc' }),
+  userById: (db: Reader) => createByIdLoader(db, User),
+  teamById: (db: Reader) => createByIdLoader(db, Team),
+  organizationById: (db: Reader) => createByIdLoader(db, Organization),
+  teamMembers: (db: Reader) => createChildrenLoader(db, User, 'team', { email: 'asc' }),
+  teamsByOrganization: (db: Reader) => createChildrenLoader(db, Team, 'organization', { name: 'asc', id: 'asc' }),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryRows } from '../../kernel/db/lean';
+import type { Reader } from '../../kernel/db/db';
 import type { SharedCaches } from '../../kernel/db/shared-cache';
 import { hashApiKey } from './api-key';
 import type { Viewer } from '../../kernel/graphql/context';
@@ -42,13 +41,9 @@ type ViewerRow = {
  * the instance keeps a key's caller until api_key or app_user change anywhere (a revoked key, a new
  * role or team), so a revoked key is refused as soon as the revoke commits.
  */
-export async function findViewerByApiKey(
-  em: EntityManager,
-  key: string,
-  caches?: SharedCaches,
-): Promise<Viewer | null> {
+export async function findViewerByApiKey(db: Reader, key: string, caches?: SharedCaches): Promise<Viewer | null> {
   const hash = hashApiKey(key);
-  const load = () => viewerOfKey(em, hash);
+  const load = () => viewerOfKey(db, hash);
   const viewer = caches
     ? await caches.of<Viewer | null>('viewer', ['api_key', 'app_user']).get(hash, load)
     : await load();
@@ -56,9 +51,8 @@ export async function findViewerByApiKey(
   return viewer && { ...viewer, actor: { ...viewer.actor } };
 }
 
-async function viewerOfKey(em: EntityManager, hash: string): Promise<Viewer | null> {
-  const rows = await queryRows<ViewerRow>(
-    em,
+async function viewerOfKey(db: Reader, hash: string): Promise<Viewer | null> {
+  const rows = await db.rows<ViewerRow>(
     `select u.id as user_id, u.organization_id, u.team_id, u.role, k.id as api_key_id
        from api_key k join app_user u on u.id = k.user_id
       where k.key_hash = ? and k.revoked_at is null`,

@@ -4,7 +4,7 @@ import { Recipient } from '../recipients/recipient.entities';
 import { ITEM_STATUSES, ITEM_TYPES, QUESTION_TYPES } from './item.enums';
 import { Request } from '../requests/request.entities';
 import { Organization } from '../identity/identity.entities';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import type { FormAnswer, ItemForm } from '../forms/form.entities';
 
 export const RequestItem = defineEntity({

@@ -1,10 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { RequestItem } from './item.entities';
 
 export const itemLoaders = {
-  itemsByRequest: (em: EntityManager, organizationId: string) =>
-    createChildrenLoader(em, RequestItem, 'request', { position: 'asc' }, ['deletedAt'], organizationId),
+  itemsByRequest: (db: Reader, organizationId: string) =>
+    createChildrenLoader(db, RequestItem, 'request', { position: 'asc' }, ['deletedAt'], organizationId),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -2,11 +2,13 @@ import type { ModuleDescriptor } from '../../kernel/module';
 import { RequestItem } from './item.entities';
 import { itemLoaders } from './item.loaders';
 import { itemResolvers, itemTypeName } from './item.resolvers';
-import { itemRestRows, renderItem, reviewRestRows } from './item.rest';
+import { itemRestRows, reviewRestRows } from './item.rest';
 import { requestItemsPart } from './item.request-creation';
 import { requestItemsRestPart } from './item.rest-shapes';
 import { requestCreationParts } from '../requests/request.creation';
 import { requestRestParts } from '../requests/request.rest-parts';
+import { requestViewParts } from '../requests/request.view';
+import { itemSubjectView, requestItemsView } from './item.view';
 import { getItem, getItemSubject } from './item.service';
 
 export const itemsModule: ModuleDescriptor = {
@@ -22,6 +24,10 @@ export const itemsModule: ModuleDescriptor = {
       typeName: itemTypeName,
     },
   },
-  subjects: { RequestItem: { eventType: 'ItemEvent', field: 'item', render: renderItem, load: getItemSubject } },
-  contributes: [requestCreationParts.contribute(requestItemsPart), requestRestParts.contribute(requestItemsRestPart)],
+  subjects: { RequestItem: { eventType: 'ItemEvent', field: 'item', view: itemSubjectView, load: getItemSubject } },
+  contributes: [
+    requestCreationParts.contribute(requestItemsPart),
+    requestRestParts.contribute(requestItemsRestPart),
+    requestViewParts.contribute(requestItemsView),
+  ],
 };

@@ -1,13 +1,13 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx } from '../../kernel/db/db';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { RequestItemInput } from '../../generated/resolvers-types';
 import { extensionPoint } from '../../kernel/module';
 import type { InputCheck } from '../../kernel/validation/input-check';
 import type { RequestRow } from '../requests/request.entities';
-import type { RequestItem, RequestItemRow } from './item.entities';
+import type { RequestItemRow } from './item.entities';
 
 /** A write made once a new item is stored. */
-export type ItemWrite = (tx: EntityManager, request: RequestRow, item: RequestItemRow) => void;
+export type ItemWrite = (tx: Tx, request: RequestRow, item: RequestItemRow) => Promise<void>;
 
 /**
  * What a module adds to the creation and deletion of an item (its attachments, its documents). Items
@@ -19,12 +19,12 @@ export type ItemPart = {
    * is stored.
    */
   prepareCreate?(
-    ctx: Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>,
+    ctx: Pick<GraphQLContext, 'db' | 'viewer' | 'settings'>,
     check: InputCheck,
     input: RequestItemInput,
   ): Promise<ItemWrite>;
   /** Removes this module's rows of an item being deleted; the ids of the stored files they used. */
-  removeWith?(tx: EntityManager, item: RequestItem): Promise<string[]>;
+  removeWith?(tx: Tx, item: RequestItemRow): Promise<string[]>;
 };
 
 export const itemParts = extensionPoint<ItemPart>('item creation and deletion');

@@ -4,7 +4,7 @@ import { checkContractIds } from '../contracts/contract.service';
 import { itemForms } from '../forms/form.service';
 import { draftFromInput, formRefOf, type ItemDraft } from './item.drafts';
 import { RequestItem } from './item.entities';
-import { newItems } from './item.service';
+import { insertItems } from './item.service';
 
 /** The items a new request's input gives, assigned to its first recipient. */
 export const requestItemsPart: RequestCreationPart = {
@@ -24,11 +24,10 @@ export const requestItemsPart: RequestCreationPart = {
     drafts.forEach((draft, index) => draft && (draft.form = forms[index]));
     return {
       // Without items in the input, a template's items (templates' part) stand in.
-      records: (tx, { request, recordsOf }) =>
+      write: async (tx, { request, recordsOf }) =>
         input.items
-          ? [RequestItem, newItems(tx, request, drafts as ItemDraft[], recordsOf(Recipient)[0] ?? null, 0)]
+          ? [RequestItem, await insertItems(tx, request, drafts as ItemDraft[], recordsOf(Recipient)[0] ?? null, 0)]
           : null,
-      prime: (loaders, { request, recordsOf }) => loaders.itemsByRequest.prime(request.id, recordsOf(RequestItem)),
     };
   },
 };

@@ -9,7 +9,6 @@ import {
   RequestRejectDocument,
   RequestVerifyDocument,
 } from '../../generated/operations';
-import type { Renderer } from '../../kernel/events/outbox';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { NoContent, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
@@ -141,8 +140,3 @@ export function reviewRestRows(): RestRow[] {
     }),
   ];
 }
-
-/** An item in its REST shape (A, as every payload but the item list), for event payloads. */
-export const renderItem: Renderer = async (run, id, requestId) =>
-  // Item events always name their request.
-  restItemA(found((await run(ItemGetDocument, { requestId: requestId!, id })).request?.item, 'Item'));

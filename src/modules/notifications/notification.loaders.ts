@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createByIdLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Notification } from './notification.entities';
 
 export const notificationLoaders = {
-  notificationById: (em: EntityManager) => createByIdLoader(em, Notification),
+  notificationById: (db: Reader) => createByIdLoader(db, Notification),
 };
 
 declare module '../../kernel/graphql/context' {

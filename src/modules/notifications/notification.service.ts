@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx } from '../../kernel/db/db';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
 import { WAKE_CHANNEL, type EmitHook, type EmittedEvent } from '../../kernel/events/outbox';
@@ -16,7 +16,7 @@ import {
 } from './notification.entities';
 import type { TemplateParams, TemplateSecrets } from './notification.templates';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'loaders'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'loaders'>;
 
 const SECRETS_PURPOSE = 'notification-secrets';
 
@@ -57,13 +57,13 @@ export const wakingInsert = (insert: string) =>
  * kind's secrets (a one-time code) until they are sent.
  */
 export async function queueNotification<K extends NotificationKind>(
-  tx: EntityManager,
+  tx: Tx,
   serverSecret: string,
   draft: NotificationDraft<K>,
 ): Promise<string> {
   const now = new Date();
   const secrets = draft.secrets as Record<string, string> | undefined;
-  const [{ id }] = await tx.execute<{ id: string }[]>(
+  const [{ id }] = await tx.rows<{ id: string }>(
     wakingInsert(
       `insert into notification (id, organization_id, request_id, recipient_id, user_id, channel, kind, address, language, params, secrets_sealed, status, attempts, next_attempt_at, created_at, updated_at)
        values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'PENDING', 0, ?, ?, ?) returning id`,
@@ -191,7 +191,7 @@ export async function listNotifications(
   if (args.status) where('n.status = ?', args.status);
   return paginate(
     {
-      em: ctx.em,
+      db: ctx.db,
       entity: Notification,
       sql: `select n.* from notification n where ${conditions.join(' and ')}`,
       params,

@@ -1,6 +1,6 @@
 import type { Clock } from '../../kernel/clock';
+import type { Db, Tx } from '../../kernel/db/db';
 import { PollingWorker } from '../../kernel/jobs/polling-worker';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { brandingColumn, brandingView, type BrandingSource } from '../organizations/organization.service';
 import { linkToken, requestLink } from '../recipients/recipient-link';
@@ -17,14 +17,11 @@ import {
 } from './notification.limits';
 import type { Handover, Mailer, SmsProvider } from './notification.channels';
 import { unsealSecrets } from './notification.service';
-import { inTransaction } from '../../kernel/db/transaction';
-import { queryRows } from '../../kernel/db/lean';
 import { extensionPoint } from '../../kernel/module';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { KINDS_WITH_LINK, maskSecrets, renderNotification, type RenderedMessage } from './notification.templates';
 
 export type NotificationWorkerOptions = {
-  orm: MikroORM;
+  db: Db;
   mailer: Mailer;
   sms: SmsProvider;
   /** The server secret: recipient links derive from it, one-time codes are sealed with it. */
@@ -36,7 +33,7 @@ export type NotificationWorkerOptions = {
   pollMs?: number;
 };
 
-// Raw statements through MikroORM answer jsonb parsed and timestamps as strings.
+/** A claimed message, as the claim's statement answers it (jsonb parsed). */
 export type Claimed = {
   id: string;
   organization_id: string;
@@ -61,7 +58,7 @@ type Outcome = { status: NotificationStatus; error: string | null; stored: Store
  * What a module does when a mail bounces, in the transaction that records the bounce (reminders fall
  * back to SMS): the message as claimed and the server's answer.
  */
-export type BounceHandler = (tx: EntityManager, message: Claimed, error: string) => Promise<void>;
+export type BounceHandler = (tx: Tx, message: Claimed, error: string) => Promise<void>;
 
 /** Handlers of bounced mail (a module above notifications contributes one). */
 export const bounceHandlers = extensionPoint<BounceHandler>('bounced mail');
@@ -84,24 +81,17 @@ const LEASE_MS = Math.ceil(NOTIFICATION_BATCH / NOTIFICATION_CONCURRENCY) * 3 * 
  */
 export class NotificationWorker extends PollingWorker {
   private readonly clock: Clock;
-  /**
-   * Where the claim and the records run: lean statements only, so one fork serves every round (nothing accumulates in
-   * it).
-   */
-  private readonly em: EntityManager;
 
   constructor(private readonly options: NotificationWorkerOptions) {
     super(options.log, 'notification', NOTIFICATION_BATCH, options.pollMs);
     this.clock = options.clock ?? { now: () => new Date() };
-    this.em = options.orm.em.fork();
   }
 
   /** Claims one batch of due messages and sends them; returns how many were attempted. */
   override async runOnce(): Promise<number> {
     const now = this.clock.now();
-    // A lean statement (bind parameters, no knex runner), prepared: it runs after every create that invites.
-    const claimed = await queryRows<Claimed>(
-      this.em,
+    // One statement on its own (no transaction around it), prepared: it runs after every create that invites.
+    const claimed = await this.options.db.rows<Claimed>(
       `with due as (
          select id from notification
           where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
@@ -221,8 +211,8 @@ export class NotificationWorker extends PollingWorker {
     const now = this.clock.now();
     const column = <T>(value: (attempt: { row: Claimed; outcome: Outcome }) => T) => attempts.map(value);
     try {
-      await queryRows(
-        this.em,
+      // One statement on its own, as the claim.
+      await this.options.db.rows(
         `update notification n
             set status = a.status, attempts = a.attempts, next_attempt_at = a.next_attempt_at, locked_until = null, last_error = a.last_error,
                 subject = coalesce(a.subject, n.subject), text = coalesce(a.text, n.text), html = coalesce(a.html, n.html), sent_at = a.sent_at,
@@ -258,7 +248,7 @@ export class NotificationWorker extends PollingWorker {
   private async recordBounce(row: Claimed, outcome: Outcome): Promise<void> {
     const now = this.clock.now();
     try {
-      await inTransaction(this.options.orm.em.fork(), async (tx) => {
+      await this.options.db.transaction(async (tx) => {
         await tx.execute(
           `update notification set status = ?, attempts = ?, next_attempt_at = null, locked_until = null, last_error = ?,
                   subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), secrets_sealed = null, updated_at = ?

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import type { AuthMethod } from '../recipients/recipient.enums';
 import { LANGUAGES } from '../requests/request.enums';
 

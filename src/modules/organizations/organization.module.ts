@@ -18,9 +18,7 @@ async function logoRoute(scope: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { org_id, hash } = request.params;
       const logo =
-        /^[0-9a-f-]{36}$/.test(org_id) && /^[0-9a-f]{16}$/.test(hash)
-          ? await logoBytes(scope.orm.em.fork(), org_id, hash)
-          : null;
+        /^[0-9a-f-]{36}$/.test(org_id) && /^[0-9a-f]{16}$/.test(hash) ? await logoBytes(scope.db, org_id, hash) : null;
       if (!logo) return reply.code(404).send({ detail: 'Logo not found' });
       reply
         .header('content-type', logo.type)

@@ -6,7 +6,7 @@ import { settingsOf } from './organization.service';
 export const requestSettingsPart: RequestCreationPart = {
   field: 'recipients',
   async prepare(ctx, check, input) {
-    const settings = await settingsOf(ctx.em, ctx.viewer.organizationId, ctx.settings.caches);
+    const settings = await settingsOf(ctx.db, ctx.viewer.organizationId, ctx.settings.caches);
     (input.recipients ?? []).forEach((recipient, i) => {
       // Checked as the recipient will sign in: UNSET resolves against the request's MFA.
       const method = effectiveAuth(recipient.authMethod ?? 'UNSET', input.mfaEnabled ?? false, recipient.email ?? null);

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { BrandingUpdateInput, OrganizationSettingsUpdateInput } from '../../generated/resolvers-types';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
-import { inTransaction } from '../../kernel/db/transaction';
+import type { Reader, Tx, Values } from '../../kernel/db/db';
 import { extensionPoint } from '../../kernel/module';
-import { queryRows } from '../../kernel/db/lean';
 import type { SharedCaches } from '../../kernel/db/shared-cache';
 import type { IncomingFile } from '../../kernel/http/files';
 import { InputCheck } from '../../kernel/validation/input-check';
@@ -16,7 +14,7 @@ import { OrganizationSettings, type OrganizationSettingsRow, type SignInMethod }
 import { MAX_CONFIRMATION_MESSAGE_LENGTH, MAX_SENDER_NAME_LENGTH, MAX_SETTINGS_DAYS } from './organization.limits';
 import { readLogo } from './organization.logo';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings'>;
 
 export const SIGN_IN_METHODS: readonly SignInMethod[] = ['EMAIL', 'SMS', 'SECURITY_QUESTION', 'NONE'];
 
@@ -39,20 +37,29 @@ export const DEFAULT_SETTINGS: Omit<OrganizationSettingsView, 'organizationId'> 
 
 export type OrganizationSettingsView = Omit<OrganizationSettingsRow, 'updatedAt' | 'logo'>;
 
+// The columns of the view: not `updated_at`, nor the logo's bytes, which only the logo route reads (`logoBytes`).
+const VIEW_COLUMNS = `organization_id, default_expiration_days, default_reminders, default_language, allowed_auth_methods,
+  require_complete_submission, retention_days, primary_color, sender_name, support_email, logo_type, logo_sha256,
+  confirmation_enabled, confirmation_message`;
+
 /**
  * An organization's settings, its defaults when it has no row. With `caches` (reads outside a
  * transaction that changes them), from this instance's cache of organization_settings, which any
  * change to the table on any instance empties.
  */
 export async function settingsOf(
-  em: EntityManager,
+  db: Reader,
   organizationId: string,
   caches?: SharedCaches,
 ): Promise<OrganizationSettingsView> {
   const load = async (): Promise<OrganizationSettingsView> => {
-    const row = await em.findOne(OrganizationSettings, { organizationId });
+    const [row] = await db.records(
+      OrganizationSettings,
+      `select ${VIEW_COLUMNS} from organization_settings where organization_id = ?`,
+      [organizationId],
+    );
     if (!row) return { organizationId, ...DEFAULT_SETTINGS };
-    // A plain copy: a cached value outlives the entity manager that read it.
+    // A plain copy of the view's fields.
     const fields = Object.keys(DEFAULT_SETTINGS) as (keyof typeof DEFAULT_SETTINGS)[];
     return Object.fromEntries([
       ['organizationId', organizationId],
@@ -98,7 +105,7 @@ export const brandingColumn = (organizationId: string): string =>
 
 /** Work that follows `retention_days` (the timed work plans when closed requests lose their documents). */
 export type RetentionChange = (
-  tx: EntityManager,
+  tx: Tx,
   change: { organizationId: string; retentionDays: number | null; now: Date },
 ) => Promise<void>;
 
@@ -111,37 +118,43 @@ function requireOwnOrganization(ctx: Ctx, id: string): void {
   if (!isAdmin(ctx.viewer)) throw AppError.forbidden("Only an ADMIN may change the organization's settings");
 }
 
-/** Runs `change` on the organization's row, created with the defaults first if it has none, locked. */
+type SettingsChanges = Values<OrganizationSettings>;
+
+// A setting's column is its property's name in snake case (as the entity maps it).
+const column = (property: string) => property.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * Writes the changes `change` answers (and `updatedAt`) to the organization's row, created with the
+ * defaults first if it has none, locked.
+ */
 async function changeSettings(
   ctx: Ctx,
   id: string,
-  change: (settings: OrganizationSettings, tx: EntityManager) => Promise<void> | void,
-): Promise<OrganizationSettings> {
+  change: (settings: OrganizationSettingsRow, tx: Tx) => Promise<SettingsChanges> | SettingsChanges,
+): Promise<OrganizationSettingsRow> {
   requireOwnOrganization(ctx, id);
-  const changed = await inTransaction(ctx.em, async (tx) => {
+  const changed = await ctx.db.transaction(async (tx) => {
     // Two first changes at once both insert: one row wins, the other change waits on its lock.
-    await tx.getConnection().execute(
+    await tx.execute(
       `insert into organization_settings (organization_id, default_reminders, default_language, allowed_auth_methods, require_complete_submission, confirmation_enabled, updated_at)
        values (?, ?, ?, ?::text[], false, false, now()) on conflict do nothing`,
-      // A list would be spread into several parameters: it goes as one array literal.
-      [
-        id,
-        DEFAULT_SETTINGS.defaultReminders,
-        DEFAULT_SETTINGS.defaultLanguage,
-        `{${DEFAULT_SETTINGS.allowedAuthMethods.join(',')}}`,
-      ],
-      'run',
-      tx.getTransactionContext(),
+      [id, DEFAULT_SETTINGS.defaultReminders, DEFAULT_SETTINGS.defaultLanguage, DEFAULT_SETTINGS.allowedAuthMethods],
     );
-    const settings = await tx.findOneOrFail(
+    const [settings] = await tx.records(
       OrganizationSettings,
-      { organizationId: id },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+      `select ${VIEW_COLUMNS}, updated_at from organization_settings where organization_id = ? for update`,
+      [id],
     );
-    await change(settings, tx);
-    settings.updatedAt = new Date();
-    await tx.flush();
-    return settings;
+    const changes = Object.entries({ ...(await change(settings, tx)), updatedAt: new Date() }).filter(
+      ([, value]) => value !== undefined,
+    );
+    const [written] = await tx.records(
+      OrganizationSettings,
+      `update organization_settings set ${changes.map(([property]) => `${column(property)} = ?`).join(', ')}
+        where organization_id = ? returning ${VIEW_COLUMNS}, updated_at`,
+      [...changes.map(([, value]) => value), id],
+    );
+    return written;
   });
   // Every instance empties its cache when the commit's notification arrives; this one at once.
   ctx.settings.caches.changed('organization_settings');
@@ -152,7 +165,7 @@ export async function updateSettings(
   ctx: Ctx,
   id: string,
   input: OrganizationSettingsUpdateInput,
-): Promise<OrganizationSettings> {
+): Promise<OrganizationSettingsRow> {
   const check = new InputCheck();
   for (const key of [
     'defaultReminders',
@@ -179,49 +192,61 @@ export async function updateSettings(
   }
   check.done();
   return changeSettings(ctx, id, async (settings, tx) => {
-    if (input.defaultExpirationDays !== undefined) settings.defaultExpirationDays = input.defaultExpirationDays;
+    const changes: SettingsChanges = {};
+    if (input.defaultExpirationDays !== undefined) changes.defaultExpirationDays = input.defaultExpirationDays;
     if (input.retentionDays !== undefined && input.retentionDays !== settings.retentionDays) {
-      settings.retentionDays = input.retentionDays;
+      changes.retentionDays = input.retentionDays;
       for (const change of retentionChanges.values())
         await change(tx, { organizationId: id, retentionDays: input.retentionDays, now: ctx.settings.clock.now() });
     }
-    if (input.defaultReminders != null) settings.defaultReminders = input.defaultReminders;
-    if (input.defaultLanguage != null) settings.defaultLanguage = input.defaultLanguage;
-    if (methods) settings.allowedAuthMethods = [...new Set(methods as SignInMethod[])];
-    if (input.requireCompleteSubmission != null) settings.requireCompleteSubmission = input.requireCompleteSubmission;
+    if (input.defaultReminders != null) changes.defaultReminders = input.defaultReminders;
+    if (input.defaultLanguage != null) changes.defaultLanguage = input.defaultLanguage;
+    if (methods) changes.allowedAuthMethods = [...new Set(methods as SignInMethod[])];
+    if (input.requireCompleteSubmission != null) changes.requireCompleteSubmission = input.requireCompleteSubmission;
+    return changes;
   });
 }
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
-export async function updateBranding(ctx: Ctx, id: string, input: BrandingUpdateInput): Promise<OrganizationSettings> {
+export async function updateBranding(
+  ctx: Ctx,
+  id: string,
+  input: BrandingUpdateInput,
+): Promise<OrganizationSettingsRow> {
   const check = new InputCheck();
   if (input.primaryColor != null && !COLOR.test(input.primaryColor))
     check.add(['primaryColor'], 'Must be a colour as #RRGGBB', 'INVALID');
   check.text(['senderName'], input.senderName, { min: 1, max: MAX_SENDER_NAME_LENGTH });
   check.email(['supportEmail'], input.supportEmail);
   check.done();
-  return changeSettings(ctx, id, async (settings, tx) => {
-    if (input.primaryColor !== undefined) settings.primaryColor = input.primaryColor?.toLowerCase() ?? null;
-    if (input.senderName !== undefined) settings.senderName = input.senderName?.trim() ?? null;
-    if (input.supportEmail !== undefined) settings.supportEmail = input.supportEmail;
+  return changeSettings(ctx, id, async (_settings, tx) => {
+    const changes: SettingsChanges = {};
+    if (input.primaryColor !== undefined) changes.primaryColor = input.primaryColor?.toLowerCase() ?? null;
+    if (input.senderName !== undefined) changes.senderName = input.senderName?.trim() ?? null;
+    if (input.supportEmail !== undefined) changes.supportEmail = input.supportEmail;
     if (input.removeLogo) {
-      settings.logoType = null;
-      settings.logoSha256 = null;
+      changes.logoType = null;
+      changes.logoSha256 = null;
       await setLogoBytes(tx, id, null);
     }
+    return changes;
   });
 }
 
-export async function setConfirmationPage(ctx: Ctx, id: string, message: string | null): Promise<OrganizationSettings> {
+export async function setConfirmationPage(
+  ctx: Ctx,
+  id: string,
+  message: string | null,
+): Promise<OrganizationSettingsRow> {
   if (message !== null)
     new InputCheck()
       .text(['message'], message, { min: 1, max: MAX_CONFIRMATION_MESSAGE_LENGTH, required: true })
       .done();
-  return changeSettings(ctx, id, (settings) => {
-    settings.confirmationEnabled = message !== null;
-    if (message !== null) settings.confirmationMessage = message.trim();
-  });
+  return changeSettings(ctx, id, () => ({
+    confirmationEnabled: message !== null,
+    ...(message !== null ? { confirmationMessage: message.trim() } : {}),
+  }));
 }
 
 /** Stores an uploaded logo (PNG, JPEG, or SVG made safe) in place of the organization's. */
@@ -230,32 +255,23 @@ export async function uploadLogo(ctx: Ctx, id: string, receive: () => Promise<In
   requireOwnOrganization(ctx, id);
   const logo = await readLogo(await receive());
   const sha256 = createHash('sha256').update(logo.bytes).digest('hex');
-  await changeSettings(ctx, id, async (settings, tx) => {
-    settings.logoType = logo.type;
-    settings.logoSha256 = sha256;
+  await changeSettings(ctx, id, async (_settings, tx) => {
     await setLogoBytes(tx, id, logo.bytes);
+    return { logoType: logo.type, logoSha256: sha256 };
   });
 }
 
-// The bytes are written by their own statement: the entity never loads them (lazy).
-const setLogoBytes = (tx: EntityManager, id: string, bytes: Buffer | null) =>
-  tx
-    .getConnection()
-    .execute(
-      'update organization_settings set logo = ? where organization_id = ?',
-      [bytes, id],
-      'run',
-      tx.getTransactionContext(),
-    );
+// The bytes are written by their own statement: no other statement reads or writes them.
+const setLogoBytes = (tx: Tx, id: string, bytes: Buffer | null) =>
+  tx.execute('update organization_settings set logo = ? where organization_id = ?', [bytes, id]);
 
 /** A logo's bytes by the organization and the hash its URL names; null once it was replaced. */
 export async function logoBytes(
-  em: EntityManager,
+  db: Reader,
   organizationId: string,
   hash: string,
 ): Promise<{ type: string; bytes: Buffer } | null> {
-  const [row] = await queryRows<{ logo_type: string; logo: Buffer }>(
-    em,
+  const [row] = await db.rows<{ logo_type: string; logo: Buffer }>(
     'select logo_type, logo from organization_settings where organization_id = ? and left(logo_sha256, 16) = ? and logo is not null',
     [organizationId, hash],
   );

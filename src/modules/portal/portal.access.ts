@@ -1,7 +1,5 @@
 import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryRows, toDate } from '../../kernel/db/lean';
-import { inTransaction } from '../../kernel/db/transaction';
+import type { Reader, Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Actor, ServiceSettings, Viewer } from '../../kernel/graphql/context';
 import type { NotificationChannel } from '../notifications/notification.entities';
@@ -51,7 +49,7 @@ export type SignInKind<L extends SignInLink = SignInLink> = {
   /** The request a one-time code's message belongs to, if any, and whom it is addressed to. */
   codeMessage(link: L): { requestId: string | null; to: { recipientId: string } | { address: true } };
   /** Records a sign-in where its owner reads it, in the sign-in's transaction. */
-  signedIn(tx: EntityManager, link: L, client: Client, steps: SignInStep[]): Promise<void>;
+  signedIn(tx: Tx, link: L, client: Client, steps: SignInStep[]): Promise<void>;
 };
 
 /** What signing in through a link needs to know of it, whatever kind it is. */
@@ -96,8 +94,7 @@ export type SignInRow = {
   recipient_id: string;
   organization_id: string;
   token_hash: string;
-  // Timestamps of raw rows arrive as strings (see toDate).
-  expiration_date: string | null;
+  expiration_date: Date | null;
   language: Language;
   first_name: string | null;
   email: string | null;
@@ -122,7 +119,7 @@ export function signInFields(row: SignInRow): Omit<SignInLink, 'kind' | 'subject
     recipientId: row.recipient_id,
     organizationId: row.organization_id,
     linkHash: row.token_hash,
-    expirationDate: toDate(row.expiration_date),
+    expirationDate: row.expiration_date,
     language: row.language,
     firstName: row.first_name,
     email: row.email,
@@ -147,7 +144,7 @@ type LinkRow = SignInRow & {
   request_name: string;
   organization_name: string;
   owner_name: string;
-  due_date: string | null;
+  due_date: Date | null;
   state: RequestState;
   mfa_enabled: boolean;
   last_name: string | null;
@@ -174,7 +171,7 @@ function linkOf(row: LinkRow): PortalLink {
     requestName: row.request_name,
     organizationName: row.organization_name,
     ownerName: row.owner_name,
-    dueDate: toDate(row.due_date),
+    dueDate: row.due_date,
     state: row.state,
     mfaEnabled: row.mfa_enabled,
     lastName: row.last_name,
@@ -185,10 +182,10 @@ function linkOf(row: LinkRow): PortalLink {
  * The link's recipient and request; null for a token that names none (unknown, replaced by a
  * regenerated link, its request deleted, or a draft not sent yet).
  */
-export async function findLink(em: EntityManager, token: string): Promise<PortalLink | null> {
+export async function findLink(db: Reader, token: string): Promise<PortalLink | null> {
   // Tokens are 43 base64url characters; anything else names nothing, and costs no statement.
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-  const [row] = await queryRows<LinkRow>(em, `${LINK_SQL} and rc.token_hash = ?`, [sha256Hex(token)]);
+  const [row] = await db.rows<LinkRow>(`${LINK_SQL} and rc.token_hash = ?`, [sha256Hex(token)]);
   return row ? linkOf(row) : null;
 }
 
@@ -260,20 +257,16 @@ const codeHash = (secret: string, recipientId: string, code: string) =>
 const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The counters row of a recipient, created on first use and locked until the transaction ends. */
-async function lockAccess(tx: EntityManager, link: SignInLink): Promise<AccessRow> {
+async function lockAccess(tx: Tx, link: SignInLink): Promise<AccessRow> {
   const table = `${link.kind.tables}_access`;
   await tx.execute(`insert into ${table} (recipient_id, organization_id) values (?, ?) on conflict do nothing`, [
     link.recipientId,
     link.organizationId,
   ]);
-  const [row] = await queryRows<AccessRow>(tx, `select * from ${table} where recipient_id = ? for update`, [
+  const [row] = await tx.rows<AccessRow>(`select * from ${table} where recipient_id = ? for update`, [
     link.recipientId,
   ]);
-  return {
-    ...row,
-    question_locked_until: toDate(row.question_locked_until),
-    code_locked_until: toDate(row.code_locked_until),
-  };
+  return row;
 }
 
 type AccessRow = {
@@ -289,7 +282,7 @@ type AccessRow = {
  * calls cannot slip past the limit together.
  */
 export async function sendCode(
-  em: EntityManager,
+  db: Reader,
   settings: ServiceSettings,
   link: SignInLink,
 ): Promise<{ sentTo: string; expiresAt: Date }> {
@@ -299,14 +292,13 @@ export async function sendCode(
   if (!signInSteps(link).includes('code') || !destination) {
     throw AppError.validation([{ field: [], message: 'This link signs in without a code', code: 'INVALID' }]);
   }
-  return inTransaction(em, async (tx) => {
+  return db.transaction(async (tx) => {
     await lockAccess(tx, link);
-    const recent = await queryRows<{ created_at: string }>(
-      tx,
+    const recent = await tx.rows<{ created_at: Date }>(
       `select created_at from ${link.kind.tables}_code where recipient_id = ? and created_at > ? order by created_at desc`,
       [link.recipientId, new Date(now.getTime() - 3_600_000)],
     );
-    const sent = recent.map((row) => toDate(row.created_at)!.getTime());
+    const sent = recent.map((row) => row.created_at.getTime());
     const resendAt = sent.length > 0 && sent[0] + CODE_RESEND_SECONDS * 1000;
     if (resendAt && resendAt > now.getTime()) {
       throw AppError.rateLimited(
@@ -366,7 +358,7 @@ const STEP_WORDS: Record<SignInStep, string> = { question: 'answer', code: 'code
  * works once.
  */
 export async function signIn(
-  em: EntityManager,
+  db: Reader,
   settings: ServiceSettings,
   link: SignInLink,
   given: { answer?: string | null; code?: string | null },
@@ -375,7 +367,7 @@ export async function signIn(
   const now = settings.clock.now();
   requireLinkOpen(link, now);
   const steps = signInSteps(link);
-  const attempt = await inTransaction(em, async (tx): Promise<Attempt> => {
+  const attempt = await db.transaction(async (tx): Promise<Attempt> => {
     const access = await lockAccess(tx, link);
     for (const step of steps) {
       const lockedUntil = step === 'question' ? access.question_locked_until : access.code_locked_until;
@@ -406,11 +398,11 @@ export async function signIn(
       const code = given.code?.trim();
       if (!code) return { missing: 'code' };
       if (!sameHash(sha256Hex(code), link.passwordHash)) {
-        const used = await tx.execute<{ id: string }[]>(
-          `update ${link.kind.tables}_code set used_at = ? where id = (select id from ${link.kind.tables}_code where recipient_id = ? and code_hash = ? and used_at is null and expires_at > ? limit 1) returning id`,
+        const used = await tx.execute(
+          `update ${link.kind.tables}_code set used_at = ? where id = (select id from ${link.kind.tables}_code where recipient_id = ? and code_hash = ? and used_at is null and expires_at > ? limit 1)`,
           [now, link.recipientId, codeHash(settings.secret, link.recipientId, code), now],
         );
-        if (used.length === 0) return fail('code');
+        if (used === 0) return fail('code');
       }
     }
     const token = `${link.kind.tokenPrefix}${randomBytes(32).toString('base64url')}`;
@@ -462,15 +454,14 @@ export async function signIn(
 export type PortalSession = { recipientId: string; requestId: string; organizationId: string; linkHash: string };
 
 /** The session a token opens now, if any (expired ones, and those of a replaced link, open nothing). */
-export async function findSession(em: EntityManager, token: string, now: Date): Promise<PortalSession | null> {
+export async function findSession(db: Reader, token: string, now: Date): Promise<PortalSession | null> {
   if (!token.startsWith(REQUEST_SIGN_IN.tokenPrefix)) return null;
-  const [row] = await queryRows<{
+  const [row] = await db.rows<{
     recipient_id: string;
     request_id: string;
     organization_id: string;
     token_hash: string;
   }>(
-    em,
     `select s.recipient_id, rc.request_id, r.organization_id, rc.token_hash
        from recipient_session s join recipient rc on rc.id = s.recipient_id join request r on r.id = rc.request_id
       where s.token_hash = ? and s.expires_at > ? and s.link_hash = rc.token_hash and r.deleted_at is null`,
@@ -533,22 +524,24 @@ export function renderingViewer(organizationId: string): Viewer {
 
 /**
  * The first time a recipient opens its link: `user_opened` on the request, the time on the recipient,
- * and an entry in the activity log; one statement on every later visit.
+ * and an entry in the activity log, in one transaction; one write on every later visit.
  */
-export async function markOpened(em: EntityManager, link: PortalLink, now: Date, client: Client): Promise<void> {
-  const rows = await em.execute<{ id: string }[]>(
-    `with first as (
-       insert into recipient_access (recipient_id, organization_id, opened_at) values (?, ?, ?)
-       on conflict (recipient_id) do update set opened_at = excluded.opened_at where recipient_access.opened_at is null
-       returning 1)
-     update request set user_opened = true where id = ? and exists (select 1 from first) returning id`,
-    [link.recipientId, link.organizationId, now, link.requestId],
-  );
-  if (rows.length > 0)
-    await recordActivity(em, {
-      organizationId: link.organizationId,
-      requestId: link.requestId,
-      action: 'recipient.opened',
-      actor: recipientActor(link.recipientId, client),
-    });
+export async function markOpened(db: Reader, link: PortalLink, now: Date, client: Client): Promise<void> {
+  await db.transaction(async (tx) => {
+    const opened = await tx.execute(
+      `with first as (
+         insert into recipient_access (recipient_id, organization_id, opened_at) values (?, ?, ?)
+         on conflict (recipient_id) do update set opened_at = excluded.opened_at where recipient_access.opened_at is null
+         returning 1)
+       update request set user_opened = true where id = ? and exists (select 1 from first)`,
+      [link.recipientId, link.organizationId, now, link.requestId],
+    );
+    if (opened > 0)
+      await recordActivity(tx, {
+        organizationId: link.organizationId,
+        requestId: link.requestId,
+        action: 'recipient.opened',
+        actor: recipientActor(link.recipientId, client),
+      });
+  });
 }

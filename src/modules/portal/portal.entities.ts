@@ -1,7 +1,7 @@
 import { defineEntity, p, type EntitySchema, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization } from '../identity/identity.entities';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import { NOTIFICATION_CHANNELS } from '../notifications/notification.entities';
 import { Recipient } from '../recipients/recipient.entities';
 import { Request } from '../requests/request.entities';

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Reader } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import {
   RecipientAnswerDocument,
@@ -17,7 +17,6 @@ import { noContent } from '../../kernel/rest/mapping';
 import { Body, DateTime, NoContent, Nullable, Text, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { MAX_ANSWER } from '../items/item.limits';
 import { MAX_FORM_FIELD_NAME, MAX_FORM_FIELDS, MAX_FORM_VALUE } from '../forms/form.limits';
-import { StoredFile } from '../files/file.entities';
 import { openFile } from '../files/file.service';
 import { BrandingBody, restBranding } from '../organizations/organization.rest-shapes';
 import { brandingView } from '../organizations/organization.service';
@@ -39,7 +38,7 @@ import {
 } from './portal.access';
 import { MAX_SUBMISSION_COMMENT } from './portal.limits';
 import { RecipientItemBody, RecipientRequestBody, restRecipientItem, restRecipientRequest } from './portal.rest-shapes';
-import { recipientFile, storeRecipientDocument } from './portal.service';
+import { recipientFile, storedFile, storeRecipientDocument } from './portal.service';
 import { contractToSign } from './portal.signing';
 import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_TEXT } from '../signing/signing.limits';
 
@@ -81,11 +80,11 @@ export type LinkApi<L extends SignInLink> = {
   prefix: string;
   tags: string[];
   /** The link a token names, or null. */
-  find(em: EntityManager, token: string): Promise<L | null>;
+  find(db: Reader, token: string): Promise<L | null>;
   /** What `GET <prefix>/{token}/api` answers (what signing in needs), and its schema. */
   info: { schema: TSchema; of(link: L, publicUrl: string): unknown };
   /** Called on each `GET` of the sign-in information (a request records its first opening). */
-  opened?(em: EntityManager, link: L, now: Date, client: Client): Promise<void>;
+  opened?(db: Reader, link: L, now: Date, client: Client): Promise<void>;
 };
 
 /** The link a path names: 404 when it names none. */
@@ -94,7 +93,7 @@ export async function requireLinkOf<L extends SignInLink>(
   api: Pick<LinkApi<L>, 'find'>,
   token: string,
 ): Promise<L> {
-  const link = await api.find(scope.orm.em.fork(), token);
+  const link = await api.find(scope.db, token);
   if (!link) throw AppError.notFound('Link');
   return link;
 }
@@ -112,7 +111,7 @@ async function authenticate(
   const link = await requireLink(scope, token);
   const now = scope.contexts.settings.clock.now();
   const credential = sessionToken(request);
-  const session = credential ? await findSession(scope.orm.em.fork(), credential, now) : null;
+  const session = credential ? await findSession(scope.db, credential, now) : null;
   if (!session || session.recipientId !== link.recipientId) {
     return reply
       .code(401)
@@ -191,7 +190,7 @@ export function linkSignInRoutes<L extends SignInLink>(api: LinkApi<L>) {
         const link = await requireLinkOf(scope, api, (request.params as { token: string }).token);
         const now = settings.clock.now();
         requireLinkOpen(link, now);
-        await api.opened?.(scope.orm.em.fork(), link, now, clientOf(request));
+        await api.opened?.(scope.db, link, now, clientOf(request));
         return api.info.of(link, settings.publicUrl);
       },
     );
@@ -211,7 +210,7 @@ export function linkSignInRoutes<L extends SignInLink>(api: LinkApi<L>) {
       },
       async (request) => {
         const link = await requireLinkOf(scope, api, (request.params as { token: string }).token);
-        const sent = await sendCode(scope.orm.em.fork(), settings, link);
+        const sent = await sendCode(scope.db, settings, link);
         return { sent_to: sent.sentTo, expires_at: sent.expiresAt.toISOString() };
       },
     );
@@ -234,7 +233,7 @@ export function linkSignInRoutes<L extends SignInLink>(api: LinkApi<L>) {
         const { token } = request.params as { token: string };
         const link = await requireLinkOf(scope, api, token);
         const body = (request.body ?? {}) as { answer?: string | null; code?: string | null };
-        const grant = await signIn(scope.orm.em.fork(), settings, link, body, clientOf(request));
+        const grant = await signIn(scope.db, settings, link, body, clientOf(request));
         const secure = settings.publicUrl.startsWith('https:') ? '; Secure' : '';
         const maxAge = Math.max(0, Math.floor((grant.expiresAt.getTime() - settings.clock.now().getTime()) / 1000));
         reply.header(
@@ -428,7 +427,7 @@ const sessionRows: RestRow[] = [
     schema: { params: FileParams, response: withErrors({}, [401, 404]) },
     handle: async (ctx, { params }, _request, reply) => {
       const { fileId } = await recipientFile(ctx, kind, params.file_id);
-      const file = await ctx.em.findOneOrFail(StoredFile, fileId);
+      const file = await storedFile(ctx.db, fileId);
       return sendFile(reply, {
         stream: await openFile(ctx, file),
         name: file.name,

@@ -1,8 +1,6 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { queryRows, toDate } from '../../kernel/db/lean';
-import { inTransaction } from '../../kernel/db/transaction';
+import { isDeepStrictEqual } from 'node:util';
+import type { Reader, Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
-import { renderSubject, type EventSubject } from '../../kernel/events/render';
 import type { GraphQLContext, Viewer } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
 import { isUuid } from '../../kernel/validation/input-check';
@@ -12,6 +10,7 @@ import { Document } from '../documents/document.entities';
 import type { FormAnswer, ItemForm } from '../forms/form.entities';
 import { readAnswers } from '../forms/form.service';
 import type { Topic } from '../events/event.topics';
+import { StoredFile, type StoredFileRow } from '../files/file.entities';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import { RequestItem, type RequestItemRow } from '../items/item.entities';
 import { MAX_ANSWER } from '../items/item.limits';
@@ -20,10 +19,9 @@ import { itemTransition } from '../items/item.states';
 import { queueNotification } from '../notifications/notification.service';
 import { brandingView, type BrandingView } from '../organizations/organization.service';
 import { linkToken, requestLink } from '../recipients/recipient-link';
-import { Request, type RequestRejection } from '../requests/request.entities';
+import { Request, type RequestRejection, type RequestRow } from '../requests/request.entities';
 import type { Language, RequestState } from '../requests/request.enums';
 import { OPEN_STATES, SUBMITTED_STATES, transition, type RequestTrigger } from '../requests/request.states';
-import { renderingViewer } from './portal.access';
 import { Submission, type SubmissionOutcome } from './portal.entities';
 import { MAX_SUBMISSION_COMMENT } from './portal.limits';
 
@@ -33,7 +31,7 @@ import { MAX_SUBMISSION_COMMENT } from './portal.limits';
 
 export type PortalCtx = Pick<
   GraphQLContext,
-  'em' | 'viewer' | 'settings' | 'storage' | 'events' | 'operations' | 'loaders' | 'log' | 'requestId'
+  'db' | 'viewer' | 'settings' | 'storage' | 'events' | 'loaders' | 'log' | 'requestId'
 >;
 
 /** The session's recipient; the actor guard lets only recipient sessions reach these operations. */
@@ -108,11 +106,11 @@ export function recipientMayChange(request: { state: RequestState; expirationDat
 }
 
 /** The request of the session, as its recipient sees it. */
-export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'settings'>): Promise<RecipientRequestView> {
+export async function recipientView(ctx: Pick<PortalCtx, 'db' | 'viewer' | 'settings'>): Promise<RecipientRequestView> {
   const session = sessionOf(ctx.viewer);
-  const em = ctx.em;
+  const db = ctx.db;
   const [[head], items, documents, attachments, submissions] = await Promise.all([
-    queryRows<{
+    db.rows<{
       id: string;
       name: string;
       state: RequestState;
@@ -139,7 +137,6 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
       confirmation_enabled: boolean | null;
       confirmation_message: string | null;
     }>(
-      em,
       `select r.id, r.name, r.state, o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
               r.personal_message, r.due_date, r.expiration_date, r.language, r.require_complete_submission, r.disable_submission_comments, r.rejection,
               rc.id as recipient_id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.link_nonce, r.organization_id,
@@ -150,21 +147,22 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
         where r.id = ? and r.deleted_at is null`,
       [session.id, session.requestId],
     ),
-    em.find(RequestItem, { request: session.requestId, deletedAt: null }, { orderBy: { position: 'asc' } }),
-    queryRows<FileRow>(
-      em,
+    db.records(
+      RequestItem,
+      'select * from request_item where request_id = ? and deleted_at is null order by position asc',
+      [session.requestId],
+    ),
+    db.rows<FileRow>(
       `select d.id, d.item_id, f.name, f.mime_type, f.size, d.created_at, d.recipient_id
          from document d join stored_file f on f.id = d.file_id where d.request_id = ? order by d.created_at, d.id`,
       [session.requestId],
     ),
-    queryRows<FileRow>(
-      em,
+    db.rows<FileRow>(
       `select a.id, a.item_id, f.name, f.mime_type, f.size, a.created_at
          from attachment a join stored_file f on f.id = a.file_id where a.request_id = ? order by a.position, a.id`,
       [session.requestId],
     ),
-    queryRows<{ id: string; created_at: Date; outcome: SubmissionOutcome; comment: string | null }>(
-      em,
+    db.rows<{ id: string; created_at: Date; outcome: SubmissionOutcome; comment: string | null }>(
       'select id, created_at, outcome, comment from submission where request_id = ? order by created_at desc, id',
       [session.requestId],
     ),
@@ -178,7 +176,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
     size: Number(row.size),
     downloadUrl: `${base}/${path}/${row.id}`,
   });
-  const contracts = await signatureFieldsOf(em, items, { email: head.email, phone: head.phone });
+  const contracts = await signatureFieldsOf(db, items, { email: head.email, phone: head.phone });
   return {
     id: head.id,
     name: head.name,
@@ -186,12 +184,12 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
     organizationName: head.organization_name,
     ownerName: head.owner_name,
     personalMessage: head.personal_message,
-    dueDate: toDate(head.due_date),
-    expirationDate: toDate(head.expiration_date),
+    dueDate: head.due_date,
+    expirationDate: head.expiration_date,
     language: head.language,
     percentComplete: percentComplete(items),
     canChange: recipientMayChange(
-      { state: head.state, expirationDate: toDate(head.expiration_date) },
+      { state: head.state, expirationDate: head.expiration_date },
       ctx.settings.clock.now(),
     ),
     requireCompleteSubmission: head.require_complete_submission,
@@ -216,7 +214,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
         .map((d) => ({
           ...file(d, 'documents'),
           mine: d.recipient_id === session.id,
-          createdAt: toDate(d.created_at)!,
+          createdAt: d.created_at,
         })),
       attachments: attachments.filter((a) => a.item_id === item.id).map((a) => file(a, 'attachments')),
     })),
@@ -229,7 +227,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
     },
     submissions: submissions.map((s) => ({
       id: s.id,
-      createdAt: toDate(s.created_at)!,
+      createdAt: s.created_at,
       outcome: s.outcome,
       comment: s.comment,
     })),
@@ -250,7 +248,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'em' | 'viewer' | 'sett
 }
 
 async function signatureFieldsOf(
-  em: EntityManager,
+  db: Reader,
   items: readonly RequestItemRow[],
   signer: { email: string | null; phone: string | null },
 ): Promise<Map<string, RecipientItemView['signatureFields']>> {
@@ -258,8 +256,7 @@ async function signatureFieldsOf(
     ...new Set(items.flatMap((item) => (item.kind === 'E_SIGNATURE' && item.contractId ? [item.contractId] : []))),
   ];
   if (ids.length === 0) return new Map();
-  const rows = await queryRows<{ id: string; fields: ContractField[] }>(
-    em,
+  const rows = await db.rows<{ id: string; fields: ContractField[] }>(
     'select id, fields from contract where id = any(?::uuid[])',
     [ids],
   );
@@ -276,12 +273,12 @@ async function signatureFieldsOf(
 }
 
 /** The session's request, locked for a change, if the recipient may still change it (else 422 invalid_state). */
-async function lockRequest(tx: EntityManager, ctx: PortalCtx): Promise<Request> {
+async function lockRequest(tx: Tx, ctx: PortalCtx): Promise<RequestRow> {
   const session = sessionOf(ctx.viewer);
-  const request = await tx.findOne(
+  const [request] = await tx.records(
     Request,
-    { id: session.requestId, deletedAt: null },
-    { lockMode: LockMode.PESSIMISTIC_WRITE },
+    'select * from request where id = ? and deleted_at is null limit 1 for update',
+    [session.requestId],
   );
   if (!request) throw AppError.notFound('Request');
   if (!recipientMayChange(request, ctx.settings.clock.now())) {
@@ -301,14 +298,18 @@ const SUBMITTED_HINT: Partial<Record<RequestState, string>> = {
 
 /** An item of the session's request (another request's item, or a deleted one, is not found). */
 async function itemOf(
-  tx: EntityManager,
-  request: Request,
+  tx: Tx,
+  request: RequestRow,
   itemId: string,
   kind?: RequestItemRow['kind'],
-): Promise<RequestItem> {
-  const item = isUuid(itemId)
-    ? await tx.findOne(RequestItem, { id: itemId, request: request.id, deletedAt: null })
-    : null;
+): Promise<RequestItemRow> {
+  const [item] = isUuid(itemId)
+    ? await tx.records(
+        RequestItem,
+        'select * from request_item where id = ? and request_id = ? and deleted_at is null limit 1',
+        [itemId, request.id],
+      )
+    : [];
   if (!item) throw AppError.notFound('Item');
   if (kind && item.kind !== kind) {
     throw AppError.validation([
@@ -318,38 +319,49 @@ async function itemOf(
   return item;
 }
 
+/** What an event of the recipient's is about. */
+type EventSubject = { type: string; id: string; requestId: string };
+
 /**
- * Writes an event of the recipient's change: the subject rendered as the owner's API shows it (by the
- * service's own viewer), the event recorded as the recipient's act.
+ * Writes the events of the recipient's change, recorded as the recipient's act: each shows the
+ * subject's view (as the owner's API shows it), read once for every topic of one change.
  */
-async function emitAsRecipient(
-  tx: EntityManager,
-  ctx: PortalCtx,
-  topics: Topic | Topic[],
-  subject: EventSubject,
-): Promise<void> {
-  const { data } = await renderSubject(tx, { ...ctx, viewer: renderingViewer(ctx.viewer.organizationId) }, subject);
-  // Topics of one change about one subject share its render.
+async function emitAsRecipient(tx: Tx, ctx: PortalCtx, topics: Topic | Topic[], subject: EventSubject): Promise<void> {
+  let data: Record<string, unknown> | undefined;
   for (const topic of [topics].flat()) {
-    await ctx.events.emit(tx, ctx.viewer, {
+    ({ data } = await ctx.events.emit(tx, ctx.viewer, {
       topic,
       subjectType: subject.type,
       subjectId: subject.id,
-      requestId: subject.requestId ?? null,
+      requestId: subject.requestId,
       data,
-    });
+    }));
   }
 }
 
-const itemSubject = (item: RequestItem): EventSubject => ({
+const itemSubject = (item: RequestItemRow): EventSubject => ({
   type: 'RequestItem',
   id: item.id,
   requestId: item.request.id,
 });
 
-/** The item done: COMPLETE by the item table (a verified item is settled, so the table refuses it). */
-function complete(item: RequestItem): void {
-  item.status = itemTransition(item.status, 'complete');
+/** The item's status once done: COMPLETE by the item table (a verified item is settled, so the table refuses it). */
+const completed = (item: RequestItemRow) => itemTransition(item.status, 'complete');
+
+type ItemChanges = Partial<Pick<RequestItemRow, 'status' | 'isNa' | 'answer' | 'formAnswers'>>;
+
+/** Writes what `changes` changes of the item; an item left as it was is not written (its `updatedAt` stays). */
+async function changeItem(tx: Tx, item: RequestItemRow, changes: ItemChanges): Promise<void> {
+  const changed = (Object.keys(changes) as (keyof ItemChanges)[]).some(
+    (property) => !isDeepStrictEqual(changes[property], item[property]),
+  );
+  if (changed) await tx.update(RequestItem, item.id, changes);
+}
+
+/** How many documents an item holds. */
+async function documentCount(db: Reader, itemId: string): Promise<number> {
+  const [{ n }] = await db.rows<{ n: number }>('select count(*)::int as n from document where item_id = ?', [itemId]);
+  return n;
 }
 
 /**
@@ -372,7 +384,7 @@ function storeDocument(
         { field: ['file'], message: 'This item asks for its form to be filled in, not for files', code: 'INVALID' },
       ]);
     }
-    if ((await tx.count(Document, { item: item.id })) >= ctx.settings.maxFilesPerItem) {
+    if ((await documentCount(tx, item.id)) >= ctx.settings.maxFilesPerItem) {
       throw AppError.validation([
         {
           field: ['file'],
@@ -381,18 +393,12 @@ function storeDocument(
         },
       ]);
     }
-    const document = tx.create(Document, {
-      organization: request.organization,
-      request,
-      item,
-      file,
-      recipient: session.id,
-    });
     // A form item is done (or not applicable) by its answers; files only go with them.
-    if (!item.form) {
-      complete(item);
-      item.isNa = false;
-    }
+    const changes: ItemChanges | null = item.form ? null : { status: completed(item), isNa: false };
+    const [document] = await tx.insert(Document, [
+      { organization: request.organization, request: request.id, item: item.id, file: file.id, recipient: session.id },
+    ]);
+    if (changes) await changeItem(tx, item, changes);
     if (first) await emitAsRecipient(tx, ctx, first.topic, first.subject);
     await emitAsRecipient(tx, ctx, 'document.uploaded', { type: 'Document', id: document.id, requestId: request.id });
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
@@ -426,15 +432,18 @@ export async function deleteRecipientDocument(
   return deleteReferences(ctx, async (tx) => {
     const request = await lockRequest(tx, ctx);
     if (itemId != null) await itemOf(tx, request, itemId);
-    const document = isUuid(documentId)
-      ? await tx.findOne(Document, { id: documentId, request: request.id, recipient: session.id })
-      : null;
+    const [document] = isUuid(documentId)
+      ? await tx.records(
+          Document,
+          'select * from document where id = ? and request_id = ? and recipient_id = ? limit 1',
+          [documentId, request.id, session.id],
+        )
+      : [];
     if (!document || (itemId != null && document.item.id !== itemId)) throw AppError.notFound('Document');
-    const item = await tx.findOneOrFail(RequestItem, document.item.id);
-    tx.remove(document);
-    await tx.flush();
-    if (item.status === 'COMPLETE' && !item.isNa && !item.form && (await tx.count(Document, { item: item.id })) === 0)
-      item.status = itemTransition(item.status, 'undo');
+    const [item] = await tx.records(RequestItem, 'select * from request_item where id = ? limit 1', [document.item.id]);
+    await tx.execute('delete from document where id = ?', [document.id]);
+    if (item.status === 'COMPLETE' && !item.isNa && !item.form && (await documentCount(tx, item.id)) === 0)
+      await changeItem(tx, item, { status: itemTransition(item.status, 'undo') });
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return { result: documentId, fileIds: [document.file.id] };
   });
@@ -448,12 +457,10 @@ export async function answerItem(ctx: PortalCtx, itemId: string, answer: string)
     throw AppError.validation([
       { field: ['answer'], message: `An answer has at most ${MAX_ANSWER} characters`, code: 'TOO_LONG' },
     ]);
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId, 'QUESTION');
-    complete(item);
-    item.answer = text;
-    item.isNa = false;
+    await changeItem(tx, item, { status: completed(item), answer: text, isNa: false });
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return item.id;
   });
@@ -461,14 +468,12 @@ export async function answerItem(ctx: PortalCtx, itemId: string, answer: string)
 
 /** Fills in an UPLOAD item's form (replacing earlier answers); the item is done. */
 export async function fillForm(ctx: PortalCtx, itemId: string, answers: unknown): Promise<string> {
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId, 'UPLOAD');
     if (!item.form)
       throw AppError.validation([{ field: ['itemId'], message: 'This item has no form', code: 'INVALID' }]);
-    item.formAnswers = readAnswers(item.form, answers);
-    complete(item);
-    item.isNa = false;
+    await changeItem(tx, item, { formAnswers: readAnswers(item.form, answers), status: completed(item), isNa: false });
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return item.id;
   });
@@ -479,29 +484,30 @@ export async function fillForm(ctx: PortalCtx, itemId: string, answers: unknown)
  * it).
  */
 export async function setNotApplicable(ctx: PortalCtx, itemId: string, isNa: boolean): Promise<string> {
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId);
     if (item.required)
       throw AppError.validation([
         { field: ['isNa'], message: 'A required item cannot be marked not applicable', code: 'INVALID' },
       ]);
-    if (isNa) complete(item);
+    let status = item.status;
+    if (isNa) status = completed(item);
     else if (
       item.isNa &&
       item.status === 'COMPLETE' &&
       !item.answer &&
       !item.formAnswers &&
-      (await tx.count(Document, { item: item.id })) === 0
+      (await documentCount(tx, item.id)) === 0
     )
-      item.status = itemTransition(item.status, 'undo');
-    item.isNa = isNa;
+      status = itemTransition(item.status, 'undo');
+    await changeItem(tx, item, { status, isNa });
     await emitAsRecipient(tx, ctx, 'item.updated', itemSubject(item));
     return item.id;
   });
 }
 
-const done = (item: RequestItem) => item.status === 'COMPLETE' || item.status === 'VERIFIED' || item.isNa;
+const done = (item: RequestItemRow) => item.status === 'COMPLETE' || item.status === 'VERIFIED' || item.isNa;
 
 /**
  * Submits the request: SUBMITTED (UPDATED_AND_SUBMITTED after an earlier submission) when every required
@@ -516,14 +522,18 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
       { field: ['comment'], message: `A comment has at most ${MAX_SUBMISSION_COMMENT} characters`, code: 'TOO_LONG' },
     ]);
   }
-  await inTransaction(ctx.em, async (tx) => {
+  await ctx.db.transaction(async (tx) => {
     const request = await lockRequest(tx, ctx);
     if (text && request.disableSubmissionComments) {
       throw AppError.validation([
         { field: ['comment'], message: 'This request takes no submission comment', code: 'INVALID' },
       ]);
     }
-    const items = await tx.find(RequestItem, { request: request.id, deletedAt: null });
+    const items = await tx.records(
+      RequestItem,
+      'select * from request_item where request_id = ? and deleted_at is null',
+      [request.id],
+    );
     const missing = items.filter((item) => item.required && !done(item));
     if (missing.length && request.requireCompleteSubmission) {
       throw AppError.validation([
@@ -545,22 +555,20 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
         : outcome === 'REQUIRED_COMPLETE'
           ? 'submit-required-complete'
           : 'submit-partial';
-    request.state = transition(request.state, trigger, { submittedBefore: request.firstSubmittedAt != null });
-    request.firstSubmittedAt ??= ctx.settings.clock.now();
-    // The owner has not seen this submission yet, and the last rejection is answered.
-    request.ownerOpened = false;
-    request.rejection = null;
-    tx.create(Submission, {
-      organization: request.organization,
-      request,
-      recipient: session.id,
-      outcome,
-      comment: text,
+    const submitted = await tx.update(Request, request.id, {
+      state: transition(request.state, trigger, { submittedBefore: request.firstSubmittedAt != null }),
+      firstSubmittedAt: request.firstSubmittedAt ?? ctx.settings.clock.now(),
+      // The owner has not seen this submission yet, and the last rejection is answered.
+      ownerOpened: false,
+      rejection: null,
     });
+    await tx.insert(Submission, [
+      { organization: request.organization, request: request.id, recipient: session.id, outcome, comment: text },
+    ]);
     await queueOwnerNotices(
       tx,
       ctx,
-      request,
+      submitted,
       session.id,
       outcome === 'COMPLETE' ? 'REQUEST_COMPLETED' : 'REQUEST_SUBMITTED',
     );
@@ -576,14 +584,13 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
 
 /** "Submitted" or "completed" mail to the owner and each collaborator with an email address. */
 async function queueOwnerNotices(
-  tx: EntityManager,
+  tx: Tx,
   ctx: PortalCtx,
-  request: Request,
+  request: RequestRow,
   recipientId: string,
   kind: 'REQUEST_SUBMITTED' | 'REQUEST_COMPLETED',
 ): Promise<void> {
-  const users = await queryRows<{ id: string; email: string; recipient_name: string }>(
-    tx,
+  const users = await tx.rows<{ id: string; email: string; recipient_name: string }>(
     `select u.id, u.email, coalesce(nullif(concat_ws(' ', rc.first_name, rc.last_name), ''), rc.email, rc.phone, 'A recipient') as recipient_name
        from app_user u cross join recipient rc
       where rc.id = ? and u.email is not null
@@ -605,16 +612,23 @@ async function queueOwnerNotices(
   }
 }
 
+/** A stored file by its id (the row referring to it vouches for it). */
+export async function storedFile(db: Reader, id: string): Promise<StoredFileRow> {
+  const [file] = await db.records(StoredFile, 'select * from stored_file where id = ? limit 1', [id]);
+  if (!file) throw new Error(`StoredFile ${id} not found`);
+  return file;
+}
+
 /** A file of the session's request the recipient may download: an owner's attachment, or a document. */
 export async function recipientFile(
-  ctx: Pick<PortalCtx, 'em' | 'viewer'>,
+  ctx: Pick<PortalCtx, 'db' | 'viewer'>,
   kind: 'attachments' | 'documents',
   id: string,
 ): Promise<{ fileId: string }> {
   const session = sessionOf(ctx.viewer);
   const table = kind === 'attachments' ? 'attachment' : 'document';
   const [row] = isUuid(id)
-    ? await queryRows<{ file_id: string }>(ctx.em, `select file_id from ${table} where id = ? and request_id = ?`, [
+    ? await ctx.db.rows<{ file_id: string }>(`select file_id from ${table} where id = ? and request_id = ?`, [
         id,
         session.requestId,
       ])

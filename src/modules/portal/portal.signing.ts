@@ -1,11 +1,10 @@
 import { Readable } from 'node:stream';
-import { queryRows, toDate } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
 import { isUuid } from '../../kernel/validation/input-check';
 import { findContract } from '../contracts/contract.service';
-import { StoredFile } from '../files/file.entities';
+import type { StoredFileRow } from '../files/file.entities';
 import { signContract, type SignatureInput } from '../signing/signing.service';
-import { recipientMayChange, sessionOf, storeSignedDocument, type PortalCtx } from './portal.service';
+import { recipientMayChange, sessionOf, storedFile, storeSignedDocument, type PortalCtx } from './portal.service';
 
 // A recipient signs an E_SIGNATURE item: the signing engine makes the signed PDF (stamped fields, audit
 // page, the organization's PKCS#7 signature) from what the recipient filled in, and the PDF becomes the
@@ -34,8 +33,7 @@ type SigningHead = {
 async function signingHead(ctx: PortalCtx, itemId: string): Promise<SigningHead> {
   const session = sessionOf(ctx.viewer);
   const [head] = isUuid(itemId)
-    ? await queryRows<SigningHead>(
-        ctx.em,
+    ? await ctx.db.rows<SigningHead>(
         `select r.organization_id, o.name as organization_name, r.state, r.expiration_date, i.type as item_type, i.contract_id,
                 rc.first_name, rc.last_name, rc.email, rc.phone
            from request_item i join request r on r.id = i.request_id join organization o on o.id = r.organization_id
@@ -88,7 +86,7 @@ export async function signItem(ctx: PortalCtx, input: RecipientSignInput): Promi
   const { values, signature } = signingInput(input);
   const now = ctx.settings.clock.now();
   // Refused before the engine's work, and checked again under the lock when the document is kept.
-  if (!recipientMayChange({ state: head.state, expirationDate: toDate(head.expiration_date) }, now))
+  if (!recipientMayChange({ state: head.state, expirationDate: head.expiration_date }, now))
     throw AppError.invalidState(`The request cannot be changed now: it is ${head.state}`);
   const signed = await signContract(ctx, {
     organization: { id: head.organization_id, name: head.organization_name },
@@ -114,9 +112,9 @@ export async function signItem(ctx: PortalCtx, input: RecipientSignInput): Promi
 }
 
 /** The contract's file an item asks the session's recipient to sign. */
-export async function contractToSign(ctx: PortalCtx, itemId: string): Promise<StoredFile> {
+export async function contractToSign(ctx: PortalCtx, itemId: string): Promise<StoredFileRow> {
   const head = await signingHead(ctx, itemId);
-  const contract = await findContract(ctx.em, head.organization_id, head.contract_id!);
+  const contract = await findContract(ctx.db, head.organization_id, head.contract_id!);
   if (!contract) throw AppError.notFound('Contract');
-  return ctx.em.findOneOrFail(StoredFile, contract.file.id);
+  return storedFile(ctx.db, contract.file.id);
 }

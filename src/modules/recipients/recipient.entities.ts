@@ -4,7 +4,7 @@ import { Organization, Team, User } from '../identity/identity.entities';
 import { LANGUAGES } from '../requests/request.enums';
 import { AUTH_METHODS, SEND_METHODS } from './recipient.enums';
 import { Request } from '../requests/request.entities';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 
 /** A person the owner sends requests to; recipients of a request become contacts of its owner. */
 export const Contact = defineEntity({

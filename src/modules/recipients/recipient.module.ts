@@ -8,6 +8,8 @@ import { requestRecipientsPart } from './recipient.request-creation';
 import { requestRecipientsRestPart } from './recipient.rest-shapes';
 import { requestCreationParts } from '../requests/request.creation';
 import { requestRestParts } from '../requests/request.rest-parts';
+import { requestViewParts } from '../requests/request.view';
+import { requestRecipientsView } from './recipient.view';
 
 export const recipientsModule: ModuleDescriptor = {
   name: 'recipients',
@@ -25,5 +27,6 @@ export const recipientsModule: ModuleDescriptor = {
   contributes: [
     requestCreationParts.contribute(requestRecipientsPart),
     requestRestParts.contribute(requestRecipientsRestPart),
+    requestViewParts.contribute(requestRecipientsView),
   ],
 };

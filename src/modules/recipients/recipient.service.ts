@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { allColumnsOf, findLean, newRecord } from '../../kernel/db/lean';
+import type { Tx } from '../../kernel/db/db';
 import type { GraphQLContext, ServiceSettings } from '../../kernel/graphql/context';
 import type { ContactUpsertInput, RecipientInput } from '../../generated/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
@@ -8,17 +7,17 @@ import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/inpu
 import { MAX_PERSON_NAME } from '../../kernel/limits';
 import { isAdmin, userRefOf, type UserRef } from '../identity/viewer';
 import { AppError } from '../../kernel/errors/app-error';
-import { inTransaction } from '../../kernel/db/transaction';
 import { findVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
 import { emitRequestEvent, type Ctx as RequestCtx } from '../requests/request.service';
 import { transition } from '../requests/request.states';
 import type { Language } from '../requests/request.enums';
+import { Request } from '../requests/request.entities';
 import type { AuthMethod, SendMethod } from './recipient.enums';
 import { Contact, Recipient, type RecipientRow, type ContactRow } from './recipient.entities';
 import { MAX_QUESTION, MAX_RECIPIENTS } from './recipient.limits';
 import { answerHash, linkToken, newLinkNonce, recipientPassword, sha256Hex } from './recipient-link';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer'>;
 
 /** A recipient ready to store: its person (an existing contact, or details to upsert as one). */
 export type RecipientDraft = {
@@ -60,7 +59,10 @@ export async function prepareRecipients(
   check.count(['recipients'], inputs, { min: 1, max: MAX_RECIPIENTS });
   const ids = inputs.map((r) => r.id).filter((id): id is string => !!id && isUuid(id));
   const contacts = ids.length
-    ? await ctx.em.find(Contact, { id: { $in: ids }, organization: ctx.viewer.organizationId })
+    ? await ctx.db.records(Contact, 'select * from contact where id = any(?::uuid[]) and organization_id = ?', [
+        ids,
+        ctx.viewer.organizationId,
+      ])
     : [];
   const byId = new Map(contacts.map((c) => [c.id, c]));
   const seen = new Set<string>();
@@ -116,11 +118,7 @@ let upsertContactsSql: string | undefined;
  * lower() (which may differ from JavaScript's for letters such as İ) decides which drafts are the same
  * person.
  */
-async function upsertContacts(
-  em: EntityManager,
-  owner: UserRef,
-  drafts: RecipientDraft[],
-): Promise<Map<number, ContactRow>> {
+async function upsertContacts(tx: Tx, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, ContactRow>> {
   const given = drafts.flatMap((draft, position) => (draft.contactId ? [] : [{ draft, position }]));
   const contacts = new Map<number, ContactRow>();
   if (given.length === 0) return contacts;
@@ -139,12 +137,11 @@ async function upsertContacts(
          last_name = coalesce(excluded.last_name, contact.last_name),
          language = coalesce(excluded.language, contact.language),
          updated_at = excluded.updated_at
-       returning ${allColumnsOf(em, Contact, 'contact')}, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
+       returning ${tx.columns(Contact, null, 'contact')}, lower(coalesce(email, '')) as email_key, coalesce(phone, '') as phone_key)
      select upserted.*
        from input join upserted on upserted.email_key = lower(coalesce(input.email, '')) and upserted.phone_key = coalesce(input.phone, '')
       order by input.position`;
-  const stored = await findLean(
-    em,
+  const stored = await tx.records(
     Contact,
     upsertContactsSql,
     [
@@ -166,23 +163,20 @@ async function upsertContacts(
   return contacts;
 }
 
-/**
- * The recipients of a new request, each with its link secrets, as lean records for `insertRecords`,
- * and their contacts, upserted first.
- */
-export async function newRecipients(
-  em: EntityManager,
+/** Stores the recipients of a new request, each with its link secrets, and their contacts, upserted first. */
+export async function insertRecipients(
+  tx: Tx,
   settings: ServiceSettings,
   request: { id: string; organization: { id: string } },
   owner: UserRef,
   drafts: RecipientDraft[],
 ): Promise<{ recipients: RecipientRow[]; contacts: ContactRow[] }> {
-  const contacts = await upsertContacts(em, owner, drafts);
-  const recipients = drafts.map((draft, position) => {
+  const contacts = await upsertContacts(tx, owner, drafts);
+  const values = drafts.map((draft, position) => {
     // The link secrets derive from the id, so it is chosen here rather than by the record's default.
     const id = randomUUID();
     const linkNonce = newLinkNonce();
-    return newRecord(em, Recipient, {
+    return {
       id,
       organization: request.organization,
       request,
@@ -200,22 +194,27 @@ export async function newRecipients(
       tokenHash: sha256Hex(linkToken(settings.secret, id, linkNonce)),
       passwordHash: sha256Hex(recipientPassword(settings.secret, id, linkNonce)),
       questionAnswerHash: draft.questionAnswer ? answerHash(settings.secret, id, draft.questionAnswer) : null,
-    });
+    };
   });
-  return { recipients, contacts: [...contacts.values()] };
+  return { recipients: await tx.insert(Recipient, values), contacts: [...contacts.values()] };
 }
 
 /** The caller's own contacts (GET /contacts), or every contact of the organization for ADMIN's organization list. */
 /** A contact of the organization: an ADMIN sees all, a USER its own. */
-export async function getContact(ctx: Ctx, id: string): Promise<Contact | null> {
-  const contact = isUuid(id) ? await ctx.em.findOne(Contact, { id, organization: ctx.viewer.organizationId }) : null;
+export async function getContact(ctx: Ctx, id: string): Promise<ContactRow | null> {
+  const [contact] = isUuid(id)
+    ? await ctx.db.records(Contact, 'select * from contact where id = ? and organization_id = ?', [
+        id,
+        ctx.viewer.organizationId,
+      ])
+    : [];
   return contact && (isAdmin(ctx.viewer) || contact.owner.id === ctx.viewer.userId) ? contact : null;
 }
 
 /** A recipient, if its request is visible to the viewer. */
-export async function getRecipient(ctx: Ctx, id: string): Promise<Recipient | null> {
-  const recipient = isUuid(id) ? await ctx.em.findOne(Recipient, id) : null;
-  return recipient && (await findVisibleRequest(ctx.em, ctx.viewer, recipient.request.id)) ? recipient : null;
+export async function getRecipient(ctx: Ctx, id: string): Promise<RecipientRow | null> {
+  const [recipient] = isUuid(id) ? await ctx.db.records(Recipient, 'select * from recipient where id = ?', [id]) : [];
+  return recipient && (await findVisibleRequest(ctx.db, ctx.viewer, recipient.request.id)) ? recipient : null;
 }
 
 export async function listContacts(
@@ -223,10 +222,14 @@ export async function listContacts(
   args: PageArgs,
   scope: 'own' | 'organization',
 ): Promise<Connection<ContactRow>> {
-  const where: Record<string, unknown> = { organization: ctx.viewer.organizationId };
-  if (scope === 'own' || !isAdmin(ctx.viewer)) where.owner = ctx.viewer.userId;
-  const qb = ctx.em.createQueryBuilder(Contact, 'c').where(where);
-  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
+  const own = scope === 'own' || !isAdmin(ctx.viewer);
+  const params = own ? [ctx.viewer.organizationId, ctx.viewer.userId] : [ctx.viewer.organizationId];
+  const sql = `select c.* from contact c where c.organization_id = ?${own ? ' and c.owner_id = ?' : ''}`;
+  return paginate({ db: ctx.db, entity: Contact, sql, params }, args, {
+    property: 'createdAt',
+    column: 'created_at',
+    direction: 'ASC',
+  });
 }
 
 /** POST /contacts: creates a contact of the caller or updates the one with the same email and phone. */
@@ -248,7 +251,7 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
     questionText: null,
     questionAnswer: null,
   };
-  return (await upsertContacts(ctx.em, userRefOf(ctx.viewer), [draft])).get(0)!;
+  return ctx.db.transaction(async (tx) => (await upsertContacts(tx, userRefOf(ctx.viewer), [draft])).get(0)!);
 }
 
 /**
@@ -256,13 +259,21 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
  * link stops working. A request nobody submitted yet looks fresh again; the recipient is invited anew
  * (the notifications module's hook hears `link.regenerated`).
  */
-export async function regenerateLink(ctx: RequestCtx, id: string, requestId?: string | null): Promise<Recipient> {
-  return inTransaction(ctx.em, async (tx) => {
+export async function regenerateLink(ctx: RequestCtx, id: string, requestId?: string | null): Promise<RecipientRow> {
+  return ctx.db.transaction(async (tx) => {
     // Under a request, the contact REST shows as `recipient.id` names its recipient too (a contact is
     // a request's recipient once at most), so a REST client can use the id it was given.
-    const where =
-      requestId != null ? (isUuid(requestId) ? { request: requestId, $or: [{ id }, { contact: id }] } : null) : { id };
-    const found = isUuid(id) && where ? await tx.findOne(Recipient, where) : null;
+    const [found] = !isUuid(id)
+      ? []
+      : requestId == null
+        ? await tx.records(Recipient, 'select * from recipient where id = ?', [id])
+        : isUuid(requestId)
+          ? await tx.records(Recipient, 'select * from recipient where request_id = ? and (id = ? or contact_id = ?)', [
+              requestId,
+              id,
+              id,
+            ])
+          : [];
     if (!found) throw AppError.notFound('Recipient');
     // Visibility of a recipient is the visibility of its request.
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, found.request.id).catch((err: unknown) => {
@@ -270,16 +281,18 @@ export async function regenerateLink(ctx: RequestCtx, id: string, requestId?: st
     });
     const state = transition(request.state, 'regenerate-link', { submittedBefore: request.firstSubmittedAt != null });
     const updated = state === request.state ? ['recipients'] : ['state', 'recipients'];
-    request.state = state;
-    request.updatedAt = new Date();
-    found.linkNonce = newLinkNonce();
-    found.tokenHash = sha256Hex(linkToken(ctx.settings.secret, found.id, found.linkNonce));
-    found.passwordHash = sha256Hex(recipientPassword(ctx.settings.secret, found.id, found.linkNonce));
-    await emitRequestEvent(tx, ctx, 'request.updated', request, {
+    const changed = await tx.update(Request, request.id, { state });
+    const linkNonce = newLinkNonce();
+    const recipient = await tx.update(Recipient, found.id, {
+      linkNonce,
+      tokenHash: sha256Hex(linkToken(ctx.settings.secret, found.id, linkNonce)),
+      passwordHash: sha256Hex(recipientPassword(ctx.settings.secret, found.id, linkNonce)),
+    });
+    await emitRequestEvent(tx, ctx, 'request.updated', changed, {
       updated,
       action: 'link.regenerated',
       details: { recipient_id: found.id },
     });
-    return found;
+    return recipient;
   });
 }

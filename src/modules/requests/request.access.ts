@@ -1,5 +1,4 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { findLean } from '../../kernel/db/lean';
+import type { Reader, Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import { isUuid } from '../../kernel/validation/input-check';
 import { isAdmin, type Viewer } from '../identity/viewer';
@@ -35,12 +34,12 @@ export function requestVisibility(
 }
 
 /**
- * The request, if the viewer may see it; null otherwise (missing, deleted, another organization's),
- * as a read-only row from a statement written out (kernel/db/lean.ts): building it with a
- * QueryBuilder was a tenth of a by-id read's CPU in profiles.
+ * The request, if the viewer may see it; null otherwise (missing, deleted, another organization's).
+ * With `forUpdate` (in a transaction), its row stays locked until the transaction ends, so
+ * concurrent changes to one request apply one after the other.
  */
 export async function findVisibleRequest(
-  em: EntityManager,
+  db: Reader,
   viewer: Viewer,
   id: string,
   options: { includeDeleted?: boolean; forUpdate?: boolean } = {},
@@ -49,8 +48,7 @@ export async function findVisibleRequest(
   const { sql, params } = requestVisibility('r', viewer, options);
   return (
     (
-      await findLean(
-        em,
+      await db.records(
         Request,
         `select r.* from request r where r.id = ? and ${sql}${options.forUpdate ? ' for update' : ''}`,
         [id, ...params],
@@ -60,69 +58,26 @@ export async function findVisibleRequest(
 }
 
 /**
- * The request as a managed entity, its row locked until the transaction ends (so concurrent changes
- * to one request apply one after the other), if the viewer may see it; for writers.
- */
-export async function findVisibleRequestForUpdate(
-  em: EntityManager,
-  viewer: Viewer,
-  id: string,
-): Promise<Request | null> {
-  if (!isUuid(id)) return null;
-  const { sql, params } = requestVisibility('r', viewer);
-  return em
-    .createQueryBuilder(Request, 'r')
-    .select('*')
-    .where({ id })
-    .andWhere(sql, params)
-    .setLockMode(LockMode.PESSIMISTIC_WRITE)
-    .getSingleResult();
-}
-
-/**
  * The request an event happened on, as a subscriber may see it now (deleted ones too, so deletion
  * events can show what went): the records of events on requests are visible through it.
  */
 export function findEventRequest(
-  ctx: { em: EntityManager; viewer: Viewer },
-  event: { requestId: string | null; organizationId: string; record?: object },
+  ctx: { db: Reader; viewer: Viewer },
+  event: { requestId: string | null },
 ): Promise<RequestRow | null> {
   if (!event.requestId) return Promise.resolve(null);
-  // The request as this instance's own change wrote it: no read back for a subscriber who sees it
-  // by its organization, ownership or team (a collaboration is known only to the database).
-  const written = event.record as RequestRow | undefined;
-  if (
-    written?.id === event.requestId &&
-    event.organizationId === ctx.viewer.organizationId &&
-    canDeleteRequest(ctx.viewer, written)
-  )
-    return Promise.resolve(written);
-  return findVisibleRequest(ctx.em, ctx.viewer, event.requestId, { includeDeleted: true });
+  return findVisibleRequest(ctx.db, ctx.viewer, event.requestId, { includeDeleted: true });
 }
 
-export async function requireVisibleRequest(em: EntityManager, viewer: Viewer, id: string): Promise<RequestRow> {
-  const request = await findVisibleRequest(em, viewer, id);
+export async function requireVisibleRequest(db: Reader, viewer: Viewer, id: string): Promise<RequestRow> {
+  const request = await findVisibleRequest(db, viewer, id);
   if (!request) throw AppError.notFound('Request');
   return request;
 }
 
-export async function requireVisibleRequestForUpdate(em: EntityManager, viewer: Viewer, id: string): Promise<Request> {
-  const request = await findVisibleRequestForUpdate(em, viewer, id);
-  if (!request) throw AppError.notFound('Request');
-  return request;
-}
-
-/**
- * The request as a read-only row, locked until the transaction ends, if the viewer may see it: for a
- * writer that saves its changes with `updateRecord` (kernel/db/lean.ts) rather than through a managed
- * entity, whose QueryBuilder, change set and flush were a fifth of a PATCH's CPU in profiles.
- */
-export async function requireVisibleRequestRowForUpdate(
-  em: EntityManager,
-  viewer: Viewer,
-  id: string,
-): Promise<RequestRow> {
-  const request = await findVisibleRequest(em, viewer, id, { forUpdate: true });
+/** The request, its row locked until the transaction ends, if the viewer may see it: for writers. */
+export async function requireVisibleRequestForUpdate(tx: Tx, viewer: Viewer, id: string): Promise<RequestRow> {
+  const request = await findVisibleRequest(tx, viewer, id, { forUpdate: true });
   if (!request) throw AppError.notFound('Request');
   return request;
 }

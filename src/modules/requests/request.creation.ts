@@ -1,14 +1,14 @@
-import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
-import type { GraphQLContext, Loaders } from '../../kernel/graphql/context';
+import type { EntityName } from '@mikro-orm/core';
+import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { RequestCreateInput } from '../../generated/resolvers-types';
-import type { Row } from '../../kernel/db/lean';
+import type { Row, Tx } from '../../kernel/db/db';
 import { extensionPoint } from '../../kernel/module';
 import type { InputCheck } from '../../kernel/validation/input-check';
 import type { UserRef } from '../identity/viewer';
 import type { RequestRow } from './request.entities';
 import type { Language } from './request.enums';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings'>;
 
 /** What a template gives the fields of a new request that its input leaves out. */
 export type RequestDefaults = {
@@ -43,20 +43,11 @@ export type OrganizationDefaults = {
 export type RequestCreationPlan = {
   /** The organization's defaults (one part gives them; requests do not read organizations' settings themselves). */
   organizationDefaults?: OrganizationDefaults;
-  /** Records inserted with the request, in its one statement. */
-  records?(
-    tx: EntityManager,
-    created: NewRequest,
-  ): Promise<[EntityName<any>, object[]] | null> | [EntityName<any>, object[]] | null;
-  /** Writes once the request's statement ran. */
-  afterInsert?(tx: EntityManager, created: NewRequest): Promise<void> | void;
   /**
-   * Whether it reads or writes through the entity manager in the transaction (a template's items,
-   * library attachments): the creation then runs in `inTransaction`, otherwise in `inLeanTransaction`.
+   * Writes what the part adds, after the request's row and the parts before it; answers the records
+   * it wrote that later parts may read (`NewRequest.recordsOf`).
    */
-  managed?: boolean;
-  /** Primes the event render's loaders with what it wrote, so that the render does not read it back. */
-  prime?(loaders: Loaders, created: NewRequest): void;
+  write?(tx: Tx, created: NewRequest): Promise<readonly [EntityName<any>, readonly object[]] | null | void>;
 };
 
 /**

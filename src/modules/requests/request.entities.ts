@@ -2,7 +2,7 @@ import { defineEntity, p, type EntitySchema, type InferEntity } from '@mikro-orm
 import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import { Organization, Team, User, USER_ROLES } from '../identity/identity.entities';
 import { CONNECTION_PROVIDERS, LANGUAGES, REQUEST_STATES } from './request.enums';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 
 // Templates sit above requests (a template makes requests), so the relation names their entity, which
 // MikroORM resolves by name at discovery, instead of importing it; the record holds `{ id }` as before.

@@ -1,4 +1,3 @@
-import { queryRows } from '../../kernel/db/lean';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { EventRoot } from '../../kernel/graphql/events';
 import { checkPageArgs, decodeCursor, encodeCursor } from '../../kernel/graphql/pagination';
@@ -54,8 +53,7 @@ export async function listRequestEvents(
   }
   const keyset = args.after ? decodeCursor(args.after, 'after') : undefined;
   const from = `from event e join request r on r.id = e.request_id where ${filter.join(' and ')}`;
-  const lines = await queryRows<EventLine>(
-    ctx.em,
+  const lines = await ctx.db.rows<EventLine>(
     `select e.id, e.topic, e.organization_id, e.created_at, e.updated, e.request_id ${from}
      ${keyset ? 'and (e.created_at, e.id) > (?::timestamptz, ?::uuid)' : ''}
      order by e.created_at, e.id limit ${size + 1}`,
@@ -80,6 +78,6 @@ export async function listRequestEvents(
     endCursor: last ? encodeCursor(last.createdAt, last.eventId) : null,
     // Counted only when a client selects it.
     totalCount: async () =>
-      Number((await queryRows<{ count: string }>(ctx.em, `select count(*) as count ${from}`, params))[0].count),
+      Number((await ctx.db.rows<{ count: string }>(`select count(*) as count ${from}`, params))[0].count),
   };
 }

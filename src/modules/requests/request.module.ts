@@ -5,8 +5,9 @@ import { findEventRequest } from './request.access';
 import { Collaborator, Request } from './request.entities';
 import { requestLoaders } from './request.loaders';
 import { requestResolvers } from './request.resolvers';
-import { renderRequest, requestRestRows } from './request.rest';
+import { requestRestRows } from './request.rest';
 import { getRequest } from './request.service';
+import { requestSubjectView } from './request.view';
 
 export const requestsModule: ModuleDescriptor = {
   name: 'requests',
@@ -23,7 +24,7 @@ export const requestsModule: ModuleDescriptor = {
     Request: {
       eventType: 'RequestEvent',
       field: 'request',
-      render: renderRequest,
+      view: requestSubjectView,
       load: findEventRequest,
     },
   },

@@ -49,12 +49,13 @@ export const requestResolvers: Resolvers = {
     requestEvents: (_root, args, ctx) => listRequestEvents(ctx, args) as never,
   },
   Mutation: {
-    requestCreate: (_root, { input }, ctx) => payload(async () => ({ request: await createRequest(ctx, input) })),
+    requestCreate: (_root, { input }, ctx) =>
+      payload(async () => ({ request: (await createRequest(ctx, input)).request })),
     requestUpdate: (_root, { id, input }, ctx) =>
       payload(async () => ({ request: (await updateRequest(ctx, id, input)).request })),
     requestDelete: (_root, { id }, ctx) => payload(async () => ({ deletedRequestId: await deleteRequest(ctx, id) })),
-    requestClose: (_root, { id }, ctx) => payload(async () => ({ request: await closeRequest(ctx, id) })),
-    requestSend: (_root, { id }, ctx) => payload(async () => ({ request: await sendRequest(ctx, id) })),
+    requestClose: (_root, { id }, ctx) => payload(async () => ({ request: (await closeRequest(ctx, id)).request })),
+    requestSend: (_root, { id }, ctx) => payload(async () => ({ request: (await sendRequest(ctx, id)).request })),
   },
   Organization: {
     requests: (_org, args, ctx, info) => listRequestsPrimed(ctx, args, info),

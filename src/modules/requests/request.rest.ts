@@ -1,23 +1,37 @@
 import { Type } from '@sinclair/typebox';
 import {
-  OrganizationRequestListDocument,
   RequestCloseDocument,
   RequestCreateDocument,
   RequestDeleteDocument,
-  RequestGetDocument,
-  RequestListDocument,
   RequestSendDocument,
   RequestUpdateDocument,
   type RequestCreateInput,
   type RequestOrder,
 } from '../../generated/operations';
-import type { Renderer } from '../../kernel/events/outbox';
-import { committedRender } from '../../kernel/events/render';
-import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
-import { foundOrganization, noContent } from '../../kernel/rest/mapping';
+import type {
+  MutationRequestCreateArgs,
+  MutationRequestUpdateArgs,
+  RequestOrder as RequestOrderArgs,
+} from '../../generated/resolvers-types';
+import { found, serviceRow, type RestInput, type RestRow } from '../../kernel/rest/engine';
+import type { GraphQLContext } from '../../kernel/graphql/context';
 import { listQuery, NoContent, Query, StringEnum, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { REQUEST_STATES } from './request.enums';
-import { requestRest, RequestUpdateBody, requestUpdateInputFromRest, restRequest } from './request.rest-shapes';
+import { requestRest, RequestUpdateBody, requestUpdateInputFromRest } from './request.rest-shapes';
+import {
+  closeRequest,
+  createRequest,
+  deleteRequest,
+  getRequest,
+  listRequests,
+  noteRead,
+  sendRequest,
+  updateRequest,
+} from './request.service';
+import { requestViews } from './request.view';
+
+// The requests' REST rows call the service, and answer the request's view (request.view.ts): what
+// its event carries, read in the writing transaction for a write.
 
 const tags = ['Requests'];
 const RequestParams = Type.Object({ request_id: Uuid() });
@@ -29,11 +43,21 @@ const order = (query: Record<string, any>): RequestOrder => ({
   direction: query.order === 'asc' ? 'ASC' : 'DESC',
 });
 
+/** A page of the requests the caller sees, as REST lists them: their views. */
+async function listViews(ctx: GraphQLContext, { query }: RestInput, states?: string[]) {
+  const page = await listRequests(ctx, {
+    first: query.limit,
+    orderBy: order(query) as RequestOrderArgs,
+    filter: states ? { states: states as never } : null,
+  });
+  return { body: await requestViews(ctx.db, ctx.settings, page.nodes) };
+}
+
 /** The rows, made once the modules are folded: the request's bodies hold what its parts contribute. */
 export function requestRestRows(): RestRow[] {
   const { CreateBody, createInputFromRest, ResponseBody } = requestRest();
   return [
-    restRow({
+    serviceRow<MutationRequestCreateArgs>({
       method: 'POST',
       url: '/requests',
       summary: 'Create a request',
@@ -42,37 +66,30 @@ export function requestRestRows(): RestRow[] {
       operation: RequestCreateDocument,
       // The body's schema holds what the input requires; the shape's builder types its fields loosely.
       variables: ({ body }) => ({ input: createInputFromRest(body) as RequestCreateInput }),
-      // The event's rendering of the new request, through the same REST document and mapping as
-      // GET /requests/{id} and in the committed transaction: executing the request's fields again
-      // for the answer showed in the create's profile.
-      result: (data, _input, ctx) => ({ body: renderedRequest(ctx, fromPayload(data.requestCreate, 'request').id) }),
+      call: async (ctx, { input }) => ({ body: (await createRequest(ctx, input)).view }),
     }),
-    restRow({
+    {
       method: 'GET',
       url: '/requests',
       summary: 'List requests, newest first by default',
       tags,
       schema: { querystring: RequestListQuery, response: withErrors({ 200: Type.Array(ResponseBody) }, [422]) },
-      operation: RequestListDocument,
-      variables: ({ query }) => ({
-        first: query.limit,
-        orderBy: order(query),
-        filter: query.status ? { states: [query.status] } : null,
-      }),
-      result: (data) => ({ body: data.requests.nodes.map(restRequest) }),
-    }),
-    restRow({
+      handle: (ctx, input) => listViews(ctx, input, input.query.status ? [input.query.status] : undefined),
+    },
+    {
       method: 'GET',
       // The spec writes this path /requests/{id}; one name per position keeps the router unambiguous.
       url: '/requests/:request_id',
       summary: 'Get a request',
       tags,
       schema: { params: RequestParams, response: withErrors({ 200: ResponseBody }) },
-      operation: RequestGetDocument,
-      variables: ({ params }) => ({ id: params.request_id }),
-      result: (data) => ({ body: restRequest(found(data.request, 'Request')) }),
-    }),
-    restRow({
+      handle: async (ctx, { params }) => {
+        const request = await noteRead(ctx, found(await getRequest(ctx, params.request_id), 'Request'));
+        const [view] = await requestViews(ctx.db, ctx.settings, [request]);
+        return { body: view };
+      },
+    },
+    {
       method: 'GET',
       url: '/organizations/:org_id/requests',
       summary: "List an organization's requests",
@@ -82,13 +99,12 @@ export function requestRestRows(): RestRow[] {
         querystring: ListQuery,
         response: withErrors({ 200: Type.Array(ResponseBody) }),
       },
-      operation: OrganizationRequestListDocument,
-      variables: ({ params, query }) => ({ organizationId: params.org_id, first: query.limit, orderBy: order(query) }),
-      result: (data) => {
-        return { body: foundOrganization(data.node, 'requests').requests.nodes.map(restRequest) };
+      handle: (ctx, input) => {
+        found(input.params.org_id === ctx.viewer.organizationId || null, 'Organization');
+        return listViews(ctx, input);
       },
-    }),
-    restRow({
+    },
+    serviceRow<MutationRequestUpdateArgs>({
       method: 'PATCH',
       url: '/requests/:request_id',
       summary: 'Update a request',
@@ -100,10 +116,9 @@ export function requestRestRows(): RestRow[] {
       },
       operation: RequestUpdateDocument,
       variables: ({ params, body }) => ({ id: params.request_id, input: requestUpdateInputFromRest(body ?? {}) }),
-      // As the create: the update's rendering of the request (its event's, or the unchanged request's).
-      result: (data, _input, ctx) => ({ body: renderedRequest(ctx, fromPayload(data.requestUpdate, 'request').id) }),
+      call: async (ctx, { id, input }) => ({ body: (await updateRequest(ctx, id, input)).view }),
     }),
-    restRow({
+    serviceRow<{ id: string }>({
       method: 'DELETE',
       url: '/requests/:request_id',
       summary: 'Delete a request',
@@ -111,9 +126,12 @@ export function requestRestRows(): RestRow[] {
       schema: { params: RequestParams, response: withErrors({ 204: NoContent }, [403, 404, 422]) },
       operation: RequestDeleteDocument,
       variables: ({ params }) => ({ id: params.request_id }),
-      result: (data) => noContent(data.requestDelete, 'deletedRequestId'),
+      call: async (ctx, { id }) => {
+        await deleteRequest(ctx, id);
+        return { status: 204 };
+      },
     }),
-    restRow({
+    serviceRow<{ id: string }>({
       method: 'POST',
       url: '/requests/:request_id/close',
       summary: 'Close a request',
@@ -121,9 +139,9 @@ export function requestRestRows(): RestRow[] {
       schema: { params: RequestParams, response: withErrors({ 200: ResponseBody }) },
       operation: RequestCloseDocument,
       variables: ({ params }) => ({ id: params.request_id }),
-      result: (data) => ({ body: restRequest(fromPayload(data.requestClose, 'request')) }),
+      call: async (ctx, { id }) => ({ body: (await closeRequest(ctx, id)).view }),
     }),
-    restRow({
+    serviceRow<{ id: string }>({
       method: 'POST',
       url: '/requests/:request_id/send',
       summary: 'Send a draft to its recipients',
@@ -131,17 +149,7 @@ export function requestRestRows(): RestRow[] {
       schema: { params: RequestParams, response: withErrors({ 200: ResponseBody }) },
       operation: RequestSendDocument,
       variables: ({ params }) => ({ id: params.request_id }),
-      result: (data) => ({ body: restRequest(fromPayload(data.requestSend, 'request')) }),
+      call: async (ctx, { id }) => ({ body: (await sendRequest(ctx, id)).view }),
     }),
   ];
 }
-
-/** A request in its REST shape as the operation's committed change rendered it (its event's). */
-function renderedRequest(ctx: object, id: string): Record<string, unknown> {
-  const rendered = committedRender(ctx, 'Request', id);
-  if (!rendered) throw new Error(`request ${id} was written without its rendering`);
-  return rendered;
-}
-
-export const renderRequest: Renderer = async (run, id) =>
-  restRequest(found((await run(RequestGetDocument, { id })).request, 'Request'));

@@ -1,7 +1,6 @@
-import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
+import type { EntityName } from '@mikro-orm/core';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Action, Topic } from '../events/event.topics';
-import { renderForAnswer, renderSubject, type EmittingContext } from '../../kernel/events/render';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type {
   CollaboratorInput,
@@ -13,15 +12,13 @@ import type {
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import type { Properties } from '../../kernel/graphql/projection';
 import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
-import { Team, User } from '../identity/identity.entities';
+import { Team, User, type UserRow } from '../identity/identity.entities';
 import { isAdmin, userRefOf, type UserRef, type Viewer } from '../identity/viewer';
 import {
-  canDeleteRequest,
+  findVisibleRequest,
   requestVisibility,
   requireDeleteRight,
-  requireVisibleRequest,
   requireVisibleRequestForUpdate,
-  requireVisibleRequestRowForUpdate,
 } from './request.access';
 import {
   requestCreationParts,
@@ -30,9 +27,16 @@ import {
   type RequestCreationPlan,
   type RequestDefaults,
 } from './request.creation';
-import { Collaborator, Request, type ReminderScheduleEntry, type RequestRow } from './request.entities';
+import {
+  Collaborator,
+  Request,
+  type CollaboratorRow,
+  type ReminderScheduleEntry,
+  type RequestRow,
+} from './request.entities';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from './request.enums';
 import { transition } from './request.states';
+import { requestView, type RequestView } from './request.view';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
   MAX_COLLABORATORS,
@@ -48,12 +52,9 @@ import {
   MAX_REQUEST_NAME,
   MIN_REMINDERS,
 } from './request.limits';
-import { insertRecords, newRecord, queryRows, updateAtCommit, updateRecord, type Row } from '../../kernel/db/lean';
-import { inLeanTransaction, inTransaction } from '../../kernel/db/transaction';
-import { primeAll } from '../../kernel/db/loaders';
+import type { Reader, Row, Tx } from '../../kernel/db/db';
 
-export type Ctx = Pick<GraphQLContext, 'em' | 'settings'> & EmittingContext;
-type Loaders = Ctx['loaders'];
+export type Ctx = Pick<GraphQLContext, 'db' | 'settings' | 'viewer' | 'events' | 'log' | 'requestId'>;
 
 type CommonFields = Omit<RequestUpdateInput, 'collaborators'>;
 
@@ -123,12 +124,20 @@ const schedule = (entries: RequestCreateInput['reminderSchedule']): ReminderSche
   (entries ?? []).map((entry) => ({ sendAt: entry.sendAt.toISOString(), message: entry.message ?? null }));
 
 /** Resolves collaborator inputs to users of the organization (problems go to `check`). */
-async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: CollaboratorInput[] | null | undefined) {
+async function prepareCollaborators(
+  db: Reader,
+  viewer: Viewer,
+  check: InputCheck,
+  inputs: CollaboratorInput[] | null | undefined,
+) {
   if (!inputs) return [];
   check.count(['collaborators'], inputs, { max: MAX_COLLABORATORS });
   const ids = inputs.map((c) => c.id).filter(isUuid);
   const users = ids.length
-    ? await ctx.em.find(User, { id: { $in: ids }, organization: ctx.viewer.organizationId })
+    ? await db.records(User, `select * from ${db.table(User)} where id = any(?::uuid[]) and organization_id = ?`, [
+        ids,
+        viewer.organizationId,
+      ])
     : [];
   const byId = new Map(users.map((u) => [u.id, u]));
   const seen = new Set<string>();
@@ -143,91 +152,67 @@ async function prepareCollaborators(ctx: Ctx, check: InputCheck, inputs: Collabo
   });
 }
 
-type Collaborators = { user: User; role: 'ADMIN' | 'USER' }[];
-
-const collaboratorValues = (request: { id: string; organization: { id: string } }, collaborators: Collaborators) =>
-  collaborators.map(({ user, role }, position) => ({
-    organization: request.organization.id,
-    request: request.id,
-    user,
-    role,
-    position,
-  }));
+type Collaborators = { user: UserRow; role: 'ADMIN' | 'USER' }[];
 
 function storeCollaborators(
-  em: EntityManager,
+  tx: Tx,
   request: { id: string; organization: { id: string } },
   collaborators: Collaborators,
-): Collaborator[] {
-  return collaboratorValues(request, collaborators).map((values) => em.create(Collaborator, values));
+): Promise<CollaboratorRow[]> {
+  return tx.insert(
+    Collaborator,
+    collaborators.map(({ user, role }, position) => ({
+      organization: request.organization.id,
+      request: request.id,
+      user: user.id,
+      role,
+      position,
+    })),
+  );
 }
 
 /**
- * Writes a request's event, last in its transaction: its data is the request as REST shows it,
- * rendered now unless given (a deletion renders before it deletes), and the render's reads then serve
- * the mutation's answer. `action` and `details` say more than the topic for the activity log;
- * `record` is the request's row as the change wrote it, for this instance's subscribers.
+ * Writes a request's event, last in its transaction: its data is the request's view as the
+ * transaction leaves it (request.view.ts), read now unless given (a deletion reads it before it
+ * deletes); answered, as the write's REST answer. `action` and `details` say more than the topic for
+ * the activity log.
  */
 export async function emitRequestEvent(
-  tx: EntityManager,
+  tx: Tx,
   ctx: Ctx,
   topic: Topic,
-  request: { id: string },
+  request: RequestRow,
   {
-    known,
     updated,
     data,
     action,
     details,
-    record,
   }: {
     updated?: string[];
-    data?: Record<string, unknown>;
-    known?: (loaders: Loaders) => void;
+    data?: RequestView;
     action?: Action;
     details?: Record<string, unknown>;
-    record?: RequestRow;
   } = {},
-) {
-  const subject = { type: 'Request', id: request.id, requestId: request.id };
-  const rendered = data ?? (await renderForAnswer(tx, ctx, subject, known));
-  return ctx.events.emit(tx, ctx.viewer, {
+): Promise<RequestView> {
+  const view = data ?? (await requestView(tx, ctx.settings, request));
+  await ctx.events.emit(tx, ctx.viewer, {
     topic,
-    subjectType: subject.type,
-    subjectId: subject.id,
-    requestId: subject.requestId,
+    subjectType: 'Request',
+    subjectId: request.id,
+    requestId: request.id,
     updated,
-    data: rendered,
+    data: view,
     action,
     details,
-    record,
   });
+  return view;
 }
 
-/**
- * Requests the operation's own creation or update wrote, by the loader set its event render reads
- * through: the render then reads none back (`getRequest`). Kept only while the writer sees the row it
- * wrote: a creator that sees the request by the rules of request.access.ts without a collaboration
- * (always so for a creation); an updater whose lock found the request visible (an update changes
- * nothing visibility rests on but the collaborators, and only a caller who sees the request without
- * them may change those).
- */
-const writtenRequests = new WeakMap<Loaders, RequestRow>();
-
-function rememberCreated(loaders: Loaders, viewer: Viewer, request: RequestRow): void {
-  // Who may delete a request (ADMIN, its owner, the owner's team) sees it without a collaboration.
-  if (canDeleteRequest(viewer, request)) writtenRequests.set(loaders, request);
-}
+/** A request and its view, as a write of it answers. */
+export type WrittenRequest = { request: RequestRow; view: RequestView };
 
 export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | null> {
-  const known = writtenRequests.get(ctx.loaders);
-  if (known?.id === id) return known;
-  try {
-    return await requireVisibleRequest(ctx.em, ctx.viewer, id);
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
-    throw err;
-  }
+  return findVisibleRequest(ctx.db, ctx.viewer, id);
 }
 
 /**
@@ -235,18 +220,15 @@ export async function getRequest(ctx: Ctx, id: string): Promise<RequestRow | nul
  * submission turns it false again): one conditional statement then, none on any other read. No
  * event: a read changes nothing a subscriber acts on, and `updated_at` stays.
  */
-export async function noteRead(ctx: Pick<Ctx, 'em' | 'viewer'>, request: RequestRow): Promise<RequestRow> {
+export async function noteRead(ctx: Pick<Ctx, 'db' | 'viewer'>, request: RequestRow): Promise<RequestRow> {
   if (request.ownerOpened || !request.firstSubmittedAt || ctx.viewer.actor.type !== 'USER') return request;
-  // A lean statement: this read may be an event's render inside a lean transaction (a PATCH), where MikroORM may not
-  // run.
-  await queryRows(ctx.em, 'update request set owner_opened = true where id = ? and not owner_opened', [request.id]);
+  await ctx.db.transaction((tx) =>
+    tx.execute('update request set owner_opened = true where id = ? and not owner_opened', [request.id]),
+  );
   return { ...request, ownerOpened: true };
 }
 
-/**
- * A page of the requests the viewer may see. The statement is written out rather than built with a
- * QueryBuilder: building it was 7% of a list request's CPU in profiles.
- */
+/** A page of the requests the viewer may see. */
 export async function listRequests(
   ctx: Ctx,
   args: PageArgs & { filter?: RequestFilter | null; orderBy?: RequestOrder | null },
@@ -270,7 +252,7 @@ export async function listRequests(
   if (filter.createdBefore) where('r.created_at < ?', filter.createdBefore);
   const field = args.orderBy?.field === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
   return paginate(
-    { em: ctx.em, entity: Request, sql: `select r.* from request r where ${conditions.join(' and ')}`, params },
+    { db: ctx.db, entity: Request, sql: `select r.* from request r where ${conditions.join(' and ')}`, params },
     args,
     {
       property: field,
@@ -282,25 +264,24 @@ export async function listRequests(
 }
 
 /** The owner of a new request: the caller, or (for an ADMIN, checked before) a user of its organization. */
-async function requestOwner(
-  em: EntityManager,
-  viewer: Viewer,
-  ownerId: string | null | undefined,
-): Promise<UserRef | null> {
+async function requestOwner(db: Reader, viewer: Viewer, ownerId: string | null | undefined): Promise<UserRef | null> {
   // An owner id that is no UUID is refused by the input check; the caller stands in meanwhile.
   if (!ownerId || ownerId === viewer.userId || !isUuid(ownerId)) return userRefOf(viewer);
-  const user = await em.findOne(User, { id: ownerId, organization: viewer.organizationId });
-  return user && { id: user.id, organizationId: viewer.organizationId, teamId: user.team?.id ?? null };
+  const [user] = await db.records(User, `select * from ${db.table(User)} where id = ? and organization_id = ?`, [
+    ownerId,
+    viewer.organizationId,
+  ]);
+  return user ? { id: user.id, organizationId: viewer.organizationId, teamId: user.team?.id ?? null } : null;
 }
 
 // The parts report their problems in the order of these fields (then collaborators), whatever the
-// order of the module list, which is the order their records are built in.
+// order of the module list, which is the order their records are written in.
 const CHECKED_FIELDS: (keyof RequestCreateInput)[] = ['items', 'attachmentIds', 'recipients'];
 
 const checkOrder = (part: RequestCreationPart) => CHECKED_FIELDS.indexOf(part.field);
 
-export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<RequestRow> {
-  const { em, viewer } = ctx;
+export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<WrittenRequest> {
+  const { db, viewer } = ctx;
   const check = new InputCheck();
   checkCommonFields(check, input, ctx.settings.clock.now());
   check.uuid(['ownerId'], input.ownerId).uuid(['teamId'], input.teamId).uuid(['templateId'], input.templateId);
@@ -324,12 +305,15 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   if (input.teamId && input.teamId !== viewer.teamId && !isAdmin(viewer)) {
     throw AppError.forbidden('Only an ADMIN may create requests for another team');
   }
-  const owner = await requestOwner(em, viewer, input.ownerId);
+  const owner = await requestOwner(db, viewer, input.ownerId);
   if (!owner) check.add(['ownerId'], 'Names no user of your organization', 'NOT_FOUND');
-  const team =
+  const [team] =
     input.teamId && isUuid(input.teamId)
-      ? await em.findOne(Team, { id: input.teamId, organization: viewer.organizationId })
-      : null;
+      ? await db.records(Team, 'select * from team where id = ? and organization_id = ?', [
+          input.teamId,
+          viewer.organizationId,
+        ])
+      : [];
   if (input.teamId && isUuid(input.teamId) && !team)
     check.add(['teamId'], 'Names no team of your organization', 'NOT_FOUND');
 
@@ -340,15 +324,13 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   for (const part of [...parts].sort((a, b) => checkOrder(a) - checkOrder(b))) {
     if (part.prepare) plans.set(part, await part.prepare(ctx, check, input));
   }
-  const collaborators = await prepareCollaborators(ctx, check, input.collaborators);
+  const collaborators = await prepareCollaborators(db, viewer, check, input.collaborators);
   check.done();
   const ordered = parts.flatMap((part) => plans.get(part) ?? []);
 
   const organization = ordered.find((plan) => plan.organizationDefaults)?.organizationDefaults;
 
-  // Most creations write lean records only; a part that writes through the entity manager needs its transaction.
-  const transaction = ordered.some((plan) => plan.managed) ? inTransaction : inLeanTransaction;
-  return transaction(em, async (tx) => {
+  return db.transaction(async (tx) => {
     const dueDate =
       input.dueDate ??
       (defaults?.dueDateInterval != null ? new Date(Date.now() + defaults.dueDateInterval * 86_400_000) : null);
@@ -378,70 +360,55 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
       null,
       input.draft ? 'create-draft' : input.skipInitialNotification ? 'create-skip-notification' : 'create',
     );
-    const request = newRecord(tx, Request, {
-      organization: viewer.organizationId,
-      owner: owner!.id,
-      team: team ?? owner!.teamId,
-      template: defaults?.templateId ?? null,
-      name: (input.name ?? defaults?.name ?? '').trim(),
-      state,
-      ownerOpened: false,
-      userOpened: false,
-      verified: false,
-      rejected: false,
-      dueDate,
-      expirationDate,
-      autoCloseAt: input.autoCloseAt ?? null,
-      firstReminderDate: input.firstReminderDate ?? null,
-      personalMessage: input.personalMessage ?? defaults?.personalMessage ?? null,
-      notes: input.notes ?? null,
-      userMetadata: (input.userMetadata as Record<string, string> | null | undefined) ?? {},
-      language: input.language ?? defaults?.language ?? organization?.language ?? DEFAULT_LANGUAGE,
-      reminders: input.reminders ?? defaults?.reminders ?? organization?.reminders ?? DEFAULT_REMINDERS,
-      reminderSchedule: schedule(input.reminderSchedule),
-      cloudStorageFolder: input.cloudStorageFolder ?? null,
-      cloudStorageProvider: input.cloudStorageProvider ?? 'SERVICE',
-      requireCompleteSubmission: input.requireCompleteSubmission ?? organization?.requireCompleteSubmission ?? false,
-      disableSubmissionComments: input.disableSubmissionComments ?? false,
-      mfaEnabled: input.mfaEnabled ?? false,
-      skipInitialNotification: input.skipInitialNotification ?? false,
-      closedAt: null,
-      firstSubmittedAt: null,
-      rejection: null,
-      deletedAt: null,
-    });
-    const batches: [EntityName<any>, object[]][] = [
-      [Request, [request]],
-      [Collaborator, collaboratorValues(request, collaborators).map((values) => newRecord(tx, Collaborator, values))],
+    const [request] = await tx.insert(Request, [
+      {
+        organization: viewer.organizationId,
+        owner: owner!.id,
+        team: team?.id ?? owner!.teamId,
+        template: defaults?.templateId ?? null,
+        name: (input.name ?? defaults?.name ?? '').trim(),
+        state,
+        ownerOpened: false,
+        userOpened: false,
+        verified: false,
+        rejected: false,
+        dueDate,
+        expirationDate,
+        autoCloseAt: input.autoCloseAt ?? null,
+        firstReminderDate: input.firstReminderDate ?? null,
+        personalMessage: input.personalMessage ?? defaults?.personalMessage ?? null,
+        notes: input.notes ?? null,
+        userMetadata: (input.userMetadata as Record<string, string> | null | undefined) ?? {},
+        language: input.language ?? defaults?.language ?? organization?.language ?? DEFAULT_LANGUAGE,
+        reminders: input.reminders ?? defaults?.reminders ?? organization?.reminders ?? DEFAULT_REMINDERS,
+        reminderSchedule: schedule(input.reminderSchedule),
+        cloudStorageFolder: input.cloudStorageFolder ?? null,
+        cloudStorageProvider: input.cloudStorageProvider ?? 'SERVICE',
+        requireCompleteSubmission: input.requireCompleteSubmission ?? organization?.requireCompleteSubmission ?? false,
+        disableSubmissionComments: input.disableSubmissionComments ?? false,
+        mfaEnabled: input.mfaEnabled ?? false,
+        skipInitialNotification: input.skipInitialNotification ?? false,
+        closedAt: null,
+        firstSubmittedAt: null,
+        rejection: null,
+        deletedAt: null,
+      },
+    ]);
+    const written: [EntityName<any>, readonly object[]][] = [
+      [Collaborator, await storeCollaborators(tx, request, collaborators)],
     ];
     const created: NewRequest = {
       input,
       request,
       owner: owner!,
       recordsOf: <T extends object>(entity: EntityName<T>) =>
-        batches.flatMap(([of, records]) => (of === entity ? (records as Row<T>[]) : [])),
+        written.flatMap(([of, records]) => (of === entity ? (records as Row<T>[]) : [])),
     };
     for (const plan of ordered) {
-      const batch = await plan.records?.(tx, created);
-      if (batch) batches.push(batch);
+      const records = await plan.write?.(tx, created);
+      if (records) written.push([records[0], records[1]]);
     }
-    const [stored] = (await insertRecords(tx, batches)) as RequestRow[];
-    for (const plan of ordered) await plan.afterInsert?.(tx, created);
-    // The request as stored, its relations and its new contacts are all here: the event's render
-    // reads nothing back (the REST shape names the owner and team by id only).
-    await emitRequestEvent(tx, ctx, 'request.created', stored, {
-      record: stored,
-      known: (loaders) => {
-        rememberCreated(loaders, viewer, stored);
-        for (const plan of ordered) plan.prime?.(loaders, created);
-        loaders.collaboratorsByRequest.prime(request.id, created.recordsOf(Collaborator));
-        primeAll(
-          loaders.userById,
-          collaborators.map(({ user }) => user),
-        );
-      },
-    });
-    return stored;
+    return { request, view: await emitRequestEvent(tx, ctx, 'request.created', request) };
   });
 }
 
@@ -449,18 +416,16 @@ export async function updateRequest(
   ctx: Ctx,
   id: string,
   input: RequestUpdateInput,
-): Promise<{ request: RequestRow; updated: string[] }> {
-  // Only the collaborators are written through the entity manager: an update without them is lean.
-  const transaction = input.collaborators !== undefined ? inTransaction : inLeanTransaction;
-  return transaction(ctx.em, async (tx) => {
-    const current = await requireVisibleRequestRowForUpdate(tx, ctx.viewer, id);
+): Promise<WrittenRequest & { updated: string[] }> {
+  return ctx.db.transaction(async (tx) => {
+    const current = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
     checkCommonFields(check, input, ctx.settings.clock.now(), current);
     if (input.collaborators !== undefined)
       requireDeleteRight(ctx.viewer, current, 'change the collaborators of this request');
     const collaborators =
       input.collaborators !== undefined
-        ? await prepareCollaborators({ ...ctx, em: tx }, check, input.collaborators ?? [])
+        ? await prepareCollaborators(tx, ctx.viewer, check, input.collaborators ?? [])
         : null;
     check.done();
 
@@ -493,71 +458,66 @@ export async function updateRequest(
     assign('requireCompleteSubmission', input.requireCompleteSubmission ?? undefined);
     assign('disableSubmissionComments', input.disableSubmissionComments ?? undefined);
     if (collaborators) {
-      const stored = await tx.find(Collaborator, { request: current.id }, { orderBy: { position: 'asc' } });
+      const stored = await tx.records(
+        Collaborator,
+        'select * from collaborator where request_id = ? order by position',
+        [current.id],
+      );
       const key = (list: { user: { id: string }; role: string }[]) =>
         JSON.stringify(list.map((c) => [c.user.id, c.role]));
       if (key(stored) !== key(collaborators)) {
-        await tx.nativeDelete(Collaborator, { request: current.id });
-        storeCollaborators(tx, current, collaborators);
+        await tx.execute('delete from collaborator where request_id = ?', [current.id]);
+        await storeCollaborators(tx, current, collaborators);
         updated.push('collaborators');
       }
     }
+    // A user changing a submitted request has seen it (`noteRead`); that alone is no change.
+    const opens = !current.ownerOpened && current.firstSubmittedAt != null && ctx.viewer.actor.type === 'USER';
     if (!updated.length) {
-      // No change, no event; rendered all the same, for the REST answer (`committedRender`).
-      await renderForAnswer(tx, ctx, { type: 'Request', id: current.id, requestId: current.id }, (loaders) =>
-        writtenRequests.set(loaders, current),
-      );
-      return { request: current, updated };
+      if (opens) await tx.execute('update request set owner_opened = true where id = ?', [current.id]);
+      const request = opens ? { ...current, ownerOpened: true } : current;
+      // No change, no event.
+      return { request, updated, view: await requestView(tx, ctx.settings, request) };
     }
-    // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too. The update
-    // goes with the render's reads when the row it writes is known without reading it back.
-    const request =
-      (await updateAtCommit(tx, Request, current, changes)) ?? (await updateRecord(tx, Request, current.id, changes));
-    await emitRequestEvent(tx, ctx, 'request.updated', request, {
-      updated,
-      known: (loaders) => writtenRequests.set(loaders, request),
-      record: request,
-    });
-    return { request, updated };
+    // `updatedAt` comes with any change (the entity's onUpdate), the collaborators' too.
+    const request = await tx.update(Request, current.id, opens ? { ...changes, ownerOpened: true } : changes);
+    return { request, updated, view: await emitRequestEvent(tx, ctx, 'request.updated', request, { updated }) };
   });
 }
 
 export async function deleteRequest(ctx: Ctx, id: string): Promise<string> {
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     requireDeleteRight(ctx.viewer, request);
-    // Rendered while still visible: the event shows the request as it was, marked deleted.
-    const data = {
-      ...(await renderSubject(tx, ctx, { type: 'Request', id: request.id, requestId: request.id })).data,
-      deleted: true,
-    };
-    request.deletedAt = new Date();
+    // The event shows the request as it was, marked deleted.
+    const data = { ...(await requestView(tx, ctx.settings, request)), deleted: true };
+    await tx.update(Request, request.id, { deletedAt: new Date() });
     await emitRequestEvent(tx, ctx, 'request.deleted', request, { data });
     return request.id;
   });
 }
 
 /** Moves a request to CLOSED (an expired one is refused); closing a closed request changes nothing. */
-export async function closeRequest(ctx: Ctx, id: string): Promise<Request> {
-  return inTransaction(ctx.em, async (tx) => {
+export async function closeRequest(ctx: Ctx, id: string): Promise<WrittenRequest> {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     const state = transition(request.state, 'close');
-    if (state !== request.state) {
-      request.state = state;
-      // The service's clock: retention counts from here, and tests move it.
-      request.closedAt = ctx.settings.clock.now();
-      await emitRequestEvent(tx, ctx, 'request.closed', request);
-    }
-    return request;
+    if (state === request.state) return { request, view: await requestView(tx, ctx.settings, request) };
+    // The service's clock: retention counts from here, and tests move it.
+    const closed = await tx.update(Request, request.id, { state, closedAt: ctx.settings.clock.now() });
+    return { request: closed, view: await emitRequestEvent(tx, ctx, 'request.closed', closed) };
   });
 }
 
 /** Sends a draft: its recipients are invited now (the invitation hook hears `request.sent`). */
-export async function sendRequest(ctx: Ctx, id: string): Promise<Request> {
-  return inTransaction(ctx.em, async (tx) => {
+export async function sendRequest(ctx: Ctx, id: string): Promise<WrittenRequest> {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
-    request.state = transition(request.state, 'send-draft');
-    await emitRequestEvent(tx, ctx, 'request.updated', request, { updated: ['state'], action: 'request.sent' });
-    return request;
+    const sent = await tx.update(Request, request.id, { state: transition(request.state, 'send-draft') });
+    const view = await emitRequestEvent(tx, ctx, 'request.updated', sent, {
+      updated: ['state'],
+      action: 'request.sent',
+    });
+    return { request: sent, view };
   });
 }

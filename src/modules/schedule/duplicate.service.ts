@@ -1,12 +1,10 @@
-import { inTransaction } from '../../kernel/db/transaction';
-import { findLean } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
 import type { RequestCreateInput, RequestDuplicateInput, RequestItemInput } from '../../generated/resolvers-types';
 import { RequestItem } from '../items/item.entities';
 import { Recipient } from '../recipients/recipient.entities';
 import { requireVisibleRequest } from '../requests/request.access';
-import { Collaborator, type RequestRow } from '../requests/request.entities';
-import { createRequest, type Ctx } from '../requests/request.service';
+import { Collaborator } from '../requests/request.entities';
+import { createRequest, type Ctx, type WrittenRequest } from '../requests/request.service';
 
 /**
  * A new request made as the original was: its fields, items (without answers, documents or
@@ -19,18 +17,17 @@ export async function duplicateRequest(
   ctx: Ctx,
   id: string,
   input: RequestDuplicateInput | null | undefined,
-): Promise<RequestRow> {
-  return inTransaction(ctx.em, async (tx) => {
+): Promise<WrittenRequest> {
+  return ctx.db.transaction(async (tx) => {
     const original = await requireVisibleRequest(tx, ctx.viewer, id);
     const [items, recipients, collaborators] = await Promise.all([
-      findLean(
-        tx,
+      tx.records(
         RequestItem,
         'select * from request_item where request_id = ? and deleted_at is null order by position',
         [original.id],
       ),
-      findLean(tx, Recipient, 'select * from recipient where request_id = ? order by position', [original.id]),
-      findLean(tx, Collaborator, 'select * from collaborator where request_id = ? order by position', [original.id]),
+      tx.records(Recipient, 'select * from recipient where request_id = ? order by position', [original.id]),
+      tx.records(Collaborator, 'select * from collaborator where request_id = ? order by position', [original.id]),
     ]);
     const questioned = recipients.flatMap((recipient, index) =>
       recipient.authMethod === 'SECURITY_QUESTION' ? [index] : [],
@@ -87,6 +84,6 @@ export async function duplicateRequest(
       skipInitialNotification: original.skipInitialNotification,
       draft: original.state === 'PRE_LINK_GENERATED',
     };
-    return createRequest({ ...ctx, em: tx }, copy);
+    return createRequest({ ...ctx, db: tx }, copy);
   });
 }

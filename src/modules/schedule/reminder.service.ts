@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryRows } from '../../kernel/db/lean';
+import type { Reader, Tx } from '../../kernel/db/db';
 import { recordActivity } from '../activity/activity.service';
 import { queueNotification, wakingInsert } from '../notifications/notification.service';
 import type { NotificationKind } from '../notifications/notification.entities';
 import type { BounceHandler } from '../notifications/notification.worker';
 import type { TemplateParams } from '../notifications/notification.templates';
-import type { Request } from '../requests/request.entities';
+import type { RequestRow } from '../requests/request.entities';
 import { OPEN_STATES } from '../requests/request.states';
 import { emitRequestEvent, type Ctx } from '../requests/request.service';
 import type { ReminderKind, ReminderMessage, ReminderRecipient } from './schedule.entities';
 import { REMINDER_DEFER_MS, REMINDER_MIN_GAP_MS } from './schedule.limits';
 
 /** States in which recipients are reminded: open, and sent (a draft has told nobody yet). */
-export const remindable = (request: Pick<Request, 'state' | 'deletedAt'>) =>
+export const remindable = (request: Pick<RequestRow, 'state' | 'deletedAt'>) =>
   !request.deletedAt && request.state !== 'PRE_LINK_GENERATED' && OPEN_STATES.includes(request.state);
 
 type PendingRecipient = {
@@ -37,14 +36,13 @@ type PendingRecipient = {
  * REMINDER_DEFER_MS of `now` (signed in, or any action in the activity log).
  */
 export function pendingRecipients(
-  tx: EntityManager,
-  request: Pick<Request, 'id'>,
+  db: Reader,
+  request: Pick<RequestRow, 'id'>,
   now: Date,
   only?: string[],
 ): Promise<PendingRecipient[]> {
   const since = new Date(now.getTime() - REMINDER_DEFER_MS);
-  return queryRows<PendingRecipient>(
-    tx,
+  return db.rows<PendingRecipient>(
     `select rc.id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.send_method, coalesce(ra.opened_at, ra.signed_in_at) as opened_at,
             (ra.signed_in_at > ? or exists (select 1 from activity a where a.request_id = r.id and a.actor_type = 'RECIPIENT' and a.actor_id = rc.id and a.created_at > ?))
               as active,
@@ -75,9 +73,9 @@ function channelsOf(recipient: Pick<PendingRecipient, 'email' | 'phone' | 'send_
 
 /** Queues a message of `kind` to a recipient on each of its channels. */
 export async function queueRecipientMessage<K extends 'REMINDER' | 'EXPIRATION_WARNING'>(
-  tx: EntityManager,
+  tx: Tx,
   ctx: Pick<Ctx, 'settings'>,
-  request: Pick<Request, 'id' | 'language'> & { organization: { id: string } },
+  request: Pick<RequestRow, 'id' | 'language'> & { organization: { id: string } },
   recipient: Pick<PendingRecipient, 'id' | 'email' | 'phone' | 'send_method'>,
   kind: K,
   params: TemplateParams[K],
@@ -123,9 +121,9 @@ export type SentReminder = { id: string; sentAt: Date; recipients: ReminderRecip
  * day later for those deferred.
  */
 export async function sendReminder(
-  tx: EntityManager,
+  tx: Tx,
   ctx: Ctx,
-  request: Request,
+  request: RequestRow,
   plan: ReminderPlan,
 ): Promise<SentReminder | null> {
   const now = ctx.settings.clock.now();
@@ -139,7 +137,7 @@ export async function sendReminder(
   );
   if (pending.length === 0) return null;
   const id = randomUUID();
-  const [claimed] = await tx.execute<{ id: string }[]>(
+  const [claimed] = await tx.rows<{ id: string }>(
     `insert into reminder (id, organization_id, request_id, kind, occurrence, message, recipients, sent_by_id, sent_at)
      values (?, ?, ?, ?, ?, ?, '[]', ?, ?) on conflict (request_id, occurrence) do nothing returning id`,
     [id, request.organization.id, request.id, plan.kind, plan.occurrence, plan.message, plan.sentBy ?? null, now],
@@ -213,8 +211,7 @@ export async function sendReminder(
  */
 export const fallBackToSms: BounceHandler = async (tx, message, error) => {
   if (message.kind !== 'REMINDER' || !message.recipient_id || !message.request_id) return;
-  const [target] = await queryRows<{ phone: string | null; reminder_id: string | null; has_sms: boolean }>(
-    tx,
+  const [target] = await tx.rows<{ phone: string | null; reminder_id: string | null; has_sms: boolean }>(
     `select rc.phone, rm.id as reminder_id,
             exists (select 1 from jsonb_array_elements(rm.recipients) e, jsonb_array_elements(e -> 'messages') m
                      where e ->> 'recipientId' = rc.id::text and m ->> 'channel' = 'SMS') as has_sms
@@ -225,7 +222,7 @@ export const fallBackToSms: BounceHandler = async (tx, message, error) => {
   );
   if (!target?.phone || !target.reminder_id || target.has_sms) return;
   const now = new Date();
-  const [{ id }] = await tx.execute<{ id: string }[]>(
+  const [{ id }] = await tx.rows<{ id: string }>(
     wakingInsert(
       `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
        select gen_random_uuid(), organization_id, request_id, recipient_id, 'SMS', kind, ?, language, params, 'PENDING', 0, ?, ?, ? from notification where id = ?

@@ -1,11 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryRows } from '../../kernel/db/lean';
+import type { Tx } from '../../kernel/db/db';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { extensionPoint } from '../../kernel/module';
 import { recordActivity } from '../activity/activity.service';
 import { removeRequestDocuments } from '../documents/document.service';
 import { queueNotification } from '../notifications/notification.service';
-import type { Request } from '../requests/request.entities';
+import { Request, type RequestRow } from '../requests/request.entities';
 import { closeRequest, emitRequestEvent } from '../requests/request.service';
 import { transition } from '../requests/request.states';
 import { pendingRecipients, queueRecipientMessage, remindable, sendReminder } from './reminder.service';
@@ -42,7 +41,7 @@ export type JobOutcome = { next?: Date | null; fileIds?: string[] };
  * What a job runs with: the service's context in the job's transaction, the time, its request, locked,
  * and what its kind's `prepare` answered.
  */
-export type JobContext = { ctx: GraphQLContext; tx: EntityManager; now: Date; request: Request; prepared?: unknown };
+export type JobContext = { ctx: GraphQLContext; tx: Tx; now: Date; request: RequestRow; prepared?: unknown };
 
 export type JobHandler = (job: ClaimedJob, run: JobContext) => Promise<JobOutcome>;
 
@@ -60,8 +59,8 @@ export type JobFailure = { job: ClaimedJob; error: string; attempts: number; fin
 export type ContributedJobKind = {
   kinds: readonly string[];
   prepare?: (job: ClaimedJob, ctx: GraphQLContext) => Promise<unknown>;
-  run: (job: ClaimedJob, run: Omit<JobContext, 'request'> & { request?: Request }) => Promise<JobOutcome>;
-  failed?: (tx: EntityManager, failure: JobFailure) => Promise<void>;
+  run: (job: ClaimedJob, run: Omit<JobContext, 'request'> & { request?: RequestRow }) => Promise<JobOutcome>;
+  failed?: (tx: Tx, failure: JobFailure) => Promise<void>;
 };
 
 export const jobKinds = extensionPoint<ContributedJobKind>('job kinds');
@@ -80,7 +79,7 @@ export function nextOccurrence(due: Date, intervalDays: number, now: Date): Date
   return new Date(due.getTime() + (missed + 1) * step);
 }
 
-const ended = (request: Request) => request.state === 'CLOSED' || request.state === 'EXPIRED';
+const ended = (request: RequestRow) => request.state === 'CLOSED' || request.state === 'EXPIRED';
 
 export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   REMINDER: async (job, { ctx, tx, now, request }) => {
@@ -123,8 +122,7 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
     const payload = job.payload as { message?: string | null; scheduledReminderId?: string };
     let message = payload.message ?? null;
     if (payload.scheduledReminderId) {
-      const [row] = await queryRows<{ status: string; message: string | null }>(
-        tx,
+      const [row] = await tx.rows<{ status: string; message: string | null }>(
         'select status, message from scheduled_reminder where id = ? for update',
         [payload.scheduledReminderId],
       );
@@ -153,16 +151,18 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   EXPIRATION_WARNING: async (_job, { ctx, tx, now, request }) => {
     const expiresAt = request.expirationDate;
     if (!expiresAt || expiresAt <= now || !remindable(request)) return {};
-    request.state = transition(request.state, 'expiration-warning');
-    for (const recipient of await pendingRecipients(tx, request, now)) {
-      await queueRecipientMessage(tx, ctx, request, recipient, 'EXPIRATION_WARNING', {
-        requestName: request.name,
+    const state = transition(request.state, 'expiration-warning');
+    // Warned before (its expiration moved since): the row stays as it is.
+    const warned = state === request.state ? request : await tx.update(Request, request.id, { state });
+    for (const recipient of await pendingRecipients(tx, warned, now)) {
+      await queueRecipientMessage(tx, ctx, warned, recipient, 'EXPIRATION_WARNING', {
+        requestName: warned.name,
         senderName: recipient.sender_name,
         recipientFirstName: recipient.first_name,
         expiresAt: expiresAt.toISOString(),
       });
     }
-    await emitRequestEvent(tx, ctx, 'request.updated', request, {
+    await emitRequestEvent(tx, ctx, 'request.updated', warned, {
       updated: ['state'],
       action: 'request.expiration_warning',
     });
@@ -171,9 +171,9 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
 
   EXPIRE: async (_job, { ctx, tx, request }) => {
     if (ended(request)) return {};
-    request.state = transition(request.state, 'expire');
-    const { documentIds, fileIds } = await removeRequestDocuments(tx, request.id);
-    await emitRequestEvent(tx, ctx, 'request.expired', request, { details: { document_ids: documentIds } });
+    const expired = await tx.update(Request, request.id, { state: transition(request.state, 'expire') });
+    const { documentIds, fileIds } = await removeRequestDocuments(tx, expired.id);
+    await emitRequestEvent(tx, ctx, 'request.expired', expired, { details: { document_ids: documentIds } });
     return { fileIds };
   },
 
@@ -185,8 +185,7 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   RETENTION: async (_job, { ctx, tx, now, request }) => {
     if (request.state !== 'CLOSED') return {};
     // The days as they are now: a change that raced the close is still followed.
-    const [settings] = await queryRows<{ retention_days: number | null }>(
-      tx,
+    const [settings] = await tx.rows<{ retention_days: number | null }>(
       'select retention_days from organization_settings where organization_id = ?',
       [request.organization.id],
     );
@@ -203,7 +202,7 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   },
 
   ESCALATION: async (job, { ctx, tx, now, request }) => {
-    const [rule] = await queryRows<{
+    const [rule] = await tx.rows<{
       id: string;
       condition: EscalationCondition;
       after_days: number;
@@ -212,7 +211,6 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
       notify_email: string | null;
       user_email: string | null;
     }>(
-      tx,
       `select e.id, e.condition, e.after_days, e.status, e.notify_user_id, e.notify_email, u.email as user_email
          from escalation e left join app_user u on u.id = coalesce(e.notify_user_id, ?)
         where e.id = ? for update of e`,

@@ -1,16 +1,13 @@
 import { databaseGauge, type MetricsSource } from '../../kernel/metrics/metrics';
 
 /** The timed-work queue every instance shares: jobs waiting, due, and how late the oldest due one is. */
-export const scheduleMetrics: MetricsSource = ({ registry, orm }) => {
+export const scheduleMetrics: MetricsSource = ({ registry, db }) => {
   const queue = async () => {
-    const [row] = await orm.em
-      .fork()
-      .getConnection()
-      .execute<{ pending: number; due: number; lag: number | null }[]>(
-        `select count(*)::int as pending, (count(*) filter (where due_at <= now()))::int as due,
+    const [row] = await db.rows<{ pending: number; due: number; lag: number | null }>(
+      `select count(*)::int as pending, (count(*) filter (where due_at <= now()))::int as due,
               extract(epoch from now() - min(due_at) filter (where due_at <= now()))::float8 as lag
          from job where status = 'PENDING'`,
-      );
+    );
     return row;
   };
   databaseGauge(registry, {

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EmitHook, EmittedEvent } from '../../kernel/events/outbox';
 import type { RetentionChange } from '../organizations/organization.service';
 import { JOB_KINDS } from './schedule.entities';
@@ -125,7 +124,7 @@ export const planRetention: EmitHook = {
  * RETENTION job not yet done moves to the new day, one is planned for those closed while there was
  * none, and clearing the days cancels them (the documents are kept).
  */
-export const replanRetention: RetentionChange = async (tx: EntityManager, { organizationId, retentionDays, now }) => {
+export const replanRetention: RetentionChange = async (tx, { organizationId, retentionDays, now }) => {
   if (retentionDays === null) {
     await tx.execute(
       `update job set status = 'CANCELLED', lease = null, locked_until = null, updated_at = ? where organization_id = ? and kind = 'RETENTION' and status = 'PENDING'`,

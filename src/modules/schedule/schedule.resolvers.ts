@@ -64,6 +64,6 @@ export const scheduleResolvers: Resolvers = {
     escalationDelete: (_root, { requestId, id }, ctx) =>
       payload(async () => ({ deletedEscalationId: await deleteEscalation(ctx, requestId, id) })),
     requestDuplicate: (_root, { id, input }, ctx) =>
-      payload(async () => ({ request: await duplicateRequest(ctx, id, input) })),
+      payload(async () => ({ request: (await duplicateRequest(ctx, id, input)).request })),
   },
 };

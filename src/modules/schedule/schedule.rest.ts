@@ -12,7 +12,9 @@ import {
   ScheduledReminderDeleteDocument,
   ScheduledReminderUpdateDocument,
 } from '../../generated/operations';
-import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
+import { found, fromPayload, restRow, serviceRow, type RestRow } from '../../kernel/rest/engine';
+import type { MutationRequestDuplicateArgs } from '../../generated/resolvers-types';
+import { duplicateRequest } from './duplicate.service';
 import { noContent } from '../../kernel/rest/mapping';
 import {
   Body,
@@ -27,7 +29,7 @@ import {
   withErrors,
 } from '../../kernel/rest/schemas';
 import { MAX_REMINDER_MESSAGE, MAX_REQUEST_NAME } from '../requests/request.limits';
-import { requestRest, restRequest } from '../requests/request.rest-shapes';
+import { requestRest } from '../requests/request.rest-shapes';
 import { ESCALATION_CONDITIONS } from './schedule.entities';
 import { MAX_ESCALATION_DAYS, MIN_ESCALATION_DAYS } from './schedule.limits';
 import {
@@ -260,7 +262,7 @@ export function scheduleRestRows(): RestRow[] {
       variables: ({ params }) => ({ requestId: params.request_id, id: params.escalation_id }),
       result: (data) => noContent(data.escalationDelete, 'deletedEscalationId'),
     }),
-    restRow({
+    serviceRow<MutationRequestDuplicateArgs>({
       method: 'POST',
       url: '/requests/:request_id/duplicate',
       summary: 'A new request with the same fields, items and recipients (new links), in its initial state',
@@ -272,7 +274,7 @@ export function scheduleRestRows(): RestRow[] {
       },
       operation: RequestDuplicateDocument,
       variables: ({ params, body }) => ({ id: params.request_id, input: { name: body?.name ?? null } }),
-      result: (data) => ({ body: restRequest(fromPayload(data.requestDuplicate, 'request')) }),
+      call: async (ctx, { id, input }) => ({ body: (await duplicateRequest(ctx, id, input)).view }),
     }),
   ];
 }

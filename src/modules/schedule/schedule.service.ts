@@ -1,7 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
-import { inTransaction } from '../../kernel/db/transaction';
-import { findLean, queryRows } from '../../kernel/db/lean';
 import type {
   EscalationCreateInput,
   EscalationUpdateInput,
@@ -13,7 +11,7 @@ import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/p
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { User } from '../identity/identity.entities';
 import { findVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
-import type { Request } from '../requests/request.entities';
+import type { RequestRow } from '../requests/request.entities';
 import { MAX_REMINDER_MESSAGE } from '../requests/request.limits';
 import type { Ctx } from '../requests/request.service';
 import { remindable, sendReminder } from './reminder.service';
@@ -41,7 +39,7 @@ export type Planned = {
 };
 
 /** Plans (or moves, or with no time cancels) the job `key`, in the caller's transaction. */
-export async function planJob(tx: EntityManager, now: Date, job: Planned): Promise<void> {
+export async function planJob(tx: Tx, now: Date, job: Planned): Promise<void> {
   await tx.execute(
     `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
      values (gen_random_uuid(), ?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?)
@@ -61,20 +59,20 @@ export async function planJob(tx: EntityManager, now: Date, job: Planned): Promi
   );
 }
 
-export const cancelJob = (tx: EntityManager, key: string, now: Date) =>
+export const cancelJob = (tx: Tx, key: string, now: Date) =>
   tx.execute(`update job set status = 'CANCELLED', updated_at = ? where key = ? and status = 'PENDING'`, [now, key]);
 
 // ---- Reminders sent ----
 
 /** A reminder the viewer may see (`node(id)`): one of a request it sees. */
-export async function getReminder(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ReminderRow | null> {
+export async function getReminder(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<ReminderRow | null> {
   const [reminder] = isUuid(id)
-    ? await findLean(ctx.em, Reminder, 'select * from reminder where id = ? and organization_id = ?', [
+    ? await ctx.db.records(Reminder, 'select * from reminder where id = ? and organization_id = ?', [
         id,
         ctx.viewer.organizationId,
       ])
     : [];
-  return reminder && (await findVisibleRequest(ctx.em, ctx.viewer, reminder.request.id)) ? reminder : null;
+  return reminder && (await findVisibleRequest(ctx.db, ctx.viewer, reminder.request.id)) ? reminder : null;
 }
 
 /** Reminds now every recipient who has not submitted (no deferral: the owner asked for it). */
@@ -83,7 +81,7 @@ export async function sendReminderNow(
   requestId: string,
   input: ReminderSendInput | null | undefined,
 ): Promise<ReminderRow> {
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     new InputCheck().text(['message'], input?.message, { max: MAX_REMINDER_MESSAGE }).done();
     if (!remindable(request)) throw AppError.invalidState(`A request in state ${request.state} is not reminded`);
@@ -95,17 +93,17 @@ export async function sendReminderNow(
       sentBy: ctx.viewer.userId,
     });
     if (!sent) throw AppError.invalidState('Every recipient has submitted: nobody is left to remind');
-    return (await findLean(tx, Reminder, 'select * from reminder where id = ?', [sent.id]))[0];
+    return (await tx.records(Reminder, 'select * from reminder where id = ?', [sent.id]))[0];
   });
 }
 
 export function listReminders(
-  ctx: Pick<Ctx, 'em'>,
+  ctx: Pick<Ctx, 'db'>,
   request: { id: string },
   args: PageArgs,
 ): Promise<Connection<ReminderRow>> {
   return paginate(
-    { em: ctx.em, entity: Reminder, sql: 'select r.* from reminder r where r.request_id = ?', params: [request.id] },
+    { db: ctx.db, entity: Reminder, sql: 'select r.* from reminder r where r.request_id = ?', params: [request.id] },
     args,
     {
       property: 'sentAt',
@@ -122,14 +120,9 @@ const checkFuture = (check: InputCheck, field: string[], value: Date | null | un
   if (value && value.getTime() <= now.getTime()) check.add(field, 'Must be in the future', 'OUT_OF_RANGE');
 };
 
-async function requireScheduledReminder(
-  tx: EntityManager,
-  request: Request,
-  id: string,
-): Promise<ScheduledReminderRow> {
+async function requireScheduledReminder(tx: Tx, request: RequestRow, id: string): Promise<ScheduledReminderRow> {
   const [row] = isUuid(id)
-    ? await findLean(
-        tx,
+    ? await tx.records(
         ScheduledReminder,
         'select * from scheduled_reminder where id = ? and request_id = ? for update',
         [id, request.id],
@@ -139,7 +132,7 @@ async function requireScheduledReminder(
   return row;
 }
 
-const scheduledJob = (request: Request, id: string, sendAt: Date | null): Planned => ({
+const scheduledJob = (request: RequestRow, id: string, sendAt: Date | null): Planned => ({
   organizationId: request.organization.id,
   requestId: request.id,
   kind: 'SCHEDULED_REMINDER',
@@ -154,14 +147,13 @@ export async function createScheduledReminder(
   input: ScheduledReminderCreateInput,
 ): Promise<ScheduledReminderRow> {
   const now = ctx.settings.clock.now();
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     // Tenancy first: another organization's request is a 404 whatever the input.
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     const check = new InputCheck();
     checkFuture(check, ['sendAt'], input.sendAt, now);
     check.text(['message'], input.message, { max: MAX_REMINDER_MESSAGE }).done();
-    const [{ count }] = await queryRows<{ count: number }>(
-      tx,
+    const [{ count }] = await tx.rows<{ count: number }>(
       `select count(*)::int as count from scheduled_reminder where request_id = ? and status = 'PENDING'`,
       [request.id],
     );
@@ -173,17 +165,18 @@ export async function createScheduledReminder(
           code: 'TOO_MANY',
         },
       ]);
-    const row = tx.create(ScheduledReminder, {
-      organization: request.organization.id,
-      request: request.id,
-      sendAt: input.sendAt,
-      message: input.message ?? null,
-      status: 'PENDING',
-      sentAt: null,
-    });
-    await tx.flush();
+    const [row] = await tx.insert(ScheduledReminder, [
+      {
+        organization: request.organization.id,
+        request: request.id,
+        sendAt: input.sendAt,
+        message: input.message ?? null,
+        status: 'PENDING',
+        sentAt: null,
+      },
+    ]);
     await planJob(tx, now, scheduledJob(request, row.id, input.sendAt));
-    return row as ScheduledReminderRow;
+    return row;
   });
 }
 
@@ -194,7 +187,7 @@ export async function updateScheduledReminder(
   input: ScheduledReminderUpdateInput,
 ): Promise<ScheduledReminderRow> {
   const now = ctx.settings.clock.now();
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     const current = await requireScheduledReminder(tx, request, id);
     const check = new InputCheck();
@@ -217,7 +210,7 @@ export async function updateScheduledReminder(
 }
 
 export async function deleteScheduledReminder(ctx: Ctx, requestId: string, id: string): Promise<string> {
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     const current = await requireScheduledReminder(tx, request, id);
     await tx.execute('delete from scheduled_reminder where id = ?', [current.id]);
@@ -228,9 +221,9 @@ export async function deleteScheduledReminder(ctx: Ctx, requestId: string, id: s
 
 // ---- Escalations ----
 
-async function requireEscalation(tx: EntityManager, request: Request, id: string): Promise<EscalationRow> {
+async function requireEscalation(tx: Tx, request: RequestRow, id: string): Promise<EscalationRow> {
   const [row] = isUuid(id)
-    ? await findLean(tx, Escalation, 'select * from escalation where id = ? and request_id = ? for update', [
+    ? await tx.records(Escalation, 'select * from escalation where id = ? and request_id = ? for update', [
         id,
         request.id,
       ])
@@ -247,7 +240,7 @@ type EscalationFields = {
 };
 
 /** Checks a rule's fields: days in range, a user of the caller's organization or an address, not both. */
-async function checkEscalation(ctx: Ctx, tx: EntityManager, fields: EscalationFields): Promise<void> {
+async function checkEscalation(ctx: Ctx, tx: Tx, fields: EscalationFields): Promise<void> {
   const check = new InputCheck();
   check
     .int(['afterDays'], fields.afterDays, { min: MIN_ESCALATION_DAYS, max: MAX_ESCALATION_DAYS })
@@ -258,7 +251,12 @@ async function checkEscalation(ctx: Ctx, tx: EntityManager, fields: EscalationFi
   if (
     fields.notifyUserId &&
     isUuid(fields.notifyUserId) &&
-    !(await tx.findOne(User, { id: fields.notifyUserId, organization: ctx.viewer.organizationId }))
+    !(
+      await tx.rows(`select 1 from ${tx.table(User)} where id = ? and organization_id = ?`, [
+        fields.notifyUserId,
+        ctx.viewer.organizationId,
+      ])
+    ).length
   ) {
     check.add(['notifyUserId'], 'Names no user of your organization', 'NOT_FOUND');
   }
@@ -269,7 +267,7 @@ async function checkEscalation(ctx: Ctx, tx: EntityManager, fields: EscalationFi
  * The escalation's job: due `afterDays` after the due date (OVERDUE; none without one) or the request's creation
  * (NOT_OPENED).
  */
-const escalationJob = (request: Request, id: string, fields: EscalationFields): Planned => {
+const escalationJob = (request: RequestRow, id: string, fields: EscalationFields): Planned => {
   const from = fields.condition === 'OVERDUE' ? request.dueDate : request.createdAt;
   return {
     organizationId: request.organization.id,
@@ -292,11 +290,10 @@ export async function createEscalation(
     notifyUserId: input.notifyUserId ?? null,
     notifyEmail: input.notifyEmail?.trim() ?? null,
   };
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     await checkEscalation(ctx, tx, fields);
-    const [{ count }] = await queryRows<{ count: number }>(
-      tx,
+    const [{ count }] = await tx.rows<{ count: number }>(
       'select count(*)::int as count from escalation where request_id = ?',
       [request.id],
     );
@@ -304,19 +301,20 @@ export async function createEscalation(
       throw AppError.validation([
         { field: [], message: `A request holds at most ${MAX_ESCALATIONS} escalations`, code: 'TOO_MANY' },
       ]);
-    const row = tx.create(Escalation, {
-      organization: request.organization.id,
-      request: request.id,
-      condition: fields.condition,
-      afterDays: fields.afterDays,
-      notifyUser: fields.notifyUserId,
-      notifyEmail: fields.notifyEmail,
-      status: 'PENDING',
-      firedAt: null,
-    });
-    await tx.flush();
+    const [row] = await tx.insert(Escalation, [
+      {
+        organization: request.organization.id,
+        request: request.id,
+        condition: fields.condition,
+        afterDays: fields.afterDays,
+        notifyUser: fields.notifyUserId,
+        notifyEmail: fields.notifyEmail,
+        status: 'PENDING',
+        firedAt: null,
+      },
+    ]);
     await planJob(tx, ctx.settings.clock.now(), escalationJob(request, row.id, fields));
-    return row as unknown as EscalationRow;
+    return row;
   });
 }
 
@@ -326,7 +324,7 @@ export async function updateEscalation(
   id: string,
   input: EscalationUpdateInput,
 ): Promise<EscalationRow> {
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     const current = await requireEscalation(tx, request, id);
     if (current.status !== 'PENDING') throw AppError.invalidState('An escalation that fired cannot change');
@@ -359,12 +357,12 @@ export async function updateEscalation(
       [fields.condition, fields.afterDays, fields.notifyUserId, fields.notifyEmail, now, current.id],
     );
     await planJob(tx, now, escalationJob(request, current.id, fields));
-    return (await findLean(tx, Escalation, 'select * from escalation where id = ?', [current.id]))[0];
+    return (await tx.records(Escalation, 'select * from escalation where id = ?', [current.id]))[0];
   });
 }
 
 export async function deleteEscalation(ctx: Ctx, requestId: string, id: string): Promise<string> {
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     const current = await requireEscalation(tx, request, id);
     await tx.execute('delete from escalation where id = ?', [current.id]);

@@ -1,13 +1,11 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../kernel/clock';
+import type { Db } from '../../kernel/db/db';
 import type { ContextFactory } from '../../kernel/graphql/context';
-import { inTransaction } from '../../kernel/db/transaction';
-import { queryRows } from '../../kernel/db/lean';
 import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import { deleteReferences } from '../files/file.service';
 import { renderingViewer } from '../portal/portal.access';
-import { findVisibleRequestForUpdate } from '../requests/request.access';
+import { findVisibleRequest } from '../requests/request.access';
 import { JOB_BATCH, JOB_CONCURRENCY, JOB_MAX_ATTEMPTS, JOB_RETRY_DELAYS_MS } from './schedule.limits';
 import {
   contributedKind,
@@ -20,7 +18,7 @@ import {
 import type { JobKind } from './schedule.entities';
 
 export type ScheduleWorkerOptions = {
-  orm: MikroORM;
+  db: Db;
   contexts: ContextFactory;
   settings: ScheduleSettings;
   log: FastifyBaseLogger;
@@ -41,7 +39,7 @@ async function runJob(job: ClaimedJob, run: Omit<JobContext, 'request'>): Promis
     if (!contributed) throw new Error(`A job of kind ${job.kind} names no request`);
     return contributed.run(job, run);
   }
-  const request = await findVisibleRequestForUpdate(run.tx, run.ctx.viewer, job.request_id);
+  const request = await findVisibleRequest(run.tx, run.ctx.viewer, job.request_id, { forUpdate: true });
   return request ? handler(job, { ...run, request }) : {};
 }
 
@@ -56,20 +54,15 @@ class LeaseLost extends Error {}
  * exactly once. A failing job is tried again on JOB_RETRY_DELAYS_MS.
  */
 export class ScheduleWorker extends PollingWorker {
-  /** Where the claim runs: a lean statement, so one fork serves every round (nothing accumulates in it). */
-  private readonly em: EntityManager;
-
   constructor(private readonly options: ScheduleWorkerOptions) {
     super(options.log, 'timed job', null, options.pollMs);
-    this.em = options.orm.em.fork();
   }
 
   override async runOnce(): Promise<number> {
     const now = this.options.clock.now();
     const warningAhead = new Date(now.getTime() + this.options.settings.expirationWarningDays * 86_400_000);
-    // A lean statement, prepared, as the other workers' claims: every instance runs it each second.
-    const claimed = await queryRows<ClaimedJob>(
-      this.em,
+    // One statement, outside any transaction, prepared as the other workers' claims: every instance runs it each second.
+    const claimed = await this.options.db.rows<ClaimedJob>(
       `with due as (
          select id from job
           where status = 'PENDING' and (due_at <= ? or (kind = 'EXPIRATION_WARNING' and due_at <= ?))
@@ -100,17 +93,16 @@ export class ScheduleWorker extends PollingWorker {
     try {
       const prepared = await contributedKind(job.kind)?.prepare?.(job, base);
       await deleteReferences(base, async (tx) => {
-        const ctx = base.operations.on(base, tx);
+        const ctx = contexts.forViewer(base.viewer, { db: tx, log, requestId: base.requestId });
         const now = clock.now();
         const outcome = await runJob(job, { ctx, tx, now, prepared });
-        await tx.flush();
-        const finished = await tx.execute<{ id: string }[]>(
+        const finished = await tx.execute(
           `update job set status = ?, due_at = coalesce(?, due_at), attempts = 0, lease = null, locked_until = null, last_error = null,
                           done_at = ?, updated_at = ?
-            where id = ? and lease = ? returning id`,
+            where id = ? and lease = ?`,
           [outcome.next ? 'PENDING' : 'DONE', outcome.next ?? null, outcome.next ? null : now, now, job.id, job.lease],
         );
-        if (finished.length === 0) throw new LeaseLost();
+        if (finished === 0) throw new LeaseLost();
         return { result: null, fileIds: outcome.fileIds ?? [] };
       });
     } catch (err) {
@@ -127,13 +119,15 @@ export class ScheduleWorker extends PollingWorker {
     const retryAt = final ? null : new Date(now.getTime() + JOB_RETRY_DELAYS_MS[attempts - 1]);
     const error = String((err as Error)?.message ?? err).slice(0, 500);
     const recordFailure = contributedKind(job.kind)?.failed;
-    await inTransaction(this.options.orm.em.fork(), async (tx) => {
-      const recorded = await tx.execute<{ id: string }[]>(
-        `update job set status = ?, attempts = ?, due_at = ?, last_error = ?, lease = null, locked_until = null, updated_at = ?
-          where id = ? and lease = ? returning id`,
-        [final ? 'FAILED' : 'PENDING', attempts, retryAt ?? job.due_at, error, now, job.id, job.lease],
-      );
-      if (recorded.length > 0) await recordFailure?.(tx, { job, error, attempts, final, retryAt });
-    }).catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'recording a failed job failed'));
+    await this.options.db
+      .transaction(async (tx) => {
+        const recorded = await tx.execute(
+          `update job set status = ?, attempts = ?, due_at = ?, last_error = ?, lease = null, locked_until = null, updated_at = ?
+          where id = ? and lease = ?`,
+          [final ? 'FAILED' : 'PENDING', attempts, retryAt ?? job.due_at, error, now, job.id, job.lease],
+        );
+        if (recorded > 0) await recordFailure?.(tx, { job, error, attempts, final, retryAt });
+      })
+      .catch((error: unknown) => this.options.log.error({ err: error, job: job.id }, 'recording a failed job failed'));
   }
 }

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { queryRows, toDate } from '../../kernel/db/lean';
+import type { Reader } from '../../kernel/db/db';
 import {
   SIGN_IN_COLUMNS,
   signInFields,
@@ -52,15 +51,14 @@ type LinkRow = SignInRow & {
   title: string;
   organization_name: string;
   owner_name: string;
-  deletion_date: string | null;
+  deletion_date: Date | null;
   status: ShareStatus;
 };
 
 /** The link's recipient and share; null for a token that names none (unknown, or a share not sent yet). */
-export async function findShareLink(em: EntityManager, token: string): Promise<ShareLink | null> {
+export async function findShareLink(db: Reader, token: string): Promise<ShareLink | null> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-  const [row] = await queryRows<LinkRow>(
-    em,
+  const [row] = await db.rows<LinkRow>(
     `select ${SIGN_IN_COLUMNS}, s.id as share_id, s.organization_id, s.title, o.name as organization_name,
             coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name, s.expiration_date, s.deletion_date, s.language, s.status
        from share_recipient rc
@@ -81,20 +79,15 @@ export async function findShareLink(em: EntityManager, token: string): Promise<S
     title: row.title,
     organizationName: row.organization_name,
     ownerName: row.owner_name,
-    deletionDate: toDate(row.deletion_date),
+    deletionDate: row.deletion_date,
     status: row.status,
   };
 }
 
 /** The share recipient a session token signs in now, if any. */
-export async function findShareSession(
-  em: EntityManager,
-  token: string,
-  now: Date,
-): Promise<{ recipientId: string } | null> {
+export async function findShareSession(db: Reader, token: string, now: Date): Promise<{ recipientId: string } | null> {
   if (!token.startsWith(SHARE_SIGN_IN.tokenPrefix)) return null;
-  const [row] = await queryRows<{ recipient_id: string }>(
-    em,
+  const [row] = await db.rows<{ recipient_id: string }>(
     `select s.recipient_id from share_recipient_session s join share_recipient sr on sr.id = s.recipient_id
       where s.token_hash = ? and s.expires_at > ? and s.link_hash = sr.token_hash`,
     [sha256Hex(token), now],

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import { Organization, User } from '../identity/identity.entities';
 import { StoredFile } from '../files/file.entities';
 import { signInEntities } from '../portal/portal.entities';

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { queryRows } from '../../kernel/db/lean';
 import { AppError } from '../../kernel/errors/app-error';
 import { sendFile } from '../../kernel/http/files';
 import { Nullable, Uuid, withErrors } from '../../kernel/rest/schemas';
@@ -87,7 +86,7 @@ async function requireSession(scope: FastifyInstance, request: FastifyRequest): 
   const link = await requireLinkOf(scope, { find: findShareLink }, token);
   const now = scope.contexts.settings.clock.now();
   const credential = sessionToken(request);
-  const session = credential ? await findShareSession(scope.orm.em.fork(), credential, now) : null;
+  const session = credential ? await findShareSession(scope.db, credential, now) : null;
   if (!session || session.recipientId !== link.recipientId)
     throw new AppError('UNAUTHENTICATED', `Not signed in: sign in at POST /s/{token}/api/session`);
   requireLinkOpen(link, now);
@@ -97,16 +96,14 @@ async function requireSession(scope: FastifyInstance, request: FastifyRequest): 
 type FileRow = { id: string; name: string; mime_type: string; size: number; storage_key: string };
 
 const filesOf = (scope: FastifyInstance, shareId: string) =>
-  queryRows<FileRow>(
-    scope.orm.em.fork(),
+  scope.db.rows<FileRow>(
     'select sf.id, f.name, f.mime_type, f.size, f.storage_key from share_file sf join stored_file f on f.id = sf.file_id where sf.share_id = ? order by sf.position, sf.id',
     [shareId],
   );
 
 async function shareView(scope: FastifyInstance, link: ShareLink, token: string): Promise<ShareView> {
   const settings = scope.contexts.settings;
-  const [share] = await queryRows<{ custom_message: string | null }>(
-    scope.orm.em.fork(),
+  const [share] = await scope.db.rows<{ custom_message: string | null }>(
     'select custom_message from share where id = ?',
     [link.shareId],
   );
@@ -164,9 +161,8 @@ async function sessionRoutes(scope: FastifyInstance): Promise<void> {
       if (!file) throw AppError.notFound('File');
       const client = clientOf(request);
       // Logged as the download starts: a download cut short is a download still.
-      await scope.orm.em
-        .fork()
-        .execute(
+      await scope.db.transaction((tx) =>
+        tx.execute(
           'insert into share_download (id, organization_id, share_id, share_file_id, recipient_id, file_name, size, ip, user_agent, downloaded_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           [
             link.organizationId,
@@ -179,7 +175,8 @@ async function sessionRoutes(scope: FastifyInstance): Promise<void> {
             client.userAgent?.slice(0, 500) ?? null,
             scope.contexts.settings.clock.now(),
           ],
-        );
+        ),
+      );
       const { storage } = scope.contexts.forViewer(renderingViewer(link.organizationId), {
         log: request.log,
         requestId: request.id,
@@ -215,7 +212,7 @@ async function servePage(
   const info = await callRecipientApi(scope, request, { method: 'GET', path: base });
   if (info.status === 404 || info.status === 410) {
     const language = languageFromHeader(request.headers['accept-language']);
-    const link = info.status === 410 ? await findShareLink(scope.orm.em.fork(), token) : null;
+    const link = info.status === 410 ? await findShareLink(scope.db, token) : null;
     const ended = link && shareEnded(link, scope.contexts.settings.clock.now());
     const texts = textsFor(link?.language ?? language);
     const own = shareTextsFor(link?.language ?? language);

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { findLean, queryRows } from '../../kernel/db/lean';
-import { inTransaction } from '../../kernel/db/transaction';
+import type { Reader, Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import type { ShareCreateInput, ShareUpdateInput } from '../../generated/resolvers-types';
 import type { GraphQLContext, Viewer } from '../../kernel/graphql/context';
@@ -34,7 +32,7 @@ import {
   MAX_SHARE_TITLE,
 } from './share.limits';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings' | 'storage' | 'log' | 'loaders'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings' | 'storage' | 'log' | 'loaders'>;
 
 // A share is its owner's; an ADMIN sees every share of its organization, a USER its own (as with
 // requests, a share the caller may not see is "not found").
@@ -60,33 +58,33 @@ const visible = (viewer: Viewer) =>
     ? { sql: 's.organization_id = ?', params: [viewer.organizationId] }
     : { sql: 's.organization_id = ? and s.owner_id = ?', params: [viewer.organizationId, viewer.userId] };
 
-export async function getShare(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ShareRow | null> {
+export async function getShare(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<ShareRow | null> {
   if (!isUuid(id)) return null;
   const where = visible(ctx.viewer);
-  const [share] = await findLean(ctx.em, Share, `select s.* from share s where s.id = ? and ${where.sql}`, [
+  const [share] = await ctx.db.records(Share, `select s.* from share s where s.id = ? and ${where.sql}`, [
     id,
     ...where.params,
   ]);
   return share ?? null;
 }
 
-export function listShares(ctx: Pick<Ctx, 'em' | 'viewer'>, args: PageArgs): Promise<Connection<ShareRow>> {
+export function listShares(ctx: Pick<Ctx, 'db' | 'viewer'>, args: PageArgs): Promise<Connection<ShareRow>> {
   const where = visible(ctx.viewer);
   return paginate(
-    { em: ctx.em, entity: Share, sql: `select s.* from share s where ${where.sql}`, params: where.params },
+    { db: ctx.db, entity: Share, sql: `select s.* from share s where ${where.sql}`, params: where.params },
     args,
     { property: 'createdAt', column: 'created_at', direction: 'DESC' },
   );
 }
 
 export function listDownloads(
-  ctx: Pick<Ctx, 'em'>,
+  ctx: Pick<Ctx, 'db'>,
   share: { id: string },
   args: PageArgs,
 ): Promise<Connection<ShareDownloadRow>> {
   return paginate(
     {
-      em: ctx.em,
+      db: ctx.db,
       entity: ShareDownload,
       sql: 'select d.* from share_download d where d.share_id = ?',
       params: [share.id],
@@ -101,11 +99,10 @@ export function listDownloads(
 }
 
 /** A download of a share the caller sees (`node(id)`). */
-export async function getShareDownload(ctx: Pick<Ctx, 'em' | 'viewer'>, id: string): Promise<ShareDownloadRow | null> {
+export async function getShareDownload(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<ShareDownloadRow | null> {
   if (!isUuid(id)) return null;
   const where = visible(ctx.viewer);
-  const [download] = await findLean(
-    ctx.em,
+  const [download] = await ctx.db.records(
     ShareDownload,
     `select d.* from share_download d join share s on s.id = d.share_id where d.id = ? and ${where.sql}`,
     [id, ...where.params],
@@ -114,20 +111,20 @@ export async function getShareDownload(ctx: Pick<Ctx, 'em' | 'viewer'>, id: stri
 }
 
 /** The share, locked for the rest of the transaction: 404 unless the caller sees it. */
-async function requireShareForUpdate(tx: EntityManager, viewer: Viewer, id: string): Promise<Share> {
+async function requireShareForUpdate(tx: Tx, viewer: Viewer, id: string): Promise<ShareRow> {
   const where = visible(viewer);
-  const [row] = isUuid(id)
-    ? await queryRows<{ id: string }>(tx, `select s.id from share s where s.id = ? and ${where.sql} for update`, [
+  const [share] = isUuid(id)
+    ? await tx.records(Share, `select s.* from share s where s.id = ? and ${where.sql} for update`, [
         id,
         ...where.params,
       ])
     : [];
-  if (!row) throw AppError.notFound('Share');
-  return tx.findOneOrFail(Share, row.id, { refresh: true });
+  if (!share) throw AppError.notFound('Share');
+  return share;
 }
 
 /** A share whose files are gone or whose page has ended takes no files and is not sent. */
-function requireLive(share: Pick<Share, 'status'>, action: string): void {
+function requireLive(share: Pick<ShareRow, 'status'>, action: string): void {
   if (share.status === 'EXPIRED' || share.status === 'DELETED')
     throw AppError.invalidState(`A share in status ${share.status} cannot ${action}`);
 }
@@ -151,9 +148,9 @@ function checkDates(
 
 /** Plans (or moves, or cancels) the share's expiration and deletion in the caller's transaction. */
 async function planShareJobs(
-  tx: EntityManager,
+  tx: Tx,
   now: Date,
-  share: Pick<Share, 'id' | 'expirationDate' | 'deletionDate'> & { organization: { id: string } },
+  share: Pick<ShareRow, 'id' | 'organization' | 'expirationDate' | 'deletionDate'>,
 ): Promise<void> {
   for (const [kind, dueAt] of [
     ['SHARE_EXPIRE', share.expirationDate],
@@ -206,53 +203,58 @@ export async function createShare(ctx: Ctx, input: ShareCreateInput): Promise<Sh
     }
   });
   check.done();
-  return inTransaction(ctx.em, async (tx) => {
-    const share = tx.create(Share, {
-      organization: ctx.viewer.organizationId,
-      owner: ctx.viewer.userId,
-      title: input.title.trim(),
-      customMessage: input.customMessage ?? null,
-      language: input.language ?? DEFAULT_LANGUAGE,
-      sendMethod: input.sendMethod ?? 'DEFAULT',
-      status: 'DRAFT',
-      expirationDate: input.expirationDate ?? null,
-      deletionDate: input.deletionDate ?? null,
-      sentAt: null,
-      filesDeletedAt: null,
-    });
-    input.recipients.forEach((recipient, position) => {
-      const id = randomUUID();
-      const nonce = newLinkNonce();
-      const auth = recipient.authMethod;
-      tx.create(ShareRecipient, {
-        id,
-        organization: share.organization,
-        share,
-        email: recipient.email?.trim() ?? null,
-        firstName: recipient.firstName ?? null,
-        lastName: recipient.lastName ?? null,
-        phone: recipient.phone ?? null,
-        authMethod: auth?.type ?? 'UNSET',
-        questionText: auth?.type === 'SECURITY_QUESTION' ? auth.questionText!.trim() : null,
-        questionAnswerHash:
-          auth?.type === 'SECURITY_QUESTION' ? answerHash(ctx.settings.secret, id, auth.questionAnswer!) : null,
-        sendMethod: recipient.sendMethod ?? 'DEFAULT',
-        completionOrder: recipient.completionOrder ?? null,
-        position,
-        linkNonce: nonce,
-        tokenHash: sha256Hex(linkToken(ctx.settings.secret, id, nonce)),
-        passwordHash: sha256Hex(recipientPassword(ctx.settings.secret, id, nonce)),
-      });
-    });
-    await tx.flush();
+  return ctx.db.transaction(async (tx) => {
+    const [share] = await tx.insert(Share, [
+      {
+        organization: ctx.viewer.organizationId,
+        owner: ctx.viewer.userId,
+        title: input.title.trim(),
+        customMessage: input.customMessage ?? null,
+        language: input.language ?? DEFAULT_LANGUAGE,
+        sendMethod: input.sendMethod ?? 'DEFAULT',
+        status: 'DRAFT',
+        expirationDate: input.expirationDate ?? null,
+        deletionDate: input.deletionDate ?? null,
+        sentAt: null,
+        filesDeletedAt: null,
+      },
+    ]);
+    await tx.insert(
+      ShareRecipient,
+      input.recipients.map((recipient, position) => {
+        // The link secrets derive from the id, so it is chosen here rather than by the record's default.
+        const id = randomUUID();
+        const nonce = newLinkNonce();
+        const auth = recipient.authMethod;
+        return {
+          id,
+          organization: share.organization,
+          share: share.id,
+          email: recipient.email?.trim() ?? null,
+          firstName: recipient.firstName ?? null,
+          lastName: recipient.lastName ?? null,
+          phone: recipient.phone ?? null,
+          authMethod: auth?.type ?? 'UNSET',
+          questionText: auth?.type === 'SECURITY_QUESTION' ? auth.questionText!.trim() : null,
+          questionAnswerHash:
+            auth?.type === 'SECURITY_QUESTION' ? answerHash(ctx.settings.secret, id, auth.questionAnswer!) : null,
+          sendMethod: recipient.sendMethod ?? 'DEFAULT',
+          completionOrder: recipient.completionOrder ?? null,
+          position,
+          linkNonce: nonce,
+          tokenHash: sha256Hex(linkToken(ctx.settings.secret, id, nonce)),
+          passwordHash: sha256Hex(recipientPassword(ctx.settings.secret, id, nonce)),
+        };
+      }),
+    );
     await planShareJobs(tx, now, share);
-    return share as ShareRow;
+    return share;
   });
 }
 
 export async function updateShare(ctx: Ctx, id: string, input: ShareUpdateInput): Promise<ShareRow> {
   const now = ctx.settings.clock.now();
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const share = await requireShareForUpdate(tx, ctx.viewer, id);
     const check = new InputCheck();
     check
@@ -265,15 +267,16 @@ export async function updateShare(ctx: Ctx, id: string, input: ShareUpdateInput)
     checkDates(check, now, input, { expirationDate: expirationDate ?? null, deletionDate: deletionDate ?? null });
     check.done();
     requireLive(share, 'change');
-    if (input.title != null) share.title = input.title.trim();
-    if (input.customMessage !== undefined) share.customMessage = input.customMessage;
-    if (input.language != null) share.language = input.language;
-    share.expirationDate = expirationDate ?? null;
-    share.deletionDate = deletionDate ?? null;
-    share.updatedAt = now;
-    await tx.flush();
-    await planShareJobs(tx, now, share);
-    return share as ShareRow;
+    const updated = await tx.update(Share, share.id, {
+      title: input.title != null ? input.title.trim() : undefined,
+      customMessage: input.customMessage,
+      language: input.language ?? undefined,
+      expirationDate: expirationDate ?? null,
+      deletionDate: deletionDate ?? null,
+      updatedAt: now,
+    });
+    await planShareJobs(tx, now, updated);
+    return updated;
   });
 }
 
@@ -295,11 +298,10 @@ function channelsOf(
 /** Mails (or texts) every recipient its link, in the transaction that marks the share SENT. */
 export async function sendShare(ctx: Ctx, id: string): Promise<ShareRow> {
   const now = ctx.settings.clock.now();
-  return inTransaction(ctx.em, async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     const share = await requireShareForUpdate(tx, ctx.viewer, id);
     requireLive(share, 'be sent');
-    const [{ count }] = await queryRows<{ count: number }>(
-      tx,
+    const [{ count }] = await tx.rows<{ count: number }>(
       'select count(*)::int as count from share_file where share_id = ?',
       [share.id],
     );
@@ -307,14 +309,12 @@ export async function sendShare(ctx: Ctx, id: string): Promise<ShareRow> {
       throw AppError.invalidState(
         'A share without files cannot be sent: upload them with POST /shares/{id}/files first',
       );
-    const [sender] = await queryRows<{ sender_name: string; organization_name: string }>(
-      tx,
+    const [sender] = await tx.rows<{ sender_name: string; organization_name: string }>(
       `select coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as sender_name, o.name as organization_name
          from app_user u join organization o on o.id = ? where u.id = ?`,
       [share.organization.id, share.owner.id],
     );
-    const recipients = await findLean(
-      tx,
+    const recipients = await tx.records(
       ShareRecipient,
       'select * from share_recipient where share_id = ? order by position',
       [share.id],
@@ -345,11 +345,7 @@ export async function sendShare(ctx: Ctx, id: string): Promise<ShareRow> {
         });
       }
     }
-    share.status = 'SENT';
-    share.sentAt = now;
-    share.updatedAt = now;
-    await tx.flush();
-    return share as ShareRow;
+    return tx.update(Share, share.id, { status: 'SENT', sentAt: now, updatedAt: now });
   });
 }
 
@@ -357,9 +353,7 @@ export async function sendShare(ctx: Ctx, id: string): Promise<ShareRow> {
 export async function deleteShare(ctx: Ctx, id: string): Promise<string> {
   return deleteReferences(ctx, async (tx) => {
     const share = await requireShareForUpdate(tx, ctx.viewer, id);
-    const files = await queryRows<{ file_id: string }>(tx, 'select file_id from share_file where share_id = ?', [
-      share.id,
-    ]);
+    const files = await tx.rows<{ file_id: string }>('select file_id from share_file where share_id = ?', [share.id]);
     await tx.execute('delete from share where id = ?', [share.id]);
     const now = ctx.settings.clock.now();
     for (const kind of ['share_expire', 'share_delete']) await cancelJob(tx, `${kind}:${share.id}`, now);
@@ -368,9 +362,8 @@ export async function deleteShare(ctx: Ctx, id: string): Promise<string> {
 }
 
 /** Room left in a share: refused (422) when it holds MAX_SHARE_FILES; the bytes it may still take. */
-async function roomIn(em: EntityManager, shareId: string): Promise<{ count: number; bytesLeft: number }> {
-  const [row] = await queryRows<{ count: number; bytes: string | number }>(
-    em,
+async function roomIn(db: Reader, shareId: string): Promise<{ count: number; bytesLeft: number }> {
+  const [row] = await db.rows<{ count: number; bytes: string }>(
     'select count(*)::int as count, coalesce(sum(f.size), 0) as bytes from share_file sf join stored_file f on f.id = sf.file_id where sf.share_id = ?',
     [shareId],
   );
@@ -388,15 +381,14 @@ async function roomIn(em: EntityManager, shareId: string): Promise<{ count: numb
 export async function uploadShareFile(ctx: Ctx, shareId: string, upload: IncomingFile): Promise<string> {
   const where = visible(ctx.viewer);
   const [current] = isUuid(shareId)
-    ? await queryRows<{ id: string; status: ShareStatus }>(
-        ctx.em,
+    ? await ctx.db.rows<{ id: string; status: ShareStatus }>(
         `select s.id, s.status from share s where s.id = ? and ${where.sql}`,
         [shareId, ...where.params],
       )
     : [];
   if (!current) throw AppError.notFound('Share');
   requireLive(current, 'take files');
-  const { bytesLeft } = await roomIn(ctx.em, shareId);
+  const { bytesLeft } = await roomIn(ctx.db, shareId);
   if (bytesLeft <= 0)
     throw new AppError('PAYLOAD_TOO_LARGE', `A share's files take at most ${MAX_SHARE_BYTES} bytes together`);
   return saveUpload(ctx, upload, { maxBytes: bytesLeft }, async (tx, file) => {
@@ -406,7 +398,6 @@ export async function uploadShareFile(ctx: Ctx, shareId: string, upload: Incomin
     if (room.bytesLeft < file.size)
       throw new AppError('PAYLOAD_TOO_LARGE', `A share's files take at most ${MAX_SHARE_BYTES} bytes together`);
     const id = randomUUID();
-    await tx.flush();
     await tx.execute(
       'insert into share_file (id, organization_id, share_id, file_id, position, created_at) values (?, ?, ?, ?, ?, ?)',
       [id, share.organization.id, share.id, file.id, room.count, ctx.settings.clock.now()],
@@ -416,8 +407,8 @@ export async function uploadShareFile(ctx: Ctx, shareId: string, upload: Incomin
 }
 
 /** The files of shares, with their stored files' facts, in upload order (one statement per batch). */
-export async function filesOfShares(em: EntityManager, shareIds: readonly string[]): Promise<ShareFileView[][]> {
-  const rows = await queryRows<{
+export async function filesOfShares(db: Reader, shareIds: readonly string[]): Promise<ShareFileView[][]> {
+  const rows = await db.rows<{
     id: string;
     share_id: string;
     file_id: string;
@@ -426,9 +417,8 @@ export async function filesOfShares(em: EntityManager, shareIds: readonly string
     mime_type: string;
     size: number;
     sha256: string;
-    created_at: string | Date;
+    created_at: Date;
   }>(
-    em,
     `select sf.id, sf.share_id, sf.file_id, f.storage_key, f.name, f.mime_type, f.size, f.sha256, sf.created_at
        from share_file sf join stored_file f on f.id = sf.file_id where sf.share_id = any(?::uuid[]) order by sf.position, sf.id`,
     [shareIds],
@@ -444,7 +434,7 @@ export async function filesOfShares(em: EntityManager, shareIds: readonly string
       mimeType: row.mime_type,
       size: row.size,
       sha256: row.sha256,
-      createdAt: new Date(row.created_at),
+      createdAt: row.created_at,
     });
   }
   return shareIds.map((id) => byShare.get(id) ?? []);

@@ -5,9 +5,8 @@ import forge from 'node-forge';
 import { ConfigError, type SigningSettings } from '../../config/config';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { seal, unseal } from '../../kernel/crypto/seal';
-import { OrganizationCertificate } from './signing.entities';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'settings'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'settings'>;
 
 /** What signs: a PKCS#12 holding the certificate and its private key, and its passphrase. */
 export type SigningKey = { p12: Buffer; passphrase: string };
@@ -79,34 +78,34 @@ export async function organizationKey(ctx: Ctx, organization: { id: string; name
   const stored = await readStored(ctx, organization.id);
   if (stored) return stored;
   const { certificatePem, key } = await createSelfSignedKey(organization.name, new Date());
-  await ctx.em
-    .createQueryBuilder(OrganizationCertificate)
-    .insert({
-      organization: organization.id,
-      certificatePem,
-      sealedP12: seal(
-        ctx.settings.secret,
-        SEAL_PURPOSE,
-        JSON.stringify({ p12: key.p12.toString('base64'), passphrase: key.passphrase }),
-      ),
-      createdAt: new Date(),
-    })
-    .onConflict('organization_id')
-    .ignore()
-    .execute();
+  await ctx.db.transaction((tx) =>
+    tx.execute(
+      `insert into organization_certificate (organization_id, certificate_pem, sealed_p12, created_at)
+       values (?, ?, ?, ?) on conflict (organization_id) do nothing`,
+      [
+        organization.id,
+        certificatePem,
+        seal(
+          ctx.settings.secret,
+          SEAL_PURPOSE,
+          JSON.stringify({ p12: key.p12.toString('base64'), passphrase: key.passphrase }),
+        ),
+        new Date(),
+      ],
+    ),
+  );
   const written = await readStored(ctx, organization.id);
   if (!written) throw new Error(`organization_certificate of ${organization.id} is missing right after its insert`);
   return written;
 }
 
 async function readStored(ctx: Ctx, organizationId: string): Promise<SigningKey | null> {
-  const row = await ctx.em.findOne(
-    OrganizationCertificate,
-    { organization: organizationId },
-    { disableIdentityMap: true },
+  const [row] = await ctx.db.rows<{ sealed_p12: string }>(
+    'select sealed_p12 from organization_certificate where organization_id = ?',
+    [organizationId],
   );
   if (!row) return null;
-  const { p12, passphrase } = JSON.parse(unseal(ctx.settings.secret, SEAL_PURPOSE, row.sealedP12)) as {
+  const { p12, passphrase } = JSON.parse(unseal(ctx.settings.secret, SEAL_PURPOSE, row.sealed_p12)) as {
     p12: string;
     passphrase: string;
   };

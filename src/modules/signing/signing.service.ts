@@ -6,8 +6,7 @@ import { InputCheck } from '../../kernel/validation/input-check';
 import type { Contract, ContractField } from '../contracts/contract.entities';
 import { readContractPdf } from '../contracts/contract.layout';
 import { findContract } from '../contracts/contract.service';
-import { StoredFile } from '../files/file.entities';
-import { readFile } from '../files/file.service';
+import { readFile, requireStoredFile } from '../files/file.service';
 import { openKey, organizationKey, type SigningKey } from './signing.certificate';
 import {
   MAX_FIELD_VALUE,
@@ -20,7 +19,7 @@ import { appendAuditPages, embedFonts, signDocument, stampFields, type Stamp, ty
 // The e-signing engine: a contract, a signer and the values they gave become a signed PDF. It stores
 // nothing but the organization's certificate; the caller (the recipient portal) keeps the PDF.
 
-export type SigningCtx = Pick<GraphQLContext, 'em' | 'settings' | 'storage' | 'log'>;
+export type SigningCtx = Pick<GraphQLContext, 'db' | 'settings' | 'storage' | 'log'>;
 
 export type Signer = {
   recipientId: string;
@@ -305,10 +304,10 @@ export async function signPdf(
  * the organization's certificate, on its first signature.
  */
 export async function signContract(ctx: SigningCtx, input: SignInput): Promise<SignedContract> {
-  const contract = await findContract(ctx.em, input.organization.id, input.contractId);
+  const contract = await findContract(ctx.db, input.organization.id, input.contractId);
   if (!contract) throw AppError.notFound('Contract');
   const plan = checkSigning(contract, input);
-  const file = await ctx.em.findOneOrFail(StoredFile, contract.file.id);
+  const file = await requireStoredFile(ctx.db, contract.file.id);
   if (file.mimeType !== 'application/pdf')
     throw refuse(`Only PDF contracts can be signed; this one is ${file.mimeType}`);
   const record = {

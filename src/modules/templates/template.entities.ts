@@ -3,7 +3,7 @@ import { createdAt, timestamps, uuidPrimaryKey } from '../../kernel/db/entity-pr
 import { Organization, Team, User } from '../identity/identity.entities';
 import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
 import { LANGUAGES } from '../requests/request.enums';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 import type { ItemForm } from '../forms/form.entities';
 
 export const Template = defineEntity({

@@ -1,11 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createByIdLoader, createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Template, TemplateItem } from './template.entities';
 
 export const templateLoaders = {
-  templateById: (em: EntityManager) => createByIdLoader(em, Template),
-  templateItemsByTemplate: (em: EntityManager) =>
-    createChildrenLoader(em, TemplateItem, 'template', { position: 'asc' }),
+  templateById: (db: Reader) => createByIdLoader(db, Template),
+  templateItemsByTemplate: (db: Reader) => createChildrenLoader(db, TemplateItem, 'template', { position: 'asc' }),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -2,7 +2,8 @@ import { isUuid } from '../../kernel/validation/input-check';
 import type { RequestCreationPart } from '../requests/request.creation';
 import { Recipient } from '../recipients/recipient.entities';
 import { RequestItem } from '../items/item.entities';
-import { newItems } from '../items/item.service';
+import { insertItems } from '../items/item.service';
+import { Template } from './template.entities';
 import {
   replaceTemplateItems,
   requireTemplate,
@@ -25,19 +26,17 @@ export const requestTemplatePart: RequestCreationPart = {
         reminders: template.reminders,
         dueDateInterval: template.dueDateInterval ?? null,
       },
-      // Its items are read, and saved back, through the entity manager.
-      managed: !input.items || Boolean(input.overwriteTemplateItems),
-      records: async (tx, { request, recordsOf }) =>
-        input.items
-          ? null
-          : [
-              RequestItem,
-              newItems(tx, request, await templateItemsForRequest(tx, template), recordsOf(Recipient)[0] ?? null, 0),
-            ],
-      async afterInsert(tx, { recordsOf }) {
-        if (!input.items || !input.overwriteTemplateItems) return;
+      async write(tx, { request, recordsOf }) {
+        if (!input.items) {
+          const drafts = await templateItemsForRequest(tx, template);
+          return [RequestItem, await insertItems(tx, request, drafts, recordsOf(Recipient)[0] ?? null, 0)];
+        }
+        if (!input.overwriteTemplateItems) return null;
+        // The given items, written by the items' part before this one.
         await replaceTemplateItems(tx, template, templateDraftsFromItems(recordsOf(RequestItem)));
-        template.updatedAt = new Date();
+        // The template changed: its `updatedAt` moves.
+        await tx.update(Template, template.id, {});
+        return null;
       },
     };
   },

@@ -1,8 +1,6 @@
-import type { Ref } from '@mikro-orm/postgresql';
 import { loadRef, loadRequiredRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
-import type { Template } from './template.entities';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './template.service';
 import { countFields } from '../../kernel/graphql/pagination';
 import { reads } from '../../kernel/graphql/projection';
@@ -29,9 +27,8 @@ export const templateResolvers: Resolvers = {
     viewerCanUpdate: () => true,
   },
   Request: {
-    // A request names its template by entity name (see request.entities.ts), so its type says only `{ id }`.
     template: reads(['template'], (request, _args, ctx, info) =>
-      request.template ? loadRef(request.template as Ref<Template>, ctx.loaders.templateById, info) : null,
+      request.template ? loadRef(request.template, ctx.loaders.templateById, info) : null,
     ),
   },
   TemplateItem: {

@@ -1,4 +1,4 @@
-import type { EntityManager, QueryBuilder } from '@mikro-orm/postgresql';
+import type { Reader, Tx, Values } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { TemplateCreateInput, TemplateItemInput, TemplateUpdateInput } from '../../generated/resolvers-types';
@@ -14,40 +14,49 @@ import { MAX_ANSWER } from '../items/item.limits';
 import { itemForms } from '../forms/form.service';
 import { Template, TemplateItem, type TemplateRow } from './template.entities';
 import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
-import { inTransaction } from '../../kernel/db/transaction';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer'>;
 
 export type TemplateItemDraft = ItemDraft & { received: boolean };
 
 // Who sees a template: ADMIN every one of its organization; USER its own and its team's. Whoever
 // sees one may change it.
-function scopeTemplates<T extends object>(qb: QueryBuilder<T>, viewer: Viewer): QueryBuilder<T> {
-  qb.andWhere({ organization: viewer.organizationId } as never);
-  if (isAdmin(viewer)) return qb;
+function templateVisibility(alias: string, viewer: Viewer): { sql: string; params: unknown[] } {
+  if (isAdmin(viewer)) return { sql: `${alias}.organization_id = ?`, params: [viewer.organizationId] };
   if (viewer.teamId)
-    qb.andWhere(`(${qb.alias}.owner_id = ? or ${qb.alias}.team_id = ?)`, [viewer.userId, viewer.teamId]);
-  else qb.andWhere({ owner: viewer.userId } as never);
-  return qb;
+    return {
+      sql: `${alias}.organization_id = ? and (${alias}.owner_id = ? or ${alias}.team_id = ?)`,
+      params: [viewer.organizationId, viewer.userId, viewer.teamId],
+    };
+  return {
+    sql: `${alias}.organization_id = ? and ${alias}.owner_id = ?`,
+    params: [viewer.organizationId, viewer.userId],
+  };
 }
 
-export async function getTemplate(ctx: Ctx, id: string): Promise<Template | null> {
+export async function getTemplate(ctx: Ctx, id: string): Promise<TemplateRow | null> {
   if (!isUuid(id)) return null;
-  return scopeTemplates(
-    ctx.em.createQueryBuilder(Template, 't').select('*').where({ id }),
-    ctx.viewer,
-  ).getSingleResult();
+  const { sql, params } = templateVisibility('t', ctx.viewer);
+  const [template] = await ctx.db.records(Template, `select t.* from template t where t.id = ? and ${sql} limit 1`, [
+    id,
+    ...params,
+  ]);
+  return template ?? null;
 }
 
-export async function requireTemplate(ctx: Ctx, id: string): Promise<Template> {
+export async function requireTemplate(ctx: Ctx, id: string): Promise<TemplateRow> {
   const template = await getTemplate(ctx, id);
   if (!template) throw AppError.notFound('Template');
   return template;
 }
 
 export async function listTemplates(ctx: Ctx, args: PageArgs): Promise<Connection<TemplateRow>> {
-  const qb = scopeTemplates(ctx.em.createQueryBuilder(Template, 't'), ctx.viewer);
-  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
+  const { sql, params } = templateVisibility('t', ctx.viewer);
+  return paginate({ db: ctx.db, entity: Template, sql: `select t.* from template t where ${sql}`, params }, args, {
+    property: 'createdAt',
+    column: 'created_at',
+    direction: 'DESC',
+  });
 }
 
 async function templateItemDrafts(
@@ -94,43 +103,58 @@ function checkTemplateFields(check: InputCheck, input: TemplateCreateInput | Tem
 
 /** Replaces a template's items with `drafts`, in order. */
 export async function replaceTemplateItems(
-  em: EntityManager,
-  template: Template,
+  tx: Tx,
+  template: { readonly id: string; readonly organization: { readonly id: string } },
   drafts: TemplateItemDraft[],
 ): Promise<void> {
-  await em.nativeDelete(TemplateItem, { template: template.id });
-  drafts.forEach((draft, position) =>
-    em.create(TemplateItem, { ...draft, organization: template.organization, template, position }),
+  await tx.execute('delete from template_item where template_id = ?', [template.id]);
+  await insertTemplateItems(tx, template, drafts);
+}
+
+function insertTemplateItems(
+  tx: Tx,
+  template: { readonly id: string; readonly organization: { readonly id: string } },
+  drafts: TemplateItemDraft[],
+) {
+  return tx.insert(
+    TemplateItem,
+    drafts.map((draft, position) => ({
+      ...draft,
+      organization: template.organization,
+      template: template.id,
+      position,
+    })),
   );
 }
 
-export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Promise<Template> {
+export async function createTemplate(ctx: Ctx, input: TemplateCreateInput): Promise<TemplateRow> {
   const check = new InputCheck();
   check.text(['name'], input.name, { max: MAX_TEMPLATE_NAME, min: 1, required: true });
   checkTemplateFields(check, input);
   const drafts = await templateItemDrafts(ctx, check, input.items ?? []);
   check.done();
-  return inTransaction(ctx.em, async (tx) => {
-    const owner = await tx.findOneOrFail(User, ctx.viewer.userId);
-    const template = tx.create(Template, {
-      organization: ctx.viewer.organizationId,
-      owner,
-      team: owner.team ?? null,
-      name: input.name.trim(),
-      defaultTitle: input.defaultTitle ?? null,
-      personalMessage: input.personalMessage ?? null,
-      reminders: input.reminders ?? DEFAULT_REMINDERS,
-      dueDateInterval: input.dueDateInterval ?? null,
-      language: input.language ?? DEFAULT_LANGUAGE,
-    });
-    drafts.forEach((draft, position) =>
-      tx.create(TemplateItem, { ...draft, organization: template.organization, template, position }),
-    );
+  return ctx.db.transaction(async (tx) => {
+    const [owner] = await tx.records(User, 'select * from app_user where id = ?', [ctx.viewer.userId]);
+    if (!owner) throw new Error(`User ${ctx.viewer.userId} not found`);
+    const [template] = await tx.insert(Template, [
+      {
+        organization: ctx.viewer.organizationId,
+        owner: owner.id,
+        team: owner.team ?? null,
+        name: input.name.trim(),
+        defaultTitle: input.defaultTitle ?? null,
+        personalMessage: input.personalMessage ?? null,
+        reminders: input.reminders ?? DEFAULT_REMINDERS,
+        dueDateInterval: input.dueDateInterval ?? null,
+        language: input.language ?? DEFAULT_LANGUAGE,
+      },
+    ]);
+    await insertTemplateItems(tx, template, drafts);
     return template;
   });
 }
 
-export async function updateTemplate(ctx: Ctx, id: string, input: TemplateUpdateInput): Promise<Template> {
+export async function updateTemplate(ctx: Ctx, id: string, input: TemplateUpdateInput): Promise<TemplateRow> {
   const check = new InputCheck();
   checkTemplateFields(check, input);
   const drafts = input.items ? await templateItemDrafts(ctx, check, input.items) : null;
@@ -138,34 +162,38 @@ export async function updateTemplate(ctx: Ctx, id: string, input: TemplateUpdate
     if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   }
   check.done();
-  return inTransaction(ctx.em, async (tx) => {
-    const template = await requireTemplate({ em: tx, viewer: ctx.viewer }, id);
-    if (input.name != null) template.name = input.name.trim();
-    if (input.defaultTitle !== undefined) template.defaultTitle = input.defaultTitle;
-    if (input.personalMessage !== undefined) template.personalMessage = input.personalMessage;
-    if (input.reminders != null) template.reminders = input.reminders;
-    if (input.dueDateInterval !== undefined) template.dueDateInterval = input.dueDateInterval;
-    if (input.language != null) template.language = input.language;
-    if (drafts) {
-      await replaceTemplateItems(tx, template, drafts);
-      template.updatedAt = new Date();
-    }
-    return template;
+  return ctx.db.transaction(async (tx) => {
+    const template = await requireTemplate({ db: tx, viewer: ctx.viewer }, id);
+    // Only what differs is written; new items count as a change (`updatedAt` moves only with one).
+    const changes: Values<Template> = {};
+    const change = <K extends keyof Template>(key: K, value: Template[K] | undefined) => {
+      if (value !== undefined && value !== template[key]) changes[key] = value;
+    };
+    if (input.name != null) change('name', input.name.trim());
+    if (input.defaultTitle !== undefined) change('defaultTitle', input.defaultTitle);
+    if (input.personalMessage !== undefined) change('personalMessage', input.personalMessage);
+    if (input.reminders != null) change('reminders', input.reminders);
+    if (input.dueDateInterval !== undefined) change('dueDateInterval', input.dueDateInterval);
+    if (input.language != null) change('language', input.language);
+    if (drafts) await replaceTemplateItems(tx, template, drafts);
+    return drafts || Object.keys(changes).length ? tx.update(Template, template.id, changes) : template;
   });
 }
 
 export async function deleteTemplate(ctx: Ctx, id: string): Promise<string> {
   const template = await requireTemplate(ctx, id);
-  await ctx.em.remove(template).flush();
+  await ctx.db.transaction((tx) => tx.execute('delete from template where id = ?', [template.id]));
   return id;
 }
 
 /** A template's items as drafts of request items (their order kept; received ones start COMPLETE). */
 export async function templateItemsForRequest(
-  em: EntityManager,
-  template: Template,
+  db: Reader,
+  template: { readonly id: string },
 ): Promise<(ItemDraft & { received: boolean })[]> {
-  const items = await em.find(TemplateItem, { template: template.id }, { orderBy: { position: 'asc' } });
+  const items = await db.records(TemplateItem, 'select * from template_item where template_id = ? order by position', [
+    template.id,
+  ]);
   return items.map((item) => ({ ...draftOf(item), received: item.received }));
 }
 

@@ -4,13 +4,11 @@ import { createHmac } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Agent as HttpAgent } from 'node:http';
 import type { WebhookSettings } from '../../config/config';
+import type { Db } from '../../kernel/db/db';
 import { failPending, signingSecretsSealed, unsealSecret } from './webhook.service';
-import { inTransaction } from '../../kernel/db/transaction';
-import { queryRows } from '../../kernel/db/lean';
 
 /**
  * When a failed delivery is tried again, after its first, second... failure: about three days in
@@ -24,7 +22,7 @@ const MAX_ERROR_LENGTH = 500;
 const MAX_SIGNING_KEYS = 10_000;
 
 export type DeliveryWorkerOptions = {
-  orm: MikroORM;
+  db: Db;
   settings: WebhookSettings;
   /** The server secret the signing secrets are sealed with. */
   serverSecret: string;
@@ -36,7 +34,6 @@ export type DeliveryWorkerOptions = {
   pollMs?: number;
 };
 
-// Raw statements through MikroORM answer timestamps as strings.
 type Claimed = {
   id: string;
   attempts: number;
@@ -44,11 +41,11 @@ type Claimed = {
   endpoint: string;
   secret_sealed: string;
   previous_secret_sealed: string | null;
-  previous_secret_expires_at: string | null;
+  previous_secret_expires_at: Date | null;
   event_id: string;
   topic: string;
   organization_id: string;
-  created_at: string;
+  created_at: Date;
   data: Record<string, unknown>;
   updated: string[] | null;
 };
@@ -77,13 +74,9 @@ export class DeliveryWorker extends PollingWorker {
     failed: 0,
   };
 
-  /** Where the claim runs: a lean statement, so one fork serves every round (nothing accumulates in it). */
-  private readonly em: EntityManager;
-
   constructor(private readonly options: DeliveryWorkerOptions) {
     super(options.log, 'webhook delivery', options.settings.concurrency * 4, options.pollMs);
     this.clock = options.clock ?? systemClock;
-    this.em = options.orm.em.fork();
   }
 
   /**
@@ -109,12 +102,11 @@ export class DeliveryWorker extends PollingWorker {
   /** Claims a batch of due deliveries (leased to this instance), oldest events first. */
   private claim(): Promise<Claimed[]> {
     const now = this.clock.now();
-    // A lean statement, prepared: every instance runs it each second (and after every event that
-    // queued deliveries), so an idle instance's CPU is mostly its claims, charged to whatever comes
-    // next (a fork per round and knex's runner were most of a claim's, bench/README.md).
-    return queryRows<Claimed>(
-      this.em,
-      `with due as (
+    // Prepared: every instance runs it each second (and after every event that queued deliveries), so
+    // an idle instance's CPU is mostly its claims, charged to whatever comes next.
+    return this.options.db.transaction((tx) =>
+      tx.rows<Claimed>(
+        `with due as (
          select id from webhook_delivery
           where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
           order by event_seq
@@ -125,8 +117,9 @@ export class DeliveryWorker extends PollingWorker {
         where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
        returning d.id, d.attempts, w.id as webhook_id, w.endpoint, w.secret_sealed, w.previous_secret_sealed,
                  w.previous_secret_expires_at, e.id as event_id, e.topic, e.organization_id, e.created_at, e.data, e.updated`,
-      [now, now, this.batch, new Date(now.getTime() + this.leaseMs)],
-      { prepared: true },
+        [now, now, this.batch, new Date(now.getTime() + this.leaseMs)],
+        { prepared: true },
+      ),
     );
   }
 
@@ -200,7 +193,7 @@ export class DeliveryWorker extends PollingWorker {
       event_id: row.event_id,
       topic: row.topic,
       organization_id: row.organization_id,
-      created_at: new Date(row.created_at).toISOString(),
+      created_at: row.created_at.toISOString(),
       data: row.data,
       ...(row.updated ? { updated: row.updated } : {}),
     });
@@ -209,7 +202,7 @@ export class DeliveryWorker extends PollingWorker {
       {
         secretSealed: row.secret_sealed,
         previousSecretSealed: row.previous_secret_sealed,
-        previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at) : null,
+        previousSecretExpiresAt: row.previous_secret_expires_at,
       },
       now,
     );
@@ -333,8 +326,9 @@ export class DeliveryWorker extends PollingWorker {
           last_error: outcome.error,
         });
     }
-    const updated = await this.options.orm.em.fork().execute<{ id: string; failing_since: string | null }[]>(
-      `with finished as (
+    const updated = await this.options.db.transaction((tx) =>
+      tx.rows<{ id: string; failing_since: Date | null }>(
+        `with finished as (
          select * from json_to_recordset(?::json) as f(delivery_id uuid, organization_id uuid, at timestamptz, status_code int, latency_ms int, error text, status text, attempts int, next_attempt_at timestamptz)
        ), attempt as (
          insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error)
@@ -350,7 +344,8 @@ export class DeliveryWorker extends PollingWorker {
          from json_to_recordset(?::json) as e(webhook_id uuid, last_succeeded boolean, any_succeeded boolean, failing_from timestamptz)
         where w.id = e.webhook_id and (not e.last_succeeded or w.failing_since is not null)
        returning w.id, w.failing_since`,
-      [JSON.stringify(attempts), JSON.stringify([...endpoints.values()])],
+        [JSON.stringify(attempts), JSON.stringify([...endpoints.values()])],
+      ),
     );
     for (const attempt of attempts)
       this.attemptsByOutcome[
@@ -363,11 +358,11 @@ export class DeliveryWorker extends PollingWorker {
       if (
         endpoint.last_succeeded ||
         !webhook.failing_since ||
-        now.getTime() - new Date(webhook.failing_since).getTime() < disableAfterMs
+        now.getTime() - webhook.failing_since.getTime() < disableAfterMs
       )
         continue;
-      const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${new Date(webhook.failing_since).toISOString()}); last error: ${endpoint.last_error}`;
-      await inTransaction(this.options.orm.em.fork(), async (tx) => {
+      const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${webhook.failing_since.toISOString()}); last error: ${endpoint.last_error}`;
+      await this.options.db.transaction(async (tx) => {
         await tx.execute(
           `update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`,
           [now, reason, now, webhook.id],

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { timestamps, uuidPrimaryKey } from '../../kernel/db/entity-props';
 import type { Topic } from '../events/event.topics';
 import { Organization, User } from '../identity/identity.entities';
-import type { Row } from '../../kernel/db/lean';
+import type { Row } from '../../kernel/db/db';
 
 export const Webhook = defineEntity({
   name: 'Webhook',

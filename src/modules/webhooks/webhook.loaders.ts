@@ -1,11 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Reader } from '../../kernel/db/db';
 import { createByIdLoader, createChildrenLoader, type LoaderSet } from '../../kernel/db/loaders';
 import { Webhook, WebhookAttempt } from './webhook.entities';
 
 export const webhookLoaders = {
-  webhookById: (em: EntityManager) => createByIdLoader(em, Webhook),
-  attemptsByDelivery: (em: EntityManager) =>
-    createChildrenLoader(em, WebhookAttempt, 'delivery', { attemptedAt: 'asc' }),
+  webhookById: (db: Reader) => createByIdLoader(db, Webhook),
+  attemptsByDelivery: (db: Reader) => createChildrenLoader(db, WebhookAttempt, 'delivery', { attemptedAt: 'asc' }),
 };
 
 declare module '../../kernel/graphql/context' {

@@ -5,7 +5,7 @@ import { databaseGauge, type MetricsSource } from '../../kernel/metrics/metrics'
  * Webhook attempts by outcome (this instance's worker), and the outbox: deliveries due and how late
  * the oldest of them is (every instance's, from the table they share).
  */
-export const webhookMetrics: MetricsSource = ({ registry, app, orm }) => {
+export const webhookMetrics: MetricsSource = ({ registry, app, db }) => {
   new Counter({
     name: 'gather_webhook_attempts_total',
     help: 'Webhook delivery attempts by this instance: succeeded, failed and retrying later, or failed for good (no retry left)',
@@ -17,13 +17,10 @@ export const webhookMetrics: MetricsSource = ({ registry, app, orm }) => {
     },
   });
   const due = async () => {
-    const [row] = await orm.em
-      .fork()
-      .getConnection()
-      .execute<{ due: number; lag: number | null }[]>(
-        `select count(*)::int as due, extract(epoch from now() - min(next_attempt_at))::float8 as lag
+    const [row] = await db.rows<{ due: number; lag: number | null }>(
+      `select count(*)::int as due, extract(epoch from now() - min(next_attempt_at))::float8 as lag
          from webhook_delivery where status = 'PENDING' and next_attempt_at <= now()`,
-      );
+    );
     return row;
   };
   databaseGauge(registry, {

@@ -21,7 +21,10 @@ export const webhooksModule: ModuleDescriptor = {
     },
     WebhookDelivery: {
       sql: 'select 1 from webhook_delivery d join webhook w on w.id = d.webhook_id where d.id = ? and w.organization_id = ?',
-      load: async (ctx, id) => (isAdmin(ctx.viewer) ? ctx.em.findOne(WebhookDelivery, id) : null),
+      load: async (ctx, id) =>
+        isAdmin(ctx.viewer)
+          ? ((await ctx.db.records(WebhookDelivery, 'select * from webhook_delivery where id = ?', [id]))[0] ?? null)
+          : null,
     },
   },
   emitHooks: [queueDeliveries],

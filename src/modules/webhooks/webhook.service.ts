@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tx, Values } from '../../kernel/db/db';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
 import type { EmitHook } from '../../kernel/events/outbox';
@@ -18,7 +18,7 @@ import {
   type WebhookRow,
 } from './webhook.entities';
 
-type Ctx = Pick<GraphQLContext, 'em' | 'viewer' | 'settings'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings'>;
 
 const SECRET_PURPOSE = 'webhook-secret';
 
@@ -27,14 +27,14 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 export const unsealSecret = (serverSecret: string, sealed: string) => unseal(serverSecret, SECRET_PURPOSE, sealed);
 
-export const webhookSecret = (serverSecret: string, webhook: Webhook) =>
+export const webhookSecret = (serverSecret: string, webhook: Pick<WebhookRow, 'secretSealed'>) =>
   unsealSecret(serverSecret, webhook.secretSealed);
 
 /**
  * The secrets deliveries are signed with, sealed: the current one, and the previous one while its grace period lasts.
  */
 export const signingSecretsSealed = (
-  webhook: Pick<Webhook, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
+  webhook: Pick<WebhookRow, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
   now: Date,
 ): string[] =>
   webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > now
@@ -44,13 +44,22 @@ export const signingSecretsSealed = (
 export const sealSecret = (serverSecret: string, secret: string) => seal(serverSecret, SECRET_PURPOSE, secret);
 
 // Webhooks are the organization's integrations: ADMIN manages them; to a USER they do not exist.
-function requireAdmin(ctx: Ctx): void {
+function requireAdmin(ctx: Pick<Ctx, 'viewer'>): void {
   if (!isAdmin(ctx.viewer)) throw AppError.forbidden('Only an ADMIN may manage webhooks');
 }
 
-async function requireWebhook(ctx: Ctx, id: string): Promise<Webhook> {
+async function findWebhook(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<WebhookRow | null> {
+  if (!isUuid(id)) return null;
+  const [webhook] = await ctx.db.records(Webhook, 'select * from webhook where id = ? and organization_id = ?', [
+    id,
+    ctx.viewer.organizationId,
+  ]);
+  return webhook ?? null;
+}
+
+async function requireWebhook(ctx: Ctx, id: string): Promise<WebhookRow> {
   requireAdmin(ctx);
-  const webhook = isUuid(id) ? await ctx.em.findOne(Webhook, { id, organization: ctx.viewer.organizationId }) : null;
+  const webhook = await findWebhook(ctx, id);
   if (!webhook) throw AppError.notFound('Webhook');
   return webhook;
 }
@@ -72,9 +81,9 @@ async function checkInput(
   }
 }
 
-export async function getWebhook(ctx: Ctx, id: string): Promise<Webhook | null> {
+export async function getWebhook(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<WebhookRow | null> {
   requireAdmin(ctx);
-  return isUuid(id) ? ctx.em.findOne(Webhook, { id, organization: ctx.viewer.organizationId }) : null;
+  return findWebhook(ctx, id);
 }
 
 export async function listWebhooks(
@@ -82,33 +91,45 @@ export async function listWebhooks(
   args: PageArgs & { topic?: Topic | null },
 ): Promise<Connection<WebhookRow>> {
   requireAdmin(ctx);
-  const qb = ctx.em.createQueryBuilder(Webhook, 'w').where({ organization: ctx.viewer.organizationId });
-  if (args.topic) qb.andWhere('? = any(w.topics)', [args.topic]);
-  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'ASC' });
+  const params: unknown[] = [ctx.viewer.organizationId];
+  if (args.topic) params.push(args.topic);
+  return paginate(
+    {
+      db: ctx.db,
+      entity: Webhook,
+      sql: `select w.* from webhook w where w.organization_id = ?${args.topic ? ' and ? = any(w.topics)' : ''}`,
+      params,
+    },
+    args,
+    { property: 'createdAt', column: 'created_at', direction: 'ASC' },
+  );
 }
 
 export async function createWebhook(
   ctx: Ctx,
   input: { endpoint: string; topics: readonly Topic[] },
-): Promise<{ webhook: Webhook; secret: string }> {
+): Promise<{ webhook: WebhookRow; secret: string }> {
   requireAdmin(ctx);
   const check = new InputCheck();
   await checkInput(ctx, check, input);
   check.done();
   const secret = newSecret();
-  const webhook = ctx.em.create(Webhook, {
-    organization: ctx.viewer.organizationId,
-    endpoint: input.endpoint,
-    topics: [...input.topics],
-    secretSealed: sealSecret(ctx.settings.secret, secret),
-    previousSecretSealed: null,
-    previousSecretExpiresAt: null,
-    createdBy: ctx.viewer.userId,
-    failingSince: null,
-    disabledAt: null,
-    disabledReason: null,
-  });
-  await ctx.em.flush();
+  const [webhook] = await ctx.db.transaction((tx) =>
+    tx.insert(Webhook, [
+      {
+        organization: ctx.viewer.organizationId,
+        endpoint: input.endpoint,
+        topics: [...input.topics],
+        secretSealed: sealSecret(ctx.settings.secret, secret),
+        previousSecretSealed: null,
+        previousSecretExpiresAt: null,
+        createdBy: ctx.viewer.userId,
+        failingSince: null,
+        disabledAt: null,
+        disabledReason: null,
+      },
+    ]),
+  );
   return { webhook, secret };
 }
 
@@ -116,36 +137,42 @@ export async function updateWebhook(
   ctx: Ctx,
   id: string,
   input: { endpoint?: string | null; topics?: readonly Topic[] | null; enabled?: boolean | null },
-): Promise<Webhook> {
+): Promise<WebhookRow> {
   const webhook = await requireWebhook(ctx, id);
   const check = new InputCheck();
   for (const key of ['endpoint', 'topics', 'enabled'] as const)
     if (input[key] === null) check.add([key], 'Cannot be null', 'INVALID');
   await checkInput(ctx, check, input);
   check.done();
-  if (input.endpoint != null) webhook.endpoint = input.endpoint;
-  if (input.topics != null) webhook.topics = [...input.topics];
+  // Only what differs is written (and `updatedAt` only then).
+  const changes: Values<Webhook> = {};
+  if (input.endpoint != null && input.endpoint !== webhook.endpoint) changes.endpoint = input.endpoint;
+  if (input.topics != null && JSON.stringify(input.topics) !== JSON.stringify(webhook.topics))
+    changes.topics = [...input.topics];
   if (input.enabled === true && webhook.disabledAt) {
-    webhook.disabledAt = null;
-    webhook.disabledReason = null;
-    webhook.failingSince = null;
+    changes.disabledAt = null;
+    changes.disabledReason = null;
+    changes.failingSince = null;
   }
-  if (input.enabled === false && !webhook.disabledAt) {
-    webhook.disabledAt = new Date();
-    webhook.disabledReason = 'Disabled by an administrator';
-    await failPending(ctx.em, webhook.id, 'The endpoint was disabled');
+  const disable = input.enabled === false && !webhook.disabledAt;
+  if (disable) {
+    changes.disabledAt = new Date();
+    changes.disabledReason = 'Disabled by an administrator';
   }
-  await ctx.em.flush();
-  return webhook;
+  if (Object.keys(changes).length === 0) return webhook;
+  return ctx.db.transaction(async (tx) => {
+    if (disable) await failPending(tx, webhook.id, 'The endpoint was disabled');
+    return tx.update(Webhook, webhook.id, changes);
+  });
 }
 
 export async function deleteWebhook(ctx: Ctx, id: string): Promise<string> {
   const webhook = await requireWebhook(ctx, id);
-  await ctx.em.remove(webhook).flush();
+  await ctx.db.transaction((tx) => tx.execute('delete from webhook where id = ?', [webhook.id]));
   return id;
 }
 
-export type RevealedSecret = { webhook: Webhook; secret: string };
+export type RevealedSecret = { webhook: WebhookRow; secret: string };
 
 export async function revealSecret(ctx: Ctx, id: string): Promise<RevealedSecret | null> {
   const webhook = await getWebhook(ctx, id);
@@ -153,14 +180,17 @@ export async function revealSecret(ctx: Ctx, id: string): Promise<RevealedSecret
 }
 
 /** A new secret; the one it replaces keeps signing (second signature) for the grace period. */
-export async function rotateSecret(ctx: Ctx, id: string): Promise<{ webhook: Webhook; secret: string }> {
+export async function rotateSecret(ctx: Ctx, id: string): Promise<{ webhook: WebhookRow; secret: string }> {
   const webhook = await requireWebhook(ctx, id);
   const secret = newSecret();
-  webhook.previousSecretSealed = webhook.secretSealed;
-  webhook.previousSecretExpiresAt = new Date(Date.now() + ctx.settings.webhooks.secretGraceMs);
-  webhook.secretSealed = sealSecret(ctx.settings.secret, secret);
-  await ctx.em.flush();
-  return { webhook, secret };
+  const rotated = await ctx.db.transaction((tx) =>
+    tx.update(Webhook, webhook.id, {
+      previousSecretSealed: webhook.secretSealed,
+      previousSecretExpiresAt: new Date(Date.now() + ctx.settings.webhooks.secretGraceMs),
+      secretSealed: sealSecret(ctx.settings.secret, secret),
+    }),
+  );
+  return { webhook: rotated, secret };
 }
 
 export async function listDeliveries(
@@ -169,35 +199,43 @@ export async function listDeliveries(
   args: PageArgs & { status?: DeliveryStatus | null },
 ): Promise<Connection<WebhookDeliveryRow>> {
   requireAdmin(ctx);
-  const qb = ctx.em
-    .createQueryBuilder(WebhookDelivery, 'd')
-    .where({ webhook: webhook.id, ...(args.status ? { status: args.status } : {}) });
-  return paginate(qb, args, { property: 'createdAt', column: 'created_at', direction: 'DESC' });
+  const params: unknown[] = [webhook.id];
+  if (args.status) params.push(args.status);
+  return paginate(
+    {
+      db: ctx.db,
+      entity: WebhookDelivery,
+      sql: `select d.* from webhook_delivery d where d.webhook_id = ?${args.status ? ' and d.status = ?' : ''}`,
+      params,
+    },
+    args,
+    { property: 'createdAt', column: 'created_at', direction: 'DESC' },
+  );
 }
 
 /** Makes a delivery pending again, due now, whatever its status (a replay). */
-export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | null): Promise<WebhookDelivery> {
+export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | null): Promise<WebhookDeliveryRow> {
   requireAdmin(ctx);
-  const delivery = isUuid(id)
-    ? await ctx.em.findOne(WebhookDelivery, {
-        id,
-        webhook: { organization: ctx.viewer.organizationId, ...(webhookId ? { id: webhookId } : {}) },
-      })
-    : null;
+  const [delivery] = isUuid(id)
+    ? await ctx.db.records(
+        WebhookDelivery,
+        `select d.* from webhook_delivery d join webhook w on w.id = d.webhook_id
+          where d.id = ? and w.organization_id = ?${webhookId ? ' and w.id = ?' : ''}`,
+        webhookId ? [id, ctx.viewer.organizationId, webhookId] : [id, ctx.viewer.organizationId],
+      )
+    : [];
   if (!delivery) throw AppError.notFound('Delivery');
-  delivery.status = 'PENDING';
-  delivery.nextAttemptAt = new Date();
-  delivery.lockedUntil = null;
-  await ctx.em.flush();
-  return delivery;
+  return ctx.db.transaction((tx) =>
+    tx.update(WebhookDelivery, delivery.id, { status: 'PENDING', nextAttemptAt: new Date(), lockedUntil: null }),
+  );
 }
 
 /** Ends the pending deliveries of an endpoint that will not be called again. */
-export async function failPending(em: EntityManager, webhookId: string, reason: string): Promise<void> {
-  await em.nativeUpdate(
-    WebhookDelivery,
-    { webhook: webhookId, status: 'PENDING' },
-    { status: 'FAILED', lastError: reason, nextAttemptAt: null, lockedUntil: null },
+export async function failPending(tx: Tx, webhookId: string, reason: string): Promise<void> {
+  await tx.execute(
+    `update webhook_delivery set status = 'FAILED', last_error = ?, next_attempt_at = null, locked_until = null
+      where webhook_id = ? and status = 'PENDING'`,
+    [reason, webhookId],
   );
 }
 

@@ -43,7 +43,7 @@ export async function startListeningApp(): Promise<ListeningApp> {
     },
   );
   await test.app.listen({ port, host: '127.0.0.1' });
-  const tenant = await createTenant(test.orm, 'Acme Accounting');
+  const tenant = await createTenant(test.db, 'Acme Accounting');
   // The owner as recipients see it: a name, not the generated address of a test admin.
   const named = await client(test.app, tenant.apiKey).graphql(
     `mutation ($id: ID!, $input: UserUpdateInput!) { userUpdate(id: $id, input: $input) { userErrors { message } } }`,

@@ -113,8 +113,8 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     });
     t = await createTestApp({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
-    acme = await createTenant(t.orm, 'Acme');
-    globex = await createTenant(t.orm, 'Globex');
+    acme = await createTenant(t.db, 'Acme');
+    globex = await createTenant(t.db, 'Globex');
   });
   afterAll(async () => {
     s3.destroy();
@@ -385,12 +385,12 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const setEndpoint = (url: string) =>
-      t.orm.em
-        .fork()
-        .execute('update cloud_storage_connection set endpoint = ? where organization_id = ?', [
+      t.db.transaction((tx) =>
+        tx.execute('update cloud_storage_connection set endpoint = ? where organization_id = ?', [
           url,
           acme.organizationId,
-        ]);
+        ]),
+      );
     await setEndpoint(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
     try {
       const request = await completedRequest('unhurried', Buffer.from('unhurried'));

@@ -23,7 +23,7 @@ describe('index use of the hot statements', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     const colleague = await createUser(t.app, tenant.apiKey, { email: 'colleague@example.com' });
     for (let i = 0; i < 4; i++)
       await createRequest(t.app, tenant.apiKey, { name: `R${i}`, collaborators: [colleague.userId] });
@@ -52,7 +52,7 @@ describe('index use of the hot statements', () => {
     const result = await client(t.app, tenant.apiKey).graphql(query, variables);
     expect(result.errors).toBeUndefined();
     const plans = [];
-    for (const sql of t.sql.each) {
+    for (const sql of t.sql.statements) {
       let n = 0;
       const text = sql.replace(/\?/g, () => `$${++n}`);
       const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(

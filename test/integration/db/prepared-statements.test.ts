@@ -14,7 +14,7 @@ describe('prepared statements across a migration', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(async () => {
     await execute(TABLES.map((table) => `alter table ${table} drop column if exists added_later`).join('; '));

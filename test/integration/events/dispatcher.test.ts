@@ -9,7 +9,6 @@ import {
   type TestApp,
   type Tenant,
 } from '../../support/app';
-import { inTransaction } from '../../../src/kernel/db/transaction';
 import { queueNotification } from '../../../src/modules/notifications/notification.service';
 import { createRequest, eventually } from '../../support/fixtures';
 
@@ -19,7 +18,7 @@ describe('event dispatcher', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(() => t.close());
 
@@ -99,7 +98,7 @@ describe('event dispatcher', () => {
       ).toBe(200);
       await eventually(async () => wakes.length === 2);
       // A message queued without an event (a one-time code, an owner's notice) wakes the worker too.
-      await inTransaction(t.orm.em.fork(), (tx) =>
+      await t.db.transaction((tx) =>
         queueNotification(tx, TEST_SECRET, {
           organizationId: tenant.organizationId,
           requestId: request.id,

@@ -16,7 +16,7 @@ describe("the event's statement and its hooks", () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(() => t.close());
 

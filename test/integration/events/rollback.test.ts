@@ -27,7 +27,7 @@ describe('a change rolled back at commit', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     receiver = await startReceiver();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const api = client(t.app, tenant.apiKey);

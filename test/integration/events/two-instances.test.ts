@@ -11,7 +11,7 @@ describe('events across instances', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     // Two real processes on one database, as behind a load balancer.
     const env = { DATABASE_URL: workerDatabaseUrl(), GATHER_SECRET: 's'.repeat(40), LOG_LEVEL: 'warn' };
     [one, two] = await Promise.all([startService(env), startService(env)]);

@@ -22,7 +22,7 @@ describe('forms', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -97,7 +97,7 @@ describe('forms', () => {
       const missing = await api.get(`/forms/${UNKNOWN_ID}`);
       expect(missing.statusCode).toBe(404);
       expect(missing.json()).toEqual({ detail: 'Form not found' });
-      const other = await createTenant(t.orm);
+      const other = await createTenant(t.db);
       expect((await client(t.app, other.apiKey).get(`/forms/${first.id}`)).statusCode).toBe(404);
       expect((await client(t.app, other.apiKey).get('/forms')).json()).toEqual([]);
     });
@@ -219,7 +219,7 @@ describe('forms', () => {
     });
 
     it("should refuse a form of another organization, an unknown one, a change to a field the form lacks, and a form on a template's QUESTION item", async () => {
-      const other = await createTenant(t.orm);
+      const other = await createTenant(t.db);
       const foreign = (await client(t.app, other.apiKey).post('/forms', { name: 'Theirs', fields: { a: {} } })).json();
       const body = (formRef: unknown) => ({
         name: 'x',

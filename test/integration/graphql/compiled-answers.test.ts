@@ -21,7 +21,7 @@ describe('documents answer the same compiled as not', () => {
   beforeAll(async () => {
     t = await createTestApp();
     receiver = await startReceiver();
-    world = await buildWorld(t, await createTenant(t.orm, 'Acme'), receiver.url, 'Acme');
+    world = await buildWorld(t, await createTenant(t.db, 'Acme'), receiver.url, 'Acme');
     // The world was built through `t.app`, which has compiled the documents it ran.
     fresh = await buildApp({
       config: t.config,

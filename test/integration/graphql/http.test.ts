@@ -21,7 +21,7 @@ describe('GraphQL over HTTP: requests refused before GraphQL runs', () => {
       },
     });
     t = await createTestApp({ bodyLimit: BODY_LIMIT }, { loggerInstance: pino({ level: 'info' }, sink) });
-    apiKey = (await createTenant(t.orm)).apiKey;
+    apiKey = (await createTenant(t.db)).apiKey;
   });
   afterAll(() => t.close());
   beforeEach(() => {

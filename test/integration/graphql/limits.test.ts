@@ -20,7 +20,7 @@ describe('GraphQL limits', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    apiKey = (await createTenant(t.orm)).apiKey;
+    apiKey = (await createTenant(t.db)).apiKey;
   });
   afterAll(() => t.close());
 

@@ -1,7 +1,6 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
 import { RecordLoader } from '../../../src/kernel/db/loaders';
-import { findLean } from '../../../src/kernel/db/lean';
 import { RequestItem } from '../../../src/modules/items/item.entities';
 
 // Lists read only the columns their document selects (kernel/graphql/projection.ts): what each
@@ -15,7 +14,7 @@ describe('GraphQL: reading the columns a document selects', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
     await createRequest(t.app, tenant.apiKey, { name: 'Open' });
     // A recipient without an auth method of its own is asked for a code when the request wants MFA.
@@ -31,7 +30,7 @@ describe('GraphQL: reading the columns a document selects', () => {
     t.sql.reset();
     const result = await api.graphql(query, {});
     expect(result.errors).toBeUndefined();
-    return { data: result.data, statements: t.sql.each.map((sql) => sql.replace(/\s+/g, ' ')) };
+    return { data: result.data, statements: t.sql.statements.map((sql) => sql.replace(/\s+/g, ' ')) };
   };
   const statementOn = (statements: string[], table: string) =>
     statements.filter((sql) => new RegExp(`from (\\(select r\\.\\* from )?${table}\\b`).test(sql));
@@ -77,7 +76,7 @@ describe('GraphQL: reading the columns a document selects', () => {
 
   it('should give a loader each id once per read, with the union of what its callers read, and read again for more once sent', async () => {
     const reads: { columns: string; ids: string[] }[] = [];
-    const loader = new RecordLoader<string[]>(t.orm.em.fork(), RequestItem, ['request'], async (columns, ids) => {
+    const loader = new RecordLoader<string[]>(t.db, RequestItem, ['request'], async (columns, ids) => {
       reads.push({ columns, ids });
       return ids.map(() => []);
     });
@@ -100,9 +99,7 @@ describe('GraphQL: reading the columns a document selects', () => {
   });
 
   it('should make records of the columns read, and of those only', async () => {
-    const em = t.orm.em.fork();
-    const [item] = await findLean(
-      em,
+    const [item] = await t.db.records(
       RequestItem,
       'select id, request_id, name, created_at from request_item where request_id = ? order by position limit 1',
       [guarded.id],
@@ -110,7 +107,7 @@ describe('GraphQL: reading the columns a document selects', () => {
     // A request held while its other statements run holds its records: unread properties take no room.
     expect(Object.keys(item)).toEqual(['id', 'request', 'name', 'createdAt']);
     expect(item).toMatchObject({ request: { id: guarded.id }, name: 'W-2', createdAt: expect.any(Date) });
-    const [whole] = await findLean(em, RequestItem, 'select * from request_item where id = ?', [item.id]);
+    const [whole] = await t.db.records(RequestItem, 'select * from request_item where id = ?', [item.id]);
     expect(Object.keys(whole).length).toBeGreaterThan(15);
     expect(whole).toMatchObject({ id: item.id, deletedAt: null });
   });

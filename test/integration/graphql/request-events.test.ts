@@ -20,7 +20,7 @@ describe('Query.requestEvents', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -98,7 +98,7 @@ describe('Query.requestEvents', () => {
     );
     expect(seen).toContain(mine.id);
     expect(seen).not.toContain(theirs.id);
-    const other = await createTenant(t.orm);
+    const other = await createTenant(t.db);
     expect((await events(other.apiKey, { first: 100 })).nodes).toEqual([]);
     const refused = await api.graphql(EVENTS, { after: 'not a cursor' });
     expect(refused.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');

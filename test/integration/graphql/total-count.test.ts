@@ -11,14 +11,14 @@ describe('totalCount past the exact limit', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ exactCountLimit: 3 });
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
     for (let i = 0; i < 5; i++) await createRequest(t.app, tenant.apiKey, { name: `R${i}` });
   });
   afterAll(() => t.close());
 
   it('should count exactly up to the limit', async () => {
-    const other = await createTenant(t.orm);
+    const other = await createTenant(t.db);
     for (let i = 0; i < 3; i++) await createRequest(t.app, other.apiKey);
     const atLimit = (await client(t.app, other.apiKey).graphql(COUNT)).data.requests;
     expect(atLimit).toMatchObject({ totalCount: 3, totalCountEstimated: false });

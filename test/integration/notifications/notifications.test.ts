@@ -32,7 +32,7 @@ describe('notifications through a real SMTP server', () => {
       { mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
       { clock: { now: () => new Date(Date.now() + offsetMs) } },
     );
-    tenant = await createTenant(t.orm, 'Acme <Accounting> & Co');
+    tenant = await createTenant(t.db, 'Acme <Accounting> & Co');
     api = client(t.app, tenant.apiKey);
   });
   afterAll(async () => {
@@ -155,7 +155,7 @@ describe('notifications without a mail server', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    acme = await createTenant(t.orm, 'Acme');
+    acme = await createTenant(t.db, 'Acme');
     api = client(t.app, acme.apiKey);
     requestId = (
       await createRequest(t.app, acme.apiKey, { recipients: [{ first_name: 'Ana', email: 'ana@example.com' }] })
@@ -211,7 +211,7 @@ describe('notifications without a mail server', () => {
   });
 
   it("should show another organization's admin none of them", async () => {
-    const globex = await createTenant(t.orm, 'Globex');
+    const globex = await createTenant(t.db, 'Globex');
     const other = client(t.app, globex.apiKey);
     expect((await other.get('/notifications')).json()).toEqual([]);
     expect((await other.get(`/notifications?request_id=${requestId}`)).json()).toEqual([]);

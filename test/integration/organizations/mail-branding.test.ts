@@ -18,7 +18,7 @@ describe('branding in mail', () => {
   beforeAll(async () => {
     smtp = await startSmtpServer();
     t = await createTestApp({ mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } });
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
   });
   afterAll(async () => {
     await t.close();

@@ -13,7 +13,7 @@ describe('branding and the confirmation page in the portal', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
     const api = client(t.app, tenant.apiKey);
     const org = `/organizations/${tenant.organizationId}`;
     expect(
@@ -108,7 +108,7 @@ describe('branding and the confirmation page in the portal', () => {
   });
 
   it('should show neither once the organization disables the page, and the plain page without branding', async () => {
-    const other = await createTenant(t.orm, 'Plain');
+    const other = await createTenant(t.db, 'Plain');
     const { token } = await requestWithLink(t.app, other.apiKey);
     const page = await t.app.inject({ url: `/r/${token}` });
     expect(page.body).not.toContain('class="logo"');

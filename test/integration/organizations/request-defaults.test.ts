@@ -11,7 +11,7 @@ describe('organization settings at request creation', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
     api = client(t.app, tenant.apiKey);
     const patched = await api.patch(`/organizations/${tenant.organizationId}/settings`, {
       default_expiration_days: 30,

@@ -14,7 +14,7 @@ describe('organization settings, branding and confirmation page', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
     api = client(t.app, tenant.apiKey);
     userKey = (await createUser(t.app, tenant.apiKey, { email: 'user@acme.test', role: 'USER' })).apiKey;
   });

@@ -9,7 +9,7 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -94,8 +94,7 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
     const recipient = (
       await api.graphql(`query ($id: ID!) { request(id: $id) { recipients { id } } }`, { id: request.id })
     ).data.request.recipients[0];
-    const em = t.orm.em.fork();
-    await em.transactional((tx) =>
+    await t.db.transaction((tx) =>
       recordActivity(tx, {
         organizationId: tenant.organizationId,
         requestId: request.id,
@@ -115,7 +114,7 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
 
   it('should answer 404 for a request the caller does not see', async () => {
     const request = await createRequest(t.app, tenant.apiKey);
-    const other = await createTenant(t.orm);
+    const other = await createTenant(t.db);
     expect((await client(t.app, other.apiKey).get(`/requests/${request.id}/activity`)).json()).toEqual({
       detail: 'Request not found',
     });

@@ -10,7 +10,7 @@ describe("the review's topics reach subscribers (request.rejected, request.verif
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     ws = wsClient(`ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`, {
       authorization: `Bearer ${tenant.apiKey}`,

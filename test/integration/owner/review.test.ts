@@ -19,7 +19,7 @@ describe("the owner's review: verify, reject, send a draft, regenerate a link, o
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -486,7 +486,8 @@ describe("the owner's review: verify, reject, send a draft, regenerate a link, o
       await stage(request.id, 'SUBMITTED');
       t.sql.reset();
       expect((await api.get(`/requests/${request.id}`)).json().owner_opened).toBe(true);
-      expect(t.sql.count).toBe(unopened + 1);
+      // Its one statement, in a transaction of its own (begin, update, commit).
+      expect(t.sql.count).toBe(unopened + 3);
       expect(t.sql.statements.filter((s) => s.startsWith('update request set owner_opened'))).toHaveLength(1);
       t.sql.reset();
       expect((await api.get(`/requests/${request.id}`)).json().owner_opened).toBe(true);
@@ -500,7 +501,7 @@ describe("the owner's review: verify, reject, send a draft, regenerate a link, o
       expect((await events(request.id)).map((e) => e.topic)).toEqual(['request.created']);
     });
 
-    it('should turn true when a PATCH renders the request it changed (a read inside its lean transaction)', async () => {
+    it("should turn true when a user's PATCH changes it (the answer shows the request)", async () => {
       const request = await createRequest(t.app, tenant.apiKey);
       await stage(request.id, 'SUBMITTED');
       const patched = await api.patch(`/requests/${request.id}`, { name: 'Renamed after submission' });

@@ -9,7 +9,7 @@ describe('GET /r/{token}', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(() => t.close());
 

@@ -13,7 +13,7 @@ describe('recipient API', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
     owner = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -137,7 +137,7 @@ describe('recipient API', () => {
 
   it('should keep each link to its own request: another request’s items and documents are not found', async () => {
     const mine = await requestWithLink(t.app, tenant.apiKey);
-    const theirs = await requestWithLink(t.app, (await createTenant(t.orm)).apiKey);
+    const theirs = await requestWithLink(t.app, (await createTenant(t.db)).apiKey);
     const p = await signedIn(t.app, mine.token);
     expect((await p.answer(theirs.items[1].id, 'x')).statusCode).toBe(404);
     expect((await p.upload(theirs.items[0].id, 'bytes')).statusCode).toBe(404);

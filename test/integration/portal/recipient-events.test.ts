@@ -17,7 +17,7 @@ describe("a recipient's changes reach subscribers and webhooks", () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     receiver = await startReceiver();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     ws = wsClient(`ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`, {

@@ -13,7 +13,7 @@ describe('recipient lifecycle', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     owner = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -87,7 +87,7 @@ describe('recipient lifecycle', () => {
     for (const state of Object.keys(states)) {
       const { request, token, items } = await requestWithLink(t.app, tenant.apiKey);
       const p = await signedIn(t.app, token);
-      await t.orm.em.fork().execute('update request set state = ? where id = ?', [state, request.id]);
+      await t.db.transaction((tx) => tx.execute('update request set state = ? where id = ?', [state, request.id]));
       outcomes[state] = (await p.answer(items[1].id, 'yes')).statusCode === 200;
     }
     expect(outcomes).toEqual(states);

@@ -38,9 +38,9 @@ describe('recipient signing', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
     contractId = (await createContract(t.app, tenant.apiKey)).id;
-    await t.orm.em.fork().nativeUpdate(Contract, { id: contractId }, { fields: FIELDS });
+    await t.db.transaction((tx) => tx.update(Contract, contractId, { fields: FIELDS }));
   });
   afterAll(() => t.close());
 

@@ -13,7 +13,7 @@ describe('recipient upload limits', () => {
   afterAll(() => t.close());
 
   it('should refuse an empty file (422) and a file over MAX_UPLOAD_BYTES (413), storing nothing', async () => {
-    const tenant = await createTenant(t.orm);
+    const tenant = await createTenant(t.db);
     const { request, token, items } = await requestWithLink(t.app, tenant.apiKey);
     const p = await signedIn(t.app, token);
     const empty = await p.upload(items[0].id, Buffer.alloc(0));

@@ -42,7 +42,7 @@ describe('recipient sign-in and messages', () => {
       { mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
       { clock: { now: () => new Date(Date.now() + offsetMs) }, sms: smsProvider },
     );
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
     owner = client(t.app, tenant.apiKey);
   });
   afterAll(async () => {

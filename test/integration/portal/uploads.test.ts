@@ -24,7 +24,7 @@ describe('resumable uploads', () => {
     t = await createTestApp({ maxUploadBytes: 4 * 1024 * 1024 });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(() => t.close());
 

@@ -10,7 +10,7 @@ describe('REST attachments', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ maxUploadBytes: 64 * 1024, maxFilesPerItem: 2 });
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -85,7 +85,7 @@ describe('REST attachments', () => {
       expect(list.map((a: { id: string }) => a.id)).not.toContain(theirs.id);
       expect((await api.get(`/attachments/${mine.id}`)).json()).toEqual(mine);
       expect((await api.get(`/attachments/${theirs.id}`)).json()).toEqual({ detail: 'Attachment not found' });
-      const other = await createTenant(t.orm);
+      const other = await createTenant(t.db);
       expect((await client(t.app, other.apiKey).get(`/attachments/${mine.id}`)).statusCode).toBe(404);
       expect((await api.get('/attachments/not-a-uuid')).statusCode).toBe(422);
     });
@@ -105,7 +105,7 @@ describe('REST attachments', () => {
       expect((await client(t.app, user.apiKey).get(`/attachments/${mine.id}/download`)).json()).toEqual({
         detail: 'Attachment not found',
       });
-      const other = await createTenant(t.orm);
+      const other = await createTenant(t.db);
       expect((await client(t.app, other.apiKey).get(`/attachments/${mine.id}/download`)).statusCode).toBe(404);
     });
   });
@@ -179,7 +179,7 @@ describe('REST attachments', () => {
       expect((await api.get(`/requests/${request.id}/items/${UNKNOWN_ID}/attachments`)).json()).toEqual({
         detail: 'Item not found',
       });
-      const other = await createTenant(t.orm);
+      const other = await createTenant(t.db);
       const stranger = client(t.app, other.apiKey);
       const attachment = (await upload(t.app, tenant.apiKey, base, 'secret')).json();
       expect((await stranger.get(base)).statusCode).toBe(404);

@@ -35,7 +35,7 @@ describe('GraphQL coercion errors on every REST row', () => {
   beforeAll(async () => {
     t = await createTestApp();
     receiver = await startReceiver();
-    world = await buildWorld(t, await createTenant(t.orm, 'Acme'), receiver.url, 'Acme');
+    world = await buildWorld(t, await createTenant(t.db, 'Acme'), receiver.url, 'Acme');
   });
   afterAll(async () => {
     await t.close();

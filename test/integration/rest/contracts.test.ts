@@ -10,7 +10,7 @@ describe('REST contracts', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -151,7 +151,7 @@ describe('REST contracts', () => {
 
     it("should answer 404 for another organization's contract", async () => {
       const contract = await createContract(t.app, tenant.apiKey);
-      const stranger = client(t.app, (await createTenant(t.orm)).apiKey);
+      const stranger = client(t.app, (await createTenant(t.db)).apiKey);
       expect((await stranger.get(`/contracts/${contract.id}`)).statusCode).toBe(404);
       expect((await stranger.patch(`/contracts/${contract.id}`, { fields: [] })).statusCode).toBe(404);
       expect((await stranger.delete(`/contracts/${contract.id}`)).statusCode).toBe(404);
@@ -201,7 +201,7 @@ describe('REST contracts', () => {
     });
 
     it('should answer 422 for a contractId that names no contract of the organization', async () => {
-      const other = await createTenant(t.orm);
+      const other = await createTenant(t.db);
       const theirs = await createContract(t.app, other.apiKey);
       const response = await api.post('/requests', {
         name: 'x',

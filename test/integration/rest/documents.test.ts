@@ -12,7 +12,7 @@ describe('REST documents', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
     request = await createRequest(t.app, tenant.apiKey, {
       items: [
@@ -88,7 +88,7 @@ describe('REST documents', () => {
 
   it("should answer 404 for another organization's request and documents", async () => {
     const document = await submit(t, tenant, request.id, request.items[0].id, 'private', 'private.txt');
-    const stranger = client(t.app, (await createTenant(t.orm)).apiKey);
+    const stranger = client(t.app, (await createTenant(t.db)).apiKey);
     for (const path of [
       `/documents/${document.id}`,
       `/documents/${document.id}/download`,

@@ -10,7 +10,7 @@ describe('REST request items', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
     request = await createRequest(t.app, tenant.apiKey, {
       recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', phone: '+15551234567' }],

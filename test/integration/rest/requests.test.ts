@@ -11,7 +11,7 @@ describe('REST requests', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
     api = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -258,7 +258,7 @@ describe('REST requests', () => {
       const request = await createRequest(t.app, tenant.apiKey, { owner_id: member.userId });
       expect(request).toMatchObject({ owner_id: member.userId, team_id: teamId });
 
-      const other = await createTenant(t.orm, 'Other');
+      const other = await createTenant(t.db, 'Other');
       const foreign = await api.post('/requests', requestBody({ owner_id: other.userId, team_id: UNKNOWN_ID }));
       expect(foreign.statusCode).toBe(422);
       expect(foreign.json().detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual([
@@ -382,7 +382,7 @@ describe('REST requests', () => {
   describe('GET /requests', () => {
     let ids: string[];
     beforeAll(async () => {
-      const fresh = await createTenant(t.orm, 'Lister');
+      const fresh = await createTenant(t.db, 'Lister');
       tenant = { ...tenant };
       listKey = fresh.apiKey;
       listOrg = fresh.organizationId;

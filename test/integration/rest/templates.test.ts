@@ -30,7 +30,7 @@ describe('REST templates', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
     const fields = JSON.parse('{"ssn": {"read_only": true}, "__proto__": {}}');
     FORM_ID = (await api.post('/forms', { name: 'Tax form', fields })).json().id;
@@ -194,7 +194,7 @@ describe('REST templates', () => {
   });
 
   it('GET /templates and GET /organizations/{org_id}/templates should list newest first', async () => {
-    const other = await createTenant(t.orm);
+    const other = await createTenant(t.db);
     const otherApi = client(t.app, other.apiKey);
     const first = (await otherApi.post('/templates', { name: 'First' })).json();
     const second = (await otherApi.post('/templates', { name: 'Second' })).json();

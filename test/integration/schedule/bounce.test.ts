@@ -11,7 +11,7 @@ describe('a reminder whose mail bounces', () => {
     smtp = await startSmtpServer();
     smtp.bounceWhen((address) => address.startsWith('gone'));
     t = await createTestApp({ mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } });
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(async () => {
     await t.close();

@@ -3,7 +3,6 @@ import { createRequest, eventually } from '../../support/fixtures';
 import { startService, type RunningService } from '../../support/service';
 import { startSmtpServer } from '../../support/smtp';
 import type { ClaimedJob } from '../../../src/modules/schedule/schedule.jobs';
-import { queryRows } from '../../../src/kernel/db/lean';
 
 const DAY = 86_400_000;
 
@@ -14,8 +13,7 @@ describe('timed jobs across instances on one database', () => {
   let offsetMs = 0;
   const clock = { now: () => new Date(Date.now() + offsetMs) };
   const reminders = (requestIds: string[]) =>
-    queryRows<{ request_id: string; count: number }>(
-      one.orm.em.fork(),
+    one.db.rows<{ request_id: string; count: number }>(
       `select request_id, count(*)::int as count from notification where kind = 'REMINDER' and request_id = any(?::uuid[]) group by request_id`,
       [requestIds],
     );
@@ -23,7 +21,7 @@ describe('timed jobs across instances on one database', () => {
   beforeAll(async () => {
     one = await createTestApp({}, { clock });
     two = await createTestApp({}, { clock });
-    tenant = await createTenant(one.orm);
+    tenant = await createTenant(one.db);
   });
   afterAll(async () => {
     await one.close();
@@ -57,10 +55,12 @@ describe('timed jobs across instances on one database', () => {
     const request = await createRequest(one.app, tenant.apiKey, { reminders: 1 });
     offsetMs = DAY + 60_000;
     // Instance one claims the job and dies holding it: its claim, without its work.
-    const [stale] = await one.orm.em.fork().execute<ClaimedJob[]>(
-      `update job set lease = gen_random_uuid(), locked_until = ? where request_id = ? and kind = 'REMINDER'
-       returning id, organization_id, request_id, kind, key, due_at, payload, attempts, lease`,
-      [new Date(clock.now().getTime() + 60_000), request.id],
+    const [stale] = await one.db.transaction((tx) =>
+      tx.rows<ClaimedJob>(
+        `update job set lease = gen_random_uuid(), locked_until = ? where request_id = ? and kind = 'REMINDER'
+         returning id, organization_id, request_id, kind, key, due_at, payload, attempts, lease`,
+        [new Date(clock.now().getTime() + 60_000), request.id],
+      ),
     );
     expect(await two.app.scheduleWorker.runOnce()).toBe(0);
     offsetMs += 61_000;
@@ -93,7 +93,7 @@ describe('timed jobs in two service processes', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     smtp = await startSmtpServer();
     const env = {
       DATABASE_URL: workerDatabaseUrl(),
@@ -161,8 +161,8 @@ describe('timed jobs in two service processes', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     let lockedBy!: (pid: number) => void;
     const locked = new Promise<number>((resolve) => (lockedBy = resolve));
-    const holding = t.orm.em.fork().transactional(async (tx) => {
-      const [{ pid }] = await tx.execute<{ pid: number }[]>(
+    const holding = t.db.transaction(async (tx) => {
+      const [{ pid }] = await tx.rows<{ pid: number }>(
         'select pg_backend_pid() as pid from request where id = ? for update',
         [request.id],
       );
@@ -172,8 +172,7 @@ describe('timed jobs in two service processes', () => {
     try {
       const lockPid = await locked;
       const [waiting] = await eventually(async () => {
-        const rows = await queryRows<{ application_name: string; lease: string; locked_until: Date }>(
-          t.orm.em.fork(),
+        const rows = await t.db.rows<{ application_name: string; lease: string; locked_until: Date }>(
           `select a.application_name, j.lease, j.locked_until
              from pg_stat_activity a, job j
             where a.application_name = any(?) and a.wait_event_type = 'Lock' and ? = any(pg_blocking_pids(a.pid))
@@ -197,18 +196,15 @@ describe('timed jobs in two service processes', () => {
     // Long enough for a second copy to arrive if the killed process's claim were ever to count.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(reminderMails().filter((m) => m.envelopeTo.includes(email))).toHaveLength(1);
-    const [job] = await queryRows<{ status: string }>(
-      t.orm.em.fork(),
+    const [job] = await t.db.rows<{ status: string }>(
       `select status from job where request_id = ? and kind = 'SCHEDULED_REMINDER'`,
       [request.id],
     );
     expect(job.status).toBe('DONE');
     // The survivor ran it only once the killed process's lease had lapsed (both read the same clock).
-    const [reminder] = await queryRows<{ sent_at: Date }>(
-      t.orm.em.fork(),
-      'select sent_at from reminder where request_id = ?',
-      [request.id],
-    );
+    const [reminder] = await t.db.rows<{ sent_at: Date }>('select sent_at from reminder where request_id = ?', [
+      request.id,
+    ]);
     expect(new Date(reminder.sent_at).getTime()).toBeGreaterThan(leaseEnd.getTime());
   }, 90_000);
 });

@@ -27,8 +27,8 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
 
   beforeAll(async () => {
     t = await createTestApp({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
-    tenant = await createTenant(t.orm);
-    other = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
+    other = await createTenant(t.db);
   });
   afterAll(() => t.close());
   beforeEach(() => {

@@ -33,7 +33,7 @@ describe('timed jobs, on a clock the test moves', () => {
 
   beforeAll(async () => {
     t = await createTestApp({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
   });
   afterAll(() => t.close());
   beforeEach(() => {

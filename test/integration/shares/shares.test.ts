@@ -25,7 +25,7 @@ describe('file sharing', () => {
       { mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
       { clock: { now: () => new Date(Date.now() + offsetMs) } },
     );
-    tenant = await createTenant(t.orm, 'Acme');
+    tenant = await createTenant(t.db, 'Acme');
     owner = client(t.app, tenant.apiKey);
     await owner.patch(`/organizations/${tenant.organizationId}/branding`, {
       primary_color: '#0a7d5a',

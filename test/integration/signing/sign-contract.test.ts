@@ -78,7 +78,7 @@ describe('signContract', () => {
     if (response.statusCode !== 200)
       throw new Error(`POST /contracts answered ${response.statusCode}: ${response.body}`);
     const id = response.json().id as string;
-    await app.orm.em.fork().nativeUpdate(Contract, { id }, { fields });
+    await app.db.transaction((tx) => tx.update(Contract, id, { fields }));
     return id;
   }
 
@@ -100,7 +100,7 @@ describe('signContract', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm, 'Acme Compañía');
+    tenant = await createTenant(t.db, 'Acme Compañía');
     ctx = ctxFor(t, tenant.organizationId);
     original = await contractPdf();
     contractId = await uploadContract(t, tenant.apiKey, original, FIELDS);
@@ -339,7 +339,7 @@ describe('signContract', () => {
       expect(await refusal({ contractId: encrypted, values: {} })).toEqual([
         { field: [], message: 'The contract is an encrypted PDF, which cannot be signed', code: 'INVALID' },
       ]);
-      const other = await createTenant(t.orm);
+      const other = await createTenant(t.db);
       await expect(
         signContract(ctx, input({ organization: { id: other.organizationId, name: 'Other' } })),
       ).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Contract not found' });
@@ -358,7 +358,7 @@ describe('signContract', () => {
         );
 
     it('should be made once under concurrent first signatures, sealed, and reused', async () => {
-      const fresh = await createTenant(t.orm, 'Concurrent Signing Co');
+      const fresh = await createTenant(t.db, 'Concurrent Signing Co');
       const freshContract = await uploadContract(t, fresh.apiKey, original, FIELDS);
       const freshCtx = () => ctxFor(t, fresh.organizationId);
       const sign = () =>
@@ -397,7 +397,7 @@ describe('signContract', () => {
       const { key } = await createSelfSignedKey('Configured Signer Ltd', new Date());
       const configured = await createTestApp({ signing: { p12: { bytes: key.p12, passphrase: key.passphrase } } });
       try {
-        const owner = await createTenant(configured.orm, 'Uses The Configured One');
+        const owner = await createTenant(configured.db, 'Uses The Configured One');
         const id = await uploadContract(configured, owner.apiKey, original, FIELDS);
         const signed = await signContract(
           ctxFor(configured, owner.organizationId),

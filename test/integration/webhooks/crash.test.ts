@@ -22,7 +22,7 @@ describe('webhook delivery across a crash', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     receiver = await startReceiver();
   });
   afterAll(async () => {

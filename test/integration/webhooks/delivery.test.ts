@@ -11,7 +11,7 @@ describe('webhook delivery, sent by the running worker', () => {
   beforeAll(async () => {
     t = await createTestApp({}, { deliverWebhooks: true });
     await t.app.ready();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     receiver = await startReceiver();
   });
   afterAll(async () => {
@@ -97,7 +97,7 @@ describe('webhook retries, on a clock the test controls', () => {
     now = new Date(Date.now() + 60_000);
     t = await createTestApp({}, { clock: { now: () => now } });
     await t.app.ready();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     receiver = await startReceiver();
   });
   afterAll(async () => {
@@ -271,7 +271,7 @@ describe('webhook retries, on a clock the test controls', () => {
     );
     try {
       await rebinding.app.ready();
-      const owner = await createTenant(rebinding.orm);
+      const owner = await createTenant(rebinding.db);
       const api = client(rebinding.app, owner.apiKey);
       const webhook = (
         await api.post('/webhooks', { endpoint: 'https://rebind.test/hook', topics: ['request.created'] })

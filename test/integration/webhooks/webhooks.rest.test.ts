@@ -8,7 +8,7 @@ describe('REST webhooks', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    tenant = await createTenant(t.orm);
+    tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
   });
   afterAll(() => t.close());
@@ -54,7 +54,7 @@ describe('REST webhooks', () => {
   });
 
   it('GET /webhooks should list oldest first, filtered by topic', async () => {
-    const other = await createTenant(t.orm);
+    const other = await createTenant(t.db);
     const otherApi = client(t.app, other.apiKey);
     const a = (
       await otherApi.post('/webhooks', { endpoint: 'https://a.example.com/', topics: ['request.created'] })
@@ -127,7 +127,7 @@ describe('REST webhooks', () => {
 
   it("should answer 404 on another organization's webhooks and 403 to a USER", async () => {
     const webhook = await create();
-    const other = client(t.app, (await createTenant(t.orm)).apiKey);
+    const other = client(t.app, (await createTenant(t.db)).apiKey);
     for (const response of [
       await other.get(`/webhooks/${webhook.id}`),
       await other.get(`/webhooks/${webhook.id}/secret`),
@@ -180,7 +180,7 @@ describe('webhook endpoints when private targets are not allowed', () => {
         },
       },
     );
-    api = client(t.app, (await createTenant(t.orm)).apiKey);
+    api = client(t.app, (await createTenant(t.db)).apiKey);
   });
   afterAll(() => t.close());
 
