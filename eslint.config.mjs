@@ -27,6 +27,51 @@ export default tseslint.config(
     },
   },
   {
+    // Libraries through their public APIs only: no internal files, no private members, no generated
+    // code, no proxies over a library's objects. MikroORM describes the tables and migrates them; the
+    // service reads and writes through kernel/db/db.ts.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['pg/lib/*', 'knex', 'knex/*', '@mikro-orm/*/*', 'graphile-worker/dist/*'],
+              message: "a library's internal files: use its public API",
+            },
+          ],
+          paths: [
+            {
+              name: '@mikro-orm/postgresql',
+              importNames: ['EntityManager', 'QueryBuilder', 'wrap', 'LockMode', 'Reference', 'Collection', 'ref'],
+              message: 'reads and writes go through kernel/db/db.ts (Reader, Tx)',
+            },
+            {
+              name: '@mikro-orm/core',
+              importNames: ['EntityManager', 'QueryBuilder', 'wrap', 'LockMode', 'Reference', 'Collection', 'ref'],
+              message: 'reads and writes go through kernel/db/db.ts (Reader, Tx)',
+            },
+          ],
+        },
+      ],
+      'no-new-func': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^_[a-zA-Z]/]',
+          message: 'a private or underscored member: use the public API',
+        },
+        { selector: 'NewExpression[callee.name="Proxy"]', message: "no proxy over a library's objects" },
+        {
+          selector:
+            'MemberExpression[property.name=/^(getKnex|getKnexQuery|getTransactionContext|setTransactionContext|em)$/]',
+          message: "MikroORM's entity manager and knex are not the data layer: use kernel/db/db.ts",
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

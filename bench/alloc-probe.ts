@@ -11,8 +11,8 @@ import { openSeededDatabase } from './lib/seed';
 // and full collections freed included, by package and by function. Bytes per request do not depend on
 // the machine's load, unlike CPU time. `--survivors` counts only what survived young collections.
 // `--patch` measures the fan-out's trigger instead (target 4): PATCH /requests/:id, one at a time;
-// `--create` the create scenario's POST /requests (the workers, the notification worker among them,
-// do not run in this process).
+// `--create` the create scenario's POST /requests (the workers and the job queue, the invitations'
+// jobs among them, do not run in this process).
 // Usage: BENCH_PG_PORT=... npx tsx bench/alloc-probe.ts [--requests N] [--top N] [--survivors] [--patch | --create]
 
 type SampleNode = {

@@ -7,12 +7,14 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string | Buffer;
       setupRequest?: (request: Request, context: Record<string, unknown>) => Request | undefined | null;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
     }
     interface Options {
       url: string;
       connections?: number;
       duration?: number;
       amount?: number;
+      overallRate?: number;
       pipelining?: number;
       timeout?: number;
       method?: string;

@@ -8,11 +8,11 @@ import { benchConfig } from './lib/in-process';
 import { openSeededDatabase } from './lib/seed';
 
 // Where PostgreSQL's CPU per create goes, in-process (`app.inject`, 10 in flight) on the bench
-// database: the service with its workers running as a server runs them (the notification worker
-// woken by each commit that queued invitations), PostgreSQL's CPU per create (every process of the
+// database: the service with its job queue running as a server runs it (each create's event job queues
+// its invitations, whose jobs send them), PostgreSQL's CPU per create (every process of the
 // embedded server) and the statements per create by kind. One Gather server and no other: with
 // `create-cost.ts --against` two instances' workers and listeners share every commit. `--no-workers`
-// runs the creates alone, then the queued invitations in full batches, each measured apart.
+// runs the creates alone, then the jobs they queued (`jobs.runDue`), each measured apart.
 // Usage: BENCH_PG_PORT=... npx tsx bench/create-split.ts [--creates N] [--no-workers]
 
 const at = process.argv.indexOf('--creates');
@@ -33,9 +33,7 @@ async function main() {
     config: benchConfig(),
     orm,
     db: pool,
-    sendNotifications: workers,
     runJobs: workers,
-    deliverWebhooks: workers,
   });
   await app.ready();
   try {
@@ -57,15 +55,13 @@ async function main() {
         }),
       );
     };
+    /** Runs the queued jobs; answers how many invitations they settled. */
     const drain = async () => {
-      let total = 0;
-      for (
-        let claimed = await app.notificationWorker.runOnce();
-        claimed > 0;
-        claimed = await app.notificationWorker.runOnce()
-      )
-        total += claimed;
-      return total;
+      const settled = async () =>
+        (await pool.rows<{ n: number }>(`select count(*)::int as n from notification where status <> 'PENDING'`))[0].n;
+      const before = await settled();
+      await app.jobs.runDue();
+      return (await settled()) - before;
     };
     const perCreate = (seconds: number) => `${((seconds / CREATES) * 1000).toFixed(3)} ms`;
     // What the workers still do after the last create is counted with it.
@@ -88,7 +84,7 @@ async function main() {
         const sent = await drain();
         const drained = process.cpuUsage(cpu);
         console.log(
-          `  then ${sent} invitations in full batches: PostgreSQL ${perCreate(postgresCpu() - pg)} per create, this process ${perCreate((drained.user + drained.system) / 1e6)}`,
+          `  then the jobs, ${sent} invitations: PostgreSQL ${perCreate(postgresCpu() - pg)} per create, this process ${perCreate((drained.user + drained.system) / 1e6)}`,
         );
       }
       const kinds = new Map<string, number>();

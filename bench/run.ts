@@ -34,6 +34,8 @@ import { runNotify } from './lib/notify';
 import { runReminders } from './lib/reminders';
 import { measureScale, openScaleDatabase, SMALL_REQUESTS } from './lib/scale';
 import { summarise as summariseProfile } from './profile';
+import { runUsers } from './lib/users';
+import { killGatherProcesses } from './lib/gather-process';
 
 const packageVersion = (name: string): string =>
   JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
@@ -48,7 +50,7 @@ const HELP = `usage: npm run bench -- [options]
   --warmup S           seconds of warm-up before each run, discarded (default 3; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 10)
   --pool N             PostgreSQL connections of each server (default 10)
-  --only LIST          comma-separated groups: list,get,rest,sql,create,fanout,webhooks,files,notify,reminders,scale (default all)
+  --only LIST          comma-separated groups: list,get,rest,sql,create,fanout,webhooks,files,notify,reminders,scale,users (default all)
   --fanout-sizes LIST  subscriber counts of the fan-out (default 100,1000,10000,20000; 100,1000 with --quick)
   --fanout-events N    measured events per subscriber count (default 20), after 2 discarded ones
   --fanout-per-process N  subscribers per load process (default 5000)
@@ -61,6 +63,11 @@ const HELP = `usage: npm run bench -- [options]
   --scale-requests N   requests of the large organization of the scale scenario (default 1000000; 10000
                        with --quick), beside one of 500; seeded once per schema and size, then copied
   --scale-samples N    timed requests per read and organization in the scale scenario (default 200; 30 with --quick)
+  --users-creates N    users group: requests created through Gather before the rounds and before each phase (b) (default 500)
+  --users-patches N    users group: PATCH /requests/:id after those creates (default 100)
+  --users-write-rate N users group: creates and PATCHes per second during phase (c) (default 50)
+  --users-node V       users group: Node line of the Gather process, 20 (this machine's), 22 or 24 (default 20)
+  --users-phases LIST  users group: phases to run, of a,b,c (default a,b,c)
   --profile NAMES      CPU-profile these servers (ours,apollo,bare) during each measured run (V8's
                        sampling profiler, the one behind node --cpu-prof, started and stopped around
                        the run); writes bench/results/profiles/<contender>-r<round>.cpuprofile and a summary
@@ -92,6 +99,11 @@ const { values: args } = parseArgs({
     reminders: { type: 'string' },
     'scale-requests': { type: 'string' },
     'scale-samples': { type: 'string' },
+    'users-creates': { type: 'string' },
+    'users-patches': { type: 'string' },
+    'users-write-rate': { type: 'string' },
+    'users-node': { type: 'string' },
+    'users-phases': { type: 'string' },
     profile: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'show-sql': { type: 'boolean', default: false },
@@ -144,6 +156,7 @@ const ALL_GROUPS = [
   'notify',
   'reminders',
   'scale',
+  'users',
 ];
 /** Groups served by the ours / apollo / bare trio; the others start servers of their own. */
 const HTTP_GROUPS = ['list', 'get', 'rest', 'create'];
@@ -180,6 +193,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.allSettled(allServers.map((s) => s.stop()));
     killAllServers();
+    killGatherProcesses();
     await local?.close().catch(() => undefined);
     if (db) {
       log('stopping PostgreSQL');
@@ -195,7 +209,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void cleanup().finally(() => process.exit(130));
   });
 }
-process.on('exit', killAllServers);
+process.on('exit', () => {
+  killAllServers();
+  killGatherProcesses();
+});
 
 async function statementScenario(app: InProcessApp, apiKey: string): Promise<ScenarioResult> {
   const counts: Record<string, number> = {};
@@ -236,7 +253,44 @@ async function statementScenario(app: InProcessApp, apiKey: string): Promise<Sce
   };
 }
 
+const usersPhases = (args['users-phases'] ?? 'a,b,c').split(',').map((p) => p.trim());
+for (const phase of usersPhases)
+  if (!['a', 'b', 'c'].includes(phase)) throw new Error(`--users-phases: unknown ${phase}`);
+
+/** The users group (issue 15): a PostgreSQL 15 of its own, Gather by npm start, PostGraphile 4 and 5. */
+async function usersGroup(title: string) {
+  return runUsers({
+    rounds: options.rounds,
+    duration: options.duration,
+    warmup: options.warmup,
+    connections: options.connections,
+    pool: options.pool,
+    creates: Number(args['users-creates'] ?? 500),
+    patches: Number(args['users-patches'] ?? 100),
+    writeRate: Number(args['users-write-rate'] ?? 50),
+    gatherNode: args['users-node'] ?? '20',
+    phases: usersPhases,
+    log: (line) => log(`${title} · ${line}`),
+  });
+}
+
+/** `--only users`: no embedded PostgreSQL, no seed, only the group's own database and servers. */
+async function usersOnly(): Promise<void> {
+  log(
+    `Gather benchmarks: the users group, ${options.rounds} round(s), ${options.warmup} s warm-up + ${options.duration} s per run, phases ${usersPhases.join(', ')}`,
+  );
+  const { results, info } = await usersGroup('[1/1] users');
+  const report = { machine: machine({ users: info, load_average_1m_at_start: loadAtStart }), scenarios: results };
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(resolve(ROOT, outFile), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(resolve(ROOT, outFile.replace(/\.json$/, '.md')), `${markdownTable(results)}\n`);
+  process.stdout.write(`\n${textTable(results)}\n\n`);
+  const targeted = results.filter((s) => s.target !== null);
+  log(`${targeted.filter((s) => s.met).length} of ${targeted.length} targets met; wrote ${outFile}`);
+}
+
 async function main(): Promise<void> {
+  if (only.length === 1 && only[0] === 'users') return usersOnly();
   const perRun = options.warmup + options.duration;
   log(
     `Gather benchmarks${quick ? ' (quick)' : ''}: ${options.rounds} round(s), ${options.warmup} s warm-up + ${options.duration} s per run, ` +
@@ -336,7 +390,7 @@ async function main(): Promise<void> {
   }
 
   // The event and file scenarios run on fresh Gather processes of their own, with nothing else of the
-  // service running: the trio and the in-process app each hold an event listener and a webhook worker,
+  // service running: the trio and the in-process app each hold an event listener and a job queue,
   // which would take deliveries from the measured instance and handle every event besides it.
   await Promise.all(Object.values(servers).map((server) => server.stop()));
   await local.close();
@@ -349,8 +403,8 @@ async function main(): Promise<void> {
   // Files and webhooks run before the fan-out: after driving tens of thousands of sockets, this
   // runner process was measured slower at moving bytes (see bench/README.md, Method).
   let eventsGather: ServerProcess | undefined;
-  // Gather for the file and webhook groups: one process, its webhook worker stopped until the
-  // webhook group has queued its backlog (files do not depend on the worker).
+  // Gather for the file and webhook groups: one process, its job queue stopped until the
+  // webhook group has queued its backlog (files do not depend on the queue).
   const eventsInstance = async () =>
     (eventsGather ??= await start('ours', {
       label: 'ours-events',
@@ -382,7 +436,7 @@ async function main(): Promise<void> {
     // Its worker starts stopped: the first burst of events queues up, then is delivered.
     const [gather, receiver] = await Promise.all([eventsInstance(), start('receiver')]);
     log(
-      `${title}: Gather ${gather.url} (pid ${gather.pid}, webhook worker stopped), receiver ${receiver.url} (pid ${receiver.pid})`,
+      `${title}: Gather ${gather.url} (pid ${gather.pid}, job queue stopped), receiver ${receiver.url} (pid ${receiver.pid})`,
     );
     const profilePath = profiled.has('ours') ? join(PROFILE_DIR, 'webhooks-delivery.cpuprofile') : undefined;
     if (profilePath) mkdirSync(PROFILE_DIR, { recursive: true });
@@ -395,7 +449,7 @@ async function main(): Promise<void> {
         dbUrl: db.url,
         events: webhookEvents,
         connections: options.connections,
-        concurrency: benchConfig().webhooks.concurrency,
+        concurrency: benchConfig().jobConcurrency,
         poolMax: options.pool,
         log: (line) => log(`${title} · ${line}`),
         profilePath,
@@ -586,6 +640,16 @@ async function main(): Promise<void> {
     await gather.stop();
   }
 
+  // Last: a PostgreSQL 15 of its own beside the embedded one, and its own servers.
+  const usersResults: ScenarioResult[] = [];
+  let usersInfo: Record<string, unknown> | null = null;
+  if (only.includes('users')) {
+    groupIndex++;
+    const users = await usersGroup(`[${groupIndex}/${groupCount}] users`);
+    usersResults.push(...users.results);
+    usersInfo = users.info;
+  }
+
   const ratioResults: ScenarioResult[] = comparisons
     .filter((c) => only.includes(c.group))
     .map((c) => {
@@ -626,6 +690,7 @@ async function main(): Promise<void> {
     ...notifyResults,
     ...reminderResults,
     ...scaleResults,
+    ...usersResults,
   ];
 
   const report = {
@@ -647,12 +712,13 @@ async function main(): Promise<void> {
       webhooks: {
         events: webhookEvents,
         patch_connections: options.connections,
-        webhook_concurrency: benchConfig().webhooks.concurrency,
+        job_concurrency: benchConfig().jobConcurrency,
       },
       files: { size_mb: fileMb, rounds: fileRounds, data_dir: BENCH_DATA_DIR },
       notify: { connections: notifyLevels, seconds_per_side: notifySeconds },
       reminders: { count: reminderCount },
       scale: scaleInfo,
+      users: usersInfo,
       mode: quick ? 'quick' : 'full',
       rounds: options.rounds,
       warmup_s: options.warmup,

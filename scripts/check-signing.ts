@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import type { ContractField } from '../src/modules/contracts/contract.entities';
+import { createLogger } from '../src/kernel/logger';
 import { createSelfSignedKey } from '../src/modules/signing/signing.certificate';
 import { checkSigning, signPdf, type SignInput } from '../src/modules/signing/signing.service';
 import { pngBytes } from '../test/support/png';
@@ -95,7 +96,13 @@ async function main(): Promise<void> {
         signer: input.signer,
         at: input.at,
       };
-      const { pdf } = await signPdf(original, plan, record, async () => key);
+      const { pdf } = await signPdf(
+        { log: createLogger('warn') },
+        async () => original,
+        plan,
+        record,
+        async () => key,
+      );
       console.error(`check-signing: ${kind} signature, ${pdf.length} bytes: expecting pdfsig to call it valid`);
       if (pdfsigStatus(dir, `${kind}.pdf`, pdf) !== 0) failures.push(`the ${kind} signed PDF is not valid for pdfsig`);
       // A byte of the header's binary comment: the file still parses, the digest no longer matches.

@@ -2,25 +2,27 @@
 import './kernel/runtime';
 import type { LookupFunction } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config';
 import { Db } from './kernel/db/db';
 import { SharedCaches } from './kernel/db/shared-cache';
 import { EventDispatcher } from './kernel/events/dispatcher';
 import { Outbox } from './kernel/events/outbox';
 import { createContextFactory, type ServiceSettings } from './kernel/graphql/context';
-import { findSession, isSessionToken, recipientViewer } from './modules/portal/portal.access';
+import { findLink, findSession, isSessionToken, recipientViewer } from './modules/portal/portal.access';
 import { clientOf } from './modules/portal/portal.routes';
+import { errorFormat } from './kernel/graphql/format';
 import { registerGraphQL } from './kernel/graphql/plugin';
 import { registerSubscriptionServer, SubscriptionHub } from './kernel/graphql/subscriptions';
-import { registerAuth } from './kernel/http/auth';
+import { registerAuth, viewerLookup } from './kernel/http/auth';
 import { registerErrorHandling } from './kernel/http/errors';
 import { registerHealth } from './kernel/http/health';
+import { registerLanding, serviceUrls } from './kernel/http/landing';
 import { registerOpenApi } from './kernel/http/openapi';
 import { EDGE_SWEEP_INTERVAL_MS, EdgeStore } from './kernel/http/edge-store';
 import { registerIdempotency } from './kernel/http/idempotency';
 import { registerRateLimits } from './kernel/http/rate-limit';
-import { observeRequests } from './kernel/http/observe';
+import { observeRequests, ServiceLogController } from './kernel/http/observe';
 import { createMetrics, registerMetricsRoute, type Metrics } from './kernel/metrics/metrics';
 import { registerRestRows } from './kernel/rest/engine';
 import { createStorage, type Storage } from './kernel/storage';
@@ -29,14 +31,14 @@ import { subjectLoader } from './kernel/graphql/events';
 import { MODULES } from './modules';
 import { TOPICS } from './modules/events/event.topics';
 import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
-import { DeliveryWorker } from './modules/webhooks/webhook.delivery';
-import { WEBHOOK_WAKE } from './modules/webhooks/webhook.service';
-import { NOTIFICATION_WAKE } from './modules/notifications/notification.service';
+import { attemptCounts, deliveryAgents, webhookTasks, type AttemptCounts } from './modules/webhooks/webhook.delivery';
 import { systemClock, type Clock } from './kernel/clock';
+import { eventTask } from './kernel/events/consumers';
+import { JobQueue } from './kernel/jobs/queue';
 import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
 import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
-import { NotificationWorker } from './modules/notifications/notification.worker';
-import { ScheduleWorker } from './modules/schedule/schedule.worker';
+import { notificationTasks } from './modules/notifications/notification.worker';
+import { scheduleTasks } from './modules/schedule/schedule.tasks';
 
 export type AppOptions = {
   config: Config;
@@ -50,11 +52,10 @@ export type AppOptions = {
   clock?: Clock;
   resolveHost?: HostResolver;
   deliveryLookup?: LookupFunction;
-  /** Whether this instance sends webhook deliveries by itself (tests drive the worker by hand). */
-  deliverWebhooks?: boolean;
-  /** Whether this instance sends notifications by itself (tests drive the worker by hand). */
-  sendNotifications?: boolean;
-  /** Whether this instance runs due timed jobs by itself (tests drive the worker by hand). */
+  /**
+   * Whether this instance runs its jobs by itself (webhook deliveries, notifications, timed work, event consumers):
+   * tests drive them with `jobs.runDue()`.
+   */
   runJobs?: boolean;
   /** Where SMS go; by default the log (and the notification table). */
   sms?: SmsProvider;
@@ -70,12 +71,10 @@ declare module 'fastify' {
     subscriptions: SubscriptionHub;
     /** This instance's LISTEN connection, handing committed events out. */
     eventDispatcher: EventDispatcher;
-    /** This instance's webhook sender. */
-    webhookWorker: DeliveryWorker;
-    /** This instance's notification sender. */
-    notificationWorker: NotificationWorker;
-    /** This instance's runner of timed jobs (reminders, expiry, auto-close, escalations). */
-    scheduleWorker: ScheduleWorker;
+    /** Webhook attempts this instance's jobs made, by outcome (/metrics). */
+    webhookAttempts: AttemptCounts;
+    /** This instance's job queue (tests run what is due with `jobs.runDue()`). */
+    jobs: JobQueue;
     /** Idempotency keys and rate-limit counters, shared with the other instances on the database. */
     edgeStore: EdgeStore;
   }
@@ -91,8 +90,6 @@ export async function buildApp({
   clock,
   resolveHost = systemResolver,
   deliveryLookup,
-  deliverWebhooks = true,
-  sendNotifications = true,
   runJobs = true,
   sms,
 }: AppOptions): Promise<FastifyInstance> {
@@ -105,8 +102,7 @@ export async function buildApp({
     requestIdHeader: 'x-request-id',
     // Behind a load balancer the client's address (for its rate limit) is in X-Forwarded-For.
     trustProxy: config.trustProxy,
-    // Its lines hold the URL (a recipient link's token); observeRequests logs one line without it.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new ServiceLogController(),
   });
   const db =
     given ?? new Db({ url: orm.config.get('clientUrl')!, poolMax: config.dbPoolMax, metadata: orm.getMetadata() });
@@ -127,7 +123,7 @@ export async function buildApp({
   // Before every route, so each answer is counted; the metrics exist once the app's parts do.
   let metrics: Metrics | undefined;
   observeRequests(app, (observed) => metrics?.observe(observed));
-  await registerOpenApi(app, { publicUrl: config.publicUrl });
+  await registerOpenApi(app);
 
   // Rows every request reads, kept while this instance hears their tables' changes (its LISTEN connection).
   const caches = new SharedCaches(() => dispatcher.listening, config.sharedCacheSeconds);
@@ -137,26 +133,34 @@ export async function buildApp({
     webhooks: config.webhooks,
     resolveHost,
     maxUploadBytes: config.maxUploadBytes,
+    unfinishedUploadBytes: config.unfinishedUploadBytes,
     maxFilesPerItem: config.maxFilesPerItem,
     exactCountLimit: config.exactCountLimit,
     signing: config.signing,
+    storageConfig: config.storage,
     dataDir: config.dataDir,
     clock: clock ?? systemClock,
+    expirationWarningDays: config.expirationWarningDays,
     caches,
   };
   const edgeStore = new EdgeStore(db);
   app.decorate('edgeStore', edgeStore);
-  // Before authentication, so that a caller over its limit costs no key lookup.
-  await registerRateLimits(app, edgeStore, config.rateLimits);
   const resolveViewer = (key: string) => findViewerByApiKey(db, key, caches);
   // A recipient's session token opens its GraphQL operations (the actor guard keeps it to them).
-  registerAuth(app, async (key, request) => {
+  const viewerOf = viewerLookup(async (key, request) => {
     if (!isSessionToken(key)) return resolveViewer(key);
     const session = await findSession(db, key, settings.clock.now());
     return session && recipientViewer(session, clientOf(request));
   });
-  registerIdempotency(app, edgeStore);
-  const outbox = new Outbox(MODULES.views, settings, MODULES.emitHooks);
+  // Before authentication answers, so that a credential naming no one counts against its address (the
+  // lookup is authentication's own, made once; a known key's caller is cached).
+  const rateLimits = await registerRateLimits(app, edgeStore, config.rateLimits, {
+    viewerOf,
+    linkExists: async (token) => (await findLink(db, token)) !== null,
+  });
+  registerAuth(app, viewerOf);
+  registerIdempotency(app, db);
+  const outbox = new Outbox(MODULES.views, settings, MODULES.consumers);
 
   const contexts = createContextFactory({
     db,
@@ -173,10 +177,13 @@ export async function buildApp({
     resolvers: MODULES.resolvers,
     buildContext,
     ...config.graphql,
+    countOperations: rateLimits.countMore,
   });
   registerRestRows(app, MODULES.restRows, { buildContext });
   for (const routes of MODULES.routes) await app.register(routes);
 
+  // Over WebSocket, errors leave as over HTTP (plugin.ts).
+  const socketErrors = errorFormat({ suggestions: config.graphql.introspection });
   // Committed events, whichever instance wrote them, reach this instance's subscribers.
   const hub = new SubscriptionHub(
     app.graphql.schema,
@@ -185,6 +192,7 @@ export async function buildApp({
       topics: TOPICS,
       loadSubject: subjectLoader(MODULES.subjects),
       audienceOf: (viewer) => (isAdmin(viewer) ? 'admin' : viewer.userId),
+      format: socketErrors,
     },
     app.log,
   );
@@ -198,44 +206,49 @@ export async function buildApp({
   app.decorate('eventDispatcher', dispatcher);
   dispatcher.on('cacheChanged', (table) => caches.changed(table));
   app.decorate('subscriptions', hub);
-  const worker = new DeliveryWorker({
-    db,
-    settings: config.webhooks,
-    serverSecret: config.secret,
-    log: app.log,
-    clock,
-    lookup: deliveryLookup,
-  });
-  app.decorate('webhookWorker', worker);
   dispatcher.on('event', (event) => void hub.publish(event));
-  const notifier = new NotificationWorker({
-    db,
-    mailer: createMailer(config.mail),
-    sms: sms ?? logSmsProvider(app.log),
-    serverSecret: config.secret,
-    publicUrl: config.publicUrl,
-    log: app.log,
-    clock,
-  });
-  app.decorate('notificationWorker', notifier);
-  const scheduler = new ScheduleWorker({
-    db,
-    contexts,
-    settings: { expirationWarningDays: config.expirationWarningDays, leaseMs: config.jobLeaseMs },
-    log: app.log,
+  // What the tasks send through, closed once the queue stopped.
+  const agents = deliveryAgents(config.webhooks.allowPrivate);
+  const mailer = createMailer(config.mail);
+  const webhookAttempts = attemptCounts();
+  app.decorate('webhookAttempts', webhookAttempts);
+  // The job queue: every effect that follows a commit (job queue tasks).
+  const jobs = new JobQueue({
+    url: orm.config.get('clientUrl')!,
+    tasks: {
+      event: eventTask(db, MODULES.consumers, { settings, contexts, log: app.log }),
+      ...scheduleTasks({ db, contexts, log: app.log }),
+      ...webhookTasks({
+        db,
+        settings: config.webhooks,
+        serverSecret: config.secret,
+        clock: settings.clock,
+        lookup: deliveryLookup,
+        agents,
+        attempts: webhookAttempts,
+      }),
+      ...notificationTasks({
+        db,
+        mailer,
+        sms: sms ?? logSmsProvider(app.log),
+        serverSecret: config.secret,
+        publicUrl: config.publicUrl,
+        clock: settings.clock,
+      }),
+    },
+    concurrency: config.jobConcurrency,
+    pollMs: config.jobPollMs,
     clock: settings.clock,
+    log: app.log,
   });
-  app.decorate('scheduleWorker', scheduler);
-  dispatcher.on('committed', (wakes) => {
-    // Only what queued work wakes a worker (a replay waits for the poll): no claim for other events.
-    if (wakes.includes(WEBHOOK_WAKE)) worker.wake();
-    if (wakes.includes(NOTIFICATION_WAKE)) notifier.wake();
-  });
+  app.decorate('jobs', jobs);
   const sockets = registerSubscriptionServer(app, app.graphql.schema, {
     hub,
     contexts,
     resolveViewer,
-    introspection: config.graphql.introspection,
+    queryLimits: config.graphql,
+    rateLimits,
+    format: socketErrors,
   });
   metrics = createMetrics({
     app,
@@ -244,6 +257,7 @@ export async function buildApp({
     sockets: () => ({ connections: sockets.connections(), subscriptions: hub.subscriberCount }),
   });
   registerMetricsRoute(app, metrics, config.metricsToken);
+  registerLanding(app, serviceUrls({ graphiql: config.graphql.graphiql, metrics: Boolean(config.metricsToken) }));
   let sweeper: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
     if (runJobs) {
@@ -257,16 +271,15 @@ export async function buildApp({
       sweeper.unref();
     }
     await dispatcher.start();
-    if (deliverWebhooks) worker.start();
-    if (sendNotifications) notifier.start();
-    if (runJobs) scheduler.start();
+    if (runJobs) await jobs.start();
   });
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
-    await worker.stop();
-    await notifier.stop();
-    await scheduler.stop();
+    await jobs.stop();
+    await agents.destroy();
+    mailer.close();
     await dispatcher.stop();
+    await Promise.all(MODULES.stops.map((stop) => stop()));
   });
   return app;
 }

@@ -2,6 +2,7 @@ import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config/config';
 import type { FastifyInstance } from 'fastify';
 import { createLogger } from './kernel/logger';
+import { serviceUrls } from './kernel/http/landing';
 import { openDatabase, type Database } from './kernel/db/database';
 import { DATA_MODEL } from './modules';
 import { bootstrapFirstAdmin } from './modules/identity/identity.service';
@@ -91,13 +92,25 @@ async function main(): Promise<void> {
     await database.close().catch(() => undefined);
     throw err;
   }
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${app.server.address() && typeof app.server.address() === 'object' ? (app.server.address() as { port: number }).port : config.port}`;
-  logger.info(`GraphQL:  ${base}/graphql`);
-  if (config.graphql.graphiql) logger.info(`GraphiQL: ${base}/graphiql`);
-  logger.info(`REST:     ${base}/ (e.g. ${base}/whoami); recipient links use ${config.publicUrl}`);
+  const address = app.server.address();
+  const port = address && typeof address === 'object' ? address.port : config.port;
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const urls = serviceUrls({ graphiql: config.graphql.graphiql, metrics: Boolean(config.metricsToken) });
+  for (const { path, what } of urls) logger.info(`${`${base}${path}`.padEnd(base.length + 16)} ${what}`);
+  logger.info(`Gather is listening on ${base}/ (recipient links use ${config.publicUrl})`);
 }
 
 main().catch((err) => {
-  process.stderr.write(`Gather failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    const { address, port } = err as { address?: string; port?: number };
+    process.stderr.write(
+      `Gather failed to start: port ${port} on ${address} is already in use (another Gather, or another server).\n` +
+        `Stop that process, or start on another port: PORT=${(port ?? 3000) + 1} npm start\n`,
+    );
+  } else {
+    process.stderr.write(
+      `Gather failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+  }
   process.exit(1);
 });

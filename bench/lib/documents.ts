@@ -117,3 +117,57 @@ export function createBody(n: number, tag: string) {
   };
 }
 export type CreateBody = ReturnType<typeof createBody>;
+
+/** The `users` group's create (issue 15): `items` items (up to 5; the first 3 as createBody's), 2 new recipients. */
+export function createBodyWithItems(n: number, tag: string, items: number) {
+  const body = createBody(n, tag);
+  const more = [
+    {
+      name: 'Proof of address',
+      type: 'UPLOAD',
+      required: false,
+      description: 'A utility bill, less than 3 months old',
+    },
+    { name: 'How many employees do you have?', type: 'QUESTION', question: { type: 'TEXT' } },
+  ];
+  return { ...body, items: [...body.items, ...more].slice(0, items) };
+}
+
+/**
+ * The `users` group's page (issue 15): the 20 newest requests with the fields users compared, the
+ * same as LIST_QUERY without percentComplete.
+ */
+export const USERS_LIST_QUERY = `query UsersRequestList($first: Int!) {
+  requests(first: $first) {
+    nodes {
+      id
+      name
+      state
+      dueDate
+      createdAt
+      updatedAt
+      owner {
+        id
+        email
+        firstName
+        lastName
+      }
+      items {
+        id
+        kind
+        name
+        description
+        required
+        status
+      }
+      recipients {
+        id
+        firstName
+        lastName
+        email
+        phone
+        authMethod
+      }
+    }
+  }
+}`;

@@ -33,7 +33,7 @@ export function benchConfig(): Config {
     RATE_LIMIT_API_KEY: '0',
     RATE_LIMIT_LINK: '0',
     RATE_LIMIT_ADDRESS: '0',
-    ...(process.env.BENCH_WEBHOOK_CONCURRENCY ? { WEBHOOK_CONCURRENCY: process.env.BENCH_WEBHOOK_CONCURRENCY } : {}),
+    ...(process.env.BENCH_JOB_CONCURRENCY ? { JOB_CONCURRENCY: process.env.BENCH_JOB_CONCURRENCY } : {}),
   });
 }
 
@@ -50,8 +50,6 @@ export async function inProcessApp(url: string): Promise<InProcessApp> {
     config: benchConfig(),
     orm,
     db,
-    deliverWebhooks: false,
-    sendNotifications: false,
     runJobs: false,
   });
   await app.ready();

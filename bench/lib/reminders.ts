@@ -5,6 +5,7 @@ import type { Db } from '../../src/kernel/db/db';
 import { createOrm } from '../../src/kernel/db/orm';
 import { DATA_MODEL } from '../../src/modules';
 import { createOrganization } from '../../src/modules/identity/identity.service';
+import { PLANNED, queuePlanned, type PlannedRow } from '../../src/modules/schedule/schedule.planning';
 import { benchConfig } from './in-process';
 import { round2, type ScenarioResult } from './report';
 import { startHelper } from './servers';
@@ -15,7 +16,7 @@ import { startHelper } from './servers';
 //
 // One request is made through the API (one recipient, reminders every day); `count` copies of it and
 // of its recipient are written with SQL, each with its REMINDER job due now. The service runs in this
-// process (its schedule and notification workers started for the measurement), the mail server and
+// process (its job queue started for the measurement), the mail server and
 // the loop in processes of their own; CPU per reminder is this process's (the service's) CPU time,
 // PostgreSQL's not included, against the loop process's.
 
@@ -52,7 +53,7 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
     const { port } = await sink.next<{ port: number }>('hello', 60_000);
     const smtpUrl = `smtp://127.0.0.1:${port}`;
     const config = { ...benchConfig(), mail: { smtpUrl, from: 'Gather <no-reply@bench.example>' } };
-    const app = await buildApp({ config, orm, runJobs: false, sendNotifications: false, deliverWebhooks: false });
+    const app = await buildApp({ config, orm, runJobs: false });
     await app.ready();
     const { organization, apiKey } = await createOrganization(app.db, {
       name: 'Reminder bench',
@@ -77,9 +78,18 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
       if (created.statusCode !== 200)
         throw new Error(`reminders: POST /requests answered ${created.statusCode}: ${created.body.slice(0, 300)}`);
       const original = created.json().id as string;
-      // The seed's own messages and jobs are not this scenario's: they would reach the same server.
+      // The seed's own messages and jobs are not this scenario's: they would reach the same server. Its event's
+      // consumers plan its jobs first, so that none is planned again during the measurement.
+      await app.jobs.runDue();
       await app.db.rows(`update notification set status = 'KEPT', next_attempt_at = null where status = 'PENDING'`);
-      await app.db.rows(`update job set status = 'CANCELLED' where status = 'PENDING'`);
+      await app.db.transaction(async (tx) =>
+        queuePlanned(
+          tx,
+          await tx.rows<PlannedRow>(
+            `update job set status = 'CANCELLED' where status = 'PENDING' returning ${PLANNED}`,
+          ),
+        ),
+      );
       const seeded = Date.now();
       await copyRequest(app.db, original, ctx.count);
       ctx.log(
@@ -91,8 +101,7 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
       const stopProfile = ctx.profilePath ? await startProfile() : null;
       const cpuBefore = cpuMs();
       const started = Date.now();
-      app.scheduleWorker.start();
-      app.notificationWorker.start();
+      await app.jobs.start();
       sink.send({ type: 'wait', count: ctx.count, timeoutMs: 60 * 60_000 });
       const received = await sink.next<{ count: number; last_ms: number }>('done', 60 * 60_000 + 10_000);
       const ms = received.last_ms - started;
@@ -158,7 +167,7 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
             target: null,
             met: null,
             note:
-              'ours: each reminder is a job (claimed, request locked, recipients read, reminder and message rows, request.reminder_sent rendered and written, job finished) ' +
+              'ours: each reminder is a job (taken from the job queue, request locked, recipients read, reminder and message rows, request.reminder_sent rendered and written, job finished) ' +
               'then a notification (claimed, rendered with the link, handed to the server, recorded); CPU of the service process, PostgreSQL not included',
           },
         ];
@@ -175,7 +184,8 @@ export async function runReminders(ctx: ReminderContext): Promise<ScenarioResult
 }
 
 /**
- * `count` copies of a request and its recipients (new ids, unique token hashes), each with its REMINDER job due now.
+ * `count` copies of a request and its recipients (new ids, unique token hashes), each with its REMINDER job due now
+ * and that job's `schedule.run` on the job queue.
  */
 async function copyRequest(db: Db, requestId: string, count: number): Promise<void> {
   const columns = async (table: string) =>
@@ -199,4 +209,13 @@ async function copyRequest(db: Db, requestId: string, count: number): Promise<vo
         from bench_copy c, request r where r.id = '${requestId}';
     drop table bench_copy;
   `);
+  await db.transaction(async (tx) =>
+    queuePlanned(
+      tx,
+      await tx.rows<PlannedRow>(
+        `select ${PLANNED} from job where request_id in (select id from request where organization_id = (select organization_id from request where id = ?)) and status = 'PENDING'`,
+        [requestId],
+      ),
+    ),
+  );
 }

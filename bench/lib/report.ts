@@ -53,6 +53,8 @@ export type ScenarioResult = {
   met: boolean | null;
   /** Per round, for the ratio scenarios: requests per second of each side. */
   rounds?: { ours_rps: number; baseline_rps: number }[];
+  /** Per round, the 1-minute load average when each side's measured run started (ours, baseline). */
+  load_average_1m?: number[][];
   note?: string;
 };
 

@@ -7,9 +7,11 @@ import { join, resolve } from 'node:path';
 
 /**
  * ours, apollo, bare: the HTTP scenarios (ours also serves the fan-out, webhook and file scenarios);
- * ws-bare: the bare `ws` broadcast of the fan-out baseline; receiver: the webhook receiver.
+ * ws-bare: the bare `ws` broadcast of the fan-out baseline; receiver: the webhook receiver; production:
+ * Gather with its limits on (bench/batch-attack.ts).
  */
-export type ServerName = 'ours' | 'apollo' | 'bare' | 'postgraphile' | 'ws-bare' | 'receiver';
+export type ServerName =
+  'ours' | 'production' | 'apollo' | 'bare' | 'postgraphile' | 'postgraphile5' | 'ws-bare' | 'receiver';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const PROFILE_DIR = join(ROOT, 'bench', 'results', 'profiles');
@@ -114,7 +116,7 @@ export function procFds(pid: number): { open: number; limit: number } {
 
 /**
  * `cpuProf`: run the whole process under `node --cpu-prof` (start-up included). `env`: settings of
- * that server only (the webhook scenario's instance starts with its delivery worker stopped).
+ * that server only (the webhook scenario's instance starts with its job queue stopped).
  */
 export async function startServer(
   name: ServerName,
@@ -126,6 +128,8 @@ export async function startServer(
     label?: string;
     nodeArgs?: string[];
     root?: string;
+    /** Another node binary than the runner's (PostGraphile 5 runs on Node 22). */
+    node?: string;
   },
 ): Promise<ServerProcess> {
   const nodeArgs: string[] = [...(options.nodeArgs ?? [])];
@@ -141,7 +145,7 @@ export async function startServer(
   // `root`: another checkout of the repository (an A/B of two versions on one database, bench/create-cost.ts).
   const root = options.root ?? ROOT;
   const child = spawn(
-    process.execPath,
+    options.node ?? process.execPath,
     [...nodeArgs, '--import', 'tsx', join(root, 'bench', 'servers', `${name}.ts`)],
     {
       cwd: root,

@@ -8,7 +8,7 @@ import { createOrm } from '../../src/kernel/db/orm';
 import type { GraphQLContext } from '../../src/kernel/graphql/context';
 import { DateTimeScalar, JSONScalar, URLScalar } from '../../src/kernel/graphql/scalars';
 import { loadSdl } from '../../src/kernel/graphql/sdl';
-import { registerAuth } from '../../src/kernel/http/auth';
+import { registerAuth, viewerLookup } from '../../src/kernel/http/auth';
 import { SharedCaches } from '../../src/kernel/db/shared-cache';
 import { EventDispatcher } from '../../src/kernel/events/dispatcher';
 import { findViewerByApiKey } from '../../src/modules/identity/viewer';
@@ -40,7 +40,10 @@ serve('apollo', async () => {
   const dispatcher = new EventDispatcher(env('BENCH_DB_URL'), app.log, () => false);
   const caches = new SharedCaches(() => dispatcher.listening, config.sharedCacheSeconds);
   dispatcher.on('cacheChanged', (table) => caches.changed(table));
-  registerAuth(app, (key) => findViewerByApiKey(db, key, caches));
+  registerAuth(
+    app,
+    viewerLookup((key) => findViewerByApiKey(db, key, caches)),
+  );
   const settings = { publicUrl: config.publicUrl, secret: config.secret };
   const buildContext = (request: FastifyRequest): GraphQLContext => {
     // registerAuth answered 401 already when there is no viewer.

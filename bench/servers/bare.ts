@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { Pool, type PoolClient } from 'pg';
-import { registerAuth } from '../../src/kernel/http/auth';
+import { registerAuth, viewerLookup } from '../../src/kernel/http/auth';
 import { hashApiKey } from '../../src/modules/identity/api-key';
 import type { Viewer } from '../../src/modules/identity/viewer';
 import {
@@ -46,25 +46,28 @@ serve('bare', async () => {
   // The same hook as Gather's; the key is resolved with the same single statement, on every request:
   // Gather keeps a key's caller between requests (src/kernel/db/shared-cache.ts, issue 14), this server
   // has no such cache.
-  registerAuth(app, async (key): Promise<Viewer | null> => {
-    const { rows } = await pool.query(
-      `select u.id as user_id, u.organization_id, u.team_id, u.role, k.id as api_key_id
+  registerAuth(
+    app,
+    viewerLookup(async (key): Promise<Viewer | null> => {
+      const { rows } = await pool.query(
+        `select u.id as user_id, u.organization_id, u.team_id, u.role, k.id as api_key_id
          from api_key k join app_user u on u.id = k.user_id
         where k.key_hash = $1 and k.revoked_at is null`,
-      [hashApiKey(key)],
-    );
-    const row = rows[0];
-    return row
-      ? {
-          userId: row.user_id,
-          organizationId: row.organization_id,
-          teamId: row.team_id,
-          role: row.role,
-          apiKeyId: row.api_key_id,
-          actor: { type: 'USER' as const, id: row.user_id },
-        }
-      : null;
-  });
+        [hashApiKey(key)],
+      );
+      const row = rows[0];
+      return row
+        ? {
+            userId: row.user_id,
+            organizationId: row.organization_id,
+            teamId: row.team_id,
+            role: row.role,
+            apiKeyId: row.api_key_id,
+            actor: { type: 'USER' as const, id: row.user_id },
+          }
+        : null;
+    }),
+  );
 
   /** What the viewer may see (request.access.ts), as SQL on alias `r` with parameters from $1. */
   function scope(viewer: Viewer): { where: string; params: unknown[] } {

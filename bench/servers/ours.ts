@@ -5,12 +5,13 @@ import { benchConfig } from '../lib/in-process';
 import { env, serve } from './child';
 
 // Gather itself, as src/main.ts builds it (buildApp), without request logging, on the bench database.
-// BENCH_DELIVER_WEBHOOKS=0 starts it with its webhook worker stopped (the webhook scenario queues a
-// backlog first, then starts the worker with the `webhooks-start` command).
+// BENCH_DELIVER_WEBHOOKS=0 starts it with its job queue stopped (the webhook scenario queues a backlog
+// first, then starts the queue, which consumes the events and sends their deliveries, with the
+// `webhooks-start` command).
 serve('ours', async () => {
   const config = benchConfig();
   const orm = await createOrm({ url: env('BENCH_DB_URL'), ...DATA_MODEL, poolMax: config.dbPoolMax });
-  const app = await buildApp({ config, orm, deliverWebhooks: process.env.BENCH_DELIVER_WEBHOOKS !== '0' });
+  const app = await buildApp({ config, orm, runJobs: process.env.BENCH_DELIVER_WEBHOOKS !== '0' });
   return {
     app,
     async close() {
@@ -20,7 +21,7 @@ serve('ours', async () => {
     commands: {
       /** Live subscriptions of this instance (the fan-out scenario waits for all of them). */
       subscribers: () => app.subscriptions.subscriberCount,
-      'webhooks-start': () => app.webhookWorker.start(),
+      'webhooks-start': () => app.jobs.start(),
     },
   };
 });

@@ -3,9 +3,22 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import envSchema from 'env-schema';
-import { JOB_LEASE_MS, MAX_JOB_LEASE_MS, MIN_JOB_LEASE_MS } from '../modules/schedule/schedule.limits';
 import { SHARED_CACHE_TTL_SECONDS } from '../kernel/limits';
-import { DEFAULT_RATE_LIMIT_ADDRESS, DEFAULT_RATE_LIMIT_API_KEY, DEFAULT_RATE_LIMIT_LINK } from '../kernel/limits';
+import {
+  DEFAULT_UNFINISHED_UPLOAD_BYTES,
+  DEFAULT_UNFINISHED_UPLOAD_BYTES_ORGANIZATION,
+} from '../modules/portal/portal.uploads.limits';
+import {
+  DEFAULT_JOB_CONCURRENCY,
+  DEFAULT_JOB_POLL_MS,
+  MAX_JOB_CONCURRENCY,
+  MAX_JOB_POLL_MS,
+  MIN_JOB_POLL_MS,
+  DEFAULT_MAX_QUERY_ALIASES,
+  DEFAULT_RATE_LIMIT_ADDRESS,
+  DEFAULT_RATE_LIMIT_API_KEY,
+  DEFAULT_RATE_LIMIT_LINK,
+} from '../kernel/limits';
 
 // The one place that reads process.env. Every variable has a type, a default where one is safe,
 // and a description; the README's configuration table mirrors this schema.
@@ -66,8 +79,17 @@ export const ENV_SCHEMA = Type.Object({
     Type.Boolean({ description: 'serve the in-browser GraphQL IDE at /graphiql; default true outside production' }),
   ),
   GRAPHQL_INTROSPECTION: Type.Optional(
-    Type.Boolean({ description: 'answer `__schema` and `__type` queries; default true outside production' }),
+    Type.Boolean({
+      description:
+        'answer `__schema` and `__type` queries, and suggest names in errors ("Did you mean …"); default true outside production',
+    }),
   ),
+  GRAPHQL_MAX_ALIASES: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: DEFAULT_MAX_QUERY_ALIASES,
+    description: 'aliases one GraphQL operation, or a batch of them together, may hold',
+  }),
   RATE_LIMIT_WINDOW_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 86400,
@@ -139,12 +161,6 @@ export const ENV_SCHEMA = Type.Object({
     default: 10000,
     description: 'time a webhook endpoint has to answer with a 2xx',
   }),
-  WEBHOOK_CONCURRENCY: Type.Integer({
-    minimum: 1,
-    maximum: 256,
-    default: 16,
-    description: 'webhook deliveries in flight per instance',
-  }),
   WEBHOOK_SECRET_GRACE_HOURS: Type.Number({
     minimum: 0,
     maximum: 720,
@@ -194,6 +210,20 @@ export const ENV_SCHEMA = Type.Object({
     default: 256 * 1024 * 1024,
     description: 'largest file upload in bytes (413 above)',
   }),
+  UNFINISHED_UPLOAD_BYTES_ORGANIZATION: Type.Integer({
+    minimum: 1024,
+    maximum: 2 ** 50,
+    default: DEFAULT_UNFINISHED_UPLOAD_BYTES_ORGANIZATION,
+    description:
+      "declared bytes (Upload-Length) of one organization's unfinished resumable uploads together (413 for one larger, 429 while others fill it)",
+  }),
+  UNFINISHED_UPLOAD_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 2 ** 50,
+    default: DEFAULT_UNFINISHED_UPLOAD_BYTES,
+    description:
+      'declared bytes (Upload-Length) of all unfinished resumable uploads together, every organization and instance (413 for one larger, 429 while others fill it)',
+  }),
   EXACT_COUNT_LIMIT: Type.Integer({
     minimum: 0,
     maximum: 100_000_000,
@@ -231,11 +261,18 @@ export const ENV_SCHEMA = Type.Object({
     description:
       "seconds an instance keeps an API key's caller and an organization's settings between requests, at most (any change on any instance empties them at once); 0: read on every request",
   }),
-  JOB_LEASE_MS: Type.Integer({
-    minimum: MIN_JOB_LEASE_MS,
-    maximum: MAX_JOB_LEASE_MS,
-    default: JOB_LEASE_MS,
-    description: 'how long an instance holds a timed job it claimed before another instance may run it',
+  JOB_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: MAX_JOB_CONCURRENCY,
+    default: DEFAULT_JOB_CONCURRENCY,
+    description: 'jobs (webhook deliveries, mail, timed work, event consumers) an instance runs at once',
+  }),
+  JOB_POLL_MS: Type.Integer({
+    minimum: MIN_JOB_POLL_MS,
+    maximum: MAX_JOB_POLL_MS,
+    default: DEFAULT_JOB_POLL_MS,
+    description:
+      'milliseconds between looks for jobs that came due (retries, timed work); new jobs are taken at once, whatever it is',
   }),
   SIGNING_P12_PATH: Type.Optional(
     Type.String({
@@ -270,6 +307,7 @@ export type Config = {
   metricsToken?: string;
   storage: StorageConfig;
   maxUploadBytes: number;
+  unfinishedUploadBytes: UnfinishedUploadBytes;
   maxFilesPerItem: number;
   /** Rows a list counts exactly for `totalCount` (see pagination.ts, `countRows`). */
   exactCountLimit: number;
@@ -282,13 +320,21 @@ export type Config = {
    * How long an instance keeps a cached API key's caller or organization's settings, at most (SHARED_CACHE_SECONDS).
    */
   sharedCacheSeconds: number;
-  /** How long a claimed timed job stays its instance's (JOB_LEASE_MS). */
-  jobLeaseMs: number;
+  /** Jobs this instance runs at once (JOB_CONCURRENCY). */
+  jobConcurrency: number;
+  /** Milliseconds between looks for jobs that came due (JOB_POLL_MS). */
+  jobPollMs: number;
 };
+
+/** Declared bytes of unfinished resumable uploads held at once, per organization and in all. */
+export type UnfinishedUploadBytes = { organization: number; total: number };
 
 export type GraphQLSettings = {
   graphiql: boolean;
+  /** Whether `__schema` and `__type` may be asked for, and errors suggest names ("Did you mean …"). */
   introspection: boolean;
+  /** Aliases an operation, or a batch's operations together, may hold. */
+  maxAliases: number;
 };
 
 /** Requests per window, per kind of caller; 0 is no limit. */
@@ -313,7 +359,6 @@ export type MailSettings = {
 export type WebhookSettings = {
   allowPrivate: boolean;
   timeoutMs: number;
-  concurrency: number;
   secretGraceMs: number;
   disableAfterMs: number;
 };
@@ -360,6 +405,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     storage: storageConfig(parsed, dataDir),
     maxUploadBytes: parsed.MAX_UPLOAD_BYTES,
+    unfinishedUploadBytes: {
+      organization: parsed.UNFINISHED_UPLOAD_BYTES_ORGANIZATION,
+      total: parsed.UNFINISHED_UPLOAD_BYTES,
+    },
     maxFilesPerItem: parsed.MAX_FILES_PER_ITEM,
     exactCountLimit: parsed.EXACT_COUNT_LIMIT,
     port: parsed.PORT,
@@ -373,6 +422,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphql: {
       graphiql: parsed.GRAPHIQL ?? parsed.NODE_ENV !== 'production',
       introspection: parsed.GRAPHQL_INTROSPECTION ?? parsed.NODE_ENV !== 'production',
+      maxAliases: parsed.GRAPHQL_MAX_ALIASES,
     },
     rateLimits: {
       windowMs: parsed.RATE_LIMIT_WINDOW_SECONDS * 1000,
@@ -391,7 +441,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // API-DECISIONS: development and tests deliver to local receivers; production does not.
       allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE ?? parsed.NODE_ENV !== 'production',
       timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
-      concurrency: parsed.WEBHOOK_CONCURRENCY,
       secretGraceMs: parsed.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000,
       disableAfterMs: parsed.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     },
@@ -399,7 +448,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signing: signingConfig(parsed),
     expirationWarningDays: parsed.EXPIRATION_WARNING_DAYS,
     sharedCacheSeconds: parsed.SHARED_CACHE_SECONDS,
-    jobLeaseMs: parsed.JOB_LEASE_MS,
+    jobConcurrency: parsed.JOB_CONCURRENCY,
+    jobPollMs: parsed.JOB_POLL_MS,
   };
 }
 

@@ -9,23 +9,24 @@ export const MAX_PAGE_SIZE = 100;
 
 /** Deepest nesting of a GraphQL document; deeper than any of our own documents need. */
 export const MAX_QUERY_DEPTH = 12;
-/** Tokens (names, punctuation, values) of one GraphQL document; our largest has about 200. */
+/** Tokens (names, punctuation, values) of one GraphQL document, or of a batch's together; our largest has about 200. */
 export const MAX_QUERY_TOKENS = 5000;
 /**
- * Aliases in one GraphQL operation (`a: request(id: …) b: request(id: …)`); ours use none, the test
- * suite's select-everything document under `node` about 250.
+ * Aliases in one GraphQL operation (`a: request(id: …) b: request(id: …)`), or in a batch's operations
+ * together, unless `GRAPHQL_MAX_ALIASES` says otherwise: graphql-armor's default. Ours use none; each
+ * alias repeats a field's whole work, so hundreds let one request do hundreds of requests' work.
  */
-export const MAX_QUERY_ALIASES = 500;
+export const DEFAULT_MAX_QUERY_ALIASES = 15;
 /** Directives in one GraphQL operation; ours use none. */
 export const MAX_QUERY_DIRECTIVES = 50;
 /**
- * Cost of one GraphQL operation as graphql-armor's cost-limit counts it (a scalar 1, an object 2, ×1.5
- * for each level deeper, a list times its `first`/`last`): our REST rows' documents cost at most about
- * 500, the test suite's select-everything document under `node` about 300,000; three lists of 100
- * nested in each other pass it.
+ * Cost of one GraphQL operation, or of a batch's operations together, as graphql-armor's cost-limit
+ * counts it (a scalar 1, an object 2, ×1.5 for each level deeper, a list times its `first`/`last`): our
+ * REST rows' documents cost at most about 500, the test suite's select-everything document under `node`
+ * about 300,000; three lists of 100 nested in each other exceed it.
  */
 export const MAX_QUERY_COST = 1_000_000;
-/** Operations in one batched `POST /graphql` (a JSON array of operations). */
+/** Operations in one batched `POST /graphql` (a JSON array of operations); each counts against the rate limit. */
 export const MAX_BATCH_OPERATIONS = 10;
 /** Automatic persisted queries (hash → document) each instance remembers, least recently used first out. */
 export const MAX_PERSISTED_QUERIES = 1000;
@@ -66,11 +67,6 @@ export const DEFAULT_RATE_LIMIT_ADDRESS = 300;
 export const IDEMPOTENCY_KEY_HOURS = 24;
 /** Characters of an `Idempotency-Key`. */
 export const MAX_IDEMPOTENCY_KEY = 255;
-/**
- * How long a first call with a key may stay unanswered before its key counts as abandoned (the
- * instance died mid-call) and a retry may run again.
- */
-export const IDEMPOTENCY_IN_FLIGHT_SECONDS = 60;
 
 /** Distinct GraphQL operation names /metrics labels; names past these count as `other` (clients choose them). */
 export const MAX_METRIC_OPERATIONS = 200;
@@ -84,3 +80,12 @@ export const MAX_METRIC_OPERATIONS = 200;
 export const SHARED_CACHE_TTL_SECONDS = 30;
 /** Entries of each such cache (API keys, organizations); the oldest goes first past it. */
 export const SHARED_CACHE_ENTRIES = 10_000;
+
+/** Jobs an instance runs at once, by default (JOB_CONCURRENCY), and at most. */
+export const DEFAULT_JOB_CONCURRENCY = 10;
+export const MAX_JOB_CONCURRENCY = 100;
+
+/** Milliseconds between looks for jobs that came due (retries, timed work), by default (JOB_POLL_MS), and its bounds. */
+export const DEFAULT_JOB_POLL_MS = 1_000;
+export const MIN_JOB_POLL_MS = 100;
+export const MAX_JOB_POLL_MS = 60_000;

@@ -3,7 +3,7 @@ import type { Reader } from './db/db';
 import type { FastifyInstance } from 'fastify';
 import type { IResolvers } from '@graphql-tools/utils';
 import { loaderSet, type LoaderDefinition } from './db/loaders';
-import type { EmitHook } from './events/outbox';
+import type { Consumer } from './events/consumers';
 import type { GraphQLContext, Loaders } from './graphql/context';
 import { nodeResolvers, type NodeKind } from './graphql/node';
 import { eventResolvers, type EventSubject, type SubjectView } from './graphql/events';
@@ -34,8 +34,8 @@ export type ModuleDescriptor = {
   nodes?: Record<string, NodeKind>;
   /** What its events are about, by subject type (`Request`): how they render and reach subscribers. */
   subjects?: Record<string, EventSubject>;
-  /** Work written in the statement of every event (webhook deliveries). */
-  emitHooks?: EmitHook[];
+  /** What follows the events it cares about, run by the job queue once they committed. */
+  consumers?: Consumer[];
   /** Values it adds to other modules' extension points (see `extensionPoint`). */
   contributes?: Contribution[];
   /**
@@ -45,6 +45,8 @@ export type ModuleDescriptor = {
   routes?: (scope: FastifyInstance) => Promise<void>;
   /** Its gauges and counters on /metrics (queue depths, outcomes of its workers). */
   metrics?: MetricsSource;
+  /** Stops what it runs beside the app's requests (worker threads) when the app closes. */
+  stop?: () => Promise<void>;
 };
 
 /** The folded modules: what the app and the database register. */
@@ -57,9 +59,10 @@ export type Modules = {
   /** The view of each subject type's records (the data of their events). */
   views: Record<string, SubjectView>;
   subjects: Record<string, EventSubject>;
-  emitHooks: EmitHook[];
+  consumers: Consumer[];
   routes: ((scope: FastifyInstance) => Promise<void>)[];
   metrics: MetricsSource[];
+  stops: (() => Promise<void>)[];
 };
 
 function mergeUnique<T>(
@@ -96,9 +99,10 @@ export function foldModules(modules: ModuleDescriptor[]): Modules {
     restRows: modules.flatMap((m) => (typeof m.restRows === 'function' ? m.restRows() : (m.restRows ?? []))),
     views: Object.fromEntries(Object.entries(subjects).map(([type, subject]) => [type, subject.view])),
     subjects,
-    emitHooks: modules.flatMap((m) => m.emitHooks ?? []),
+    consumers: modules.flatMap((m) => m.consumers ?? []),
     routes: modules.flatMap((m) => (m.routes ? [m.routes] : [])),
     metrics: modules.flatMap((m) => (m.metrics ? [m.metrics] : [])),
+    stops: modules.flatMap((m) => (m.stop ? [m.stop] : [])),
   };
 }
 

@@ -12,6 +12,7 @@ import { identityModule } from './identity/identity.module';
 import { itemsModule } from './items/item.module';
 import { MIGRATIONS } from './migrations';
 import { HTTP_EDGE_MIGRATIONS } from '../kernel/http/edge-store';
+import { EVENT_CONSUMER_MIGRATIONS } from '../kernel/events/consumers';
 import { organizationsModule } from './organizations/organization.module';
 import { notificationsModule } from './notifications/notification.module';
 import { portalModule } from './portal/portal.module';
@@ -30,6 +31,7 @@ import { webhooksModule } from './webhooks/webhook.module';
 export const MODULES = foldModules([
   { name: 'schema history', migrations: MIGRATIONS },
   { name: 'http edge', migrations: HTTP_EDGE_MIGRATIONS },
+  { name: 'event consumers', migrations: EVENT_CONSUMER_MIGRATIONS },
   identityModule,
   filesModule,
   eventsModule,

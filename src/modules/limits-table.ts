@@ -1,14 +1,18 @@
 import {
+  DEFAULT_MAX_QUERY_ALIASES,
   DEFAULT_PAGE_SIZE,
   DEFAULT_RATE_LIMIT_ADDRESS,
   DEFAULT_RATE_LIMIT_API_KEY,
   DEFAULT_RATE_LIMIT_LINK,
-  IDEMPOTENCY_IN_FLIGHT_SECONDS,
   IDEMPOTENCY_KEY_HOURS,
+  DEFAULT_JOB_CONCURRENCY,
+  DEFAULT_JOB_POLL_MS,
+  MAX_JOB_CONCURRENCY,
+  MAX_JOB_POLL_MS,
+  MIN_JOB_POLL_MS,
   MAX_BATCH_OPERATIONS,
   MAX_IDEMPOTENCY_KEY,
   MAX_PERSISTED_QUERIES,
-  MAX_QUERY_ALIASES,
   MAX_QUERY_COST,
   MAX_QUERY_DIRECTIVES,
   MAX_QUERY_TOKENS,
@@ -37,11 +41,17 @@ import {
 } from './cloud-storage/cloud-storage.limits';
 import {
   MAX_CONTRACT_BYTES,
+  MAX_CONTRACT_INFLATED_BYTES,
+  MAX_CONTRACT_OBJECTS,
+  MAX_CONTRACT_OBJECT_STREAM_BYTES,
   MAX_CONTRACT_PAGE,
   MAX_CONTRACT_PARTS,
   MAX_LAYOUT_POINTS,
   MAX_PART_ID,
   MAX_PART_TEXT,
+  PDF_TIME_BUDGET_SECONDS,
+  PDF_WORKERS,
+  PDF_WORKER_HEAP_MB,
 } from './contracts/contract.limits';
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
 import { MAX_FORM_FIELD_NAME, MAX_FORM_FIELDS, MAX_FORM_NAME, MAX_FORM_VALUE } from './forms/form.limits';
@@ -60,7 +70,12 @@ import {
   MAX_SENDER_NAME_LENGTH,
   MAX_SETTINGS_DAYS,
 } from './organizations/organization.limits';
-import { MAX_PARTIAL_UPLOADS, PARTIAL_UPLOAD_EXPIRY_HOURS } from './portal/portal.uploads.limits';
+import {
+  DEFAULT_UNFINISHED_UPLOAD_BYTES,
+  DEFAULT_UNFINISHED_UPLOAD_BYTES_ORGANIZATION,
+  MAX_PARTIAL_UPLOADS,
+  PARTIAL_UPLOAD_EXPIRY_HOURS,
+} from './portal/portal.uploads.limits';
 import { MAX_QUESTION, MAX_RECIPIENTS } from './recipients/recipient.limits';
 import {
   MAX_LISTED_DOWNLOADS,
@@ -97,24 +112,18 @@ import {
   MAX_NOTIFICATION_ERROR,
   MAX_SMS_LENGTH,
   MAX_SUBJECT_LENGTH,
-  NOTIFICATION_BATCH,
   NOTIFICATION_CONCURRENCY,
   NOTIFICATION_MAX_ATTEMPTS,
   NOTIFICATION_RETRY_DELAYS_MS,
   NOTIFICATION_SEND_TIMEOUT_MS,
 } from './notifications/notification.limits';
 import {
-  JOB_BATCH,
-  JOB_CONCURRENCY,
-  JOB_LEASE_MS,
   JOB_MAX_ATTEMPTS,
   JOB_RETRY_DELAYS_MS,
   MAX_ESCALATION_DAYS,
   MAX_ESCALATIONS,
-  MAX_JOB_LEASE_MS,
   MAX_SCHEDULED_REMINDERS,
   MIN_ESCALATION_DAYS,
-  MIN_JOB_LEASE_MS,
   REMINDER_DEFER_MS,
   REMINDER_MIN_GAP_MS,
 } from './schedule/schedule.limits';
@@ -177,16 +186,32 @@ const rows = (): [string, string, string][] => [
     '`422` `loc: ["query","limit"]`; GraphQL `BAD_USER_INPUT` (`OUT_OF_RANGE`)',
   ],
   ['Request body', `\`BODY_LIMIT\` ${CONFIGURATION}`, '`413`'],
-  ['GraphQL query depth (fields inside fields)', n(MAX_QUERY_DEPTH), '`400`, `QUERY_TOO_COMPLEX` (`limit: "depth"`)'],
-  ['GraphQL document tokens', n(MAX_QUERY_TOKENS), '`400`, `QUERY_TOO_COMPLEX` (`limit: "tokens"`)'],
-  ['GraphQL aliases per operation', n(MAX_QUERY_ALIASES), '`400`, `QUERY_TOO_COMPLEX` (`limit: "aliases"`)'],
+  [
+    'GraphQL query depth (fields inside fields; fragments no level of their own)',
+    n(MAX_QUERY_DEPTH),
+    '`400`, `QUERY_TOO_COMPLEX` (`limit: "depth"`)',
+  ],
+  [
+    'GraphQL document tokens (a batch: its documents together)',
+    n(MAX_QUERY_TOKENS),
+    '`400`, `QUERY_TOO_COMPLEX` (`limit: "tokens"`)',
+  ],
+  [
+    'GraphQL aliases per operation (a batch: its operations together)',
+    `${n(DEFAULT_MAX_QUERY_ALIASES)} (\`GRAPHQL_MAX_ALIASES\`)`,
+    '`400`, `QUERY_TOO_COMPLEX` (`limit: "aliases"`)',
+  ],
   ['GraphQL directives per operation', n(MAX_QUERY_DIRECTIVES), '`400`, `QUERY_TOO_COMPLEX` (`limit: "directives"`)'],
   [
-    'GraphQL cost per operation (scalar 1, object 2, ×1.5 per level, lists × `first`/`last`)',
+    'GraphQL cost per operation, a batch its operations together (scalar 1, object 2, ×1.5 per level, lists × `first`/`last`)',
     n(MAX_QUERY_COST),
     '`400`, `QUERY_TOO_COMPLEX` (`limit: "cost"`)',
   ],
-  ['GraphQL operations per batched request', n(MAX_BATCH_OPERATIONS), '`400`, `TOO_MANY_OPERATIONS`'],
+  [
+    'GraphQL operations per batched request (each counts against the rate limit)',
+    n(MAX_BATCH_OPERATIONS),
+    '`400`, `TOO_MANY_OPERATIONS`',
+  ],
   [
     "API keys' callers and organizations' settings each instance keeps between requests",
     `${n(SHARED_CACHE_ENTRIES)} of each, oldest dropped first; ${n(SHARED_CACHE_TTL_SECONDS)} s at most by default (\`SHARED_CACHE_SECONDS\`), and forgotten when a change to them commits on any instance`,
@@ -198,13 +223,13 @@ const rows = (): [string, string, string][] => [
     '`400`, `PERSISTED_QUERY_NOT_FOUND` (send the document again)',
   ],
   [
-    'Requests per window (`RATE_LIMIT_WINDOW_SECONDS`, default 1 min), all instances together',
-    `per API key ${n(DEFAULT_RATE_LIMIT_API_KEY)} (\`RATE_LIMIT_API_KEY\`); per recipient link or session ${n(DEFAULT_RATE_LIMIT_LINK)} (\`RATE_LIMIT_LINK\`); per client address without a credential ${n(DEFAULT_RATE_LIMIT_ADDRESS)} (\`RATE_LIMIT_ADDRESS\`)`,
-    '`429` with `Retry-After`, `RateLimit-*`; GraphQL `RATE_LIMITED`',
+    'Requests per window (`RATE_LIMIT_WINDOW_SECONDS`, default 1 min), all instances together; a batched operation or an operation over WebSocket counts as a request',
+    `per API key ${n(DEFAULT_RATE_LIMIT_API_KEY)} (\`RATE_LIMIT_API_KEY\`); per recipient link or session ${n(DEFAULT_RATE_LIMIT_LINK)} (\`RATE_LIMIT_LINK\`); per client address without a valid credential or link ${n(DEFAULT_RATE_LIMIT_ADDRESS)} (\`RATE_LIMIT_ADDRESS\`)`,
+    "`429` with `Retry-After`, `RateLimit-*`; GraphQL `RATE_LIMITED` (over WebSocket, that operation's error)",
   ],
   [
     '`Idempotency-Key`',
-    `1 to ${chars(MAX_IDEMPOTENCY_KEY)}, printable ASCII; remembered ${n(IDEMPOTENCY_KEY_HOURS)} h; a first call unanswered after ${n(IDEMPOTENCY_IN_FLIGHT_SECONDS)} s counts as abandoned`,
+    `1 to ${chars(MAX_IDEMPOTENCY_KEY)}, printable ASCII; remembered ${n(IDEMPOTENCY_KEY_HOURS)} h, with its call's writes (a refusal too)`,
     '`422` (other body, bad key); `409` while the first call runs',
   ],
   [
@@ -273,14 +298,29 @@ const rows = (): [string, string, string][] => [
   ['File upload', `\`MAX_UPLOAD_BYTES\` ${CONFIGURATION}; contracts ${mib(MAX_CONTRACT_BYTES)} at most`, '`413`'],
   ['Contract types', 'PDF, DOC (OLE compound file), DOCX, by detected content', '`415`'],
   [
+    'PDF contracts, checked at upload and again before a preview or a signature',
+    `${n(MAX_CONTRACT_OBJECTS)} objects (those in object streams included); streams decoding to ${mib(MAX_CONTRACT_INFLATED_BYTES)} together, of which object and cross-reference streams ${mib(MAX_CONTRACT_OBJECT_STREAM_BYTES)}`,
+    '`422` `too_many` / `too_long` (`loc: ["body","file"]` at upload), nothing stored',
+  ],
+  [
+    'Reading a PDF (upload check, preview, signature)',
+    `in ${n(PDF_WORKERS)} worker threads (more PDFs wait their turn), each ${n(PDF_WORKER_HEAP_MB)} MiB of heap and ${n(PDF_TIME_BUDGET_SECONDS)} s per PDF, then stopped`,
+    '`422` `invalid`',
+  ],
+  [
     'Files per item',
     `\`MAX_FILES_PER_ITEM\` ${CONFIGURATION} attachments, and as many documents; as many attachments per request; a body lists at most ${n(MAX_ATTACHMENT_IDS)} attachment ids`,
     '`422` `too_many` (`loc: ["body","file"]`)',
   ],
   [
     'Resumable (tus) uploads on `/r/{token}/api/uploads`',
-    `\`MAX_UPLOAD_BYTES\` per file; ${n(MAX_PARTIAL_UPLOADS)} unfinished per link; an unfinished one is deleted ${n(PARTIAL_UPLOAD_EXPIRY_HOURS)} h after it began`,
-    '`413`; `429`; `404` on resuming',
+    `\`MAX_UPLOAD_BYTES\` per file; ${n(MAX_PARTIAL_UPLOADS)} unfinished per link; an unfinished one is deleted ${n(PARTIAL_UPLOAD_EXPIRY_HOURS)} h after it began; \`Upload-Length\` required (no deferred length)`,
+    '`413`; `429`; `404` on resuming; `400`',
+  ],
+  [
+    'Unfinished resumable uploads: their declared `Upload-Length` together, per organization; all organizations and instances together',
+    `\`UNFINISHED_UPLOAD_BYTES_ORGANIZATION\` (default ${n(DEFAULT_UNFINISHED_UPLOAD_BYTES_ORGANIZATION / 2 ** 30)} GiB); \`UNFINISHED_UPLOAD_BYTES\` (default ${n(DEFAULT_UNFINISHED_UPLOAD_BYTES / 2 ** 30)} GiB)`,
+    '`413` for an upload larger than a limit alone; `429` while other unfinished uploads fill it',
   ],
   ['Empty file', 'refused', '`422`'],
   [
@@ -314,7 +354,7 @@ const rows = (): [string, string, string][] => [
   ],
   [
     'Notifications handed over at once',
-    `${n(NOTIFICATION_BATCH)} claimed per round, ${n(NOTIFICATION_CONCURRENCY)} in flight per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
+    `one per job, over ${n(NOTIFICATION_CONCURRENCY)} mail server connections per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
     'attempt failed, retried',
   ],
   [
@@ -333,9 +373,9 @@ const rows = (): [string, string, string][] => [
     'job `FAILED`; each attempt in the activity log',
   ],
   [
-    'Timed jobs claimed at once',
-    `${n(JOB_BATCH)} per round per instance, ${n(JOB_CONCURRENCY)} running at once, each leased for \`JOB_LEASE_MS\` (default ${duration(JOB_LEASE_MS)}, ${duration(MIN_JOB_LEASE_MS)} to ${duration(MAX_JOB_LEASE_MS)}; then another instance may run it)`,
-    'run by another instance',
+    'Jobs run at once (event consumers, webhook deliveries, mail, timed work, cloud copies)',
+    `\`JOB_CONCURRENCY\` per instance (default ${n(DEFAULT_JOB_CONCURRENCY)}, at most ${n(MAX_JOB_CONCURRENCY)}), one endpoint's deliveries one after another; new jobs are taken at once, those that came due looked for every \`JOB_POLL_MS\` (default ${duration(DEFAULT_JOB_POLL_MS)}, ${duration(MIN_JOB_POLL_MS)} to ${duration(MAX_JOB_POLL_MS)})`,
+    'waits for a free worker of any instance',
   ],
   [
     'Reminder deferral',

@@ -97,6 +97,7 @@ describe('live dashboard', () => {
       items,
       recipients: [
         { first_name: 'Ana', last_name: 'Diaz', email: `ana-${Date.now()}@example.com`, auth_method: 'NONE' },
+        { first_name: 'Bo', email: `bo-${Date.now()}@example.com`, auth_method: 'NONE' },
       ],
     });
     expect(response.statusCode).toBe(200);
@@ -151,7 +152,11 @@ describe('live dashboard', () => {
     const second = await create('Tax documents 2026');
     await shownLive((timeout) => requestRow(page, second.id).waitFor({ timeout }));
     expect((await listedIds(page)).slice(0, 2)).toEqual([second.id, first.id]);
-    await expect(requestRow(page, first.id).locator('.recipient-progress').textContent()).resolves.toBe('0 of 2 items');
+    // Every recipient works on all the request's items, not only the first (each item's assignee).
+    await expect(requestRow(page, first.id).locator('.recipient').allTextContents()).resolves.toEqual([
+      'Ana Diaz0 of 2 items',
+      'Bo0 of 2 items',
+    ]);
 
     expect((await api.patch(`/requests/${first.id}`, { name: 'Onboarding documents (Ana)' })).statusCode).toBe(200);
     await shownLive((timeout) =>
@@ -165,8 +170,15 @@ describe('live dashboard', () => {
     const question = first.items.find((item: { type: string }) => item.type === 'QUESTION');
     expect((await recipient.answer(question.id, 'January 5')).statusCode).toBe(200);
     await shownLive((timeout) =>
-      requestRow(page, first.id).locator('.recipient-progress', { hasText: '1 of 2 items' }).waitFor({ timeout }),
+      requestRow(page, first.id)
+        .locator('.recipient-progress', { hasText: '1 of 2 items' })
+        .last()
+        .waitFor({ timeout }),
     );
+    await expect(requestRow(page, first.id).locator('.recipient-progress').allTextContents()).resolves.toEqual([
+      '1 of 2 items',
+      '1 of 2 items',
+    ]);
     expect((await listedIds(page)).slice(0, 2)).toEqual([first.id, second.id]);
     await expect(requestRow(page, first.id).locator(`.item[data-status="COMPLETE"]`).textContent()).resolves.toBe(
       'Start date?',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { IDEMPOTENCY_IN_FLIGHT_SECONDS, MAX_IDEMPOTENCY_KEY } from '../../src/kernel/limits';
+import { MAX_IDEMPOTENCY_KEY } from '../../src/kernel/limits';
 import { createTenant, createTestApp, type TestApp } from '../support/app';
 
 // Idempotency-Key on POST, through REST and GraphQL: a retry gets the first answer and creates
@@ -97,26 +97,39 @@ describe('Idempotency-Key', () => {
     expect(after.body).toBe(created[0].body);
   });
 
-  it('should answer a key still held by a running call with a 409, and let a retry run once the holder is abandoned', async () => {
-    // A call that claimed the key and never answered (its instance died).
-    const credentialScope = createHash('sha256').update(apiKey).digest('hex');
-    const body = { name: 'Abandoned' };
-    const fingerprint = createHash('sha256')
-      .update(`POST /templates\n${JSON.stringify(body)}`)
-      .digest('hex');
-    expect(await t.app.edgeStore.claimKey(credentialScope, 'key-abandoned', fingerprint)).toBe(true);
-    const held = await post('/templates', body, 'key-abandoned');
+  it('should answer a key still held by a running call with a 409, and let a retry run once the holder is gone', async () => {
+    // A call that holds the key and never answered: its transaction holds the key's lock until it
+    // ends (its instance died: its connection closed, its transaction rolled back).
+    const scope = createHash('sha256').update(apiKey).digest('hex');
+    const holder = await t.db.begin();
+    await holder.rows('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${scope} key-abandoned`]);
+    const held = await post('/templates', { name: 'Abandoned' }, 'key-abandoned');
     expect(held.statusCode).toBe(409);
     expect(await templatesNamed('Abandoned')).toBe(0);
-    await t.orm.em
-      .fork()
-      .getConnection()
-      .execute(`update idempotency_key set created_at = now() - make_interval(secs => ?) where key = 'key-abandoned'`, [
-        IDEMPOTENCY_IN_FLIGHT_SECONDS + 1,
-      ]);
-    const retried = await post('/templates', body, 'key-abandoned');
+    await holder.rollback();
+    const retried = await post('/templates', { name: 'Abandoned' }, 'key-abandoned');
     expect(retried.statusCode).toBe(200);
     expect(await templatesNamed('Abandoned')).toBe(1);
+  });
+
+  it("should keep the key in its call's transaction: a write whose answer cannot be kept is not kept either", async () => {
+    // Keeping the answer fails (as a crash between the write and its key would have left them apart).
+    const sql = (text: string) => t.orm.em.fork().getConnection().execute(text);
+    await sql(`create function refuse_doomed() returns trigger language plpgsql as $$
+               begin if new.key = 'key-doomed' then raise exception 'no room for this key'; end if; return new; end $$`);
+    await sql(
+      `create trigger refuse_doomed before insert on idempotency_key for each row execute function refuse_doomed()`,
+    );
+    try {
+      expect((await post('/templates', { name: 'Doomed' }, 'key-doomed')).statusCode).toBe(500);
+      expect(await templatesNamed('Doomed')).toBe(0);
+    } finally {
+      await sql('drop trigger refuse_doomed on idempotency_key; drop function refuse_doomed()');
+    }
+    // The retry runs once, and its key and write are kept together.
+    expect((await post('/templates', { name: 'Doomed' }, 'key-doomed')).statusCode).toBe(200);
+    expect((await post('/templates', { name: 'Doomed' }, 'key-doomed')).headers['idempotent-replayed']).toBe('true');
+    expect(await templatesNamed('Doomed')).toBe(1);
   });
 
   it('should keep keys per API key: another key runs the same key again', async () => {

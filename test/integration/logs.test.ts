@@ -57,7 +57,7 @@ describe('the log', () => {
     secrets['coded recipient token'] = token;
     secrets['coded recipient password'] = password;
     expect((await portal(t.app, token).sendCode()).statusCode).toBe(200);
-    while ((await t.app.notificationWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
     const code = /^(\d{6})$/m.exec(smtp.received.find((m) => /code/.test(m.mail.subject ?? ''))!.mail.text!)![1];
     secrets['sign-in code'] = code;
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
@@ -78,8 +78,7 @@ describe('the log', () => {
     await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}x` } });
     await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     // Deliveries signed with the webhook's secret, and the mails with the links.
-    while ((await t.app.webhookWorker.runOnce()) > 0);
-    while ((await t.app.notificationWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
     expect(receiver.received.length).toBeGreaterThan(0);
 
     expect(Object.values(secrets).every((secret) => typeof secret === 'string' && secret.length >= 6)).toBe(true);

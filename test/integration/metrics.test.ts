@@ -1,5 +1,5 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
-import { createRequest } from '../support/fixtures';
+import { createRequest, eventually } from '../support/fixtures';
 import { startReceiver } from '../support/receiver';
 import { subscribe, untilSubscribed, wsClient } from '../support/ws';
 
@@ -107,12 +107,17 @@ describe('/metrics', () => {
         200,
       );
       await createRequest(t.app, tenant.apiKey);
+      // The event's consumer queues the delivery, whose POST the receiver holds while the page is read.
+      receiver.setResponder(() => ({ status: 200, delayMs: 500 }));
+      const running = t.app.jobs.runDue();
+      await eventually(async () => receiver.incoming() === 1);
       const before = await scrape();
       expect(sample(before, 'gather_webhook_deliveries_due')).toBe(1);
       expect(sample(before, 'gather_webhook_outbox_lag_seconds')).toBeGreaterThanOrEqual(0);
       expect(sample(before, 'gather_webhook_attempts_total{outcome="succeeded"}')).toBe(0);
 
-      expect(await t.app.webhookWorker.runOnce()).toBe(1);
+      await running;
+      expect(receiver.received).toHaveLength(1);
       const after = await scrape();
       expect(sample(after, 'gather_webhook_deliveries_due')).toBe(0);
       expect(sample(after, 'gather_webhook_outbox_lag_seconds')).toBe(0);

@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { createTenant, createTestApp, type TestApp } from '../support/app';
+import { requestWithLink } from '../support/portal';
+import { operation, wsClient } from '../support/ws';
 
 // Rate limits per API key, per recipient link and per client address, with low limits configured:
 // 429 with Retry-After and RateLimit-* headers over REST, RATE_LIMITED over GraphQL, and one count
-// for two instances on one database.
+// for two instances on one database. A credential or link that names no one counts against the
+// address; each operation of a batch counts, and each operation over WebSocket.
 
 const LIMITS = { windowMs: 60_000, apiKey: 3, link: 2, address: 2 };
 
@@ -18,19 +23,22 @@ describe('rate limits', () => {
     second = await buildApp({
       config: t.config,
       orm: t.orm,
-      deliverWebhooks: false,
-      sendNotifications: false,
       runJobs: false,
     });
     await second.ready();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
     await second.close();
     await t.close();
   });
 
-  const get = (app: FastifyInstance, url: string, apiKey?: string) =>
-    app.inject({ method: 'GET', url, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  const get = (app: FastifyInstance, url: string, apiKey?: string, remoteAddress?: string) =>
+    app.inject({ method: 'GET', url, remoteAddress, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  const counters = async () =>
+    (await t.orm.em.fork().getConnection().execute<{ key: string }[]>(`select key from rate_limit_counter`)).map(
+      (row) => row.key,
+    );
 
   it('should count an API key over REST and GraphQL together and answer 429 with Retry-After and RateLimit-* past its limit', async () => {
     const { apiKey } = await createTenant(t.db);
@@ -105,14 +113,103 @@ describe('rate limits', () => {
   });
 
   it('should count a recipient link by its token, whatever the caller sends', async () => {
-    const link = '/r/not-a-real-link/api';
-    expect((await get(t.app, link)).statusCode).toBe(404);
-    expect((await get(second, link)).statusCode).toBe(404);
+    const { apiKey } = await createTenant(t.db);
+    const one = await requestWithLink(t.app, apiKey);
+    const other = await requestWithLink(t.app, apiKey);
+    const link = `/r/${one.token}/api`;
+    expect((await get(t.app, link)).statusCode).toBe(200);
+    expect((await get(second, link, 'gth_made-up', '10.0.0.1')).statusCode).toBe(200);
     const refused = await get(t.app, link);
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toEqual(expect.any(String));
     expect(refused.json().detail).toMatch(/^Rate limit exceeded/);
-    expect((await get(t.app, '/r/another-link/api')).statusCode).toBe(404);
+    expect((await get(t.app, `/r/${other.token}/api`)).statusCode).toBe(200);
+  });
+
+  it('should count made-up API keys, session tokens and links against their address, and keep no counter of theirs', async () => {
+    const before = await counters();
+    const address = '10.0.0.2';
+    const madeUp = () => randomBytes(24).toString('base64url');
+    const graphql = (credential: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        remoteAddress: address,
+        payload: { query: '{ viewer { id } }' },
+        headers: { authorization: `Bearer ${credential}` },
+      });
+    expect((await get(t.app, '/templates', `gth_${madeUp()}`, address)).statusCode).toBe(401);
+    expect((await graphql(`grs_${madeUp()}`)).statusCode).toBe(401);
+    const refused = [
+      await get(t.app, '/templates', `gth_${madeUp()}`, address),
+      await get(t.app, `/r/${madeUp()}/api`, undefined, address),
+      await get(second, `/r/${madeUp()}/api/request`, `grs_${madeUp()}`, address),
+    ];
+    expect(refused.map((r) => [r.statusCode, r.json().detail])).toEqual(
+      refused.map(() => [429, expect.stringMatching(/^Rate limit exceeded, retry in \d+ s$/)]),
+    );
+    const refusedGraphQL = await graphql(`gth_${madeUp()}`);
+    expect(refusedGraphQL.statusCode).toBe(429);
+    expect(refusedGraphQL.json().errors[0].extensions).toEqual({
+      code: 'RATE_LIMITED',
+      retryAfter: expect.any(Number),
+    });
+    // One counter: the address's.
+    expect((await counters()).filter((key) => !before.includes(key))).toEqual([`address:${address}`]);
+  });
+
+  it('should count each operation of a batch against the key, and refuse a batch past the limit whole', async () => {
+    const { apiKey } = await createTenant(t.db);
+    const batch = (operations: string[]) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        payload: operations.map((query) => ({ query })),
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+    const two = await batch(['{ viewer { id } }', '{ organization { id } }']);
+    expect(two.statusCode).toBe(200);
+    expect(two.headers['ratelimit-remaining']).toBe(String(LIMITS.apiKey - 2));
+    const refused = await batch([
+      '{ viewer { id } }',
+      'mutation { teamCreate(input: { name: "Past the limit" }) { team { id } } }',
+    ]);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toEqual(expect.any(String));
+    expect(refused.json()).toEqual({
+      data: null,
+      errors: [
+        {
+          message: expect.stringMatching(/^Rate limit exceeded/),
+          extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) },
+        },
+      ],
+    });
+    const [{ n }] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select count(*)::int as n from team where name = 'Past the limit'`);
+    expect(n).toBe(0);
+  });
+
+  it('should count each operation over WebSocket against its key, refusing those past the limit with RATE_LIMITED', async () => {
+    const { apiKey } = await createTenant(t.db);
+    const { client: ws } = wsClient(`ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`, {
+      authorization: `Bearer ${apiKey}`,
+    });
+    try {
+      for (let i = 0; i < LIMITS.apiKey; i++)
+        expect((await operation(ws, '{ viewer { id } }')).result?.data?.viewer.id).toEqual(expect.any(String));
+      expect((await operation(ws, '{ viewer { id } }')).errors).toEqual([
+        {
+          message: expect.stringMatching(/^Rate limit exceeded/),
+          extensions: { code: 'RATE_LIMITED', retryAfter: expect.any(Number) },
+        },
+      ]);
+      expect((await get(t.app, '/templates', apiKey)).statusCode).toBe(429);
+    } finally {
+      await ws.dispose();
+    }
   });
 
   it('should count callers without a credential by their address, and leave health checks out', async () => {

@@ -164,7 +164,7 @@ describe('README examples, run as written', () => {
     // The workers run, as under `npm start`: webhooks go out, mail reaches the SMTP server, timed work runs.
     t = await createTestApp(
       { publicUrl: origin, mail: { from: 'Gather <no-reply@gather.test>', smtpUrl: smtp.url } },
-      { deliverWebhooks: true, sendNotifications: true, runJobs: true },
+      { runJobs: true },
     );
     await t.app.listen({ port, host: '127.0.0.1' });
     // Rate limits shows a service started with RATE_LIMIT_API_KEY=5: a second instance on the same database.
@@ -172,8 +172,6 @@ describe('README examples, run as written', () => {
       config: testConfig({ ...t.config, rateLimits: { ...t.config.rateLimits, apiKey: 5 } }),
       orm: t.orm,
       storage: t.storage,
-      deliverWebhooks: false,
-      sendNotifications: false,
       runJobs: false,
     });
     const limitedPort = await freePort();

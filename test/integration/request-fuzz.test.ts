@@ -20,6 +20,7 @@ import {
   MIN_REMINDERS,
 } from '../../src/modules/requests/request.limits';
 import { createTenant, createTestApp, type TestApp, type Tenant } from '../support/app';
+import { createContract } from '../support/files';
 
 // Property-based fuzzing of POST /requests and PATCH /requests/{request_id}: valid bodies, valid
 // bodies with one field broken, random JSON and text that is not JSON. Whatever arrives, the service
@@ -187,6 +188,9 @@ const futureDate = fc
   .date({ min: new Date(Date.now() + 86_400_000), max: new Date('9999-12-30T00:00:00Z'), noInvalidDate: true })
   .map((d) => d.toISOString());
 
+/** The contract valid E_SIGNATURE items name (one is required): made in beforeAll, read as cases are drawn. */
+let contractId = '';
+
 const itemArb = fc.oneof(
   fc.record({ type: fc.constantFrom('UPLOAD', 'STANDARD'), name: text(60) }, { requiredKeys: ['type', 'name'] }),
   fc.record(
@@ -203,7 +207,7 @@ const itemArb = fc.oneof(
     name: text(60),
     question: fc.record({ type: fc.constant('TEXT'), answer: optionalText(40) }),
   }),
-  fc.record({ type: fc.constant('E_SIGNATURE'), name: text(60), contract_id: fc.constant(null) }),
+  fc.record({ type: fc.constant('E_SIGNATURE'), name: text(60), contract_id: fc.constant(null).map(() => contractId) }),
 );
 
 const recipientsArb = fc.uniqueArray(email, { minLength: 1, maxLength: 3, selector: emailKey }).chain((emails) =>
@@ -703,6 +707,7 @@ describe('request fuzzing', () => {
   beforeAll(async () => {
     t = await createTestApp();
     tenant = await createTenant(t.db, 'Fuzz');
+    contractId = (await createContract(t.app, tenant.apiKey)).id;
     const response = await inject('POST', '/requests', JSON.stringify(validPost()));
     expect(response.statusCode).toBe(200);
     patchTarget = response.json().id;

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { workerDatabaseUrl } from '../support/app';
 import { freePort, scratchDir, startService, type RunningService } from '../support/service';
 import { subscribe, untilSubscribed, wsClient } from '../support/ws';
 
@@ -74,6 +75,19 @@ describe('the service process', () => {
     expect(at.every((index) => index >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     apiKey = /First admin API key \(shown once, store it now\): (\S+)/.exec(output)![1];
+    // Every URL the README's table lists, at the address it listens on.
+    for (const path of [
+      '/graphql',
+      '/graphiql',
+      '/docs',
+      '/openapi.json',
+      '/dashboard',
+      '/r/{token}',
+      '/healthz',
+      '/readyz',
+      '/metrics',
+    ])
+      expect(output).toContain(`http://127.0.0.1:${service.port}${path} `);
   });
 
   it('should refuse a second start on the taken EMBEDDED_PG_PORT, saying what to set', async () => {
@@ -89,6 +103,17 @@ describe('the service process', () => {
     } finally {
       rmSync(otherDir, { recursive: true, force: true });
     }
+  });
+
+  it('should refuse a second start on the taken PORT, saying what to set', async () => {
+    // The test run's own database: this start gets as far as listening.
+    const failure = await start({ DATABASE_URL: workerDatabaseUrl(), PORT: String(service!.port) }).then(
+      () => 'started',
+      (err: Error) => err.message,
+    );
+    expect(failure).toContain(`Gather failed to start: port ${service!.port} on 127.0.0.1 is already in use`);
+    expect(failure).toContain(`PORT=${service!.port + 1} npm start`);
+    expect(failure).not.toMatch(/\n\s+at /);
   });
 
   // Answered 200 before the SIGTERM that followed.

@@ -8,8 +8,13 @@ import { buildApp, type AppOptions } from '../../src/app';
 import type { Config } from '../../src/config/config';
 import { Db } from '../../src/kernel/db/db';
 import { createOrm } from '../../src/kernel/db/orm';
+import { DEFAULT_MAX_QUERY_ALIASES } from '../../src/kernel/limits';
 import { createStorage, type Storage } from '../../src/kernel/storage';
 import { DATA_MODEL } from '../../src/modules';
+import {
+  DEFAULT_UNFINISHED_UPLOAD_BYTES,
+  DEFAULT_UNFINISHED_UPLOAD_BYTES_ORGANIZATION,
+} from '../../src/modules/portal/portal.uploads.limits';
 import { createOrganization } from '../../src/modules/identity/identity.service';
 import { checkResponses } from './response-check';
 
@@ -25,7 +30,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     publicUrl: 'https://gather.test',
     logLevel: 'silent',
     production: false,
-    graphql: { graphiql: true, introspection: true },
+    // graphql-armor's alias limit, as deployed; tests of select-everything documents raise it.
+    graphql: { graphiql: true, introspection: true, maxAliases: DEFAULT_MAX_QUERY_ALIASES },
     // Off, as the bench runs it; tests of the limits set their own.
     rateLimits: { windowMs: 60_000, apiKey: 0, link: 0, address: 0 },
     trustProxy: false,
@@ -36,18 +42,22 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     webhooks: {
       allowPrivate: true,
       timeoutMs: 2000,
-      concurrency: 8,
       secretGraceMs: 86_400_000,
       disableAfterMs: 5 * 86_400_000,
     },
     mail: { from: 'Gather <no-reply@gather.test>' },
     storage: { driver: 'local', dir: join(dataDir, 'files') },
     maxUploadBytes: 256 * 1024 * 1024,
+    unfinishedUploadBytes: {
+      organization: DEFAULT_UNFINISHED_UPLOAD_BYTES_ORGANIZATION,
+      total: DEFAULT_UNFINISHED_UPLOAD_BYTES,
+    },
     maxFilesPerItem: 100,
     exactCountLimit: 10_000,
     signing: {},
     expirationWarningDays: 3,
-    jobLeaseMs: 60_000,
+    jobConcurrency: 4,
+    jobPollMs: 200,
     // Longer than any test file: statement counts must not depend on when a cached key expires.
     sharedCacheSeconds: 3600,
     ...overrides,
@@ -95,6 +105,11 @@ export async function truncateAll(orm: MikroORM): Promise<void> {
     .fork()
     .getConnection()
     .execute(`truncate table ${tables.map((t) => `"${t.tablename}"`).join(', ')} cascade`);
+  // And the job queue's jobs, through its administration function.
+  await orm.em
+    .fork()
+    .getConnection()
+    .execute('select graphile_worker.complete_jobs(array(select id from graphile_worker.jobs))');
 }
 
 /**
@@ -117,15 +132,12 @@ export async function createTestApp(
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });
   const storage = options.storage ?? createStorage(config.storage);
-  // Webhooks, notifications and timed jobs are run by hand (webhookWorker.runOnce, notificationWorker.runOnce,
-  // scheduleWorker.runOnce) unless a test asks for the running workers, so their polling neither races assertions nor
-  // shows up in statement counts.
+  // Jobs (event consumers, webhook deliveries, notifications, timed work) are run by hand (jobs.runDue) unless a
+  // test asks for the running workers, so their polling neither races assertions nor shows up in statement counts.
   const app = await buildApp({
     config,
     orm,
     db,
-    deliverWebhooks: false,
-    sendNotifications: false,
     runJobs: false,
     // TEST_LOG=error (or another level) shows the app's log on stderr, to find the cause of a 500.
     ...(process.env.TEST_LOG ? { loggerInstance: pino({ level: process.env.TEST_LOG }) as never } : {}),

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { TestApp, Tenant } from './app';
@@ -36,4 +36,16 @@ export function storedObjects(t: TestApp): string[] {
   } catch {
     return [];
   }
+}
+
+/** Replaces the stored bytes of a contract, as a file stored before a check existed would be. */
+export async function replaceContractBytes(t: TestApp, contractId: string, bytes: Buffer): Promise<void> {
+  const [{ storage_key }] = await t.orm.em
+    .fork()
+    .getConnection()
+    .execute('select f.storage_key from contract c join stored_file f on f.id = c.file_id where c.id = ?', [
+      contractId,
+    ]);
+  const [path] = storedObjects(t).filter((p) => p.endsWith(storage_key));
+  writeFileSync(path, bytes);
 }

@@ -156,6 +156,12 @@ export function userErrorPath(field: GraphQLField<unknown, unknown>, path: strin
 }
 
 /**
+ * Aliases a document of `deepSelection` may hold: under `node`, about 280 (each implementation's
+ * fields under names of its own). Tests that send them raise `GRAPHQL_MAX_ALIASES` to this.
+ */
+export const DEEP_SELECTION_ALIASES = 300;
+
+/**
  * A selection of everything under `type`: scalars, and objects and lists to `depth` levels, each
  * object type expanded once per document (so the document stays small and acyclic), connections
  * through `nodes` and `totalCount` with their largest page, abstract types through a fragment per

@@ -61,9 +61,9 @@ export async function startService(env: Record<string, string>): Promise<Running
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const deadline = Date.now() + 60_000;
   // Started once it answers and, where its log level shows them, has printed its start lines (the
-  // last is REST's): /healthz can answer before the lines after `listen` are out.
+  // last says it listens): /healthz can answer before the lines after `listen` are out.
   const printsStart = ['info', 'debug', 'trace'].includes(env.LOG_LEVEL ?? 'info');
-  while (!(await answers(port)) || (printsStart && !/REST: /.test(output))) {
+  while (!(await answers(port)) || (printsStart && !/Gather is listening on /.test(output))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       // Nobody gets a handle to stop it: a service slow to start (a loaded machine) must not outlive the
       // test; SIGTERM, so it stops the embedded PostgreSQL it may have started (in a group of its own).

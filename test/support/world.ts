@@ -126,6 +126,8 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     'item attachments',
   );
   const document = await submit(t, tenant, request.id, item.id, 'submitted bytes', 'w2.txt');
+  // The events' consumers queue the delivery, the invitation and the activity entries the lists show.
+  await t.app.jobs.runDue();
   const deliveries = await ok<Array<{ id: string }>>(await api.get(`/webhooks/${webhook.id}/deliveries`), 'deliveries');
   const notifications = await ok<Array<{ id: string }>>(
     await api.get(`/notifications?request_id=${request.id}`),

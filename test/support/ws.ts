@@ -20,6 +20,24 @@ export function wsClient(url: string, connectionParams: Record<string, unknown> 
   return { client, closes };
 }
 
+/** What one query or mutation answered: its result (once complete), or the errors of an `error` message. */
+export type Outcome = { result?: { data?: any; errors?: any[] }; errors?: any[] };
+
+/** Runs one query or mutation over `client`. */
+export function operation(client: Client, query: string, variables?: Record<string, unknown>): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let result: Outcome['result'];
+    client.subscribe(
+      { query, variables },
+      {
+        next: (value) => void (result = value as Outcome['result']),
+        error: (errors) => resolve({ errors: errors as any[] }),
+        complete: () => resolve({ result }),
+      },
+    );
+  });
+}
+
 /** A subscription whose results queue up; `next()` waits for the next one (or fails after a timeout). */
 export function subscribe<T = any>(client: Client, query: string, variables?: Record<string, unknown>) {
   const results: Array<{ data?: T; errors?: unknown[] }> = [];

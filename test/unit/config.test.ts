@@ -54,14 +54,24 @@ describe('loadConfig', () => {
 
   it('should turn GraphiQL and introspection off in production unless told, and read the rate limits', () => {
     expect(loadConfig(base)).toMatchObject({
-      graphql: { graphiql: true, introspection: true },
+      graphql: { graphiql: true, introspection: true, maxAliases: 15 },
       rateLimits: { windowMs: 60_000, apiKey: 3000, link: 600, address: 300 },
       trustProxy: false,
     });
-    expect(loadConfig({ ...base, NODE_ENV: 'production' }).graphql).toEqual({ graphiql: false, introspection: false });
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }).graphql).toEqual({
+      graphiql: false,
+      introspection: false,
+      maxAliases: 15,
+    });
     expect(
-      loadConfig({ ...base, NODE_ENV: 'production', GRAPHIQL: 'true', GRAPHQL_INTROSPECTION: 'true' }).graphql,
-    ).toEqual({ graphiql: true, introspection: true });
+      loadConfig({
+        ...base,
+        NODE_ENV: 'production',
+        GRAPHIQL: 'true',
+        GRAPHQL_INTROSPECTION: 'true',
+        GRAPHQL_MAX_ALIASES: '300',
+      }).graphql,
+    ).toEqual({ graphiql: true, introspection: true, maxAliases: 300 });
     const limited = loadConfig({
       ...base,
       RATE_LIMIT_WINDOW_SECONDS: '10',

@@ -48,7 +48,8 @@ describe('Subscriber', () => {
     expect(closed).toBe(1);
     expect(messages).toHaveLength(2 * fit);
     const last = await next;
-    expect(last).toMatchObject({ done: false, value: { errors: [{ extensions: { code: 'RATE_LIMITED' } }] } });
+    // A GraphQLError (graphql-ws serialises it) whose cause is the coded error (formatted as over HTTP).
+    expect(last).toMatchObject({ done: false, value: { errors: [{ originalError: { code: 'RATE_LIMITED' } }] } });
     expect(await subscriber.next()).toEqual({ value: undefined, done: true });
     drain();
     subscriber.deliver(message);

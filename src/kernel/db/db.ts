@@ -1,3 +1,4 @@
+// eslint-disable-next-line no-restricted-imports -- the type of a relation, which records hold as { id }
 import type { EntityMetadata, EntityName, EntityProperty, MetadataStorage, Reference } from '@mikro-orm/core';
 import { Pool, type PoolClient, type QueryArrayConfig, type QueryConfig, type QueryResult } from 'pg';
 
@@ -48,7 +49,10 @@ export interface Reader {
     params?: readonly unknown[],
     options?: StatementOptions,
   ): Promise<Row<E>[]>;
-  /** Runs `work` in a transaction, committed when it resolves; inside a transaction already, joins it. */
+  /**
+   * Runs `work` in a transaction, committed when it resolves and rolled back when it throws; inside a
+   * transaction already, to a savepoint of it (undone alone when it throws).
+   */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** The table of an entity, for hand-written statements. */
   table(entity: EntityName<any>): string;
@@ -58,6 +62,12 @@ export interface Reader {
    * of them is no stored property.
    */
   columns(entity: EntityName<any>, properties?: Iterable<string> | null, alias?: string): string | null;
+}
+
+/** A transaction begun with `db.begin()`, which its holder ends. */
+export interface HeldTransaction extends Tx {
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
 }
 
 /** Writes, inside `db.transaction`. */
@@ -297,19 +307,32 @@ export class Db extends Base {
   }
 
   async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const tx = await this.begin();
+    let result: T;
+    try {
+      result = await work(tx);
+    } catch (err) {
+      await tx.rollback();
+      throw err;
+    }
+    await tx.commit();
+    return result;
+  }
+
+  /**
+   * A transaction that outlives one function: begun now, ended by its `commit` or `rollback` (a
+   * request that holds one from its first hook to its answer: an idempotency key kept with its write).
+   */
+  async begin(): Promise<HeldTransaction> {
     const client = await this.pool.connect();
     const tx = new Transaction(this.statements, client);
-    let broken: Error | undefined;
     try {
-      const result = await tx.run(work);
-      return result;
+      await tx.execute('begin');
     } catch (err) {
-      broken = tx.failedToEnd;
+      client.release(err as Error);
       throw err;
-    } finally {
-      // A connection whose rollback failed is dropped instead of handed out again.
-      client.release(broken);
     }
+    return tx;
   }
 
   async close(): Promise<void> {
@@ -317,13 +340,12 @@ export class Db extends Base {
   }
 }
 
-class Transaction extends Base implements Tx {
+class Transaction extends Base implements HeldTransaction {
   readonly inTransaction = true;
   private queue: Promise<unknown> = Promise.resolve();
   private ended = false;
   private readonly committed: Array<() => void> = [];
-  /** Set when the rollback itself failed: the connection is broken. */
-  failedToEnd?: Error;
+  private savepoints = 0;
 
   constructor(
     statements: Statements,
@@ -340,26 +362,48 @@ class Transaction extends Base implements Tx {
     return sent;
   }
 
-  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    await this.execute('begin');
+  async commit(): Promise<void> {
+    try {
+      await this.execute('commit');
+    } catch (err) {
+      await this.end(err as Error);
+      throw err;
+    }
+    await this.end();
+    for (const callback of this.committed) callback();
+  }
+
+  async rollback(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.queue;
+    this.statements.config('rollback', []);
+    let broken: Error | undefined;
+    await this.client.query('rollback').catch((failure: Error) => (broken = failure));
+    // A connection whose rollback failed is dropped instead of handed out again.
+    this.client.release(broken);
+  }
+
+  private async end(failure?: Error): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    // After a failed commit PostgreSQL has ended the transaction: the connection serves on.
+    this.client.release(failure && !(failure as { code?: string }).code ? failure : undefined);
+  }
+
+  /** Work inside this transaction: undone alone (to a savepoint) when it throws, the rest kept. */
+  async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const savepoint = `s${++this.savepoints}`;
+    await this.execute(`savepoint ${savepoint}`);
     let result: T;
     try {
       result = await work(this);
-      await this.execute('commit');
-      this.ended = true;
     } catch (err) {
-      this.ended = true;
-      await this.queue;
-      this.statements.config('rollback', []);
-      await this.client.query('rollback').catch((failure: Error) => (this.failedToEnd = failure));
+      await this.execute(`rollback to savepoint ${savepoint}`).catch(() => undefined);
       throw err;
     }
-    for (const callback of this.committed) callback();
+    await this.execute(`release savepoint ${savepoint}`);
     return result;
-  }
-
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return work(this);
   }
 
   async insert<E extends object>(entity: EntityName<E>, values: readonly Values<E>[]): Promise<Row<E>[]> {

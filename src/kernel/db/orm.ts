@@ -1,6 +1,7 @@
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
+import { migrateJobQueue } from '../jobs/queue';
 
 /** The modules' entities and migrations (see kernel/module.ts). */
 export type DataModel = {
@@ -42,8 +43,12 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
   });
 }
 
-/** Applies pending migrations; returns the names applied. */
+/**
+ * Applies pending migrations, the job queue's schema first (a migration of ours may add jobs); returns the names of
+ * ours applied.
+ */
 export async function migrate(orm: MikroORM): Promise<string[]> {
+  await migrateJobQueue(orm.config.get('clientUrl')!);
   const applied = await orm.getMigrator().up();
   return applied.map((m) => m.name);
 }

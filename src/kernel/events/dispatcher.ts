@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'pg';
 import { SHARED_CACHE_CHANNEL } from '../db/shared-cache';
-import { EVENT_CHANNEL, parseEventPayload, WAKE_CHANNEL } from './outbox';
+import { EVENT_CHANNEL } from './outbox';
 import type { StoredEvent } from './topics';
 
 type EventRow = {
@@ -39,12 +39,10 @@ const toEvent = (row: EventRow): StoredEvent => ({
  * used for ordering). After a lost connection the instance reconnects and reads what committed
  * meanwhile, skipping what it already handed out, so a dropped notification loses nothing.
  * The same connection hears changes to the tables instances cache (`cacheChanged`, with the table;
- * null when the connection dropped and changes may have gone unheard), and the workers that work
- * queued without an event wakes (`committed`, with no event).
+ * null when the connection dropped and changes may have gone unheard).
  */
 export class EventDispatcher extends EventEmitter<{
   event: [StoredEvent];
-  committed: [wakes: string[]];
   cacheChanged: [table: string | null];
 }> {
   private client?: Client;
@@ -57,8 +55,7 @@ export class EventDispatcher extends EventEmitter<{
 
   /**
    * `wanted` says whether anyone on this instance reads events now (subscribers); when nobody
-   * does, a notification costs no statement and only `committed` is emitted (the webhook worker
-   * needs the wake-up, not the row). `written` answers the events this instance wrote itself
+   * does, a notification costs no statement. `written` answers the events this instance wrote itself
    * (`Outbox.take`): those are handed out without reading their row.
    */
   constructor(
@@ -76,7 +73,7 @@ export class EventDispatcher extends EventEmitter<{
   }
 
   async start(): Promise<void> {
-    // Only what commits from now on: subscribers want live changes; webhooks read their own table.
+    // Only what commits from now on: subscribers want live changes (effects are the job queue's).
     this.lastSeen = new Date();
     await this.connect(false);
   }
@@ -89,9 +86,7 @@ export class EventDispatcher extends EventEmitter<{
     client.on('notification', (message) => {
       if (!message.payload) return;
       if (message.channel === SHARED_CACHE_CHANNEL) return void this.emit('cacheChanged', message.payload);
-      if (message.channel === WAKE_CHANNEL) return void this.emit('committed', [message.payload]);
-      const { id, wakes } = parseEventPayload(message.payload);
-      this.emit('committed', wakes);
+      const id = message.payload;
       const own = this.written(id);
       if (!this.wanted()) {
         // Nobody to hand it to: a catch-up after a lost connection starts from here, not before.
@@ -102,7 +97,7 @@ export class EventDispatcher extends EventEmitter<{
         this.enqueue(() => this.handOut(client, `id = $1`, [id]));
       }
     });
-    await client.query(`listen ${EVENT_CHANNEL}; listen ${SHARED_CACHE_CHANNEL}; listen ${WAKE_CHANNEL}`);
+    await client.query(`listen ${EVENT_CHANNEL}; listen ${SHARED_CACHE_CHANNEL}`);
     this.client = client;
     // A transaction may commit a little after its created_at: look back a few seconds.
     if (catchUp)

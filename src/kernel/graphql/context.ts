@@ -1,5 +1,5 @@
 import type { Reader } from '../db/db';
-import type { SigningSettings, WebhookSettings } from '../../config/config';
+import type { SigningSettings, StorageConfig, UnfinishedUploadBytes, WebhookSettings } from '../../config/config';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error';
 import type { Outbox } from '../events/outbox';
@@ -47,16 +47,22 @@ export type ServiceSettings = {
   resolveHost: (hostname: string) => Promise<string[]>;
   /** Largest file upload, in bytes. */
   maxUploadBytes: number;
+  /** Declared bytes of unfinished resumable uploads held at once. */
+  unfinishedUploadBytes: UnfinishedUploadBytes;
   /** Attachments, and separately documents, one item or request may hold. */
   maxFilesPerItem: number;
   /** Rows a list counts exactly for `totalCount`; past it the count is PostgreSQL's estimate. */
   exactCountLimit: number;
   /** The certificate e-signatures use, when one is configured. */
   signing: SigningSettings;
+  /** Where file bytes live, as configured (resumable uploads keep their unfinished bytes there too). */
+  storageConfig: StorageConfig;
   /** The service's own directory (`DATA_DIR`): files it keeps for itself, such as unfinished uploads. */
   dataDir: string;
   /** The time for rules that expire (recipient codes, sessions, lockouts). */
   clock: Clock;
+  /** Days before a request's expiration that its recipients are warned (EXPIRATION_WARNING_DAYS). */
+  expirationWarningDays: number;
   /** Rows this instance keeps between requests, emptied by any change to their table (API keys, settings). */
   caches: SharedCaches;
 };
@@ -125,7 +131,8 @@ export function createContextFactory(options: ContextFactoryOptions): ContextFac
     forRequest(request) {
       const viewer = request.viewer;
       if (!viewer) throw new AppError('UNAUTHENTICATED', 'Not authenticated');
-      return forViewer(viewer, { log: request.log, requestId: request.id });
+      // A call with an Idempotency-Key runs in the transaction its key is kept in (kernel/http/idempotency.ts).
+      return forViewer(viewer, { db: request.transaction, log: request.log, requestId: request.id });
     },
   };
 }

@@ -75,20 +75,22 @@ const MAX_GRAPHQL_INT = 2 ** 31 - 1;
 
 export type SortDirection = 'ASC' | 'DESC';
 
-/** A keyset ordering: a column of the root alias, then `id` in the same direction as tie-breaker. */
+/** A keyset ordering: a column of the root alias, then a unique one (`id` unless `tie` names another) in the same direction. */
 export type KeysetOrder = {
   /** Entity property, for `orderBy`. */
   property: string;
   /** SQL column, for the keyset comparison. */
   column: string;
   direction: SortDirection;
+  /** The tie-breaker when it is not `id`: a unique integer column (an insertion order). */
+  tie?: 'seq';
 };
 
 type CursorValue = string | number;
 
-export function encodeCursor(value: unknown, id: string): string {
+export function encodeCursor(value: unknown, tie: string): string {
   const key = value instanceof Date ? value.toISOString() : (value as CursorValue);
-  return Buffer.from(JSON.stringify([key, id])).toString('base64url');
+  return Buffer.from(JSON.stringify([key, tie])).toString('base64url');
 }
 
 /** An edge whose cursor is encoded when read: most clients select the nodes alone. */
@@ -96,10 +98,12 @@ class LazyEdge<T> {
   constructor(
     readonly node: T,
     private readonly property: string,
+    private readonly tie: string,
   ) {}
 
   get cursor(): string {
-    return encodeCursor((this.node as Record<string, unknown>)[this.property], (this.node as { id: string }).id);
+    const node = this.node as Record<string, unknown>;
+    return encodeCursor(node[this.property], String(node[this.tie]));
   }
 }
 
@@ -110,8 +114,9 @@ export function decodeCursor(cursor: string, argument: string): [CursorValue, st
       Array.isArray(decoded) &&
       decoded.length === 2 &&
       (typeof decoded[0] === 'string' || typeof decoded[0] === 'number') &&
+      // An id, or an insertion order (a bigint, which pg reads as a string of digits).
       typeof decoded[1] === 'string' &&
-      /^[0-9a-f-]{36}$/i.test(decoded[1])
+      /^([0-9a-f-]{36}|\d{1,19})$/i.test(decoded[1])
     ) {
       return decoded as [CursorValue, string];
     }
@@ -165,22 +170,23 @@ export async function paginate<T extends object>(
   ] as const) {
     const cursor = args[argument];
     if (cursor == null) continue;
-    const [value, id] = decodeCursor(cursor, argument);
+    const [value, tie] = decodeCursor(cursor, argument);
     // A row comparison keeps the keyset condition one index range scan.
-    conditions.push(`(page.${order.column}, page.id) ${comparison} (?, ?)`);
-    params.push(value, id);
+    conditions.push(`(page.${order.column}, page.${order.tie ?? 'id'}) ${comparison} (?, ?)`);
+    params.push(value, tie);
   }
   const direction = ascending ? 'asc' : 'desc';
   // The cursor of an edge is the ordering property's value.
-  const columns = (properties && base.db.columns(base.entity, [order.property, ...properties], 'page')) ?? '*';
+  const tie = order.tie ?? 'id';
+  const columns = (properties && base.db.columns(base.entity, [order.property, tie, ...properties], 'page')) ?? '*';
   const sql = `select ${columns} from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
-    order by page.${order.column} ${direction}, page.id ${direction} limit ${size + 1}`;
+    order by page.${order.column} ${direction}, page.${tie} ${direction} limit ${size + 1}`;
   const rows = await base.db.records<T>(base.entity, sql, params);
   const more = rows.length > size;
   const page = more ? rows.slice(0, size) : rows;
   if (backward) page.reverse();
 
-  const edges = page.map((node) => new LazyEdge(node, order.property));
+  const edges = page.map((node) => new LazyEdge(node, order.property, tie));
   let counted: Promise<TotalCount> | undefined;
   return {
     edges,

@@ -1,10 +1,9 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { IResolvers } from '@graphql-tools/utils';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError, parse, type ExecutionResult } from 'graphql';
+import { parse, type GraphQLError, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import mercurius from 'mercurius';
-import { AppError, graphqlCode } from '../errors/app-error';
+import mercurius, { type PersistedQueryProvider } from 'mercurius';
 import { requestRefusal } from '../http/errors';
 import type { Execute, GraphQLContext } from './context';
 import { DateTimeScalar, JSONScalar, URLScalar } from './scalars';
@@ -12,49 +11,11 @@ import { loadSdl } from './sdl';
 import { guardActors } from './actor-guard';
 import { answerEnumsByName } from './enum-names';
 import { declareReads } from './projection';
-import { MAX_BATCH_OPERATIONS, MAX_PERSISTED_QUERIES, MAX_QUERY_DEPTH } from '../limits';
+import { MAX_BATCH_OPERATIONS, MAX_PERSISTED_QUERIES } from '../limits';
 import { replyRefusal } from '../http/refusal';
-import { PARSE_OPTIONS, parserLimitExtensions, queryLimitRules } from './query-limits';
+import { batchExcess, PARSE_OPTIONS, queryLimitRules, type BatchOperation } from './query-limits';
+import { errorFormat, type ErrorFormat, type FormattedError } from './format';
 import { registerGraphiQL } from './graphiql';
-
-type FormattedError = { message: string; locations?: unknown; path?: unknown; extensions: Record<string, unknown> };
-
-function formatOne(
-  error: GraphQLError,
-  context: { requestId?: string; log?: GraphQLContext['log'] },
-): FormattedError[] {
-  const original = error.originalError as (Error & { errors?: GraphQLError[]; code?: string }) | undefined;
-  const base = { message: error.message, locations: error.locations, path: error.path };
-  // mercurius wraps parse, validation and variable errors in one error carrying them all.
-  if (original?.errors && Array.isArray(original.errors)) {
-    return original.errors.map((inner) => ({
-      message: inner.message,
-      locations: inner.locations,
-      extensions: (inner.extensions?.code ? inner.extensions : parserLimitExtensions(inner)) ?? {
-        code: /^Variable "\$/.test(inner.message) ? 'BAD_USER_INPUT' : 'GRAPHQL_VALIDATION_FAILED',
-      },
-    }));
-  }
-  if (original instanceof AppError) {
-    const extensions: Record<string, unknown> = { code: graphqlCode(original.code) };
-    if (original.userErrors.length) extensions.userErrors = original.userErrors;
-    if (original.retryAfterSeconds !== undefined) extensions.retryAfter = original.retryAfterSeconds;
-    return [{ ...base, extensions }];
-  }
-  // Scalar parsing and argument coercion: graphql-js errors with no cause, or a GraphQLError cause.
-  if (!original || original instanceof GraphQLError) {
-    return [{ ...base, extensions: { code: 'BAD_USER_INPUT' } }];
-  }
-  // Anything else is a bug: logged in full, masked for the client.
-  context.log?.error({ err: original, path: error.path }, 'unexpected error in GraphQL execution');
-  return [
-    {
-      message: 'Internal server error',
-      path: error.path,
-      extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: context.requestId },
-    },
-  ];
-}
 
 /**
  * The HTTP request refused before GraphQL ran (a body over the limit, not JSON or nested too deep; a
@@ -110,34 +71,43 @@ const REFUSED_DOCUMENT = new Set([
   'INTROSPECTION_DISABLED',
 ]);
 
-const errorFormatter = (bodyLimit: number) => (execution: ExecutionResult & { statusCode?: number }, context: any) => {
-  const refusal = execution.data ? undefined : refusalOf(execution.errors ?? [], bodyLimit);
-  if (refusal) return { statusCode: refusal.status, response: { data: null, errors: [refusal.error] } };
-  const errors = (execution.errors ?? []).flatMap((error) => formatOne(error as GraphQLError, context));
-  const validation = !execution.data && errors.some((e) => REFUSED_DOCUMENT.has(e.extensions.code as string));
-  return {
-    statusCode: execution.data ? 200 : validation ? 400 : (execution.statusCode ?? 200),
-    response: { data: execution.data ?? null, errors },
+const errorFormatter =
+  (bodyLimit: number, format: ErrorFormat) => (execution: ExecutionResult & { statusCode?: number }, context: any) => {
+    const refusal = execution.data ? undefined : refusalOf(execution.errors ?? [], bodyLimit);
+    if (refusal) return { statusCode: refusal.status, response: { data: null, errors: [refusal.error] } };
+    const errors = format.execution(execution.errors ?? [], context);
+    const validation = !execution.data && errors.some((e) => REFUSED_DOCUMENT.has(e.extensions.code as string));
+    return {
+      statusCode: execution.data ? 200 : validation ? 400 : (execution.statusCode ?? 200),
+      response: { data: execution.data ?? null, errors },
+    };
   };
-};
 
 export type GraphQLPluginOptions = {
   resolvers: IResolvers<any, GraphQLContext>[];
   buildContext: (request: FastifyRequest) => GraphQLContext;
   /** The in-browser IDE at /graphiql. */
   graphiql: boolean;
-  /** Whether `__schema` and `__type` may be asked for. */
+  /** Whether `__schema` and `__type` may be asked for, and errors suggest names. */
   introspection: boolean;
+  /** Aliases an operation, or a batch's operations together, may hold. */
+  maxAliases: number;
+  /**
+   * Counts a batch's operations beyond the first against the rate limit its request counted against
+   * (the request itself counted once), answering 429 past it.
+   */
+  countOperations: (request: FastifyRequest, reply: FastifyReply, more: number) => Promise<void>;
 };
 
-/** A batch beyond MAX_BATCH_OPERATIONS is refused whole, before any of its operations runs. */
-async function capBatch(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (!Array.isArray(request.body) || request.body.length <= MAX_BATCH_OPERATIONS) return;
-  await replyRefusal(request, reply, {
-    status: 400,
-    message: `A batch holds at most ${MAX_BATCH_OPERATIONS} operations; this one holds ${request.body.length}`,
-    extensions: { code: 'TOO_MANY_OPERATIONS', max: MAX_BATCH_OPERATIONS },
-  });
+/** The document a batch's operation runs: its own, or the one its persisted query's hash names. */
+async function documentOf(operation: unknown, persisted: PersistedQueryProvider): Promise<BatchOperation | undefined> {
+  if (typeof operation !== 'object' || operation === null) return undefined;
+  const { query, operationName } = operation as { query?: unknown; operationName?: unknown };
+  const name = typeof operationName === 'string' ? operationName : undefined;
+  if (typeof query === 'string') return { query, operationName: name };
+  if (!persisted.isPersistedQuery(operation as never)) return undefined;
+  const known = await persisted.getQueryFromHash(persisted.getHash(operation as never));
+  return known === undefined ? undefined : { query: known, operationName: name };
 }
 
 /**
@@ -182,7 +152,35 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
   answerEnumsByName(schema);
   declareReads(schema, options.resolvers as Record<string, unknown>[]);
   // Fastify's validated options always hold the limit (its default when none was given).
-  const format = errorFormatter(app.initialConfig.bodyLimit!);
+  const format = errorFormatter(app.initialConfig.bodyLimit!, errorFormat({ suggestions: options.introspection }));
+  const persisted = mercurius.persistedQueryDefaults.automatic(MAX_PERSISTED_QUERIES);
+  /**
+   * A batch is refused whole, before any of its operations runs, beyond MAX_BATCH_OPERATIONS or when
+   * its operations together break a limit of one operation; each operation counts against the rate limit.
+   */
+  const checkBatch = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (!Array.isArray(request.body) || request.body.length < 2) return;
+    const count = request.body.length;
+    if (count > MAX_BATCH_OPERATIONS) {
+      await replyRefusal(request, reply, {
+        status: 400,
+        message: `A batch holds at most ${MAX_BATCH_OPERATIONS} operations; this one holds ${count}`,
+        extensions: { code: 'TOO_MANY_OPERATIONS', max: MAX_BATCH_OPERATIONS },
+      });
+      return;
+    }
+    const operations = await Promise.all(request.body.map((operation) => documentOf(operation, persisted)));
+    const excess = batchExcess(
+      schema,
+      operations.filter((operation) => operation !== undefined),
+      options.maxAliases,
+    );
+    if (excess) {
+      await replyRefusal(request, reply, { status: 400, ...excess });
+      return;
+    }
+    await options.countOperations(request, reply, count - 1);
+  };
   await app.register(mercurius, {
     schema,
     path: '/graphql',
@@ -192,13 +190,12 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     jit: 1,
     // Typed out of mercurius's options, but passed to graphql-jit (mercurius/index.js).
     ...({ compilerOptions: JIT_OPTIONS } as object),
-    queryDepth: MAX_QUERY_DEPTH,
     graphql: { parseOptions: PARSE_OPTIONS },
-    validationRules: queryLimitRules({ introspection: options.introspection }),
+    validationRules: queryLimitRules(options),
     allowBatchedQueries: true,
-    additionalRouteOptions: { preValidation: capBatch, config: { idempotent: true } },
+    additionalRouteOptions: { preValidation: checkBatch, config: { idempotent: true } },
     // Dashboards send a document's SHA-256 instead of the document, once this instance has seen it.
-    persistedQueryProvider: mercurius.persistedQueryDefaults.automatic(MAX_PERSISTED_QUERIES),
+    persistedQueryProvider: persisted,
     context: (request) => options.buildContext(request),
     errorFormatter: format as never,
   });
@@ -207,6 +204,6 @@ export async function registerGraphQL(app: FastifyInstance, options: GraphQLPlug
     if ((context as { operationsCount?: number }).operationsCount! > 1)
       Object.assign(context, options.buildContext(context.reply.request));
   });
-  if (options.graphiql) registerGraphiQL(app);
+  if (options.graphiql) registerGraphiQL(app, { introspection: options.introspection });
   return inProcessExecutor(app, format);
 }

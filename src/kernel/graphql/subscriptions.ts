@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -19,11 +20,14 @@ import {
 import { getArgumentValues } from 'graphql/execution/values';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { AppError } from '../errors/app-error';
 import { subscriptionField, type StoredEvent } from '../events/topics';
-import type { ContextFactory, Viewer } from './context';
+import { rateLimitedMessage, type RateCounter } from '../http/rate-limit';
+import type { ContextFactory, GraphQLContext, Viewer } from './context';
 import type { EventRoot, SubjectLoader } from './events';
+import type { ErrorFormat, FormatContext } from './format';
 import { MAX_MESSAGE_BYTES, MAX_PENDING_BYTES } from '../limits';
-import { PARSE_OPTIONS, queryLimitRules } from './query-limits';
+import { PARSE_OPTIONS, queryLimitRules, type QueryLimitSettings } from './query-limits';
 
 /** ws sends a Buffer as a binary frame unless told otherwise; graphql-ws messages are text. */
 const TEXT = { binary: false } as const;
@@ -33,6 +37,10 @@ export type SubscriberSocket = {
   send(data: Buffer, options: { binary: false }): void;
   readonly bufferedAmount: number;
 };
+
+/** An error with its code, as graphql-ws sends it (a GraphQLError) and as `ErrorFormat` codes it (an AppError). */
+const coded = (code: AppError['code'], message: string, retryAfterSeconds?: number) =>
+  new GraphQLError(message, { originalError: new AppError(code, message, { retryAfterSeconds }) });
 
 /** The context graphql-ws keeps for a subscription: who subscribed, and where its messages go. */
 export type SubscriberContext = { viewer: Viewer; id: string; socket: SubscriberSocket };
@@ -68,14 +76,8 @@ export class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   deliver(message: Buffer): void {
     if (this.done) return;
     if (this.socket.bufferedAmount + message.length > this.maxPendingBytes) {
-      this.end({
-        errors: [
-          {
-            message: `More than ${this.maxPendingBytes} bytes of events waited for this subscriber; subscribe again`,
-            extensions: { code: 'RATE_LIMITED' },
-          } as never,
-        ],
-      });
+      const message = `More than ${this.maxPendingBytes} bytes of events waited for this subscriber; subscribe again`;
+      this.end({ errors: [coded('RATE_LIMITED', message)] });
       return;
     }
     this.socket.send(message, TEXT);
@@ -130,6 +132,8 @@ export type HubOptions = {
   loadSubject: SubjectLoader;
   /** Viewers with the same audience may read the same records, so they share executions. */
   audienceOf: (viewer: Viewer) => string;
+  /** How a result's errors are sent: coded, a bug masked. */
+  format: ErrorFormat;
 };
 
 /**
@@ -165,11 +169,11 @@ export class SubscriptionHub {
     const operation = getOperationAST(args.document, args.operationName);
     const selection = operation?.selectionSet.selections[0];
     if (!operation || selection?.kind !== Kind.FIELD)
-      return { errors: [{ message: 'A subscription selects one root field' } as never] };
+      return { errors: [coded('BAD_USER_INPUT', 'A subscription selects one root field')] };
     const field = selection.name.value;
     const variables = (args.variableValues ?? {}) as Record<string, unknown>;
     const definition = this.schema.getSubscriptionType()?.getFields()[field];
-    if (!definition) return { errors: [{ message: `Subscription has no field ${field}` } as never] };
+    if (!definition) return { errors: [coded('BAD_USER_INPUT', `Subscription has no field ${field}`)] };
     // Arguments coerced as execution would: WebhookTopic values arrive as their topics.
     const values = getArgumentValues(definition, selection, variables) as {
       topics?: string[] | null;
@@ -255,7 +259,9 @@ export class SubscriptionHub {
         variableValues: group.variables,
         operationName: group.operationName,
       });
-      const payload = JSON.stringify(result);
+      const payload = JSON.stringify(
+        result.errors ? { ...result, errors: this.options.format.execution(result.errors, ctx) } : result,
+      );
       // One message for each subscription id in the group: clients that number their subscriptions
       // (1, 2, …) share it; graphql-ws's own client draws a UUID per subscription, so each gets its own.
       const messages = new Map<string, Buffer>();
@@ -274,8 +280,12 @@ export type SubscriptionServerOptions = {
   hub: SubscriptionHub;
   contexts: ContextFactory;
   resolveViewer: (key: string) => Promise<Viewer | null>;
-  /** Whether `__schema` and `__type` may be asked for (the other limits are those of HTTP). */
-  introspection: boolean;
+  /** The limits a document is held to (those of HTTP), and whether introspection is on. */
+  queryLimits: QueryLimitSettings;
+  /** Each operation counts against its connection's key, as a request over HTTP does. */
+  rateLimits: Pick<RateCounter, 'countCredential'>;
+  /** How errors are sent: as over HTTP. */
+  format: ErrorFormat;
 };
 
 /** `{"authorization": "Bearer <key>"}` or `{"apiKey": "<key>"}` in connection_init. */
@@ -285,7 +295,10 @@ function keyFromConnectionParams(params: Record<string, unknown> | undefined): s
   return typeof params?.apiKey === 'string' ? params.apiKey : undefined;
 }
 
-type ConnectionExtra = { viewer?: Viewer; request: IncomingMessage; socket: WebSocket };
+type ConnectionExtra = { viewer?: Viewer; credential?: string; request: IncomingMessage; socket: WebSocket };
+
+/** What graphql-ws runs an operation with: a subscription's for the hub, a query's or mutation's as over HTTP. */
+type OperationContext = SubscriberContext | GraphQLContext;
 
 /** How long a subscriber has on shutdown to answer the closing handshake. */
 const CLOSE_HANDSHAKE_MS = 2_000;
@@ -403,7 +416,11 @@ export function registerSubscriptionServer(
   options: SubscriptionServerOptions,
 ): { connections(): number } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  const prepare = preparedDocuments(schema, queryLimitRules(options));
+  const prepare = preparedDocuments(schema, queryLimitRules(options.queryLimits));
+  const { format } = options;
+  // A subscription's context holds no log or request id: its errors are logged here.
+  const formatContext = (context: OperationContext): FormatContext =>
+    'requestId' in context ? context : { log: app.log };
   useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema,
@@ -412,9 +429,12 @@ export function registerSubscriptionServer(
         const viewer = key ? await options.resolveViewer(key) : null;
         if (!viewer) return false;
         ctx.extra.viewer = viewer;
+        ctx.extra.credential = key;
         return true;
       },
-      onSubscribe: (_ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
+        const retryAfter = await options.rateLimits.countCredential(ctx.extra.credential!);
+        if (retryAfter !== undefined) return [coded('RATE_LIMITED', rateLimitedMessage(retryAfter), retryAfter)];
         const document = prepare(payload.query);
         if (Array.isArray(document)) return document;
         return {
@@ -424,10 +444,23 @@ export function registerSubscriptionServer(
           variableValues: payload.variables,
         };
       },
-      // Kept for the subscription's life: only what the hub needs, not a whole operation context.
-      context: (ctx, id): SubscriberContext => ({ viewer: ctx.extra.viewer!, id, socket: ctx.extra.socket }),
+      // A subscription's is kept for its life: only what the hub needs, not a whole operation context.
+      context: (ctx, id, _payload, args): OperationContext =>
+        getOperationAST(args.document, args.operationName)?.operation === 'subscription'
+          ? { viewer: ctx.extra.viewer!, id, socket: ctx.extra.socket }
+          : options.contexts.forViewer(ctx.extra.viewer!, { log: app.log, requestId: randomUUID() }),
       subscribe: (args) => options.hub.subscribe(args, args.contextValue as SubscriberContext),
       execute: (args) => execute(args),
+      // Results and refusals leave coded, as over HTTP: a refused document's errors (parse, validation,
+      // limits) carry no cause, the others (a rate limit, a failed operation) an AppError or a bug's.
+      onNext: (_ctx, _id, _payload, args, result) =>
+        result.errors
+          ? { ...result, errors: format.execution(result.errors, formatContext(args.contextValue as OperationContext)) }
+          : undefined,
+      onError: (_ctx, _id, _payload, errors) =>
+        errors.flatMap((error) =>
+          error.originalError ? format.execution([error], { log: app.log }) : format.document([error]),
+        ),
     },
     wss,
     // No timers per socket: `keepAlive` below pings them all from one.

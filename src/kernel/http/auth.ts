@@ -33,9 +33,28 @@ function replyUnauthenticated(request: FastifyRequest, reply: FastifyReply): Fas
   });
 }
 
+/**
+ * The caller a request's credential names (null: none sent, or none valid), looked up once per
+ * request: the rate limit's bucket and authentication both ask.
+ */
+export function viewerLookup(
+  resolveViewer: (key: string, request: FastifyRequest) => Promise<Viewer | null>,
+): (request: FastifyRequest) => Promise<Viewer | null> {
+  const looked = new WeakMap<FastifyRequest, Promise<Viewer | null>>();
+  return (request) => {
+    let viewer = looked.get(request);
+    if (!viewer) {
+      const key = extractApiKey(request.headers);
+      viewer = key ? resolveViewer(key, request) : Promise.resolve(null);
+      looked.set(request, viewer);
+    }
+    return viewer;
+  };
+}
+
 export function registerAuth(
   app: FastifyInstance,
-  resolveViewer: (key: string, request: FastifyRequest) => Promise<Viewer | null>,
+  viewerOf: (request: FastifyRequest) => Promise<Viewer | null>,
 ): void {
   app.decorateRequest('viewer', undefined);
   app.addHook('onRequest', async (request, reply) => {
@@ -44,8 +63,7 @@ export function registerAuth(
     if (request.url.startsWith('/graphiql')) return;
     // A WebSocket upgrade authenticates in its `connection_init` message instead.
     if (request.headers.upgrade?.toLowerCase() === 'websocket') return;
-    const key = extractApiKey(request.headers);
-    const viewer = key ? await resolveViewer(key, request) : null;
+    const viewer = await viewerOf(request);
     if (!viewer) return replyUnauthenticated(request, reply);
     request.viewer = viewer;
   });

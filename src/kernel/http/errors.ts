@@ -4,6 +4,7 @@ import { RestError, restErrorOf } from '../rest/engine';
 import { toValidationEntries } from '../rest/validation';
 import { MAX_JSON_DEPTH } from '../limits';
 import { AppError } from '../errors/app-error';
+import { MissingObjectError } from '../storage/storage';
 
 /**
  * Walks a parsed body and refuses nesting beyond MAX_JSON_DEPTH, so the walk recurses that deep at
@@ -55,6 +56,16 @@ function httpRestError(error: FastifyError, request: FastifyRequest, bodyLimit: 
 }
 
 /**
+ * A refusal as its route answers it: a row whose bad bodies are 400s declares its 400 as entries, so a body that
+ * is not JSON is one entry there, not the `detail` string of other routes (which its schema could not serialize).
+ */
+function inRowTerms(rest: RestError | undefined, request: FastifyRequest): RestError | undefined {
+  if (rest?.status !== 400 || typeof rest.detail !== 'string' || request.routeOptions.config?.badBodyStatus !== 400)
+    return rest;
+  return new RestError(400, [{ loc: ['body'], msg: rest.detail, type: 'json_invalid' }]);
+}
+
+/**
  * Every failure leaves as a REST error body: 4xx with what to fix, or a masked 500 whose request id
  * finds the logged cause. (GraphQL formats its own errors; see kernel/graphql/plugin.ts.)
  */
@@ -64,9 +75,14 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const rest =
+    const rest = inRowTerms(
       restErrorOf(error, request.routeOptions.schema?.body as TSchema | undefined) ??
-      httpRestError(error, request, options.bodyLimit);
+        httpRestError(error, request, options.bodyLimit),
+      request,
+    );
+    // Answered as gone, but the service lost it (or does not reach it): someone must look.
+    if (error instanceof MissingObjectError)
+      request.log.error({ err: error, key: error.key }, 'a stored file is missing');
     // An upload refused part-way leaves the rest of its body unread on the connection: close it after
     // this answer rather than read (or misread as the next request) what the client still sends.
     if (request.raw.complete === false) reply.header('connection', 'close');

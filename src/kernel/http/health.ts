@@ -16,7 +16,7 @@ const failure = (err: unknown) => (err instanceof Error ? err.message : String(e
  * `/healthz`: the process answers (a liveness probe: restart it when this fails). `/readyz`: it can
  * serve (a readiness probe: send it traffic only while this is 200): the database answers, no
  * migration is pending (an instance of a newer version has not migrated yet, or this one is older than
- * the schema), and the event listener holds its connection (else subscribers and webhooks wait).
+ * the schema), and the event listener holds its connection (else subscribers wait).
  */
 export function registerHealth(
   app: FastifyInstance,

@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_IDEMPOTENCY_KEY } from '../limits';
+import { IDEMPOTENCY_KEY_HOURS, MAX_IDEMPOTENCY_KEY } from '../limits';
 import { extractApiKey } from './auth';
-import type { EdgeStore } from './edge-store';
+import type { Db, HeldTransaction } from '../db/db';
 import { replyRefusal } from './refusal';
 
 // `Idempotency-Key` on POST (the REST rows that take JSON, and POST /graphql): the first call with a
 // key runs and its answer is kept for IDEMPOTENCY_KEY_HOURS; a retry with the same key and body gets
 // that answer again (status and body) and runs nothing; the same key with another body is a 422.
-// Keys belong to the credential that sent them. The first call inserts the key's row before it runs,
-// so a concurrent second call finds the row and gets a 409 at once (it does not wait: a client
-// retries after `Retry-After`, as it would after a dropped connection).
+// Keys belong to the credential that sent them. The call runs in a transaction held from here to its
+// answer (`request.transaction`, which its operation's writes join), and its answer is kept in that
+// transaction: a write and its key commit together, so a retry after any crash finds either both or
+// neither. While it runs it holds a lock on its key, so a concurrent second call gets a 409 at once
+// (a client retries after `Retry-After`, as it would after a dropped connection); the lock ends with
+// its transaction, whatever ends it.
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,7 +22,9 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The key this request holds while it runs, set when it was the first to use it. */
-    idempotencyKey?: { scope: string; key: string };
+    idempotencyKey?: { scope: string; key: string; fingerprint: string };
+    /** The transaction a call with a key runs in, its key kept in it (operations' contexts use it). */
+    transaction?: HeldTransaction;
   }
 }
 
@@ -59,9 +64,20 @@ function replyInUse(request: FastifyRequest, reply: FastifyReply): FastifyReply 
   });
 }
 
-/** Replays, refuses or lets run a POST that carries a key; keeps the answer of one that ran. */
-export function registerIdempotency(app: FastifyInstance, store: EdgeStore): void {
+type StoredKey = { fingerprint: string; status: number; headers: Record<string, string>; response: string };
+
+/** Ends the request's transaction without keeping anything (a failure of the service, an aborted call). */
+async function rollBack(request: FastifyRequest): Promise<void> {
+  const held = request.transaction;
+  request.transaction = undefined;
+  request.idempotencyKey = undefined;
+  await held?.rollback();
+}
+
+/** Replays, refuses or lets run a POST that carries a key; keeps the answer of one that ran, with its write. */
+export function registerIdempotency(app: FastifyInstance, db: Db): void {
   app.decorateRequest('idempotencyKey', undefined);
+  app.decorateRequest('transaction', undefined);
 
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || !request.routeOptions.config?.idempotent) return;
@@ -81,14 +97,26 @@ export function registerIdempotency(app: FastifyInstance, store: EdgeStore): voi
     if (!credential) return;
     const scope = sha256(credential);
     const fingerprint = sha256(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`);
-    // Twice at most: a first call that failed on the service's side releases its key meanwhile.
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (await store.claimKey(scope, key, fingerprint)) {
-        request.idempotencyKey = { scope, key };
+    const tx = await db.begin();
+    try {
+      const [{ held }] = await tx.rows<{ held: boolean }>(
+        'select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as held',
+        [`${scope} ${key}`],
+      );
+      if (!held) {
+        await tx.rollback();
+        return replyInUse(request, reply);
+      }
+      const [stored] = await tx.rows<StoredKey>(
+        'select fingerprint, status, headers, response from idempotency_key where scope = ? and key = ? and expires_at > now()',
+        [scope, key],
+      );
+      if (!stored) {
+        request.transaction = tx;
+        request.idempotencyKey = { scope, key, fingerprint };
         return;
       }
-      const stored = await store.findKey(scope, key);
-      if (!stored) continue;
+      await tx.rollback();
       if (stored.fingerprint !== fingerprint) {
         return refuseKey(
           request,
@@ -97,22 +125,23 @@ export function registerIdempotency(app: FastifyInstance, store: EdgeStore): voi
           'idempotency_key_reused',
         );
       }
-      if (stored.status === null) return replyInUse(request, reply);
       return reply
         .code(stored.status)
         .headers(stored.headers)
         .header('Idempotent-Replayed', 'true')
         .send(stored.response);
+    } catch (err) {
+      await tx.rollback();
+      throw err;
     }
-    // Released twice in a row by failing first calls: let the caller retry later.
-    return replyInUse(request, reply);
   });
 
-  // The answer is kept before it leaves: a retry that arrives once the client has it finds it.
+  // The answer is kept, and the call's writes committed with it, before it leaves: a retry that
+  // arrives once the client has it finds it.
   app.addHook('onSend', async (request, reply, payload) => {
     const held = request.idempotencyKey;
-    if (!held) return payload;
-    request.idempotencyKey = undefined;
+    const tx = request.transaction;
+    if (!held || !tx) return payload;
     const status = reply.statusCode;
     // A failure of the service is not the answer to keep; nor is a stream, which cannot be sent twice.
     const body =
@@ -124,13 +153,33 @@ export function registerIdempotency(app: FastifyInstance, store: EdgeStore): voi
             ? payload.toString('utf8')
             : undefined;
     if (status >= 500 || body === undefined) {
-      await store.releaseKey(held.scope, held.key);
+      await rollBack(request);
       return payload;
     }
     const headers = Object.fromEntries(
       REPLAYED_HEADERS.flatMap((name) => (reply.hasHeader(name) ? [[name, String(reply.getHeader(name))]] : [])),
     );
-    await store.completeKey(held.scope, held.key, { status, headers, response: body });
+    request.transaction = undefined;
+    request.idempotencyKey = undefined;
+    try {
+      // An expired key's row is replaced.
+      await tx.execute(
+        `insert into idempotency_key (scope, key, fingerprint, status, headers, response, created_at, expires_at)
+         values (?, ?, ?, ?, ?::jsonb, ?, now(), now() + make_interval(hours => ?))
+         on conflict (scope, key) do update
+           set fingerprint = excluded.fingerprint, status = excluded.status, headers = excluded.headers,
+               response = excluded.response, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+        [held.scope, held.key, held.fingerprint, status, JSON.stringify(headers), body, IDEMPOTENCY_KEY_HOURS],
+      );
+      await tx.commit();
+    } catch (err) {
+      await tx.rollback();
+      throw err;
+    }
     return payload;
   });
+
+  // A call that ended without an answer to keep (aborted, or failed before one was made).
+  app.addHook('onResponse', rollBack);
+  app.addHook('onRequestAbort', rollBack);
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** One answered HTTP request, as the log and the metrics see it: never its URL (a recipient link holds a token). */
 export type ObservedRequest = {
@@ -45,4 +45,27 @@ export function observeRequests(app: FastifyInstance, observer: (observed: Obser
     const { operations, ...line } = observed;
     request.log.info({ ...line, ...(operations && { operations }) }, 'request');
   });
+}
+
+/**
+ * Fastify's own log lines, its per-request ones off (they carry the URL; observeRequests logs one without it).
+ * An answer its schema cannot serialize is a bug however requests are logged: Fastify answers a bare 500 for it,
+ * so it is logged here, with why and for which route and status.
+ */
+export class ServiceLogController extends LogController {
+  constructor() {
+    super({ disableRequestLogging: true });
+  }
+
+  override serializerError(
+    error: Error,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata: { statusCode: number },
+  ): void {
+    reply.log.error(
+      { err: error, route: request.routeOptions.url, status: metadata.statusCode },
+      'an answer does not fit its schema',
+    );
+  }
 }

@@ -4,7 +4,7 @@ import { access, mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { checkKey, Meter, type Storage } from './storage';
+import { checkKey, Meter, MissingObjectError, type Storage } from './storage';
 
 /**
  * Objects as files under `root`, in 256 folders by the key's first two characters. Bytes are written
@@ -34,7 +34,9 @@ export function createLocalStorage(root: string): Storage {
     },
     async get(key) {
       // Opened here so a missing object fails this call rather than the stream later.
-      const handle = await open(pathOf(key), 'r');
+      const handle = await open(pathOf(key), 'r').catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'ENOENT' ? new MissingObjectError(key, err) : err;
+      });
       // The default 64 KiB reads: each read is a buffer of its own, dead once sent (see
       // freeStreamedBuffersYoung in kernel/runtime.ts for when V8 frees them).
       return handle.createReadStream();

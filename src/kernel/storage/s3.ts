@@ -1,7 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { pipeline, type Readable } from 'node:stream';
-import { checkKey, Meter, type Storage } from './storage';
+import { checkKey, Meter, MissingObjectError, type Storage } from './storage';
 
 export type S3StorageOptions = {
   bucket: string;
@@ -70,7 +70,9 @@ export function createS3Storage(options: S3StorageOptions): Storage {
       return meter.result();
     },
     async get(key) {
-      const object = await client.send(new GetObjectCommand({ Bucket, Key: checkKey(key) }));
+      const object = await client.send(new GetObjectCommand({ Bucket, Key: checkKey(key) })).catch((err: unknown) => {
+        throw isNotFound(err) ? new MissingObjectError(key, err) : err;
+      });
       return object.Body as Readable;
     },
     async delete(key) {

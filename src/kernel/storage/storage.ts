@@ -17,7 +17,7 @@ export type Storage = {
    * source that fails, or grows past `maxBytes` (a PAYLOAD_TOO_LARGE AppError), leaves no object.
    */
   put(key: string, source: Readable, options: { maxBytes: number }): Promise<PutResult>;
-  /** A stream of the object's bytes; throws when there is no such object. */
+  /** A stream of the object's bytes; a MissingObjectError when there is no such object. */
   get(key: string): Promise<Readable>;
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
@@ -28,6 +28,20 @@ export type Storage = {
 export function checkKey(key: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/.test(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
   return key;
+}
+
+/**
+ * An object a row names that the storage does not hold: lost, or on storage this instance does not reach (a
+ * local directory that is not shared). Answered 410; the edges log it, as the service is at fault.
+ */
+export class MissingObjectError extends AppError {
+  constructor(
+    readonly key: string,
+    cause: unknown,
+  ) {
+    super('GONE', 'The file is no longer stored', { cause });
+    this.name = 'MissingObjectError';
+  }
 }
 
 export const tooLarge = (maxBytes: number) =>

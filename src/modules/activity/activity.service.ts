@@ -1,5 +1,6 @@
 import type { Tx } from '../../kernel/db/db';
-import type { EmitHook, EmittedEvent } from '../../kernel/events/outbox';
+import type { Consumer } from '../../kernel/events/consumers';
+import type { EmittedEvent } from '../../kernel/events/outbox';
 import type { Actor, GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { isUuid } from '../../kernel/validation/input-check';
@@ -7,8 +8,8 @@ import type { Action } from '../events/event.topics';
 import { findVisibleRequest } from '../requests/request.access';
 import { Activity, type ActivityRow } from './activity.entities';
 
-// Every event on a request is an entry (the hook below, in the event's own statement: no statement
-// more per change); what has no topic (a recipient opening the link) is recorded with `recordActivity`.
+// Every event on a request is an entry (its consumer, below, after the event committed); what has no
+// topic (a recipient opening the link) is recorded with `recordActivity`, in the act's transaction.
 
 const INSERT = `insert into activity (id, organization_id, request_id, action, actor_type, actor_id, ip, user_agent, details, created_at)
   select gen_random_uuid(), ?, ?::uuid, ?, ?, ?::uuid, ?, ?, ?::jsonb, ? where ?::uuid is not null`;
@@ -57,12 +58,13 @@ function detailsOf(event: EmittedEvent): Record<string, unknown> {
   };
 }
 
-/** Outbox hook: each event on a request becomes an entry of its activity log, by the event's actor. */
-export const recordEventActivity: EmitHook = {
-  sql: INSERT,
-  params: (event) => paramsOf({ ...event, details: detailsOf(event) }),
-  // An event about no request records no entry (the insert's own condition).
+/** Each event on a request becomes an entry of its activity log, by the event's actor, at its time. */
+export const activityConsumer: Consumer = {
+  name: 'activity',
   applies: (event) => event.requestId != null,
+  run: async (tx, event) => {
+    await tx.execute(INSERT, paramsOf({ ...event, details: detailsOf(event) }), { prepared: true });
+  },
 };
 
 export type ActivityInput = {
@@ -90,11 +92,8 @@ export function listActivity(
   return paginate(
     { db: ctx.db, entity: Activity, sql: 'select a.* from activity a where a.request_id = ?', params: [request.id] },
     args,
-    {
-      property: 'seq',
-      column: 'seq',
-      direction: 'DESC',
-    },
+    // When it happened: an event's entry is written once the event committed, maybe after a later act's.
+    { property: 'createdAt', column: 'created_at', direction: 'DESC', tie: 'seq' },
   );
 }
 

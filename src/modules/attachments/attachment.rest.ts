@@ -62,7 +62,7 @@ export const attachmentRestRows: RestRow[] = [
     url: '/attachments/:attachment_id/download',
     summary: 'Download an attachment of your library (or of a request you see) (application/octet-stream)',
     tags,
-    schema: { params: AttachmentParams, response: withErrors({}) },
+    schema: { params: AttachmentParams, response: withErrors({}, [404, 410, 422]) },
     handle: async (ctx, { params }, _request, reply) => {
       const file = await getAttachmentFile(ctx, params.attachment_id);
       return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size });
@@ -125,7 +125,7 @@ export const attachmentRestRows: RestRow[] = [
     url: '/requests/:request_id/items/:item_id/attachments/:attachment_id/download',
     summary: 'Download an item attachment (application/octet-stream)',
     tags,
-    schema: { params: ItemAttachmentParams, response: withErrors({}) },
+    schema: { params: ItemAttachmentParams, response: withErrors({}, [404, 410, 422]) },
     handle: async (ctx, { params }, _request, reply) => {
       const file = await getItemAttachmentFile(ctx, params.request_id, params.item_id, params.attachment_id);
       return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size });

@@ -1,35 +1,47 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Tx } from '../../kernel/db/db';
-import type { EmitHook } from '../../kernel/events/outbox';
+import type { Consumer } from '../../kernel/events/consumers';
 import { recordActivity } from '../activity/activity.service';
 import { documentsByItem } from '../documents/document.service';
 import { documentPaths } from '../documents/document.zip';
 import { openFile } from '../files/file.service';
 import { findVisibleRequest } from '../requests/request.access';
 import type { ClaimedJob, ContributedJobKind, JobFailure } from '../schedule/schedule.jobs';
+import { PLANNED, queuePlanned, type PlannedRow } from '../schedule/schedule.planning';
 import { CloudStorageConnection, COPY_JOB_KIND } from './cloud-storage.entities';
 import { connectionClient, describeS3Error, putObject } from './cloud-storage.s3';
 
 // A request's documents go to its organization's bucket when it completes and when it is verified: a
-// job of the timed work's queue per such event, planned in the event's own statement (so a copy is
-// queued exactly when the change commits, and once per event: its key names the event), run by
-// whichever instance claims it, retried on the queue's schedule, and recorded in the activity log.
+// timed job per such event, planned by its consumer once the event committed (once per event: its key
+// names the event), run by the job queue, retried on the timed work's schedule, and recorded in the
+// activity log.
 
 /** The events after which a request naming S3 is copied, and the name each copy gives its trigger. */
 const TRIGGERS: Record<string, string> = { 'request.completed': 'completed', 'request.verified': 'verified' };
 
-export const planCloudCopy: EmitHook = {
-  sql: `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
-        select gen_random_uuid(), r.organization_id, r.id, '${COPY_JOB_KIND}', 'cloud-copy:' || inserted.seq, ?, jsonb_build_object('trigger', ?::text), 'PENDING', 0, ?, ?
-          from request r, inserted
-         where ?::text is not null and r.id = ?::uuid and r.cloud_storage_provider = 'S3'
-        on conflict (key) do nothing`,
-  params: (event) => {
-    const trigger = TRIGGERS[event.action] ?? null;
-    return [event.createdAt, trigger, event.createdAt, event.createdAt, trigger, trigger ? event.requestId : null];
+/** Plans the copy of a request that named S3 when it completed or was verified (its view in the event says). */
+export const cloudCopyConsumer: Consumer = {
+  name: 'cloud-storage',
+  applies: (event) => TRIGGERS[event.action] !== undefined && event.data.cloud_storage_provider === 'S3',
+  run: async (tx, event) => {
+    const rows = await tx.rows<PlannedRow>(
+      `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
+       values (gen_random_uuid(), ?, ?, '${COPY_JOB_KIND}', ?, ?, ?::jsonb, 'PENDING', 0, ?, ?)
+       on conflict (key) do nothing
+       returning ${PLANNED}`,
+      [
+        event.organizationId,
+        event.requestId,
+        `cloud-copy:${event.id}`,
+        event.createdAt,
+        JSON.stringify({ trigger: TRIGGERS[event.action] }),
+        event.createdAt,
+        event.createdAt,
+      ],
+    );
+    await queuePlanned(tx, rows);
   },
-  applies: (event) => TRIGGERS[event.action] !== undefined,
 };
 
 /**
@@ -46,7 +58,7 @@ export function folderOf(folder: string | null, requestId: string): string {
 
 const SYSTEM = { type: 'SYSTEM', id: null } as const;
 
-/** The request a copy is for: planCloudCopy names one on every copy job. */
+/** The request a copy is for: cloudCopyConsumer names one on every copy job. */
 function requestOf(job: ClaimedJob): string {
   if (!job.request_id) throw new Error(`Cloud copy job ${job.id} names no request`);
   return job.request_id;
@@ -76,8 +88,8 @@ type Copied = { bucket: string; folder: string; documents: number } | null;
  * Copies every document of the request to `<folder>/<item>/<file>` in the connected bucket (the zip's
  * names), before and outside the job's transaction (a large copy holds neither the request's lock nor
  * a connection); the job's transaction then records it. Objects are written whole or not at all, under
- * names fixed by the request, so an attempt that failed half-way, or ran twice when a lease lapsed,
- * leaves the same objects as one clean run; the record is written once, by the run whose lease held.
+ * names fixed by the request, so an attempt that failed half-way, or ran again after a crash, leaves
+ * the same objects as one clean run; the record is written once, by the run that found its job pending.
  */
 export const cloudCopyJob: ContributedJobKind = {
   kinds: [COPY_JOB_KIND],

@@ -1,7 +1,7 @@
 import type { ModuleDescriptor } from '../../kernel/module';
 import { requestCreationParts } from '../requests/request.creation';
 import { jobKinds } from '../schedule/schedule.jobs';
-import { cloudCopyJob, planCloudCopy } from './cloud-storage.copy';
+import { cloudCopyConsumer, cloudCopyJob } from './cloud-storage.copy';
 import { CloudStorageConnection } from './cloud-storage.entities';
 import { cloudStorageResolvers } from './cloud-storage.resolvers';
 import { requestCloudStoragePart } from './cloud-storage.request-creation';
@@ -14,6 +14,6 @@ export const cloudStorageModule: ModuleDescriptor = {
   migrations: [{ name: 'Migration20261126000100_cloud_storage', class: Migration20261126000100_cloud_storage }],
   resolvers: cloudStorageResolvers,
   restRows: cloudStorageRestRows,
-  emitHooks: [planCloudCopy],
+  consumers: [cloudCopyConsumer],
   contributes: [jobKinds.contribute(cloudCopyJob), requestCreationParts.contribute(requestCloudStoragePart)],
 };

@@ -4,6 +4,7 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import { InputCheck } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
 import { CONNECTION_PROVIDERS, type ConnectionProvider } from '../requests/request.enums';
+import { PLANNED, queuePlanned, type PlannedRow } from '../schedule/schedule.planning';
 import { checkEndpoint } from '../webhooks/webhook.endpoint';
 import { CloudStorageConnection, COPY_JOB_KIND, type CloudStorageConnectionRow } from './cloud-storage.entities';
 import { MAX_ACCESS_KEY_ID, MAX_REGION, MAX_S3_ENDPOINT, MAX_SECRET_ACCESS_KEY } from './cloud-storage.limits';
@@ -159,10 +160,12 @@ export async function disconnectCloudStorage(ctx: Ctx, provider: ConnectionProvi
       organizationId,
       provider,
     ]);
-    await tx.execute(
-      `update job set status = 'CANCELLED', updated_at = ? where organization_id = ? and kind = ? and status = 'PENDING'`,
+    const cancelled = await tx.rows<PlannedRow>(
+      `update job set status = 'CANCELLED', updated_at = ? where organization_id = ? and kind = ? and status = 'PENDING'
+       returning ${PLANNED}`,
       [ctx.settings.clock.now(), organizationId, COPY_JOB_KIND],
     );
+    await queuePlanned(tx, cancelled);
   });
   return viewOf(provider, undefined);
 }

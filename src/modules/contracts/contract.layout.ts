@@ -1,4 +1,4 @@
-import { PDFDocument, type PDFPage } from 'pdf-lib';
+import { ParseSpeeds, PDFDocument, type PDFPage } from 'pdf-lib';
 import type { ContractLayout } from './contract.entities';
 
 // A contract's PDF, and where a field or an annotation sits on its pages, as the preview draws it and
@@ -26,10 +26,11 @@ export const printable = (text: string) => text.replace(/[^\x20-\x7e\xa0-\xff]/g
 /**
  * The contract's PDF, or null when pdf-lib cannot read it. pdf-lib reads the page tree lazily, so a
  * file that merely starts like a PDF fails only when its pages are asked for: they are asked for here.
+ * Only the PDF worker calls it (contract.pdf.ts), after checkPdf, so it reads without yielding.
  */
 export async function readContractPdf(bytes: Uint8Array): Promise<PDFDocument | null> {
   try {
-    const pdf = await PDFDocument.load(bytes, { ignoreEncryption: true });
+    const pdf = await PDFDocument.load(bytes, { ignoreEncryption: true, parseSpeed: ParseSpeeds.Fastest });
     return pdf.getPageCount() > 0 ? pdf : null;
   } catch {
     return null;

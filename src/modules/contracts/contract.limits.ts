@@ -15,3 +15,18 @@ export const MAX_LAYOUT_POINTS = 100000;
 export const MAX_PART_ID = 100;
 /** Characters of an annotation's default value, and of a field's placeholder. */
 export const MAX_PART_TEXT = 1000;
+/** Objects of a PDF contract, those inside object streams included: reading each costs memory and time. */
+export const MAX_CONTRACT_OBJECTS = 100_000;
+/**
+ * Bytes of a PDF contract's streams once decoded, all together: a PDF may weigh a megabyte and decode to
+ * gigabytes (a compressed-PDF bomb).
+ */
+export const MAX_CONTRACT_INFLATED_BYTES = 512 * 1024 * 1024;
+/** Bytes of its object and cross-reference streams once decoded: reading the PDF holds them whole. */
+export const MAX_CONTRACT_OBJECT_STREAM_BYTES = 32 * 1024 * 1024;
+/** PDFs checked, previewed or signed at once, each in a worker thread; the others wait their turn. */
+export const PDF_WORKERS = 2;
+/** Heap of a PDF worker, in MiB: a PDF that needs more is refused. */
+export const PDF_WORKER_HEAP_MB = 256;
+/** Seconds a PDF may take to be checked, previewed or signed: its worker is then stopped and the PDF refused. */
+export const PDF_TIME_BUDGET_SECONDS = 30;

@@ -2,6 +2,7 @@ import type { ModuleDescriptor } from '../../kernel/module';
 import { findEventRequest } from '../requests/request.access';
 import { Contract } from './contract.entities';
 import { contractLoaders } from './contract.loaders';
+import { stopPdfWorkers } from './contract.pdf';
 import { contractResolvers } from './contract.resolvers';
 import { contractRestRows } from './contract.rest';
 import { contractView } from './contract.view';
@@ -24,4 +25,5 @@ export const contractsModule: ModuleDescriptor = {
       load: async (ctx, event) => ((await findEventRequest(ctx, event)) ? getContract(ctx, event.subjectId) : null),
     },
   },
+  stop: stopPdfWorkers,
 };

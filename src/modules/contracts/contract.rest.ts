@@ -91,7 +91,7 @@ export const contractRestRows: RestRow[] = [
     url: '/contracts/:contract_id/preview',
     summary: 'The PDF with its fields and annotations drawn (PDF contracts only, else 415)',
     tags,
-    schema: { params: ContractParams, response: withErrors({}, [404, 415, 422]) },
+    schema: { params: ContractParams, response: withErrors({}, [404, 410, 415, 422]) },
     handle: async (ctx, { params }, _request, reply) => {
       const { name, bytes } = await previewContract(ctx, params.contract_id);
       return sendFile(reply, {

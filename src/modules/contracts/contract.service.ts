@@ -14,6 +14,7 @@ import {
   type ContractLayout,
   type ContractRow,
 } from './contract.entities';
+import { INSPECT, runPdfTask } from './contract.pdf';
 import { MAX_PERSON_NAME } from '../../kernel/limits';
 import {
   MAX_CONTRACT_BYTES,
@@ -40,6 +41,10 @@ export async function uploadContract(ctx: Ctx, upload: IncomingFile): Promise<Co
     accept: ({ extension }: { extension: string | null }) => (extension && CONTRACT_TYPES[extension]) || null,
     refusal: 'A contract must be a PDF, DOC or DOCX document',
     maxBytes: MAX_CONTRACT_BYTES,
+    // Checked in a PDF worker before it is stored: a PDF bomb is refused here, not when it is read.
+    inspect: async (bytes: Buffer, mimeType: string) => {
+      if (mimeType === 'application/pdf') await runPdfTask(ctx, INSPECT, () => bytes, { field: ['file'] });
+    },
   };
   return saveUpload(ctx, upload, rule, async (tx, file) => {
     const [contract] = await tx.insert(Contract, [

@@ -17,7 +17,7 @@ export function renderDashboardPage(assets: BundledAssets): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Gather · Live dashboard</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.ico">
 <link rel="stylesheet" href="${DASHBOARD_ASSET_PREFIX}${assets.style.name}">
 </head>
 <body>

@@ -14,6 +14,7 @@ import { listQuery, NoContent, Uuid, withErrors } from '../../kernel/rest/schema
 import { openFile } from '../files/file.service';
 import { DocumentBody, restDocument } from './document.rest-shapes';
 import { documentsByItem, getDocumentFile } from './document.service';
+import { requestAnswers } from './document.answers';
 import { zipDocuments } from './document.zip';
 
 const tags = ['Documents'];
@@ -74,14 +75,17 @@ export const documentRestRows: RestRow[] = [
   {
     method: 'GET',
     url: '/requests/:request_id/download',
-    summary: "A zip of a request's documents and filled forms, a folder per item (204 when there is none)",
+    summary:
+      "A zip of a request's answers (answers.json, answers.csv: a row per recipient and item) and documents and filled forms, a folder per item (204 when there is none)",
     tags,
     schema: { params: RequestParams, response: withErrors({ 204: NoContent }) },
     handle: async (ctx, { params }, _request, reply) => {
       const { request, items } = await documentsByItem(ctx, params.request_id);
-      if (items.length === 0) return { status: 204 };
+      const answers = await requestAnswers(ctx.db, request.id);
+      // Nothing received (no document, filled form or answer): nothing to zip.
+      if (items.length === 0 && answers.every((row) => row.answer === null)) return { status: 204 };
       return sendFile(reply, {
-        stream: zipDocuments(ctx, items),
+        stream: zipDocuments(ctx, items, answers),
         name: `${request.name}.zip`,
         type: 'application/zip',
       });
@@ -112,7 +116,7 @@ export const documentRestRows: RestRow[] = [
     url: '/documents/:document_id/download',
     summary: 'Download a document (application/octet-stream)',
     tags,
-    schema: { params: DocumentParams, response: withErrors({}) },
+    schema: { params: DocumentParams, response: withErrors({}, [404, 410, 422]) },
     handle: async (ctx, { params }, _request, reply) => {
       const file = await getDocumentFile(ctx, params.document_id);
       return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size });

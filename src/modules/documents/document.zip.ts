@@ -6,6 +6,7 @@ import { portableSegment, uniqueNames } from '../files/file.names';
 import type { StoredFileRow } from '../files/file.entities';
 import { openFile } from '../files/file.service';
 import { formCsv, formJson } from '../forms/form.export';
+import { answersCsv, answersJson, type AnswerRow } from './document.answers';
 import type { ItemDocuments } from './document.service';
 
 /** One entry of a request's folder tree: a stored document, or an item's filled form as JSON or CSV. */
@@ -17,8 +18,10 @@ export type FolderEntry =
  * `<item>/<file>`, with the item's filled form beside its files as `<form>.json` and `<form>.csv`;
  * names are single safe segments (no `..`, no separators), unique per folder.
  */
-export function documentPaths(items: ItemDocuments[]): FolderEntry[] {
+export function documentPaths(items: ItemDocuments[], rootFiles: readonly string[] = []): FolderEntry[] {
   const folderName = uniqueNames();
+  // A folder named like a file beside it could not be unpacked.
+  rootFiles.forEach(folderName);
   return items.flatMap(({ item, documents }): FolderEntry[] => {
     const folder = folderName(portableSegment(item.name, 'item'));
     const entryName = uniqueNames();
@@ -49,12 +52,19 @@ export function documentPaths(items: ItemDocuments[]): FolderEntry[] {
 }
 
 /**
- * A zip of a request's folder tree (documentPaths), written while it is sent: each document's bytes
- * are opened only when its turn comes, so neither memory nor open files grow with the number of documents.
+ * A zip of a request's answers (answers.json, answers.csv) and folder tree (documentPaths), written
+ * while it is sent: each document's bytes are opened only when its turn comes, so neither memory nor
+ * open files grow with the number of documents.
  */
-export function zipDocuments(ctx: Pick<GraphQLContext, 'storage' | 'log'>, items: ItemDocuments[]): Readable {
+export function zipDocuments(
+  ctx: Pick<GraphQLContext, 'storage' | 'log'>,
+  items: ItemDocuments[],
+  answers: readonly AnswerRow[],
+): Readable {
   const zip = new ZipFile();
-  for (const entry of documentPaths(items)) {
+  zip.addBuffer(Buffer.from(answersJson(answers)), 'answers.json');
+  zip.addBuffer(Buffer.from(answersCsv(answers)), 'answers.csv');
+  for (const entry of documentPaths(items, ['answers.json', 'answers.csv'])) {
     if (!('file' in entry)) {
       zip.addBuffer(entry.bytes, entry.name, { mtime: entry.mtime });
       continue;

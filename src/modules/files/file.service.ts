@@ -6,6 +6,7 @@ import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
 import { StoredFile, type StoredFileRow } from './file.entities';
 import { storedFileName } from './file.names';
+import { tooLarge } from '../../kernel/storage/storage';
 
 type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'storage' | 'settings' | 'log'>;
 
@@ -66,7 +67,24 @@ export type UploadRule = {
   refusal?: string;
   /** Below the configured upload limit, for kinds of file that must stay smaller. */
   maxBytes?: number;
+  /**
+   * Checks the whole file before anything is stored (a throw refuses the upload); the file is then held in
+   * memory, so only for kinds bounded by a small `maxBytes`.
+   */
+  inspect?: (bytes: Buffer, mimeType: string) => Promise<void>;
 };
+
+/** A stream's bytes, whole; a PAYLOAD_TOO_LARGE AppError once they pass `maxBytes`. */
+async function readWhole(source: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of source) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
 
 /**
  * Stores an upload's bytes, then records them in one transaction with whatever `save` adds. The bytes
@@ -90,8 +108,14 @@ export async function saveUpload<T>(
       'UNSUPPORTED_MEDIA_TYPE',
       `${rule.refusal ?? 'This type of file is not accepted'} (the content is ${detected.mimeType})`,
     );
+  let body = stream;
+  if (rule.inspect) {
+    const bytes = await readWhole(stream, maxBytes);
+    await rule.inspect(bytes, mimeType);
+    body = Readable.from([bytes]);
+  }
   const key = randomUUID();
-  const { size, sha256 } = await ctx.storage.put(key, stream, { maxBytes });
+  const { size, sha256 } = await ctx.storage.put(key, body, { maxBytes });
   try {
     return await ctx.db.transaction(async (tx) => {
       const [file] = await tx.insert(StoredFile, [
@@ -129,9 +153,7 @@ export function openFile(ctx: Pick<Ctx, 'storage'>, file: Pick<StoredFileRow, 's
 
 /** The bytes of a stored file, whole in memory: for files bounded by a small limit (contracts). */
 export async function readFile(ctx: Pick<Ctx, 'storage'>, file: Pick<StoredFileRow, 'storageKey'>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await openFile(ctx, file)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  return readWhole(await openFile(ctx, file), Infinity);
 }
 
 // Every table whose rows refer to a stored file: a file is released when none of them does.

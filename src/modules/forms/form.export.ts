@@ -4,7 +4,7 @@ import { answerMap } from './form.service';
 // An item's filled form as files of the request's zip: JSON for programs, CSV for spreadsheets.
 
 /** A CSV cell (RFC 4180): quoted when it holds a comma, quote or line break. */
-function cell(value: string): string {
+export function cell(value: string): string {
   // A cell a spreadsheet would run as a formula (=, +, -, @, or a tab or return first) is kept as text:
   // the recipient wrote it, and the owner opens it.
   const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;

@@ -69,6 +69,9 @@ export function draftFromInput(check: InputCheck, path: FieldPath, input: Reques
   const body = (upload ?? eSignature ?? question)!;
   checkItemText(check, path, { ...body, answer: question?.answer }, true);
   check.uuid([...path, 'contractId'], eSignature?.contractId);
+  // API-DECISIONS: the recipient signs the contract, so an E_SIGNATURE item without one is refused.
+  if (eSignature && eSignature.contractId == null)
+    check.add([...path, 'contractId'], 'An E_SIGNATURE item needs a contract', 'REQUIRED');
   return {
     type: kind === 'upload' ? 'UPLOAD' : kind === 'eSignature' ? 'E_SIGNATURE' : 'QUESTION',
     name: body.name?.trim() ?? '',

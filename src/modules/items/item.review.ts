@@ -8,6 +8,7 @@ import { emitRequestEvent, type Ctx } from '../requests/request.service';
 import { SUBMITTED_STATES, transition } from '../requests/request.states';
 import { RequestItem, type RequestItemRow } from './item.entities';
 import { MAX_REJECTION_MESSAGE } from './item.limits';
+import { isDone } from './item.progress';
 import { itemTransition } from './item.states';
 
 // The owner's review of a submission (API-DECISIONS, States): verify the request, or reject it with a
@@ -40,17 +41,22 @@ async function setStatus(
   ]);
 }
 
-/** Verifies a submitted request: every item not verified yet becomes VERIFIED with it. */
+/**
+ * Verifies a submitted request: every item done and not verified yet becomes VERIFIED with it; one
+ * that received nothing stays as it is (verifyItem accepts what came another way).
+ */
 export async function verifyRequest(ctx: Ctx, id: string): Promise<RequestRow> {
   return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, id);
     // Refused before the items are read: from any other state the table says no.
     transition(request.state, 'verify');
-    const items = await tx.records(
-      RequestItem,
-      `select * from request_item where request_id = ? and deleted_at is null and status <> 'VERIFIED' order by position`,
-      [request.id],
-    );
+    const items = (
+      await tx.records(
+        RequestItem,
+        `select * from request_item where request_id = ? and deleted_at is null and status <> 'VERIFIED' order by position`,
+        [request.id],
+      )
+    ).filter(isDone);
     await setStatus(tx, items, 'verify', new Date());
     return settleVerified(
       tx,

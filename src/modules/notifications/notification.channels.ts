@@ -15,7 +15,7 @@ export type Mailer = {
 
 /**
  * Sends SMS. The only built-in provider writes to the log (and the message stays in the table, KEPT);
- * a vendor's provider implements this and is passed to the worker. A throw is a failed attempt.
+ * a vendor's provider implements this and is passed to the app (its `sms` option). A throw is a failed attempt.
  */
 export type SmsProvider = { send(message: { to: string; text: string }): Promise<Handover> };
 

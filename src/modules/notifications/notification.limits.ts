@@ -7,9 +7,7 @@
  */
 export const NOTIFICATION_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
 export const NOTIFICATION_MAX_ATTEMPTS = NOTIFICATION_RETRY_DELAYS_MS.length + 1;
-/** Messages one worker claims at a time. */
-export const NOTIFICATION_BATCH = 50;
-/** Messages handed to the mail server or SMS provider at once, per instance. */
+/** Connections to the mail server per instance: its jobs that send mail at once share them. */
 export const NOTIFICATION_CONCURRENCY = 5;
 /** Time the mail server has to connect, greet and answer each command. */
 export const NOTIFICATION_SEND_TIMEOUT_MS = 30_000;

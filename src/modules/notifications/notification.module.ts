@@ -7,7 +7,7 @@ import { Notification } from './notification.entities';
 import { notificationLoaders } from './notification.loaders';
 import { notificationResolvers } from './notification.resolvers';
 import { notificationRestRows } from './notification.rest';
-import { getNotification, queueRecipientMessages } from './notification.service';
+import { getNotification, notificationsConsumer } from './notification.service';
 
 export const notificationsModule: ModuleDescriptor = {
   name: 'notifications',
@@ -27,5 +27,5 @@ export const notificationsModule: ModuleDescriptor = {
       load: async (ctx, id) => (isAdmin(ctx.viewer) ? getNotification(ctx, id) : null),
     },
   },
-  emitHooks: [queueRecipientMessages],
+  consumers: [notificationsConsumer],
 };

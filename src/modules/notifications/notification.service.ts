@@ -1,9 +1,11 @@
 import type { Tx } from '../../kernel/db/db';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
-import { WAKE_CHANNEL, type EmitHook, type EmittedEvent } from '../../kernel/events/outbox';
+import type { Consumer } from '../../kernel/events/consumers';
+import type { EmittedEvent } from '../../kernel/events/outbox';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
+import { addJob } from '../../kernel/jobs/queue';
 import { isUuid } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
 import type { Language } from '../requests/request.enums';
@@ -40,21 +42,20 @@ export type NotificationDraft<K extends NotificationKind> = {
   params: TemplateParams[K];
 } & (keyof TemplateSecrets[K] extends never ? { secrets?: undefined } : { secrets: TemplateSecrets[K] });
 
-/** What a queued message wakes: the notification worker of every instance (see EmitHook.wakes). */
-export const NOTIFICATION_WAKE = 'notifications';
+/** The task that renders and sends one message (notification.worker.ts). */
+export const SEND_TASK = 'notification.send';
 
 /**
- * An insert of messages (`returning id`) that wakes the notification workers once its transaction
- * commits, for messages queued without an event (an event's hook wakes them through the event).
+ * Adds a message's job in the caller's transaction, so it goes out if and only if that commits. The key is the
+ * message's: adding it again (a retry) moves its waiting job rather than adding a second.
  */
-export const wakingInsert = (insert: string) =>
-  `with queued as (${insert}) select id, pg_notify('${WAKE_CHANNEL}', '${NOTIFICATION_WAKE}') from queued`;
+export const queueSend = (tx: Tx, notificationId: string, runAt?: Date) =>
+  addJob(tx, SEND_TASK, { notificationId }, { key: `notification:${notificationId}`, runAt });
 
 /**
- * Queues a message in the caller's transaction (one statement), so it goes out if and only if the
- * change that causes it commits; the worker renders and sends it after the commit, woken by the
- * statement's notification (an event that queues nothing wakes no claim). `serverSecret` seals the
- * kind's secrets (a one-time code) until they are sent.
+ * Queues a message in the caller's transaction (its row and its job), so it goes out if and only if the change that
+ * causes it commits; the job renders and sends it after the commit. `serverSecret` seals the kind's secrets (a
+ * one-time code) until they are sent.
  */
 export async function queueNotification<K extends NotificationKind>(
   tx: Tx,
@@ -64,10 +65,8 @@ export async function queueNotification<K extends NotificationKind>(
   const now = new Date();
   const secrets = draft.secrets as Record<string, string> | undefined;
   const [{ id }] = await tx.rows<{ id: string }>(
-    wakingInsert(
-      `insert into notification (id, organization_id, request_id, recipient_id, user_id, channel, kind, address, language, params, secrets_sealed, status, attempts, next_attempt_at, created_at, updated_at)
-       values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'PENDING', 0, ?, ?, ?) returning id`,
-    ),
+    `insert into notification (id, organization_id, request_id, recipient_id, user_id, channel, kind, address, language, params, secrets_sealed, status, attempts, next_attempt_at, created_at, updated_at)
+     values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, 'PENDING', 0, ?, ?, ?) returning id`,
     [
       draft.organizationId,
       draft.requestId,
@@ -84,6 +83,23 @@ export async function queueNotification<K extends NotificationKind>(
       now,
     ],
   );
+  await queueSend(tx, id);
+  return id;
+}
+
+/**
+ * Queues a copy of a message on another channel and address (a bounced reminder's SMS), in the caller's
+ * transaction; answers the copy's id.
+ */
+export async function queueCopy(tx: Tx, notificationId: string, channel: NotificationChannel, address: string) {
+  const now = new Date();
+  const [{ id }] = await tx.rows<{ id: string }>(
+    `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
+     select gen_random_uuid(), organization_id, request_id, recipient_id, ?, kind, ?, language, params, 'PENDING', 0, ?, ?, ? from notification where id = ?
+     returning id`,
+    [channel, address, now, now, now, notificationId],
+  );
+  await queueSend(tx, id);
   return id;
 }
 
@@ -98,6 +114,8 @@ function recipientMessage(
 ): { kind: NotificationKind; recipientId: string | null; params: Record<string, unknown> } | null {
   switch (event.action) {
     case 'request.created':
+      // A draft invites nobody until it is sent (decided by the event: the request may be sent by now).
+      return event.data.state === 'PRE_LINK_GENERATED' ? null : { kind: 'INVITATION', recipientId: null, params: {} };
     case 'request.sent':
       return { kind: 'INVITATION', recipientId: null, params: {} };
     case 'link.regenerated':
@@ -117,51 +135,53 @@ function recipientMessage(
 }
 
 /**
- * Outbox hook: the messages an event sends the recipients (`recipientMessage`), written in the
- * event's own statement, so the change costs no statement more. A recipient gets an email when it
- * has an address and did not ask for SMS alone, and an SMS when it asked for one (SMS, BOTH,
- * MULTIPLE) or has only a phone.
+ * Once an event committed: the messages it sends the recipients (`recipientMessage`), each with its job. A recipient
+ * gets an email when it has an address and did not ask for SMS alone, and an SMS when it asked for one (SMS, BOTH,
+ * MULTIPLE) or has only a phone. The request is read as it is now (a deleted one invites nobody).
  */
-export const queueRecipientMessages: EmitHook = {
-  sql: `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
-        select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, ?::text, ch.address, r.language,
-               jsonb_build_object(
-                 'requestName', r.name,
-                 'senderName', coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email),
-                 'organizationName', o.name,
-                 'recipientFirstName', rc.first_name,
-                 'personalMessage', r.personal_message,
-                 'dueDate', r.due_date) || ?::jsonb,
-               'PENDING', 0, ?, ?, ?
-          from request r
-          join app_user u on u.id = r.owner_id
-          join organization o on o.id = r.organization_id
-          join recipient rc on rc.request_id = r.id
-          cross join lateral (values
-            ('EMAIL', case when rc.email is not null and (rc.send_method <> 'SMS' or rc.phone is null) then rc.email end),
-            ('SMS', case when rc.phone is not null and (rc.send_method in ('SMS', 'BOTH', 'MULTIPLE') or rc.email is null) then rc.phone end)
-          ) as ch (channel, address)
-         where ?::text is not null and r.id = ? and r.organization_id = ? and (?::uuid is null or rc.id = ?::uuid)
-           and (not ?::boolean or (not r.skip_initial_notification and r.state <> 'PRE_LINK_GENERATED')) and ch.address is not null
-        returning id`,
-  params: (event) => {
-    const message = recipientMessage(event);
-    return [
-      message?.kind ?? null,
-      JSON.stringify(message?.params ?? {}),
-      event.createdAt,
-      event.createdAt,
-      event.createdAt,
-      message?.kind ?? null,
-      event.requestId,
-      event.organizationId,
-      message?.recipientId ?? null,
-      message?.recipientId ?? null,
-      event.action === 'request.created',
-    ];
-  },
+export const notificationsConsumer: Consumer = {
+  name: 'notifications',
   applies: (event) => recipientMessage(event) !== null,
-  wakes: NOTIFICATION_WAKE,
+  run: async (tx, event) => {
+    const message = recipientMessage(event)!;
+    const queued = await tx.rows<{ id: string }>(
+      `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
+       select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, ?::text, ch.address, r.language,
+              jsonb_build_object(
+                'requestName', r.name,
+                'senderName', coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email),
+                'organizationName', o.name,
+                'recipientFirstName', rc.first_name,
+                'personalMessage', r.personal_message,
+                'dueDate', r.due_date) || ?::jsonb,
+              'PENDING', 0, ?, ?, ?
+         from request r
+         join app_user u on u.id = r.owner_id
+         join organization o on o.id = r.organization_id
+         join recipient rc on rc.request_id = r.id
+         cross join lateral (values
+           ('EMAIL', case when rc.email is not null and (rc.send_method <> 'SMS' or rc.phone is null) then rc.email end),
+           ('SMS', case when rc.phone is not null and (rc.send_method in ('SMS', 'BOTH', 'MULTIPLE') or rc.email is null) then rc.phone end)
+         ) as ch (channel, address)
+        where r.id = ? and r.organization_id = ? and r.deleted_at is null and (?::uuid is null or rc.id = ?::uuid)
+          and (not ?::boolean or not r.skip_initial_notification) and ch.address is not null
+       returning id`,
+      [
+        message.kind,
+        JSON.stringify(message.params),
+        event.createdAt,
+        event.createdAt,
+        event.createdAt,
+        event.requestId,
+        event.organizationId,
+        message.recipientId,
+        message.recipientId,
+        event.action === 'request.created',
+      ],
+      { prepared: true },
+    );
+    for (const { id } of queued) await queueSend(tx, id);
+  },
 };
 
 // The messages hold addresses and what was said to recipients: the organization's ADMIN reads them.

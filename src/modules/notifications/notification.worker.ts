@@ -1,7 +1,6 @@
 import type { Clock } from '../../kernel/clock';
 import type { Db, Tx } from '../../kernel/db/db';
-import { PollingWorker } from '../../kernel/jobs/polling-worker';
-import type { FastifyBaseLogger } from 'fastify';
+import type { TaskHandler } from '../../kernel/jobs/queue';
 import { brandingColumn, brandingView, type BrandingSource } from '../organizations/organization.service';
 import { linkToken, requestLink } from '../recipients/recipient-link';
 import type { NotificationChannel, NotificationKind, NotificationStatus } from './notification.entities';
@@ -9,32 +8,28 @@ import {
   MAX_BODY_LENGTH,
   MAX_NOTIFICATION_ERROR,
   MAX_SMS_LENGTH,
-  NOTIFICATION_BATCH,
-  NOTIFICATION_CONCURRENCY,
   NOTIFICATION_MAX_ATTEMPTS,
   NOTIFICATION_RETRY_DELAYS_MS,
-  NOTIFICATION_SEND_TIMEOUT_MS,
 } from './notification.limits';
 import type { Handover, Mailer, SmsProvider } from './notification.channels';
-import { unsealSecrets } from './notification.service';
+import { queueSend, SEND_TASK, unsealSecrets } from './notification.service';
 import { extensionPoint } from '../../kernel/module';
 import { KINDS_WITH_LINK, maskSecrets, renderNotification, type RenderedMessage } from './notification.templates';
 
-export type NotificationWorkerOptions = {
+// The `notification.send` task: renders and sends one queued message, and records how that went.
+
+export type NotificationTaskDeps = {
   db: Db;
   mailer: Mailer;
   sms: SmsProvider;
   /** The server secret: recipient links derive from it, one-time codes are sealed with it. */
   serverSecret: string;
   publicUrl: string;
-  log: FastifyBaseLogger;
-  clock?: Clock;
-  /** How often due retries are looked for, besides waking after every commit. */
-  pollMs?: number;
+  clock: Clock;
 };
 
-/** A claimed message, as the claim's statement answers it (jsonb parsed). */
-export type Claimed = {
+/** A pending message, as the task reads it (jsonb parsed). */
+export type OutgoingMessage = {
   id: string;
   organization_id: string;
   request_id: string | null;
@@ -56,9 +51,9 @@ type Outcome = { status: NotificationStatus; error: string | null; stored: Store
 
 /**
  * What a module does when a mail bounces, in the transaction that records the bounce (reminders fall
- * back to SMS): the message as claimed and the server's answer.
+ * back to SMS): the message as it was read and the server's answer.
  */
-export type BounceHandler = (tx: Tx, message: Claimed, error: string) => Promise<void>;
+export type BounceHandler = (tx: Tx, message: OutgoingMessage, error: string) => Promise<void>;
 
 /** Handlers of bounced mail (a module above notifications contributes one). */
 export const bounceHandlers = extensionPoint<BounceHandler>('bounced mail');
@@ -69,63 +64,34 @@ const isPermanentRefusal = (err: unknown) => {
   return typeof code === 'number' && code >= 500 && code < 600;
 };
 
-/** A whole batch may be sent one timeout after another; a lease lapses only when its holder is gone. */
-const LEASE_MS = Math.ceil(NOTIFICATION_BATCH / NOTIFICATION_CONCURRENCY) * 3 * NOTIFICATION_SEND_TIMEOUT_MS + 60_000;
-
 /**
- * Renders and sends queued notifications, as the webhook worker sends deliveries: due rows are claimed
- * with FOR UPDATE SKIP LOCKED under a lease (instances share the work, a dead instance's rows go out
- * when its lease lapses: at least once), each attempt is recorded in one statement, failures are
- * retried on NOTIFICATION_RETRY_DELAYS_MS. The recipient's link is derived here, at send time, so
- * it is never stored anywhere but in the body of the message that carries it.
+ * The task of a queued message. The recipient's link is derived here, at send time, so it is never stored anywhere
+ * but in the body of the message that carries it. A failure that may pass adds the next attempt's job itself, on
+ * NOTIFICATION_RETRY_DELAYS_MS. A job run again after a crash finds its attempt recorded (nothing more happens) or not
+ * (it sends again: at least once).
  */
-export class NotificationWorker extends PollingWorker {
-  private readonly clock: Clock;
+export function notificationTasks(deps: NotificationTaskDeps): Record<string, TaskHandler> {
+  const sender = new Sender(deps);
+  return { [SEND_TASK]: ({ notificationId }: { notificationId: string }) => sender.send(notificationId) };
+}
 
-  constructor(private readonly options: NotificationWorkerOptions) {
-    super(options.log, 'notification', NOTIFICATION_BATCH, options.pollMs);
-    this.clock = options.clock ?? { now: () => new Date() };
-  }
+class Sender {
+  constructor(private readonly options: NotificationTaskDeps) {}
 
-  /** Claims one batch of due messages and sends them; returns how many were attempted. */
-  override async runOnce(): Promise<number> {
-    const now = this.clock.now();
-    // One statement on its own (no transaction around it), prepared: it runs after every create that invites.
-    const claimed = await this.options.db.rows<Claimed>(
-      `with due as (
-         select id from notification
-          where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
-          order by next_attempt_at
-          limit ?
-          for update skip locked)
-       update notification n set locked_until = ?
-         from due
-        where n.id = due.id
-       returning n.id, n.organization_id, n.request_id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
-                 (select link_nonce from recipient where id = n.recipient_id) as link_nonce, ${brandingColumn('n.organization_id')} as branding`,
-      [now, now, NOTIFICATION_BATCH, new Date(now.getTime() + LEASE_MS)],
+  async send(notificationId: string): Promise<void> {
+    const [row] = await this.options.db.rows<OutgoingMessage>(
+      `select n.id, n.organization_id, n.request_id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
+              (select link_nonce from recipient where id = n.recipient_id) as link_nonce, ${brandingColumn('n.organization_id')} as branding
+         from notification n where n.id = ? and n.status = 'PENDING'`,
+      [notificationId],
       { prepared: true },
     );
-    const queue = [...claimed];
-    // A message's record does not hold back the next attempt: the attempts that end while a record is
-    // on its way go in the next one, so a batch of kept or quickly handed-over messages costs one or
-    // two records, not one per NOTIFICATION_CONCURRENCY messages (a statement per create's
-    // invitations under the create benchmark's load). Records never fail (they log); the round ends
-    // once all are written.
-    const records: Promise<void>[] = [];
-    const workers = Array.from({ length: Math.min(NOTIFICATION_CONCURRENCY, queue.length) }, async () => {
-      for (let row = queue.shift(); row; row = queue.shift()) records.push(this.record(row, await this.attempt(row)));
-    });
-    await Promise.all(workers);
-    await Promise.all(records);
-    return claimed.length;
+    // Settled since its job was added (sent before a crash), or deleted with its request.
+    if (!row) return;
+    await this.record(row, await this.attempt(row));
   }
 
-  /** Attempts waiting for the statement that records them (see `record`). */
-  private unrecorded: { row: Claimed; outcome: Outcome }[] = [];
-  private recording?: Promise<void>;
-
-  private render(row: Claimed): { sent: RenderedMessage; stored: RenderedMessage } {
+  private render(row: OutgoingMessage): { sent: RenderedMessage; stored: RenderedMessage } {
     let link: string | null = null;
     if (KINDS_WITH_LINK.has(row.kind)) {
       if (!row.recipient_id || !row.link_nonce) throw new Error('The recipient no longer exists');
@@ -151,7 +117,7 @@ export class NotificationWorker extends PollingWorker {
     };
   }
 
-  private async attempt(row: Claimed): Promise<Outcome> {
+  private async attempt(row: OutgoingMessage): Promise<Outcome> {
     let message: { sent: RenderedMessage; stored: RenderedMessage };
     const fromName = row.branding?.senderName ?? undefined;
     try {
@@ -193,85 +159,40 @@ export class NotificationWorker extends PollingWorker {
   }
 
   /**
-   * Records an attempt and its outcome. Attempts that end together (kept messages, a batch of mail
-   * handed over at once) are recorded together, in one statement; a bounce in a transaction of its
-   * own, with what the bounce handlers do. A settled message drops its sealed secrets.
+   * Records the attempt, in one transaction with what follows it: the next attempt's job, or what the bounce
+   * handlers do. It records only the attempt the message still waits for: a run of the job that another run
+   * overtook records nothing. A settled message drops its sealed secrets.
    */
-  private record(row: Claimed, outcome: Outcome): Promise<void> {
-    if (outcome.bounced && bounceHandlers.values().length > 0) return this.recordBounce(row, outcome);
-    this.unrecorded.push({ row, outcome });
-    this.recording ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      this.recording = undefined;
-      return this.recordAll(this.unrecorded.splice(0));
-    });
-    return this.recording;
-  }
-
-  private async recordAll(attempts: { row: Claimed; outcome: Outcome }[]): Promise<void> {
-    const now = this.clock.now();
-    const column = <T>(value: (attempt: { row: Claimed; outcome: Outcome }) => T) => attempts.map(value);
-    try {
-      // One statement on its own, as the claim.
-      await this.options.db.rows(
-        `update notification n
-            set status = a.status, attempts = a.attempts, next_attempt_at = a.next_attempt_at, locked_until = null, last_error = a.last_error,
-                subject = coalesce(a.subject, n.subject), text = coalesce(a.text, n.text), html = coalesce(a.html, n.html), sent_at = a.sent_at,
-                secrets_sealed = case when a.status <> 'PENDING' then null else n.secrets_sealed end, updated_at = ?
-           from unnest(?::uuid[], ?::text[], ?::int[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])
-                  as a (id, status, attempts, next_attempt_at, last_error, subject, text, html, sent_at)
-          where n.id = a.id`,
+  private async record(row: OutgoingMessage, outcome: Outcome): Promise<void> {
+    const now = this.options.clock.now();
+    const retryAt =
+      outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[row.attempts]) : null;
+    await this.options.db.transaction(async (tx) => {
+      const recorded = await tx.execute(
+        `update notification
+            set status = ?, attempts = ?, next_attempt_at = ?, last_error = ?,
+                subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), sent_at = ?,
+                secrets_sealed = case when ? <> 'PENDING' then null else secrets_sealed end, updated_at = ?
+          where id = ? and status = 'PENDING' and attempts = ?`,
         [
+          outcome.status,
+          row.attempts + 1,
+          retryAt,
+          outcome.error,
+          outcome.stored?.subject ?? null,
+          outcome.stored?.text ?? null,
+          outcome.stored?.html ?? null,
+          outcome.status === 'SENT' ? now : null,
+          outcome.status,
           now,
-          column(({ row }) => row.id),
-          column(({ outcome }) => outcome.status),
-          column(({ row }) => row.attempts + 1),
-          column(({ row, outcome }) =>
-            outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[row.attempts]) : null,
-          ),
-          column(({ outcome }) => outcome.error),
-          column(({ outcome }) => outcome.stored?.subject ?? null),
-          column(({ outcome }) => outcome.stored?.text ?? null),
-          column(({ outcome }) => outcome.stored?.html ?? null),
-          column(({ outcome }) => (outcome.status === 'SENT' ? now : null)),
+          row.id,
+          row.attempts,
         ],
         { prepared: true },
       );
-    } catch (err) {
-      // The rows stay leased and are tried again when the lease lapses (at least once).
-      this.options.log.error(
-        { err, notifications: attempts.map(({ row }) => row.id) },
-        'recording notification attempts failed',
-      );
-    }
-  }
-
-  private async recordBounce(row: Claimed, outcome: Outcome): Promise<void> {
-    const now = this.clock.now();
-    try {
-      await this.options.db.transaction(async (tx) => {
-        await tx.execute(
-          `update notification set status = ?, attempts = ?, next_attempt_at = null, locked_until = null, last_error = ?,
-                  subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), secrets_sealed = null, updated_at = ?
-            where id = ?`,
-          [
-            outcome.status,
-            row.attempts + 1,
-            outcome.error,
-            outcome.stored?.subject ?? null,
-            outcome.stored?.text ?? null,
-            outcome.stored?.html ?? null,
-            now,
-            row.id,
-          ],
-        );
-        for (const handle of bounceHandlers.values()) await handle(tx, row, outcome.error!);
-      });
-    } catch (err) {
-      this.options.log.error({ err, notification: row.id }, 'recording a notification attempt failed');
-    }
-  }
-
-  protected override async release(): Promise<void> {
-    this.options.mailer.close();
+      if (recorded === 0) return;
+      if (retryAt) await queueSend(tx, row.id, retryAt);
+      if (outcome.bounced) for (const handle of bounceHandlers.values()) await handle(tx, row, outcome.error!);
+    });
   }
 }

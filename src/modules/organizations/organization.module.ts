@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { DetailBody } from '../../kernel/rest/schemas';
 import type { ModuleDescriptor } from '../../kernel/module';
 import { Migration20261124000002_organization_settings } from './Migration20261124000002_organization_settings';
 import { OrganizationSettings } from './organization.entities';
@@ -14,7 +16,15 @@ import { requestCreationParts } from '../requests/request.creation';
 async function logoRoute(scope: FastifyInstance): Promise<void> {
   scope.get<{ Params: { org_id: string; hash: string } }>(
     '/branding/:org_id/logo/:hash',
-    { config: { public: true } },
+    {
+      config: { public: true, openapi: { download: true } },
+      schema: {
+        tags: ['Organization settings'],
+        summary: "An organization's logo, at the URL branding's `logo_url` gives (public, cached for good)",
+        params: Type.Object({ org_id: Type.String(), hash: Type.String() }),
+        response: { 404: DetailBody },
+      },
+    },
     async (request, reply) => {
       const { org_id, hash } = request.params;
       const logo =

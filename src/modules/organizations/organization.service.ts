@@ -96,7 +96,7 @@ export const brandingView = (publicUrl: string, settings: BrandingSource): Brand
 
 /**
  * A statement's column with the branding of the organization `organizationId` (an SQL expression) as
- * JSON, null without a row: for reads that carry it along (the mails a worker claims).
+ * JSON, null without a row: for reads that carry it along (the mail a notification job sends).
  */
 export const brandingColumn = (organizationId: string): string =>
   `(select json_build_object('organizationId', s.organization_id, 'primaryColor', s.primary_color, 'senderName', s.sender_name,

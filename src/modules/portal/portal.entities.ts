@@ -85,3 +85,21 @@ export const Submission = defineEntity({
 });
 export type Submission = InferEntity<typeof Submission>;
 export type SubmissionRow = Row<Submission>;
+
+/**
+ * An unfinished resumable upload (portal.uploads.ts), from its creation until it finishes, is cancelled
+ * or expires: what the upload limits count. `length` is its declared Upload-Length.
+ */
+export const PartialUpload = defineEntity({
+  name: 'PartialUpload',
+  tableName: 'partial_upload',
+  properties: {
+    /** The tus upload id. */
+    id: p.text().primary(),
+    organization: () => p.manyToOne(Organization).ref(),
+    /** The digest prefix of the recipient link's token that begins the upload's id. */
+    linkTag: p.string().length(16).columnType('char(16)'),
+    length: p.bigint('number'),
+    createdAt: createdAt(),
+  },
+});

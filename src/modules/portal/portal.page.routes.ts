@@ -51,6 +51,18 @@ async function servePortal(
   if (info.status !== 200) throw new Error(`GET ${base} answered ${info.status} to the portal page`);
   const signIn = info.json<SignInInfo>();
 
+  // A link opened from another site (the recipient's mail) comes without the SameSite=Strict session
+  // cookie the browser may hold: one reload from this page brings it, rather than a new session per view.
+  if (
+    signIn.sign_in.steps.length === 0 &&
+    !request.headers.cookie &&
+    request.headers['sec-fetch-site'] === 'cross-site'
+  )
+    return reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', PORTAL_CSP)
+      .send('<!doctype html><meta http-equiv="refresh" content="0"><title>Gather</title>');
   // A recipient without sign-in steps gets its session with the page; the others sign in on it.
   if (signIn.sign_in.steps.length === 0 && !request.headers.cookie) {
     const session = await callRecipientApi(scope, request, { method: 'POST', path: `${base}/session`, payload: {} });

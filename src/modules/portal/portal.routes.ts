@@ -355,7 +355,7 @@ const sessionRows: RestRow[] = [
     url: '/r/:token/api/items/:item_id/contract',
     summary: 'The contract PDF an E_SIGNATURE item asks the recipient to sign (shown inline)',
     tags,
-    schema: { params: ItemParams, response: withErrors({}, [401, 404, 422]) },
+    schema: { params: ItemParams, response: withErrors({}, [401, 404, 410, 422]) },
     handle: async (ctx, { params }, _request, reply) => {
       const file = await contractToSign(ctx, params.item_id);
       return sendFile(reply, {
@@ -390,7 +390,7 @@ const sessionRows: RestRow[] = [
         },
         ['signature'],
       ),
-      response: withErrors({ 200: RecipientItemBody }, [401, 404, 413, 422]),
+      response: withErrors({ 200: RecipientItemBody }, [401, 404, 410, 413, 422]),
     },
     operation: RecipientSignDocument,
     variables: ({ params, body }) => ({
@@ -424,7 +424,7 @@ const sessionRows: RestRow[] = [
         ? "Download one of the owner's attachments"
         : 'Download a document submitted to the request',
     tags,
-    schema: { params: FileParams, response: withErrors({}, [401, 404]) },
+    schema: { params: FileParams, response: withErrors({}, [401, 404, 410]) },
     handle: async (ctx, { params }, _request, reply) => {
       const { fileId } = await recipientFile(ctx, kind, params.file_id);
       const file = await storedFile(ctx.db, fileId);

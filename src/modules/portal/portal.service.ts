@@ -14,7 +14,7 @@ import { StoredFile, type StoredFileRow } from '../files/file.entities';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import { RequestItem, type RequestItemRow } from '../items/item.entities';
 import { MAX_ANSWER } from '../items/item.limits';
-import { percentComplete } from '../items/item.progress';
+import { isComplete, isDone, percentComplete, progressOf } from '../items/item.progress';
 import { itemTransition } from '../items/item.states';
 import { queueNotification } from '../notifications/notification.service';
 import { brandingView, type BrandingView } from '../organizations/organization.service';
@@ -507,8 +507,6 @@ export async function setNotApplicable(ctx: PortalCtx, itemId: string, isNa: boo
   });
 }
 
-const done = (item: RequestItemRow) => item.status === 'COMPLETE' || item.status === 'VERIFIED' || item.isNa;
-
 /**
  * Submits the request: SUBMITTED (UPDATED_AND_SUBMITTED after an earlier submission) when every required
  * item is done, COMPLETE_AND_SUBMITTED when every item is, PARTIALLY_SUBMITTED otherwise unless the
@@ -534,7 +532,7 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
       'select * from request_item where request_id = ? and deleted_at is null',
       [request.id],
     );
-    const missing = items.filter((item) => item.required && !done(item));
+    const missing = items.filter((item) => item.required && !isDone(item));
     if (missing.length && request.requireCompleteSubmission) {
       throw AppError.validation([
         {
@@ -544,7 +542,7 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
         },
       ]);
     }
-    const outcome: SubmissionOutcome = items.every(done)
+    const outcome: SubmissionOutcome = isComplete(progressOf(items))
       ? 'COMPLETE'
       : missing.length === 0
         ? 'REQUIRED_COMPLETE'

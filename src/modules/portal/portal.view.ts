@@ -1,4 +1,5 @@
 import { formatText, type PortalTextKey, type PortalTexts } from './portal.texts';
+import { isDone } from '../items/item.progress';
 
 // What the portal shows, as functions from the recipient API's answers to HTML. The server renders
 // the first paint with them and the page script (src/web/portal/portal.client.ts, bundled) re-renders parts with the
@@ -146,10 +147,8 @@ export function formatSize(bytes: number, locale: string): string {
   return `${new Intl.NumberFormat(locale, { maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)} ${units[unit]}`;
 }
 
-/** Done from the recipient's side: sent, accepted, or not applicable. */
-export function isDone(item: PortalItem): boolean {
-  return item.is_na || item.status === 'COMPLETE' || item.status === 'VERIFIED';
-}
+/** An item of the view, done as everywhere else (items/item.progress). */
+const done = (item: PortalItem): boolean => isDone({ status: item.status, isNa: item.is_na });
 
 const apiPath = (ctx: ViewContext, path: string) => `/r/${encodeURIComponent(ctx.token)}/api${path}`;
 
@@ -323,7 +322,7 @@ function renderSignature(ctx: ViewContext, item: PortalItem, editable: boolean):
 }
 
 export function renderItem(ctx: ViewContext, item: PortalItem, editable: boolean): SafeHtml {
-  const done = isDone(item);
+  const itemDone = done(item);
   const body = item.form
     ? // Files go with a form only where the owner allows them; those already sent stay listed.
       html`${renderForm(ctx, item, item.form, editable)}${item.form.allow_file_upload || item.documents.length ? renderUpload(ctx, item, editable && item.form.allow_file_upload) : ''}`
@@ -332,9 +331,9 @@ export function renderItem(ctx: ViewContext, item: PortalItem, editable: boolean
       : item.type === 'QUESTION'
         ? renderQuestion(ctx, item, editable)
         : renderSignature(ctx, item, editable);
-  return html`<li class="item ${done ? 'done' : ''} ${item.status === 'REJECTED' ? 'rejected' : ''}" id="item-${item.id}" data-status="${item.status}">
+  return html`<li class="item ${itemDone ? 'done' : ''} ${item.status === 'REJECTED' ? 'rejected' : ''}" id="item-${item.id}" data-status="${item.status}">
   <div class="item-head">
-    <span class="mark" aria-hidden="true">${done ? '✓' : item.status === 'REJECTED' ? '!' : ''}</span>
+    <span class="mark" aria-hidden="true">${itemDone ? '✓' : item.status === 'REJECTED' ? '!' : ''}</span>
     <h3>${item.name}</h3>
     <span class="tag ${item.required ? 'req' : ''}">${text(ctx, item.required ? 'required' : 'optional')}</span>
     <span class="state">${text(ctx, statusKey(item))}</span>
@@ -354,9 +353,9 @@ export function renderItem(ctx: ViewContext, item: PortalItem, editable: boolean
 }
 
 export function renderProgress(ctx: ViewContext, items: PortalItem[]): SafeHtml {
-  const done = items.filter(isDone).length;
-  const label = text(ctx, 'progress', { done, total: items.length });
-  return html`<div class="progress" id="progress"><progress max="${items.length}" value="${done}" aria-label="${label}"></progress><span>${label}</span></div>`;
+  const finished = items.filter(done).length;
+  const label = text(ctx, 'progress', { done: finished, total: items.length });
+  return html`<div class="progress" id="progress"><progress max="${items.length}" value="${finished}" aria-label="${label}"></progress><span>${label}</span></div>`;
 }
 
 function renderSubmitted(ctx: ViewContext, request: PortalRequest): SafeHtml {

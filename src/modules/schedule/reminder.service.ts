@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Reader, Tx } from '../../kernel/db/db';
 import { recordActivity } from '../activity/activity.service';
-import { queueNotification, wakingInsert } from '../notifications/notification.service';
+import { queueCopy, queueNotification } from '../notifications/notification.service';
 import type { NotificationKind } from '../notifications/notification.entities';
 import type { BounceHandler } from '../notifications/notification.worker';
 import type { TemplateParams } from '../notifications/notification.templates';
@@ -10,6 +10,7 @@ import { OPEN_STATES } from '../requests/request.states';
 import { emitRequestEvent, type Ctx } from '../requests/request.service';
 import type { ReminderKind, ReminderMessage, ReminderRecipient } from './schedule.entities';
 import { REMINDER_DEFER_MS, REMINDER_MIN_GAP_MS } from './schedule.limits';
+import { PLANNED, queuePlanned, type PlannedRow } from './schedule.planning';
 
 /** States in which recipients are reminded: open, and sent (a draft has told nobody yet). */
 export const remindable = (request: Pick<RequestRow, 'state' | 'deletedAt'>) =>
@@ -167,9 +168,10 @@ export async function sendReminder(
   await tx.execute('update reminder set recipients = ?::jsonb where id = ?', [JSON.stringify(recipients), id]);
   const deferred = recipients.filter((r) => r.status === 'DEFERRED').map((r) => r.recipientId);
   if (deferred.length) {
-    await tx.execute(
+    const planned = await tx.rows<PlannedRow>(
       `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
-       values (gen_random_uuid(), ?, ?, 'DEFERRED_REMINDER', ?, ?, ?::jsonb, 'PENDING', 0, ?, ?)`,
+       values (gen_random_uuid(), ?, ?, 'DEFERRED_REMINDER', ?, ?, ?::jsonb, 'PENDING', 0, ?, ?)
+       returning ${PLANNED}`,
       [
         request.organization.id,
         request.id,
@@ -186,6 +188,7 @@ export async function sendReminder(
         now,
       ],
     );
+    await queuePlanned(tx, planned);
     await recordActivity(tx, {
       organizationId: request.organization.id,
       requestId: request.id,
@@ -221,15 +224,7 @@ export const fallBackToSms: BounceHandler = async (tx, message, error) => {
     [JSON.stringify([{ messages: [{ notificationId: message.id }] }]), message.recipient_id],
   );
   if (!target?.phone || !target.reminder_id || target.has_sms) return;
-  const now = new Date();
-  const [{ id }] = await tx.rows<{ id: string }>(
-    wakingInsert(
-      `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
-       select gen_random_uuid(), organization_id, request_id, recipient_id, 'SMS', kind, ?, language, params, 'PENDING', 0, ?, ?, ? from notification where id = ?
-       returning id`,
-    ),
-    [target.phone, now, now, now, message.id],
-  );
+  const id = await queueCopy(tx, message.id, 'SMS', target.phone);
   const sms: ReminderMessage = { notificationId: id, channel: 'SMS', address: target.phone, fallbackFor: message.id };
   await tx.execute(
     `update reminder set recipients = (

@@ -20,7 +20,10 @@ export type JobKind = (typeof JOB_KINDS)[number];
 export const JOB_STATUSES = ['PENDING', 'DONE', 'CANCELLED', 'FAILED'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** Something that comes due for a request: the queue every instance's worker claims from. */
+/**
+ * Something that comes due for a request (or a share): the plan, which a `schedule.run` job of the job queue carries
+ * out at its time (schedule.tasks.ts).
+ */
 export const Job = defineEntity({
   name: 'Job',
   tableName: 'job',
@@ -37,9 +40,6 @@ export const Job = defineEntity({
     payload: p.json<Record<string, unknown>>(),
     status: p.enum([...JOB_STATUSES]),
     attempts: p.integer(),
-    /** The claim of the instance working it: its finishing write must still hold it. */
-    lease: p.uuid().nullable(),
-    lockedUntil: p.datetime().nullable(),
     lastError: p.text().nullable(),
     doneAt: p.datetime().nullable(),
     ...timestamps(),

@@ -12,14 +12,7 @@ import type { EscalationCondition, JobKind, ReminderKind } from './schedule.enti
 
 const DAY_MS = 86_400_000;
 
-export type ScheduleSettings = {
-  /** Days before `expiration_date` that recipients are warned (EXPIRATION_WARNING_DAYS). */
-  expirationWarningDays: number;
-  /** How long a claimed job stays this instance's (JOB_LEASE_MS). */
-  leaseMs: number;
-};
-
-/** A job as a worker claimed it (raw rows: timestamps may come as strings). */
+/** A job as its task runs it (raw rows: timestamps may come as strings). */
 export type ClaimedJob = {
   id: string;
   organization_id: string;
@@ -31,7 +24,6 @@ export type ClaimedJob = {
   due_at: Date | string;
   payload: Record<string, unknown>;
   attempts: number;
-  lease: string;
 };
 
 /** What a job decided: done, or due again at `next` (the periodic reminder); stored files to delete. */
@@ -80,6 +72,12 @@ export function nextOccurrence(due: Date, intervalDays: number, now: Date): Date
 }
 
 const ended = (request: RequestRow) => request.state === 'CLOSED' || request.state === 'EXPIRED';
+
+/**
+ * Whether a date of the request has come. A job's plan follows a change of the date only once the change's event is
+ * consumed: meanwhile the request, locked and read now, says whether its time has come.
+ */
+const reached = (date: Date | null | undefined, now: Date) => !!date && date <= now;
 
 export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   REMINDER: async (job, { ctx, tx, now, request }) => {
@@ -151,6 +149,7 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
   EXPIRATION_WARNING: async (_job, { ctx, tx, now, request }) => {
     const expiresAt = request.expirationDate;
     if (!expiresAt || expiresAt <= now || !remindable(request)) return {};
+    if (!reached(new Date(expiresAt.getTime() - ctx.settings.expirationWarningDays * DAY_MS), now)) return {};
     const state = transition(request.state, 'expiration-warning');
     // Warned before (its expiration moved since): the row stays as it is.
     const warned = state === request.state ? request : await tx.update(Request, request.id, { state });
@@ -169,16 +168,16 @@ export const JOB_HANDLERS: Record<JobKind, JobHandler> = {
     return {};
   },
 
-  EXPIRE: async (_job, { ctx, tx, request }) => {
-    if (ended(request)) return {};
+  EXPIRE: async (_job, { ctx, tx, now, request }) => {
+    if (ended(request) || !reached(request.expirationDate, now)) return {};
     const expired = await tx.update(Request, request.id, { state: transition(request.state, 'expire') });
     const { documentIds, fileIds } = await removeRequestDocuments(tx, expired.id);
     await emitRequestEvent(tx, ctx, 'request.expired', expired, { details: { document_ids: documentIds } });
     return { fileIds };
   },
 
-  AUTO_CLOSE: async (_job, { ctx, request }) => {
-    if (!ended(request)) await closeRequest(ctx, request.id);
+  AUTO_CLOSE: async (_job, { ctx, now, request }) => {
+    if (!ended(request) && reached(request.autoCloseAt, now)) await closeRequest(ctx, request.id);
     return {};
   },
 

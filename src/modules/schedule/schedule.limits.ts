@@ -1,19 +1,5 @@
 // Limits of timed work (README, Limits).
 
-/** Jobs one worker claims at a time. */
-export const JOB_BATCH = 100;
-/** Jobs one instance runs at once (each a transaction: at most this many connections of its pool). */
-export const JOB_CONCURRENCY = 4;
-/**
- * How long a claimed job is its instance's (`JOB_LEASE_MS`, this by default): a job is a few
- * statements in one transaction, so an instance that has not finished one in this time is taken to be
- * gone, and another instance runs it. Below a second a busy database would take live instances for
- * dead ones (their late work is then rolled back and done again); above an hour a dead instance's
- * reminders would come hours late.
- */
-export const JOB_LEASE_MS = 60_000;
-export const MIN_JOB_LEASE_MS = 1_000;
-export const MAX_JOB_LEASE_MS = 3_600_000;
 /** When a job that failed is tried again, after its first, second... failure; then it is FAILED. */
 export const JOB_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000];
 export const JOB_MAX_ATTEMPTS = JOB_RETRY_DELAYS_MS.length + 1;

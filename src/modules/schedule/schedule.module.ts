@@ -2,14 +2,9 @@ import type { ModuleDescriptor } from '../../kernel/module';
 import { Migration20261125000000_schedule } from './Migration20261125000000_schedule';
 import { Migration20261126000000_retention } from './Migration20261126000000_retention';
 import { Migration20261126000100_job_subjects } from './Migration20261126000100_job_subjects';
+import { Migration20261129000100_timed_jobs } from './Migration20261129000100_timed_jobs';
 import { Escalation, Job, Reminder, ScheduledReminder } from './schedule.entities';
-import {
-  cancelEndedJobs,
-  planOverdueEscalations,
-  planRequestJobs,
-  planRetention,
-  replanRetention,
-} from './schedule.planning';
+import { replanRetention, scheduleConsumer } from './schedule.planning';
 import { scheduleLoaders } from './schedule.loaders';
 import { scheduleResolvers } from './schedule.resolvers';
 import { getReminder } from './schedule.service';
@@ -26,12 +21,13 @@ export const scheduleModule: ModuleDescriptor = {
     { name: 'Migration20261125000000_schedule', class: Migration20261125000000_schedule },
     { name: 'Migration20261126000000_retention', class: Migration20261126000000_retention },
     { name: 'Migration20261126000100_job_subjects', class: Migration20261126000100_job_subjects },
+    { name: 'Migration20261129000100_timed_jobs', class: Migration20261129000100_timed_jobs },
   ],
   loaders: scheduleLoaders,
   resolvers: scheduleResolvers,
   nodes: { Reminder: { sql: 'select 1 from reminder where id = ? and organization_id = ?', load: getReminder } },
   restRows: scheduleRestRows,
-  emitHooks: [cancelEndedJobs, planRequestJobs, planOverdueEscalations, planRetention],
+  consumers: [scheduleConsumer],
   contributes: [bounceHandlers.contribute(fallBackToSms), retentionChanges.contribute(replanRetention)],
   metrics: scheduleMetrics,
 };

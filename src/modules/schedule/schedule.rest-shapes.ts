@@ -60,9 +60,10 @@ export const { schema: EscalationBody, map: restEscalation } = restShape((field:
   request_id: Type.String(),
   condition: StringEnum(ESCALATION_CONDITIONS),
   after_days: field(Type.String(), (escalation) => String(escalation.afterDays)),
-  notify_user_id: field(Nullable(Type.String()), (escalation) => escalation.notifyUser?.id ?? null),
-  notify_email: field(Nullable(Type.String()), (escalation) => escalation.notifyEmail ?? null),
+  // API-DECISIONS: string values only, so what is not set is left out rather than null.
+  notify_user_id: field(Type.Optional(Type.String()), (escalation) => escalation.notifyUser?.id),
+  notify_email: field(Type.Optional(Type.String()), (escalation) => escalation.notifyEmail ?? undefined),
   status: StringEnum(ESCALATION_STATUSES),
   created_at: Type.String(),
-  fired_at: field(Nullable(Type.String()), (escalation) => escalation.firedAt ?? null),
+  fired_at: field(Type.Optional(Type.String()), (escalation) => escalation.firedAt ?? undefined),
 }));

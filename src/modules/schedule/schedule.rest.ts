@@ -269,7 +269,7 @@ export function scheduleRestRows(): RestRow[] {
       tags,
       schema: {
         params: RequestParams,
-        body: Body({ name: Text(MAX_REQUEST_NAME, { minLength: 1 }) }),
+        body: Nullable(Body({ name: Text(MAX_REQUEST_NAME, { minLength: 1 }) })),
         response: withErrors({ 200: ResponseBody }),
       },
       operation: RequestDuplicateDocument,

@@ -24,6 +24,7 @@ import {
   type ReminderRow,
   type ScheduledReminderRow,
 } from './schedule.entities';
+import { PLANNED, queuePlanned, type PlannedRow } from './schedule.planning';
 import { MAX_ESCALATION_DAYS, MAX_ESCALATIONS, MAX_SCHEDULED_REMINDERS, MIN_ESCALATION_DAYS } from './schedule.limits';
 
 const DAY_MS = 86_400_000;
@@ -40,11 +41,12 @@ export type Planned = {
 
 /** Plans (or moves, or with no time cancels) the job `key`, in the caller's transaction. */
 export async function planJob(tx: Tx, now: Date, job: Planned): Promise<void> {
-  await tx.execute(
+  const rows = await tx.rows<PlannedRow>(
     `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
      values (gen_random_uuid(), ?, ?, ?, ?, ?, ?::jsonb, ?, 0, ?, ?)
      on conflict (key) do update set due_at = excluded.due_at, payload = excluded.payload, status = excluded.status, attempts = 0,
-                                     last_error = null, lease = null, locked_until = null, updated_at = excluded.updated_at`,
+                                     last_error = null, updated_at = excluded.updated_at
+     returning ${PLANNED}`,
     [
       job.organizationId,
       job.requestId,
@@ -57,10 +59,17 @@ export async function planJob(tx: Tx, now: Date, job: Planned): Promise<void> {
       now,
     ],
   );
+  await queuePlanned(tx, rows);
 }
 
-export const cancelJob = (tx: Tx, key: string, now: Date) =>
-  tx.execute(`update job set status = 'CANCELLED', updated_at = ? where key = ? and status = 'PENDING'`, [now, key]);
+/** Cancels the job `key` if it is pending, in the caller's transaction. */
+export async function cancelJob(tx: Tx, key: string, now: Date): Promise<void> {
+  const rows = await tx.rows<PlannedRow>(
+    `update job set status = 'CANCELLED', updated_at = ? where key = ? and status = 'PENDING' returning ${PLANNED}`,
+    [now, key],
+  );
+  await queuePlanned(tx, rows);
+}
 
 // ---- Reminders sent ----
 

@@ -4,7 +4,7 @@ import { DEFAULT_SIGNATURE_LENGTH } from '@signpdf/utils';
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from 'pdf-lib';
 import type { ContractLayout } from '../contracts/contract.entities';
 import { boxOnPage, printable, type Box } from '../contracts/contract.layout';
-import type { CertificateSummary, OpenedKey } from './signing.certificate';
+import type { CertificateSummary, OpenedKey } from './signing.key';
 
 // The three steps that turn a contract into a signed PDF: stamp the values, append the audit pages,
 // sign. They work on a pdf-lib document; signing.service.ts checks the input and reads the contract.
@@ -293,6 +293,6 @@ export async function signDocument(
     appName: 'Gather',
   });
   // The placeholder must stay findable in the bytes: no object streams.
-  const prepared = Buffer.from(await pdf.save({ useObjectStreams: false }));
+  const prepared = Buffer.from(await pdf.save({ useObjectStreams: false, objectsPerTick: Infinity }));
   return signpdf.sign(prepared, key.signer, info.at);
 }

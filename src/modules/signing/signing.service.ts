@@ -1,20 +1,25 @@
-import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { MAX_DATE, MIN_DATE } from '../../kernel/limits';
 import { InputCheck } from '../../kernel/validation/input-check';
+import { workerTask } from '../../kernel/workers/pool';
 import type { Contract, ContractField } from '../contracts/contract.entities';
-import { readContractPdf } from '../contracts/contract.layout';
+import { runPdfTask } from '../contracts/contract.pdf';
 import { findContract } from '../contracts/contract.service';
 import { readFile, requireStoredFile } from '../files/file.service';
-import { openKey, organizationKey, type SigningKey } from './signing.certificate';
+import { organizationKey } from './signing.certificate';
+import type { SigningKey } from './signing.key';
 import {
   MAX_FIELD_VALUE,
   MAX_SIGNATURE_PNG_BYTES,
   MAX_SIGNATURE_PNG_PIXELS,
   MAX_SIGNATURE_TEXT,
 } from './signing.limits';
-import { appendAuditPages, embedFonts, signDocument, stampFields, type Stamp, type StampValue } from './signing.pdf';
+import type { StampValue } from './signing.pdf';
+import { refuse } from './signing.pdf-tasks';
+import type * as tasks from './signing.pdf-tasks';
 
 // The e-signing engine: a contract, a signer and the values they gave become a signed PDF. It stores
 // nothing but the organization's certificate; the caller (the recipient portal) keeps the PDF.
@@ -147,8 +152,8 @@ function checkValue(check: InputCheck, key: string, type: ContractField['type'],
   switch (type) {
     case 'SIGNATURE':
     case 'INITIALS':
-      if (given !== undefined)
-        return (check.add(path, `A ${type} field takes the signature, not a value`, 'INVALID'), null);
+      // The mark is `signature`'s: a value sent here (a client giving every field one, as the body's
+      // `fields` map invites) is not stamped, so it is taken and left aside rather than refused.
       return { value: type, shown: '' };
     case 'TEXT': {
       const before = check.errors.length;
@@ -172,20 +177,6 @@ function checkValue(check: InputCheck, key: string, type: ContractField['type'],
       return { value: { kind: 'TEXT', text: day }, shown: day };
     }
   }
-}
-
-/** "Ana María Diaz" → "AMD": the initials a typed signature stamps in INITIALS fields. */
-const initialsOf = (text: string) =>
-  text
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((word) => [...word][0]!.toUpperCase())
-    .join('');
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-function refuse(message: string, field: string[] = []): AppError {
-  return AppError.validation([{ field, message, code: 'INVALID' }]);
 }
 
 /** A signer's input once checked: each of their fields with what it stamps, and the signature. */
@@ -227,73 +218,26 @@ export type SigningRecord = {
   at: Date;
 };
 
+const SIGN = workerTask<typeof tasks.sign>(join(__dirname, 'signing.pdf-tasks.ts'), 'sign');
+
 /**
- * The signed PDF of a checked plan, without the database: stamps, audit pages, signature. The key is
- * asked for once the PDF is known to be signable, so a refused PDF makes no certificate.
+ * The signed PDF of a checked plan, without the database: stamps, audit pages, signature, made in a PDF
+ * worker. `original` is read when a worker is free; `signingKey` is called once the PDF is known to be
+ * signable, so a refused PDF makes no certificate.
  */
 export async function signPdf(
-  original: Buffer,
+  ctx: { log: FastifyBaseLogger },
+  original: () => Promise<Buffer>,
   plan: SigningPlan,
   record: SigningRecord,
   signingKey: () => Promise<SigningKey>,
 ): Promise<Omit<SignedContract, 'name'>> {
-  const pdf = await readContractPdf(original);
-  if (!pdf) throw refuse('The contract could not be read as a PDF, so it cannot be signed');
-  // pdf-lib would write an encrypted document's strings and streams back unreadable.
-  if (pdf.isEncrypted) throw refuse('The contract is an encrypted PDF, which cannot be signed');
-
-  let mark: StampValue;
-  if ('png' in plan.signature) {
-    try {
-      mark = { kind: 'IMAGE', image: await pdf.embedPng(plan.signature.png) };
-    } catch {
-      throw refuse('The drawn signature is not a readable PNG image', ['signature']);
-    }
-  } else {
-    mark = { kind: 'SCRIPT', text: plan.signature.typed };
-  }
-  const initials: StampValue = mark.kind === 'SCRIPT' ? { kind: 'SCRIPT', text: initialsOf(mark.text) } : mark;
-  const stamps: Stamp[] = plan.fields.map(({ key, field, value, shown }) => {
-    const stamped = value === 'SIGNATURE' ? mark : value === 'INITIALS' ? initials : value;
-    const described =
-      stamped.kind === 'SCRIPT'
-        ? `typed: ${stamped.text}`
-        : stamped.kind === 'IMAGE'
-          ? 'drawn (the image below)'
-          : shown;
-    return { key, type: field.type, layout: field.layout, value: stamped, shown: described };
+  const signed = await runPdfTask(ctx, SIGN, async () => ({ original: await original(), plan, record }), {
+    field: [],
+    answer: signingKey,
   });
-
-  const key = openKey(await signingKey());
-  const fonts = await embedFonts(pdf);
-  const unplaced = stampFields(pdf, fonts, stamps);
-  const stampedSha256 = sha256(await pdf.save({ useObjectStreams: false }));
-  const originalSha256 = sha256(original);
-  const { signer, at } = record;
-  const lastPage = appendAuditPages(pdf, fonts, {
-    documentName: record.documentName,
-    contractId: record.contractId,
-    organizationName: record.organizationName,
-    signerName: signer.name,
-    signerEmail: signer.email,
-    at,
-    ip: signer.ip,
-    userAgent: signer.userAgent,
-    originalSha256,
-    stampedSha256,
-    certificate: key.certificate,
-    stamps,
-    unplaced,
-    signature: mark,
-  });
-  const signed = await signDocument(pdf, lastPage, key, {
-    name: signer.name,
-    email: signer.email,
-    reason: `Signed by ${signer.name} through ${record.organizationName}`,
-    location: signer.ip,
-    at,
-  });
-  return { pdf: signed, originalSha256, stampedSha256, signedSha256: sha256(signed) };
+  // The signed bytes cross from the worker as a plain Uint8Array.
+  return { ...signed, pdf: Buffer.from(signed.pdf.buffer, signed.pdf.byteOffset, signed.pdf.byteLength) };
 }
 
 /**
@@ -317,7 +261,13 @@ export async function signContract(ctx: SigningCtx, input: SignInput): Promise<S
     signer: input.signer,
     at: input.at,
   };
-  const signed = await signPdf(await readFile(ctx, file), plan, record, () => organizationKey(ctx, input.organization));
+  const signed = await signPdf(
+    ctx,
+    () => readFile(ctx, file),
+    plan,
+    record,
+    () => organizationKey(ctx, input.organization),
+  );
   ctx.log.info(
     { contractId: contract.id, recipientId: input.signer.recipientId, bytes: signed.pdf.length },
     'contract signed',

@@ -1,14 +1,12 @@
-import { systemClock, type Clock } from '../../kernel/clock';
-import { PollingWorker } from '../../kernel/jobs/polling-worker';
 import { createHmac } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { FastifyBaseLogger } from 'fastify';
-import type { Agent as HttpAgent } from 'node:http';
 import type { WebhookSettings } from '../../config/config';
+import type { Clock } from '../../kernel/clock';
 import type { Db } from '../../kernel/db/db';
-import { failPending, signingSecretsSealed, unsealSecret } from './webhook.service';
+import type { TaskHandler } from '../../kernel/jobs/queue';
+import { DELIVER_TASK, failPending, queueDelivery, signingSecretsSealed, unsealSecret } from './webhook.service';
 
 /**
  * When a failed delivery is tried again, after its first, second... failure: about three days in
@@ -21,20 +19,53 @@ const MAX_ERROR_LENGTH = 500;
 /** Signing keys kept unsealed in memory, at most. */
 const MAX_SIGNING_KEYS = 10_000;
 
-export type DeliveryWorkerOptions = {
+/** Attempts an instance made since it started, by how they ended (/metrics). */
+export type AttemptCounts = Record<'succeeded' | 'retrying' | 'failed', number>;
+
+export const attemptCounts = (): AttemptCounts => ({ succeeded: 0, retrying: 0, failed: 0 });
+
+type Agents = { http: HttpAgent; https: HttpAgent };
+
+/** The connections deliveries go out on, kept alive between them; the app destroys them once its jobs stopped. */
+export type DeliveryAgents = { get(): Promise<Agents>; destroy(): Promise<void> };
+
+/**
+ * Agents that check the address a connection goes to, after DNS, so a host that resolves privately
+ * at delivery time is refused even if it resolved publicly when the endpoint was saved.
+ */
+export function deliveryAgents(allowPrivate: boolean): DeliveryAgents {
+  let agents: Promise<Agents> | undefined;
+  return {
+    // request-filtering-agent is published as an ES module only.
+    get: () =>
+      (agents ??= import('request-filtering-agent').then(
+        ({ RequestFilteringHttpAgent, RequestFilteringHttpsAgent }) => {
+          const options = { keepAlive: true, allowPrivateIPAddress: allowPrivate };
+          return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
+        },
+      )),
+    async destroy() {
+      const made = await agents;
+      made?.http.destroy();
+      made?.https.destroy();
+    },
+  };
+}
+
+export type WebhookTaskDeps = {
   db: Db;
   settings: WebhookSettings;
   /** The server secret the signing secrets are sealed with. */
   serverSecret: string;
-  log: FastifyBaseLogger;
-  clock?: Clock;
+  clock: Clock;
   /** DNS for delivery connections (a parameter, so tests can stage rebinding). */
   lookup?: LookupFunction;
-  /** How often due retries are looked for, besides waking on every event. */
-  pollMs?: number;
+  agents: DeliveryAgents;
+  attempts: AttemptCounts;
 };
 
-type Claimed = {
+/** A pending delivery with what its attempt needs of its endpoint and event. */
+type Loaded = {
   id: string;
   attempts: number;
   webhook_id: string;
@@ -52,128 +83,35 @@ type Claimed = {
 
 type Outcome = { statusCode: number | null; error: string | null; latencyMs: number };
 
-/** An attempt that ended, to be recorded with the others of its round. */
-type Finished = { row: Claimed; outcome: Outcome; at: Date };
-
 /**
- * Sends queued deliveries: claims due rows with FOR UPDATE SKIP LOCKED (so instances share the work
- * and never send one delivery twice at once), signs them per Standard Webhooks, posts them through an
- * agent that refuses private addresses at connect time, and records every attempt. A claim is a lease:
- * if the instance dies mid-send, the lease expires and another attempt follows (at least once).
+ * The `webhook.deliver` task: one attempt of one delivery, signed per Standard Webhooks and posted through an agent
+ * that refuses private addresses at connect time, then recorded; a failure adds the next attempt's job itself, on
+ * RETRY_DELAYS_MS. A job run again after a crash finds its attempt recorded (nothing more happens) or not (it posts
+ * again: at least once, with the same webhook-id).
  */
-export class DeliveryWorker extends PollingWorker {
-  private readonly clock: Clock;
-  private agents?: Promise<{ http: HttpAgent; https: HttpAgent }>;
+export function webhookTasks(deps: WebhookTaskDeps): Record<string, TaskHandler> {
+  const deliveries = new Deliveries(deps);
+  return { [DELIVER_TASK]: ({ deliveryId }: { deliveryId: string }) => deliveries.deliver(deliveryId) };
+}
+
+class Deliveries {
   private readonly signingKeys = new Map<string, Buffer>();
-  /** Set by stop(): the round under way claims no further batch. (Rounds run without start() in tests.) */
-  private stopping = false;
-  /** Attempts this instance made since it started, by how they ended (/metrics). */
-  readonly attemptsByOutcome: Record<'succeeded' | 'retrying' | 'failed', number> = {
-    succeeded: 0,
-    retrying: 0,
-    failed: 0,
-  };
 
-  constructor(private readonly options: DeliveryWorkerOptions) {
-    super(options.log, 'webhook delivery', options.settings.concurrency * 4, options.pollMs);
-    this.clock = options.clock ?? systemClock;
-  }
+  constructor(private readonly options: WebhookTaskDeps) {}
 
-  /**
-   * Agents that check the address a connection goes to, after DNS, so a host that resolves privately
-   * at delivery time is refused even if it resolved publicly when the endpoint was saved.
-   */
-  private connectionAgents(): Promise<{ http: HttpAgent; https: HttpAgent }> {
-    // request-filtering-agent is published as an ES module only.
-    this.agents ??= import('request-filtering-agent').then(
-      ({ RequestFilteringHttpAgent, RequestFilteringHttpsAgent }) => {
-        const options = { keepAlive: true, allowPrivateIPAddress: this.options.settings.allowPrivate };
-        return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
-      },
+  async deliver(deliveryId: string): Promise<void> {
+    const [row] = await this.options.db.rows<Loaded>(
+      `select d.id, d.attempts, w.id as webhook_id, w.endpoint, w.secret_sealed, w.previous_secret_sealed,
+              w.previous_secret_expires_at, e.id as event_id, e.topic, e.organization_id, e.created_at, e.data, e.updated
+         from webhook_delivery d join webhook w on w.id = d.webhook_id join event e on e.id = d.event_id
+        where d.id = ? and d.status = 'PENDING'`,
+      [deliveryId],
+      { prepared: true },
     );
-    return this.agents;
-  }
-
-  /** Longer than any attempt can take, so a lease only lapses when its holder is gone. */
-  private get leaseMs(): number {
-    return this.options.settings.timeoutMs * 2 + 1_000;
-  }
-
-  /** Claims a batch of due deliveries (leased to this instance), oldest events first. */
-  private claim(): Promise<Claimed[]> {
-    const now = this.clock.now();
-    // Prepared: every instance runs it each second (and after every event that queued deliveries), so
-    // an idle instance's CPU is mostly its claims, charged to whatever comes next.
-    return this.options.db.transaction((tx) =>
-      tx.rows<Claimed>(
-        `with due as (
-         select id from webhook_delivery
-          where status = 'PENDING' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
-          order by event_seq
-          limit ?
-          for update skip locked)
-       update webhook_delivery d set locked_until = ?
-         from due, webhook w, event e
-        where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
-       returning d.id, d.attempts, w.id as webhook_id, w.endpoint, w.secret_sealed, w.previous_secret_sealed,
-                 w.previous_secret_expires_at, e.id as event_id, e.topic, e.organization_id, e.created_at, e.data, e.updated`,
-        [now, now, this.batch, new Date(now.getTime() + this.leaseMs)],
-        { prepared: true },
-      ),
-    );
-  }
-
-  /**
-   * Claims batches of due deliveries and sends them, one batch after another, until none is due;
-   * returns how many were attempted. The next batch is claimed while the last sends of the current
-   * one are under way (its rows come later in each endpoint's order, and wait for the current batch).
-   * A lease runs from its claim: behind an endpoint that times out, a row far down the queue can
-   * outlive it (as a batch's last rows always could), and another instance sends it too: at least once.
-   */
-  override async runOnce(): Promise<number> {
-    // Attempts are recorded while the next ones are sent: whatever ended while one write was under
-    // way goes in the next, one statement for all (a commit per batch, not per delivery). A write
-    // that fails leaves its deliveries leased, to be sent again when the lease lapses (at least once).
-    const finished: Finished[] = [];
-    let writing: Promise<void> | null = null;
-    let failure: unknown;
-    const writeAll = async () => {
-      while (finished.length) await this.record(finished.splice(0)).catch((err: unknown) => void (failure ??= err));
-      writing = null;
-    };
-    const concurrency = this.options.settings.concurrency;
-    let attempted = 0;
-    for (let batch = await this.claim(); batch.length;) {
-      attempted += batch.length;
-      // One endpoint's deliveries go one after another, in event order; endpoints proceed in parallel.
-      const byEndpoint = new Map<string, Claimed[]>();
-      for (const row of batch) {
-        const queue = byEndpoint.get(row.webhook_id);
-        if (queue) queue.push(row);
-        else byEndpoint.set(row.webhook_id, [row]);
-      }
-      const queues = [...byEndpoint.values()];
-      let unsent = batch.length;
-      let next: Promise<Claimed[]> | undefined;
-      const workers = Array.from({ length: Math.min(concurrency, queues.length) }, async () => {
-        for (let queue = queues.shift(); queue; queue = queues.shift()) {
-          for (const row of queue) {
-            if (--unsent < concurrency * 2 && !this.stopping) next ??= this.claim();
-            finished.push({ row, outcome: await this.send(row), at: this.clock.now() });
-            writing ??= writeAll();
-          }
-        }
-      });
-      try {
-        await Promise.all(workers);
-      } finally {
-        // Claimed rows are sent even when stopping: they would otherwise wait for their lease.
-        batch = next ? await next : [];
-      }
-    }
-    await writing;
-    if (failure) throw failure;
-    return attempted;
+    // Settled since its job was added (a success recorded before a crash, a disabled endpoint), or deleted.
+    if (!row) return;
+    const outcome = await this.send(row);
+    await this.record(row, outcome, this.options.clock.now());
   }
 
   /** A signing secret's HMAC key, by its sealed form: unsealed and decoded once. */
@@ -187,8 +125,8 @@ export class DeliveryWorker extends PollingWorker {
     return key;
   }
 
-  private async send(row: Claimed): Promise<Outcome> {
-    const now = this.clock.now();
+  private async send(row: Loaded): Promise<Outcome> {
+    const now = this.options.clock.now();
     const body = JSON.stringify({
       event_id: row.event_id,
       topic: row.topic,
@@ -213,7 +151,7 @@ export class DeliveryWorker extends PollingWorker {
           `v1,${createHmac('sha256', this.signingKey(secret)).update(`${row.event_id}.${timestamp}.`).update(body).digest('base64')}`,
       )
       .join(' ');
-    return this.post(await this.connectionAgents(), row.endpoint, body, {
+    return this.post(await this.options.agents.get(), row.endpoint, body, {
       'content-type': 'application/json',
       'user-agent': 'Gather-Webhooks/1',
       'webhook-id': row.event_id,
@@ -222,12 +160,7 @@ export class DeliveryWorker extends PollingWorker {
     });
   }
 
-  private post(
-    agents: { http: HttpAgent; https: HttpAgent },
-    endpoint: string,
-    body: string,
-    headers: Record<string, string>,
-  ): Promise<Outcome> {
+  private post(agents: Agents, endpoint: string, body: string, headers: Record<string, string>): Promise<Outcome> {
     const started = process.hrtime.bigint();
     const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
     return new Promise((resolve) => {
@@ -275,116 +208,67 @@ export class DeliveryWorker extends PollingWorker {
   }
 
   /**
-   * Logs a batch of attempts and moves their deliveries and endpoints on, in one statement (one round
-   * trip, one commit); an endpoint whose last attempt failed, without a success for the whole period,
-   * is then disabled, its queue ended.
+   * Logs the attempt and moves the delivery and its endpoint on, in one transaction with the next attempt's job. It
+   * records only the attempt the delivery still waits for: a run of the job that another run overtook (both posted)
+   * records nothing. A success clears the endpoint's failing_since, a failure starts it unless one runs; an endpoint
+   * failing for `disableAfterMs` is disabled, its queue ended.
    */
-  private async record(batch: Finished[]): Promise<void> {
-    const attempts = batch.map(({ row, outcome, at }) => {
-      const succeeded = outcome.error === null;
-      const count = row.attempts + 1;
-      const status = succeeded ? 'SUCCEEDED' : count >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
-      return {
-        delivery_id: row.id,
-        organization_id: row.organization_id,
-        at,
-        status_code: outcome.statusCode,
-        latency_ms: outcome.latencyMs,
-        error: outcome.error,
-        status,
-        attempts: count,
-        next_attempt_at: status === 'PENDING' ? new Date(at.getTime() + RETRY_DELAYS_MS[count - 1]) : null,
-      };
-    });
-    // Per endpoint, in the order of its attempts: a success clears failing_since, a failure starts it
-    // unless one already runs; what the last success leaves is the first failure after it.
-    const endpoints = new Map<
-      string,
-      {
-        webhook_id: string;
-        last_succeeded: boolean;
-        any_succeeded: boolean;
-        failing_from: Date | null;
-        last_error: string | null;
-      }
-    >();
-    for (const { row, outcome, at } of batch) {
-      const endpoint = endpoints.get(row.webhook_id) ?? {
-        webhook_id: row.webhook_id,
-        last_succeeded: false,
-        any_succeeded: false,
-        failing_from: null,
-        last_error: null,
-      };
-      endpoints.set(row.webhook_id, endpoint);
-      if (outcome.error === null)
-        Object.assign(endpoint, { last_succeeded: true, any_succeeded: true, failing_from: null });
-      else
-        Object.assign(endpoint, {
-          last_succeeded: false,
-          failing_from: endpoint.failing_from ?? at,
-          last_error: outcome.error,
-        });
-    }
-    const updated = await this.options.db.transaction((tx) =>
-      tx.rows<{ id: string; failing_since: Date | null }>(
-        `with finished as (
-         select * from json_to_recordset(?::json) as f(delivery_id uuid, organization_id uuid, at timestamptz, status_code int, latency_ms int, error text, status text, attempts int, next_attempt_at timestamptz)
-       ), attempt as (
-         insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error)
-         select gen_random_uuid(), f.organization_id, f.delivery_id, f.at, f.status_code, f.latency_ms, f.error
-           from finished f join webhook_delivery d on d.id = f.delivery_id
-       ), delivery as (
-         update webhook_delivery d set status = f.status, attempts = f.attempts, next_attempt_at = f.next_attempt_at, locked_until = null,
-                last_status_code = f.status_code, last_error = f.error, updated_at = f.at
-           from finished f
-          where d.id = f.delivery_id
-       )
-       update webhook w set failing_since = case when e.last_succeeded then null when e.any_succeeded then e.failing_from else coalesce(w.failing_since, e.failing_from) end
-         from json_to_recordset(?::json) as e(webhook_id uuid, last_succeeded boolean, any_succeeded boolean, failing_from timestamptz)
-        where w.id = e.webhook_id and (not e.last_succeeded or w.failing_since is not null)
-       returning w.id, w.failing_since`,
-        [JSON.stringify(attempts), JSON.stringify([...endpoints.values()])],
-      ),
-    );
-    for (const attempt of attempts)
-      this.attemptsByOutcome[
-        attempt.status === 'SUCCEEDED' ? 'succeeded' : attempt.status === 'PENDING' ? 'retrying' : 'failed'
-      ]++;
-    const now = this.clock.now();
-    const disableAfterMs = this.options.settings.disableAfterMs;
-    for (const webhook of updated) {
-      const endpoint = endpoints.get(webhook.id)!;
-      if (
-        endpoint.last_succeeded ||
-        !webhook.failing_since ||
-        now.getTime() - webhook.failing_since.getTime() < disableAfterMs
-      )
-        continue;
-      const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${webhook.failing_since.toISOString()}); last error: ${endpoint.last_error}`;
-      await this.options.db.transaction(async (tx) => {
+  private async record(row: Loaded, outcome: Outcome, at: Date): Promise<void> {
+    const succeeded = outcome.error === null;
+    const attempts = row.attempts + 1;
+    const status = succeeded ? 'SUCCEEDED' : attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
+    const retryAt = status === 'PENDING' ? new Date(at.getTime() + RETRY_DELAYS_MS[attempts - 1]) : null;
+    await this.options.db.transaction(async (tx) => {
+      const [recorded] = await tx.rows<{ failing_since: Date | null }>(
+        `with delivery as (
+           update webhook_delivery set status = ?, attempts = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?, updated_at = ?
+            where id = ? and status = 'PENDING' and attempts = ?
+           returning id, organization_id, webhook_id
+         ), attempt as (
+           insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error)
+           select gen_random_uuid(), organization_id, id, ?::timestamptz, ?::int, ?::int, ?::text from delivery
+         ), endpoint as (
+           update webhook w set failing_since = case when ?::boolean then null else coalesce(w.failing_since, ?) end
+             from delivery
+            where w.id = delivery.webhook_id and (not ?::boolean or w.failing_since is not null)
+           returning w.failing_since
+         )
+         select (select failing_since from endpoint) as failing_since from delivery`,
+        [
+          status,
+          attempts,
+          retryAt,
+          outcome.statusCode,
+          outcome.error,
+          at,
+          row.id,
+          row.attempts,
+          at,
+          outcome.statusCode,
+          outcome.latencyMs,
+          outcome.error,
+          succeeded,
+          at,
+          succeeded,
+        ],
+        { prepared: true },
+      );
+      if (!recorded) return;
+      tx.afterCommit(
+        () => this.options.attempts[succeeded ? 'succeeded' : status === 'PENDING' ? 'retrying' : 'failed']++,
+      );
+      const { disableAfterMs } = this.options.settings;
+      const failingSince = recorded.failing_since;
+      if (!succeeded && failingSince && at.getTime() - failingSince.getTime() >= disableAfterMs) {
+        const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${failingSince.toISOString()}); last error: ${outcome.error}`;
         await tx.execute(
           `update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`,
-          [now, reason, now, webhook.id],
+          [at, reason, at, row.webhook_id],
         );
-        await failPending(tx, webhook.id, 'The endpoint was disabled');
-      });
-    }
-  }
-
-  override start(): void {
-    this.stopping = false;
-    super.start();
-  }
-
-  override async stop(): Promise<void> {
-    this.stopping = true;
-    await super.stop();
-  }
-
-  protected override async release(): Promise<void> {
-    const agents = await this.agents;
-    agents?.http.destroy();
-    agents?.https.destroy();
+        await failPending(tx, row.webhook_id, 'The endpoint was disabled');
+      } else if (retryAt) {
+        await queueDelivery(tx, { id: row.id, webhookId: row.webhook_id }, retryAt);
+      }
+    });
   }
 }

@@ -2,7 +2,7 @@ import { Counter } from 'prom-client';
 import { databaseGauge, type MetricsSource } from '../../kernel/metrics/metrics';
 
 /**
- * Webhook attempts by outcome (this instance's worker), and the outbox: deliveries due and how late
+ * Webhook attempts by outcome (this instance's jobs), and the outbox: deliveries due and how late
  * the oldest of them is (every instance's, from the table they share).
  */
 export const webhookMetrics: MetricsSource = ({ registry, app, db }) => {
@@ -13,7 +13,7 @@ export const webhookMetrics: MetricsSource = ({ registry, app, db }) => {
     registers: [registry],
     collect() {
       this.reset();
-      for (const [outcome, count] of Object.entries(app.webhookWorker.attemptsByOutcome)) this.inc({ outcome }, count);
+      for (const [outcome, count] of Object.entries(app.webhookAttempts)) this.inc({ outcome }, count);
     },
   });
   const due = async () => {

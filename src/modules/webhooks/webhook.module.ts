@@ -4,7 +4,7 @@ import { webhookLoaders } from './webhook.loaders';
 import { webhookResolvers } from './webhook.resolvers';
 import { webhookRestRows } from './webhook.rest';
 import { isAdmin } from '../identity/viewer';
-import { getWebhook, queueDeliveries } from './webhook.service';
+import { getWebhook, webhooksConsumer } from './webhook.service';
 import { webhookMetrics } from './webhook.metrics';
 
 export const webhooksModule: ModuleDescriptor = {
@@ -27,6 +27,6 @@ export const webhooksModule: ModuleDescriptor = {
           : null,
     },
   },
-  emitHooks: [queueDeliveries],
+  consumers: [webhooksConsumer],
   metrics: webhookMetrics,
 };

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Tx, Values } from '../../kernel/db/db';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
-import type { EmitHook } from '../../kernel/events/outbox';
-import type { Topic } from '../events/event.topics';
+import type { Consumer } from '../../kernel/events/consumers';
+import { addJob } from '../../kernel/jobs/queue';
+import { TOPICS, type Topic } from '../events/event.topics';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
@@ -213,7 +214,26 @@ export async function listDeliveries(
   );
 }
 
-/** Makes a delivery pending again, due now, whatever its status (a replay). */
+/** The task that sends one delivery (webhook.delivery.ts). */
+export const DELIVER_TASK = 'webhook.deliver';
+
+/** How a delivery's job is named (its key), and its endpoint's queue. */
+const JOB_PREFIX = 'wh:';
+
+/**
+ * Adds a delivery's job in the caller's transaction. An endpoint's deliveries share a queue, so they go one at a time
+ * in the order they were queued; the key is the delivery's, so adding it again (a retry, a replay) moves its
+ * waiting job rather than adding a second.
+ */
+export const queueDelivery = (tx: Tx, delivery: { id: string; webhookId: string }, runAt?: Date) =>
+  addJob(
+    tx,
+    DELIVER_TASK,
+    { deliveryId: delivery.id },
+    { key: JOB_PREFIX + delivery.id, queue: JOB_PREFIX + delivery.webhookId, runAt },
+  );
+
+/** Makes a delivery pending again, due now, whatever its status (a replay), with its job. */
 export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | null): Promise<WebhookDeliveryRow> {
   requireAdmin(ctx);
   const [delivery] = isUuid(id)
@@ -225,42 +245,52 @@ export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | n
       )
     : [];
   if (!delivery) throw AppError.notFound('Delivery');
-  return ctx.db.transaction((tx) =>
-    tx.update(WebhookDelivery, delivery.id, { status: 'PENDING', nextAttemptAt: new Date(), lockedUntil: null }),
-  );
+  return ctx.db.transaction(async (tx) => {
+    const replayed = await tx.update(WebhookDelivery, delivery.id, {
+      status: 'PENDING',
+      nextAttemptAt: ctx.settings.clock.now(),
+    });
+    await queueDelivery(tx, { id: delivery.id, webhookId: delivery.webhook.id });
+    return replayed;
+  });
 }
 
-/** Ends the pending deliveries of an endpoint that will not be called again. */
+/**
+ * Ends the pending deliveries of an endpoint that will not be called again, and cancels their waiting jobs (in one
+ * statement: a failing endpoint may owe thousands).
+ */
 export async function failPending(tx: Tx, webhookId: string, reason: string): Promise<void> {
   await tx.execute(
-    `update webhook_delivery set status = 'FAILED', last_error = ?, next_attempt_at = null, locked_until = null
-      where webhook_id = ? and status = 'PENDING'`,
-    [reason, webhookId],
+    `with failed as (
+       update webhook_delivery set status = 'FAILED', last_error = ?, next_attempt_at = null
+        where webhook_id = ? and status = 'PENDING'
+       returning id)
+     select graphile_worker.remove_job(? || id) from failed`,
+    [reason, webhookId, JOB_PREFIX],
   );
 }
 
 /**
- * Outbox hook: queues one delivery per enabled endpoint subscribed to the event's topic, in the
- * event's own statement, so a committed event always has its deliveries. (Workers wake on the event
- * itself, through the dispatcher, and poll for retries.)
+ * Once an event committed: one delivery per enabled endpoint subscribed to its topic, each with its job. The unique
+ * (webhook_id, event_id) keeps it one delivery per endpoint should this run twice for an event. Only endpoints that
+ * existed when the event was written: one created while the event's job waited must not get what came before it.
  */
-/** What an event that queued deliveries wakes (the webhook worker of every instance). */
-export const WEBHOOK_WAKE = 'webhooks';
-
-export const queueDeliveries: EmitHook = {
-  sql: `insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
-        select gen_random_uuid(), w.organization_id, w.id, ?, inserted.seq, ?, 'PENDING', 0, ?, ?, ?
-          from webhook w, inserted
-         where w.organization_id = ? and w.disabled_at is null and ? = any(w.topics)
-        returning id`,
-  params: (event) => [
-    event.id,
-    event.topic,
-    event.createdAt,
-    event.createdAt,
-    event.createdAt,
-    event.organizationId,
-    event.topic,
-  ],
-  wakes: WEBHOOK_WAKE,
+export const webhooksConsumer: Consumer = {
+  name: 'webhooks',
+  applies: (event) => (TOPICS as readonly string[]).includes(event.topic),
+  run: async (tx, event) => {
+    const queued = await tx.rows<{ id: string; webhook_id: string }>(
+      `insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
+       select gen_random_uuid(), w.organization_id, w.id, e.id, e.seq, e.topic, 'PENDING', 0, e.created_at, e.created_at, e.created_at
+         from event e
+         join webhook w on w.organization_id = e.organization_id and w.disabled_at is null and e.topic = any(w.topics)
+                         and w.created_at <= e.created_at
+        where e.id = ?
+       on conflict (webhook_id, event_id) do nothing
+       returning id, webhook_id`,
+      [event.id],
+      { prepared: true },
+    );
+    for (const delivery of queued) await queueDelivery(tx, { id: delivery.id, webhookId: delivery.webhook_id });
+  },
 };

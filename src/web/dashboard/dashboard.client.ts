@@ -1,4 +1,5 @@
 import { createClient, type Client } from 'graphql-ws';
+import { isDone } from '../../modules/items/item.progress';
 import { REQUEST_STATES } from '../../modules/requests/request.enums';
 
 // The live dashboard in the browser (bundled by esbuild, served by Gather: README, Dashboard). It
@@ -35,7 +36,7 @@ const STATE_LABELS: Record<string, string> = {
 const REQUEST_FIELDS = `fragment DashboardRequest on Request {
   id name state percentComplete createdAt updatedAt dueDate
   recipients { id firstName lastName email phone }
-  items { id name kind status required assignedTo { id } }
+  items { id name kind status isNa required }
 }`;
 
 const EVENT_FIELDS = `eventId topic createdAt
@@ -72,8 +73,8 @@ type Item = {
   name: string;
   kind: string;
   status: string;
+  isNa: boolean;
   required: boolean;
-  assignedTo: { id: string } | null;
 };
 type Request = {
   id: string;
@@ -120,7 +121,6 @@ function svg(tag: string, attributes: Record<string, string | number>, text?: st
   return node;
 }
 
-const done = (item: Item) => item.status === 'COMPLETE' || item.status === 'VERIFIED';
 const personName = (r: Recipient) =>
   [r.firstName, r.lastName].filter(Boolean).join(' ') || r.email || r.phone || 'Recipient';
 const topicLabel = (topic: string) => topic.toLowerCase().replace('_', '.');
@@ -460,13 +460,14 @@ function renderRequest(request: Request, lastActivity: number): HTMLLIElement {
   progress.append(fill);
   const percent = element('span', 'percent', `${Math.round(request.percentComplete)}%`);
   const recipients = element('ul', 'recipients');
+  // Every recipient of a request works on all its items (an item's assignee is only its first recipient).
+  const done = request.items.filter(isDone).length;
   for (const recipient of request.recipients) {
-    const theirs = request.items.filter((item) => !item.assignedTo || item.assignedTo.id === recipient.id);
     const line = element('li', 'recipient');
     line.dataset.recipient = recipient.id;
     line.append(
       element('span', 'recipient-name', personName(recipient)),
-      element('span', 'recipient-progress', `${theirs.filter(done).length} of ${theirs.length} items`),
+      element('span', 'recipient-progress', `${done} of ${request.items.length} items`),
     );
     recipients.append(line);
   }

@@ -38,7 +38,7 @@ export async function startListeningApp(): Promise<ListeningApp> {
     { publicUrl: origin, mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
     // E2E_LOG=error (or any pino level) shows the service's log while a walk runs.
     {
-      sendNotifications: true,
+      runJobs: true,
       ...(process.env.E2E_LOG && { loggerInstance: pino({ level: process.env.E2E_LOG }) as never }),
     },
   );

@@ -42,16 +42,12 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     ...KEYS,
     ...overrides,
   });
-  const runJobs = async () => {
-    let total = 0;
-    for (
-      let claimed = await t.app.scheduleWorker.runOnce();
-      claimed > 0;
-      claimed = await t.app.scheduleWorker.runOnce()
-    )
-      total += claimed;
-    return total;
-  };
+  const runJobs = () => t.app.jobs.runDue();
+  const copyJobs = (requestId: string) =>
+    t.db.rows<{ status: string; attempts: number; last_error: string | null }>(
+      `select status, attempts, last_error from job where request_id = ? and kind = 'CLOUD_COPY' order by created_at`,
+      [requestId],
+    );
   const listBucket = async (prefix = '') =>
     ((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? [])
       .map((o) => o.Key!)
@@ -306,14 +302,15 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     const bytes = Buffer.from('%PDF-1.4 the W-2 of Ana\n');
     const request = await completedRequest('clients/ana diaz/../2024', bytes);
     expect(await listBucket()).toEqual([]);
-    expect(await runJobs()).toBe(1);
+    await runJobs();
     expect(await listBucket('clients/')).toEqual(['clients/ana diaz/2024/W-2/w2.pdf']);
     expect(await readObject('clients/ana diaz/2024/W-2/w2.pdf')).toEqual(bytes);
 
     expect((await api().post(`/requests/${request.id}/verify`)).statusCode).toBe(200);
-    expect(await runJobs()).toBe(1);
-    expect(await runJobs()).toBe(0);
+    await runJobs();
+    await runJobs();
     expect(await listBucket('clients/')).toEqual(['clients/ana diaz/2024/W-2/w2.pdf']);
+    expect((await copyJobs(request.id)).map((job) => job.status)).toEqual(['DONE', 'DONE']);
     const entries = await activity(request.id);
     expect(entries.map((e) => [e.action, e.details.trigger])).toEqual([
       ['cloud_storage.copied', 'completed'],
@@ -332,9 +329,10 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     const recipient = await signedIn(t.app, kept.token);
     await recipient.upload(kept.items[0].id, 'stays home');
     await recipient.submit();
-    expect(await runJobs()).toBe(1);
+    await runJobs();
     expect(await listBucket()).toEqual([`${request.id}/W-2/w2.pdf`]);
     expect(await activity(kept.request.id)).toEqual([]);
+    expect(await copyJobs(kept.request.id)).toEqual([]);
     await emptyBucket();
   });
 
@@ -342,7 +340,7 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
     await s3.send(new DeleteBucketCommand({ Bucket: BUCKET }));
     const bytes = Buffer.from('retried bytes');
     const request = await completedRequest('retry', bytes);
-    expect(await runJobs()).toBe(1);
+    await runJobs();
     const [failed] = await activity(request.id);
     expect(failed).toMatchObject({
       action: 'cloud_storage.copy_failed',
@@ -353,18 +351,16 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
         next_attempt_at: expect.any(String),
       },
     });
-    const [job] = await t.orm.em
-      .fork()
-      .execute(`select status, attempts, last_error from job where request_id = ? and kind = 'CLOUD_COPY'`, [
-        request.id,
-      ]);
-    expect(job).toMatchObject({ status: 'PENDING', attempts: 1, last_error: expect.stringMatching(/NoSuchBucket/) });
+    expect(await copyJobs(request.id)).toEqual([
+      { status: 'PENDING', attempts: 1, last_error: expect.stringMatching(/NoSuchBucket/) },
+    ]);
     // Not due again before its retry time.
-    expect(await runJobs()).toBe(0);
+    await runJobs();
+    expect(await activity(request.id)).toHaveLength(1);
 
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
     offsetMs = 61_000;
-    expect(await runJobs()).toBe(1);
+    await runJobs();
     expect(await listBucket()).toEqual(['retry/W-2/w2.pdf']);
     expect(await readObject('retry/W-2/w2.pdf')).toEqual(bytes);
     expect((await activity(request.id)).map((e) => [e.action, e.details.attempt])).toEqual([
@@ -407,8 +403,18 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
       ]);
       await setEndpoint(endpoint);
       offsetMs = 61_000;
-      expect(await runJobs()).toBe(2);
+      await runJobs();
       expect(await listBucket()).toEqual(['unhurried/W-2/w2.pdf']);
+      // Both retried, in either order.
+      expect(
+        (await activity(request.id))
+          .slice(2)
+          .map((e) => [e.action, e.details.trigger])
+          .sort(),
+      ).toEqual([
+        ['cloud_storage.copied', 'completed'],
+        ['cloud_storage.copied', 'verified'],
+      ]);
     } finally {
       await setEndpoint(endpoint);
       await new Promise((resolve) => silent.close(resolve));
@@ -417,8 +423,17 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
   });
 
   it('should disconnect: the keys deleted, pending copies cancelled, later completions skipped and said so', async () => {
-    // A copy queued, then the bucket disconnected before it runs; another request completes after.
+    // A copy waiting for its next attempt (the endpoint refused the first), then the bucket disconnected; another
+    // request completes after.
+    await t.db.transaction((tx) =>
+      tx.execute('update cloud_storage_connection set endpoint = ? where organization_id = ?', [
+        'http://127.0.0.1:1',
+        acme.organizationId,
+      ]),
+    );
     const queued = await completedRequest('queued', Buffer.from('queued'));
+    await runJobs();
+    expect(await copyJobs(queued.id)).toEqual([expect.objectContaining({ status: 'PENDING', attempts: 1 })]);
     const later = await s3Request('later', Buffer.from('later'));
     const response = await api().delete('/cloud-storage/S3');
     expect(response.statusCode).toBe(200);
@@ -428,14 +443,14 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
         .fork()
         .execute('select 1 from cloud_storage_connection where organization_id = ?', [acme.organizationId]),
     ).toEqual([]);
-    const [job] = await t.orm.em
-      .fork()
-      .execute(`select status from job where request_id = ? and kind = 'CLOUD_COPY'`, [queued.id]);
-    expect(job.status).toBe('CANCELLED');
+    expect(await copyJobs(queued.id)).toEqual([expect.objectContaining({ status: 'CANCELLED', attempts: 1 })]);
 
     await later.complete();
-    expect(await runJobs()).toBe(1);
+    offsetMs = 61_000;
+    await runJobs();
     expect(await listBucket()).toEqual([]);
+    // The cancelled copy made no second attempt.
+    expect((await activity(queued.id)).map((e) => e.action)).toEqual(['cloud_storage.copy_failed']);
     expect((await activity(later.request.id)).map((e) => e.action)).toEqual(['cloud_storage.copy_skipped']);
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { workerDatabaseUrl } from '../../support/app';
-import { createOrm } from '../../../src/kernel/db/orm';
+import { createOrm, migrate } from '../../../src/kernel/db/orm';
 import { DATA_MODEL } from '../../../src/modules';
 
 // Every tenant-owned row names its organization itself (not through a join), so every statement can
@@ -76,7 +76,7 @@ describe('tenant columns', () => {
           (_, n) => `'${[org, other, user, key, request, contact, recipient, item][Number(n) - 1]}'`,
         ),
       );
-      await orm.getMigrator().up();
+      await migrate(orm);
       const filled = await old.query<{ table: string; organization_id: string }>(
         `select 'api_key' as table, organization_id from api_key union all select 'recipient', organization_id from recipient
          union all select 'request_item', organization_id from request_item union all select 'collaborator', organization_id from collaborator

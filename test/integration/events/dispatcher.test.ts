@@ -1,15 +1,6 @@
 import { EventDispatcher } from '../../../src/kernel/events/dispatcher';
 import type { StoredEvent } from '../../../src/kernel/events/topics';
-import {
-  client,
-  createTenant,
-  createTestApp,
-  TEST_SECRET,
-  workerDatabaseUrl,
-  type TestApp,
-  type Tenant,
-} from '../../support/app';
-import { queueNotification } from '../../../src/modules/notifications/notification.service';
+import { createTenant, createTestApp, workerDatabaseUrl, type TestApp, type Tenant } from '../../support/app';
 import { createRequest, eventually } from '../../support/fixtures';
 
 describe('event dispatcher', () => {
@@ -22,20 +13,22 @@ describe('event dispatcher', () => {
   });
   afterAll(() => t.close());
 
-  /** A dispatcher of its own on this database, recording what it hands out. */
+  /**
+   * A dispatcher of its own on this database, recording what it hands out and how many event notifications it heard
+   * (it asks `wanted` once for each).
+   */
   async function listen(wanted: () => boolean, written?: (id: string) => StoredEvent | undefined) {
-    const dispatcher = new EventDispatcher(workerDatabaseUrl(), t.app.log, wanted, written);
+    let heard = 0;
+    const dispatcher = new EventDispatcher(workerDatabaseUrl(), t.app.log, () => (heard++, wanted()), written);
     const events: StoredEvent[] = [];
-    let committed = 0;
     dispatcher.on('event', (event) => events.push(event));
-    dispatcher.on('committed', () => committed++);
     await dispatcher.start();
-    return { dispatcher, events, committed: () => committed };
+    return { dispatcher, events, heard: () => heard };
   }
 
-  it('should hand out the committed row to readers, and only a wake-up when nobody reads', async () => {
+  it('should hand out the committed row to readers, and nothing when nobody reads', async () => {
     let wanted = true;
-    const { dispatcher, events, committed } = await listen(() => wanted);
+    const { dispatcher, events, heard } = await listen(() => wanted);
     try {
       const read = await createRequest(t.app, tenant.apiKey, { name: 'Read' });
       await eventually(async () => events.length === 1);
@@ -48,7 +41,7 @@ describe('event dispatcher', () => {
 
       wanted = false;
       await createRequest(t.app, tenant.apiKey, { name: 'Unread' });
-      await eventually(async () => committed() === 2);
+      await eventually(async () => heard() === 2);
       wanted = true;
       const after = await createRequest(t.app, tenant.apiKey, { name: 'Read again' });
       await eventually(async () => events.length === 2);
@@ -80,39 +73,6 @@ describe('event dispatcher', () => {
       await createRequest(t.app, tenant.apiKey, { name: 'Written here' });
       await eventually(async () => events.length === 1);
       expect(events[0]).toMatchObject({ id: asked[0], topic: 'as.written' });
-    } finally {
-      await dispatcher.stop();
-    }
-  });
-
-  it('should wake the notification worker only for commits that queued messages', async () => {
-    const { dispatcher } = await listen(() => false);
-    const wakes: string[][] = [];
-    dispatcher.on('committed', (workers) => wakes.push(workers));
-    try {
-      // The creation invites its recipient; the rename queues nothing (no webhook is subscribed).
-      const request = await createRequest(t.app, tenant.apiKey, { name: 'Invites' });
-      await eventually(async () => wakes.length === 1);
-      expect(
-        (await client(t.app, tenant.apiKey).patch(`/requests/${request.id}`, { name: 'Renamed' })).statusCode,
-      ).toBe(200);
-      await eventually(async () => wakes.length === 2);
-      // A message queued without an event (a one-time code, an owner's notice) wakes the worker too.
-      await t.db.transaction((tx) =>
-        queueNotification(tx, TEST_SECRET, {
-          organizationId: tenant.organizationId,
-          requestId: request.id,
-          to: { address: true },
-          channel: 'EMAIL',
-          address: 'owner@example.com',
-          language: 'en-US',
-          kind: 'REQUEST_SUBMITTED',
-          params: { requestName: 'Renamed', recipientName: 'Ana', requestId: request.id },
-          secrets: {},
-        }),
-      );
-      await eventually(async () => wakes.length === 3);
-      expect(wakes).toEqual([['notifications'], [], ['notifications']]);
     } finally {
       await dispatcher.stop();
     }

@@ -5,8 +5,8 @@ import { startReceiver } from '../../support/receiver';
 import { snapshotAll } from '../../support/snapshot';
 import { subscribe, untilSubscribed, wsClient } from '../../support/ws';
 
-// "No event without its change": the event row, its deliveries and its NOTIFY share the change's
-// transaction. A constraint trigger that fails at COMMIT, after the event was written, makes that
+// "No event without its change": the event row, the job of its consumers (which queue its deliveries) and
+// its NOTIFY share the change's transaction. A constraint trigger that fails at COMMIT, after the event was written, makes that
 // transaction fail as late as it can.
 const FAIL_AT_COMMIT = `
   create function guard_fail_at_commit() returns trigger language plpgsql as $$
@@ -24,6 +24,8 @@ describe('a change rolled back at commit', () => {
   let request: { id: string; name: string; items: Array<{ id: string; name: string }> };
 
   const execute = (sql: string) => t.orm.em.fork().getConnection().execute(sql);
+  /** The job queue's jobs (its own schema: snapshotAll reads the service's tables). */
+  const jobs = () => execute(`select id, task_identifier, key from graphile_worker.jobs order by id`);
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -43,7 +45,7 @@ describe('a change rolled back at commit', () => {
     // The pipeline works before the failures: the creation reaches the subscriber and the receiver.
     request = await createRequest(t.app, tenant.apiKey, { name: 'Before' });
     expect((await events.next()).data?.events.topic).toBe('REQUEST_CREATED');
-    await t.app.webhookWorker.runOnce();
+    await t.app.jobs.runDue();
     expect(receiver.received.map((d) => d.json.topic)).toEqual(['request.created']);
   });
   afterAll(async () => {
@@ -74,9 +76,10 @@ describe('a change rolled back at commit', () => {
       (api: ReturnType<typeof client>) =>
         api.patch(`/requests/${request.id}/items/${request.items[0].id}`, { name: 'Rolled back' }),
     ],
-  ])('should leave no trace of %s: no change, no event, no delivery, nothing sent', async (name, change) => {
+  ])('should leave no trace of %s: no change, no event, no job, no delivery, nothing sent', async (name, change) => {
     const api = client(t.app, tenant.apiKey);
     const before = await snapshotAll(t);
+    const jobsBefore = await jobs();
     const deliveredBefore = receiver.incoming();
     await execute(FAIL_AT_COMMIT);
     let response;
@@ -88,8 +91,9 @@ describe('a change rolled back at commit', () => {
     expect(response.statusCode).toBe(500);
     expect(response.json()).toEqual({ detail: 'Internal server error', request_id: expect.any(String) });
 
-    // Every row of every table as it was: the request or item, `event`, `webhook_delivery`.
+    // Every row of every table as it was: the request or item, `event`, `webhook_delivery`; and no job.
     expect(await snapshotAll(t)).toEqual(before);
+    expect(await jobs()).toEqual(jobsBefore);
     const [counts] = await execute(
       `select (select count(*) from event)::int as events, (select count(*) from webhook_delivery)::int as deliveries`,
     );
@@ -100,14 +104,14 @@ describe('a change rolled back at commit', () => {
     });
 
     // Nothing to send, and nothing sent.
-    expect(await t.app.webhookWorker.runOnce()).toBe(0);
+    await t.app.jobs.runDue();
     expect(receiver.incoming()).toBe(deliveredBefore);
     // The next event a subscriber sees is the next committed change, not the rolled-back one.
     const committed = await api.patch(`/requests/${request.id}`, { notes: `after ${name}` });
     expect(committed.statusCode).toBe(200);
     expect((await events.next()).data?.events.topic).toBe('REQUEST_UPDATED');
     expect(events.pending()).toBe(0);
-    await t.app.webhookWorker.runOnce();
+    await t.app.jobs.runDue();
     expect(receiver.received.at(-1)?.json).toMatchObject({
       topic: 'request.updated',
       data: { notes: `after ${name}` },

@@ -358,7 +358,44 @@ describe('forms', () => {
         'Intake with files/scan.txt',
         'Intake/Client intake.csv',
         'Intake/Client intake.json',
+        'answers.csv',
+        'answers.json',
       ]);
+      // The forms' answers are in the request's answers too: a row per form item (one recipient).
+      expect(
+        JSON.parse(entries['answers.json']).map((row: { item: { name: string }; form: unknown }) => [
+          row.item.name,
+          row.form,
+        ]),
+      ).toEqual([
+        [
+          'Intake',
+          {
+            id: form.id,
+            name: 'Client intake',
+            answers: {
+              firm: 'Acme Accounting',
+              full_name: 'Ana María Díaz',
+              tax_id: '=HYPERLINK("http://evil.example")',
+              notes: 'none',
+            },
+          },
+        ],
+        [
+          'Intake with files',
+          {
+            id: form.id,
+            name: 'Client intake',
+            answers: { firm: 'Acme Accounting', full_name: 'Ana, "the client"\nDíaz', tax_id: '', notes: 'none' },
+          },
+        ],
+      ]);
+      expect(parse(entries['answers.csv'], { bom: true, columns: true })[0]).toMatchObject({
+        item_name: 'Intake',
+        form_name: 'Client intake',
+        form_answers: `firm: Acme Accounting\nfull_name: Ana María Díaz\ntax_id: =HYPERLINK("http://evil.example")\nnotes: none`,
+      });
+
       expect(JSON.parse(entries['Intake/Client intake.json'])).toEqual({
         item: { id: request.items[0].id, name: 'Intake' },
         form: { id: form.id, name: 'Client intake' },

@@ -1,7 +1,7 @@
 import type { GraphQLField } from 'graphql';
 import { buildApp } from '../../../src/app';
-import { client, createTenant, createTestApp, type TestApp } from '../../support/app';
-import { deepSelection, forRecipient } from '../../support/graphql-schema';
+import { client, createTenant, createTestApp, testConfig, type TestApp } from '../../support/app';
+import { DEEP_SELECTION_ALIASES, deepSelection, forRecipient } from '../../support/graphql-schema';
 import { startReceiver } from '../../support/receiver';
 import { fillPath, pathParams, REST_ROWS, restNoun, rowName } from '../../support/rest-rows';
 import { buildWorld, ROOT_ID_NOUNS, type World } from '../../support/world';
@@ -19,7 +19,7 @@ describe('documents answer the same compiled as not', () => {
   let fresh: Awaited<ReturnType<typeof buildApp>>;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ graphql: { ...testConfig().graphql, maxAliases: DEEP_SELECTION_ALIASES } });
     receiver = await startReceiver();
     world = await buildWorld(t, await createTenant(t.db, 'Acme'), receiver.url, 'Acme');
     // The world was built through `t.app`, which has compiled the documents it ran.
@@ -27,8 +27,6 @@ describe('documents answer the same compiled as not', () => {
       config: t.config,
       orm: t.orm,
       storage: t.storage,
-      deliverWebhooks: false,
-      sendNotifications: false,
       runJobs: false,
     });
     await fresh.ready();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
+  DEFAULT_MAX_QUERY_ALIASES,
   MAX_BATCH_OPERATIONS,
-  MAX_QUERY_ALIASES,
   MAX_QUERY_COST,
   MAX_QUERY_DEPTH,
   MAX_QUERY_DIRECTIVES,
@@ -11,8 +11,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app';
 import { createTenant, createTestApp, type TestApp } from '../../support/app';
 
-// What a document may ask for (depth, aliases, directives, tokens, cost), introspection and GraphiQL
-// in production, automatic persisted queries and batches: each through HTTP, each refusal coded.
+// What a document may ask for (depth, aliases, directives, tokens, cost), introspection, suggestions and
+// GraphiQL in production, automatic persisted queries and batches (measured as a whole): each through
+// HTTP, each refusal coded.
 
 describe('GraphQL limits', () => {
   let t: TestApp;
@@ -53,12 +54,13 @@ describe('GraphQL limits', () => {
     ]);
   });
 
-  it('should refuse more aliases than MAX_QUERY_ALIASES and answer as many', async () => {
+  it("should refuse more aliases than graphql-armor's default of 15 (GRAPHQL_MAX_ALIASES) and answer as many", async () => {
+    expect(DEFAULT_MAX_QUERY_ALIASES).toBe(15);
     const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`;
-    await refusedFor(aliases(MAX_QUERY_ALIASES + 1), 'aliases', MAX_QUERY_ALIASES);
-    const within = await post({ query: aliases(MAX_QUERY_ALIASES) });
+    await refusedFor(aliases(DEFAULT_MAX_QUERY_ALIASES + 1), 'aliases', DEFAULT_MAX_QUERY_ALIASES);
+    const within = await post({ query: aliases(DEFAULT_MAX_QUERY_ALIASES) });
     expect(within.statusCode).toBe(200);
-    expect(Object.keys(within.json().data)).toHaveLength(MAX_QUERY_ALIASES);
+    expect(Object.keys(within.json().data)).toHaveLength(DEFAULT_MAX_QUERY_ALIASES);
   });
 
   it('should refuse more directives than MAX_QUERY_DIRECTIVES', async () => {
@@ -89,10 +91,12 @@ describe('GraphQL limits', () => {
     let production: FastifyInstance;
     beforeAll(async () => {
       production = await buildApp({
-        config: { ...t.config, production: true, graphql: { graphiql: false, introspection: false } },
+        config: {
+          ...t.config,
+          production: true,
+          graphql: { ...t.config.graphql, graphiql: false, introspection: false },
+        },
         orm: t.orm,
-        deliverWebhooks: false,
-        sendNotifications: false,
         runJobs: false,
       });
       await production.ready();
@@ -111,6 +115,26 @@ describe('GraphQL limits', () => {
       expect(typeQuery.json().errors[0].extensions.code).toBe('INTROSPECTION_DISABLED');
       expect((await post({ query: '{ __typename viewer { id } }' }, production)).json().data.__typename).toBe('Query');
       expect((await production.inject({ method: 'GET', url: '/graphiql' })).statusCode).toBe(404);
+    });
+
+    it('should suggest no names of the schema ("Did you mean …") where introspection is off', async () => {
+      const misspelt = [
+        { query: '{ viewer { emial } }' },
+        { query: '{ requests(frist: 1) { totalCount } }' },
+        {
+          query: 'query ($o: RequestOrder) { requests(orderBy: $o) { totalCount } }',
+          variables: { o: { field: 'CREATD_AT', direction: 'ASC' } },
+        },
+      ];
+      for (const payload of misspelt) {
+        const there = await post(payload);
+        expect(there.json().errors[0].message).toMatch(/ Did you mean (the enum value )?"/);
+        const refused = await post(payload, production);
+        expect(refused.statusCode).toBe(400);
+        const [error] = refused.json().errors;
+        expect(error.message).toBe(there.json().errors[0].message.replace(/ Did you mean .*$/, ''));
+        expect(error.extensions.code).toMatch(/^(GRAPHQL_VALIDATION_FAILED|BAD_USER_INPUT)$/);
+      }
     });
   });
 
@@ -163,6 +187,64 @@ describe('GraphQL limits', () => {
           extensions: { code: 'TOO_MANY_OPERATIONS', max: MAX_BATCH_OPERATIONS },
         },
       ],
+    });
+  });
+  describe('a batch, measured as a whole', () => {
+    // Each operation alone within every limit; the batch's together beyond one.
+    const heavy =
+      '{ organization { users(first: 100) { nodes { organization { users(first: 100) { nodes { id email } } } } } } }';
+    const teams = async () =>
+      (
+        await t.orm.em.fork().getConnection().execute(`select count(*)::int as n from team where name = 'From a batch'`)
+      )[0].n;
+    const create = { query: 'mutation { teamCreate(input: { name: "From a batch" }) { team { id } } }' };
+
+    const refusedWhole = async (batch: unknown[], limit: string, max: number) => {
+      const response = await post(batch);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({
+        data: null,
+        errors: [
+          {
+            message: `The operations of this batch together exceed the ${limit} limit of ${max}`,
+            extensions: { code: 'QUERY_TOO_COMPLEX', limit, max },
+          },
+        ],
+      });
+      expect(await teams()).toBe(0);
+    };
+
+    it('should refuse a batch whose operations together cost more than MAX_QUERY_COST, running none of them', async () => {
+      expect((await post({ query: heavy })).statusCode).toBe(200);
+      await refusedWhole([{ query: heavy }, { query: heavy }, { query: heavy }, create], 'cost', MAX_QUERY_COST);
+    });
+
+    it('should count a persisted query of a batch by the document its hash names', async () => {
+      const sha256Hash = createHash('sha256').update(heavy).digest('hex');
+      const extensions = { persistedQuery: { version: 1, sha256Hash } };
+      expect((await post({ query: heavy, extensions })).statusCode).toBe(200);
+      await refusedWhole([{ extensions }, { extensions }, { extensions }, create], 'cost', MAX_QUERY_COST);
+    });
+
+    it('should refuse a batch whose operations together hold more aliases than the limit', async () => {
+      const twoAliases = { query: '{ a: viewer { id } b: viewer { id } }' };
+      const batch = [...Array.from({ length: Math.ceil(DEFAULT_MAX_QUERY_ALIASES / 2) }, () => twoAliases), create];
+      await refusedWhole(batch, 'aliases', DEFAULT_MAX_QUERY_ALIASES);
+    });
+
+    it('should refuse a batch whose documents together hold more than MAX_QUERY_TOKENS tokens', async () => {
+      const half = { query: `{ viewer { ${'id '.repeat(MAX_QUERY_TOKENS / 2)} } }` };
+      await refusedWhole([half, half, create], 'tokens', MAX_QUERY_TOKENS);
+    });
+
+    it('should run a batch within the limits together, each operation refused or answered on its own', async () => {
+      const response = await post([{ query: heavy }, create, { query: '{ viewer { id ' }]);
+      expect(response.statusCode).toBe(200);
+      const [read, created, broken] = response.json();
+      expect(read.data.organization.users.nodes.length).toBeGreaterThan(0);
+      expect(created.data.teamCreate.team.id).toEqual(expect.any(String));
+      expect(broken.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      await t.orm.em.fork().getConnection().execute(`delete from team where name = 'From a batch'`);
     });
   });
 });

@@ -7,7 +7,7 @@ import { startSmtpServer } from '../../support/smtp';
 // as the From display name and in the signature, the logo, the button's colour, the support address.
 
 async function drain(t: TestApp): Promise<void> {
-  while ((await t.app.notificationWorker.runOnce()) > 0);
+  await t.app.jobs.runDue();
 }
 
 describe('branding in mail', () => {

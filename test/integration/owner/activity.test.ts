@@ -23,6 +23,8 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
       await client(t.app, dan.apiKey).post(`/requests/${request.id}/items`, { name: 'Payslip', type: 'UPLOAD' })
     ).json();
     expect((await api.post(`/requests/${request.id}/items/${upload.id}/verify`)).statusCode).toBe(200);
+    // The entries are the events' consumer's, once the events committed.
+    await t.app.jobs.runDue();
 
     const response = await api.get(`/requests/${request.id}/activity`);
     expect(response.statusCode).toBe(200);
@@ -66,6 +68,7 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
     const request = await createRequest(t.app, tenant.apiKey);
     for (const name of ['One', 'Two', 'Three'])
       expect((await api.patch(`/requests/${request.id}`, { name })).statusCode).toBe(200);
+    await t.app.jobs.runDue();
 
     const two = (await api.get(`/requests/${request.id}/activity?limit=2`)).json();
     expect(two.map((e: { action: string }) => e.action)).toEqual(['request.updated', 'request.updated']);

@@ -30,6 +30,35 @@ describe('GET /r/{token}', () => {
     expect(page.body).toContain('0 of 2 done');
   });
 
+  it('should reuse the session the browser holds on every view of a link without sign-in steps, opened from a mail too', async () => {
+    const created = await createRequest(t.app, tenant.apiKey);
+    const url = `/r/${tokenOf(created)}`;
+    // As a browser sends them: a link followed from another site (a webmail) carries no SameSite=Strict
+    // cookie; a navigation from Gather's own page does.
+    let cookie: string | undefined;
+    const view = async (site: 'cross-site' | 'same-origin') => {
+      const page = await t.app.inject({
+        url,
+        headers: { 'sec-fetch-site': site, ...(cookie && site === 'same-origin' ? { cookie } : {}) },
+      });
+      if (page.headers['set-cookie']) cookie = String(page.headers['set-cookie']).split(';')[0];
+      return page;
+    };
+    for (let click = 0; click < 25; click++) {
+      const opened = await view('cross-site');
+      expect(opened.statusCode).toBe(200);
+      // The page a cross-site view gets reloads itself, now same-site: the cookie comes along.
+      if (opened.body.includes('http-equiv="refresh"'))
+        expect((await view('same-origin')).body).toContain('<h3>W-2</h3>');
+      expect((await view('same-origin')).body).toContain('<h3>W-2</h3>');
+    }
+    const [{ n }] = await t.db.rows<{ n: number }>(
+      'select count(*)::int as n from recipient_session s join recipient rc on rc.id = s.recipient_id where rc.request_id = ?',
+      [created.id],
+    );
+    expect(n).toBe(1);
+  });
+
   it('should ask for a code, without showing the items, when the recipient signs in by email', async () => {
     const created = await createRequest(t.app, tenant.apiKey, {
       recipients: [{ first_name: 'Ana', email: 'ana@example.com', auth_method: 'EMAIL' }],

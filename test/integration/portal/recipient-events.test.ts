@@ -74,7 +74,7 @@ describe("a recipient's changes reach subscribers and webhooks", () => {
       requestSubmitted: { id: request.id, state: 'COMPLETE_AND_SUBMITTED' },
     });
 
-    while ((await t.app.webhookWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
     const delivered = await eventually(async () =>
       receiver.received.length >= expected.length ? receiver.received : null,
     );

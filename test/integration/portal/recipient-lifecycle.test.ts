@@ -70,6 +70,25 @@ describe('recipient lifecycle', () => {
     ]);
   });
 
+  it('should call a request with its required items done and an optional one untouched the same everywhere', async () => {
+    const { request, token, items } = await requestWithLink(t.app, tenant.apiKey);
+    expect(items.map((item) => (item as { required?: boolean }).required)).toEqual([true, false]);
+    const p = await signedIn(t.app, token);
+    await p.upload(items[0].id, await pdfBytes());
+    // Not complete: an item is undone (API-DECISIONS, States); percent_complete counts required items.
+    expect((await p.submit()).json()).toMatchObject({ state: 'SUBMITTED', percent_complete: 100 });
+    const page = await t.app.inject({ url: `/r/${token}`, headers: { authorization: `Bearer ${p.session}` } });
+    expect(page.body).toContain('1 of 2 done');
+    expect(await topics(request.id)).not.toContain('request.completed');
+    // Verifying the request accepts what came, not the item that received nothing.
+    expect((await owner.post(`/requests/${request.id}/verify`)).json().state).toBe('VERIFIED');
+    const statuses = await t.db.rows<{ status: string }>(
+      'select status from request_item where request_id = ? order by position',
+      [request.id],
+    );
+    expect(statuses.map((item) => item.status)).toEqual(['VERIFIED', 'INCOMPLETE']);
+  });
+
   it('should let the recipient act in every open state and in none of the others', async () => {
     const states = {
       INCOMPLETE_AND_FRESHLY_GENERATED: true,

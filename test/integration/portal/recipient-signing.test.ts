@@ -1,4 +1,7 @@
+import { rmSync } from 'node:fs';
+import { createLogger } from '../../../src/kernel/logger';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { storedObjects } from '../../support/documents';
 import { createContract } from '../../support/files';
 import { pagesText, verifyPdfSignature } from '../../support/pdf-signature';
 import { requestWithLink, signedIn } from '../../support/portal';
@@ -35,9 +38,14 @@ describe('recipient signing', () => {
   let t: TestApp;
   let tenant: Tenant;
   let contractId: string;
+  // Error lines only: a missing file must leave one.
+  const errors: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp(
+      {},
+      { loggerInstance: createLogger('error', { write: (line: string) => void errors.push(line) }) },
+    );
     tenant = await createTenant(t.db, 'Acme');
     contractId = (await createContract(t.app, tenant.apiKey)).id;
     await t.db.transaction((tx) => tx.update(Contract, contractId, { fields: FIELDS }));
@@ -133,6 +141,24 @@ describe('recipient signing', () => {
     expect(drawn.json().status).toBe('COMPLETE');
   });
 
+  it('should sign when the body gives every field a value, the signature field too (API-DECISIONS body)', async () => {
+    const { token, items } = await signingRequest();
+    const p = await signedIn(t.app, token);
+    const signed = await t.app.inject({
+      method: 'POST',
+      url: `${p.base}/items/${items[0].id}/sign`,
+      headers: { authorization: `Bearer ${p.session}` },
+      payload: {
+        fields: { 'full-name': 'Ada Lovelace', sig: 'Ada Lovelace' },
+        signature: { type: 'TYPED', text: 'Ada Lovelace' },
+      },
+    });
+    expect([signed.statusCode, signed.json().status]).toEqual([200, 'COMPLETE']);
+    // The signature field holds the signature's mark, as when no value is given for it.
+    const audit = (await pagesText((await p.get(`/documents/${signed.json().documents[0].id}`)).rawPayload)).at(-1)!;
+    expect(audit.split('\n')).toEqual(expect.arrayContaining(['sig (SIGNATURE, page 1)', 'typed: Ada Lovelace']));
+  });
+
   it('should refuse a signature over the size limit with a clear error, not a 500', async () => {
     const { token, items } = await signingRequest();
     const p = await signedIn(t.app, token);
@@ -145,5 +171,35 @@ describe('recipient signing', () => {
     });
     expect(response.statusCode).toBe(422);
     expect(response.json().detail[0].loc).toEqual(['body', 'signature']);
+  });
+
+  it('should answer 410 for a contract whose stored file is absent, to view or to sign, and log it', async () => {
+    const lost = (await createContract(t.app, tenant.apiKey, 'Lost letter.pdf')).id;
+    await t.db.transaction((tx) => tx.update(Contract, lost, { fields: FIELDS }));
+    const { token, items } = await requestWithLink(t.app, tenant.apiKey, {
+      items: [{ type: 'E_SIGNATURE', name: 'Lost letter', contract_id: lost }],
+    });
+    const [{ storage_key }] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute('select f.storage_key from contract c join stored_file f on f.id = c.file_id where c.id = ?', [lost]);
+    // As on an instance that does not share the others' files.
+    rmSync(storedObjects(t).find((path) => path.endsWith(storage_key))!);
+    errors.length = 0;
+    const p = await signedIn(t.app, token);
+    const contract = await p.get(`/items/${items[0].id}/contract`);
+    expect(contract.statusCode).toBe(410);
+    const signed = await t.app.inject({
+      method: 'POST',
+      url: `${p.base}/items/${items[0].id}/sign`,
+      headers: { authorization: `Bearer ${p.session}` },
+      payload: { fields: { 'full-name': 'Ana' }, signature: { type: 'TYPED', text: 'Ana' } },
+    });
+    expect(signed.statusCode).toBe(410);
+    expect(signed.json()).toEqual({ detail: 'The file is no longer stored' });
+    expect(errors.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 50, msg: 'a stored file is missing', key: storage_key }),
+      expect.objectContaining({ level: 50, msg: 'a stored file is missing', key: storage_key }),
+    ]);
   });
 });

@@ -62,7 +62,7 @@ describe('recipient sign-in and messages', () => {
     t.orm.em.fork().execute<T[]>(statement, params);
 
   async function deliver(): Promise<void> {
-    while ((await t.app.notificationWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
   }
 
   /** The mails delivered to an address whose subject matches, oldest first. */
@@ -510,6 +510,7 @@ describe('recipient sign-in and messages', () => {
     await p.submit('All there');
 
     const [recipient] = await sql<{ id: string }>('select id from recipient where request_id = ?', [request.id]);
+    await t.app.jobs.runDue();
     const activity = (await owner.get(`/requests/${request.id}/activity`)).json() as {
       action: string;
       actor: Record<string, unknown>;

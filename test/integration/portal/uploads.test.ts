@@ -1,74 +1,33 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { client, createTenant, createTestApp, type Tenant, type TestApp } from '../../support/app';
-import { createRequest } from '../../support/fixtures';
+import { meta, signedIn as signedInAs, tusClient, unfinishedUploads } from '../../support/tus';
 
 // Resumable uploads (tus 1.0) on /r/{token}/api/uploads: an upload whose connection drops goes on from
 // the offset the server reports, and the finished file becomes the item's document, byte for byte.
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const meta = (values: Record<string, string>) =>
-  Object.entries(values)
-    .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
-    .join(',');
-
-type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
 describe('resumable uploads', () => {
   let t: TestApp;
   let tenant: Tenant;
-  let base: string;
+  let send: ReturnType<typeof tusClient>['send'];
 
   beforeAll(async () => {
     t = await createTestApp({ maxUploadBytes: 4 * 1024 * 1024 });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    ({ send } = tusClient(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`));
     tenant = await createTenant(t.db);
   });
   afterAll(() => t.close());
 
-  /** One HTTP request on its own connection; `dropAfter` bytes of the body are sent, then the socket is destroyed. */
-  function send(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body?: Buffer,
-    dropAfter?: number,
-  ): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        `${base}${path}`,
-        { method, headers: { 'tus-resumable': '1.0.0', connection: 'close', ...headers }, agent: false },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res
-            .on('data', (c: Buffer) => chunks.push(c))
-            .on('end', () =>
-              resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-            );
-        },
-      );
-      if (dropAfter === undefined) {
-        req.on('error', reject);
-        req.end(body);
-        return;
-      }
-      // The client's network goes: part of the body is on the wire, then the connection breaks.
-      req.on('error', () => resolve({ status: 0, headers: {}, body: '' }));
-      req.write(body!.subarray(0, dropAfter), () => setTimeout(() => req.destroy(), 100));
-    });
-  }
+  /** What the upload store holds: unfinished uploads and their descriptions. */
+  const stored = () => readdir(join(t.config.dataDir, 'uploads'));
 
-  /** A request with one upload item and one question, and a signed-in session of its recipient. */
-  async function signedIn() {
-    const created = await createRequest(t.app, tenant.apiKey);
-    const token = new URL(created.recipients[0].request_link).pathname.split('/')[2];
-    const session = await t.app.inject({ method: 'POST', url: `/r/${token}/api/session`, payload: {} });
-    expect(session.statusCode).toBe(200);
-    const auth = { authorization: `Bearer ${session.json().session_token}` };
-    return { created, token, auth, upload: created.items[0].id as string, question: created.items[1].id as string };
-  }
+  const unfinished = (token: string) => unfinishedUploads(t.db, token);
+  const signedIn = () => signedInAs(t.app, tenant.apiKey);
 
   it('should go on from the offset the server reports after a dropped connection, and keep the whole file', async () => {
     const { created, token, auth, upload } = await signedIn();
@@ -107,8 +66,9 @@ describe('resumable uploads', () => {
     expect(documents.json()).toEqual([expect.objectContaining({ name: 'scan.pdf' })]);
     const stored = await client(t.app, tenant.apiKey).get(`/documents/${documents.json()[0].id}/download`);
     expect(sha256(stored.rawPayload)).toBe(sha256(bytes));
-    // Finished uploads leave nothing behind to resume.
+    // Finished uploads leave nothing behind to resume, nor count as unfinished.
     expect((await send('HEAD', location, auth)).status).toBe(404);
+    expect(await unfinished(token)).toBe(0);
   });
 
   it('should refuse uploads without a session, to another item kind or item, and over the size limit', async () => {
@@ -126,6 +86,74 @@ describe('resumable uploads', () => {
     );
     expect((await create(auth, { item_id: upload })).status).toBe(400);
     expect((await create(auth, { item_id: upload, filename: 'big.bin' }, 4 * 1024 * 1024 + 1)).status).toBe(413);
+  });
+
+  it('should refuse an upload of deferred length, storing nothing', async () => {
+    const { token, auth, upload } = await signedIn();
+    const before = await stored();
+    const made = await send('POST', `/r/${token}/api/uploads`, {
+      ...auth,
+      'upload-defer-length': '1',
+      'upload-metadata': meta({ item_id: upload, filename: 'a.pdf' }),
+    });
+    expect(made.status).toBe(400);
+    expect(made.body).toBe('Upload-Length is required: uploads of deferred length are not taken\n');
+    expect(made.headers.location).toBeUndefined();
+    expect(await stored()).toEqual(before);
+    expect(await unfinished(token)).toBe(0);
+  });
+
+  it('should take at most 20 unfinished uploads on a link, however many creates arrive at once', async () => {
+    const { token, auth, upload } = await signedIn();
+    const before = await stored();
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        send('POST', `/r/${token}/api/uploads`, {
+          ...auth,
+          'upload-length': '10',
+          'upload-metadata': meta({ item_id: upload, filename: `${i}.txt` }),
+        }),
+      ),
+    );
+    const accepted = answers.filter((answer) => answer.status === 201);
+    const refused = answers.filter((answer) => answer.status !== 201);
+    expect(accepted.length).toBe(20);
+    expect(new Set(refused.map((answer) => `${answer.status} ${answer.body}`))).toEqual(
+      new Set(['429 At most 20 unfinished uploads per link; finish or cancel one first\n']),
+    );
+    // Each accepted upload is a file, its description and its row; the refused ones left nothing.
+    const added = (await stored()).filter((name) => !before.includes(name));
+    expect(added.length).toBe(40);
+    expect(await unfinished(token)).toBe(20);
+    // A cancelled upload gives its place back.
+    expect((await send('DELETE', String(accepted[0].headers.location), auth)).status).toBe(204);
+    expect(await unfinished(token)).toBe(19);
+    const again = await send('POST', `/r/${token}/api/uploads`, {
+      ...auth,
+      'upload-length': '10',
+      'upload-metadata': meta({ item_id: upload, filename: 'again.txt' }),
+    });
+    expect(again.status).toBe(201);
+  });
+
+  it('should give back the place of a creation the store failed to make', async () => {
+    const { token, auth, upload } = await signedIn();
+    // A file where the store's directory was (a broken disk): the upload cannot be made.
+    const directory = join(t.config.dataDir, 'uploads');
+    await rm(directory, { recursive: true });
+    await writeFile(directory, '');
+    try {
+      const made = await send('POST', `/r/${token}/api/uploads`, {
+        ...auth,
+        'upload-length': '10',
+        'upload-metadata': meta({ item_id: upload, filename: 'a.txt' }),
+      });
+      expect(made.status).toBe(500);
+      expect(await unfinished(token)).toBe(0);
+    } finally {
+      await rm(directory);
+      await mkdir(directory);
+    }
   });
 
   it("should not let one link touch another link's upload", async () => {

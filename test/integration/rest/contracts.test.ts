@@ -136,6 +136,20 @@ describe('REST contracts', () => {
       expect((await api.patch(`/contracts/${UNKNOWN_ID}`, {})).json()).toEqual({ detail: 'Contract not found' });
     });
 
+    it('should answer 400 with an entry for a body that is not JSON', async () => {
+      const contract = await createContract(t.app, tenant.apiKey);
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: `/contracts/${contract.id}`,
+        payload: '{"fields": ',
+        headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({
+        detail: [{ loc: ['body'], msg: expect.stringMatching(/^Body is not valid JSON: /), type: 'json_invalid' }],
+      });
+    });
+
     it('should delete a contract unless an open request uses it', async () => {
       const contract = await createContract(t.app, tenant.apiKey);
       const request = await createRequest(t.app, tenant.apiKey, {
@@ -219,6 +233,39 @@ describe('REST contracts', () => {
         contract_id: UNKNOWN_ID,
       });
       expect(item.statusCode).toBe(422);
+    });
+
+    it('should refuse an E_SIGNATURE item without a contract (422 on contractId; a userError in GraphQL)', async () => {
+      const created = await api.post('/requests', {
+        name: 'x',
+        recipients: [{ email: 'ana@example.com' }],
+        items: [{ type: 'E_SIGNATURE', name: 'Sign' }],
+      });
+      expect([created.statusCode, created.json().detail]).toEqual([
+        422,
+        [{ loc: ['body', 'items', 0, 'contract_id'], msg: 'An E_SIGNATURE item needs a contract', type: 'required' }],
+      ]);
+      const request = await createRequest(t.app, tenant.apiKey);
+      const added = await api.post(`/requests/${request.id}/items`, { type: 'E_SIGNATURE', name: 'Sign' });
+      expect([added.statusCode, added.json().detail[0].loc]).toEqual([422, ['body', 'contract_id']]);
+
+      const viaGraphql = await api.graphql(
+        `mutation ($input: RequestCreateInput!) { requestCreate(input: $input) { request { id } userErrors { field code } } }`,
+        { input: { name: 'x', recipients: [{ email: 'ana@example.com' }], items: [{ eSignature: { name: 'Sign' } }] } },
+      );
+      expect(viaGraphql.data.requestCreate).toEqual({
+        request: null,
+        userErrors: [{ field: ['input', 'items', '0', 'contractId'], code: 'REQUIRED' }],
+      });
+      const itemViaGraphql = await api.graphql(
+        `mutation ($id: ID!) { itemCreate(requestId: $id, input: { eSignature: { name: "Sign" } }) { item { id } userErrors { field code } } }`,
+        { id: request.id },
+      );
+      expect(itemViaGraphql.data.itemCreate).toEqual({
+        item: null,
+        userErrors: [{ field: ['input', 'contractId'], code: 'REQUIRED' }],
+      });
+      expect((await api.get(`/requests/${request.id}/items`)).json()).toHaveLength(2);
     });
   });
 });

@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { createLogger } from '../../../src/kernel/logger';
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest, UNKNOWN_ID } from '../../support/fixtures';
 import { storedObjects, submit } from '../../support/documents';
+import { signedIn, tokenOf } from '../../support/portal';
 import { unzip } from '../../support/zip';
+
+const ANSWERS_HEADER =
+  'recipient_id,recipient_name,recipient_email,recipient_phone,item_id,item_name,item_type,item_status,answer,form_name,form_answers';
 
 describe('REST documents', () => {
   let t: TestApp;
@@ -10,8 +16,14 @@ describe('REST documents', () => {
   let api: ReturnType<typeof client>;
   let request: { id: string; items: Array<{ id: string }> };
 
+  // Error lines only: a missing file must leave one.
+  const errors: string[] = [];
+
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp(
+      {},
+      { loggerInstance: createLogger('error', { write: (line: string) => void errors.push(line) }) },
+    );
     tenant = await createTenant(t.db);
     api = client(t.app, tenant.apiKey);
     request = await createRequest(t.app, tenant.apiKey, {
@@ -67,12 +79,51 @@ describe('REST documents', () => {
     expect(response.headers['content-disposition']).toBe('attachment; filename="Tax documents 2024.zip"');
     const entries = await unzip(response.rawPayload);
     expect(entries).toEqual({
+      // No item asks for an answer: no rows, the CSV's header only.
+      'answers.json': '[]\n',
+      'answers.csv': `\uFEFF${ANSWERS_HEADER}\r\n`,
       'Pay_stubs_ 2024/jan.txt': 'January pay stub',
       'Pay_stubs_ 2024/JAN (2).txt': 'again',
       'Pay_stubs_ 2024/jan (3).txt': 'and again',
       'pay_stubs_ 2024 (2)/passwd': 'escape',
       'item/file.txt': 'dots',
     });
+  });
+
+  it('should put answers.json and answers.csv at the root: a row per recipient and answering item', async () => {
+    const asked = await createRequest(t.app, tenant.apiKey, {
+      recipients: [
+        { first_name: 'Ana', email: 'ana@example.com' },
+        { first_name: 'Bo', email: 'bo@example.com' },
+      ],
+      items: [
+        { type: 'QUESTION', name: 'Employer', question: { type: 'TEXT' } },
+        { type: 'UPLOAD', name: 'answers.csv' },
+      ],
+    });
+    const ana = await signedIn(t.app, tokenOf(asked.recipients[0].request_link));
+    expect((await ana.answer(asked.items[0].id, 'Acme, "Inc"')).statusCode).toBe(200);
+    const response = await api.get(`/requests/${asked.id}/download`);
+    expect(response.statusCode).toBe(200);
+    const entries = await unzip(response.rawPayload);
+    expect(Object.keys(entries)).toEqual(['answers.json', 'answers.csv']);
+    const [first, second] = asked.recipients.map((r: { recipient: { id: string } }) => r.recipient);
+    const row = (recipient: { id: string }, name: string, email: string) => ({
+      recipient: { id: recipient.id, name, email, phone: null },
+      item: { id: asked.items[0].id, name: 'Employer', type: 'QUESTION', status: 'COMPLETE' },
+      answer: 'Acme, "Inc"',
+      form: null,
+    });
+    expect(JSON.parse(entries['answers.json'])).toEqual([
+      row(first, 'Ana', 'ana@example.com'),
+      row(second, 'Bo', 'bo@example.com'),
+    ]);
+    expect(entries['answers.csv'].split('\r\n')).toEqual([
+      `\uFEFF${ANSWERS_HEADER}`,
+      `${first.id},Ana,ana@example.com,,${asked.items[0].id},Employer,QUESTION,COMPLETE,"Acme, ""Inc""",,`,
+      `${second.id},Bo,bo@example.com,,${asked.items[0].id},Employer,QUESTION,COMPLETE,"Acme, ""Inc""",,`,
+      '',
+    ]);
   });
 
   it('should delete one document, then all of a request, with their bytes', async () => {
@@ -104,5 +155,29 @@ describe('REST documents', () => {
       detail: 'Request not found',
     });
     expect((await api.get(`/documents/${UNKNOWN_ID}/download`)).json()).toEqual({ detail: 'Document not found' });
+  });
+
+  it('should answer 410 for a document whose stored file is absent, and log it as an error', async () => {
+    const document = await submit(t, tenant, request.id, request.items[0].id, 'lost', 'lost.txt');
+    const [{ storage_key }] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute('select f.storage_key from document d join stored_file f on f.id = d.file_id where d.id = ?', [
+        document.id,
+      ]);
+    // As on an instance that does not share the others' files.
+    rmSync(storedObjects(t).find((path) => path.endsWith(storage_key))!);
+    errors.length = 0;
+    const response = await api.get(`/documents/${document.id}/download`);
+    expect(response.statusCode).toBe(410);
+    expect(response.json()).toEqual({ detail: 'The file is no longer stored' });
+    expect(errors.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        level: 50,
+        msg: 'a stored file is missing',
+        key: storage_key,
+        err: expect.objectContaining({ message: expect.stringContaining('ENOENT') }),
+      }),
+    ]);
   });
 });

@@ -19,7 +19,7 @@ describe('a reminder whose mail bounces', () => {
   });
 
   const send = async () => {
-    while ((await t.app.notificationWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
   };
 
   it('should go again by SMS to a recipient with a phone, shown in the reminder list and the activity log', async () => {

@@ -2,7 +2,6 @@ import { client, createTenant, createTestApp, workerDatabaseUrl, type TestApp, t
 import { createRequest, eventually } from '../../support/fixtures';
 import { startService, type RunningService } from '../../support/service';
 import { startSmtpServer } from '../../support/smtp';
-import type { ClaimedJob } from '../../../src/modules/schedule/schedule.jobs';
 
 const DAY = 86_400_000;
 
@@ -31,52 +30,78 @@ describe('timed jobs across instances on one database', () => {
     offsetMs = 0;
   });
 
-  it('should run each due job once when two instances race for them', async () => {
+  /** A second `schedule.run` job for each row (no key: it does not replace the first), as a crash's rerun makes. */
+  const duplicateJobs = (requestIds: string[]) =>
+    one.db.transaction((tx) =>
+      tx.execute(
+        `select graphile_worker.add_job('schedule.run', json_build_object('jobId', id), run_at => due_at)
+           from job where kind = 'REMINDER' and request_id = any(?::uuid[])`,
+        [requestIds],
+      ),
+    );
+
+  it('should run each due job once when two instances race for them, each row run by two jobs', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 120; i++)
       ids.push((await createRequest(one.app, tenant.apiKey, { name: `Race ${i}`, reminders: 1 })).id);
+    // Their events' consumer plans their reminders.
+    await one.app.jobs.runDue();
+    await duplicateJobs(ids);
     offsetMs = DAY + 60_000;
-    const drain = async (app: TestApp) => {
-      let claimed = 0;
-      for (let n = await app.app.scheduleWorker.runOnce(); n > 0; n = await app.app.scheduleWorker.runOnce())
-        claimed += n;
-      return claimed;
-    };
-    const [byOne, byTwo] = await Promise.all([drain(one), drain(two)]);
-    expect(byOne + byTwo).toBe(120);
-    expect(byOne).toBeGreaterThan(0);
-    expect(byTwo).toBeGreaterThan(0);
+    await Promise.all([one.app.jobs.runDue(), two.app.jobs.runDue()]);
     const counts = await reminders(ids);
     expect(counts).toHaveLength(120);
     expect(counts.every((row) => row.count === 1)).toBe(true);
+    // Each due again a day later, with one job to run it then.
+    const jobs = await one.db.rows<{ status: string; due_at: Date; queued: number }>(
+      `select j.status, j.due_at, (select count(*)::int from graphile_worker.jobs g where g.key = 'timed:' || j.key) as queued
+         from job j where j.kind = 'REMINDER' and j.request_id = any(?::uuid[])`,
+      [ids],
+    );
+    expect(jobs).toHaveLength(120);
+    for (const job of jobs) {
+      expect(job).toMatchObject({ status: 'PENDING', queued: 1 });
+      expect(new Date(job.due_at).getTime()).toBeGreaterThan(clock.now().getTime());
+    }
   });
 
-  it("should leave a job whose instance died to another once its lease lapses, and roll back the dead instance's late finish", async () => {
+  it('should take effect once when two runs of one row wait for its request: the second finds the row moved', async () => {
     const request = await createRequest(one.app, tenant.apiKey, { reminders: 1 });
+    await one.app.jobs.runDue();
     offsetMs = DAY + 60_000;
-    // Instance one claims the job and dies holding it: its claim, without its work.
-    const [stale] = await one.db.transaction((tx) =>
-      tx.rows<ClaimedJob>(
-        `update job set lease = gen_random_uuid(), locked_until = ? where request_id = ? and kind = 'REMINDER'
-         returning id, organization_id, request_id, kind, key, due_at, payload, attempts, lease`,
-        [new Date(clock.now().getTime() + 60_000), request.id],
-      ),
-    );
-    expect(await two.app.scheduleWorker.runOnce()).toBe(0);
-    offsetMs += 61_000;
-    expect(await two.app.scheduleWorker.runOnce()).toBe(1);
-    expect(await reminders([request.id])).toEqual([{ request_id: request.id, count: 1 }]);
-    // The first instance wakes up and finishes its stale claim: its lease is gone, so nothing it did stays.
-    await (one.app.scheduleWorker as unknown as { run(job: ClaimedJob): Promise<void> }).run(stale);
-    expect(await reminders([request.id])).toEqual([{ request_id: request.id, count: 1 }]);
-    const [job] = await one.orm.em
-      .fork()
-      .execute<{ status: string; due_at: Date }[]>(
-        `select status, due_at from job where request_id = ? and kind = 'REMINDER'`,
+    // The request stays locked (as an owner's edit would hold it): the first run waits for it; a second job of the row,
+    // added then and run by the other instance, waits too, then finds the row moved by the first and rolls back.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let lockedBy!: (pid: number) => void;
+    const locked = new Promise<number>((resolve) => (lockedBy = resolve));
+    const holding = one.db.transaction(async (tx) => {
+      const [{ pid }] = await tx.rows<{ pid: number }>(
+        'select pg_backend_pid() as pid from request where id = ? for update',
         [request.id],
       );
-    expect(job.status).toBe('PENDING');
-    expect(new Date(job.due_at).getTime()).toBeGreaterThan(clock.now().getTime());
+      lockedBy(pid);
+      await released;
+    });
+    const waiting = () =>
+      one.db.rows<{ pid: number }>(
+        `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
+    let runs: Promise<unknown>;
+    try {
+      await locked;
+      const first = one.app.jobs.runDue();
+      await eventually(async () => (await waiting()).length === 1);
+      await duplicateJobs([request.id]);
+      const second = two.app.jobs.runDue();
+      await eventually(async () => (await waiting()).length === 2);
+      runs = Promise.all([first, second]);
+    } finally {
+      release();
+      await holding;
+    }
+    await runs;
+    expect(await reminders([request.id])).toEqual([{ request_id: request.id, count: 1 }]);
   });
 });
 
@@ -88,7 +113,6 @@ describe('timed jobs in two service processes', () => {
   // Each process's connections carry its name (PGAPPNAME, read by node-postgres), so the test can tell
   // from pg_stat_activity which process is in the middle of a job.
   const names = ['gather-a', 'gather-b'];
-  const LEASE_MS = 5_000;
   const reminderMails = () => smtp.received.filter((m) => m.mail.subject?.startsWith('Reminder:'));
 
   beforeAll(async () => {
@@ -100,7 +124,6 @@ describe('timed jobs in two service processes', () => {
       GATHER_SECRET: 's'.repeat(40),
       LOG_LEVEL: 'warn',
       SMTP_URL: smtp.url,
-      JOB_LEASE_MS: String(LEASE_MS),
     };
     processes = await Promise.all(names.map((name) => startService({ ...env, PGAPPNAME: name })));
   }, 90_000);
@@ -147,16 +170,13 @@ describe('timed jobs in two service processes', () => {
       reminders: 0,
       recipients: [{ first_name: 'K', email, auth_method: { type: 'NONE' } }],
     });
-    expect(
-      (
-        await api.post(`/requests/${request.id}/scheduled-reminders`, {
-          send_at: new Date(Date.now() + 1_500).toISOString(),
-        })
-      ).statusCode,
-    ).toBe(200);
+    const scheduled = await api.post(`/requests/${request.id}/scheduled-reminders`, {
+      send_at: new Date(Date.now() + 1_500).toISOString(),
+    });
+    expect(scheduled.statusCode).toBe(200);
     // The request stays locked by another transaction (as an owner's edit would hold it), so the
-    // process that claims the job waits inside it: claimed, its transaction begun, nothing committed.
-    let leaseEnd!: Date;
+    // process that takes the job waits inside it: the job taken, its transaction begun, nothing committed.
+    let killedAt!: Date;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let lockedBy!: (pid: number) => void;
@@ -172,17 +192,15 @@ describe('timed jobs in two service processes', () => {
     try {
       const lockPid = await locked;
       const [waiting] = await eventually(async () => {
-        const rows = await t.db.rows<{ application_name: string; lease: string; locked_until: Date }>(
-          `select a.application_name, j.lease, j.locked_until
-             from pg_stat_activity a, job j
-            where a.application_name = any(?) and a.wait_event_type = 'Lock' and ? = any(pg_blocking_pids(a.pid))
-              and j.request_id = ? and j.kind = 'SCHEDULED_REMINDER' and j.lease is not null`,
-          [names, lockPid, request.id],
+        const rows = await t.db.rows<{ application_name: string }>(
+          `select application_name from pg_stat_activity
+            where application_name = any(?) and wait_event_type = 'Lock' and ? = any(pg_blocking_pids(pid))`,
+          [names, lockPid],
         );
         return rows.length ? rows : null;
       }, 30_000);
-      leaseEnd = new Date(waiting.locked_until);
       const holder = processes[names.indexOf(waiting.application_name)];
+      killedAt = new Date();
       holder.process.kill('SIGKILL');
       await holder.stop();
       expect(holder.process.signalCode).toBe('SIGKILL');
@@ -201,10 +219,13 @@ describe('timed jobs in two service processes', () => {
       [request.id],
     );
     expect(job.status).toBe('DONE');
-    // The survivor ran it only once the killed process's lease had lapsed (both read the same clock).
+    // The killed process's job was freed (not left locked for hours) and finished by the survivor.
+    expect(
+      await t.db.rows('select 1 from graphile_worker.jobs where key = ?', [`timed:scheduled:${scheduled.json().id}`]),
+    ).toEqual([]);
     const [reminder] = await t.db.rows<{ sent_at: Date }>('select sent_at from reminder where request_id = ?', [
       request.id,
     ]);
-    expect(new Date(reminder.sent_at).getTime()).toBeGreaterThan(leaseEnd.getTime());
+    expect(new Date(reminder.sent_at).getTime()).toBeGreaterThan(killedAt.getTime());
   }, 90_000);
 });

@@ -13,9 +13,7 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
   const at = (days: number, minutes = 1) => {
     offsetMs = days * DAY + minutes * 60_000;
   };
-  const run = async () => {
-    while ((await t.app.scheduleWorker.runOnce()) > 0);
-  };
+  const run = () => t.app.jobs.runDue();
   const api = () => client(t.app, tenant.apiKey);
   const notifications = (requestId: string, kind: string) =>
     t.orm.em
@@ -44,6 +42,8 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
           { first_name: 'Bo', phone: '+15551234567', auth_method: { type: 'NONE' } },
         ],
       });
+      // Its creation's event plans the periodic reminder, once committed.
+      await run();
       const sent = await api().post(`/requests/${request.id}/reminders`, { message: 'Only the W-2 is missing' });
       expect(sent.statusCode).toBe(200);
       expect(sent.json()).toMatchObject({
@@ -93,6 +93,7 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       const long = await api().post(`/requests/${draft.id}/reminders`, { message: 'x'.repeat(2001) });
       expect(long.statusCode).toBe(422);
       expect(long.json().detail[0].loc).toEqual(['body', 'message']);
+      await run();
       expect((await api().get(`/requests/${draft.id}/reminders`)).headers['x-next-reminder-at']).toBeUndefined();
     });
 
@@ -234,14 +235,19 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       const base = `/requests/${request.id}/escalations`;
       const created = await api().post(base, { condition: 'OVERDUE', after_days: 2 });
       expect(created.statusCode).toBe(200);
-      expect(created.json()).toMatchObject({
+      expect(created.json()).toEqual({
+        id: expect.any(String),
         request_id: request.id,
         condition: 'OVERDUE',
         after_days: '2',
         notify_user_id: tenant.userId,
-        notify_email: null,
         status: 'PENDING',
+        created_at: expect.any(String),
       });
+      const mailed = await api().post(base, { condition: 'NOT_OPENED', after_days: 3, notify_email: 'b@example.com' });
+      expect(Object.values(mailed.json()).every((value) => typeof value === 'string')).toBe(true);
+      expect(mailed.json()).not.toHaveProperty('notify_user_id');
+      await api().delete(`${base}/${mailed.json().id}`);
 
       const stranger = await createUser(t.app, other.apiKey, { email: `stranger-${Date.now()}@example.com` });
       const foreign = await api().post(base, { condition: 'OVERDUE', after_days: 2, notify_user_id: stranger.userId });
@@ -275,6 +281,25 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       const got = (await api().get(`${base}/${created.json().id}`)).json();
       expect(got).toMatchObject({ status: 'FIRED', fired_at: expect.any(String) });
       expect((await api().patch(`${base}/${got.id}`, { after_days: 5 })).json().detail[0].type).toBe('invalid_state');
+    });
+
+    it('should move an OVERDUE rule with the due date, and hold it while the request has none', async () => {
+      const moved = await createRequest(t.app, tenant.apiKey, { reminders: 0, due_date: future(1) });
+      const cleared = await createRequest(t.app, tenant.apiKey, { reminders: 0, due_date: future(1) });
+      for (const request of [moved, cleared])
+        expect(
+          (await api().post(`/requests/${request.id}/escalations`, { condition: 'OVERDUE', after_days: 1 })).statusCode,
+        ).toBe(200);
+      expect((await api().patch(`/requests/${moved.id}`, { due_date: future(4) })).statusCode).toBe(200);
+      expect((await api().patch(`/requests/${cleared.id}`, { due_date: null })).statusCode).toBe(200);
+      at(2, 30);
+      await run();
+      expect(await notifications(moved.id, 'ESCALATION')).toEqual([]);
+      expect(await notifications(cleared.id, 'ESCALATION')).toEqual([]);
+      at(5, 5);
+      await run();
+      expect(await notifications(moved.id, 'ESCALATION')).toHaveLength(1);
+      expect(await notifications(cleared.id, 'ESCALATION')).toEqual([]);
     });
 
     it('should fire NOT_OPENED to an address when a recipient has not opened its link, and not when all did', async () => {
@@ -340,6 +365,13 @@ describe('reminders, scheduled reminders, escalations and duplicates through the
       expect((await api().get(`/requests/${body.id}/reminders`)).json()).toEqual([]);
       const named = await api().post(`/requests/${original.id}/duplicate`, {});
       expect(named.json().name).toBe(original.name);
+      // `name` is optional: an empty POST (no body, no content type) duplicates too.
+      const bare = await t.app.inject({
+        method: 'POST',
+        url: `/requests/${original.id}/duplicate`,
+        headers: { authorization: `Bearer ${tenant.apiKey}` },
+      });
+      expect([bare.statusCode, bare.json().name]).toEqual([200, original.name]);
       expect((await client(t.app, other.apiKey).post(`/requests/${original.id}/duplicate`, {})).statusCode).toBe(404);
     });
   });

@@ -12,16 +12,7 @@ describe('timed jobs, on a clock the test moves', () => {
   const at = (days: number, minutes = 1) => {
     offsetMs = days * DAY + minutes * 60_000;
   };
-  const run = async () => {
-    let total = 0;
-    for (
-      let claimed = await t.app.scheduleWorker.runOnce();
-      claimed > 0;
-      claimed = await t.app.scheduleWorker.runOnce()
-    )
-      total += claimed;
-    return total;
-  };
+  const run = () => t.app.jobs.runDue();
   const messages = async (requestId: string, kind: string) =>
     await t.orm.em
       .fork()
@@ -42,7 +33,8 @@ describe('timed jobs, on a clock the test moves', () => {
 
   it('should remind every `reminders` days those who have not submitted, and after a long pause once, not in a burst', async () => {
     const request = await createRequest(t.app, tenant.apiKey, { reminders: 2 });
-    expect(await run()).toBe(0);
+    await run();
+    expect(await messages(request.id, 'REMINDER')).toHaveLength(0);
     at(1);
     await run();
     expect(await messages(request.id, 'REMINDER')).toHaveLength(0);
@@ -121,11 +113,36 @@ describe('timed jobs, on a clock the test moves', () => {
     expect(await stateOf(request.id)).toBe('CLOSED');
   });
 
+  it('should neither warn, expire nor close before the dates the request holds when its jobs were planned earlier', async () => {
+    const soon = new Date(Date.now() + 10 * DAY).toISOString();
+    const request = await createRequest(t.app, tenant.apiKey, {
+      reminders: 0,
+      expiration_date: soon,
+      auto_close_at: soon,
+    });
+    await run();
+    const state = await stateOf(request.id);
+    // Later dates whose event is not consumed yet: the jobs are still planned at the first ones.
+    await t.db.transaction((tx) =>
+      tx.execute('update request set expiration_date = ?, auto_close_at = ? where id = ?', [
+        new Date(Date.now() + 30 * DAY),
+        new Date(Date.now() + 30 * DAY),
+        request.id,
+      ]),
+    );
+    at(11);
+    await run();
+    expect(await stateOf(request.id)).toBe(state);
+    expect(await messages(request.id, 'EXPIRATION_WARNING')).toEqual([]);
+  });
+
   it('should cancel what is pending when the request is closed or deleted', async () => {
     const closed = await createRequest(t.app, tenant.apiKey, { reminders: 1 });
     const deleted = await createRequest(t.app, tenant.apiKey, { reminders: 1 });
     expect((await client(t.app, tenant.apiKey).post(`/requests/${closed.id}/close`, {})).statusCode).toBe(200);
     expect((await client(t.app, tenant.apiKey).delete(`/requests/${deleted.id}`)).statusCode).toBe(204);
+    // The events' consumer plans and cancels, after their commits.
+    await run();
     const jobs = await t.orm.em
       .fork()
       .execute<{ status: string }[]>(`select status from job where request_id in (?, ?)`, [closed.id, deleted.id]);

@@ -42,10 +42,10 @@ describe('file sharing', () => {
   });
 
   async function deliver(): Promise<void> {
-    while ((await t.app.notificationWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
   }
   async function runJobs(): Promise<void> {
-    while ((await t.app.scheduleWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
   }
   async function mailTo(address: string, subject: RegExp) {
     await deliver();

@@ -5,6 +5,7 @@ import { Contract } from '../../../src/modules/contracts/contract.entities';
 import type { Viewer } from '../../../src/modules/identity/viewer';
 import { ConfigError } from '../../../src/config/config';
 import { checkSigningSettings, createSelfSignedKey } from '../../../src/modules/signing/signing.certificate';
+import { MAX_CONTRACT_OBJECT_STREAM_BYTES } from '../../../src/modules/contracts/contract.limits';
 import { MAX_SIGNATURE_PNG_BYTES } from '../../../src/modules/signing/signing.limits';
 import {
   signContract,
@@ -14,7 +15,9 @@ import {
 } from '../../../src/modules/signing/signing.service';
 import { createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { UNKNOWN_ID } from '../../support/fixtures';
+import { replaceContractBytes } from '../../support/documents';
 import { docxBytes, upload } from '../../support/files';
+import { objectStreamBomb } from '../../support/pdf-bombs';
 import { pngBytes } from '../../support/png';
 import { pageImageCount, pagesText, verifyPdfSignature } from '../../support/pdf-signature';
 
@@ -247,11 +250,6 @@ describe('signContract', () => {
         { field: ['fields', 'full-name'], message: 'Field required', code: 'REQUIRED' },
         { field: ['fields', 'agree'], message: 'A CHECKBOX field\'s value is "true" or "false"', code: 'INVALID' },
         { field: ['fields', 'signed-on'], message: 'A DATE field\'s value is a day, "YYYY-MM-DD"', code: 'INVALID' },
-        {
-          field: ['fields', 'ana-sig'],
-          message: 'A SIGNATURE field takes the signature, not a value',
-          code: 'INVALID',
-        },
         { field: ['fields', 'field-7'], message: 'A CHECKBOX field\'s value is "true" or "false"', code: 'INVALID' },
       ]);
       expect(await refusal({ values: { ...input().values, 'full-name': '   ' } })).toEqual([
@@ -345,6 +343,34 @@ describe('signContract', () => {
       ).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'Contract not found' });
       await expect(signContract(ctx, input({ contractId: 'not-a-uuid' }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
+  });
+
+  it('should refuse a contract whose PDF decodes past the limits, and make no certificate for it', async () => {
+    const fresh = await createTenant(t.db, 'Bomb Signing Co');
+    const id = await uploadContract(t, fresh.apiKey, original, FIELDS);
+    await replaceContractBytes(t, id, await objectStreamBomb(2 * MAX_CONTRACT_OBJECT_STREAM_BYTES));
+    await expect(
+      signContract(
+        ctxFor(t, fresh.organizationId),
+        input({ organization: { id: fresh.organizationId, name: 'Bomb Signing Co' }, contractId: id }),
+      ),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      userErrors: [
+        {
+          field: [],
+          message: "The PDF's object and cross-reference streams decode to more than 32 MiB",
+          code: 'TOO_LONG',
+        },
+      ],
+    });
+    const [{ n }] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute('select count(*)::int as n from organization_certificate where organization_id = ?', [
+        fresh.organizationId,
+      ]);
+    expect(n).toBe(0);
   });
 
   describe('the organization certificate', () => {

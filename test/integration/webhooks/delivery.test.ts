@@ -1,15 +1,22 @@
 import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
 import { createRequest, eventually } from '../../support/fixtures';
 import { startReceiver } from '../../support/receiver';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../../src/modules/webhooks/webhook.delivery';
+import { addJob } from '../../../src/kernel/jobs/queue';
+import {
+  attemptCounts,
+  deliveryAgents,
+  MAX_ATTEMPTS,
+  RETRY_DELAYS_MS,
+  webhookTasks,
+} from '../../../src/modules/webhooks/webhook.delivery';
 
-describe('webhook delivery, sent by the running worker', () => {
+describe('webhook delivery, sent by the running job queue', () => {
   let t: TestApp;
   let tenant: Tenant;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
-    t = await createTestApp({}, { deliverWebhooks: true });
+    t = await createTestApp({}, { runJobs: true });
     await t.app.ready();
     tenant = await createTenant(t.db);
     receiver = await startReceiver();
@@ -112,9 +119,11 @@ describe('webhook retries, on a clock the test controls', () => {
     const api = client(t.app, tenant.apiKey);
     const webhook = (await api.post('/webhooks', { endpoint: receiver.url, topics: ['request.created'] })).json();
     receiver.setResponder(() => ({ status: 503 }));
+    const sent = receiver.incoming();
     await createRequest(t.app, tenant.apiKey);
 
-    expect(await t.app.webhookWorker.runOnce()).toBe(1);
+    await t.app.jobs.runDue();
+    expect(receiver.incoming()).toBe(sent + 1);
     let [delivery] = await deliveries(webhook.id);
     expect(delivery).toMatchObject({
       status: 'PENDING',
@@ -124,11 +133,14 @@ describe('webhook retries, on a clock the test controls', () => {
     });
     expect(Date.parse(delivery.next_attempt_at) - now.getTime()).toBe(5_000);
     // Not due yet: nothing goes out.
-    expect(await t.app.webhookWorker.runOnce()).toBe(0);
+    await t.app.jobs.runDue();
+    expect(receiver.incoming()).toBe(sent + 1);
 
-    for (const delay of RETRY_DELAYS_MS) {
+    // One attempt each time the next comes due.
+    for (const [i, delay] of RETRY_DELAYS_MS.entries()) {
       advance(delay);
-      expect(await t.app.webhookWorker.runOnce()).toBe(1);
+      await t.app.jobs.runDue();
+      expect(receiver.incoming()).toBe(sent + i + 2);
     }
     [delivery] = await deliveries(webhook.id);
     expect(delivery).toMatchObject({ status: 'FAILED', attempt_count: MAX_ATTEMPTS, next_attempt_at: null });
@@ -140,7 +152,7 @@ describe('webhook retries, on a clock the test controls', () => {
     receiver.setResponder(() => ({ status: 200 }));
     const retried = await api.post(`/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`);
     expect(retried.json()).toMatchObject({ status: 'PENDING' });
-    await t.app.webhookWorker.runOnce();
+    await t.app.jobs.runDue();
     [delivery] = await deliveries(webhook.id);
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: MAX_ATTEMPTS + 1 });
     expect(receiver.received).toHaveLength(1);
@@ -155,7 +167,7 @@ describe('webhook retries, on a clock the test controls', () => {
    */
   const updatesEndpoint = async (status: (notes: string) => number) => {
     const request = await createRequest(t.app, tenant.apiKey);
-    while ((await t.app.webhookWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
     const webhook = (
       await client(t.app, tenant.apiKey).post('/webhooks', { endpoint: receiver.url, topics: ['request.updated'] })
     ).json();
@@ -166,7 +178,7 @@ describe('webhook retries, on a clock the test controls', () => {
     return { request, webhook, arrived };
   };
 
-  it('should send one round to an endpoint in event order and record each attempt of it, whatever batch its record went in', async () => {
+  it('should send to an endpoint in event order and record each attempt', async () => {
     const api = client(t.app, tenant.apiKey);
     // The 2nd and the 4th fail: the round ends on a failure, after a success.
     const failing = new Set(['2', '4']);
@@ -175,7 +187,7 @@ describe('webhook retries, on a clock the test controls', () => {
     const byStatus = async (status: string) =>
       (await deliveries(webhook.id)).filter((d: { status: string }) => d.status === status);
 
-    expect(await t.app.webhookWorker.runOnce()).toBe(4);
+    await t.app.jobs.runDue();
     expect(arrived).toEqual(['1', '2', '3', '4']);
     const pending = await byStatus('PENDING');
     expect(pending).toHaveLength(2);
@@ -191,11 +203,11 @@ describe('webhook retries, on a clock the test controls', () => {
       expect(d).toMatchObject({ attempt_count: 1, attempts: [{ status_code: 200, error: null }] });
     expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({ failing_since: now.toISOString() });
 
-    // The retries come due together and go in order; the endpoint's last attempt succeeded.
+    // The retries come due together (at the same moment: in either order); the endpoint's last attempt succeeded.
     failing.clear();
     advance(RETRY_DELAYS_MS[0]);
-    expect(await t.app.webhookWorker.runOnce()).toBe(2);
-    expect(arrived.slice(4)).toEqual(['2', '4']);
+    await t.app.jobs.runDue();
+    expect(arrived.slice(4).sort()).toEqual(['2', '4']);
     const retried = (await byStatus('SUCCEEDED')).filter((d: { attempt_count: number }) => d.attempt_count === 2);
     expect(retried).toHaveLength(2);
     for (const d of retried)
@@ -204,19 +216,74 @@ describe('webhook retries, on a clock the test controls', () => {
     await api.delete(`/webhooks/${webhook.id}`);
   });
 
-  it('should send a backlog larger than one claim in a single round, in event order, each attempt recorded', async () => {
+  it('should send a backlog in event order, more at once than the queue runs jobs, each attempt recorded', async () => {
     const api = client(t.app, tenant.apiKey);
     const { request, webhook, arrived } = await updatesEndpoint(() => 200);
-    // The test app claims 4 x WEBHOOK_CONCURRENCY (8) = 32 deliveries at a time.
+    // Ten times the jobs the test app runs at once (JOB_CONCURRENCY 4).
     const notes = Array.from({ length: 40 }, (_, i) => String(i));
     for (const n of notes) await api.patch(`/requests/${request.id}`, { notes: n });
 
-    expect(await t.app.webhookWorker.runOnce()).toBe(40);
+    await t.app.jobs.runDue();
     expect(arrived).toEqual(notes);
     const list = (await api.get(`/webhooks/${webhook.id}/deliveries?limit=100`)).json();
     expect(list).toHaveLength(40);
     for (const d of list)
       expect(d).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, attempts: [{ status_code: 200 }] });
+    await api.delete(`/webhooks/${webhook.id}`);
+  });
+
+  it('should record an attempt once when its job runs twice, and queue one delivery when its event is consumed twice', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const { request, webhook } = await updatesEndpoint(() => 200);
+    const rows = <T>(sql: string, params: unknown[]) => t.db.rows<T>(sql, params);
+    const deliveryOf = async (eventId: string) =>
+      (await deliveries(webhook.id)).filter((d: { event_id: string }) => d.event_id === eventId);
+
+    // The same job on another instance (freed by the liveness check while this one still posts, or run
+    // again after a crash between the POST and its record): both post, one attempt is recorded.
+    const agents = deliveryAgents(true);
+    const other = webhookTasks({
+      db: t.db,
+      settings: t.config.webhooks,
+      serverSecret: t.config.secret,
+      clock: { now: () => now },
+      agents,
+      attempts: attemptCounts(),
+    })['webhook.deliver'];
+    const posts: string[] = [];
+    receiver.setResponder((delivery) => (posts.push(delivery.json.event_id), { status: 200, delayMs: 300 }));
+    await api.patch(`/requests/${request.id}`, { notes: 'twice' });
+    const running = t.app.jobs.runDue();
+    await eventually(async () => posts.length === 1);
+    const [{ id: deliveryId }] = await rows<{ id: string }>(
+      `select id from webhook_delivery where webhook_id = ? and event_id = ?`,
+      [webhook.id, posts[0]],
+    );
+    await Promise.all([running, other({ deliveryId }, undefined as never)]);
+    expect(posts).toEqual([posts[0], posts[0]]);
+    const [delivery] = await deliveryOf(posts[0]);
+    expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, attempts: [{ status_code: 200 }] });
+    // Run once more after its record, it posts nothing.
+    await other({ deliveryId }, undefined as never);
+    expect(posts).toHaveLength(2);
+
+    // The event's job run again (a crash after its consumers' commits): the ledger skips them. Without the ledger's
+    // row, the consumer runs again and its insert finds the delivery there: no second delivery, no second job.
+    const eventId = posts[0];
+    const again = () => t.db.transaction((tx) => addJob(tx, 'event', { eventId }));
+    await again();
+    await t.app.jobs.runDue();
+    await t.db.transaction((tx) =>
+      tx.execute(`delete from event_consumer where event_id = ? and consumer = 'webhooks'`, [eventId]),
+    );
+    await again();
+    await t.app.jobs.runDue();
+    expect(
+      await rows(`select 1 from event_consumer where event_id = ? and consumer = 'webhooks'`, [eventId]),
+    ).toHaveLength(1);
+    expect(await deliveryOf(eventId)).toHaveLength(1);
+    expect(posts).toHaveLength(2);
+    await agents.destroy();
     await api.delete(`/webhooks/${webhook.id}`);
   });
 
@@ -226,7 +293,7 @@ describe('webhook retries, on a clock the test controls', () => {
     receiver.setResponder(() => ({ status: 500 }));
     const request = await createRequest(t.app, tenant.apiKey);
     await api.patch(`/requests/${request.id}`, { notes: 'day 0' });
-    await t.app.webhookWorker.runOnce();
+    await t.app.jobs.runDue();
     expect((await api.get(`/webhooks/${webhook.id}`)).json()).toMatchObject({
       enabled: true,
       failing_since: now.toISOString(),
@@ -234,11 +301,11 @@ describe('webhook retries, on a clock the test controls', () => {
 
     advance(4 * 86_400_000);
     await api.patch(`/requests/${request.id}`, { notes: 'day 4' });
-    while ((await t.app.webhookWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
     expect((await api.get(`/webhooks/${webhook.id}`)).json().enabled).toBe(true);
 
     advance(86_400_000);
-    while ((await t.app.webhookWorker.runOnce()) > 0);
+    await t.app.jobs.runDue();
     const disabled = (await api.get(`/webhooks/${webhook.id}`)).json();
     expect(disabled).toMatchObject({ enabled: false, disabled_at: now.toISOString() });
     expect(disabled.disabled_reason).toContain('failed for 120 hours');
@@ -246,6 +313,7 @@ describe('webhook retries, on a clock the test controls', () => {
 
     // A disabled endpoint gets no new deliveries until it is enabled again.
     await api.patch(`/requests/${request.id}`, { notes: 'while disabled' });
+    await t.app.jobs.runDue();
     expect(await deliveries(webhook.id)).toHaveLength(2);
   });
 
@@ -255,7 +323,6 @@ describe('webhook retries, on a clock the test controls', () => {
         webhooks: {
           allowPrivate: false,
           timeoutMs: 2000,
-          concurrency: 4,
           secretGraceMs: 1,
           disableAfterMs: 432_000_000,
         },
@@ -278,7 +345,7 @@ describe('webhook retries, on a clock the test controls', () => {
       ).json();
       expect(webhook.id).toBeDefined();
       await createRequest(rebinding.app, owner.apiKey);
-      await rebinding.app.webhookWorker.runOnce();
+      await rebinding.app.jobs.runDue();
       const [delivery] = (await api.get(`/webhooks/${webhook.id}/deliveries`)).json();
       expect(delivery).toMatchObject({ status: 'PENDING', last_status_code: null });
       expect(delivery.last_error).toContain('127.0.0.1');

@@ -168,7 +168,6 @@ describe('webhook endpoints when private targets are not allowed', () => {
         webhooks: {
           allowPrivate: false,
           timeoutMs: 2000,
-          concurrency: 4,
           secretGraceMs: 86_400_000,
           disableAfterMs: 432_000_000,
         },

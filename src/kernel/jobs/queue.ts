@@ -1,0 +1,210 @@
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  Logger,
+  makeWorkerUtils,
+  run,
+  runMigrations,
+  runOnce,
+  type JobHelpers,
+  type Runner,
+  type RunnerOptions,
+  type TaskList,
+  type WorkerUtils,
+} from 'graphile-worker';
+import { Client, Pool } from 'pg';
+import type { Clock } from '../clock';
+import type { Tx } from '../db/db';
+
+// The one job queue: graphile-worker (jobs in PostgreSQL, taken with SKIP LOCKED, new ones announced
+// by NOTIFY). A job is added in the transaction of the change it follows (`addJob`), so it exists if
+// and only if that change committed; a task is a named handler of a payload of ids, idempotent, as a
+// crash may run a job again.
+
+export type TaskHandler = (payload: any, helpers: JobHelpers) => Promise<void>;
+
+export type JobOptions = {
+  /**
+   * Names the job: adding a job of a key that waits replaces it (its payload and time), so a plan
+   * made again moves its job rather than adding one; `removeJob` cancels it.
+   */
+  key?: string;
+  /** Not before this time. */
+  runAt?: Date;
+  /** Jobs of one queue run one at a time, in the order they were added (an endpoint's deliveries). */
+  queue?: string;
+  /** Attempts when its task throws, graphile-worker backing off between them. */
+  maxAttempts?: number;
+};
+
+/** Attempts of a job whose task throws (a bug or an outage: tasks handle what they expect themselves). */
+export const DEFAULT_ATTEMPTS = 10;
+
+/** Adds a job in the caller's transaction: it runs once that commits, and never if it rolls back. */
+export async function addJob(tx: Tx, task: string, payload: object, options: JobOptions = {}): Promise<void> {
+  await tx.execute(
+    // Now by the clock, not the transaction's start: jobs of one queue added in one transaction keep their order.
+    'select graphile_worker.add_job(?, ?::json, queue_name => ?, run_at => coalesce(?::timestamptz, clock_timestamp()), max_attempts => ?, job_key => ?)',
+    [
+      task,
+      JSON.stringify(payload),
+      options.queue ?? null,
+      options.runAt ?? null,
+      options.maxAttempts ?? DEFAULT_ATTEMPTS,
+      options.key ?? null,
+    ],
+  );
+}
+
+/** Cancels the waiting job of `key` (one under way finishes), in the caller's transaction. */
+export async function removeJob(tx: Tx, key: string): Promise<void> {
+  await tx.execute('select graphile_worker.remove_job(?)', [key]);
+}
+
+/**
+ * `addJob` for many jobs of one task in one statement: a plan that moves many at once (every closed request of an
+ * organization) costs no round trip per job.
+ */
+export async function addJobs(
+  tx: Tx,
+  task: string,
+  jobs: readonly { payload: object; key?: string; runAt?: Date }[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  await tx.execute(
+    `select graphile_worker.add_job(?, j.payload, run_at => j.run_at, max_attempts => ?, job_key => j.key)
+       from unnest(?::json[], ?::timestamptz[], ?::text[]) as j (payload, run_at, key)`,
+    [
+      task,
+      DEFAULT_ATTEMPTS,
+      jobs.map((job) => JSON.stringify(job.payload)),
+      jobs.map((job) => job.runAt ?? null),
+      jobs.map((job) => job.key ?? null),
+    ],
+  );
+}
+
+/** `removeJob` for many keys in one statement. */
+export async function removeJobs(tx: Tx, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx.execute('select graphile_worker.remove_job(k) from unnest(?::text[]) as k', [keys]);
+}
+
+/** Installs or upgrades graphile-worker's schema (with the service's own migrations, at start and by the CLI). */
+export async function migrateJobQueue(url: string): Promise<void> {
+  await runMigrations({ connectionString: url, logger: new Logger(() => () => undefined) });
+}
+
+export type QueueOptions = {
+  url: string;
+  tasks: Record<string, TaskHandler>;
+  /** Jobs this instance runs at once. */
+  concurrency: number;
+  /** How often jobs that came due (future ones, retries) are looked for; new ones are taken at once. */
+  pollMs: number;
+  /** The service's time, which plans jobs (tests move it: see `runDue`). */
+  clock: Clock;
+  log: FastifyBaseLogger;
+};
+
+/** How often an instance looks for jobs held by a worker whose process is gone. */
+const LIVENESS_MS = 500;
+
+/**
+ * The workers of this instance. graphile-worker frees the jobs of a worker that died only after four
+ * hours; here a killed instance's jobs are freed within a second: each worker holds an advisory lock
+ * on a connection of the instance while it lives, and every instance frees the jobs of the workers
+ * whose lock it can take (their session is gone) with `forceUnlockWorkers`.
+ */
+export class JobQueue {
+  private readonly pool: Pool;
+  private runner?: Runner;
+  private utils?: WorkerUtils;
+  private presence?: Client;
+  private liveness?: NodeJS.Timeout;
+
+  constructor(private readonly options: QueueOptions) {
+    // Its own pool: one connection listens for new jobs for good, the others take and finish them.
+    this.pool = new Pool({ connectionString: options.url, max: options.concurrency + 3 });
+    this.pool.on('error', (err) => options.log.warn({ err }, 'a job queue connection was lost'));
+  }
+
+  private runnerOptions(): RunnerOptions {
+    const { log } = this.options;
+    return {
+      pgPool: this.pool,
+      concurrency: this.options.concurrency,
+      pollInterval: this.options.pollMs,
+      noHandleSignals: true,
+      taskList: this.options.tasks as TaskList,
+      logger: new Logger(() => (level, message, meta) => {
+        if (level === 'error') log.error({ job: meta }, message);
+        else if (level === 'warning') log.warn({ job: meta }, message);
+        else log.debug({ job: meta }, message);
+      }),
+    };
+  }
+
+  async start(): Promise<void> {
+    const presence = new Client({ connectionString: this.options.url });
+    presence.on('error', (err) => this.options.log.error({ err }, 'the job queue lost its presence connection'));
+    await presence.connect();
+    this.presence = presence;
+    this.utils ??= await makeWorkerUtils({ pgPool: this.pool });
+    this.runner = await run(this.runnerOptions());
+    // A worker takes its lock before its first job: the lock says its process lives.
+    this.runner.events.on('worker:create', ({ worker }) => {
+      presence.query('select pg_advisory_lock(hashtext($1))', [worker.workerId]).catch(() => undefined);
+    });
+    this.liveness = setInterval(() => {
+      this.freeOrphans().catch((err: unknown) => this.options.log.warn({ err }, 'freeing orphaned jobs failed'));
+    }, LIVENESS_MS);
+    this.liveness.unref();
+  }
+
+  /** Frees the jobs of workers whose process is gone, so that another worker takes them. */
+  private async freeOrphans(): Promise<void> {
+    const { rows } = await this.pool.query<{ locked_by: string }>(
+      `select locked_by from (select distinct locked_by from graphile_worker.jobs
+                               where locked_by is not null and locked_at < now() - interval '1 second') w
+        where case when pg_try_advisory_lock(hashtext(locked_by)) then pg_advisory_unlock(hashtext(locked_by)) else false end`,
+    );
+    if (rows.length > 0) await this.utils!.forceUnlockWorkers(rows.map((row) => row.locked_by));
+  }
+
+  /**
+   * Runs every job due by the service's clock, and what they add that is due too, until none is
+   * left: how tests drive the queue. A job the clock has reached but PostgreSQL's has not (a test
+   * moved it days ahead) is brought forward first.
+   */
+  async runDue(): Promise<void> {
+    const utils = (this.utils ??= await makeWorkerUtils({ pgPool: this.pool }));
+    for (let round = 0; round < 100; round++) {
+      const { rows } = await this.pool.query<{ id: string }>(
+        'select id from graphile_worker.jobs where locked_at is null and run_at > now() and run_at <= $1',
+        [this.options.clock.now()],
+      );
+      if (rows.length > 0)
+        await utils.rescheduleJobs(
+          rows.map((row) => String(row.id)),
+          { runAt: new Date(0) },
+        );
+      await runOnce(this.runnerOptions());
+      const [{ due }] = (
+        await this.pool.query<{ due: boolean }>(
+          'select exists (select 1 from graphile_worker.jobs where locked_at is null and run_at <= $1 and attempts < max_attempts) as due',
+          [this.options.clock.now()],
+        )
+      ).rows;
+      if (!due) return;
+    }
+    throw new Error('jobs kept coming due for 100 rounds');
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.liveness);
+    await this.runner?.stop();
+    await this.utils?.release();
+    await this.presence?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+}
