@@ -6,7 +6,8 @@ import { env, serve } from './child';
 // Gather as a deployment runs it, limits on: production mode and every other setting at its default
 // (the rate limits included), unlike `ours`, whose rate limits are off. The code is that of BENCH_ROOT
 // (another checkout, e.g. a worktree of main, on the same migrations), or this one's: attacks on the
-// limits measured before and after a change, in the same conditions (bench/batch-attack.ts).
+// limits measured before and after a change, in the same conditions (bench/batch-attack.ts). BENCH_DATA_DIR: another
+// DATA_DIR than the bench's (bench/tus-attack.ts measures what one server leaves there).
 serve('production', async () => {
   const root = process.env.BENCH_ROOT ?? ROOT;
   const { buildApp } = await import(join(root, 'src/app.ts'));
@@ -16,7 +17,7 @@ serve('production', async () => {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
-    DATA_DIR: BENCH_DATA_DIR,
+    DATA_DIR: process.env.BENCH_DATA_DIR ?? BENCH_DATA_DIR,
     PUBLIC_URL: BENCH_PUBLIC_URL,
     LOG_LEVEL: 'silent',
     NODE_ENV: 'production',
