@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(
-        `${err.message}\nFix the environment variables above (see the README's configuration table) and start again.\n`,
+        `${err.message}\nFix the environment variables above (see the configuration table in docs/operations.md) and start again.\n`,
       );
       process.exit(1);
     }

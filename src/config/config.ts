@@ -21,7 +21,7 @@ import {
 } from '../kernel/limits';
 
 // The one place that reads process.env. Every variable has a type, a default where one is safe,
-// and a description; the README's configuration table mirrors this schema.
+// and a description; the configuration table in docs/operations.md mirrors this schema.
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const STORAGE_DRIVERS = ['local', 's3'] as const;

@@ -1,4 +1,4 @@
-// Limits every module shares. Each module keeps its own in `<noun>.limits.ts`; the README's Limits
+// Limits every module shares. Each module keeps its own in `<noun>.limits.ts`; the the Limits of docs/operations.md
 // table is generated from these files (`npm run docs:limits`). Limits a deployment may change are
 // configuration instead (src/config/config.ts).
 

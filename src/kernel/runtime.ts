@@ -60,7 +60,7 @@ function freeStreamedBuffersYoung(): void {
  * Growing by 50% at most, the full collection comes after about 40 MB promoted: the RSS stayed at
  * 230-250 MB under the same load. The price is collection work: on a quiet two-core machine the list
  * load cost 2.83 ms of CPU per request against 2.26 with V8's factor (its marking threads compete with
- * PostgreSQL; bench/README.md, "Memory under the list load"). The heap is not capped: it still grows
+ * PostgreSQL; bench/README.md, "Memory"). The heap is not capped: it still grows
  * to whatever stays alive. V8 reads the flag each time it sets the next limit, so setting it here
  * takes effect; one given on the command line is kept (`node --heap-growing-percent=0` restores V8's
  * own choice, for throughput over memory).

@@ -1,31 +1,37 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
-// Parts of the README are written from the code they describe so that they cannot drift from it:
+// Parts of the docs are written from the code they describe so that they cannot drift from it:
 // a `docs:…` script rewrites its section, and a unit test fails while the section is stale.
 
-export const README_PATH = join(__dirname, '../../README.md');
+const ROOT = join(__dirname, '../..');
 
 export type ReadmeSection = {
   /** What the script's output calls it: `limits table`. */
   name: string;
+  /** The file that holds it: `docs/operations.md`. */
+  file: string;
   begin: string;
   end: string;
   render: () => string;
 };
 
-/** `readme` with the text between the section's markers replaced by what the section renders now. */
-export function withSection(readme: string, section: ReadmeSection): string {
-  const begin = readme.indexOf(section.begin);
-  const end = readme.indexOf(section.end);
-  if (begin < 0 || end < begin) throw new Error(`README.md lacks the markers ${section.begin} … ${section.end}`);
-  return `${readme.slice(0, begin + section.begin.length)}\n${section.render()}\n${readme.slice(end)}`;
+/** The section's file, absolute. */
+export const sectionPath = (section: ReadmeSection): string => join(ROOT, section.file);
+
+/** `text` with the text between the section's markers replaced by what the section renders now. */
+export function withSection(text: string, section: ReadmeSection): string {
+  const begin = text.indexOf(section.begin);
+  const end = text.indexOf(section.end);
+  if (begin < 0 || end < begin) throw new Error(`${section.file} lacks the markers ${section.begin} … ${section.end}`);
+  return `${text.slice(0, begin + section.begin.length)}\n${section.render()}\n${text.slice(end)}`;
 }
 
-/** A `docs:…` script's work: rewrites the section in README.md if it is stale, and says which. */
+/** A `docs:…` script's work: rewrites the section in its file if it is stale, and says which. */
 export function writeSection(section: ReadmeSection): void {
-  const readme = readFileSync(README_PATH, 'utf8');
-  const updated = withSection(readme, section);
-  if (updated !== readme) writeFileSync(README_PATH, updated);
-  process.stdout.write(`README.md ${section.name}: ${updated === readme ? 'up to date' : 'rewritten'}\n`);
+  const path = sectionPath(section);
+  const text = readFileSync(path, 'utf8');
+  const updated = withSection(text, section);
+  if (updated !== text) writeFileSync(path, updated);
+  process.stdout.write(`${relative(ROOT, path)} ${section.name}: ${updated === text ? 'up to date' : 'rewritten'}\n`);
 }

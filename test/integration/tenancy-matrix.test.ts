@@ -202,7 +202,7 @@ const GRAPHQL_ARG_OVERRIDES: Record<string, Record<string, unknown>> = {
 /** Ids inside an input that are refused as a missing record (top-level NOT_FOUND) rather than a user error, and why. */
 const NOT_FOUND_INPUTS: Record<string, string> = {
   'Mutation.requestCreate(input.templateId)':
-    'README, Tenancy: a template_id the caller cannot see is 404 Template not found',
+    'docs/rest.md, tenancy: a template_id the caller cannot see is 404 Template not found',
   'Mutation.recipientAnswer(input.itemId)':
     "a recipient acts on its request's items only: another's is 404 Item not found",
   'Mutation.recipientNotApplicable(input.itemId)':

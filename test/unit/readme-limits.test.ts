@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LIMITS_SECTION } from '../../src/modules/limits-table';
-import { README_PATH, withSection } from '../../src/modules/readme-section';
+import { LIMITS_SECTION as SECTION } from '../../src/modules/limits-table';
+import { sectionPath, withSection } from '../../src/modules/readme-section';
 
 const src = join(__dirname, '../../src');
 const limitsFiles = [
@@ -11,10 +11,10 @@ const limitsFiles = [
     .map((path) => join(src, 'modules', path)),
 ];
 
-describe('README Limits table', () => {
+describe('Limits table (docs/operations.md)', () => {
   it('should be the table the limits constants give (run `npm run docs:limits` after changing one)', () => {
-    const readme = readFileSync(README_PATH, 'utf8');
-    expect(readme).toBe(withSection(readme, LIMITS_SECTION));
+    const text = readFileSync(sectionPath(SECTION), 'utf8');
+    expect(text).toBe(withSection(text, SECTION));
   });
 
   it('should show every limits constant', () => {

@@ -1,4 +1,4 @@
-// Limits of cloud storage destinations (README, Limits).
+// Limits of cloud storage destinations (docs/operations.md, Limits).
 
 /** How long the probe at connect time (a write and a delete) may take before the bucket is refused. */
 export const PROBE_TIMEOUT_MS = 10_000;

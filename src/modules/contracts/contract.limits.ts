@@ -1,4 +1,4 @@
-// Limits of contracts (README, Limits); signers' names, emails and phones are kernel-wide.
+// Limits of contracts (docs/operations.md, Limits); signers' names, emails and phones are kernel-wide.
 
 /**
  * Bytes of a contract upload (or MAX_UPLOAD_BYTES when lower): a document to sign, not an archive, and the preview

@@ -1,4 +1,4 @@
-// Limits of file names (README, Limits); sizes and counts of files are configuration (MAX_UPLOAD_BYTES,
+// Limits of file names (docs/operations.md, Limits); sizes and counts of files are configuration (MAX_UPLOAD_BYTES,
 // MAX_FILES_PER_ITEM), but for contracts (contract.limits.ts).
 
 /** Characters a stored file name keeps (longer names are cut, keeping a short extension). */

@@ -1,4 +1,4 @@
-// Limits of forms (README, Limits): the forms themselves, the form part of template and request
+// Limits of forms (docs/operations.md, Limits): the forms themselves, the form part of template and request
 // items (which may change a field's default or read-only flag), and a recipient's answers.
 
 /** Characters of a form's name (at least one that is not blank). */

@@ -1,4 +1,4 @@
-// Limits of organizations, teams and API keys (README, Limits); users' names and emails are kernel-wide.
+// Limits of organizations, teams and API keys (docs/operations.md, Limits); users' names and emails are kernel-wide.
 
 /** Characters of an organization's name (at least one that is not blank). */
 export const MAX_ORGANIZATION_NAME = 200;

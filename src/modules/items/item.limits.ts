@@ -1,4 +1,4 @@
-// Limits of request items (README, Limits); template items share the text limits.
+// Limits of request items (docs/operations.md, Limits); template items share the text limits.
 
 /** Characters of an item's name (at least one that is not blank). */
 export const MAX_ITEM_NAME = 1000;

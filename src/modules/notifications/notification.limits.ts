@@ -1,4 +1,4 @@
-// Limits of notifications (README, Limits).
+// Limits of notifications (docs/operations.md, Limits).
 
 /**
  * When a message that could not be handed over is tried again, after its first, second... failure:

@@ -1,4 +1,4 @@
-// Limits of the recipient portal's sign-in (README, Limits; API-DECISIONS "The recipient side").
+// Limits of the recipient portal's sign-in (docs/operations.md, Limits; API-DECISIONS "The recipient side").
 
 /** Digits of a one-time code. */
 export const CODE_DIGITS = 6;

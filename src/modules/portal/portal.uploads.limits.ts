@@ -1,4 +1,4 @@
-// Limits of resumable (tus) uploads (README, Limits); the size of one file is MAX_UPLOAD_BYTES.
+// Limits of resumable (tus) uploads (docs/operations.md, Limits); the size of one file is MAX_UPLOAD_BYTES.
 
 /** Hours an unfinished upload is kept for resuming, counted from its creation; then it is deleted. */
 export const PARTIAL_UPLOAD_EXPIRY_HOURS = 24;

@@ -1,4 +1,4 @@
-// Limits of recipients and contacts (README, Limits); names, emails and phones are kernel-wide.
+// Limits of recipients and contacts (docs/operations.md, Limits); names, emails and phones are kernel-wide.
 
 /** Recipients of one request (at least one). */
 export const MAX_RECIPIENTS = 20;

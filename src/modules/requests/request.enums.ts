@@ -40,7 +40,7 @@ export const DEFAULT_REMINDERS = 3;
 /** The spec writes the default as "en"; legacy clients send it. */
 export const LANGUAGE_ALIASES: Record<string, Language> = { en: 'en-US' };
 
-/** Where a request's documents go besides Gather's own storage (README, Cloud storage). */
+/** Where a request's documents go besides Gather's own storage (docs/rest.md, Cloud storage). */
 export const CONNECTION_PROVIDERS = [
   'SERVICE',
   'S3',

@@ -10,7 +10,7 @@ import { requestVisibility } from './request.access';
 // subscription (a dashboard reconnecting) to ask what it missed. Events are ordered by commit time
 // as recorded (created_at, then id); a transaction can commit a little after a later one's event
 // was written, so a client catching up asks from a few seconds before the last event it saw and
-// deduplicates on eventId (README, Live updates).
+// deduplicates on eventId (docs/graphql.md, Live updates).
 
 export type RequestEventArgs = {
   first?: number | null;

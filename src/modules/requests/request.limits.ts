@@ -1,4 +1,4 @@
-// Limits of requests (README, Limits). Templates share the personal message and reminders limits.
+// Limits of requests (docs/operations.md, Limits). Templates share the personal message and reminders limits.
 
 /** Characters of a request's name (at least one that is not blank). */
 export const MAX_REQUEST_NAME = 255;

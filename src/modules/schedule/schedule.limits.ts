@@ -1,4 +1,4 @@
-// Limits of timed work (README, Limits).
+// Limits of timed work (docs/operations.md, Limits).
 
 /** When a job that failed is tried again, after its first, second... failure; then it is FAILED. */
 export const JOB_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000];

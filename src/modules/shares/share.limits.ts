@@ -1,4 +1,4 @@
-// Limits of file sharing (README, Limits). A file's own size is MAX_UPLOAD_BYTES (configuration).
+// Limits of file sharing (docs/operations.md, Limits). A file's own size is MAX_UPLOAD_BYTES (configuration).
 
 /** Characters of a share's title. */
 export const MAX_SHARE_TITLE = 255;

@@ -1,4 +1,4 @@
-// Limits of e-signing (README, Limits).
+// Limits of e-signing (docs/operations.md, Limits).
 
 /** Bytes of a drawn signature (the PNG, once decoded from base64). */
 export const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;

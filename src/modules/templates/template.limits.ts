@@ -1,4 +1,4 @@
-// Limits of templates (README, Limits); their items share the items' text limits, their personal
+// Limits of templates (docs/operations.md, Limits); their items share the items' text limits, their personal
 // message and reminders the requests' limits.
 
 /** Characters of a template's name (at least one that is not blank). */

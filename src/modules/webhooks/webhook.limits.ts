@@ -1,4 +1,4 @@
-// Limits of webhook subscriptions (README, Limits); retries follow RETRY_DELAYS_MS (webhook.delivery.ts).
+// Limits of webhook subscriptions (docs/operations.md, Limits); retries follow RETRY_DELAYS_MS (webhook.delivery.ts).
 
 /** Topics of one subscription (at least one, none twice). */
 export const MAX_TOPICS = 16;

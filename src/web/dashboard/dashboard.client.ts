@@ -2,7 +2,7 @@ import { createClient, type Client } from 'graphql-ws';
 import { isDone } from '../../modules/items/item.progress';
 import { REQUEST_STATES } from '../../modules/requests/request.enums';
 
-// The live dashboard in the browser (bundled by esbuild, served by Gather: README, Dashboard). It
+// The live dashboard in the browser (bundled by esbuild, served by Gather: docs/graphql.md, the dashboard). It
 // reads a snapshot over GraphQL HTTP, then follows `Subscription.events` over graphql-ws; after a
 // dropped connection it asks `Query.requestEvents` for what committed since the last event it saw
 // (from a few seconds before it, deduplicating on eventId), so the page ends up as the server is.

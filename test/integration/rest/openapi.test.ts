@@ -28,7 +28,7 @@ const getDocument = async (): Promise<Document> => {
 };
 
 /**
- * Routes that are not the REST layer, each with why: they are documented elsewhere in the README
+ * Routes that are not the REST layer, each with why: they are documented elsewhere in docs/
  * (GraphQL, the portal's page, tus) or are the documentation itself.
  */
 const NOT_REST: Array<[RegExp, string]> = [
