@@ -111,7 +111,8 @@ export function createBody(n: number, tag: string) {
     ],
     items: [
       { name: 'Passport or national ID', type: 'UPLOAD', required: true },
-      { name: 'Signed engagement letter', type: 'E_SIGNATURE' },
+      // An upload: an E_SIGNATURE item needs a contract of the organization (the bare server checks none).
+      { name: 'Signed engagement letter', type: 'UPLOAD' },
       { name: 'What is your date of birth?', type: 'QUESTION', question: { type: 'TEXT' } },
     ],
   };

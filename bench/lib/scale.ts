@@ -134,7 +134,7 @@ async function seedTenant(local: InProcessApp, client: Client, name: string, req
           { upload: { name: 'Passport or national ID', required: true } },
           { upload: { name: 'Proof of address', description: 'PDF, JPG or PNG', required: true } },
           { upload: { name: 'Last two payslips', required: false } },
-          { eSignature: { name: 'Sign: engagement letter', required: true } },
+          { upload: { name: 'Sign: engagement letter', required: true } },
           { question: { name: 'What is your date of birth?', required: false } },
         ],
         recipients: [
