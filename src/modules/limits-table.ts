@@ -134,7 +134,7 @@ import {
   MAX_SIGNATURE_TEXT,
 } from './signing/signing.limits';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
-import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
+import { DELIVERY_QUEUES_PER_ENDPOINT, MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
 import { writeSection, type ReadmeSection } from './readme-section';
 import {
   CODE_DIGITS,
@@ -374,7 +374,7 @@ const rows = (): [string, string, string][] => [
   ],
   [
     'Jobs run at once (event consumers, webhook deliveries, mail, timed work, cloud copies)',
-    `\`JOB_CONCURRENCY\` per instance (default ${n(DEFAULT_JOB_CONCURRENCY)}, at most ${n(MAX_JOB_CONCURRENCY)}), one endpoint's deliveries one after another; new jobs are taken at once, those that came due looked for every \`JOB_POLL_MS\` (default ${duration(DEFAULT_JOB_POLL_MS)}, ${duration(MIN_JOB_POLL_MS)} to ${duration(MAX_JOB_POLL_MS)})`,
+    `\`JOB_CONCURRENCY\` per instance (default ${n(DEFAULT_JOB_CONCURRENCY)}, at most ${n(MAX_JOB_CONCURRENCY)}); an endpoint's deliveries about one request one after another, at most ${n(DELIVERY_QUEUES_PER_ENDPOINT)} of an endpoint at once; new jobs are taken at once, those that came due looked for every \`JOB_POLL_MS\` (default ${duration(DEFAULT_JOB_POLL_MS)}, ${duration(MIN_JOB_POLL_MS)} to ${duration(MAX_JOB_POLL_MS)})`,
     'waits for a free worker of any instance',
   ],
   [
