@@ -19,7 +19,6 @@ const port = Number(process.env.BENCH_PROBE_PORT);
 if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/src/main.ts'))) {
   const http = require('node:http');
   const v8 = require('node:v8');
-  const { PerformanceObserver, constants } = require('node:perf_hooks');
   // V8 flags NODE_OPTIONS does not accept (--trace-pretenuring, --no-allocation-site-pretenuring, ...),
   // set before the service loads.
   for (const flag of (process.env.BENCH_PROBE_V8_FLAGS || '').split(/\s+/).filter(Boolean)) v8.setFlagsFromString(flag);
@@ -28,21 +27,10 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
     v8.setFlagsFromString(`--redirect-code-traces-to=${process.env.BENCH_PROBE_TRACE}`);
   }
   const gc = { minor_ms: 0, major_ms: 0, incremental_ms: 0, other_ms: 0, minor: 0, major: 0, incremental: 0, other: 0 };
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      const kind = entry.detail && entry.detail.kind;
-      const key =
-        kind === constants.NODE_PERFORMANCE_GC_MINOR
-          ? 'minor'
-          : kind === constants.NODE_PERFORMANCE_GC_MAJOR
-            ? 'major'
-            : kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL
-              ? 'incremental'
-              : 'other';
-      gc[`${key}_ms`] += entry.duration;
-      gc[key] += 1;
-    }
-  }).observe({ entryTypes: ['gc'] });
+  require('./gc.cjs').observeGc((kind = 'other', ms) => {
+    gc[`${kind}_ms`] += ms;
+    gc[kind] += 1;
+  });
   // Who turned Node 20's promise hooks on, and when: the first AsyncLocalStorage enabled (its `_enable`,
   // which `run` and `enterWith` call; Node 22 and 24 have none, their storage needs no hooks there).
   const hooks = { enabled_at: null, by: null, storages: 0 };
