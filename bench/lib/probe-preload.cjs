@@ -103,6 +103,20 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
   let session;
   const post = (method, params) =>
     new Promise((done, fail) => session.post(method, params || {}, (err, result) => (err ? fail(err) : done(result))));
+  // A profile of a window: a session of its own from its start command to its stop command.
+  const connect = () => {
+    const { Session } = require('node:inspector');
+    session = new Session();
+    session.connect();
+  };
+  /** The stop command of a profile that `method` ends: it writes the profile to ?path=P. */
+  const save = (method) => async (query) => {
+    const { profile } = await post(method);
+    require('node:fs').writeFileSync(query.get('path'), JSON.stringify(profile));
+    session.disconnect();
+    session = undefined;
+    return { ok: true };
+  };
   const commands = {
     // Nanoseconds per awaited promise, over 200,000: with Node 20's promise hooks on (after a first
     // AsyncLocalStorage run) several times what it is without.
@@ -141,9 +155,7 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
       gc: { ...gc },
     }),
     '/profile-start': async () => {
-      const { Session } = require('node:inspector');
-      session = new Session();
-      session.connect();
+      connect();
       await post('Profiler.enable');
       await post('Profiler.start');
       return { ok: true };
@@ -152,9 +164,7 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
     // but not those a scavenge freed: what is left is, by allocation site, what survived scavenges (was
     // promoted, or is still young at the end), i.e. the bytes each scavenge promotes, by who allocated them.
     '/heap-sampling-start': async (query) => {
-      const { Session } = require('node:inspector');
-      session = new Session();
-      session.connect();
+      connect();
       await post('HeapProfiler.enable');
       await post('HeapProfiler.startSampling', {
         samplingInterval: Number(query.get('interval') || 16384),
@@ -163,20 +173,8 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
       });
       return { ok: true };
     },
-    '/heap-sampling-stop': async (query) => {
-      const { profile } = await post('HeapProfiler.stopSampling');
-      require('node:fs').writeFileSync(query.get('path'), JSON.stringify(profile));
-      session.disconnect();
-      session = undefined;
-      return { ok: true };
-    },
-    '/profile-stop': async (query) => {
-      const { profile } = await post('Profiler.stop');
-      require('node:fs').writeFileSync(query.get('path'), JSON.stringify(profile));
-      session.disconnect();
-      session = undefined;
-      return { ok: true };
-    },
+    '/heap-sampling-stop': save('HeapProfiler.stopSampling'),
+    '/profile-stop': save('Profiler.stop'),
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://probe');
