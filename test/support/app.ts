@@ -167,6 +167,18 @@ export async function createTestApp(
   };
 }
 
+/**
+ * Another instance of `t`'s service on its database, with the production settings that hide the schema:
+ * `production`, GraphiQL and introspection off. Built, not yet ready or listening.
+ */
+export function productionInstance(t: TestApp): Promise<FastifyInstance> {
+  return buildApp({
+    config: { ...t.config, production: true, graphql: { ...t.config.graphql, graphiql: false, introspection: false } },
+    orm: t.orm,
+    runJobs: false,
+  });
+}
+
 export type Tenant = { organizationId: string; userId: string; apiKey: string };
 
 let tenantCount = 0;

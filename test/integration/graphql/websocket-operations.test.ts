@@ -1,8 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { buildApp } from '../../../src/app';
 import { DEFAULT_MAX_QUERY_ALIASES, MAX_QUERY_DEPTH } from '../../../src/kernel/limits';
-import { client, type TestApp, type Tenant } from '../../support/app';
+import { client, productionInstance, type TestApp, type Tenant } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
 import { listeningGraphqlApp, operation as run, untilSubscribed, type ListeningGraphqlApp } from '../../support/ws';
 
@@ -94,15 +93,7 @@ describe('GraphQL operations over WebSocket', () => {
   });
 
   it('should suggest no names of the schema where introspection is off', async () => {
-    const production = await buildApp({
-      config: {
-        ...t.config,
-        production: true,
-        graphql: { ...t.config.graphql, graphiql: false, introspection: false },
-      },
-      orm: t.orm,
-      runJobs: false,
-    });
+    const production = await productionInstance(t);
     try {
       await production.listen({ port: 0, host: '127.0.0.1' });
       const at = `ws://127.0.0.1:${(production.server.address() as AddressInfo).port}/graphql`;
