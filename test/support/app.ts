@@ -167,6 +167,18 @@ export async function createTestApp(
   };
 }
 
+/**
+ * Another instance of `t`'s service on its database, with the production settings that hide the schema:
+ * `production`, GraphiQL and introspection off. Built, not yet ready or listening.
+ */
+export function productionInstance(t: TestApp): Promise<FastifyInstance> {
+  return buildApp({
+    config: { ...t.config, production: true, graphql: { ...t.config.graphql, graphiql: false, introspection: false } },
+    orm: t.orm,
+    runJobs: false,
+  });
+}
+
 export type Tenant = { organizationId: string; userId: string; apiKey: string };
 
 let tenantCount = 0;
@@ -200,4 +212,18 @@ export function client(app: FastifyInstance, apiKey?: string) {
       return response.json();
     },
   };
+}
+
+/**
+ * The whole service (as `createTestApp` makes it), a fresh organization (`tenantName`, or a numbered one) and its
+ * admin's HTTP client: what most test files start from.
+ */
+export async function createTenantApp(
+  overrides: Partial<Config> = {},
+  options: Omit<Partial<AppOptions>, 'config' | 'orm'> = {},
+  tenantName?: string,
+): Promise<{ t: TestApp; tenant: Tenant; api: ReturnType<typeof client> }> {
+  const t = await createTestApp(overrides, options);
+  const tenant = await createTenant(t.db, tenantName);
+  return { t, tenant, api: client(t.app, tenant.apiKey) };
 }

@@ -29,7 +29,7 @@ export type TaskHandler = (payload: any, helpers: JobHelpers) => Promise<void>;
 export type JobOptions = {
   /**
    * Names the job: adding a job of a key that waits replaces it (its payload and time), so a plan
-   * made again moves its job rather than adding one; `removeJob` cancels it.
+   * made again moves its job rather than adding one; `removeJobs` cancels it.
    */
   key?: string;
   /** Not before this time. */
@@ -82,11 +82,6 @@ export async function addJob(tx: Tx, task: string, payload: object, options: Job
   );
 }
 
-/** Cancels the waiting job of `key` (one under way finishes), in the caller's transaction. */
-export async function removeJob(tx: Tx, key: string): Promise<void> {
-  await tx.execute('select graphile_worker.remove_job(?)', [key]);
-}
-
 /**
  * `addJob` for many jobs of one task in one statement: a plan that moves many at once (every closed request of an
  * organization) costs no round trip per job.
@@ -110,7 +105,7 @@ export async function addJobs(
   );
 }
 
-/** `removeJob` for many keys in one statement. */
+/** Cancels the waiting jobs of `keys` (one under way finishes), in the caller's transaction, in one statement. */
 export async function removeJobs(tx: Tx, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await tx.execute('select graphile_worker.remove_job(k) from unnest(?::text[]) as k', [keys]);
