@@ -86,7 +86,7 @@ export async function buildApp({
   orm,
   db: given,
   loggerInstance,
-  storage = createStorage(config.storage),
+  storage: givenStorage,
   clock,
   resolveHost = systemResolver,
   deliveryLookup,
@@ -104,6 +104,7 @@ export async function buildApp({
     trustProxy: config.trustProxy,
     logController: new ServiceLogController(),
   });
+  const storage = givenStorage ?? createStorage(config.storage, app.log);
   const db =
     given ?? new Db({ url: orm.config.get('clientUrl')!, poolMax: config.dbPoolMax, metadata: orm.getMetadata() });
   if (!given) app.addHook('onClose', () => db.close());

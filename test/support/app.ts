@@ -64,6 +64,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
+/**
+ * The log tests give what wants one (an S3 client's SDK messages): silent, unless TEST_LOG names a level
+ * (as for the app's own log, below).
+ */
+export const testLog = pino({ level: process.env.TEST_LOG ?? 'silent' });
+
 /** Counts the SQL statements the app sends (statement-count assertions); each is one round trip. */
 export class StatementCounter {
   statements: string[] = [];
@@ -131,7 +137,7 @@ export async function createTestApp(
   await truncateAll(orm);
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });
-  const storage = options.storage ?? createStorage(config.storage);
+  const storage = options.storage ?? createStorage(config.storage, testLog);
   // Jobs (event consumers, webhook deliveries, notifications, timed work) are run by hand (jobs.runDue) unless a
   // test asks for the running workers, so their polling neither races assertions nor shows up in statement counts.
   const app = await buildApp({
@@ -140,7 +146,7 @@ export async function createTestApp(
     db,
     runJobs: false,
     // TEST_LOG=error (or another level) shows the app's log on stderr, to find the cause of a 500.
-    ...(process.env.TEST_LOG ? { loggerInstance: pino({ level: process.env.TEST_LOG }) as never } : {}),
+    ...(process.env.TEST_LOG ? { loggerInstance: testLog as never } : {}),
     ...options,
     storage,
   });
