@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../kernel/errors/app-error';
 import { isOwnOrigin, replyCrossSite, sameOriginOrSafe } from '../../kernel/http/auth';
 import { readCookie, SESSION_COOKIE, sessionCookie, USER_SESSION_PREFIX } from '../../kernel/http/cookies';
+import { parseJsonBody } from '../../kernel/http/errors';
 import { MAX_EMAIL } from '../../kernel/limits';
 import { Body, DateTime, DetailBody, NoContent, Nullable, Text, withErrors } from '../../kernel/rest/schemas';
 import type { UserRow } from '../identity/identity.entities';
@@ -48,8 +49,9 @@ const restUser = (user: UserRow) => ({
 /** A 303 to the next page, for a form post. */
 const SeeOther = Type.Null({ description: 'a form post from the sign-in pages: `Location` is the next page' });
 
-const isForm = (request: FastifyRequest) =>
-  String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+/** Requests whose body came as a form's fields (the pages' posts), answered with pages. */
+const forms = new WeakSet<FastifyRequest>();
+const isForm = (request: FastifyRequest) => forms.has(request);
 
 /**
  * A browser's post from another site's page, refused: sign-in calls carry no session yet, but a page elsewhere must
@@ -88,10 +90,20 @@ export async function sessionRoutes(scope: FastifyInstance): Promise<void> {
   const settings = scope.contexts.settings;
   const deps: SignInDeps = { db: scope.db, settings, counters: scope.edgeStore };
   const open = { public: true };
-  // The pages' forms post `application/x-www-form-urlencoded`; the JSON API takes JSON.
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
-    done(null, Object.fromEntries(new URLSearchParams(body as string))),
-  );
+  // The pages' forms post `application/x-www-form-urlencoded`; the JSON API takes JSON, under that type too (as
+  // `curl -d` labels it), as every other path does.
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (/^\s*[{[]/.test(text)) {
+      try {
+        return done(null, parseJsonBody(text));
+      } catch (err) {
+        return done(err as Error, undefined);
+      }
+    }
+    forms.add(request);
+    done(null, Object.fromEntries(new URLSearchParams(text)));
+  });
   const cookieOf = (request: FastifyRequest) => readCookie(request.headers, SESSION_COOKIE, USER_SESSION_PREFIX);
   const clearCookie = (reply: FastifyReply) =>
     reply.header('set-cookie', sessionCookie('', { path: '/', maxAgeSeconds: 0, secure: settings.secureCookies }));

@@ -252,6 +252,14 @@ describe('sign-in by e-mail link', () => {
   });
 
   describe('links', () => {
+    it('should take JSON labelled as a form (`curl -d`) as JSON, and answer JSON', async () => {
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const asked = await post('/auth/sign-in', JSON.stringify({ email: 'olivia@acme.test' }), form);
+      expect([asked.statusCode, asked.json()]).toEqual([202, SENT]);
+      const bad = await post('/auth/verify', '{"token": ', form);
+      expect(bad.statusCode).toBe(400);
+    });
+
     it('should work once', async () => {
       const { token } = await mailedLink('olivia@acme.test');
       expect((await verify(token)).statusCode).toBe(200);
