@@ -416,6 +416,16 @@ describe('sign-in by e-mail link', () => {
       expect(
         (await t.app.inject({ method: 'GET', url: '/graphql?query={viewer{id}}', headers: { cookie } })).statusCode,
       ).toBe(200);
+      // GET carries no mutation: GraphQL over GET reads only.
+      const byGet = await t.app.inject({
+        method: 'GET',
+        url: `/graphql?query=${encodeURIComponent('mutation { teamCreate(input: { name: "Via GET" }) { team { id } } }')}`,
+        headers: { cookie },
+      });
+      expect(byGet.statusCode).toBeGreaterThanOrEqual(400);
+      expect(
+        JSON.stringify((await browser(cookie).graphql('{ organization { teams { name } } }')).json()),
+      ).not.toContain('Via GET');
       // The service's own origin: its public URL, or the address the call came to.
       expect((await browser(cookie).graphql('{ viewer { id } }')).statusCode).toBe(200);
       const byHost = await t.app.inject({
