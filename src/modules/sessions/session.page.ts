@@ -20,7 +20,9 @@ const nextField = (next: string) =>
   next === DEFAULT_NEXT ? '' : html`<input type="hidden" name="next" value="${next}">`;
 
 function page(title: string, body: SafeHtml, assets: PortalAssets): string {
-  return documentOf({ language: 'en', title: `${title} — Gather`, assets, body, texts: textsFor('en') });
+  // The portal's footer says what sent the page's recipient there; here the service is simply Gather.
+  const texts = { ...textsFor('en'), poweredBy: 'Gather' };
+  return documentOf({ language: 'en', title: `${title} — Gather`, assets, body, texts });
 }
 
 /** `GET /sign-in`: the e-mail address to send a link to. */
