@@ -146,6 +146,15 @@ import {
   SESSION_HOURS,
   SIGN_IN_LOCK_MINUTES,
 } from './portal/portal.limits';
+import {
+  SESSION_IDLE_HOURS,
+  SESSION_MAX_DAYS,
+  SESSION_TOUCH_SECONDS,
+  SIGN_IN_ATTEMPTS_PER_ADDRESS,
+  SIGN_IN_LINK_MINUTES,
+  SIGN_IN_LINKS_PER_EMAIL,
+  SIGN_IN_WINDOW_MINUTES,
+} from './sessions/session.limits';
 
 // The Limits table of docs/operations.md, written from the limits constants so that it cannot drift
 // from what the service enforces: `npm run docs:limits` rewrites it, test/unit/readme-limits.test.ts
@@ -433,6 +442,22 @@ const rows = (): [string, string, string][] => [
   ],
   ['Recipient session', `${n(SESSION_HOURS)} hours, never past the request's \`expiration_date\``, '`401`'],
   ['Submission `comment`', chars(MAX_SUBMISSION_COMMENT), '`422`'],
+  ["A user's sign-in link", `valid ${n(SIGN_IN_LINK_MINUTES)} min, used once`, '`401`'],
+  [
+    'Sign-in links asked for one e-mail address (counted whether or not it is a user’s)',
+    `${n(SIGN_IN_LINKS_PER_EMAIL)} per ${n(SIGN_IN_WINDOW_MINUTES)} min`,
+    '`429` with `Retry-After`',
+  ],
+  [
+    'Sign-in calls from one client address (`POST /auth/sign-in` and `/auth/verify` together)',
+    `${n(SIGN_IN_ATTEMPTS_PER_ADDRESS)} per ${n(SIGN_IN_WINDOW_MINUTES)} min`,
+    '`429` with `Retry-After`',
+  ],
+  [
+    "A user's session (the `gather_session` cookie)",
+    `ends ${n(SESSION_IDLE_HOURS)} hours after its last use (a use moves the end at most once per ${n(SESSION_TOUCH_SECONDS)} s) and ${n(SESSION_MAX_DAYS)} days after its sign-in`,
+    '`401`',
+  ],
   [
     'Organization logo',
     `${n(MAX_LOGO_BYTES / 1024)} KiB; PNG, JPEG or SVG by detected content (SVG rebuilt from an allow-list)`,

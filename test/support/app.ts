@@ -16,6 +16,7 @@ import {
   DEFAULT_UNFINISHED_UPLOAD_BYTES_ORGANIZATION,
 } from '../../src/modules/portal/portal.uploads.limits';
 import { createOrganization } from '../../src/modules/identity/identity.service';
+import { signInLinkForEmail } from '../../src/modules/sessions/session.service';
 import { checkResponses } from './response-check';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
@@ -187,6 +188,23 @@ export function productionInstance(t: TestApp): Promise<FastifyInstance> {
 
 export type Tenant = { organizationId: string; userId: string; apiKey: string };
 
+/**
+ * A session of a user signed in as a browser would (a link made as the CLI makes one, then used), as the headers of
+ * a call from the service's own pages: its cookie and Origin.
+ */
+export async function sessionHeaders(t: TestApp, userId: string): Promise<Record<string, string>> {
+  const [{ email }] = await t.db.rows<{ email: string }>('select email from app_user where id = ?', [userId]);
+  const { url } = await signInLinkForEmail(t.db, t.app.contexts.settings, email);
+  const verified = await t.app.inject({
+    method: 'POST',
+    url: '/auth/verify',
+    payload: { token: new URL(url).searchParams.get('token') },
+  });
+  if (verified.statusCode !== 200)
+    throw new Error(`POST /auth/verify answered ${verified.statusCode}: ${verified.body}`);
+  return { cookie: String(verified.headers['set-cookie']).split(';')[0], origin: new URL(t.config.publicUrl).origin };
+}
+
 let tenantCount = 0;
 
 /** A fresh organization with its ADMIN and the admin's API key. */
@@ -196,12 +214,13 @@ export async function createTenant(db: Db, name = `Org ${++tenantCount}`): Promi
   return { organizationId: organization.id, userId: user.id, apiKey };
 }
 
-/** An HTTP client bound to one API key. */
-export function client(app: FastifyInstance, apiKey?: string) {
-  const headers = (extra?: Record<string, string>) => ({
-    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-    ...extra,
-  });
+/**
+ * An HTTP client bound to one API key, or to other credentials' headers (a signed-in user's cookie and the Origin of
+ * the service's pages: `sessionHeaders`).
+ */
+export function client(app: FastifyInstance, apiKey?: string | Record<string, string>) {
+  const credential = typeof apiKey === 'string' ? { authorization: `Bearer ${apiKey}` } : (apiKey ?? {});
+  const headers = (extra?: Record<string, string>) => ({ ...credential, ...extra });
   const send = (options: InjectOptions & { headers?: Record<string, string> }): Promise<LightMyRequestResponse> =>
     app.inject({ ...options, headers: headers(options.headers) });
   return {

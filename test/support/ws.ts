@@ -3,12 +3,25 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createTenant, createTestApp } from './app';
 
-/** A graphql-ws client (the protocol's reference implementation) against a listening app. */
-export function wsClient(url: string, connectionParams: Record<string, unknown> | undefined) {
+/**
+ * A graphql-ws client (the protocol's reference implementation) against a listening app; `handshake` adds headers
+ * to its WebSocket handshake (a browser's cookie and Origin).
+ */
+export function wsClient(
+  url: string,
+  connectionParams: Record<string, unknown> | undefined,
+  handshake?: { headers?: Record<string, string>; origin?: string },
+) {
   const closes: Array<{ code: number; reason: string }> = [];
   const client: Client = createClient({
     url,
-    webSocketImpl: WebSocket,
+    webSocketImpl: handshake
+      ? class extends WebSocket {
+          constructor(address: string, protocols?: string | string[]) {
+            super(address, protocols, handshake);
+          }
+        }
+      : WebSocket,
     connectionParams,
     retryAttempts: 0,
     // Refused connections are asserted through `closes`, not logged.
