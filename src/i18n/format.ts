@@ -13,7 +13,8 @@ export const directionOf = (language: string): 'rtl' | 'ltr' => (RIGHT_TO_LEFT.h
 
 /**
  * The locale Intl formats a language's dates and numbers in. CLDR has no Haitian Creole data (Intl would
- * answer in English): Haitian French's layout, with the Creole month names put in by `formatDate`.
+ * answer in English): Haitian French's layout, with the Creole month names (and `a` for `à`) put in by
+ * `formatDate`.
  */
 export const intlLocale = (language: string): string => (language === 'ht' ? 'fr-HT' : language);
 
@@ -63,7 +64,9 @@ export function formatDate(
   );
   return format
     .formatToParts(date)
-    .map((part) => (part.type === 'month' ? CREOLE_MONTHS[month - 1] : part.value))
+    .map((part) =>
+      part.type === 'month' ? CREOLE_MONTHS[month - 1] : part.type === 'literal' ? part.value.replace('à', 'a') : part.value,
+    )
     .join('');
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_LANGUAGE, LANGUAGE_ALIASES, LANGUAGES, type Language } from '../modules/requests/request.enums';
+import type { Catalog, MessageKey, Namespace } from './catalog';
 import { formatMessage, type MessageValues } from './format';
 
 // Everything a recipient reads, in each language of the Language enum: one catalog per language
@@ -8,12 +9,7 @@ import { formatMessage, type MessageValues } from './format';
 // share pages, mail and SMS, the signed PDF's audit page). English is the reference: every catalog has
 // its keys with the same placeholders (test/unit/i18n-catalogs.test.ts).
 
-export type Catalog = typeof import('./catalogs/en-US.json');
-export type Namespace = Exclude<keyof Catalog, 'default'>;
-export type MessageKey = { [N in Namespace]: `${N}.${keyof Catalog[N] & string}` }[Namespace];
-export type PortalTexts = Catalog['portal'];
-export type PortalTextKey = keyof PortalTexts;
-export type ShareTexts = Catalog['share'];
+export type { Catalog, MessageKey, Namespace, PortalTextKey, PortalTexts } from './catalog';
 
 const loadCatalog = (language: Language): Catalog =>
   JSON.parse(readFileSync(join(__dirname, 'catalogs', `${language}.json`), 'utf8')) as Catalog;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { languageFromHeader, languageOf, resolveLanguage, CATALOGS } from '../../i18n/i18n';
+import { CATALOGS, languageFromHeader, languageOf, resolveLanguage } from '../../i18n/i18n';
 import { readCookie } from '../../kernel/http/cookies';
 import { REQUEST_SIGN_IN } from './portal.access';
 import { ASSET_PREFIX, portalAssets } from './portal.assets';
@@ -55,7 +55,13 @@ async function sendEndPage(reply: FastifyReply, request: FastifyRequest, kind: E
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('content-security-policy', PORTAL_CSP)
-    .send(renderEndPage(kind, resolveLanguage(languageFromHeader(request.headers['accept-language'])), assets));
+    .send(
+      renderEndPage(
+        kind,
+        resolveLanguage(chosenLanguage(request), languageFromHeader(request.headers['accept-language'])),
+        assets,
+      ),
+    );
 }
 
 async function servePortal(

@@ -1,5 +1,5 @@
 import { formatDate, formatMessage, formatSize, type MessageValues } from '../../i18n/format';
-import type { PortalTextKey, PortalTexts } from '../../i18n/i18n';
+import type { PortalTextKey, PortalTexts } from '../../i18n/catalog';
 import { isDone } from '../items/item.progress';
 
 // What the portal shows, as functions from the recipient API's answers to HTML. The server renders
@@ -137,7 +137,7 @@ export type LanguageSwitch = { action: string; languages: { language: string; na
 function renderLanguageSwitch(ctx: ViewContext, options: LanguageSwitch): SafeHtml {
   return html`<form class="language" method="get" action="${options.action}">
     <label for="language">${text(ctx, 'languageLabel')}</label>
-    <select id="language" name="lang" data-action="language">${options.languages.map(
+    <select id="language" name="lang">${options.languages.map(
       ({ language, name }) =>
         html`<option value="${language}" lang="${language}" ${language === ctx.language ? html`selected` : ''}>${name}</option>`,
     )}</select>

@@ -63,9 +63,11 @@ const MIRRORED: Record<string, string> = { '(': ')', ')': '(', '[': ']', ']': '[
  * (pdf-lib's own fork corrupts both) but hands a subset over with `encode()`, where pdf-lib asks for
  * `encodeStream()`: each font it creates gives its subsets that stream.
  */
-const FONTKIT = {
+type PdfLibFontkit = Parameters<PDFDocument['registerFontkit']>[0];
+const FONTKIT: PdfLibFontkit = {
   create(data: Uint8Array) {
     const font = fontkit.create(Buffer.from(data)) as fontkit.Font;
+    // pdf-lib's type of a font names fields fontkit 2's types leave out (`cff`, `head`, `post`); the object has them.
     return new Proxy(font, {
       get(target, property) {
         if (property === 'createSubset') {
@@ -75,7 +77,7 @@ const FONTKIT = {
               get cff() {
                 return (subset as unknown as { cff?: unknown }).cff;
               },
-              includeGlyph: (glyph: number | fontkit.Glyph) => subset.includeGlyph(glyph),
+              includeGlyph: (glyph: fontkit.Glyph) => subset.includeGlyph(glyph),
               encodeStream: () => Readable.from([subset.encode()]),
             };
           };
@@ -83,7 +85,7 @@ const FONTKIT = {
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
-    });
+    }) as unknown as ReturnType<PdfLibFontkit['create']>;
   },
 };
 

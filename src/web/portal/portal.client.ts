@@ -14,8 +14,6 @@ import {
 // Uploads go through the tus endpoint, so a dropped connection continues from the last byte received.
 
 const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as PortalBoot;
-// The language switch changes on its own with the script: its button is for pages without one.
-document.documentElement.classList.add('scripted');
 const ctx: ViewContext = {
   token: boot.token,
   texts: boot.texts,
@@ -421,8 +419,7 @@ document.addEventListener('click', (event) => {
 document.addEventListener('change', (event) => {
   const input = event.target as HTMLInputElement;
   const itemId = input.dataset.item!;
-  if (input.dataset.action === 'language') (input.form as HTMLFormElement).submit();
-  else if (input.dataset.action === 'upload') {
+  if (input.dataset.action === 'upload') {
     Array.from(input.files ?? []).forEach((file) => startUpload(itemId, file));
     input.value = '';
   } else if (input.dataset.action === 'not-applicable') {
