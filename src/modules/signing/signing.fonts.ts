@@ -61,8 +61,32 @@ const MIRRORED: Record<string, string> = { '(': ')', ')': '(', '[': ']', ']': '[
 /**
  * pdf-lib embeds fonts through fontkit; the maintained fontkit (2.x) subsets TrueType and CFF fonts correctly
  * (pdf-lib's own fork corrupts both) but hands a subset over with `encode()`, where pdf-lib asks for
- * `encodeStream()`: each font it creates gives its subsets that stream.
+ * `encodeStream()`. A subset is also encoded more than once here (the document is saved for the hash of the
+ * stamped pages, then again after the audit pages), and fontkit's `encode()` numbers the components of
+ * composite glyphs after the glyphs included so far, numbers pdf-lib would then give to new glyphs: each
+ * encoding is made from a fresh subset of the same glyphs, in the same order, so the numbers stay pdf-lib's.
  */
+function pdfLibSubset(font: fontkit.Font) {
+  const numbering = font.createSubset();
+  const included: fontkit.Glyph[] = [];
+  const seen = new Set<number>();
+  return {
+    cff: (numbering as unknown as { cff?: unknown }).cff,
+    includeGlyph(glyph: fontkit.Glyph) {
+      if (!seen.has(glyph.id)) {
+        seen.add(glyph.id);
+        included.push(glyph);
+      }
+      return numbering.includeGlyph(glyph);
+    },
+    encodeStream() {
+      const subset = font.createSubset();
+      for (const glyph of included) subset.includeGlyph(glyph);
+      return Readable.from([subset.encode()]);
+    },
+  };
+}
+
 type PdfLibFontkit = Parameters<PDFDocument['registerFontkit']>[0];
 const FONTKIT: PdfLibFontkit = {
   create(data: Uint8Array) {
@@ -70,18 +94,7 @@ const FONTKIT: PdfLibFontkit = {
     // pdf-lib's type of a font names fields fontkit 2's types leave out (`cff`, `head`, `post`); the object has them.
     return new Proxy(font, {
       get(target, property) {
-        if (property === 'createSubset') {
-          return () => {
-            const subset = target.createSubset();
-            return {
-              get cff() {
-                return (subset as unknown as { cff?: unknown }).cff;
-              },
-              includeGlyph: (glyph: fontkit.Glyph) => subset.includeGlyph(glyph),
-              encodeStream: () => Readable.from([subset.encode()]),
-            };
-          };
-        }
+        if (property === 'createSubset') return () => pdfLibSubset(target);
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
@@ -100,6 +113,12 @@ function openFont(path: string) {
   }
   return entry;
 }
+
+/**
+ * pdf-lib draws glyphs by their advance widths and never reads the positions fontkit's GPOS features compute;
+ * those features also fail on some fonts' mark anchors (Noto Sans Gurmukhi's): they are left out.
+ */
+const NO_POSITIONING = { mark: false, mkmk: false, abvm: false, blwm: false, dist: false, kern: false, curs: false };
 
 export type FontKey = 'regular' | 'bold' | 'script' | 'mono';
 type Run = { text: string; font: PDFFont };
@@ -213,7 +232,8 @@ export async function typesetter(pdf: PDFDocument, rightToLeft: boolean): Promis
           if (!embedded.has(path) && openFont(path).font.hasGlyphForCodePoint(cp)) needed.add(path);
         }
       }
-      for (const path of needed) embedded.set(path, await pdf.embedFont(openFont(path).bytes, { subset: true }));
+      for (const path of needed)
+        embedded.set(path, await pdf.embedFont(openFont(path).bytes, { subset: true, features: NO_POSITIONING }));
     },
     width(text, font, size) {
       return visualRuns(text, font).reduce((sum, run) => sum + run.font.widthOfTextAtSize(run.text, size), 0);

@@ -24,7 +24,7 @@ describe('GET /r/{token}', () => {
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(String(page.headers['set-cookie'])).toContain('HttpOnly');
-    expect(page.body).toContain('<html lang="en">');
+    expect(page.body).toContain('<html lang="en-US" dir="ltr">');
     expect(page.body).toContain('<h3>W-2</h3>');
     expect(page.body).toContain('Hi &lt;b&gt;Ana&lt;/b&gt;');
     expect(page.body).toContain('0 of 2 done');
@@ -98,7 +98,7 @@ describe('GET /r/{token}', () => {
   it('should speak the request language', async () => {
     const created = await createRequest(t.app, tenant.apiKey, { language: 'es' });
     const page = await t.app.inject({ url: `/r/${tokenOf(created)}` });
-    expect(page.body).toContain('<html lang="es">');
+    expect(page.body).toContain('<html lang="es" dir="ltr">');
     expect(page.body).toContain('0 de 2 completados');
   });
 
