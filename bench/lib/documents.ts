@@ -140,35 +140,7 @@ export function createBodyWithItems(n: number, tag: string, items: number) {
  */
 export const USERS_LIST_QUERY = `query UsersRequestList($first: Int!) {
   requests(first: $first) {
-    nodes {
-      id
-      name
-      state
-      dueDate
-      createdAt
-      updatedAt
-      owner {
-        id
-        email
-        firstName
-        lastName
-      }
-      items {
-        id
-        kind
-        name
-        description
-        required
-        status
-      }
-      recipients {
-        id
-        firstName
-        lastName
-        email
-        phone
-        authMethod
-      }
+    nodes {${REQUEST_FIELDS.replace('\n      percentComplete', '')}
     }
   }
 }`;

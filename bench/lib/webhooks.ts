@@ -17,7 +17,7 @@ import { startHelper, type ServerProcess } from './servers';
 //      recording one row per delivery in PostgreSQL (`bare_delivery`, one INSERT after each answer,
 //      through a pool of the size of Gather's): the baseline of the target, since Gather records every
 //      attempt. Then, for information, the same loop recording nothing, JOB_CONCURRENCY at a time
-//      and one at a time (what one endpoint gets: its deliveries go in order, one after another).
+//      and one at a time (what one request's deliveries get: they go in order, one after another).
 //   3. low load: the queue running and idle, `lowLoad.events` PATCHes from one connection, one every
 //      `lowLoad.intervalMs` (a few per second and never two at once); per event, from the PATCH's HTTP
 //      answer (its commit done) to the receiver's 2xx, matched by the event's id: target p99 < 100 ms.
@@ -361,8 +361,8 @@ export async function runWebhooks(ctx: WebhookContext): Promise<ScenarioResult[]
         met: deliveryRate / loop.rps >= WEBHOOK_TARGET,
         note:
           `ours p50/p99: the HTTP POST of each delivery (webhook_attempt.latency_ms, whole milliseconds); against the loop recording nothing ` +
-          `(${bare.rps.toFixed(0)} posts/s, ${bare.cpuMsPerPost.toFixed(2)} ms CPU each) the ratio is ${((deliveryRate / bare.rps) * 100).toFixed(1)}%; one endpoint's deliveries go one after another, ` +
-          `so against that loop one at a time (${single.rps.toFixed(0)} posts/s) it is ${((deliveryRate / single.rps) * 100).toFixed(1)}%; ` +
+          `(${bare.rps.toFixed(0)} posts/s, ${bare.cpuMsPerPost.toFixed(2)} ms CPU each) the ratio is ${((deliveryRate / bare.rps) * 100).toFixed(1)}%; one request's deliveries go one after another ` +
+          `(these events are about ${ctx.requestIds.length} requests); against that loop one at a time (${single.rps.toFixed(0)} posts/s) it is ${((deliveryRate / single.rps) * 100).toFixed(1)}%; ` +
           `creating the ${ctx.events} events took ${(creation.ms / 1000).toFixed(1)} s (${creationRate.toFixed(0)}/s), delivering them ${(deliveryMs / 1000).toFixed(1)} s`,
       },
       {

@@ -17,6 +17,7 @@ export function serviceUrls(options: { graphiql: boolean; metrics: boolean }): S
     { path: '/docs', what: 'REST API reference, with Try it out', open: true },
     { path: '/openapi.json', what: 'OpenAPI 3.1 document of the REST API', open: true },
     { path: '/dashboard', what: 'live dashboard of the requests (paste an API key)', open: true },
+    { path: '/sign-in', what: 'sign in in a browser by e-mail link (a session every API takes)', open: true },
     { path: '/r/{token}', what: "a recipient's portal (the link each recipient is sent)" },
     { path: '/healthz', what: 'liveness: the process answers', open: true },
     { path: '/readyz', what: 'readiness: the database answers', open: true },
