@@ -3084,6 +3084,12 @@ export type RequestFilter = {
   createdBefore?: InputMaybe<Scalars['DateTime']['input']>;
   /** Requests owned by any of these users. */
   ownerIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
+   * Requests whose name, or one of whose recipients' first and last name, email or phone, contains this
+   * text (case-insensitive, at most 200 characters; blank matches every request). A search reads every
+   * request the other fields leave, so narrow it with them on a large organization.
+   */
+  search?: InputMaybe<Scalars['String']['input']>;
   /** Requests in any of these states. */
   states?: InputMaybe<Array<RequestState>>;
   /** Requests of any of these teams. */

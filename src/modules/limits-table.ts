@@ -99,6 +99,7 @@ import {
   MAX_REMINDER_SCHEDULE,
   MAX_REMINDERS,
   MAX_REQUEST_NAME,
+  MAX_REQUEST_SEARCH,
   MIN_REMINDERS,
 } from './requests/request.limits';
 import {
@@ -238,6 +239,11 @@ const rows = (): [string, string, string][] => [
       ? `1 to ${chars(MAX_REQUEST_NAME)}, not blank`
       : `1 to ${chars(MAX_REQUEST_NAME)} (templates ${n(MAX_TEMPLATE_NAME)}), not blank`,
     '`422` `string_too_long` / `string_too_short` / `too_short`',
+  ],
+  [
+    'Request list `search` (GraphQL `requests(filter: {search})`)',
+    chars(MAX_REQUEST_SEARCH),
+    'GraphQL `BAD_USER_INPUT` (`OUT_OF_RANGE`)',
   ],
   ['Template `default_title`', chars(MAX_DEFAULT_TITLE), '`422` `string_too_long`'],
   ['`personal_message` (requests, templates)', chars(MAX_PERSONAL_MESSAGE), '`422` `string_too_long`'],
