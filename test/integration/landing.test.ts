@@ -20,7 +20,16 @@ test('GET / lists the service URLs, and each one it links answers without a key'
   expect(page.headers['content-type']).toMatch(/^text\/html/);
   expect(String(page.headers['content-security-policy'])).toMatch(/^default-src 'none'; style-src 'sha256-/);
   const links = [...page.body.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
-  expect(links).toEqual(['/favicon.ico', '/graphiql', '/docs', '/openapi.json', '/dashboard', '/healthz', '/readyz']);
+  expect(links).toEqual([
+    '/favicon.ico',
+    '/graphiql',
+    '/docs',
+    '/openapi.json',
+    '/app',
+    '/dashboard',
+    '/healthz',
+    '/readyz',
+  ]);
   // What clients call is named, not linked: a browser would get a 401.
   for (const path of ['/graphql', '/r/{token}', '/metrics']) expect(page.body).toContain(`<code>${path}</code>`);
   const answers = await Promise.all(

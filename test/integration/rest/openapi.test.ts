@@ -42,6 +42,7 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/s\/:token$/, "a share recipient's page (HTML)"],
   [/^\/r\/assets\//, "the recipient page's assets"],
   [/^\/dashboard(\/assets\/:name)?$/, 'the live dashboard page (HTML) and its assets'],
+  [/^\/app(\/\*|\/assets\/:name)?$/, "the owner's console (HTML, every path under /app) and its assets"],
 ];
 
 test('the document is valid OpenAPI 3.1', async () => {

@@ -1,0 +1,43 @@
+import type { BundledAssets } from '../../kernel/http/bundle';
+
+// The owner's console: one HTML shell for every path under /app, which the script (src/web/console/)
+// fills in from the GraphQL API with the session cookie. The shell holds no data.
+
+export const CONSOLE_ASSET_PREFIX = '/app/assets/';
+
+/**
+ * Scripts and styles from Gather alone, no inline script or style; data over HTTP and WebSocket to
+ * Gather alone. Documents are previewed from `blob:` copies the script fetched (a PDF in a frame, an
+ * image), so nothing a recipient uploaded is ever opened as a page of this origin.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  'frame-src blob:',
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function renderConsolePage(assets: BundledAssets): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Gather</title>
+<link rel="icon" href="/favicon.ico">
+<link rel="stylesheet" href="${CONSOLE_ASSET_PREFIX}${assets.style.name}">
+</head>
+<body>
+<div id="root"><p class="boot" role="status">Loading the console…</p></div>
+<noscript><p class="boot">The console needs JavaScript. The API is at <a href="/graphiql">/graphiql</a>.</p></noscript>
+<script src="${CONSOLE_ASSET_PREFIX}${assets.script.name}"></script>
+</body>
+</html>
+`;
+}

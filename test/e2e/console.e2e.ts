@@ -1,0 +1,404 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Download, Page } from 'playwright-core';
+import { client } from '../support/app';
+import { pngBytes } from '../support/png';
+import { signedIn, tokenOf } from '../support/portal';
+import { unzip } from '../support/zip';
+import { openContext, PHONE, screenshot } from './support/browser';
+import {
+  CONSOLE_TESTS_RUN,
+  ownerPage,
+  probeSignIn,
+  SIGN_IN_IN_SOURCE,
+  STAND_IN,
+  type OwnerPage,
+} from './support/console';
+import { useAppAndBrowser } from './support/server';
+
+// The owner's console (/app) in headless Chromium, on Gather's GraphQL API. The tests that need a
+// signed-in owner wait for the sign-in work (test/e2e/support/console.ts): they are skipped until
+// POST /auth/sign-in is in the tree, or run with CONSOLE_E2E_STAND_IN=1 (the API key standing in for the
+// session cookie). Screenshots at 1280 and 360 px land in test/artifacts/console-*.png.
+
+/** Within this time a change made elsewhere shows on the page, without a reload. */
+const LIVE_MS = 3000;
+const CONTRACT = readFileSync(join(__dirname, '..', '..', 'examples', 'contract.pdf'));
+
+const signedInIt = CONSOLE_TESTS_RUN ? it : it.skip;
+if (!CONSOLE_TESTS_RUN)
+  // Said once in the run's output, so a skipped suite is not mistaken for a passing one.
+  console.warn('console e2e: waiting for the sign-in (POST /auth/sign-in); set CONSOLE_E2E_STAND_IN=1 to run them now');
+
+/** Retries a check until it passes or `timeout` ms have gone (a page's value read again). */
+async function eventually(check: () => Promise<void>, timeout = LIVE_MS): Promise<void> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** No part of the page is wider than the window (a phone scrolls down, never sideways). */
+const widthFits = (page: Page) =>
+  page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth + 1');
+
+describe('the owner console', () => {
+  const world = useAppAndBrowser();
+  let api: ReturnType<typeof client>;
+
+  beforeAll(() => {
+    api = client(world.app.app, world.app.tenant.apiKey);
+  });
+
+  it('should send a browser without a session to /sign-in, to come back where it was', async () => {
+    const { context, outside } = await openContext(world.browser, world.app.origin, {
+      viewport: { width: 1280, height: 800 },
+    });
+    const page = await context.newPage();
+    const shell = await page.goto(`${world.app.origin}/app/requests?state=VERIFIED`);
+    expect(shell!.status()).toBe(200);
+    expect(shell!.headers()['content-security-policy']).not.toContain('unsafe-inline');
+    await page.waitForURL((url) => url.pathname === '/sign-in');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/app/requests?state=VERIFIED');
+    expect(outside).toEqual([]);
+    await context.close();
+  });
+
+  signedInIt('should find the sign-in in the running service (or run with the stand-in)', async () => {
+    expect(await probeSignIn(world.app)).toBe(SIGN_IN_IN_SOURCE);
+    expect(SIGN_IN_IN_SOURCE || STAND_IN).toBe(true);
+  });
+
+  /** A download's bytes; with the stand-in, read from its URL with the key (Chromium sends no extra header there). */
+  async function downloaded(download: Download): Promise<Buffer> {
+    if (!STAND_IN) return readFileSync((await download.path())!);
+    const response = await api.get(new URL(download.url()).pathname);
+    expect(response.statusCode).toBe(200);
+    return response.rawPayload;
+  }
+
+  /** A request made through REST, with its recipients' links usable through the recipient API. */
+  async function create(body: Record<string, unknown>) {
+    const response = await api.post('/requests', {
+      items: [
+        { name: 'Passport', type: 'UPLOAD', required: true },
+        { name: 'Start date?', type: 'QUESTION', required: true },
+      ],
+      recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', auth_method: 'NONE' }],
+      ...body,
+    });
+    if (response.statusCode !== 200)
+      throw new Error(`POST /requests answered ${response.statusCode}: ${response.body}`);
+    return response.json() as {
+      id: string;
+      items: Array<{ id: string; name: string; type: string }>;
+      recipients: Array<{ id: string; request_link: string }>;
+    };
+  }
+
+  describe('requests', () => {
+    let owner: OwnerPage;
+    beforeAll(async () => {
+      if (CONSOLE_TESTS_RUN) owner = await ownerPage(world.browser, world.app);
+    });
+    afterAll(async () => {
+      await owner?.context.close();
+    });
+
+    signedInIt('should list requests with counts by state, filter, search and page, live', async () => {
+      const { page, errors, outside } = owner;
+      const made = [];
+      for (let i = 0; i < 22; i++) made.push(await create({ name: `Onboarding ${String(i).padStart(2, '0')}` }));
+      const lease = await create({
+        name: 'Lease application',
+        recipients: [{ first_name: 'Chen', last_name: 'Wei', email: 'chen.wei@example.com', auth_method: 'NONE' }],
+      });
+      expect((await api.post(`/requests/${made[0].id}/close`)).statusCode).toBe(200);
+      const other = (
+        await api.graphql(
+          `mutation { userCreate(input: {email: "carla@example.com", firstName: "Carla", lastName: "Reyes"}) { user { id } } }`,
+        )
+      ).data.userCreate.user;
+
+      await page.goto(`${world.app.origin}/app/requests`);
+      await page.locator('#live-status[data-state="up"]').waitFor();
+      await page.getByRole('heading', { name: '23 requests' }).waitFor();
+      await expect(page.locator('#counts .count[data-state="CLOSED"] .count-value').textContent()).resolves.toBe('1');
+      await expect(
+        page.locator('#counts .count[data-state="INCOMPLETE_AND_LINK_SENT"] .count-value').textContent(),
+      ).resolves.toBe('22');
+      // Latest activity first, 20 to a page.
+      await expect(page.locator('#requests .request').count()).resolves.toBe(20);
+      await expect(page.locator('#requests .request').first().getAttribute('data-id')).resolves.toBe(made[0].id);
+      await screenshot(page, 'console-01-requests-1280');
+
+      await page.getByRole('button', { name: 'Older' }).click();
+      await page.locator('#requests .request').nth(3).waitFor({ state: 'detached' });
+      await expect(page.locator('#requests .request').count()).resolves.toBe(3);
+      await page.getByRole('button', { name: 'Newer' }).click();
+      await page.locator('#requests .request').nth(19).waitFor();
+
+      // A count filters by its state; the state is in the address, so Back undoes it.
+      await page.locator('#counts .count[data-state="CLOSED"] button').click();
+      await page.getByRole('heading', { name: '1 request' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('state')).toBe('CLOSED');
+      await page.goBack();
+      await page.getByRole('heading', { name: '23 requests' }).waitFor();
+
+      // Search by a recipient's name, then by the request's.
+      await page.getByLabel('Name or recipient').fill('chen wei');
+      await page.getByRole('heading', { name: '1 request' }).waitFor();
+      await expect(page.locator('#requests .request').getAttribute('data-id')).resolves.toBe(lease.id);
+      await page.getByLabel('Name or recipient').fill('Onboarding 1');
+      await page.getByRole('heading', { name: '10 requests' }).waitFor();
+      await page.getByRole('button', { name: 'Clear filters' }).click();
+      await page.getByRole('heading', { name: '23 requests' }).waitFor();
+
+      // Filter by owner: another user's request is listed only under that user.
+      const carlas = await create({ name: 'Carla’s request', owner_id: other.id });
+      await page.getByRole('heading', { name: '24 requests' }).waitFor({ timeout: LIVE_MS });
+      await page.getByLabel('Owner').selectOption({ label: 'Carla Reyes' });
+      await page.getByRole('heading', { name: '1 request' }).waitFor();
+      await expect(page.locator('#requests .request').getAttribute('data-id')).resolves.toBe(carlas.id);
+      await page.getByLabel('Owner').selectOption({ label: 'Anyone' });
+
+      // Live: a request made elsewhere appears on top, and a recipient's answer moves its progress.
+      await page.getByRole('heading', { name: '24 requests' }).waitFor();
+      const live = await create({ name: 'Made while watching' });
+      await page
+        .locator(`#requests .request[data-id="${live.id}"]`)
+        .waitFor({ timeout: LIVE_MS })
+        .catch(async () => {
+          throw new Error(`not shown live; status: ${await page.locator('#live-status').textContent()}`);
+        });
+      const recipient = await signedIn(world.app.app, tokenOf(live.recipients[0].request_link));
+      const question = live.items.find((item) => item.type === 'QUESTION')!;
+      expect((await recipient.answer(question.id, 'January 5')).statusCode).toBe(200);
+      await page
+        .locator(`#requests .request[data-id="${live.id}"] .recipient-progress`, { hasText: '1 of 2 items' })
+        .waitFor({ timeout: LIVE_MS });
+      await expect(page.locator(`#requests .request[data-id="${live.id}"] .percent`).textContent()).resolves.toBe(
+        '50%',
+      );
+
+      await page.setViewportSize(PHONE);
+      expect(await widthFits(page)).toBe(true);
+      await screenshot(page, 'console-02-requests-360');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      expect(errors).toEqual([]);
+      expect(outside).toEqual([]);
+    });
+
+    signedInIt('should reach a request from the list with the keyboard alone', async () => {
+      const { page, errors } = owner;
+      await page.goto(`${world.app.origin}/app/requests`);
+      await page.locator('#requests .request').first().waitFor();
+      const first = await page.locator('#requests .request').first().getAttribute('data-id');
+      // Tab until the first request's link has the focus, then follow it with Enter.
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate<string | null>("document.activeElement?.getAttribute('href')");
+        if (focused === `/app/requests/${first}`) break;
+      }
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === `/app/requests/${first}`);
+      // The new page's heading has the focus.
+      await page.locator('h1:focus').waitFor();
+      expect(errors).toEqual([]);
+    });
+  });
+
+  describe('a request', () => {
+    let owner: OwnerPage;
+    beforeAll(async () => {
+      if (CONSOLE_TESTS_RUN) owner = await ownerPage(world.browser, world.app);
+    });
+    afterAll(async () => {
+      await owner?.context.close();
+    });
+
+    signedInIt(
+      'should follow each recipient live, preview documents, review items and act on the request',
+      async () => {
+        const { page, errors, outside } = owner;
+        const contract = (
+          await api.post('/contracts?name=Engagement%20letter.pdf', CONTRACT, {
+            'content-type': 'application/octet-stream',
+          })
+        ).json();
+        const request = await create({
+          name: 'Welcome pack',
+          items: [
+            { name: 'Proof of address', type: 'UPLOAD', required: true },
+            { name: 'Start date?', type: 'QUESTION', required: true },
+            { name: 'Engagement letter', type: 'E_SIGNATURE', contractId: contract.id, required: true },
+            { name: 'Photo', type: 'UPLOAD', required: false },
+          ],
+          recipients: [
+            { first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', auth_method: 'NONE' },
+            { first_name: 'Bo', email: 'bo@example.com', auth_method: 'NONE' },
+          ],
+        });
+        const item = (name: string) => request.items.find((i) => i.name === name)!;
+        const card = (name: string) => page.locator(`.item-card[data-item="${item(name).id}"]`);
+
+        await page.goto(`${world.app.origin}/app/requests/${request.id}`);
+        await page.getByRole('heading', { level: 1, name: 'Welcome pack' }).waitFor();
+        await page.locator('#live-status[data-state="up"]').waitFor();
+        await expect(page.locator('.recipient-card .recipient-progress').allTextContents()).resolves.toEqual([
+          '0 of 4 items done',
+          '0 of 4 items done',
+        ]);
+
+        // The recipient works through the link: each step shows without a reload.
+        const ana = await signedIn(world.app.app, tokenOf(request.recipients[0].request_link));
+        expect((await ana.upload(item('Proof of address').id, CONTRACT, 'address.pdf')).statusCode).toBe(200);
+        await card('Proof of address').locator('[data-status="COMPLETE"]').first().waitFor({ timeout: LIVE_MS });
+        expect((await ana.answer(item('Start date?').id, 'January 5')).statusCode).toBe(200);
+        await card('Start date?').locator('.answer-text', { hasText: 'January 5' }).waitFor({ timeout: LIVE_MS });
+        expect((await ana.upload(item('Photo').id, pngBytes(120, 80), 'photo.png')).statusCode).toBe(200);
+        const sign = await world.app.app.inject({
+          method: 'POST',
+          url: `${ana.base}/items/${item('Engagement letter').id}/sign`,
+          headers: { authorization: `Bearer ${ana.session}` },
+          payload: { signature: { type: 'TYPED', text: 'Ana Diaz' } },
+        });
+        expect(sign.statusCode).toBe(200);
+        await page
+          .locator('.recipient-card .recipient-progress', { hasText: '4 of 4 items done' })
+          .first()
+          .waitFor({ timeout: LIVE_MS });
+        expect((await ana.submit('All there.')).statusCode).toBe(200);
+        await page
+          .locator(
+            'h1 + .actions .badge[data-state="COMPLETE_AND_SUBMITTED"], .badge[data-state="COMPLETE_AND_SUBMITTED"]',
+          )
+          .first()
+          .waitFor({ timeout: LIVE_MS });
+
+        // Previews: the image at once, the PDF when asked, both from blob: copies; downloads keep the name.
+        const photo = card('Photo').locator('img.preview-image');
+        await photo.waitFor();
+        expect(await photo.getAttribute('src')).toMatch(/^blob:/);
+        expect(await photo.evaluate((img: any) => img.naturalWidth)).toBe(120);
+        await card('Proof of address').getByRole('button', { name: 'Preview' }).click();
+        const frame = card('Proof of address').locator('iframe.preview-pdf');
+        await frame.waitFor();
+        expect(await frame.getAttribute('src')).toMatch(/^blob:/);
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          card('Proof of address')
+            .getByRole('link', { name: /Download/ })
+            .click(),
+        ]);
+        expect(download.suggestedFilename()).toBe('address.pdf');
+        expect(await downloaded(download)).toEqual(CONTRACT);
+        // The signed contract is the e-signature item's document.
+        await card('Engagement letter').locator('.document-name', { hasText: '.signed.pdf' }).waitFor();
+        await screenshot(page, 'console-03-request-1280');
+
+        // Send one item back with a message; the recipient redoes it; then verify everything.
+        await card('Start date?')
+          .getByRole('button', { name: /Send back/ })
+          .click();
+        await card('Start date?')
+          .getByLabel(/What should the recipients change/)
+          .fill('Please give the exact day.');
+        await card('Start date?').getByRole('button', { name: 'Send back', exact: true }).click();
+        await page.locator('.notice', { hasText: 'sent back' }).waitFor();
+        await card('Start date?').locator('.rejection', { hasText: 'Please give the exact day.' }).waitFor();
+        await page.locator('.badge[data-state="REJECTED"]').first().waitFor();
+        expect((await ana.answer(item('Start date?').id, 'Monday January 5')).statusCode).toBe(200);
+        expect((await ana.submit()).statusCode).toBe(200);
+        await card('Start date?')
+          .locator('.answer-text', { hasText: 'Monday January 5' })
+          .waitFor({ timeout: LIVE_MS });
+        await card('Photo')
+          .getByRole('button', { name: /^Verify/ })
+          .click();
+        await card('Photo').locator('[data-status="VERIFIED"]').first().waitFor();
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('button', { name: 'Verify all' }).click();
+        await page.locator('.badge[data-state="VERIFIED"]').first().waitFor();
+        await expect(page.locator('.item-card[data-status="VERIFIED"]').count()).resolves.toBe(4);
+
+        // The zip: answers and a folder per item.
+        const [zip] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('link', { name: 'Download all (zip)' }).click(),
+        ]);
+        const entries = Object.keys(await unzip(await downloaded(zip))).sort();
+        expect(entries).toEqual(
+          expect.arrayContaining([
+            'answers.csv',
+            'answers.json',
+            'Proof of address/address.pdf',
+            'Photo/photo.png',
+            'Engagement letter/Engagement letter.signed.pdf',
+          ]),
+        );
+
+        // The activity log names who did what.
+        await page
+          .locator('.activity .event[data-action="request.rejected"]', { hasText: 'Please give the exact day.' })
+          .waitFor();
+        await page.locator('.activity .event[data-action="document.uploaded"]').first().waitFor();
+        await page.setViewportSize(PHONE);
+        expect(await widthFits(page)).toBe(true);
+        await screenshot(page, 'console-04-request-360');
+        await page.setViewportSize({ width: 1280, height: 900 });
+        expect(errors).toEqual([]);
+        expect(outside).toEqual([]);
+      },
+    );
+
+    signedInIt('should remind, copy and regenerate a link, duplicate, close and delete', async () => {
+      const { page, context, errors } = owner;
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.app.origin });
+      const request = await create({ name: 'Bank statements' });
+      await page.goto(`${world.app.origin}/app/requests/${request.id}`);
+      await page.getByRole('heading', { level: 1, name: 'Bank statements' }).waitFor();
+
+      await page.getByRole('button', { name: 'Send a reminder…' }).click();
+      await page.getByLabel('Message (optional)').fill('A gentle nudge');
+      await page.getByRole('button', { name: 'Send reminder' }).click();
+      await page.locator('.notice', { hasText: 'Reminder sent to 1 recipient' }).waitFor();
+
+      const link = page.locator('.recipient-card input[readonly]');
+      const before = await link.inputValue();
+      expect(before).toBe(request.recipients[0].request_link);
+      await page.getByRole('button', { name: 'Copy link' }).click();
+      await page.locator('.copied', { hasText: 'Copied' }).waitFor();
+      expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(before);
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: /New link/ }).click();
+      await page.locator('.notice', { hasText: 'has a new link' }).waitFor();
+      await eventually(async () => expect(await link.inputValue()).not.toBe(before));
+      // The old link no longer opens.
+      const old = await world.app.app.inject({ method: 'POST', url: `/r/${tokenOf(before)}/api/session` });
+      expect(old.statusCode).toBeGreaterThanOrEqual(400);
+
+      await page.getByRole('button', { name: 'Duplicate' }).click();
+      await page.waitForURL(
+        (url) => /^\/app\/requests\/[\w-]+$/.test(url.pathname) && !url.pathname.endsWith(request.id),
+      );
+      await page.getByRole('heading', { level: 1, name: 'Bank statements' }).waitFor();
+      const copyId = new URL(page.url()).pathname.split('/').pop()!;
+      expect(copyId).not.toBe(request.id);
+
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Close', exact: true }).click();
+      await page.locator('.badge[data-state="CLOSED"]').first().waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.waitForURL((url) => url.pathname === '/app/requests');
+      expect((await api.get(`/requests/${copyId}`)).statusCode).toBe(404);
+      expect(errors).toEqual([]);
+    });
+  });
+});
