@@ -10,6 +10,7 @@ import {
   CONSOLE_TESTS_RUN,
   ownerPage,
   probeSignIn,
+  signInByPages,
   SIGN_IN_IN_SOURCE,
   STAND_IN,
   type OwnerPage,
@@ -73,6 +74,22 @@ describe('the owner console', () => {
     expect(await probeSignIn(world.app)).toBe(SIGN_IN_IN_SOURCE);
     expect(SIGN_IN_IN_SOURCE || STAND_IN).toBe(true);
   });
+
+  (SIGN_IN_IN_SOURCE ? it : it.skip)(
+    'should sign in by the mailed link through the pages, and land on the console',
+    async () => {
+      const { context, outside } = await openContext(world.browser, world.app.origin, {
+        viewport: { width: 1280, height: 800 },
+      });
+      const page = await context.newPage();
+      const email = (await api.graphql('{ viewer { email } }')).data.viewer.email;
+      expect(await signInByPages(world.app, page, email, '/app/requests')).toBe(true);
+      await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
+      await page.locator('#live-status[data-state="up"]').waitFor();
+      expect(outside).toEqual([]);
+      await context.close();
+    },
+  );
 
   /** A download's bytes; with the stand-in, read from its URL with the key (Chromium sends no extra header there). */
   async function downloaded(download: Download): Promise<Buffer> {

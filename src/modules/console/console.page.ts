@@ -22,13 +22,15 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+// The referrer policy is same-origin, not no-referrer: under no-referrer a browser sends `Origin: null`
+// with the script's own POSTs, which the service refuses as cross-site from a cookie-authenticated caller.
 export function renderConsolePage(assets: BundledAssets): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>Gather</title>
 <link rel="icon" href="/favicon.ico">
 <link rel="stylesheet" href="${CONSOLE_ASSET_PREFIX}${assets.style.name}">
