@@ -230,6 +230,179 @@ describe('the owner console', () => {
     });
   });
 
+  describe('a new request', () => {
+    let owner: OwnerPage;
+    beforeAll(async () => {
+      if (CONSOLE_TESTS_RUN) owner = await ownerPage(world.browser, world.app);
+    });
+    afterAll(async () => {
+      await owner?.context.close();
+    });
+
+    signedInIt(
+      'should show what requestCreate refuses at its fields, and move the focus to the list of problems',
+      async () => {
+        const { page, errors } = owner;
+        await page.goto(`${world.app.origin}/app/requests/new`);
+        await page.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
+        await page.getByLabel('Request name').fill('Broken');
+        await page.getByRole('button', { name: 'Add question' }).click();
+        await page.getByLabel('Question', { exact: true }).fill('Why?');
+        await page.getByLabel('First name').fill('Ana');
+        await page.getByLabel('Due', { exact: true }).fill('2027-01-02T10:00');
+        await page.getByLabel(/^Expires/).fill('2027-01-01T10:00');
+        await page.getByRole('button', { name: 'Send to the recipients' }).click();
+        const summary = page.locator('.error-summary');
+        await summary.waitFor();
+        await page.locator('.error-summary:focus').waitFor();
+        const expiry = page.locator('#field-input-expirationDate');
+        await expect(expiry.getAttribute('aria-invalid')).resolves.toBe('true');
+        await expect(page.locator('#field-input-expirationDate-error').textContent()).resolves.toBe(
+          'Must be later than the due date',
+        );
+        await expect(page.locator('#field-input-recipients-0-email-error').textContent()).resolves.toContain(
+          'needs an email or a phone',
+        );
+        // A problem in the list leads to its field.
+        await summary.getByRole('link', { name: 'Must be later than the due date' }).click();
+        await page.locator('#field-input-expirationDate:focus').waitFor();
+        await page.setViewportSize(PHONE);
+        expect(await widthFits(page)).toBe(true);
+        await screenshot(page, 'console-06-new-request-errors-360');
+        await page.setViewportSize({ width: 1280, height: 900 });
+        // Nothing was made.
+        expect(
+          (await api.graphql('{ requests(filter: { search: "Broken" }) { totalCount } }')).data.requests.totalCount,
+        ).toBe(0);
+        expect(errors).toEqual([]);
+      },
+    );
+
+    signedInIt(
+      'should create and send a request with upload, question, e-signature and form items, then follow it live',
+      async () => {
+        const { page, errors, outside } = owner;
+        const form = await api.graphql(
+          `mutation ($input: FormCreateInput!) { formCreate(input: $input) { form { id } userErrors { message } } }`,
+          { input: { name: 'Tax details', fields: { 'Full name': {}, 'Tax ID': {} } } },
+        );
+        expect(form.data.formCreate.userErrors).toEqual([]);
+        await page.goto(`${world.app.origin}/app/requests/new`);
+        await page.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
+        await page.getByLabel('Request name').fill('Onboarding Ana');
+        for (const kind of ['upload', 'question', 'e-signature', 'form'])
+          await page.getByRole('button', { name: `Add ${kind}` }).click();
+        const entry = (n: number) => page.locator('.editor-list').first().locator('.editor-entry').nth(n);
+        await entry(0).getByLabel('Name').fill('Proof of address');
+        await entry(1).getByLabel('Question').fill('Start date?');
+        await entry(1).getByLabel('Required').uncheck();
+        await entry(2).getByLabel('Name').fill('Engagement letter');
+        // The contract is uploaded here, then chosen.
+        await entry(2)
+          .getByLabel(/Or upload one/)
+          .setInputFiles({
+            name: 'Engagement letter.pdf',
+            mimeType: 'application/pdf',
+            buffer: CONTRACT,
+          });
+        await eventually(async () =>
+          expect(await entry(2).getByLabel('Contract to sign').inputValue()).toMatch(/^[0-9a-f-]{36}$/),
+        );
+        await entry(3).getByLabel('Name').fill('Your details');
+        await entry(3).getByLabel('Form to fill in').selectOption({ label: 'Tax details' });
+        // Order: the question goes first.
+        await entry(1).getByRole('button', { name: /^Up/ }).click();
+        await expect(entry(0).getByLabel('Question').inputValue()).resolves.toBe('Start date?');
+        await page.getByLabel('First name').fill('Ana');
+        await page.getByLabel('Last name').fill('Diaz');
+        await page.getByLabel('Email').fill('ana.diaz@example.com');
+        await page.getByLabel('Signs in with').selectOption('NONE');
+        await page.getByLabel('Due', { exact: true }).fill('2030-01-02T10:00');
+        await page.getByLabel(/^Expires/).fill('2030-03-01T10:00');
+        await page.getByLabel('Days between reminders').fill('2');
+        await page.getByLabel('Message to the recipients (optional)').fill('Welcome aboard!');
+        await screenshot(page, 'console-05-new-request-1280');
+        const mails = world.app.smtp.received.length;
+        await page.getByRole('button', { name: 'Send to the recipients' }).click();
+        await page.waitForURL((url) => /^\/app\/requests\/[\w-]{36}$/.test(url.pathname));
+        const id = new URL(page.url()).pathname.split('/').pop()!;
+        await page.getByRole('heading', { level: 1, name: 'Onboarding Ana' }).waitFor();
+        await page.locator('.badge[data-state="INCOMPLETE_AND_LINK_SENT"]').first().waitFor();
+
+        const made = (
+          await api.graphql(
+            `query ($id: ID!) { request(id: $id) { dueDate expirationDate reminders personalMessage
+            items { kind name required ... on ESignatureItem { contract { name } } ... on UploadItem { form { name } } }
+            recipients { email auth requestLink } } }`,
+            { id },
+          )
+        ).data.request;
+        expect(made).toMatchObject({
+          dueDate: new Date(2030, 0, 2, 10, 0).toISOString(),
+          expirationDate: new Date(2030, 2, 1, 10, 0).toISOString(),
+          reminders: 2,
+          personalMessage: 'Welcome aboard!',
+          items: [
+            { kind: 'QUESTION', name: 'Start date?', required: false },
+            { kind: 'UPLOAD', name: 'Proof of address', required: true, form: null },
+            { kind: 'E_SIGNATURE', name: 'Engagement letter', contract: { name: 'Engagement letter.pdf' } },
+            { kind: 'UPLOAD', name: 'Your details', form: { name: 'Tax details' } },
+          ],
+          recipients: [{ email: 'ana.diaz@example.com', auth: 'NONE' }],
+        });
+        // Sent: the invitation reached the recipient.
+        await eventually(
+          async () =>
+            expect(
+              world.app.smtp.received.slice(mails).some((m) => m.envelopeTo.includes('ana.diaz@example.com')),
+            ).toBe(true),
+          15_000,
+        );
+        // The recipient answers through the link: the console shows it without a reload.
+        const ana = await signedIn(world.app.app, tokenOf(made.recipients[0].requestLink));
+        const question = (await ana.request())
+          .json()
+          .items.find((item: { name: string }) => item.name === 'Start date?');
+        expect((await ana.answer(question.id, 'Monday')).statusCode).toBe(200);
+        await page.locator('.answer-text', { hasText: 'Monday' }).waitFor({ timeout: LIVE_MS });
+        await page.locator('.recipient-progress', { hasText: '1 of 4 items done' }).waitFor({ timeout: LIVE_MS });
+        expect(errors).toEqual([]);
+        expect(outside).toEqual([]);
+      },
+    );
+
+    signedInIt('should start from a template, keep it as a draft, then send it', async () => {
+      const { page, errors } = owner;
+      const template = await api.post('/templates', {
+        name: 'Yearly taxes',
+        default_title: 'Taxes 2026',
+        personal_message: 'Your yearly documents, please.',
+        reminders: 4,
+        items: [
+          { name: 'W-2', type: 'UPLOAD', required: true },
+          { name: 'Any dependents?', type: 'QUESTION', required: false },
+        ],
+      });
+      expect(template.statusCode).toBe(200);
+      await page.goto(`${world.app.origin}/app/requests/new?template=${template.json().id}`);
+      await eventually(async () => expect(await page.getByLabel('Request name').inputValue()).toBe('Taxes 2026'));
+      await expect(page.getByLabel('Start from').inputValue()).resolves.toBe(template.json().id);
+      await expect(page.locator('.editor-list').first().locator('.editor-entry').count()).resolves.toBe(2);
+      await expect(page.getByLabel('Days between reminders').inputValue()).resolves.toBe('4');
+      await expect(page.getByLabel('Message to the recipients (optional)').inputValue()).resolves.toBe(
+        'Your yearly documents, please.',
+      );
+      await page.getByLabel('Email').fill('bo@example.com');
+      await page.getByRole('button', { name: 'Save as draft' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Taxes 2026' }).waitFor();
+      await page.locator('.badge[data-state="PRE_LINK_GENERATED"]').first().waitFor();
+      await page.locator('.facts', { hasText: 'Yearly taxes' }).waitFor();
+      await page.getByRole('button', { name: 'Send now' }).click();
+      await page.locator('.badge[data-state="INCOMPLETE_AND_LINK_SENT"]').first().waitFor();
+      expect(errors).toEqual([]);
+    });
+  });
+
   describe('a request', () => {
     let owner: OwnerPage;
     beforeAll(async () => {

@@ -4348,6 +4348,25 @@ export type ConsoleViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleViewerQuery = { viewer: { id: string, email: string, firstName: string | null, lastName: string | null, role: UserRole }, organization: { id: string, name: string } };
 
+export type ConsoleNewRequestChoicesQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleNewRequestChoicesQuery = { templates: { nodes: Array<{ id: string, name: string }> }, contracts: { nodes: Array<{ id: string, name: string }> }, forms: { nodes: Array<{ id: string, name: string, fields: Array<{ name: string }> }> } };
+
+export type ConsoleTemplateStartQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleTemplateStartQuery = { template: { id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, items: Array<{ kind: RequestItemKind, name: string, description: string | null, required: boolean, form: { id: string, allowFileUpload: boolean } | null }> } | null };
+
+export type ConsoleRequestCreateMutationVariables = Exact<{
+  input: RequestCreateInput;
+}>;
+
+
+export type ConsoleRequestCreateMutation = { requestCreate: { request: { id: string, state: RequestState } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
 export type ConsoleRequestQueryVariables = Exact<{
   id: Scalars['ID']['input'];
 }>;
@@ -4501,6 +4520,69 @@ export const ConsoleViewerDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ConsoleViewerQuery, ConsoleViewerQueryVariables>;
+export const ConsoleNewRequestChoicesDocument = new TypedDocumentString(`
+    query ConsoleNewRequestChoices {
+  templates(first: 100) {
+    nodes {
+      id
+      name
+    }
+  }
+  contracts(first: 100) {
+    nodes {
+      id
+      name
+    }
+  }
+  forms(first: 100) {
+    nodes {
+      id
+      name
+      fields {
+        name
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleNewRequestChoicesQuery, ConsoleNewRequestChoicesQueryVariables>;
+export const ConsoleTemplateStartDocument = new TypedDocumentString(`
+    query ConsoleTemplateStart($id: ID!) {
+  template(id: $id) {
+    id
+    name
+    defaultTitle
+    personalMessage
+    reminders
+    dueDateInterval
+    language
+    items {
+      kind
+      name
+      description
+      required
+      form {
+        id
+        allowFileUpload
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTemplateStartQuery, ConsoleTemplateStartQueryVariables>;
+export const ConsoleRequestCreateDocument = new TypedDocumentString(`
+    mutation ConsoleRequestCreate($input: RequestCreateInput!) {
+  requestCreate(input: $input) {
+    request {
+      id
+      state
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleRequestCreateMutation, ConsoleRequestCreateMutationVariables>;
 export const ConsoleRequestDocument = new TypedDocumentString(`
     query ConsoleRequest($id: ID!) {
   request(id: $id) {

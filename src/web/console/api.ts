@@ -114,12 +114,14 @@ export const localPath = (url: string): string => {
 
 // Live updates: one graphql-ws connection for the page, opened by the first subscription.
 
-export type LiveState = 'connecting' | 'up' | 'down';
+/** `idle`: no screen follows anything (the socket opens with the first subscription and closes after the last). */
+export type LiveState = 'idle' | 'connecting' | 'up' | 'down';
 type LiveListener = (state: LiveState) => void;
-let liveState: LiveState = 'connecting';
+let liveState: LiveState = 'idle';
 const liveListeners = new Set<LiveListener>();
 const reconnectListeners = new Set<() => void>();
-let connectedOnce = false;
+/** The socket dropped (not closed on purpose): the next connection is a reconnection, after which pages read again. */
+let dropped = false;
 let ws: Client | null = null;
 
 function setLive(state: LiveState): void {
@@ -168,15 +170,18 @@ function client(): Client {
     retryWait: (retries) =>
       new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** retries, 5000) * (0.75 + Math.random() / 2))),
     on: {
-      connecting: () => setLive(connectedOnce ? 'down' : 'connecting'),
+      connecting: () => setLive(dropped ? 'down' : 'connecting'),
       connected: () => {
-        const again = connectedOnce;
-        connectedOnce = true;
+        const again = dropped;
+        dropped = false;
         setLive('up');
         if (again) for (const listener of reconnectListeners) listener();
       },
       closed: (event) => {
-        setLive('down');
+        // 1000: closed on purpose, the last subscription having ended a while ago.
+        const normal = typeof event === 'object' && event !== null && (event as CloseEvent).code === 1000;
+        dropped = !normal;
+        setLive(normal ? 'idle' : 'down');
         if (refused(event)) {
           // Not retried by the client: the next subscription opens a new socket.
           void checkSession();

@@ -42,17 +42,19 @@ export function useSession(): Session {
 }
 
 const LIVE_TEXT: Record<LiveState, string> = {
+  idle: '',
   connecting: 'Connecting…',
   up: 'Live',
   down: 'Reconnecting…',
 };
 
 function LiveStatus() {
-  const [state, setState] = useState<LiveState>('connecting');
+  const [state, setState] = useState<LiveState>('idle');
   useEffect(() => onLiveState(setState), []);
   const kind = state === 'up' ? 'up' : state === 'down' ? 'down' : 'pending';
+  // The region stays in the page (a live region must exist before it speaks); it shows when something is followed.
   return (
-    <p className="status" role="status" data-state={kind} id="live-status">
+    <p className="status" role="status" data-state={kind} id="live-status" hidden={state === 'idle'}>
       {LIVE_TEXT[state]}
     </p>
   );
