@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Download, Page } from 'playwright-core';
 import { client } from '../support/app';
+import { createUser } from '../support/fixtures';
 import { pngBytes } from '../support/png';
+import { startReceiver } from '../support/receiver';
 import { signedIn, tokenOf } from '../support/portal';
 import { unzip } from '../support/zip';
 import { openContext, PHONE, screenshot } from './support/browser';
@@ -400,6 +402,249 @@ describe('the owner console', () => {
       await page.getByRole('button', { name: 'Send now' }).click();
       await page.locator('.badge[data-state="INCOMPLETE_AND_LINK_SENT"]').first().waitFor();
       expect(errors).toEqual([]);
+    });
+  });
+
+  describe('templates, webhooks, settings and users', () => {
+    let owner: OwnerPage;
+    beforeAll(async () => {
+      if (CONSOLE_TESTS_RUN) owner = await ownerPage(world.browser, world.app);
+    });
+    afterAll(async () => {
+      await owner?.context.close();
+    });
+
+    signedInIt('should create, edit, use and delete a template', async () => {
+      const { page, errors, outside } = owner;
+      await page.goto(`${world.app.origin}/app/templates`);
+      await page.getByRole('link', { name: 'New template' }).click();
+      await page.getByRole('heading', { level: 1, name: 'New template' }).waitFor();
+      await page.getByRole('button', { name: 'Create template' }).click();
+      // The name is required: said at its field.
+      await page.locator('#field-input-name-error').waitFor();
+      await page.getByLabel('Template name').fill('Onboarding kit');
+      await page.getByLabel('Title of its requests (optional)').fill('Welcome to Acme');
+      await page.getByLabel('Days between reminders').fill('6');
+      await page.getByRole('button', { name: 'Add upload' }).click();
+      await page.getByRole('button', { name: 'Add question' }).click();
+      const entry = (n: number) => page.locator('.editor-list .editor-entry').nth(n);
+      await entry(0).getByLabel('Name').fill('Passport');
+      await entry(1).getByLabel('Question').fill('Shirt size?');
+      await page.getByRole('button', { name: 'Create template' }).click();
+      await page.waitForURL((url) => /^\/app\/templates\/[\w-]{36}$/.test(url.pathname));
+      const id = new URL(page.url()).pathname.split('/').pop()!;
+      await page.getByRole('heading', { level: 1, name: 'Onboarding kit' }).waitFor();
+      await page.getByLabel('Template name').fill('Onboarding kit 2026');
+      await entry(1).getByLabel('Required').uncheck();
+      await page.getByRole('button', { name: 'Save template' }).click();
+      await page.locator('.notice', { hasText: 'Saved' }).waitFor();
+      const saved = (
+        await api.graphql(
+          `query ($id: ID!) { template(id: $id) { name defaultTitle reminders items { kind name required } } }`,
+          {
+            id,
+          },
+        )
+      ).data.template;
+      expect(saved).toEqual({
+        name: 'Onboarding kit 2026',
+        defaultTitle: 'Welcome to Acme',
+        reminders: 6,
+        items: [
+          { kind: 'UPLOAD', name: 'Passport', required: true },
+          { kind: 'QUESTION', name: 'Shirt size?', required: false },
+        ],
+      });
+      await page.getByRole('link', { name: 'Templates' }).first().click();
+      const row = page.locator(`tr[data-template="${id}"]`);
+      await row.waitFor();
+      await screenshot(page, 'console-07-templates-1280');
+      await row.getByRole('link', { name: /^Use/ }).click();
+      await eventually(async () => expect(await page.getByLabel('Request name').inputValue()).toBe('Welcome to Acme'));
+      await page.goBack();
+      await row.waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await row.getByRole('button', { name: /^Delete/ }).click();
+      await row.waitFor({ state: 'detached' });
+      expect((await api.graphql(`query ($id: ID!) { template(id: $id) { id } }`, { id })).data.template).toBeNull();
+      expect(errors).toEqual([]);
+      expect(outside).toEqual([]);
+    });
+
+    signedInIt('should create a webhook, show its secret once, and replay a failed delivery', async () => {
+      const { page, errors } = owner;
+      const receiver = await startReceiver();
+      try {
+        receiver.setResponder(() => ({ status: 500 }));
+        await page.goto(`${world.app.origin}/app/webhooks`);
+        await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+        await page.getByLabel('Endpoint URL').fill(receiver.url);
+        // No topic: refused, said at the topics.
+        await page.getByLabel('request.completed').uncheck();
+        await page.getByRole('button', { name: 'Create webhook' }).click();
+        await page.locator('#field-input-topics').waitFor();
+        await page.getByLabel('request.created', { exact: true }).check();
+        await page.getByRole('button', { name: 'Create webhook' }).click();
+        const secret = (await page.locator('#webhook-secret').textContent())!.trim();
+        expect(secret).toMatch(/^whsec_/);
+        await screenshot(page, 'console-08-webhook-secret-1280');
+        const link = page.getByRole('link', { name: receiver.url });
+        await link.waitFor();
+
+        // A request made now is delivered, refused by the endpoint, and listed with its attempt.
+        await create({ name: 'Hooked request' });
+        await eventually(async () => expect(receiver.incoming()).toBeGreaterThanOrEqual(1), 15_000);
+        await link.click();
+        await page.getByRole('heading', { level: 1, name: 'Webhook' }).waitFor();
+        // The secret is not shown again.
+        await expect(page.locator('#webhook-secret').count()).resolves.toBe(0);
+        const delivery = page.locator('.deliveries .item-card').first();
+        await eventually(async () => {
+          await page.reload();
+          await delivery.waitFor();
+          expect(await delivery.textContent()).toContain('last answer 500');
+        }, 15_000);
+        await delivery.getByRole('button', { name: 'Attempts' }).click();
+        await delivery.locator('td', { hasText: '500' }).first().waitFor();
+
+        receiver.setResponder(() => ({ status: 200 }));
+        await delivery.getByRole('button', { name: 'Send again' }).click();
+        await page.locator('.notice', { hasText: 'Sent again' }).waitFor();
+        await receiver.waitFor(1);
+        // Signed with the secret the console showed.
+        expect(receiver.verify(receiver.received[0], secret)).toMatchObject({ data: { name: 'Hooked request' } });
+        await eventually(async () => {
+          await page.reload();
+          await page.locator('.deliveries .item-card[data-status="SUCCEEDED"]').first().waitFor({ timeout: 1000 });
+        }, 15_000);
+        await page.setViewportSize(PHONE);
+        expect(await widthFits(page)).toBe(true);
+        await screenshot(page, 'console-09-webhook-360');
+        await page.setViewportSize({ width: 1280, height: 900 });
+
+        await page.getByRole('button', { name: 'Disable' }).click();
+        await page.locator('.notice', { hasText: 'Disabled' }).waitFor();
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('button', { name: 'Delete' }).click();
+        await page.waitForURL((url) => url.pathname === '/app/webhooks');
+        expect(errors).toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    signedInIt('should change the defaults, the branding with its logo, and the confirmation page', async () => {
+      const { page, errors } = owner;
+      await page.goto(`${world.app.origin}/app/settings`);
+      await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+      await page.getByLabel('Days between reminders').fill('5');
+      await page.getByRole('button', { name: 'Save defaults' }).click();
+      await page.locator('.notice', { hasText: 'Defaults saved' }).waitFor();
+      await page.getByLabel('Button colour', { exact: true }).fill('blue');
+      await page.getByRole('button', { name: 'Save branding' }).click();
+      await page.locator('#field-input-primaryColor-error').waitFor();
+      await page.getByLabel('Button colour', { exact: true }).fill('#aa3300');
+      await page.getByLabel('Sender name of mails').fill('Acme Onboarding');
+      await page.getByRole('button', { name: 'Save branding' }).click();
+      await page.locator('.notice', { hasText: 'Branding saved' }).waitFor();
+      await page.getByLabel(/Upload a logo/).setInputFiles({
+        name: 'logo.png',
+        mimeType: 'image/png',
+        buffer: pngBytes(64, 32, [170, 51, 0]),
+      });
+      const logo = page.locator('img.logo');
+      await logo.waitFor();
+      await eventually(async () => expect(await logo.evaluate((img: any) => img.naturalWidth)).toBe(64));
+      await page.getByLabel('Message to recipients who submitted').fill('Thank you! We will be in touch.');
+      await page.getByRole('button', { name: 'Show this message' }).click();
+      await page.locator('.notice', { hasText: 'Confirmation page saved' }).waitFor();
+      const organization = (
+        await api.graphql(
+          '{ organization { settings { defaultReminders } branding { primaryColor senderName logoUrl } confirmationPage { enabled message } } }',
+        )
+      ).data.organization;
+      expect(organization).toMatchObject({
+        settings: { defaultReminders: 5 },
+        branding: { primaryColor: '#aa3300', senderName: 'Acme Onboarding' },
+        confirmationPage: { enabled: true, message: 'Thank you! We will be in touch.' },
+      });
+      expect(organization.branding.logoUrl).toBeTruthy();
+      await screenshot(page, 'console-10-settings-1280');
+      await page.setViewportSize(PHONE);
+      expect(await widthFits(page)).toBe(true);
+      await screenshot(page, 'console-11-settings-360');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      expect(errors).toEqual([]);
+    });
+
+    signedInIt(
+      'should add a user, make a team, and make and revoke an API key whose secret is shown once',
+      async () => {
+        const { page, errors } = owner;
+        await page.goto(`${world.app.origin}/app/users`);
+        await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+        const newUser = page.getByRole('form', { name: 'New user' });
+        await newUser.getByLabel('Email').fill('not-an-address');
+        await newUser.getByRole('button', { name: 'Add user' }).click();
+        await page.locator('#field-user-input-email-error').waitFor();
+        await newUser.getByLabel('Email').fill('dana@example.com');
+        await newUser.getByLabel('First name').fill('Dana');
+        await newUser.getByLabel('Last name').fill('Lee');
+        await newUser.getByRole('button', { name: 'Add user' }).click();
+        await page.locator('.notice', { hasText: 'dana@example.com added' }).waitFor();
+        const dana = page.locator('tr', { hasText: 'dana@example.com' });
+        await dana.waitFor();
+
+        await page.getByLabel("New team's name").fill('Tax team');
+        await page.getByRole('button', { name: 'Make team' }).click();
+        await page.locator('.notice', { hasText: 'Team Tax team made' }).waitFor();
+        await dana.getByLabel('Team of dana@example.com').selectOption({ label: 'Tax team' });
+        await page.locator('.notice', { hasText: "dana@example.com's team changed" }).waitFor();
+        await dana.getByLabel('Role of dana@example.com').selectOption('ADMIN');
+        await page.locator('.notice', { hasText: 'dana@example.com is now ADMIN' }).waitFor();
+
+        await page.getByLabel('For', { exact: true }).selectOption({ label: 'Dana Lee' });
+        await page.getByLabel('Name (what it is for)').fill('CRM sync');
+        await page.getByRole('button', { name: 'Make key' }).click();
+        const secret = (await page.locator('.made-keys .secret').textContent())!.trim();
+        const asDana = await client(world.app.app, secret).graphql('{ viewer { email role team { name } } }');
+        expect(asDana.data.viewer).toEqual({ email: 'dana@example.com', role: 'ADMIN', team: { name: 'Tax team' } });
+        await page.setViewportSize(PHONE);
+        expect(await widthFits(page)).toBe(true);
+        await screenshot(page, 'console-12-users-360');
+        await page.setViewportSize({ width: 1280, height: 900 });
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('button', { name: /^Revoke/ }).click();
+        await page.locator('.made-keys .field-error', { hasText: 'revoked' }).waitFor();
+        expect((await client(world.app.app, secret).post('/graphql', { query: '{ viewer { id } }' })).statusCode).toBe(
+          401,
+        );
+        expect(errors).toEqual([]);
+      },
+    );
+
+    signedInIt('should keep a USER to its own screens', async () => {
+      const carl = await createUser(world.app.app, world.app.tenant.apiKey, {
+        email: 'carl@example.com',
+        role: 'USER',
+      });
+      const user = await ownerPage(world.browser, world.app, { width: 1280, height: 900 }, carl.apiKey);
+      try {
+        await user.page.goto(`${world.app.origin}/app/requests`);
+        await user.page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
+        const nav = user.page.getByRole('navigation', { name: 'Console' });
+        await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
+          'Requests',
+          'New request',
+          'Templates',
+          'Live dashboard',
+        ]);
+        await user.page.goto(`${world.app.origin}/app/settings`);
+        await user.page.getByRole('heading', { level: 1, name: 'For administrators' }).waitFor();
+        expect(user.errors).toEqual([]);
+      } finally {
+        await user.context.close();
+      }
     });
   });
 

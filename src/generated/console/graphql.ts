@@ -4486,6 +4486,177 @@ export type ConsoleRequestsLiveSubscriptionVariables = Exact<{ [key: string]: ne
 
 export type ConsoleRequestsLiveSubscription = { events: { eventId: string, topic: WebhookTopic } | { eventId: string, topic: WebhookTopic } | { eventId: string, topic: WebhookTopic } | { eventId: string, topic: WebhookTopic } };
 
+export type ConsoleSettingsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleSettingsQuery = { organization: { id: string, name: string, settings: { defaultExpirationDays: number | null, defaultReminders: number, defaultLanguage: Language, allowedAuthMethods: Array<AuthMethod>, requireCompleteSubmission: boolean, retentionDays: number | null }, branding: { primaryColor: string | null, senderName: string | null, supportEmail: string | null, logoUrl: string | null }, confirmationPage: { enabled: boolean, message: string | null } } };
+
+export type ConsoleSettingsUpdateMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  input: OrganizationSettingsUpdateInput;
+}>;
+
+
+export type ConsoleSettingsUpdateMutation = { organizationSettingsUpdate: { settings: { defaultReminders: number } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleBrandingUpdateMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  input: BrandingUpdateInput;
+}>;
+
+
+export type ConsoleBrandingUpdateMutation = { brandingUpdate: { branding: { primaryColor: string | null } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleConfirmationPageEnableMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  input: ConfirmationPageEnableInput;
+}>;
+
+
+export type ConsoleConfirmationPageEnableMutation = { confirmationPageEnable: { confirmationPage: { enabled: boolean } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleConfirmationPageDisableMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleConfirmationPageDisableMutation = { confirmationPageDisable: { confirmationPage: { enabled: boolean } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleTemplatesQueryVariables = Exact<{
+  after?: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type ConsoleTemplatesQuery = { templates: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, name: string, defaultTitle: string | null, updatedAt: string, viewerCanUpdate: boolean, owner: { email: string, firstName: string | null, lastName: string | null }, team: { name: string } | null, items: Array<{ id: string }> }> } };
+
+export type ConsoleTemplateQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleTemplateQuery = { template: { id: string, name: string, defaultTitle: string | null, personalMessage: string | null, reminders: number, dueDateInterval: number | null, language: Language, viewerCanUpdate: boolean, items: Array<{ kind: RequestItemKind, name: string, description: string | null, required: boolean, form: { id: string, allowFileUpload: boolean } | null }> } | null };
+
+export type ConsoleFormsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleFormsQuery = { forms: { nodes: Array<{ id: string, name: string }> } };
+
+export type ConsoleTemplateCreateMutationVariables = Exact<{
+  input: TemplateCreateInput;
+}>;
+
+
+export type ConsoleTemplateCreateMutation = { templateCreate: { template: { id: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleTemplateUpdateMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  input: TemplateUpdateInput;
+}>;
+
+
+export type ConsoleTemplateUpdateMutation = { templateUpdate: { template: { id: string, name: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleTemplateDeleteMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleTemplateDeleteMutation = { templateDelete: { deletedTemplateId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleUsersQueryVariables = Exact<{
+  after?: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type ConsoleUsersQuery = { organization: { id: string, users: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, email: string, firstName: string | null, lastName: string | null, role: UserRole, createdAt: string, team: { id: string } | null }> }, teams: Array<{ id: string, name: string, members: Array<{ id: string }> }> } };
+
+export type ConsoleUserCreateMutationVariables = Exact<{
+  input: UserCreateInput;
+}>;
+
+
+export type ConsoleUserCreateMutation = { userCreate: { user: { id: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleUserUpdateMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  input: UserUpdateInput;
+}>;
+
+
+export type ConsoleUserUpdateMutation = { userUpdate: { user: { id: string, role: UserRole, team: { id: string } | null } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleTeamCreateMutationVariables = Exact<{
+  input: TeamCreateInput;
+}>;
+
+
+export type ConsoleTeamCreateMutation = { teamCreate: { team: { id: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleApiKeyCreateMutationVariables = Exact<{
+  input: ApiKeyCreateInput;
+}>;
+
+
+export type ConsoleApiKeyCreateMutation = { apiKeyCreate: { secret: string | null, apiKey: { id: string, prefix: string, name: string | null, createdAt: string, user: { email: string } } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleApiKeyRevokeMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleApiKeyRevokeMutation = { apiKeyRevoke: { apiKey: { id: string, revokedAt: string | null } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleWebhooksQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleWebhooksQuery = { webhooks: { nodes: Array<{ id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledReason: string | null, failingSince: string | null, createdAt: string }> } };
+
+export type ConsoleWebhookQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+  status?: InputMaybe<WebhookDeliveryStatus>;
+  after?: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type ConsoleWebhookQuery = { webhook: { id: string, endpoint: string, topics: Array<WebhookTopic>, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, previousSecretExpiresAt: string | null, createdAt: string, deliveries: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, eventId: string, topic: WebhookTopic, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt: string | null, lastStatusCode: number | null, lastError: string | null, createdAt: string, attempts: Array<{ id: string, attemptedAt: string, statusCode: number | null, latencyMs: number, error: string | null }> }> } } | null };
+
+export type ConsoleWebhookCreateMutationVariables = Exact<{
+  input: WebhookCreateInput;
+}>;
+
+
+export type ConsoleWebhookCreateMutation = { webhookCreate: { secret: string | null, webhook: { id: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleWebhookUpdateMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  input: WebhookUpdateInput;
+}>;
+
+
+export type ConsoleWebhookUpdateMutation = { webhookUpdate: { webhook: { id: string, enabled: boolean, topics: Array<WebhookTopic>, endpoint: string } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleWebhookDeleteMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleWebhookDeleteMutation = { webhookDelete: { deletedWebhookId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleWebhookSecretRotateMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleWebhookSecretRotateMutation = { webhookSecretRotate: { secret: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
+export type ConsoleWebhookDeliveryRetryMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  webhookId: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleWebhookDeliveryRetryMutation = { webhookDeliveryRetry: { delivery: { id: string, status: WebhookDeliveryStatus } | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -4996,3 +5167,429 @@ export const ConsoleRequestsLiveDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ConsoleRequestsLiveSubscription, ConsoleRequestsLiveSubscriptionVariables>;
+export const ConsoleSettingsDocument = new TypedDocumentString(`
+    query ConsoleSettings {
+  organization {
+    id
+    name
+    settings {
+      defaultExpirationDays
+      defaultReminders
+      defaultLanguage
+      allowedAuthMethods
+      requireCompleteSubmission
+      retentionDays
+    }
+    branding {
+      primaryColor
+      senderName
+      supportEmail
+      logoUrl
+    }
+    confirmationPage {
+      enabled
+      message
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleSettingsQuery, ConsoleSettingsQueryVariables>;
+export const ConsoleSettingsUpdateDocument = new TypedDocumentString(`
+    mutation ConsoleSettingsUpdate($id: ID!, $input: OrganizationSettingsUpdateInput!) {
+  organizationSettingsUpdate(id: $id, input: $input) {
+    settings {
+      defaultReminders
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleSettingsUpdateMutation, ConsoleSettingsUpdateMutationVariables>;
+export const ConsoleBrandingUpdateDocument = new TypedDocumentString(`
+    mutation ConsoleBrandingUpdate($id: ID!, $input: BrandingUpdateInput!) {
+  brandingUpdate(id: $id, input: $input) {
+    branding {
+      primaryColor
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleBrandingUpdateMutation, ConsoleBrandingUpdateMutationVariables>;
+export const ConsoleConfirmationPageEnableDocument = new TypedDocumentString(`
+    mutation ConsoleConfirmationPageEnable($id: ID!, $input: ConfirmationPageEnableInput!) {
+  confirmationPageEnable(id: $id, input: $input) {
+    confirmationPage {
+      enabled
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleConfirmationPageEnableMutation, ConsoleConfirmationPageEnableMutationVariables>;
+export const ConsoleConfirmationPageDisableDocument = new TypedDocumentString(`
+    mutation ConsoleConfirmationPageDisable($id: ID!) {
+  confirmationPageDisable(id: $id) {
+    confirmationPage {
+      enabled
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleConfirmationPageDisableMutation, ConsoleConfirmationPageDisableMutationVariables>;
+export const ConsoleTemplatesDocument = new TypedDocumentString(`
+    query ConsoleTemplates($after: String) {
+  templates(first: 50, after: $after) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    nodes {
+      id
+      name
+      defaultTitle
+      updatedAt
+      viewerCanUpdate
+      owner {
+        email
+        firstName
+        lastName
+      }
+      team {
+        name
+      }
+      items {
+        id
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTemplatesQuery, ConsoleTemplatesQueryVariables>;
+export const ConsoleTemplateDocument = new TypedDocumentString(`
+    query ConsoleTemplate($id: ID!) {
+  template(id: $id) {
+    id
+    name
+    defaultTitle
+    personalMessage
+    reminders
+    dueDateInterval
+    language
+    viewerCanUpdate
+    items {
+      kind
+      name
+      description
+      required
+      form {
+        id
+        allowFileUpload
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTemplateQuery, ConsoleTemplateQueryVariables>;
+export const ConsoleFormsDocument = new TypedDocumentString(`
+    query ConsoleForms {
+  forms(first: 100) {
+    nodes {
+      id
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleFormsQuery, ConsoleFormsQueryVariables>;
+export const ConsoleTemplateCreateDocument = new TypedDocumentString(`
+    mutation ConsoleTemplateCreate($input: TemplateCreateInput!) {
+  templateCreate(input: $input) {
+    template {
+      id
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTemplateCreateMutation, ConsoleTemplateCreateMutationVariables>;
+export const ConsoleTemplateUpdateDocument = new TypedDocumentString(`
+    mutation ConsoleTemplateUpdate($id: ID!, $input: TemplateUpdateInput!) {
+  templateUpdate(id: $id, input: $input) {
+    template {
+      id
+      name
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTemplateUpdateMutation, ConsoleTemplateUpdateMutationVariables>;
+export const ConsoleTemplateDeleteDocument = new TypedDocumentString(`
+    mutation ConsoleTemplateDelete($id: ID!) {
+  templateDelete(id: $id) {
+    deletedTemplateId
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTemplateDeleteMutation, ConsoleTemplateDeleteMutationVariables>;
+export const ConsoleUsersDocument = new TypedDocumentString(`
+    query ConsoleUsers($after: String) {
+  organization {
+    id
+    users(first: 100, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      nodes {
+        id
+        email
+        firstName
+        lastName
+        role
+        createdAt
+        team {
+          id
+        }
+      }
+    }
+    teams {
+      id
+      name
+      members {
+        id
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleUsersQuery, ConsoleUsersQueryVariables>;
+export const ConsoleUserCreateDocument = new TypedDocumentString(`
+    mutation ConsoleUserCreate($input: UserCreateInput!) {
+  userCreate(input: $input) {
+    user {
+      id
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleUserCreateMutation, ConsoleUserCreateMutationVariables>;
+export const ConsoleUserUpdateDocument = new TypedDocumentString(`
+    mutation ConsoleUserUpdate($id: ID!, $input: UserUpdateInput!) {
+  userUpdate(id: $id, input: $input) {
+    user {
+      id
+      role
+      team {
+        id
+      }
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleUserUpdateMutation, ConsoleUserUpdateMutationVariables>;
+export const ConsoleTeamCreateDocument = new TypedDocumentString(`
+    mutation ConsoleTeamCreate($input: TeamCreateInput!) {
+  teamCreate(input: $input) {
+    team {
+      id
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleTeamCreateMutation, ConsoleTeamCreateMutationVariables>;
+export const ConsoleApiKeyCreateDocument = new TypedDocumentString(`
+    mutation ConsoleApiKeyCreate($input: ApiKeyCreateInput!) {
+  apiKeyCreate(input: $input) {
+    apiKey {
+      id
+      prefix
+      name
+      createdAt
+      user {
+        email
+      }
+    }
+    secret
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleApiKeyCreateMutation, ConsoleApiKeyCreateMutationVariables>;
+export const ConsoleApiKeyRevokeDocument = new TypedDocumentString(`
+    mutation ConsoleApiKeyRevoke($id: ID!) {
+  apiKeyRevoke(id: $id) {
+    apiKey {
+      id
+      revokedAt
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleApiKeyRevokeMutation, ConsoleApiKeyRevokeMutationVariables>;
+export const ConsoleWebhooksDocument = new TypedDocumentString(`
+    query ConsoleWebhooks {
+  webhooks(first: 100) {
+    nodes {
+      id
+      endpoint
+      topics
+      enabled
+      disabledReason
+      failingSince
+      createdAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleWebhooksQuery, ConsoleWebhooksQueryVariables>;
+export const ConsoleWebhookDocument = new TypedDocumentString(`
+    query ConsoleWebhook($id: ID!, $status: WebhookDeliveryStatus, $after: String) {
+  webhook(id: $id) {
+    id
+    endpoint
+    topics
+    enabled
+    disabledAt
+    disabledReason
+    failingSince
+    previousSecretExpiresAt
+    createdAt
+    deliveries(first: 25, after: $after, status: $status) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      nodes {
+        id
+        eventId
+        topic
+        status
+        attemptCount
+        nextAttemptAt
+        lastStatusCode
+        lastError
+        createdAt
+        attempts {
+          id
+          attemptedAt
+          statusCode
+          latencyMs
+          error
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleWebhookQuery, ConsoleWebhookQueryVariables>;
+export const ConsoleWebhookCreateDocument = new TypedDocumentString(`
+    mutation ConsoleWebhookCreate($input: WebhookCreateInput!) {
+  webhookCreate(input: $input) {
+    webhook {
+      id
+    }
+    secret
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleWebhookCreateMutation, ConsoleWebhookCreateMutationVariables>;
+export const ConsoleWebhookUpdateDocument = new TypedDocumentString(`
+    mutation ConsoleWebhookUpdate($id: ID!, $input: WebhookUpdateInput!) {
+  webhookUpdate(id: $id, input: $input) {
+    webhook {
+      id
+      enabled
+      topics
+      endpoint
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleWebhookUpdateMutation, ConsoleWebhookUpdateMutationVariables>;
+export const ConsoleWebhookDeleteDocument = new TypedDocumentString(`
+    mutation ConsoleWebhookDelete($id: ID!) {
+  webhookDelete(id: $id) {
+    deletedWebhookId
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleWebhookDeleteMutation, ConsoleWebhookDeleteMutationVariables>;
+export const ConsoleWebhookSecretRotateDocument = new TypedDocumentString(`
+    mutation ConsoleWebhookSecretRotate($id: ID!) {
+  webhookSecretRotate(id: $id) {
+    secret
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleWebhookSecretRotateMutation, ConsoleWebhookSecretRotateMutationVariables>;
+export const ConsoleWebhookDeliveryRetryDocument = new TypedDocumentString(`
+    mutation ConsoleWebhookDeliveryRetry($id: ID!, $webhookId: ID!) {
+  webhookDeliveryRetry(id: $id, webhookId: $webhookId) {
+    delivery {
+      id
+      status
+    }
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleWebhookDeliveryRetryMutation, ConsoleWebhookDeliveryRetryMutationVariables>;

@@ -1,10 +1,10 @@
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { graphql } from '../../generated/console';
-import type { ConsoleViewerQuery } from '../../generated/console/graphql';
 import { personName } from '../shared/labels';
 import { onLiveState, signInPath, type LiveState } from './api';
 import { useQuery } from './hooks';
 import { Link, navigate, useLocation } from './router';
+import { SessionContext, type Session } from './session';
 import { Alert, Loading } from './ui';
 import { RequestScreen } from './screens/request';
 import { RequestsScreen } from './screens/requests';
@@ -29,17 +29,6 @@ const ViewerDocument = graphql(`
     }
   }
 `);
-
-export type Session = ConsoleViewerQuery;
-
-const SessionContext = createContext<Session | null>(null);
-
-/** The signed-in user and organization (the shell renders nothing else before it knows them). */
-export function useSession(): Session {
-  const session = useContext(SessionContext);
-  if (!session) throw new Error('useSession outside the signed-in console');
-  return session;
-}
 
 const LIVE_TEXT: Record<LiveState, string> = {
   idle: '',
@@ -98,9 +87,11 @@ function Shell({ session, children }: { session: Session; children: ReactNode })
           <NavLink to="/app/templates" current={section === 'templates'}>
             Templates
           </NavLink>
-          <NavLink to="/app/webhooks" current={section === 'webhooks'}>
-            Webhooks
-          </NavLink>
+          {admin && (
+            <NavLink to="/app/webhooks" current={section === 'webhooks'}>
+              Webhooks
+            </NavLink>
+          )}
           {admin && (
             <NavLink to="/app/settings" current={section === 'settings'}>
               Settings
@@ -165,8 +156,18 @@ function Screen({ session }: { session: Session }) {
       if (parts.length === 2) return <TemplateScreen key={parts[1]} id={parts[1]} />;
       break;
     case 'webhooks':
-      if (parts.length === 1) return <WebhooksScreen />;
-      if (parts.length === 2) return <WebhookScreen key={parts[1]} id={parts[1]} />;
+      if (parts.length === 1)
+        return (
+          <AdminOnly session={session}>
+            <WebhooksScreen />
+          </AdminOnly>
+        );
+      if (parts.length === 2)
+        return (
+          <AdminOnly session={session}>
+            <WebhookScreen key={parts[1]} id={parts[1]} />
+          </AdminOnly>
+        );
       break;
     case 'settings':
       if (parts.length === 1)

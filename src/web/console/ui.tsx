@@ -62,7 +62,10 @@ export function Notice({ children }: { children: ReactNode }) {
   );
 }
 
-const FormErrors = createContext<Map<string, string[]>>(new Map());
+/** A form's errors by field key, and its scope: the prefix of its fields' ids when a page has several forms. */
+const FormErrors = createContext<{ errors: Map<string, string[]>; scope: string }>({ errors: new Map(), scope: '' });
+
+const scopedId = (scope: string, key: string) => fieldId(scope ? `${scope}.${key}` : key);
 
 /**
  * A form whose fields show the userErrors at their paths; every error is also listed above it, each a
@@ -74,12 +77,15 @@ export function Form({
   children,
   className,
   label,
+  scope = '',
 }: {
   errors: readonly FieldError[];
   onSubmit: (submitter: string | null) => void;
   children: ReactNode;
   className?: string;
   label?: string;
+  /** Set when the page holds other forms with fields of the same paths. */
+  scope?: string;
 }) {
   const summary = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -91,7 +97,7 @@ export function Form({
     onSubmit(submitter?.value || null);
   };
   return (
-    <FormErrors.Provider value={errorsByField(errors)}>
+    <FormErrors.Provider value={{ errors: errorsByField(errors), scope }}>
       <form className={className} onSubmit={submit} noValidate aria-label={label}>
         {errors.length > 0 && (
           <div className="error-summary" role="alert" tabIndex={-1} ref={summary}>
@@ -102,9 +108,9 @@ export function Form({
               {errors.map((error, index) => (
                 <li key={index}>
                   <a
-                    href={`#${fieldId(fieldKey(error.field))}`}
+                    href={`#${scopedId(scope, fieldKey(error.field))}`}
                     onClick={(event) => {
-                      const target = document.getElementById(fieldId(fieldKey(error.field)));
+                      const target = document.getElementById(scopedId(scope, fieldKey(error.field)));
                       if (!target) return;
                       event.preventDefault();
                       target.focus();
@@ -125,8 +131,9 @@ export function Form({
 
 /** The messages of a field path, and the attributes that tie them to its control. */
 function useFieldErrors(name: string) {
-  const messages = useContext(FormErrors).get(name) ?? [];
-  const id = fieldId(name);
+  const { errors, scope } = useContext(FormErrors);
+  const messages = errors.get(name) ?? [];
+  const id = scopedId(scope, name);
   return {
     id,
     messages,

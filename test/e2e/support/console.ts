@@ -113,13 +113,14 @@ export async function standIn(context: BrowserContext, apiKey: string): Promise<
 export type OwnerPage = { context: BrowserContext; page: Page; errors: string[]; outside: string[] };
 
 /**
- * A browser context signed in as the tenant's admin (Olga Ops), its page recording script and console
- * errors (a CSP refusal among them) and every request to another origin.
+ * A browser context signed in as the tenant's admin (Olga Ops), or as the user of `apiKey`, its page
+ * recording script and console errors (a CSP refusal among them) and every request to another origin.
  */
 export async function ownerPage(
   browser: Browser,
   app: ListeningApp,
   viewport = { width: 1280, height: 900 },
+  apiKey = app.tenant.apiKey,
 ): Promise<OwnerPage> {
   const { context, outside } = await openContext(browser, app.origin, { viewport });
   const page = await context.newPage();
@@ -132,9 +133,9 @@ export async function ownerPage(
   page.on('requestfailed', (request) => {
     if (process.env.E2E_LOG) console.log(`failed: ${request.url()} ${request.failure()?.errorText}`);
   });
-  if (STAND_IN) await standIn(context, app.tenant.apiKey);
+  if (STAND_IN) await standIn(context, apiKey);
   else {
-    const viewer = await client(app.app, app.tenant.apiKey).graphql('{ viewer { email } }');
+    const viewer = await client(app.app, apiKey).graphql('{ viewer { email } }');
     // The pages' own test is in console.e2e.ts; here the owner only needs a session.
     await signInByApi(app, page, viewer.data.viewer.email);
   }

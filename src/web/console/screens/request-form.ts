@@ -1,5 +1,7 @@
 import type {
   AuthMethod,
+  TemplateCreateInput,
+  TemplateItemInput,
   Language,
   RecipientInput,
   RequestCreateInput,
@@ -165,13 +167,71 @@ export function fromTemplate(draft: RequestDraft, template: TemplateStart, now: 
       template.dueDateInterval != null
         ? local(new Date(now.getTime() + template.dueDateInterval * 86_400_000).toISOString())
         : draft.dueDate,
-    items: template.items.map((item) => ({
-      ...newItem(item.form ? 'FORM' : item.kind),
-      name: item.name,
-      description: item.description ?? '',
-      required: item.required,
-      formId: item.form?.id ?? '',
-      allowFileUpload: item.form?.allowFileUpload ?? false,
-    })),
+    items: template.items.map(itemFromTemplate),
+  };
+}
+
+/** A template's item, as the form writes it. */
+export const itemFromTemplate = (item: TemplateStart['items'][number]): ItemDraft => ({
+  ...newItem(item.form ? 'FORM' : item.kind),
+  name: item.name,
+  description: item.description ?? '',
+  required: item.required,
+  formId: item.form?.id ?? '',
+  allowFileUpload: item.form?.allowFileUpload ?? false,
+});
+
+/** A template's item input (a template's e-signature item names no contract: each request's does). */
+export function templateItemInput(item: ItemDraft): TemplateItemInput {
+  const common = { name: item.name.trim(), description: text(item.description), required: item.required };
+  if (item.kind === 'FORM')
+    return { ...common, kind: 'UPLOAD', form: { id: item.formId, allowFileUpload: item.allowFileUpload } };
+  return { ...common, kind: item.kind };
+}
+
+export type TemplateDraft = {
+  name: string;
+  defaultTitle: string;
+  personalMessage: string;
+  reminders: string;
+  dueDateInterval: string;
+  language: Language | '';
+  items: ItemDraft[];
+};
+
+export const emptyTemplate = (): TemplateDraft => ({
+  name: '',
+  defaultTitle: '',
+  personalMessage: '',
+  reminders: '',
+  dueDateInterval: '',
+  language: '',
+  items: [],
+});
+
+/** The template as the form writes it. */
+export const templateDraft = (template: Omit<TemplateStart, 'id'>): TemplateDraft => ({
+  name: template.name,
+  defaultTitle: template.defaultTitle ?? '',
+  personalMessage: template.personalMessage ?? '',
+  reminders: String(template.reminders),
+  dueDateInterval: template.dueDateInterval == null ? '' : String(template.dueDateInterval),
+  language: template.language,
+  items: template.items.map(itemFromTemplate),
+});
+
+/**
+ * The `templateCreate` (and `templateUpdate`) input. A field left empty is sent as null, so that an
+ * update clears it; the item list is sent whole and replaces the template's.
+ */
+export function templateInput(draft: TemplateDraft): TemplateCreateInput {
+  return {
+    name: draft.name.trim(),
+    defaultTitle: text(draft.defaultTitle) ?? null,
+    personalMessage: text(draft.personalMessage) ?? null,
+    reminders: whole(draft.reminders),
+    dueDateInterval: whole(draft.dueDateInterval) ?? null,
+    language: draft.language || undefined,
+    items: draft.items.map(templateItemInput),
   };
 }

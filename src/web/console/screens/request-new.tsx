@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
 import { graphql } from '../../../generated/console';
 import type { AuthMethod, Language } from '../../../generated/console/graphql';
-import { accepted, ApiError, gql, rest, type UserError } from '../api';
+import { accepted, ApiError, gql, type UserError } from '../api';
 import { localDateTime } from '../forms';
 import { useAction, useQuery, useTitle } from '../hooks';
 import { navigate, useLocation } from '../router';
-import { Alert, CheckboxField, FieldNote, Form, Page, SelectField, TextArea, TextField } from '../ui';
+import { Alert, FieldNote, Form, Page, SelectField, TextArea, TextField } from '../ui';
+import { ItemEditor, KINDS } from './item-editor';
 import {
   createInput,
   emptyDraft,
@@ -13,7 +14,6 @@ import {
   newItem,
   newRecipient,
   type ItemDraft,
-  type ItemKind,
   type RecipientDraft,
   type RequestDraft,
 } from './request-form';
@@ -88,13 +88,6 @@ const CreateDocument = graphql(`
   }
 `);
 
-const KINDS: ReadonlyArray<{ kind: ItemKind; label: string }> = [
-  { kind: 'UPLOAD', label: 'Upload' },
-  { kind: 'QUESTION', label: 'Question' },
-  { kind: 'E_SIGNATURE', label: 'E-signature' },
-  { kind: 'FORM', label: 'Form' },
-];
-
 const AUTH_METHODS: ReadonlyArray<{ value: AuthMethod; label: string }> = [
   { value: 'UNSET', label: "The organization's default" },
   { value: 'NONE', label: 'The link alone' },
@@ -108,146 +101,6 @@ const LANGUAGES: ReadonlyArray<{ value: Language | ''; label: string }> = [
   { value: 'EN_US', label: 'English' },
   { value: 'ES', label: 'Spanish' },
 ];
-
-function ContractUpload({ onUploaded, label }: { onUploaded: (id: string) => void; label: string }) {
-  const action = useAction();
-  return (
-    <div className="field">
-      <label>
-        {label}
-        <input
-          type="file"
-          accept=".pdf,.doc,.docx,application/pdf"
-          disabled={action.busy}
-          onChange={(event) => {
-            const file = event.target.files?.[0];
-            if (!file) return;
-            void action.run(async () => {
-              // Bytes go over REST (the schema has no Upload scalar); the contract is then chosen by id.
-              const contract = await rest<{ id: string }>(
-                'POST',
-                `/contracts?name=${encodeURIComponent(file.name)}`,
-                file,
-                'application/octet-stream',
-              );
-              onUploaded(contract.id);
-            });
-          }}
-        />
-      </label>
-      {action.busy && <span className="hint">Uploading…</span>}
-      <Alert>{action.error}</Alert>
-    </div>
-  );
-}
-
-function ItemEditor({
-  item,
-  index,
-  count,
-  choices,
-  onChange,
-  onMove,
-  onRemove,
-  onContractUploaded,
-}: {
-  item: ItemDraft;
-  index: number;
-  count: number;
-  choices: { contracts: { id: string; name: string }[]; forms: { id: string; name: string }[] };
-  onChange: (item: ItemDraft) => void;
-  onMove: (by: -1 | 1) => void;
-  onRemove: () => void;
-  onContractUploaded: () => void;
-}) {
-  const path = `input.items.${index}`;
-  const set = (changes: Partial<ItemDraft>) => onChange({ ...item, ...changes });
-  const kindLabel = KINDS.find((k) => k.kind === item.kind)?.label ?? item.kind;
-  return (
-    <li className="editor-entry" data-kind={item.kind}>
-      <div className="item-head">
-        <h3>
-          {index + 1}. {kindLabel}
-        </h3>
-        <div className="actions">
-          <button type="button" className="secondary" disabled={index === 0} onClick={() => onMove(-1)}>
-            Up<span className="visually-hidden"> (item {index + 1})</span>
-          </button>
-          <button type="button" className="secondary" disabled={index === count - 1} onClick={() => onMove(1)}>
-            Down<span className="visually-hidden"> (item {index + 1})</span>
-          </button>
-          <button type="button" className="danger" onClick={onRemove}>
-            Remove<span className="visually-hidden"> item {index + 1}</span>
-          </button>
-        </div>
-      </div>
-      <FieldNote name={path} />
-      <div className="grid-2">
-        <TextField
-          label={item.kind === 'QUESTION' ? 'Question' : 'Name'}
-          name={`${path}.name`}
-          value={item.name}
-          onValue={(name) => set({ name })}
-          maxLength={255}
-          required
-        />
-        <TextField
-          label="Description (optional)"
-          name={`${path}.description`}
-          value={item.description}
-          onValue={(description) => set({ description })}
-        />
-      </div>
-      {item.kind === 'E_SIGNATURE' && (
-        <div className="grid-2">
-          <SelectField
-            label="Contract to sign"
-            name={`${path}.contractId`}
-            value={item.contractId}
-            onValue={(contractId) => set({ contractId })}
-            options={[
-              { value: '', label: 'Choose a contract' },
-              ...choices.contracts.map((c) => ({ value: c.id, label: c.name })),
-            ]}
-          />
-          <ContractUpload
-            label="Or upload one (PDF, DOC, DOCX)"
-            onUploaded={(contractId) => {
-              set({ contractId });
-              onContractUploaded();
-            }}
-          />
-        </div>
-      )}
-      {item.kind === 'FORM' && (
-        <div className="grid-2">
-          <SelectField
-            label="Form to fill in"
-            name={`${path}.form.id`}
-            value={item.formId}
-            onValue={(formId) => set({ formId })}
-            options={[
-              { value: '', label: choices.forms.length ? 'Choose a form' : 'No form yet (made with formCreate)' },
-              ...choices.forms.map((f) => ({ value: f.id, label: f.name })),
-            ]}
-          />
-          <CheckboxField
-            label="Files may be uploaded with the form"
-            name={`${path}.form.allowFileUpload`}
-            checked={item.allowFileUpload}
-            onChecked={(allowFileUpload) => set({ allowFileUpload })}
-          />
-        </div>
-      )}
-      <CheckboxField
-        label="Required"
-        name={`${path}.required`}
-        checked={item.required}
-        onChecked={(required) => set({ required })}
-      />
-    </li>
-  );
-}
 
 function RecipientEditor({
   recipient,
