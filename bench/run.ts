@@ -55,6 +55,8 @@ const HELP = `usage: npm run bench -- [options]
   --fanout-events N    measured events per subscriber count (default 20), after 2 discarded ones
   --fanout-per-process N  subscribers per load process (default 5000)
   --webhook-events N   events of each webhook burst (default 2000; 200 with --quick)
+  --webhook-low-events N     events of the low-load webhook step, one PATCH at a time (default 200)
+  --webhook-low-interval MS  milliseconds between two PATCHes of that step (default 50)
   --file-mb N          size of the file uploaded and downloaded (default 200; 32 with --quick)
   --file-rounds N      rounds of the file scenario (default 3; 1 with --quick)
   --notify-connections LIST  concurrent committing connections of the notify scenario (default 1,4,16,64; 1,16 with --quick)
@@ -92,6 +94,8 @@ const { values: args } = parseArgs({
     'fanout-events': { type: 'string' },
     'fanout-per-process': { type: 'string' },
     'webhook-events': { type: 'string' },
+    'webhook-low-events': { type: 'string' },
+    'webhook-low-interval': { type: 'string' },
     'file-mb': { type: 'string' },
     'file-rounds': { type: 'string' },
     'notify-connections': { type: 'string' },
@@ -137,6 +141,10 @@ const fanoutOptions: FanoutOptions = {
   connectWindow: 200,
 };
 const webhookEvents = Number(args['webhook-events'] ?? (quick ? 200 : 2000));
+const webhookLowLoad = {
+  events: Number(args['webhook-low-events'] ?? 200),
+  intervalMs: Number(args['webhook-low-interval'] ?? 50),
+};
 const fileMb = Number(args['file-mb'] ?? (quick ? 32 : 200));
 const reminderCount = Number(args.reminders ?? (quick ? 500 : 10_000));
 const fileRounds = Number(args['file-rounds'] ?? (quick ? 1 : 3));
@@ -451,6 +459,7 @@ async function main(): Promise<void> {
         connections: options.connections,
         concurrency: benchConfig().jobConcurrency,
         poolMax: options.pool,
+        lowLoad: webhookLowLoad,
         log: (line) => log(`${title} · ${line}`),
         profilePath,
       })),
@@ -713,6 +722,8 @@ async function main(): Promise<void> {
         events: webhookEvents,
         patch_connections: options.connections,
         job_concurrency: benchConfig().jobConcurrency,
+        low_load_events: webhookLowLoad.events,
+        low_load_interval_ms: webhookLowLoad.intervalMs,
       },
       files: { size_mb: fileMb, rounds: fileRounds, data_dir: BENCH_DATA_DIR },
       notify: { connections: notifyLevels, seconds_per_side: notifySeconds },

@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/kernel/db/embedded';
+import { meta, tusRequest, type Answer } from '../test/support/tus-http';
 import { killAllServers, ROOT, startHelper, startServer, type ServerProcess } from './lib/servers';
 
 // What an attack on resumable (tus) uploads costs the server and another client, on Gather as deployed
@@ -77,33 +77,6 @@ async function setup() {
   await orm.close();
 }
 
-type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
-
-/** One HTTP request on a connection of its own. */
-function send(base: string, method: string, path: string, headers: Record<string, string>, body?: Buffer) {
-  return new Promise<Answer>((done, fail) => {
-    const req = httpRequest(
-      `${base}${path}`,
-      { method, headers: { 'tus-resumable': '1.0.0', connection: 'close', ...headers }, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res
-          .on('data', (c: Buffer) => chunks.push(c))
-          .on('end', () =>
-            done({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-          );
-      },
-    );
-    req.on('error', fail);
-    req.end(body);
-  });
-}
-
-const meta = (values: Record<string, string>) =>
-  Object.entries(values)
-    .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
-    .join(',');
-
 type Link = { token: string; auth: Record<string, string>; item: string };
 
 /** A request of the attacker's organization with one upload item, and its recipient's session. */
@@ -131,7 +104,7 @@ async function newLink(server: ServerProcess, n: number): Promise<Link> {
 }
 
 const create = (server: ServerProcess, link: Link, length: number | 'deferred', filename: string) =>
-  send(server.url, 'POST', `/r/${link.token}/api/uploads`, {
+  tusRequest(server.url, 'POST', `/r/${link.token}/api/uploads`, {
     ...link.auth,
     ...(length === 'deferred' ? { 'upload-defer-length': '1' } : { 'upload-length': String(length) }),
     'upload-metadata': meta({ item_id: link.item, filename, filetype: 'application/octet-stream' }),
@@ -274,7 +247,7 @@ const ATTACKS: Record<'a' | 'b' | 'c', Attack> = {
       const locations = made.filter((a) => a.status === 201).map((a) => String(a.headers.location));
       const data = PATCH_DATA;
       const patch = (location: string, offset: number, body: Buffer) =>
-        send(
+        tusRequest(
           server.url,
           'PATCH',
           location,
@@ -376,7 +349,7 @@ async function main() {
             // cold start.
             const warm = await newLink(server, 0);
             const made = await create(server, warm, 10, 'warm.bin');
-            await send(server.url, 'DELETE', String(made.headers.location), warm.auth);
+            await tusRequest(server.url, 'DELETE', String(made.headers.location), warm.auth);
             await measure(server, () => sleep(300));
             const loadBefore = load();
             const m = await measure(server, () => attack.run(server));

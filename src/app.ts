@@ -39,6 +39,7 @@ import { systemResolver, type HostResolver } from './modules/webhooks/webhook.en
 import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
 import { notificationTasks } from './modules/notifications/notification.worker';
 import { scheduleTasks } from './modules/schedule/schedule.tasks';
+import { findUserSession, sessionTasks } from './modules/sessions/session.service';
 
 export type AppOptions = {
   config: Config;
@@ -86,7 +87,7 @@ export async function buildApp({
   orm,
   db: given,
   loggerInstance,
-  storage = createStorage(config.storage),
+  storage: givenStorage,
   clock,
   resolveHost = systemResolver,
   deliveryLookup,
@@ -104,6 +105,7 @@ export async function buildApp({
     trustProxy: config.trustProxy,
     logController: new ServiceLogController(),
   });
+  const storage = givenStorage ?? createStorage(config.storage, app.log);
   const db =
     given ?? new Db({ url: orm.config.get('clientUrl')!, poolMax: config.dbPoolMax, metadata: orm.getMetadata() });
   if (!given) app.addHook('onClose', () => db.close());
@@ -142,14 +144,19 @@ export async function buildApp({
     clock: clock ?? systemClock,
     expirationWarningDays: config.expirationWarningDays,
     caches,
+    secureCookies: config.production || config.publicUrl.startsWith('https:'),
   };
   const edgeStore = new EdgeStore(db);
   app.decorate('edgeStore', edgeStore);
   const resolveViewer = (key: string) => findViewerByApiKey(db, key, caches);
+  // A signed-in user's session cookie stands for its user as an API key does.
+  const resolveSession = async (token: string) =>
+    (await findUserSession(db, token, settings.clock.now()))?.viewer ?? null;
   // A recipient's session token opens its GraphQL operations (the actor guard keeps it to them).
-  const viewerOf = viewerLookup(async (key, request) => {
-    if (!isSessionToken(key)) return resolveViewer(key);
-    const session = await findSession(db, key, settings.clock.now());
+  const viewerOf = viewerLookup(async ({ kind, value }, request) => {
+    if (kind === 'session') return resolveSession(value);
+    if (!isSessionToken(value)) return resolveViewer(value);
+    const session = await findSession(db, value, settings.clock.now());
     return session && recipientViewer(session, clientOf(request));
   });
   // Before authentication answers, so that a credential naming no one counts against its address (the
@@ -158,7 +165,7 @@ export async function buildApp({
     viewerOf,
     linkExists: async (token) => (await findLink(db, token)) !== null,
   });
-  registerAuth(app, viewerOf);
+  registerAuth(app, viewerOf, { publicUrl: config.publicUrl });
   registerIdempotency(app, db);
   const outbox = new Outbox(MODULES.views, settings, MODULES.consumers);
 
@@ -227,6 +234,7 @@ export async function buildApp({
         agents,
         attempts: webhookAttempts,
       }),
+      ...sessionTasks({ db, settings }),
       ...notificationTasks({
         db,
         mailer,
@@ -246,6 +254,8 @@ export async function buildApp({
     hub,
     contexts,
     resolveViewer,
+    resolveSession,
+    publicUrl: config.publicUrl,
     queryLimits: config.graphql,
     rateLimits,
     format: socketErrors,

@@ -3,7 +3,10 @@ import { ConfigError, loadConfig } from './config/config';
 import { openDatabase } from './kernel/db/database';
 import { DATA_MODEL } from './modules';
 import { AppError } from './kernel/errors/app-error';
+import { systemClock } from './kernel/clock';
 import { createApiKeyForEmail, createOrganization } from './modules/identity/identity.service';
+import { SIGN_IN_LINK_MINUTES } from './modules/sessions/session.limits';
+import { signInLinkForEmail } from './modules/sessions/session.service';
 
 const USAGE = `Usage: npm run gather -- <command> [options]
 
@@ -12,6 +15,9 @@ Commands:
       Creates an organization with an ADMIN user; prints {"organization_id", "user_id", "api_key"}.
   key create --email EMAIL [--name LABEL]
       Adds an API key for an existing user; prints {"user_id", "api_key"}.
+  sign-in-link --email EMAIL [--next /app/...]
+      Makes a link that signs an existing user in, in a browser, once within ${SIGN_IN_LINK_MINUTES} minutes (no mail is sent);
+      prints {"user_id", "url", "expires_at"}.
   migrate
       Applies pending database migrations; prints {"applied": [...]}.
 
@@ -38,17 +44,19 @@ async function run(argv: string[]): Promise<unknown> {
       'admin-first-name': { type: 'string' },
       'admin-last-name': { type: 'string' },
       email: { type: 'string' },
+      next: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   const command = positionals.join(' ');
   if (values.help || !command) throw new UsageError('');
-  if (!['org create', 'key create', 'migrate'].includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!['org create', 'key create', 'sign-in-link', 'migrate'].includes(command))
+    throw new UsageError(`unknown command "${command}"`);
   if (command === 'org create') {
     need(values, 'name');
     need(values, 'admin-email');
   }
-  if (command === 'key create') need(values, 'email');
+  if (command === 'key create' || command === 'sign-in-link') need(values, 'email');
 
   const config = loadConfig();
   process.stderr.write(
@@ -69,6 +77,15 @@ async function run(argv: string[]): Promise<unknown> {
           adminLastName: values['admin-last-name'] as string | undefined,
         });
         return { organization_id: organization.id, user_id: user.id, api_key: apiKey };
+      }
+      case 'sign-in-link': {
+        const { user, url, expiresAt } = await signInLinkForEmail(
+          db,
+          { publicUrl: config.publicUrl, clock: systemClock },
+          values.email as string,
+          values.next as string | undefined,
+        );
+        return { user_id: user.id, url, expires_at: expiresAt.toISOString() };
       }
       default: {
         const { user, apiKey } = await createApiKeyForEmail(

@@ -31,6 +31,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   const started = Date.now();
   // The AWS SDK warns once per process that its releases after January 2027 need Node 22; the lockfile
   // holds a release that runs on 20, which `engines` declares (the README says so). Workers inherit this.
+  // It is a process warning, emitted as a client is configured: the clients' logger (sdkLogger) never sees it.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   let baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {

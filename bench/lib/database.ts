@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/kernel/db/embedded';
 import { createOrm, migrate } from '../../src/kernel/db/orm';
 import { DATA_MODEL } from '../../src/modules';
+import { withClient, withDatabase } from './postgres';
 
 export const BENCH_DATABASE = 'gather_bench';
 const SEED_PREFIX = 'gather_bench_seed_';
@@ -28,12 +29,6 @@ export type BenchDatabase = {
   saveSeed(record: unknown): Promise<void>;
   stop(): Promise<void>;
 };
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
 
 /**
  * What the seeded data depends on: every file under src/ (services, migrations) and the seed itself.
@@ -70,15 +65,7 @@ export async function openBenchDatabase(
     baseUrl = embedded.url;
   }
   const seedDatabase = `${SEED_PREFIX}${seedKey()}`;
-  const admin = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-    const client = new Client({ connectionString: baseUrl });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = <T>(work: (client: Client) => Promise<T>) => withClient(baseUrl, work);
   try {
     const cached = await admin(async (client) => {
       await client.query(`drop database if exists ${BENCH_DATABASE} with (force)`);
@@ -118,14 +105,10 @@ export async function openBenchDatabase(
         ? `embedded PostgreSQL on 127.0.0.1:${BENCH_PG_PORT} (${relative(ROOT, BENCH_PG_DIR)}), database ${BENCH_DATABASE}`
         : `PostgreSQL at ${where.hostname}:${where.port || 5432}, database ${BENCH_DATABASE}`,
       async saveSeed(record) {
-        const client = new Client({ connectionString: url });
-        await client.connect();
-        try {
+        await withClient(url, async (client) => {
           await client.query('create table bench_seed (record jsonb not null)');
           await client.query('insert into bench_seed (record) values ($1)', [JSON.stringify(record)]);
-        } finally {
-          await client.end();
-        }
+        });
         await admin(async (c) => {
           // One saved seed at a time: those of other source trees go.
           const old = await c.query(`select datname from pg_database where datname like '${SEED_PREFIX}%'`);

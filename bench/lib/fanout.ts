@@ -396,15 +396,18 @@ export function fanoutFigures(run: FanoutRun): FanoutFigures {
 }
 
 /**
- * Issue 14's fan-out target: Gather's server CPU per event and its p99 each within 1.25x of the bare
- * broadcast's at the same N, i.e. both ratios (bare ÷ ours) at least 0.8.
+ * The fan-out's target: from 10,000 subscribers (`FANOUT_TARGET_FROM`; 20,000 too), Gather's p99 within
+ * 1.25x of the bare broadcast's at the same N, i.e. bare p99 ÷ ours at least 0.8. No CPU target: the
+ * CPU ratio is reported for information. Below 10,000 (100, 1,000) no target, p99 and CPU reported.
  */
-export const FANOUT_TARGET = { cpu_ratio_min: 0.8, p99_ratio_min: 0.8 } as const;
+export const FANOUT_TARGET = { p99_ratio_min: 0.8 } as const;
+export const FANOUT_TARGET_FROM = 10_000;
 
 export function fanoutResult(requested: number, ours: FanoutRun, bare: FanoutRun, limitNote?: string): ScenarioResult {
   const o = fanoutFigures(ours);
   const b = fanoutFigures(bare);
   const reached = ours.n >= requested;
+  const targeted = requested >= FANOUT_TARGET_FROM;
   const ratio = Math.round((b.p99_ms / o.p99_ms) * 1000) / 1000;
   // Server CPU time per event, baseline ÷ ours: less disturbed by the machine's other work than latency.
   const cpuRatio = Math.round((bare.cpuMsPerEvent / ours.cpuMsPerEvent) * 1000) / 1000;
@@ -416,11 +419,14 @@ export function fanoutResult(requested: number, ours: FanoutRun, bare: FanoutRun
     ratio_of: 'p99_latency',
     cpu_ratio: cpuRatio,
     unit: 'events/s',
-    target: FANOUT_TARGET,
-    // Both sides hold the same N, so a capped N still compares like with like (the note says so).
-    met: ratio >= FANOUT_TARGET.p99_ratio_min && cpuRatio >= FANOUT_TARGET.cpu_ratio_min,
+    // By the N asked for: both sides hold the same N, so a capped N still compares like with like (the note says so).
+    target: targeted ? FANOUT_TARGET : null,
+    met: targeted ? ratio >= FANOUT_TARGET.p99_ratio_min : null,
     note: [
       `p50/p99 over ${ours.samples.length} events (nearest rank: p99 of 20 is the slowest), from the HTTP request causing the event to the last subscriber's receipt`,
+      targeted
+        ? `target: p99 within ${Math.round(100 / FANOUT_TARGET.p99_ratio_min) / 100}x of the bare broadcast's (ratio >= ${Math.round(FANOUT_TARGET.p99_ratio_min * 100)}%); the CPU ratio is information`
+        : `no target below ${FANOUT_TARGET_FROM.toLocaleString('en-US')} subscribers: p99 and the CPU ratio reported for information`,
       `kb_per_subscriber: RSS with N subscribed less RSS before the first, per subscriber (ours ${o.kb_per_subscriber}, bare ${b.kb_per_subscriber})`,
       reached
         ? null

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Client } from 'pg';
+import { withClient } from './postgres';
 import { ROOT } from './servers';
 
 // PostgreSQL 15 from Debian's binaries (`apt-get install postgresql-15`), for the `users` group: the
@@ -96,15 +97,7 @@ export async function startPg15(log: (line: string) => void): Promise<Pg15> {
     ]);
   } else log(`PostgreSQL 15 already running in ${relative(ROOT, DATA)}: joined, and stopped at the end`);
   const adminUrl = `postgres://postgres@127.0.0.1:${PG15_PORT}/postgres`;
-  const admin = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-    const client = new Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = <T>(work: (client: Client) => Promise<T>) => withClient(adminUrl, work);
   const version = await admin(async (client) => {
     const role = await client.query('select 1 from pg_roles where rolname = $1', [ROLE]);
     if (!role.rowCount) await client.query(`create role ${ROLE} login password '${ROLE}' nosuperuser nocreatedb`);

@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 
 // Baseline of the webhook scenario, in a process of its own: a bare HTTP POST loop sending `count`
 // copies of one body (a real delivery's, with its headers) to the receiver, `concurrency` at a time,
-// through a keep-alive agent as the DeliveryWorker's. No signing. With `record`, each lane, once a
+// through a keep-alive agent as the service's delivery task. No signing. With `record`, each lane, once a
 // POST is answered, inserts one row for it (status, latency, the answer's first bytes) into the
 // `bare_delivery` table before its next POST, through a pg Pool of `record.poolMax` connections: what
 // the service must do at least (it records every attempt); the runner creates and empties the table.

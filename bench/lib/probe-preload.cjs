@@ -19,7 +19,6 @@ const port = Number(process.env.BENCH_PROBE_PORT);
 if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/src/main.ts'))) {
   const http = require('node:http');
   const v8 = require('node:v8');
-  const { PerformanceObserver, constants } = require('node:perf_hooks');
   // V8 flags NODE_OPTIONS does not accept (--trace-pretenuring, --no-allocation-site-pretenuring, ...),
   // set before the service loads.
   for (const flag of (process.env.BENCH_PROBE_V8_FLAGS || '').split(/\s+/).filter(Boolean)) v8.setFlagsFromString(flag);
@@ -28,21 +27,10 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
     v8.setFlagsFromString(`--redirect-code-traces-to=${process.env.BENCH_PROBE_TRACE}`);
   }
   const gc = { minor_ms: 0, major_ms: 0, incremental_ms: 0, other_ms: 0, minor: 0, major: 0, incremental: 0, other: 0 };
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      const kind = entry.detail && entry.detail.kind;
-      const key =
-        kind === constants.NODE_PERFORMANCE_GC_MINOR
-          ? 'minor'
-          : kind === constants.NODE_PERFORMANCE_GC_MAJOR
-            ? 'major'
-            : kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL
-              ? 'incremental'
-              : 'other';
-      gc[`${key}_ms`] += entry.duration;
-      gc[key] += 1;
-    }
-  }).observe({ entryTypes: ['gc'] });
+  require('./gc.cjs').observeGc((kind = 'other', ms) => {
+    gc[`${kind}_ms`] += ms;
+    gc[kind] += 1;
+  });
   // Who turned Node 20's promise hooks on, and when: the first AsyncLocalStorage enabled (its `_enable`,
   // which `run` and `enterWith` call; Node 22 and 24 have none, their storage needs no hooks there).
   const hooks = { enabled_at: null, by: null, storages: 0 };
@@ -115,6 +103,20 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
   let session;
   const post = (method, params) =>
     new Promise((done, fail) => session.post(method, params || {}, (err, result) => (err ? fail(err) : done(result))));
+  // A profile of a window: a session of its own from its start command to its stop command.
+  const connect = () => {
+    const { Session } = require('node:inspector');
+    session = new Session();
+    session.connect();
+  };
+  /** The stop command of a profile that `method` ends: it writes the profile to ?path=P. */
+  const save = (method) => async (query) => {
+    const { profile } = await post(method);
+    require('node:fs').writeFileSync(query.get('path'), JSON.stringify(profile));
+    session.disconnect();
+    session = undefined;
+    return { ok: true };
+  };
   const commands = {
     // Nanoseconds per awaited promise, over 200,000: with Node 20's promise hooks on (after a first
     // AsyncLocalStorage run) several times what it is without.
@@ -153,9 +155,7 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
       gc: { ...gc },
     }),
     '/profile-start': async () => {
-      const { Session } = require('node:inspector');
-      session = new Session();
-      session.connect();
+      connect();
       await post('Profiler.enable');
       await post('Profiler.start');
       return { ok: true };
@@ -164,9 +164,7 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
     // but not those a scavenge freed: what is left is, by allocation site, what survived scavenges (was
     // promoted, or is still young at the end), i.e. the bytes each scavenge promotes, by who allocated them.
     '/heap-sampling-start': async (query) => {
-      const { Session } = require('node:inspector');
-      session = new Session();
-      session.connect();
+      connect();
       await post('HeapProfiler.enable');
       await post('HeapProfiler.startSampling', {
         samplingInterval: Number(query.get('interval') || 16384),
@@ -175,20 +173,8 @@ if (port && process.argv.some((arg) => arg === 'src/main.ts' || arg.endsWith('/s
       });
       return { ok: true };
     },
-    '/heap-sampling-stop': async (query) => {
-      const { profile } = await post('HeapProfiler.stopSampling');
-      require('node:fs').writeFileSync(query.get('path'), JSON.stringify(profile));
-      session.disconnect();
-      session = undefined;
-      return { ok: true };
-    },
-    '/profile-stop': async (query) => {
-      const { profile } = await post('Profiler.stop');
-      require('node:fs').writeFileSync(query.get('path'), JSON.stringify(profile));
-      session.disconnect();
-      session = undefined;
-      return { ok: true };
-    },
+    '/heap-sampling-stop': save('HeapProfiler.stopSampling'),
+    '/profile-stop': save('Profiler.stop'),
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://probe');

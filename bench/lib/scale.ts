@@ -9,6 +9,7 @@ import { createOrganization } from '../../src/modules/identity/identity.service'
 import { DATA_MODEL } from '../../src/modules';
 import { GET_QUERY, REQUEST_FIELDS } from './documents';
 import { inProcessApp, type InProcessApp } from './in-process';
+import { withClient, withDatabase } from './postgres';
 import type { OtherFigures, ScenarioResult } from './report';
 import { ROOT, type ServerProcess } from './servers';
 
@@ -60,22 +61,6 @@ function scaleKey(requests: number): string {
   walk(join(ROOT, 'src'));
   hash.update(`scale seed ${SCALE_SEED_VERSION}`);
   return `${hash.digest('hex').slice(0, 12)}_v${SCALE_SEED_VERSION}_${requests}`;
-}
-
-const withDatabase = (url: string, database: string) => {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-};
-
-async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 async function graphql(
@@ -134,7 +119,7 @@ async function seedTenant(local: InProcessApp, client: Client, name: string, req
           { upload: { name: 'Passport or national ID', required: true } },
           { upload: { name: 'Proof of address', description: 'PDF, JPG or PNG', required: true } },
           { upload: { name: 'Last two payslips', required: false } },
-          { eSignature: { name: 'Sign: engagement letter', required: true } },
+          { upload: { name: 'Sign: engagement letter', required: true } },
           { question: { name: 'What is your date of birth?', required: false } },
         ],
         recipients: [

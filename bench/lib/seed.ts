@@ -127,7 +127,8 @@ function itemInput(rng: Rng, index: number): RequestItemInput {
         required: rng.next() < 0.7,
       },
     };
-  if (roll < 0.8) return { eSignature: { name: `Sign: ${rng.pick(DOCUMENTS)}`, required: true } };
+  // Once E_SIGNATURE items (no contract, which the API now refuses); uploads in their place, the same draws.
+  if (roll < 0.8) return { upload: { name: `Sign: ${rng.pick(DOCUMENTS)}`, required: true } };
   return { question: { name: rng.pick(QUESTIONS), required: rng.next() < 0.5 } };
 }
 

@@ -42,7 +42,8 @@ serve('apollo', async () => {
   dispatcher.on('cacheChanged', (table) => caches.changed(table));
   registerAuth(
     app,
-    viewerLookup((key) => findViewerByApiKey(db, key, caches)),
+    viewerLookup(async ({ kind, value }) => (kind === 'key' ? findViewerByApiKey(db, value, caches) : null)),
+    { publicUrl: config.publicUrl },
   );
   const settings = { publicUrl: config.publicUrl, secret: config.secret };
   const buildContext = (request: FastifyRequest): GraphQLContext => {

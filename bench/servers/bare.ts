@@ -48,7 +48,8 @@ serve('bare', async () => {
   // has no such cache.
   registerAuth(
     app,
-    viewerLookup(async (key): Promise<Viewer | null> => {
+    viewerLookup(async ({ kind, value: key }): Promise<Viewer | null> => {
+      if (kind !== 'key') return null;
       const { rows } = await pool.query(
         `select u.id as user_id, u.organization_id, u.team_id, u.role, k.id as api_key_id
          from api_key k join app_user u on u.id = k.user_id
@@ -67,6 +68,7 @@ serve('bare', async () => {
           }
         : null;
     }),
+    { publicUrl: config.publicUrl },
   );
 
   /** What the viewer may see (request.access.ts), as SQL on alias `r` with parameters from $1. */

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { Session } from 'node:inspector';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { observeGc } from '../lib/gc.cjs';
 
 // The side of a benchmark server process that talks to the runner (bench/lib/servers.ts) over the IPC
 // channel: "ready" with its port once listening; on "stop", SIGTERM or SIGINT it closes and exits
@@ -41,21 +41,10 @@ const COMMON: Record<string, (message: Record<string, unknown>) => unknown> = {
  * steps).
  */
 const gcTime = { minor: 0, major: 0, incremental: 0, weakcb: 0, count: 0 };
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
-    const key =
-      kind === constants.NODE_PERFORMANCE_GC_MINOR
-        ? 'minor'
-        : kind === constants.NODE_PERFORMANCE_GC_MAJOR
-          ? 'major'
-          : kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL
-            ? 'incremental'
-            : 'weakcb';
-    gcTime[key] += entry.duration;
-    gcTime.count++;
-  }
-}).observe({ entryTypes: ['gc'] });
+observeGc((kind, ms) => {
+  gcTime[kind ?? 'weakcb'] += ms;
+  gcTime.count++;
+});
 
 /** A full collection, in a server started without --expose-gc too. */
 function collect(): void {

@@ -6,9 +6,10 @@ import { serve } from './child';
 // the runner verifies a sample with the standardwebhooks package before measuring). The runner reads
 // its counters through commands:
 //   reset {sample?, latency?}  zero the counters; keep the first delivery (headers and body); note, per
-//                              delivery, the wall-clock time since its `created_at` (the event's)
+//                              delivery, the wall-clock time since its `created_at` (the event's) and its
+//                              arrival: its `webhook-id` (the event's id) and the monotonic clock (hrtime ns)
 //   wait {count, timeoutMs}    resolves once `count` POSTs were answered: {count, first, last} (hrtime ns)
-//   stats                      {count, first, last, sample, latencies_ms}
+//   stats                      {count, first, last, sample, latencies_ms, arrivals: [webhook-id, hrtime ns][]}
 serve('receiver', async () => {
   let count = 0;
   let first = 0n;
@@ -17,6 +18,7 @@ serve('receiver', async () => {
   let trackLatency = false;
   let sample: { headers: Record<string, unknown>; body: string } | null = null;
   let latencies: number[] = [];
+  let arrivals: Array<[string, string]> = [];
   let waiters: Array<{ count: number; resolve: () => void }> = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -30,6 +32,7 @@ serve('receiver', async () => {
       if (trackLatency) {
         const createdAt = /"created_at":"([^"]+)"/.exec(Buffer.concat(chunks).toString())?.[1];
         if (createdAt) latencies.push(Date.now() - Date.parse(createdAt));
+        arrivals.push([String(request.headers['webhook-id']), String(now)]);
       }
       if (waiters.length) {
         const due = waiters.filter((w) => count >= w.count);
@@ -49,6 +52,7 @@ serve('receiver', async () => {
         first = last = 0n;
         sample = null;
         latencies = [];
+        arrivals = [];
         keepSample = Boolean(message.sample);
         trackLatency = Boolean(message.latency);
         return stats();
@@ -63,7 +67,7 @@ serve('receiver', async () => {
           );
           waiters.push({ count: wanted, resolve: () => (clearTimeout(timer), resolve(stats())) });
         }),
-      stats: () => ({ ...stats(), sample, latencies_ms: latencies }),
+      stats: () => ({ ...stats(), sample, latencies_ms: latencies, arrivals }),
     },
   };
 });

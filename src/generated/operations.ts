@@ -365,7 +365,12 @@ export type NotificationKind =
   /** To the owner and collaborators: a recipient submitted. */
   | 'REQUEST_SUBMITTED'
   /** Files shared with a recipient of a share: its link (which the stored copy does not show). */
-  | 'SHARE_INVITATION';
+  | 'SHARE_INVITATION'
+  /**
+   * A user's link to sign in to Gather in a browser: it works once, within minutes. The stored copy shows it only
+   * when it was kept rather than sent (no SMTP_URL), as the outbox is then the only place it reaches.
+   */
+  | 'SIGN_IN_LINK';
 
 /** Where a notification stands. Values may be added. */
 export type NotificationStatus =

@@ -1,6 +1,6 @@
-// Limits every module shares. Each module keeps its own in `<noun>.limits.ts`; the the Limits of docs/operations.md
-// table is generated from these files (`npm run docs:limits`). Limits a deployment may change are
-// configuration instead (src/config/config.ts).
+// Limits every module shares. Each module keeps its own in `<noun>.limits.ts`; the Limits table of
+// docs/operations.md is generated from these files (`npm run docs:limits`). Limits a deployment may
+// change are configuration instead (src/config/config.ts).
 
 /** Page size of a list when the client names none (REST `limit`, GraphQL `first`/`last`). */
 export const DEFAULT_PAGE_SIZE = 20;

@@ -20,6 +20,7 @@ import { portalModule } from './portal/portal.module';
 import { recipientsModule } from './recipients/recipient.module';
 import { requestsModule } from './requests/request.module';
 import { scheduleModule } from './schedule/schedule.module';
+import { sessionsModule } from './sessions/session.module';
 import { sharesModule } from './shares/share.module';
 import { signingModule } from './signing/signing.module';
 import { templatesModule } from './templates/template.module';
@@ -50,6 +51,7 @@ export const MODULES = foldModules([
   notificationsModule,
   activityModule,
   portalModule,
+  sessionsModule,
   scheduleModule,
   sharesModule,
   dashboardModule,

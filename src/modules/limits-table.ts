@@ -135,7 +135,7 @@ import {
   MAX_SIGNATURE_TEXT,
 } from './signing/signing.limits';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './webhooks/webhook.delivery';
-import { MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
+import { DELIVERY_QUEUES_PER_ENDPOINT, MAX_ENDPOINT_LENGTH, MAX_TOPICS } from './webhooks/webhook.limits';
 import { writeSection, type ReadmeSection } from './readme-section';
 import {
   CODE_DIGITS,
@@ -147,6 +147,15 @@ import {
   SESSION_HOURS,
   SIGN_IN_LOCK_MINUTES,
 } from './portal/portal.limits';
+import {
+  SESSION_IDLE_HOURS,
+  SESSION_MAX_DAYS,
+  SESSION_TOUCH_SECONDS,
+  SIGN_IN_ATTEMPTS_PER_ADDRESS,
+  SIGN_IN_LINK_MINUTES,
+  SIGN_IN_LINKS_PER_EMAIL,
+  SIGN_IN_WINDOW_MINUTES,
+} from './sessions/session.limits';
 
 // The Limits table of docs/operations.md, written from the limits constants so that it cannot drift
 // from what the service enforces: `npm run docs:limits` rewrites it, test/unit/readme-limits.test.ts
@@ -380,7 +389,7 @@ const rows = (): [string, string, string][] => [
   ],
   [
     'Jobs run at once (event consumers, webhook deliveries, mail, timed work, cloud copies)',
-    `\`JOB_CONCURRENCY\` per instance (default ${n(DEFAULT_JOB_CONCURRENCY)}, at most ${n(MAX_JOB_CONCURRENCY)}), one endpoint's deliveries one after another; new jobs are taken at once, those that came due looked for every \`JOB_POLL_MS\` (default ${duration(DEFAULT_JOB_POLL_MS)}, ${duration(MIN_JOB_POLL_MS)} to ${duration(MAX_JOB_POLL_MS)})`,
+    `\`JOB_CONCURRENCY\` per instance (default ${n(DEFAULT_JOB_CONCURRENCY)}, at most ${n(MAX_JOB_CONCURRENCY)}); an endpoint's deliveries about one request one after another, at most ${n(DELIVERY_QUEUES_PER_ENDPOINT)} of an endpoint at once; new jobs are taken at once, those that came due looked for every \`JOB_POLL_MS\` (default ${duration(DEFAULT_JOB_POLL_MS)}, ${duration(MIN_JOB_POLL_MS)} to ${duration(MAX_JOB_POLL_MS)})`,
     'waits for a free worker of any instance',
   ],
   [
@@ -439,6 +448,22 @@ const rows = (): [string, string, string][] => [
   ],
   ['Recipient session', `${n(SESSION_HOURS)} hours, never past the request's \`expiration_date\``, '`401`'],
   ['Submission `comment`', chars(MAX_SUBMISSION_COMMENT), '`422`'],
+  ["A user's sign-in link", `valid ${n(SIGN_IN_LINK_MINUTES)} min, used once`, '`401`'],
+  [
+    'Sign-in links asked for one e-mail address (counted whether or not it is a user’s)',
+    `${n(SIGN_IN_LINKS_PER_EMAIL)} per ${n(SIGN_IN_WINDOW_MINUTES)} min`,
+    '`429` with `Retry-After`',
+  ],
+  [
+    'Sign-in calls from one client address (`POST /auth/sign-in` and `/auth/verify` together)',
+    `${n(SIGN_IN_ATTEMPTS_PER_ADDRESS)} per ${n(SIGN_IN_WINDOW_MINUTES)} min`,
+    '`429` with `Retry-After`',
+  ],
+  [
+    "A user's session (the `gather_session` cookie)",
+    `ends ${n(SESSION_IDLE_HOURS)} hours after its last use (a use moves the end at most once per ${n(SESSION_TOUCH_SECONDS)} s) and ${n(SESSION_MAX_DAYS)} days after its sign-in`,
+    '`401`',
+  ],
   [
     'Organization logo',
     `${n(MAX_LOGO_BYTES / 1024)} KiB; PNG, JPEG or SVG by detected content (SVG rebuilt from an allow-list)`,

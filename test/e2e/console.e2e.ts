@@ -8,30 +8,15 @@ import { startReceiver } from '../support/receiver';
 import { signedIn, tokenOf } from '../support/portal';
 import { unzip } from '../support/zip';
 import { openContext, PHONE, screenshot } from './support/browser';
-import {
-  CONSOLE_TESTS_RUN,
-  ownerPage,
-  probeSignIn,
-  signInByPages,
-  SIGN_IN_IN_SOURCE,
-  STAND_IN,
-  type OwnerPage,
-} from './support/console';
+import { ownerPage, signInByPages, type OwnerPage } from './support/console';
 import { useAppAndBrowser } from './support/server';
 
-// The owner's console (/app) in headless Chromium, on Gather's GraphQL API. The tests that need a
-// signed-in owner wait for the sign-in work (test/e2e/support/console.ts): they are skipped until
-// POST /auth/sign-in is in the tree, or run with CONSOLE_E2E_STAND_IN=1 (the API key standing in for the
-// session cookie). Screenshots at 1280 and 360 px land in test/artifacts/console-*.png.
+// The owner's console (/app) in headless Chromium, on Gather's GraphQL API, signed in with the session cookie
+// (test/e2e/support/console.ts). Screenshots at 1280 and 360 px land in test/artifacts/console-*.png.
 
 /** Within this time a change made elsewhere shows on the page, without a reload. */
 const LIVE_MS = 3000;
 const CONTRACT = readFileSync(join(__dirname, '..', '..', 'examples', 'contract.pdf'));
-
-const signedInIt = CONSOLE_TESTS_RUN ? it : it.skip;
-if (!CONSOLE_TESTS_RUN)
-  // Said once in the run's output, so a skipped suite is not mistaken for a passing one.
-  console.warn('console e2e: waiting for the sign-in (POST /auth/sign-in); set CONSOLE_E2E_STAND_IN=1 to run them now');
 
 /** Retries a check until it passes or `timeout` ms have gone (a page's value read again). */
 async function eventually(check: () => Promise<void>, timeout = LIVE_MS): Promise<void> {
@@ -72,34 +57,21 @@ describe('the owner console', () => {
     await context.close();
   });
 
-  signedInIt('should find the sign-in in the running service (or run with the stand-in)', async () => {
-    expect(await probeSignIn(world.app)).toBe(SIGN_IN_IN_SOURCE);
-    expect(SIGN_IN_IN_SOURCE || STAND_IN).toBe(true);
+  it('should sign in by the mailed link through the pages, and land on the console', async () => {
+    const { context, outside } = await openContext(world.browser, world.app.origin, {
+      viewport: { width: 1280, height: 800 },
+    });
+    const page = await context.newPage();
+    const email = (await api.graphql('{ viewer { email } }')).data.viewer.email;
+    expect(await signInByPages(world.app, page, email, '/app/requests')).toBe(true);
+    await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
+    await page.locator('#live-status[data-state="up"]').waitFor();
+    expect(outside).toEqual([]);
+    await context.close();
   });
 
-  (SIGN_IN_IN_SOURCE ? it : it.skip)(
-    'should sign in by the mailed link through the pages, and land on the console',
-    async () => {
-      const { context, outside } = await openContext(world.browser, world.app.origin, {
-        viewport: { width: 1280, height: 800 },
-      });
-      const page = await context.newPage();
-      const email = (await api.graphql('{ viewer { email } }')).data.viewer.email;
-      expect(await signInByPages(world.app, page, email, '/app/requests')).toBe(true);
-      await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
-      await page.locator('#live-status[data-state="up"]').waitFor();
-      expect(outside).toEqual([]);
-      await context.close();
-    },
-  );
-
-  /** A download's bytes; with the stand-in, read from its URL with the key (Chromium sends no extra header there). */
-  async function downloaded(download: Download): Promise<Buffer> {
-    if (!STAND_IN) return readFileSync((await download.path())!);
-    const response = await api.get(new URL(download.url()).pathname);
-    expect(response.statusCode).toBe(200);
-    return response.rawPayload;
-  }
+  /** A download's bytes, as the browser saved them (with the session cookie). */
+  const downloaded = async (download: Download): Promise<Buffer> => readFileSync((await download.path())!);
 
   /** A request made through REST, with its recipients' links usable through the recipient API. */
   async function create(body: Record<string, unknown>) {
@@ -123,13 +95,13 @@ describe('the owner console', () => {
   describe('requests', () => {
     let owner: OwnerPage;
     beforeAll(async () => {
-      if (CONSOLE_TESTS_RUN) owner = await ownerPage(world.browser, world.app);
+      owner = await ownerPage(world.browser, world.app);
     });
     afterAll(async () => {
       await owner?.context.close();
     });
 
-    signedInIt('should list requests with counts by state, filter, search and page, live', async () => {
+    it('should list requests with counts by state, filter, search and page, live', async () => {
       const { page, errors, outside } = owner;
       const made = [];
       for (let i = 0; i < 22; i++) made.push(await create({ name: `Onboarding ${String(i).padStart(2, '0')}` }));
@@ -213,7 +185,7 @@ describe('the owner console', () => {
       expect(outside).toEqual([]);
     });
 
-    signedInIt('should reach a request from the list with the keyboard alone', async () => {
+    it('should reach a request from the list with the keyboard alone', async () => {
       const { page, errors } = owner;
       await page.goto(`${world.app.origin}/app/requests`);
       await page.locator('#requests .request').first().waitFor();
@@ -235,145 +207,137 @@ describe('the owner console', () => {
   describe('a new request', () => {
     let owner: OwnerPage;
     beforeAll(async () => {
-      if (CONSOLE_TESTS_RUN) owner = await ownerPage(world.browser, world.app);
+      owner = await ownerPage(world.browser, world.app);
     });
     afterAll(async () => {
       await owner?.context.close();
     });
 
-    signedInIt(
-      'should show what requestCreate refuses at its fields, and move the focus to the list of problems',
-      async () => {
-        const { page, errors } = owner;
-        await page.goto(`${world.app.origin}/app/requests/new`);
-        await page.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
-        await page.getByLabel('Request name').fill('Broken');
-        await page.getByRole('button', { name: 'Add question' }).click();
-        await page.getByLabel('Question', { exact: true }).fill('Why?');
-        await page.getByLabel('First name').fill('Ana');
-        await page.getByLabel('Due', { exact: true }).fill('2027-01-02T10:00');
-        await page.getByLabel(/^Expires/).fill('2027-01-01T10:00');
-        await page.getByRole('button', { name: 'Send to the recipients' }).click();
-        const summary = page.locator('.error-summary');
-        await summary.waitFor();
-        await page.locator('.error-summary:focus').waitFor();
-        const expiry = page.locator('#field-input-expirationDate');
-        await expect(expiry.getAttribute('aria-invalid')).resolves.toBe('true');
-        await expect(page.locator('#field-input-expirationDate-error').textContent()).resolves.toBe(
-          'Must be later than the due date',
-        );
-        await expect(page.locator('#field-input-recipients-0-email-error').textContent()).resolves.toContain(
-          'needs an email or a phone',
-        );
-        // A problem in the list leads to its field.
-        await summary.getByRole('link', { name: 'Must be later than the due date' }).click();
-        await page.locator('#field-input-expirationDate:focus').waitFor();
-        await page.setViewportSize(PHONE);
-        expect(await widthFits(page)).toBe(true);
-        await screenshot(page, 'console-06-new-request-errors-360');
-        await page.setViewportSize({ width: 1280, height: 900 });
-        // Nothing was made.
-        expect(
-          (await api.graphql('{ requests(filter: { search: "Broken" }) { totalCount } }')).data.requests.totalCount,
-        ).toBe(0);
-        expect(errors).toEqual([]);
-      },
-    );
+    it('should show what requestCreate refuses at its fields, and move the focus to the list of problems', async () => {
+      const { page, errors } = owner;
+      await page.goto(`${world.app.origin}/app/requests/new`);
+      await page.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
+      await page.getByLabel('Request name').fill('Broken');
+      await page.getByRole('button', { name: 'Add question' }).click();
+      await page.getByLabel('Question', { exact: true }).fill('Why?');
+      await page.getByLabel('First name').fill('Ana');
+      await page.getByLabel('Due', { exact: true }).fill('2027-01-02T10:00');
+      await page.getByLabel(/^Expires/).fill('2027-01-01T10:00');
+      await page.getByRole('button', { name: 'Send to the recipients' }).click();
+      const summary = page.locator('.error-summary');
+      await summary.waitFor();
+      await page.locator('.error-summary:focus').waitFor();
+      const expiry = page.locator('#field-input-expirationDate');
+      await expect(expiry.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(page.locator('#field-input-expirationDate-error').textContent()).resolves.toBe(
+        'Must be later than the due date',
+      );
+      await expect(page.locator('#field-input-recipients-0-email-error').textContent()).resolves.toContain(
+        'needs an email or a phone',
+      );
+      // A problem in the list leads to its field.
+      await summary.getByRole('link', { name: 'Must be later than the due date' }).click();
+      await page.locator('#field-input-expirationDate:focus').waitFor();
+      await page.setViewportSize(PHONE);
+      expect(await widthFits(page)).toBe(true);
+      await screenshot(page, 'console-06-new-request-errors-360');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      // Nothing was made.
+      expect(
+        (await api.graphql('{ requests(filter: { search: "Broken" }) { totalCount } }')).data.requests.totalCount,
+      ).toBe(0);
+      expect(errors).toEqual([]);
+    });
 
-    signedInIt(
-      'should create and send a request with upload, question, e-signature and form items, then follow it live',
-      async () => {
-        const { page, errors, outside } = owner;
-        const form = await api.graphql(
-          `mutation ($input: FormCreateInput!) { formCreate(input: $input) { form { id } userErrors { message } } }`,
-          { input: { name: 'Tax details', fields: { 'Full name': {}, 'Tax ID': {} } } },
-        );
-        expect(form.data.formCreate.userErrors).toEqual([]);
-        await page.goto(`${world.app.origin}/app/requests/new`);
-        await page.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
-        await page.getByLabel('Request name').fill('Onboarding Ana');
-        for (const kind of ['upload', 'question', 'e-signature', 'form'])
-          await page.getByRole('button', { name: `Add ${kind}` }).click();
-        const entry = (n: number) => page.locator('.editor-list').first().locator('.editor-entry').nth(n);
-        await entry(0).getByLabel('Name').fill('Proof of address');
-        await entry(1).getByLabel('Question').fill('Start date?');
-        await entry(1).getByLabel('Required').uncheck();
-        await entry(2).getByLabel('Name').fill('Engagement letter');
-        // The contract is uploaded here, then chosen.
-        await entry(2)
-          .getByLabel(/Or upload one/)
-          .setInputFiles({
-            name: 'Engagement letter.pdf',
-            mimeType: 'application/pdf',
-            buffer: CONTRACT,
-          });
-        await eventually(async () =>
-          expect(await entry(2).getByLabel('Contract to sign').inputValue()).toMatch(/^[0-9a-f-]{36}$/),
-        );
-        await entry(3).getByLabel('Name').fill('Your details');
-        await entry(3).getByLabel('Form to fill in').selectOption({ label: 'Tax details' });
-        // Order: the question goes first.
-        await entry(1).getByRole('button', { name: /^Up/ }).click();
-        await expect(entry(0).getByLabel('Question').inputValue()).resolves.toBe('Start date?');
-        await page.getByLabel('First name').fill('Ana');
-        await page.getByLabel('Last name').fill('Diaz');
-        await page.getByLabel('Email').fill('ana.diaz@example.com');
-        await page.getByLabel('Signs in with').selectOption('NONE');
-        await page.getByLabel('Due', { exact: true }).fill('2030-01-02T10:00');
-        await page.getByLabel(/^Expires/).fill('2030-03-01T10:00');
-        await page.getByLabel('Days between reminders').fill('2');
-        await page.getByLabel('Message to the recipients (optional)').fill('Welcome aboard!');
-        await screenshot(page, 'console-05-new-request-1280');
-        const mails = world.app.smtp.received.length;
-        await page.getByRole('button', { name: 'Send to the recipients' }).click();
-        await page.waitForURL((url) => /^\/app\/requests\/[\w-]{36}$/.test(url.pathname));
-        const id = new URL(page.url()).pathname.split('/').pop()!;
-        await page.getByRole('heading', { level: 1, name: 'Onboarding Ana' }).waitFor();
-        await page.locator('.badge[data-state="INCOMPLETE_AND_LINK_SENT"]').first().waitFor();
+    it('should create and send a request with upload, question, e-signature and form items, then follow it live', async () => {
+      const { page, errors, outside } = owner;
+      const form = await api.graphql(
+        `mutation ($input: FormCreateInput!) { formCreate(input: $input) { form { id } userErrors { message } } }`,
+        { input: { name: 'Tax details', fields: { 'Full name': {}, 'Tax ID': {} } } },
+      );
+      expect(form.data.formCreate.userErrors).toEqual([]);
+      await page.goto(`${world.app.origin}/app/requests/new`);
+      await page.getByRole('heading', { level: 1, name: 'New request' }).waitFor();
+      await page.getByLabel('Request name').fill('Onboarding Ana');
+      for (const kind of ['upload', 'question', 'e-signature', 'form'])
+        await page.getByRole('button', { name: `Add ${kind}` }).click();
+      const entry = (n: number) => page.locator('.editor-list').first().locator('.editor-entry').nth(n);
+      await entry(0).getByLabel('Name').fill('Proof of address');
+      await entry(1).getByLabel('Question').fill('Start date?');
+      await entry(1).getByLabel('Required').uncheck();
+      await entry(2).getByLabel('Name').fill('Engagement letter');
+      // The contract is uploaded here, then chosen.
+      await entry(2)
+        .getByLabel(/Or upload one/)
+        .setInputFiles({
+          name: 'Engagement letter.pdf',
+          mimeType: 'application/pdf',
+          buffer: CONTRACT,
+        });
+      await eventually(async () =>
+        expect(await entry(2).getByLabel('Contract to sign').inputValue()).toMatch(/^[0-9a-f-]{36}$/),
+      );
+      await entry(3).getByLabel('Name').fill('Your details');
+      await entry(3).getByLabel('Form to fill in').selectOption({ label: 'Tax details' });
+      // Order: the question goes first.
+      await entry(1).getByRole('button', { name: /^Up/ }).click();
+      await expect(entry(0).getByLabel('Question').inputValue()).resolves.toBe('Start date?');
+      await page.getByLabel('First name').fill('Ana');
+      await page.getByLabel('Last name').fill('Diaz');
+      await page.getByLabel('Email').fill('ana.diaz@example.com');
+      await page.getByLabel('Signs in with').selectOption('NONE');
+      await page.getByLabel('Due', { exact: true }).fill('2030-01-02T10:00');
+      await page.getByLabel(/^Expires/).fill('2030-03-01T10:00');
+      await page.getByLabel('Days between reminders').fill('2');
+      await page.getByLabel('Message to the recipients (optional)').fill('Welcome aboard!');
+      await screenshot(page, 'console-05-new-request-1280');
+      const mails = world.app.smtp.received.length;
+      await page.getByRole('button', { name: 'Send to the recipients' }).click();
+      await page.waitForURL((url) => /^\/app\/requests\/[\w-]{36}$/.test(url.pathname));
+      const id = new URL(page.url()).pathname.split('/').pop()!;
+      await page.getByRole('heading', { level: 1, name: 'Onboarding Ana' }).waitFor();
+      await page.locator('.badge[data-state="INCOMPLETE_AND_LINK_SENT"]').first().waitFor();
 
-        const made = (
-          await api.graphql(
-            `query ($id: ID!) { request(id: $id) { dueDate expirationDate reminders personalMessage
+      const made = (
+        await api.graphql(
+          `query ($id: ID!) { request(id: $id) { dueDate expirationDate reminders personalMessage
             items { kind name required ... on ESignatureItem { contract { name } } ... on UploadItem { form { name } } }
             recipients { email auth requestLink } } }`,
-            { id },
-          )
-        ).data.request;
-        expect(made).toMatchObject({
-          dueDate: new Date(2030, 0, 2, 10, 0).toISOString(),
-          expirationDate: new Date(2030, 2, 1, 10, 0).toISOString(),
-          reminders: 2,
-          personalMessage: 'Welcome aboard!',
-          items: [
-            { kind: 'QUESTION', name: 'Start date?', required: false },
-            { kind: 'UPLOAD', name: 'Proof of address', required: true, form: null },
-            { kind: 'E_SIGNATURE', name: 'Engagement letter', contract: { name: 'Engagement letter.pdf' } },
-            { kind: 'UPLOAD', name: 'Your details', form: { name: 'Tax details' } },
-          ],
-          recipients: [{ email: 'ana.diaz@example.com', auth: 'NONE' }],
-        });
-        // Sent: the invitation reached the recipient.
-        await eventually(
-          async () =>
-            expect(
-              world.app.smtp.received.slice(mails).some((m) => m.envelopeTo.includes('ana.diaz@example.com')),
-            ).toBe(true),
-          15_000,
-        );
-        // The recipient answers through the link: the console shows it without a reload.
-        const ana = await signedIn(world.app.app, tokenOf(made.recipients[0].requestLink));
-        const question = (await ana.request())
-          .json()
-          .items.find((item: { name: string }) => item.name === 'Start date?');
-        expect((await ana.answer(question.id, 'Monday')).statusCode).toBe(200);
-        await page.locator('.answer-text', { hasText: 'Monday' }).waitFor({ timeout: LIVE_MS });
-        await page.locator('.recipient-progress', { hasText: '1 of 4 items done' }).waitFor({ timeout: LIVE_MS });
-        expect(errors).toEqual([]);
-        expect(outside).toEqual([]);
-      },
-    );
+          { id },
+        )
+      ).data.request;
+      expect(made).toMatchObject({
+        dueDate: new Date(2030, 0, 2, 10, 0).toISOString(),
+        expirationDate: new Date(2030, 2, 1, 10, 0).toISOString(),
+        reminders: 2,
+        personalMessage: 'Welcome aboard!',
+        items: [
+          { kind: 'QUESTION', name: 'Start date?', required: false },
+          { kind: 'UPLOAD', name: 'Proof of address', required: true, form: null },
+          { kind: 'E_SIGNATURE', name: 'Engagement letter', contract: { name: 'Engagement letter.pdf' } },
+          { kind: 'UPLOAD', name: 'Your details', form: { name: 'Tax details' } },
+        ],
+        recipients: [{ email: 'ana.diaz@example.com', auth: 'NONE' }],
+      });
+      // Sent: the invitation reached the recipient.
+      await eventually(
+        async () =>
+          expect(world.app.smtp.received.slice(mails).some((m) => m.envelopeTo.includes('ana.diaz@example.com'))).toBe(
+            true,
+          ),
+        15_000,
+      );
+      // The recipient answers through the link: the console shows it without a reload.
+      const ana = await signedIn(world.app.app, tokenOf(made.recipients[0].requestLink));
+      const question = (await ana.request()).json().items.find((item: { name: string }) => item.name === 'Start date?');
+      expect((await ana.answer(question.id, 'Monday')).statusCode).toBe(200);
+      await page.locator('.answer-text', { hasText: 'Monday' }).waitFor({ timeout: LIVE_MS });
+      await page.locator('.recipient-progress', { hasText: '1 of 4 items done' }).waitFor({ timeout: LIVE_MS });
+      expect(errors).toEqual([]);
+      expect(outside).toEqual([]);
+    });
 
-    signedInIt('should start from a template, keep it as a draft, then send it', async () => {
+    it('should start from a template, keep it as a draft, then send it', async () => {
       const { page, errors } = owner;
       const template = await api.post('/templates', {
         name: 'Yearly taxes',
@@ -408,13 +372,13 @@ describe('the owner console', () => {
   describe('templates, webhooks, settings and users', () => {
     let owner: OwnerPage;
     beforeAll(async () => {
-      if (CONSOLE_TESTS_RUN) owner = await ownerPage(world.browser, world.app);
+      owner = await ownerPage(world.browser, world.app);
     });
     afterAll(async () => {
       await owner?.context.close();
     });
 
-    signedInIt('should create, edit, use and delete a template', async () => {
+    it('should create, edit, use and delete a template', async () => {
       const { page, errors, outside } = owner;
       await page.goto(`${world.app.origin}/app/templates`);
       await page.getByRole('link', { name: 'New template' }).click();
@@ -471,7 +435,7 @@ describe('the owner console', () => {
       expect(outside).toEqual([]);
     });
 
-    signedInIt('should create a webhook, show its secret once, and replay a failed delivery', async () => {
+    it('should create a webhook, show its secret once, and replay a failed delivery', async () => {
       const { page, errors } = owner;
       const receiver = await startReceiver();
       try {
@@ -533,7 +497,7 @@ describe('the owner console', () => {
       }
     });
 
-    signedInIt('should change the defaults, the branding with its logo, and the confirmation page', async () => {
+    it('should change the defaults, the branding with its logo, and the confirmation page', async () => {
       const { page, errors } = owner;
       await page.goto(`${world.app.origin}/app/settings`);
       await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
@@ -577,53 +541,50 @@ describe('the owner console', () => {
       expect(errors).toEqual([]);
     });
 
-    signedInIt(
-      'should add a user, make a team, and make and revoke an API key whose secret is shown once',
-      async () => {
-        const { page, errors } = owner;
-        await page.goto(`${world.app.origin}/app/users`);
-        await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
-        const newUser = page.getByRole('form', { name: 'New user' });
-        await newUser.getByLabel('Email').fill('not-an-address');
-        await newUser.getByRole('button', { name: 'Add user' }).click();
-        await page.locator('#field-user-input-email-error').waitFor();
-        await newUser.getByLabel('Email').fill('dana@example.com');
-        await newUser.getByLabel('First name').fill('Dana');
-        await newUser.getByLabel('Last name').fill('Lee');
-        await newUser.getByRole('button', { name: 'Add user' }).click();
-        await page.locator('.notice', { hasText: 'dana@example.com added' }).waitFor();
-        const dana = page.locator('tr', { hasText: 'dana@example.com' });
-        await dana.waitFor();
+    it('should add a user, make a team, and make and revoke an API key whose secret is shown once', async () => {
+      const { page, errors } = owner;
+      await page.goto(`${world.app.origin}/app/users`);
+      await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+      const newUser = page.getByRole('form', { name: 'New user' });
+      await newUser.getByLabel('Email').fill('not-an-address');
+      await newUser.getByRole('button', { name: 'Add user' }).click();
+      await page.locator('#field-user-input-email-error').waitFor();
+      await newUser.getByLabel('Email').fill('dana@example.com');
+      await newUser.getByLabel('First name').fill('Dana');
+      await newUser.getByLabel('Last name').fill('Lee');
+      await newUser.getByRole('button', { name: 'Add user' }).click();
+      await page.locator('.notice', { hasText: 'dana@example.com added' }).waitFor();
+      const dana = page.locator('tr', { hasText: 'dana@example.com' });
+      await dana.waitFor();
 
-        await page.getByLabel("New team's name").fill('Tax team');
-        await page.getByRole('button', { name: 'Make team' }).click();
-        await page.locator('.notice', { hasText: 'Team Tax team made' }).waitFor();
-        await dana.getByLabel('Team of dana@example.com').selectOption({ label: 'Tax team' });
-        await page.locator('.notice', { hasText: "dana@example.com's team changed" }).waitFor();
-        await dana.getByLabel('Role of dana@example.com').selectOption('ADMIN');
-        await page.locator('.notice', { hasText: 'dana@example.com is now ADMIN' }).waitFor();
+      await page.getByLabel("New team's name").fill('Tax team');
+      await page.getByRole('button', { name: 'Make team' }).click();
+      await page.locator('.notice', { hasText: 'Team Tax team made' }).waitFor();
+      await dana.getByLabel('Team of dana@example.com').selectOption({ label: 'Tax team' });
+      await page.locator('.notice', { hasText: "dana@example.com's team changed" }).waitFor();
+      await dana.getByLabel('Role of dana@example.com').selectOption('ADMIN');
+      await page.locator('.notice', { hasText: 'dana@example.com is now ADMIN' }).waitFor();
 
-        await page.getByLabel('For', { exact: true }).selectOption({ label: 'Dana Lee' });
-        await page.getByLabel('Name (what it is for)').fill('CRM sync');
-        await page.getByRole('button', { name: 'Make key' }).click();
-        const secret = (await page.locator('.made-keys .secret').textContent())!.trim();
-        const asDana = await client(world.app.app, secret).graphql('{ viewer { email role team { name } } }');
-        expect(asDana.data.viewer).toEqual({ email: 'dana@example.com', role: 'ADMIN', team: { name: 'Tax team' } });
-        await page.setViewportSize(PHONE);
-        expect(await widthFits(page)).toBe(true);
-        await screenshot(page, 'console-12-users-360');
-        await page.setViewportSize({ width: 1280, height: 900 });
-        page.once('dialog', (dialog) => void dialog.accept());
-        await page.getByRole('button', { name: /^Revoke/ }).click();
-        await page.locator('.made-keys .field-error', { hasText: 'revoked' }).waitFor();
-        expect((await client(world.app.app, secret).post('/graphql', { query: '{ viewer { id } }' })).statusCode).toBe(
-          401,
-        );
-        expect(errors).toEqual([]);
-      },
-    );
+      await page.getByLabel('For', { exact: true }).selectOption({ label: 'Dana Lee' });
+      await page.getByLabel('Name (what it is for)').fill('CRM sync');
+      await page.getByRole('button', { name: 'Make key' }).click();
+      const secret = (await page.locator('.made-keys .secret').textContent())!.trim();
+      const asDana = await client(world.app.app, secret).graphql('{ viewer { email role team { name } } }');
+      expect(asDana.data.viewer).toEqual({ email: 'dana@example.com', role: 'ADMIN', team: { name: 'Tax team' } });
+      await page.setViewportSize(PHONE);
+      expect(await widthFits(page)).toBe(true);
+      await screenshot(page, 'console-12-users-360');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: /^Revoke/ }).click();
+      await page.locator('.made-keys .field-error', { hasText: 'revoked' }).waitFor();
+      expect((await client(world.app.app, secret).post('/graphql', { query: '{ viewer { id } }' })).statusCode).toBe(
+        401,
+      );
+      expect(errors).toEqual([]);
+    });
 
-    signedInIt('should keep a USER to its own screens', async () => {
+    it('should keep a USER to its own screens', async () => {
       const carl = await createUser(world.app.app, world.app.tenant.apiKey, {
         email: 'carl@example.com',
         role: 'USER',
@@ -651,148 +612,143 @@ describe('the owner console', () => {
   describe('a request', () => {
     let owner: OwnerPage;
     beforeAll(async () => {
-      if (CONSOLE_TESTS_RUN) owner = await ownerPage(world.browser, world.app);
+      owner = await ownerPage(world.browser, world.app);
     });
     afterAll(async () => {
       await owner?.context.close();
     });
 
-    signedInIt(
-      'should follow each recipient live, preview documents, review items and act on the request',
-      async () => {
-        const { page, errors, outside } = owner;
-        const contract = (
-          await api.post('/contracts?name=Engagement%20letter.pdf', CONTRACT, {
-            'content-type': 'application/octet-stream',
-          })
-        ).json();
-        const request = await create({
-          name: 'Welcome pack',
-          items: [
-            { name: 'Proof of address', type: 'UPLOAD', required: true },
-            { name: 'Start date?', type: 'QUESTION', required: true },
-            { name: 'Engagement letter', type: 'E_SIGNATURE', contractId: contract.id, required: true },
-            { name: 'Photo', type: 'UPLOAD', required: false },
-          ],
-          recipients: [
-            { first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', auth_method: 'NONE' },
-            { first_name: 'Bo', email: 'bo@example.com', auth_method: 'NONE' },
-          ],
-        });
-        const item = (name: string) => request.items.find((i) => i.name === name)!;
-        const card = (name: string) => page.locator(`.item-card[data-item="${item(name).id}"]`);
+    it('should follow each recipient live, preview documents, review items and act on the request', async () => {
+      const { page, errors, outside } = owner;
+      const contract = (
+        await api.post('/contracts?name=Engagement%20letter.pdf', CONTRACT, {
+          'content-type': 'application/octet-stream',
+        })
+      ).json();
+      const request = await create({
+        name: 'Welcome pack',
+        items: [
+          { name: 'Proof of address', type: 'UPLOAD', required: true },
+          { name: 'Start date?', type: 'QUESTION', required: true },
+          { name: 'Engagement letter', type: 'E_SIGNATURE', contractId: contract.id, required: true },
+          { name: 'Photo', type: 'UPLOAD', required: false },
+        ],
+        recipients: [
+          { first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', auth_method: 'NONE' },
+          { first_name: 'Bo', email: 'bo@example.com', auth_method: 'NONE' },
+        ],
+      });
+      const item = (name: string) => request.items.find((i) => i.name === name)!;
+      const card = (name: string) => page.locator(`.item-card[data-item="${item(name).id}"]`);
 
-        await page.goto(`${world.app.origin}/app/requests/${request.id}`);
-        await page.getByRole('heading', { level: 1, name: 'Welcome pack' }).waitFor();
-        await page.locator('#live-status[data-state="up"]').waitFor();
-        await expect(page.locator('.recipient-card .recipient-progress').allTextContents()).resolves.toEqual([
-          '0 of 4 items done',
-          '0 of 4 items done',
-        ]);
+      await page.goto(`${world.app.origin}/app/requests/${request.id}`);
+      await page.getByRole('heading', { level: 1, name: 'Welcome pack' }).waitFor();
+      await page.locator('#live-status[data-state="up"]').waitFor();
+      await expect(page.locator('.recipient-card .recipient-progress').allTextContents()).resolves.toEqual([
+        '0 of 4 items done',
+        '0 of 4 items done',
+      ]);
 
-        // The recipient works through the link: each step shows without a reload.
-        const ana = await signedIn(world.app.app, tokenOf(request.recipients[0].request_link));
-        expect((await ana.upload(item('Proof of address').id, CONTRACT, 'address.pdf')).statusCode).toBe(200);
-        await card('Proof of address').locator('[data-status="COMPLETE"]').first().waitFor({ timeout: LIVE_MS });
-        expect((await ana.answer(item('Start date?').id, 'January 5')).statusCode).toBe(200);
-        await card('Start date?').locator('.answer-text', { hasText: 'January 5' }).waitFor({ timeout: LIVE_MS });
-        expect((await ana.upload(item('Photo').id, pngBytes(120, 80), 'photo.png')).statusCode).toBe(200);
-        const sign = await world.app.app.inject({
-          method: 'POST',
-          url: `${ana.base}/items/${item('Engagement letter').id}/sign`,
-          headers: { authorization: `Bearer ${ana.session}` },
-          payload: { signature: { type: 'TYPED', text: 'Ana Diaz' } },
-        });
-        expect(sign.statusCode).toBe(200);
-        await page
-          .locator('.recipient-card .recipient-progress', { hasText: '4 of 4 items done' })
-          .first()
-          .waitFor({ timeout: LIVE_MS });
-        expect((await ana.submit('All there.')).statusCode).toBe(200);
-        await page
-          .locator(
-            'h1 + .actions .badge[data-state="COMPLETE_AND_SUBMITTED"], .badge[data-state="COMPLETE_AND_SUBMITTED"]',
-          )
-          .first()
-          .waitFor({ timeout: LIVE_MS });
+      // The recipient works through the link: each step shows without a reload.
+      const ana = await signedIn(world.app.app, tokenOf(request.recipients[0].request_link));
+      expect((await ana.upload(item('Proof of address').id, CONTRACT, 'address.pdf')).statusCode).toBe(200);
+      await card('Proof of address').locator('[data-status="COMPLETE"]').first().waitFor({ timeout: LIVE_MS });
+      expect((await ana.answer(item('Start date?').id, 'January 5')).statusCode).toBe(200);
+      await card('Start date?').locator('.answer-text', { hasText: 'January 5' }).waitFor({ timeout: LIVE_MS });
+      expect((await ana.upload(item('Photo').id, pngBytes(120, 80), 'photo.png')).statusCode).toBe(200);
+      const sign = await world.app.app.inject({
+        method: 'POST',
+        url: `${ana.base}/items/${item('Engagement letter').id}/sign`,
+        headers: { authorization: `Bearer ${ana.session}` },
+        payload: { signature: { type: 'TYPED', text: 'Ana Diaz' } },
+      });
+      expect(sign.statusCode).toBe(200);
+      await page
+        .locator('.recipient-card .recipient-progress', { hasText: '4 of 4 items done' })
+        .first()
+        .waitFor({ timeout: LIVE_MS });
+      expect((await ana.submit('All there.')).statusCode).toBe(200);
+      await page
+        .locator(
+          'h1 + .actions .badge[data-state="COMPLETE_AND_SUBMITTED"], .badge[data-state="COMPLETE_AND_SUBMITTED"]',
+        )
+        .first()
+        .waitFor({ timeout: LIVE_MS });
 
-        // Previews: the image at once, the PDF when asked, both from blob: copies; downloads keep the name.
-        const photo = card('Photo').locator('img.preview-image');
-        await photo.waitFor();
-        expect(await photo.getAttribute('src')).toMatch(/^blob:/);
-        expect(await photo.evaluate((img: any) => img.naturalWidth)).toBe(120);
-        await card('Proof of address').getByRole('button', { name: 'Preview' }).click();
-        const frame = card('Proof of address').locator('iframe.preview-pdf');
-        await frame.waitFor();
-        expect(await frame.getAttribute('src')).toMatch(/^blob:/);
-        const [download] = await Promise.all([
-          page.waitForEvent('download'),
-          card('Proof of address')
-            .getByRole('link', { name: /Download/ })
-            .click(),
-        ]);
-        expect(download.suggestedFilename()).toBe('address.pdf');
-        expect(await downloaded(download)).toEqual(CONTRACT);
-        // The signed contract is the e-signature item's document.
-        await card('Engagement letter').locator('.document-name', { hasText: '.signed.pdf' }).waitFor();
-        await screenshot(page, 'console-03-request-1280');
+      // Previews: the image at once, the PDF when asked, both from blob: copies; downloads keep the name.
+      const photo = card('Photo').locator('img.preview-image');
+      await photo.waitFor();
+      expect(await photo.getAttribute('src')).toMatch(/^blob:/);
+      expect(await photo.evaluate((img: any) => img.naturalWidth)).toBe(120);
+      await card('Proof of address').getByRole('button', { name: 'Preview' }).click();
+      const frame = card('Proof of address').locator('iframe.preview-pdf');
+      await frame.waitFor();
+      expect(await frame.getAttribute('src')).toMatch(/^blob:/);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        card('Proof of address')
+          .getByRole('link', { name: /Download/ })
+          .click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('address.pdf');
+      expect(await downloaded(download)).toEqual(CONTRACT);
+      // The signed contract is the e-signature item's document.
+      await card('Engagement letter').locator('.document-name', { hasText: '.signed.pdf' }).waitFor();
+      await screenshot(page, 'console-03-request-1280');
 
-        // Send one item back with a message; the recipient redoes it; then verify everything.
-        await card('Start date?')
-          .getByRole('button', { name: /Send back/ })
-          .click();
-        await card('Start date?')
-          .getByLabel(/What should the recipients change/)
-          .fill('Please give the exact day.');
-        await card('Start date?').getByRole('button', { name: 'Send back', exact: true }).click();
-        await page.locator('.notice', { hasText: 'sent back' }).waitFor();
-        await card('Start date?').locator('.rejection', { hasText: 'Please give the exact day.' }).waitFor();
-        await page.locator('.badge[data-state="REJECTED"]').first().waitFor();
-        expect((await ana.answer(item('Start date?').id, 'Monday January 5')).statusCode).toBe(200);
-        expect((await ana.submit()).statusCode).toBe(200);
-        await card('Start date?')
-          .locator('.answer-text', { hasText: 'Monday January 5' })
-          .waitFor({ timeout: LIVE_MS });
-        await card('Photo')
-          .getByRole('button', { name: /^Verify/ })
-          .click();
-        await card('Photo').locator('[data-status="VERIFIED"]').first().waitFor();
-        page.once('dialog', (dialog) => void dialog.accept());
-        await page.getByRole('button', { name: 'Verify all' }).click();
-        await page.locator('.badge[data-state="VERIFIED"]').first().waitFor();
-        await expect(page.locator('.item-card[data-status="VERIFIED"]').count()).resolves.toBe(4);
+      // Send one item back with a message; the recipient redoes it; then verify everything.
+      await card('Start date?')
+        .getByRole('button', { name: /Send back/ })
+        .click();
+      await card('Start date?')
+        .getByLabel(/What should the recipients change/)
+        .fill('Please give the exact day.');
+      await card('Start date?').getByRole('button', { name: 'Send back', exact: true }).click();
+      await page.locator('.notice', { hasText: 'sent back' }).waitFor();
+      await card('Start date?').locator('.rejection', { hasText: 'Please give the exact day.' }).waitFor();
+      await page.locator('.badge[data-state="REJECTED"]').first().waitFor();
+      expect((await ana.answer(item('Start date?').id, 'Monday January 5')).statusCode).toBe(200);
+      expect((await ana.submit()).statusCode).toBe(200);
+      await card('Start date?').locator('.answer-text', { hasText: 'Monday January 5' }).waitFor({ timeout: LIVE_MS });
+      await card('Photo')
+        .getByRole('button', { name: /^Verify/ })
+        .click();
+      await card('Photo').locator('[data-status="VERIFIED"]').first().waitFor();
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Verify all' }).click();
+      await page.locator('.badge[data-state="VERIFIED"]').first().waitFor();
+      await expect(page.locator('.item-card[data-status="VERIFIED"]').count()).resolves.toBe(4);
 
-        // The zip: answers and a folder per item.
-        const [zip] = await Promise.all([
-          page.waitForEvent('download'),
-          page.getByRole('link', { name: 'Download all (zip)' }).click(),
-        ]);
-        const entries = Object.keys(await unzip(await downloaded(zip))).sort();
-        expect(entries).toEqual(
-          expect.arrayContaining([
-            'answers.csv',
-            'answers.json',
-            'Proof of address/address.pdf',
-            'Photo/photo.png',
-            'Engagement letter/Engagement letter.signed.pdf',
-          ]),
-        );
+      // The zip: answers and a folder per item.
+      const [zip] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Download all (zip)' }).click(),
+      ]);
+      const entries = Object.keys(await unzip(await downloaded(zip))).sort();
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          'answers.csv',
+          'answers.json',
+          'Proof of address/address.pdf',
+          'Photo/photo.png',
+          'Engagement letter/Engagement letter.signed.pdf',
+        ]),
+      );
 
-        // The activity log names who did what.
-        await page
-          .locator('.activity .event[data-action="request.rejected"]', { hasText: 'Please give the exact day.' })
-          .waitFor();
-        await page.locator('.activity .event[data-action="document.uploaded"]').first().waitFor();
-        await page.setViewportSize(PHONE);
-        expect(await widthFits(page)).toBe(true);
-        await screenshot(page, 'console-04-request-360');
-        await page.setViewportSize({ width: 1280, height: 900 });
-        expect(errors).toEqual([]);
-        expect(outside).toEqual([]);
-      },
-    );
+      // The activity log names who did what.
+      await page
+        .locator('.activity .event[data-action="request.rejected"]', { hasText: 'Please give the exact day.' })
+        .waitFor();
+      await page.locator('.activity .event[data-action="document.uploaded"]').first().waitFor();
+      await page.setViewportSize(PHONE);
+      expect(await widthFits(page)).toBe(true);
+      await screenshot(page, 'console-04-request-360');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      expect(errors).toEqual([]);
+      expect(outside).toEqual([]);
+    });
 
-    signedInIt('should remind, copy and regenerate a link, duplicate, close and delete', async () => {
+    it('should remind, copy and regenerate a link, duplicate, close and delete', async () => {
       const { page, context, errors } = owner;
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: world.app.origin });
       const request = await create({ name: 'Bank statements' });

@@ -51,6 +51,30 @@ describe('CLI (npm run gather)', () => {
       expect((await client(t.app, key.json().api_key).get('/whoami')).statusCode).toBe(200);
     });
 
+    it('sign-in-link should print a link that signs the user named by e-mail in, once', async () => {
+      const made = gather(['sign-in-link', '--email', 'Alice@Umbrella.test', '--next', '/app/requests'], {
+        ...env(),
+        PUBLIC_URL: 'https://gather.example',
+      });
+      expect(made.status).toBe(0);
+      expect(made.json()).toEqual({
+        user_id: userId,
+        url: expect.stringMatching(
+          /^https:\/\/gather\.example\/sign-in\/verify\?token=gsl_[A-Za-z0-9_-]{43}&next=%2Fapp%2Frequests$/,
+        ),
+        expires_at: expect.any(String),
+      });
+      const token = new URL(made.json().url).searchParams.get('token');
+      const verify = () => t.app.inject({ method: 'POST', url: '/auth/verify', payload: { token } });
+      const verified = await verify();
+      expect(verified.statusCode).toBe(200);
+      expect(verified.json().user.id).toBe(userId);
+      expect((await verify()).statusCode).toBe(401);
+      const unknown = gather(['sign-in-link', '--email', 'nobody@nowhere.test'], env());
+      expect(unknown.status).toBe(1);
+      expect(unknown.stderr).toContain('User not found');
+    });
+
     it('migrate should print the migrations it applied (none when up to date)', () => {
       const result = gather(['migrate'], env());
       expect(result.status).toBe(0);

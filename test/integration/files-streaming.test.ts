@@ -8,7 +8,15 @@ import { promisify } from 'node:util';
 import { Readable } from 'node:stream';
 import S3rver from 's3rver';
 import { createStorage } from '../../src/kernel/storage';
-import { createTenant, createTestApp, TEST_SECRET, workerDatabaseUrl, type TestApp, type Tenant } from '../support/app';
+import {
+  createTenant,
+  createTestApp,
+  TEST_SECRET,
+  testLog,
+  workerDatabaseUrl,
+  type TestApp,
+  type Tenant,
+} from '../support/app';
 import { storedObjects } from '../support/documents';
 import { createRequest } from '../support/fixtures';
 import { pdfBytes, upload } from '../support/files';
@@ -159,14 +167,17 @@ describe('Files on S3 storage (s3rver on loopback)', () => {
       configureBuckets: [{ name: 'gather-files' }],
     });
     const { port } = await server.run();
-    const storage = createStorage({
-      driver: 's3',
-      bucket: 'gather-files',
-      region: 'us-east-1',
-      endpoint: `http://127.0.0.1:${port}`,
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-      forcePathStyle: true,
-    });
+    const storage = createStorage(
+      {
+        driver: 's3',
+        bucket: 'gather-files',
+        region: 'us-east-1',
+        endpoint: `http://127.0.0.1:${port}`,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        forcePathStyle: true,
+      },
+      testLog,
+    );
     t = await createTestApp({ maxUploadBytes: 12 * MB }, { storage });
     tenant = await createTenant(t.db);
   });

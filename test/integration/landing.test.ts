@@ -27,6 +27,7 @@ test('GET / lists the service URLs, and each one it links answers without a key'
     '/openapi.json',
     '/app',
     '/dashboard',
+    '/sign-in',
     '/healthz',
     '/readyz',
   ]);

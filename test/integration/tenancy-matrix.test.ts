@@ -1,5 +1,13 @@
 import { getNullableType, type GraphQLField, type GraphQLInterfaceType, type GraphQLSchema } from 'graphql';
-import { client, createTenant, createTestApp, testConfig, type TestApp, type Tenant } from '../support/app';
+import {
+  client,
+  createTenant,
+  createTestApp,
+  sessionHeaders,
+  testConfig,
+  type TestApp,
+  type Tenant,
+} from '../support/app';
 import {
   answerSelection,
   fieldDocument,
@@ -216,11 +224,27 @@ const NOT_FOUND_INPUTS: Record<string, string> = {
     "a recipient deletes its own documents only: another's is 404 Document not found",
 };
 
+/**
+ * How Globex's admin calls: with its API key, or signed in in a browser (its session cookie, from the service's own
+ * origin). Every probe runs with both.
+ */
+const CREDENTIALS = ['API key', 'session'] as const;
+type CredentialKind = (typeof CREDENTIALS)[number];
+
+/**
+ * A session's own bookkeeping, which any call with it may write (its idle end, moved at most once a minute): not a
+ * change of the tenant's data.
+ */
+const SESSION_TABLES = ['user_session'];
+
 describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
   let t: TestApp;
   let acme: World;
   let globex: World;
   let globexTenant: Tenant;
+  let globexSession: Record<string, string>;
+  const credentialHeaders = (kind: CredentialKind): Record<string, string> =>
+    kind === 'session' ? globexSession : { authorization: `Bearer ${globex.adminKey}` };
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let schema: GraphQLSchema;
 
@@ -232,6 +256,7 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
     globexTenant = await createTenant(t.db, 'Globex');
     acme = await buildWorld(t, acmeTenant, receiver.url, 'Acme');
     globex = await buildWorld(t, globexTenant, receiver.url, 'Globex');
+    globexSession = await sessionHeaders(t, globexTenant.userId);
     schema = t.app.graphql.schema;
   });
   afterAll(async () => {
@@ -239,12 +264,15 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
     await receiver.close();
   });
 
-  /** Runs `call`, and reports any table or stored file it changed. */
-  async function unchanged(call: () => Promise<void>): Promise<string[]> {
+  /** Runs `call`, and reports any table or stored file it changed (but the session's own, for a session's call). */
+  async function unchanged(call: () => Promise<void>, kind: CredentialKind = 'API key'): Promise<string[]> {
     const before = await snapshotAll(t);
     await call();
     const after = await snapshotAll(t);
-    const tables = Object.keys(before.tables).filter((table) => before.tables[table] !== after.tables[table]);
+    const tables = Object.keys(before.tables).filter(
+      (table) =>
+        before.tables[table] !== after.tables[table] && !(kind === 'session' && SESSION_TABLES.includes(table)),
+    );
     return [
       ...tables.map((table) => `changed table ${table}`),
       ...(before.files.join() === after.files.join() ? [] : ['changed stored files']),
@@ -273,55 +301,58 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
       expect(byId.length).toBeGreaterThanOrEqual(40);
     });
 
-    it('should answer 404 "<noun> not found" and change nothing, for Acme ids in every position', async () => {
-      const failures: string[] = [];
-      let calls = 0;
-      for (const row of byId) {
-        const params = pathParams(row.url);
-        const nouns = params.map((param) => restNoun(row, param)!);
-        // All of Acme's ids; then, for nested paths, one of Acme's among Globex's own, so a child is
-        // looked up within its parent and not merely by its id.
-        const variants = [
-          { foreignAt: 0, all: true },
-          ...(params.length > 1 ? params.map((_, i) => ({ foreignAt: i, all: false })) : []),
-        ];
-        for (const { foreignAt, all } of variants) {
-          const values = Object.fromEntries(
-            params.map((param, i) => [param, all || i === foreignAt ? acme[nouns[i]] : globex[nouns[i]]]),
-          );
-          const url = fillPath(row.url, values);
-          const override = REST_BODY_OVERRIDES[rowName(row)];
-          const { payload, headers } =
-            override !== undefined ? { payload: override, headers: undefined } : minimalPayload(row)!;
-          let response!: Awaited<ReturnType<ReturnType<typeof client>['get']>>;
-          const changes = await unchanged(async () => {
-            response = await t.app.inject({
-              method: row.method,
-              url,
-              payload: payload as never,
-              headers: { authorization: `Bearer ${globex.adminKey}`, ...headers },
-            });
-          });
-          calls++;
-          // The answer names the foreign record or one under it on the path (a child of a parent
-          // that is not found is not found either); never a record of Globex's own.
-          const accepted = nouns
-            .slice(foreignAt)
-            .map((noun) => JSON.stringify({ status: 404, body: { detail: `${NOT_FOUND_NAME[noun]} not found` } }));
-          const actual = JSON.stringify({
-            status: response.statusCode,
-            body: response.headers['content-type']?.toString().includes('json') ? response.json() : response.body,
-          });
-          if (!accepted.includes(actual) || changes.length) {
-            failures.push(
-              `${row.method} ${url} (${all ? 'all Acme' : `Acme ${params[foreignAt]}`}): ${actual}, expected one of ${accepted.join(' | ')} ${changes.join(', ')}`,
+    it.each(CREDENTIALS)(
+      'should answer 404 "<noun> not found" and change nothing, for Acme ids in every position (%s)',
+      async (kind) => {
+        const failures: string[] = [];
+        let calls = 0;
+        for (const row of byId) {
+          const params = pathParams(row.url);
+          const nouns = params.map((param) => restNoun(row, param)!);
+          // All of Acme's ids; then, for nested paths, one of Acme's among Globex's own, so a child is
+          // looked up within its parent and not merely by its id.
+          const variants = [
+            { foreignAt: 0, all: true },
+            ...(params.length > 1 ? params.map((_, i) => ({ foreignAt: i, all: false })) : []),
+          ];
+          for (const { foreignAt, all } of variants) {
+            const values = Object.fromEntries(
+              params.map((param, i) => [param, all || i === foreignAt ? acme[nouns[i]] : globex[nouns[i]]]),
             );
+            const url = fillPath(row.url, values);
+            const override = REST_BODY_OVERRIDES[rowName(row)];
+            const { payload, headers } =
+              override !== undefined ? { payload: override, headers: undefined } : minimalPayload(row)!;
+            let response!: Awaited<ReturnType<ReturnType<typeof client>['get']>>;
+            const changes = await unchanged(async () => {
+              response = await t.app.inject({
+                method: row.method,
+                url,
+                payload: payload as never,
+                headers: { ...credentialHeaders(kind), ...headers },
+              });
+            }, kind);
+            calls++;
+            // The answer names the foreign record or one under it on the path (a child of a parent
+            // that is not found is not found either); never a record of Globex's own.
+            const accepted = nouns
+              .slice(foreignAt)
+              .map((noun) => JSON.stringify({ status: 404, body: { detail: `${NOT_FOUND_NAME[noun]} not found` } }));
+            const actual = JSON.stringify({
+              status: response.statusCode,
+              body: response.headers['content-type']?.toString().includes('json') ? response.json() : response.body,
+            });
+            if (!accepted.includes(actual) || changes.length) {
+              failures.push(
+                `${row.method} ${url} (${all ? 'all Acme' : `Acme ${params[foreignAt]}`}): ${actual}, expected one of ${accepted.join(' | ')} ${changes.join(', ')}`,
+              );
+            }
           }
         }
-      }
-      expect(failures).toEqual([]);
-      expect(calls).toBeGreaterThan(60);
-    });
+        expect(failures).toEqual([]);
+        expect(calls).toBeGreaterThan(60);
+      },
+    );
 
     it("should leave Acme's own things alone on rows that name one (a provider), whatever Globex's admin sends", async () => {
       // Acme's S3 connection, as a connect would store it (no bucket is reached by these probes).
@@ -407,52 +438,55 @@ describe('tenancy matrix: an admin of Globex and every id of Acme', () => {
       expect(stale).toEqual([]);
     });
 
-    it('should answer null to queries and NOT_FOUND to mutations, and change nothing', async () => {
-      const admin = client(t.app, globex.adminKey);
-      // The recipient operations are called by a Globex recipient, on its own request.
-      const recipient = client(t.app, globex.recipientSession);
-      const failures: string[] = [];
-      let calls = 0;
-      const positions = idPositions(schema);
-      for (const position of positions) {
-        const nouns = nounsOf(position);
-        if (!nouns) continue;
-        const root = position.root === 'Query' ? schema.getQueryType()! : schema.getMutationType()!;
-        const field = root.getFields()[position.field] as GraphQLField<unknown, unknown>;
-        // Every other id this field needs is Globex's own, so only the Acme id can be the reason to refuse.
-        const globexId = (path: string[]): string => {
-          const named = GRAPHQL_NOUNS[`${position.root}.${position.field}(${path.join('.')})`];
-          if (!named)
-            throw new Error(`add an Acme id for parameter ${position.root}.${position.field}(${path.join('.')})`);
-          return globex[named[0]];
-        };
-        for (const noun of nouns) {
-          const variables: Record<string, unknown> = {};
-          for (const arg of field.args) {
-            const override = GRAPHQL_ARG_OVERRIDES[field.name]?.[arg.name];
-            if (override !== undefined) variables[arg.name] = structuredClone(override);
-            else if (getNullableType(arg.type) !== arg.type)
-              variables[arg.name] = minimalValue(arg.type, [arg.name], globexId);
+    it.each(CREDENTIALS)(
+      'should answer null to queries and NOT_FOUND to mutations, and change nothing (%s)',
+      async (kind) => {
+        const admin = client(t.app, credentialHeaders(kind));
+        // The recipient operations are called by a Globex recipient, on its own request.
+        const recipient = client(t.app, globex.recipientSession);
+        const failures: string[] = [];
+        let calls = 0;
+        const positions = idPositions(schema);
+        for (const position of positions) {
+          const nouns = nounsOf(position);
+          if (!nouns) continue;
+          const root = position.root === 'Query' ? schema.getQueryType()! : schema.getMutationType()!;
+          const field = root.getFields()[position.field] as GraphQLField<unknown, unknown>;
+          // Every other id this field needs is Globex's own, so only the Acme id can be the reason to refuse.
+          const globexId = (path: string[]): string => {
+            const named = GRAPHQL_NOUNS[`${position.root}.${position.field}(${path.join('.')})`];
+            if (!named)
+              throw new Error(`add an Acme id for parameter ${position.root}.${position.field}(${path.join('.')})`);
+            return globex[named[0]];
+          };
+          for (const noun of nouns) {
+            const variables: Record<string, unknown> = {};
+            for (const arg of field.args) {
+              const override = GRAPHQL_ARG_OVERRIDES[field.name]?.[arg.name];
+              if (override !== undefined) variables[arg.name] = structuredClone(override);
+              else if (getNullableType(arg.type) !== arg.type)
+                variables[arg.name] = minimalValue(arg.type, [arg.name], globexId);
+            }
+            setAt(field, variables, position.path, acme[noun], globexId);
+            withContracts(variables, globex.contract);
+            const document = fieldDocument(position.root, field);
+            const api = forRecipient(field) ? recipient : admin;
+            let result!: Awaited<ReturnType<typeof api.graphql>>;
+            const changes = await unchanged(async () => {
+              result = await api.graphql(document, variables);
+            }, kind);
+            calls++;
+            const problem = judge(position, noun, field, result);
+            if (problem || changes.length)
+              failures.push(
+                `${positionName(position)} with Acme's ${noun} ${JSON.stringify(variables)}: ${problem ?? ''} ${changes.join(', ')}`,
+              );
           }
-          setAt(field, variables, position.path, acme[noun], globexId);
-          withContracts(variables, globex.contract);
-          const document = fieldDocument(position.root, field);
-          const api = forRecipient(field) ? recipient : admin;
-          let result!: Awaited<ReturnType<typeof api.graphql>>;
-          const changes = await unchanged(async () => {
-            result = await api.graphql(document, variables);
-          });
-          calls++;
-          const problem = judge(position, noun, field, result);
-          if (problem || changes.length)
-            failures.push(
-              `${positionName(position)} with Acme's ${noun} ${JSON.stringify(variables)}: ${problem ?? ''} ${changes.join(', ')}`,
-            );
         }
-      }
-      expect(failures).toEqual([]);
-      expect(calls).toBeGreaterThan(60);
-    });
+        expect(failures).toEqual([]);
+        expect(calls).toBeGreaterThan(60);
+      },
+    );
 
     it("should answer every id-taking query with Globex's own ids (the probes above address real records)", async () => {
       const api = client(t.app, globex.adminKey);

@@ -16,6 +16,7 @@ import {
   DEFAULT_UNFINISHED_UPLOAD_BYTES_ORGANIZATION,
 } from '../../src/modules/portal/portal.uploads.limits';
 import { createOrganization } from '../../src/modules/identity/identity.service';
+import { signInLinkForEmail } from '../../src/modules/sessions/session.service';
 import { checkResponses } from './response-check';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
@@ -63,6 +64,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...overrides,
   };
 }
+
+/**
+ * The log tests give what wants one (an S3 client's SDK messages): silent, unless TEST_LOG names a level
+ * (as for the app's own log, below).
+ */
+export const testLog = pino({ level: process.env.TEST_LOG ?? 'silent' });
 
 /** Counts the SQL statements the app sends (statement-count assertions); each is one round trip. */
 export class StatementCounter {
@@ -131,7 +138,7 @@ export async function createTestApp(
   await truncateAll(orm);
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-test-'));
   const config = testConfig({ dataDir, ...overrides });
-  const storage = options.storage ?? createStorage(config.storage);
+  const storage = options.storage ?? createStorage(config.storage, testLog);
   // Jobs (event consumers, webhook deliveries, notifications, timed work) are run by hand (jobs.runDue) unless a
   // test asks for the running workers, so their polling neither races assertions nor shows up in statement counts.
   const app = await buildApp({
@@ -140,7 +147,7 @@ export async function createTestApp(
     db,
     runJobs: false,
     // TEST_LOG=error (or another level) shows the app's log on stderr, to find the cause of a 500.
-    ...(process.env.TEST_LOG ? { loggerInstance: pino({ level: process.env.TEST_LOG }) as never } : {}),
+    ...(process.env.TEST_LOG ? { loggerInstance: testLog as never } : {}),
     ...options,
     storage,
   });
@@ -167,7 +174,36 @@ export async function createTestApp(
   };
 }
 
+/**
+ * Another instance of `t`'s service on its database, with the production settings that hide the schema:
+ * `production`, GraphiQL and introspection off. Built, not yet ready or listening.
+ */
+export function productionInstance(t: TestApp): Promise<FastifyInstance> {
+  return buildApp({
+    config: { ...t.config, production: true, graphql: { ...t.config.graphql, graphiql: false, introspection: false } },
+    orm: t.orm,
+    runJobs: false,
+  });
+}
+
 export type Tenant = { organizationId: string; userId: string; apiKey: string };
+
+/**
+ * A session of a user signed in as a browser would (a link made as the CLI makes one, then used), as the headers of
+ * a call from the service's own pages: its cookie and Origin.
+ */
+export async function sessionHeaders(t: TestApp, userId: string): Promise<Record<string, string>> {
+  const [{ email }] = await t.db.rows<{ email: string }>('select email from app_user where id = ?', [userId]);
+  const { url } = await signInLinkForEmail(t.db, t.app.contexts.settings, email);
+  const verified = await t.app.inject({
+    method: 'POST',
+    url: '/auth/verify',
+    payload: { token: new URL(url).searchParams.get('token') },
+  });
+  if (verified.statusCode !== 200)
+    throw new Error(`POST /auth/verify answered ${verified.statusCode}: ${verified.body}`);
+  return { cookie: String(verified.headers['set-cookie']).split(';')[0], origin: new URL(t.config.publicUrl).origin };
+}
 
 let tenantCount = 0;
 
@@ -178,12 +214,13 @@ export async function createTenant(db: Db, name = `Org ${++tenantCount}`): Promi
   return { organizationId: organization.id, userId: user.id, apiKey };
 }
 
-/** An HTTP client bound to one API key. */
-export function client(app: FastifyInstance, apiKey?: string) {
-  const headers = (extra?: Record<string, string>) => ({
-    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-    ...extra,
-  });
+/**
+ * An HTTP client bound to one API key, or to other credentials' headers (a signed-in user's cookie and the Origin of
+ * the service's pages: `sessionHeaders`).
+ */
+export function client(app: FastifyInstance, apiKey?: string | Record<string, string>) {
+  const credential = typeof apiKey === 'string' ? { authorization: `Bearer ${apiKey}` } : (apiKey ?? {});
+  const headers = (extra?: Record<string, string>) => ({ ...credential, ...extra });
   const send = (options: InjectOptions & { headers?: Record<string, string> }): Promise<LightMyRequestResponse> =>
     app.inject({ ...options, headers: headers(options.headers) });
   return {
@@ -200,4 +237,18 @@ export function client(app: FastifyInstance, apiKey?: string) {
       return response.json();
     },
   };
+}
+
+/**
+ * The whole service (as `createTestApp` makes it), a fresh organization (`tenantName`, or a numbered one) and its
+ * admin's HTTP client: what most test files start from.
+ */
+export async function createTenantApp(
+  overrides: Partial<Config> = {},
+  options: Omit<Partial<AppOptions>, 'config' | 'orm'> = {},
+  tenantName?: string,
+): Promise<{ t: TestApp; tenant: Tenant; api: ReturnType<typeof client> }> {
+  const t = await createTestApp(overrides, options);
+  const tenant = await createTenant(t.db, tenantName);
+  return { t, tenant, api: client(t.app, tenant.apiKey) };
 }

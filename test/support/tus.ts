@@ -1,19 +1,13 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../src/kernel/db/db';
 import { createRequest } from './fixtures';
+import { meta, tusRequest } from './tus-http';
+
+export { meta, type Answer } from './tus-http';
 
 // A tus client over real HTTP for the resumable-upload tests (/r/{token}/api/uploads), and the
 // recipient sessions and rows they work with.
-
-/** tus `Upload-Metadata` of `values`. */
-export const meta = (values: Record<string, string>) =>
-  Object.entries(values)
-    .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
-    .join(',');
-
-export type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
 /** A recipient's link, its session and the request's upload and question items. */
 export type SignedIn = Awaited<ReturnType<typeof signedIn>>;
@@ -39,37 +33,9 @@ export async function unfinishedUploads(db: Db, token: string): Promise<number> 
 
 /** tus requests to the service at `base` (`http://host:port`). */
 export function tusClient(base: string) {
-  /** One HTTP request on its own connection; `dropAfter` bytes of the body are sent, then the socket is destroyed. */
-  function send(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body?: Buffer,
-    dropAfter?: number,
-  ): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        `${base}${path}`,
-        { method, headers: { 'tus-resumable': '1.0.0', connection: 'close', ...headers }, agent: false },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res
-            .on('data', (c: Buffer) => chunks.push(c))
-            .on('end', () =>
-              resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-            );
-        },
-      );
-      if (dropAfter === undefined) {
-        req.on('error', reject);
-        req.end(body);
-        return;
-      }
-      // The client's network goes: part of the body is on the wire, then the connection breaks.
-      req.on('error', () => resolve({ status: 0, headers: {}, body: '' }));
-      req.write(body!.subarray(0, dropAfter), () => setTimeout(() => req.destroy(), 100));
-    });
-  }
+  /** One request (see tusRequest). */
+  const send = (method: string, path: string, headers: Record<string, string>, body?: Buffer, dropAfter?: number) =>
+    tusRequest(base, method, path, headers, body, dropAfter);
 
   /** Begins an upload of `length` bytes to the link's upload item. */
   const create = (link: SignedIn, length: number, filename = 'a.txt') =>

@@ -1,12 +1,27 @@
+import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { createTenant, createTestApp } from './app';
 
-/** A graphql-ws client (the protocol's reference implementation) against a listening app. */
-export function wsClient(url: string, connectionParams: Record<string, unknown> | undefined) {
+/**
+ * A graphql-ws client (the protocol's reference implementation) against a listening app; `handshake` adds headers
+ * to its WebSocket handshake (a browser's cookie and Origin).
+ */
+export function wsClient(
+  url: string,
+  connectionParams: Record<string, unknown> | undefined,
+  handshake?: { headers?: Record<string, string>; origin?: string },
+) {
   const closes: Array<{ code: number; reason: string }> = [];
   const client: Client = createClient({
     url,
-    webSocketImpl: WebSocket,
+    webSocketImpl: handshake
+      ? class extends WebSocket {
+          constructor(address: string, protocols?: string | string[]) {
+            super(address, protocols, handshake);
+          }
+        }
+      : WebSocket,
     connectionParams,
     retryAttempts: 0,
     // Refused connections are asserted through `closes`, not logged.
@@ -19,6 +34,36 @@ export function wsClient(url: string, connectionParams: Record<string, unknown> 
   });
   return { client, closes };
 }
+
+/**
+ * The app listening on a free loopback port, with the organization Acme, for a file's graphql-ws tests:
+ * `connect` opens a client with a key as its bearer credential (at the app's `url`, or `at`); `clients`
+ * holds what the tests opened (they add raw sockets themselves), disposed of by `close` before the app.
+ */
+export async function listeningGraphqlApp() {
+  const t = await createTestApp();
+  const acme = await createTenant(t.db, 'Acme');
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`;
+  const clients: Array<{ dispose(): Promise<void> | void }> = [];
+  return {
+    t,
+    acme,
+    url,
+    clients,
+    connect(key: string, at = url): Client {
+      const { client } = wsClient(at, { authorization: `Bearer ${key}` });
+      clients.push(client);
+      return client;
+    },
+    async close(): Promise<void> {
+      await Promise.all(clients.map((c) => c.dispose()));
+      await t.close();
+    },
+  };
+}
+
+export type ListeningGraphqlApp = Awaited<ReturnType<typeof listeningGraphqlApp>>;
 
 /** What one query or mutation answered: its result (once complete), or the errors of an `error` message. */
 export type Outcome = { result?: { data?: any; errors?: any[] }; errors?: any[] };

@@ -95,6 +95,7 @@ const SAMPLES: {
     secrets: { link: LINK },
     link: null,
   },
+  SIGN_IN_LINK: { params: { firstName: HOSTILE, validMinutes: 15 }, secrets: { link: LINK }, link: null },
 };
 
 describe('notification templates', () => {

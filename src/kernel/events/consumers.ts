@@ -4,6 +4,7 @@ import type { Db, Tx } from '../db/db';
 import type { ContextFactory, ServiceSettings } from '../graphql/context';
 import type { TaskHandler } from '../jobs/queue';
 import type { EmittedEvent } from './outbox';
+import { STORED_EVENT_COLUMNS, storedEvent, type StoredEventRow } from './topics';
 import { Migration20261129000000_event_consumers } from './Migration20261129000000_event_consumers';
 
 export const EVENT_CONSUMER_MIGRATIONS: MigrationObject[] = [
@@ -26,31 +27,14 @@ export type Consumer = {
   run(tx: Tx, event: EmittedEvent, deps: ConsumerDeps): Promise<void>;
 };
 
-type EventRow = {
-  id: string;
-  organization_id: string;
-  topic: string;
-  subject_type: string;
-  subject_id: string;
-  request_id: string | null;
-  data: Record<string, unknown>;
-  updated: string[] | null;
-  created_at: Date;
+type EventRow = StoredEventRow & {
   action: string | null;
   details: Record<string, unknown> | null;
   actor: EmittedEvent['actor'] | null;
 };
 
 const toEmitted = (row: EventRow): EmittedEvent => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  topic: row.topic,
-  subjectType: row.subject_type,
-  subjectId: row.subject_id,
-  requestId: row.request_id,
-  data: row.data,
-  updated: row.updated,
-  createdAt: row.created_at,
+  ...storedEvent(row),
   action: row.action ?? row.topic,
   details: row.details,
   actor: row.actor ?? { type: 'SYSTEM', id: null },
@@ -64,8 +48,7 @@ const toEmitted = (row: EventRow): EmittedEvent => ({
 export function eventTask(db: Db, consumers: readonly Consumer[], deps: ConsumerDeps): TaskHandler {
   return async ({ eventId }: { eventId: string }) => {
     const [row] = await db.rows<EventRow>(
-      `select id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at, action, details, actor
-         from event where id = ?`,
+      `select ${STORED_EVENT_COLUMNS}, action, details, actor from event where id = ?`,
       [eventId],
       { prepared: true },
     );

@@ -3,33 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'pg';
 import { SHARED_CACHE_CHANNEL } from '../db/shared-cache';
 import { EVENT_CHANNEL } from './outbox';
-import type { StoredEvent } from './topics';
-
-type EventRow = {
-  id: string;
-  organization_id: string;
-  topic: string;
-  subject_type: string;
-  subject_id: string;
-  request_id: string | null;
-  data: Record<string, unknown>;
-  updated: string[] | null;
-  created_at: Date;
-};
-
-const COLUMNS = 'id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at';
-
-const toEvent = (row: EventRow): StoredEvent => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  topic: row.topic,
-  subjectType: row.subject_type,
-  subjectId: row.subject_id,
-  requestId: row.request_id,
-  data: row.data,
-  updated: row.updated,
-  createdAt: row.created_at,
-});
+import { STORED_EVENT_COLUMNS, storedEvent, type StoredEvent, type StoredEventRow } from './topics';
 
 /**
  * Hands every committed event to this instance's outlets, whichever instance wrote it: one LISTEN
@@ -127,11 +101,11 @@ export class EventDispatcher extends EventEmitter<{
   }
 
   private async handOut(client: Client, where: string, params: unknown[]): Promise<void> {
-    const { rows } = await client.query<EventRow>(
-      `select ${COLUMNS} from event where ${where} order by created_at, seq`,
+    const { rows } = await client.query<StoredEventRow>(
+      `select ${STORED_EVENT_COLUMNS} from event where ${where} order by created_at, seq`,
       params,
     );
-    for (const row of rows) this.handOutEvent(toEvent(row));
+    for (const row of rows) this.handOutEvent(storedEvent(row));
   }
 
   private handOutEvent(event: StoredEvent): void {

@@ -2,8 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Tx } from '../db/db';
 import type { Actor, ServiceSettings } from '../graphql/context';
 import type { SubjectView } from '../graphql/events';
+import { QUEUE_FENCE, queueOf } from '../jobs/queue';
 import type { Consumer } from './consumers';
 import type { StoredEvent } from './topics';
+
+/** Queues the requests' events are consumed in (`queueOf`): those of one request one after the other. */
+const EVENT_QUEUES = 64;
 
 /** The channel whose notifications carry the ids of committed events. */
 export const EVENT_CHANNEL = 'gather_events';
@@ -40,16 +44,18 @@ export type EmittedEvent = StoredEvent & {
 /**
  * The event row, its notification (delivered at commit) and, when a consumer applies, the job that runs
  * the consumers after the commit. A request's jobs share a queue and run in `run_at` order, which
- * `clock_timestamp()` gives the events of one transaction as they were written (`now()` would tie them).
+ * `clock_timestamp()` gives the events of one transaction as they were written (`now()` would tie them); the queue's
+ * fence (`QUEUE_FENCE`) is taken before the job is added (a select list is evaluated from left to right).
  * Prepared, with bind parameters: the event's JSON is a few KB.
  */
 const EMIT = `with inserted as (
      insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at, action, details, actor)
      values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb) returning id)
    select pg_notify(?, id::text),
-          case when ?::boolean then graphile_worker.add_job('event', json_build_object('eventId', id),
-            queue_name => ?, job_key => 'event:' || id, run_at => clock_timestamp()) end
-     from inserted`;
+          case when job.wanted and job.queue is not null then ${QUEUE_FENCE} end,
+          case when job.wanted then graphile_worker.add_job('event', json_build_object('eventId', id),
+            queue_name => job.queue, job_key => 'event:' || id, run_at => clock_timestamp()) end
+     from inserted, (select ?::boolean as wanted, ?::text as queue) job`;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -119,8 +125,9 @@ export class Outbox {
       JSON.stringify(emitted.actor),
       EVENT_CHANNEL,
       this.consumers.some((consumer) => consumer.applies(emitted)),
-      // A request's events are consumed one after the other, in the order they were written.
-      requestId ? `events:${requestId}` : null,
+      // A request's events are consumed one after the other, in the order they were written (with the other
+      // requests' of their queue).
+      requestId ? queueOf('events:', requestId, EVENT_QUEUES) : null,
     ];
     await tx.execute(EMIT, params, { prepared: true });
     if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);

@@ -24,3 +24,32 @@ export type StoredEvent = {
   updated: string[] | null;
   createdAt: Date;
 };
+
+/** An event's row as PostgreSQL answers `STORED_EVENT_COLUMNS`. */
+export type StoredEventRow = {
+  id: string;
+  organization_id: string;
+  topic: string;
+  subject_type: string;
+  subject_id: string;
+  request_id: string | null;
+  data: Record<string, unknown>;
+  updated: string[] | null;
+  created_at: Date;
+};
+
+/** The columns of the `event` table that make a StoredEvent, for the outlets that read events back. */
+export const STORED_EVENT_COLUMNS =
+  'id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at';
+
+export const storedEvent = (row: StoredEventRow): StoredEvent => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  topic: row.topic,
+  subjectType: row.subject_type,
+  subjectId: row.subject_id,
+  requestId: row.request_id,
+  data: row.data,
+  updated: row.updated,
+  createdAt: row.created_at,
+});

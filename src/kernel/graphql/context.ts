@@ -65,6 +65,8 @@ export type ServiceSettings = {
   expirationWarningDays: number;
   /** Rows this instance keeps between requests, emptied by any change to their table (API keys, settings). */
   caches: SharedCaches;
+  /** Whether a signed-in user's session cookie is `Secure` (in production, or behind an https PUBLIC_URL). */
+  secureCookies: boolean;
 };
 
 /**

@@ -22,6 +22,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError } from '../errors/app-error';
 import { subscriptionField, type StoredEvent } from '../events/topics';
+import { CROSS_SITE_MESSAGE, isOwnOrigin } from '../http/auth';
+import { readCookie, SESSION_COOKIE, USER_SESSION_PREFIX } from '../http/cookies';
 import { rateLimitedMessage, type RateCounter } from '../http/rate-limit';
 import type { ContextFactory, GraphQLContext, Viewer } from './context';
 import type { EventRoot, SubjectLoader } from './events';
@@ -280,6 +282,10 @@ export type SubscriptionServerOptions = {
   hub: SubscriptionHub;
   contexts: ContextFactory;
   resolveViewer: (key: string) => Promise<Viewer | null>;
+  /** The user a session cookie names (null: none, or ended); its handshake must come from the service's own origin. */
+  resolveSession: (token: string) => Promise<Viewer | null>;
+  /** The service's public URL: its origin is the service's own. */
+  publicUrl: string;
   /** The limits a document is held to (those of HTTP), and whether introspection is on. */
   queryLimits: QueryLimitSettings;
   /** Each operation counts against its connection's key, as a request over HTTP does. */
@@ -296,6 +302,17 @@ function keyFromConnectionParams(params: Record<string, unknown> | undefined): s
 }
 
 type ConnectionExtra = { viewer?: Viewer; credential?: string; request: IncomingMessage; socket: WebSocket };
+
+/** A handshake's session cookie, once its user and its origin are checked. */
+type HandshakeSession = { viewer: Viewer; credential: string };
+
+/** Answers a handshake with an HTTP refusal instead of the upgrade, and closes its connection. */
+function refuseHandshake(socket: Duplex, status: number, reason: string, detail: string): void {
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
 
 /** What graphql-ws runs an operation with: a subscription's for the hub, a query's or mutation's as over HTTP. */
 type OperationContext = SubscriberContext | GraphQLContext;
@@ -424,12 +441,14 @@ export function registerSubscriptionServer(
   useServer<Record<string, unknown>, ConnectionExtra>(
     {
       schema,
+      // A key in connection_init, else the session cookie its handshake carried (checked at the upgrade).
       onConnect: async (ctx) => {
         const key = keyFromConnectionParams(ctx.connectionParams);
-        const viewer = key ? await options.resolveViewer(key) : null;
+        const session = key ? undefined : handshakeSessions.get(ctx.extra.request);
+        const viewer = key ? await options.resolveViewer(key) : (session?.viewer ?? null);
         if (!viewer) return false;
         ctx.extra.viewer = viewer;
-        ctx.extra.credential = key;
+        ctx.extra.credential = key ?? session!.credential;
         return true;
       },
       onSubscribe: async (ctx, _id, payload) => {
@@ -467,11 +486,40 @@ export function registerSubscriptionServer(
     0,
   );
   const alive = keepAlive(wss);
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const handshakeSessions = new WeakMap<IncomingMessage, HandshakeSession>();
+  /**
+   * A handshake that carries a signed-in user's session cookie must come from a page of the service's own origin
+   * (browsers send `Origin` with every handshake, and any site's page may open one): else 403, no upgrade.
+   */
+  const checkSession = async (request: IncomingMessage, socket: Duplex): Promise<boolean> => {
+    const token = readCookie(request.headers, SESSION_COOKIE, USER_SESSION_PREFIX);
+    const viewer = token ? await options.resolveSession(token) : null;
+    if (!token || !viewer) return true;
+    const protocol = (request.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+    if (!isOwnOrigin(request.headers.origin, { publicUrl: options.publicUrl, protocol, host: request.headers.host })) {
+      refuseHandshake(socket, 403, 'Forbidden', CROSS_SITE_MESSAGE);
+      return false;
+    }
+    handshakeSessions.set(request, { viewer, credential: token });
+    return true;
+  };
+  const onUpgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(request.url ?? '/', 'http://localhost').pathname !== '/graphql') {
       socket.destroy();
       return;
     }
+    // A client gone while its cookie is looked up must not leave an 'error' without a listener.
+    const gone = () => socket.destroy();
+    socket.on('error', gone);
+    try {
+      if (!(await checkSession(request, socket))) return;
+    } catch (err) {
+      app.log.error({ err }, 'checking a WebSocket handshake failed');
+      refuseHandshake(socket, 500, 'Internal Server Error', 'Internal server error');
+      return;
+    }
+    if (socket.destroyed) return;
+    socket.off('error', gone);
     wss.handleUpgrade(request, socket, head, (ws) => {
       wss.emit('connection', ws, request);
       // A client breaking the protocol (a message over the limit) is no server fault: ws has closed

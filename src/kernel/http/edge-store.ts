@@ -11,7 +11,8 @@ export const EDGE_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
  * The tables the HTTP edge shares between the instances on one database (rate-limit counters; the
- * idempotency keys are written by kernel/http/idempotency.ts in their calls' transactions), each operation one statement, timed by the database's clock so that instances agree.
+ * idempotency keys are written by kernel/http/idempotency.ts in their calls' transactions), each
+ * operation one statement, timed by the database's clock so that instances agree.
  */
 export class EdgeStore {
   constructor(private readonly db: Db) {}

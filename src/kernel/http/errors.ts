@@ -29,6 +29,23 @@ function checkDepth(value: unknown, depth = 1): void {
 }
 
 /**
+ * A body as JSON, whatever its declared type, since legacy clients mislabel it (`curl -d` sends JSON as a form):
+ * empty is no body (clients often send Content-Type: application/json on a bare POST); a 400 when it does not
+ * parse, a 422 when it nests too deep.
+ */
+export function parseJsonBody(body: string): unknown {
+  if (/^[ \t\n\r]*$/.test(body)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (err) {
+    throw new RestError(400, `Body is not valid JSON: ${(err as Error).message}`);
+  }
+  checkDepth(value);
+  return value;
+}
+
+/**
  * A request refused before its route ran (a body over the limit, not JSON or nested too deep; a
  * request GraphQL's route does not take), in REST terms; undefined for a bug. GraphQL answers the same
  * refusals in its own shape (kernel/graphql/plugin.ts).
@@ -98,23 +115,10 @@ export function registerErrorHandling(app: FastifyInstance, options: { bodyLimit
     reply.code(500).send({ detail: 'Internal server error', request_id: request.id });
   });
 
-  // Empty bodies are no body (clients often send Content-Type: application/json on a bare POST);
-  // anything else must parse as JSON whatever its declared type, since legacy clients mislabel it.
-  const parseJson = (body: string) => {
-    if (/^[ \t\n\r]*$/.test(body)) return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch (err) {
-      throw new RestError(400, `Body is not valid JSON: ${(err as Error).message}`);
-    }
-    checkDepth(value);
-    return value;
-  };
   app.removeContentTypeParser(['application/json', 'text/plain']);
   const parser = (_request: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     try {
-      done(null, parseJson(body as string));
+      done(null, parseJsonBody(body as string));
     } catch (err) {
       done(err as Error, undefined);
     }

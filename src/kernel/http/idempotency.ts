@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IDEMPOTENCY_KEY_HOURS, MAX_IDEMPOTENCY_KEY } from '../limits';
-import { extractApiKey } from './auth';
+import { credentialOf } from './auth';
 import type { Db, HeldTransaction } from '../db/db';
 import { replyRefusal } from './refusal';
 
@@ -92,8 +92,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
       );
     if (!KEY_PATTERN.test(key))
       return refuseKey(request, reply, 'Idempotency-Key must be printable ASCII without spaces', 'invalid');
-    // A recipient's cookie session carries no header credential: its keys are not kept.
-    const credential = extractApiKey(request.headers);
+    // A recipient's cookie session carries no header credential: its keys are not kept. A signed-in user's
+    // session keeps them as an API key does.
+    const credential = credentialOf(request.headers)?.value;
     if (!credential) return;
     const scope = sha256(credential);
     const fingerprint = sha256(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`);

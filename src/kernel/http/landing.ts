@@ -22,6 +22,7 @@ export function serviceUrls(options: { graphiql: boolean; metrics: boolean }): S
       open: true,
     },
     { path: '/dashboard', what: 'live dashboard of the requests (paste an API key)', open: true },
+    { path: '/sign-in', what: 'sign in in a browser by e-mail link (a session every API takes)', open: true },
     { path: '/r/{token}', what: "a recipient's portal (the link each recipient is sent)" },
     { path: '/healthz', what: 'liveness: the process answers', open: true },
     { path: '/readyz', what: 'readiness: the database answers', open: true },

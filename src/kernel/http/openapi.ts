@@ -15,6 +15,8 @@ import { favicon } from './landing';
 export type OpenApiRoute = {
   /** Authenticated by a recipient's session (Bearer `grs_…` or the `gather_session` cookie), not an API key. */
   recipient?: boolean;
+  /** Reads a signed-in user's session cookie (the sign-in API's own routes, public otherwise). */
+  session?: boolean;
   /** Receives its file as multipart/form-data, in the part named `file`. */
   upload?: boolean;
   /** Answers a file's bytes (200), rather than JSON. */
@@ -40,7 +42,7 @@ const DOCS_LOGO = Buffer.from(
     '<text x="0" y="29" font-family="system-ui,sans-serif" font-size="26" font-weight="700" fill="#fff">Gather API</text></svg>',
 );
 
-const API_KEY = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+const API_KEY = [{ bearerAuth: [] }, { apiKeyHeader: [] }, { userSession: [] }];
 const RECIPIENT_SESSION = [{ recipientSession: [] }, { recipientCookie: [] }];
 
 const Binary = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' };
@@ -77,12 +79,13 @@ const IdempotencyHeaders = Type.Object({
 /** The documented schema of a route: its own, plus what the layers around it answer. */
 function documented(schema: Schema, config: RouteOptions['config']): Schema {
   const options = (config as { openapi?: OpenApiRoute; public?: boolean; idempotent?: boolean } | undefined) ?? {};
-  const { recipient, upload, download } = options.openapi ?? {};
+  const { recipient, session, upload, download } = options.openapi ?? {};
   const response: Schema = { ...schema.response };
   const add = (status: number, body: Schema) => {
     response[status] ??= body;
   };
   let security: unknown[] = [];
+  if (session) security = [{ userSession: [] }];
   if (recipient) {
     security = RECIPIENT_SESSION;
     add(401, DetailBody);
@@ -149,7 +152,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: '2',
         description:
           'The REST layer of Gather. Errors: `{"detail": "..."}`, or for a 422 `{"detail": [{"loc": [...], "msg": "...", "type": "..."}]}`. ' +
-          'The recipient API (`/r/{token}/api/...`) is called with a recipient session, every other path with an API key.',
+          'The recipient API (`/r/{token}/api/...`) is called with a recipient session, every other path with an API key or a signed-in user’s session cookie (`/auth/...`).',
       },
       // Relative: the document's own origin, whatever address the page was opened at.
       servers: [{ url: '/' }],
@@ -172,6 +175,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             in: 'cookie',
             name: 'gather_session',
             description: 'the session cookie POST /r/{token}/api/session sets',
+          },
+          userSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'gather_session',
+            description:
+              "a signed-in user's session cookie (`POST /auth/verify` sets it), taken as an API key is; a call by a method other than GET or HEAD must carry the service's own `Origin`, else `403`",
           },
         },
       },

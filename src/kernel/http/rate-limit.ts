@@ -3,13 +3,14 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitSettings } from '../../config/config';
 import type { Viewer } from '../graphql/context';
-import { extractApiKey } from './auth';
+import { credentialOf } from './auth';
 import type { EdgeStore } from './edge-store';
 import { replyRefusal } from './refusal';
 
 // Requests per window, counted in PostgreSQL (edge-store.ts) so that every instance on one database
 // counts against the same limit. Each request counts against one bucket: its recipient link (a path
-// under /r/{token}), else its credential (an API key, or a recipient session's token), else its client
+// under /r/{token}), else its credential (an API key, a recipient session's token, or a signed-in user's
+// session cookie, which counts as an API key does), else its client
 // address. A link or credential that names nothing counts against the address: made up afresh for
 // each request, it would otherwise have a bucket of its own every time, never full (and a counter row
 // each). A batch's operations and WebSocket operations count one each (`RateCounter`).
@@ -116,7 +117,7 @@ export async function registerRateLimits(
     const token = (request.params as { token?: unknown } | undefined)?.token;
     if (typeof token === 'string' && request.url.startsWith('/r/'))
       return (await options.linkExists(token)) ? { kind: 'link', key: `link:${sha256(token)}` } : address;
-    const credential = extractApiKey(request.headers);
+    const credential = credentialOf(request.headers)?.value;
     return credential && (await options.viewerOf(request)) ? credentialBucket(credential) : address;
   };
 

@@ -1,7 +1,9 @@
+import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   Logger,
   makeWorkerUtils,
+  parseCronItems,
   run,
   runMigrations,
   runOnce,
@@ -9,6 +11,8 @@ import {
   type Runner,
   type RunnerOptions,
   type TaskList,
+  type Worker,
+  type WorkerEvents,
   type WorkerUtils,
 } from 'graphile-worker';
 import { Client, Pool } from 'pg';
@@ -25,25 +29,48 @@ export type TaskHandler = (payload: any, helpers: JobHelpers) => Promise<void>;
 export type JobOptions = {
   /**
    * Names the job: adding a job of a key that waits replaces it (its payload and time), so a plan
-   * made again moves its job rather than adding one; `removeJob` cancels it.
+   * made again moves its job rather than adding one; `removeJobs` cancels it.
    */
   key?: string;
   /** Not before this time. */
   runAt?: Date;
-  /** Jobs of one queue run one at a time, in the order they were added (an endpoint's deliveries). */
+  /**
+   * Jobs of one queue run one at a time, in the order they were added (requests' events, an endpoint's deliveries
+   * about some requests). graphile-worker keeps a row per queue name until `collectQueues` deletes it, and every
+   * job taken locks every idle queue's row for that moment: keep the names few (`queueOf`), not one per record.
+   */
   queue?: string;
   /** Attempts when its task throws, graphile-worker backing off between them. */
   maxAttempts?: number;
 };
 
+/**
+ * The queue of `buckets` named `prefix` + 0, 1... that `key` falls into, always the same (FNV-1a): what must stay in
+ * order (a request's events) shares a queue, and the queues stay few however many keys there are.
+ */
+export function queueOf(prefix: string, key: string, buckets: number): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return `${prefix}${(hash >>> 0) % buckets}`;
+}
+
 /** Attempts of a job whose task throws (a bug or an outage: tasks handle what they expect themselves). */
 export const DEFAULT_ATTEMPTS = 10;
+
+/**
+ * Taken, shared, by a transaction before it adds a job to a named queue, and held until it ends; `collectQueues`
+ * takes it alone. Without it, a queue's row deleted while a transaction that added a job to that queue has not
+ * committed yet (its job unseen) would leave the job naming a queue that is gone, never to run.
+ */
+const QUEUE_FENCE_KEY = "hashtextextended('graphile_worker.job_queues', 0)";
+export const QUEUE_FENCE = `pg_advisory_xact_lock_shared(${QUEUE_FENCE_KEY})`;
 
 /** Adds a job in the caller's transaction: it runs once that commits, and never if it rolls back. */
 export async function addJob(tx: Tx, task: string, payload: object, options: JobOptions = {}): Promise<void> {
   await tx.execute(
     // Now by the clock, not the transaction's start: jobs of one queue added in one transaction keep their order.
-    'select graphile_worker.add_job(?, ?::json, queue_name => ?, run_at => coalesce(?::timestamptz, clock_timestamp()), max_attempts => ?, job_key => ?)',
+    // The fence, when there is a queue, first: a select list is evaluated from left to right.
+    `select ${options.queue ? `${QUEUE_FENCE}, ` : ''}graphile_worker.add_job(?, ?::json, queue_name => ?, run_at => coalesce(?::timestamptz, clock_timestamp()), max_attempts => ?, job_key => ?)`,
     [
       task,
       JSON.stringify(payload),
@@ -53,11 +80,6 @@ export async function addJob(tx: Tx, task: string, payload: object, options: Job
       options.key ?? null,
     ],
   );
-}
-
-/** Cancels the waiting job of `key` (one under way finishes), in the caller's transaction. */
-export async function removeJob(tx: Tx, key: string): Promise<void> {
-  await tx.execute('select graphile_worker.remove_job(?)', [key]);
 }
 
 /**
@@ -83,7 +105,7 @@ export async function addJobs(
   );
 }
 
-/** `removeJob` for many keys in one statement. */
+/** Cancels the waiting jobs of `keys` (one under way finishes), in the caller's transaction, in one statement. */
 export async function removeJobs(tx: Tx, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await tx.execute('select graphile_worker.remove_job(k) from unnest(?::text[]) as k', [keys]);
@@ -108,6 +130,12 @@ export type QueueOptions = {
 
 /** How often an instance looks for jobs held by a worker whose process is gone. */
 const LIVENESS_MS = 500;
+
+/** The task that deletes the rows of named queues no job uses any more, and when it runs (cron; once per minute in all). */
+export const COLLECT_QUEUES_TASK = 'job_queue.collect';
+const COLLECT_QUEUES_CRON = '* * * * *';
+/** How long `collectQueues` waits for the transactions adding jobs to queues to end (they wait for it meanwhile). */
+const COLLECT_QUEUES_WAIT = '200ms';
 
 /**
  * The workers of this instance. graphile-worker frees the jobs of a worker that died only after four
@@ -135,7 +163,18 @@ export class JobQueue {
       concurrency: this.options.concurrency,
       pollInterval: this.options.pollMs,
       noHandleSignals: true,
-      taskList: this.options.tasks as TaskList,
+      taskList: {
+        ...this.options.tasks,
+        [COLLECT_QUEUES_TASK]: () =>
+          this.collectQueues().then(
+            () => undefined,
+            (err: unknown) => log.warn({ err }, 'collecting empty job queues failed; the next run tries again'),
+          ),
+      } as TaskList,
+      // One instance runs it each minute; none is made up for minutes when no instance ran.
+      parsedCronItems: parseCronItems([
+        { task: COLLECT_QUEUES_TASK, match: COLLECT_QUEUES_CRON, options: { backfillPeriod: 0 } },
+      ]),
       logger: new Logger(() => (level, message, meta) => {
         if (level === 'error') log.error({ job: meta }, message);
         else if (level === 'warning') log.warn({ job: meta }, message);
@@ -150,11 +189,23 @@ export class JobQueue {
     await presence.connect();
     this.presence = presence;
     this.utils ??= await makeWorkerUtils({ pgPool: this.pool });
-    this.runner = await run(this.runnerOptions());
-    // A worker takes its lock before its first job: the lock says its process lives.
-    this.runner.events.on('worker:create', ({ worker }) => {
+    // Listened to before `run`: it makes its workers, and announces them, before it answers.
+    const events = new EventEmitter() as WorkerEvents;
+    const workers = new Set<Worker>();
+    events.on('worker:create', ({ worker }) => {
+      workers.add(worker);
+      // A worker takes its lock before its first job: the lock says its process lives.
       presence.query('select pg_advisory_lock(hashtext($1))', [worker.workerId]).catch(() => undefined);
     });
+    events.on('worker:release', ({ worker }) => workers.delete(worker));
+    // A worker idle after finding nothing waits for a new job's notification or its next poll. When every due job
+    // is in a named queue, a worker finds nothing while another takes a job (graphile-worker locks the idle queues'
+    // rows for that moment, and skips locked ones), although jobs are due: so a worker that took a job wakes an idle
+    // one, which wakes the next if it finds one too, until one finds nothing.
+    events.on('job:start', () => {
+      for (const worker of workers) if (worker.nudge()) break;
+    });
+    this.runner = await run({ ...this.runnerOptions(), events });
     this.liveness = setInterval(() => {
       this.freeOrphans().catch((err: unknown) => this.options.log.warn({ err }, 'freeing orphaned jobs failed'));
     }, LIVENESS_MS);
@@ -169,6 +220,34 @@ export class JobQueue {
         where case when pg_try_advisory_lock(hashtext(locked_by)) then pg_advisory_unlock(hashtext(locked_by)) else false end`,
     );
     if (rows.length > 0) await this.utils!.forceUnlockWorkers(rows.map((row) => row.locked_by));
+  }
+
+  /**
+   * Deletes the rows graphile-worker keeps of named queues that no job uses any more (its `cleanup`, GC_JOB_QUEUES):
+   * it keeps one per name ever used (a deleted endpoint's, the per-request queues of earlier versions), and takes them
+   * all into account each time a worker takes a job. It first waits, alone, for the transactions that added jobs to
+   * queues to end (`QUEUE_FENCE`), so that none of their queues goes; if they take longer than COLLECT_QUEUES_WAIT, it
+   * gives up until the next run rather than hold back every write that adds a job behind it.
+   */
+  async collectQueues(): Promise<boolean> {
+    const utils = (this.utils ??= await makeWorkerUtils({ pgPool: this.pool }));
+    const fence = await this.pool.connect();
+    try {
+      await fence.query('begin');
+      await fence.query(`set local lock_timeout = '${COLLECT_QUEUES_WAIT}'`);
+      try {
+        await fence.query(`select pg_advisory_xact_lock(${QUEUE_FENCE_KEY})`);
+      } catch (err) {
+        if ((err as { code?: string }).code !== '55P03') throw err;
+        this.options.log.debug('job queues not collected: transactions adding jobs held them');
+        return false;
+      }
+      await utils.cleanup({ tasks: ['GC_JOB_QUEUES'] });
+      return true;
+    } finally {
+      await fence.query('rollback').catch(() => undefined);
+      fence.release();
+    }
   }
 
   /**

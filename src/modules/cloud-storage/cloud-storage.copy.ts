@@ -105,7 +105,7 @@ export const cloudCopyJob: ContributedJobKind = {
     if (!connection || !request) return null;
     const folder = folderOf(request.cloudStorageFolder ?? null, request.id);
     const paths = documentPaths((await documentsByItem(ctx, request.id)).items);
-    const client = connectionClient(ctx.settings.secret, connection);
+    const client = connectionClient(ctx.settings.secret, connection, ctx.log);
     try {
       for (const entry of paths) {
         if ('file' in entry)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { seal, unseal } from '../../kernel/crypto/seal';
-import { createS3Client } from '../../kernel/storage/s3';
+import { createS3Client, type S3Log } from '../../kernel/storage/s3';
 import type { CloudStorageConnectionRow } from './cloud-storage.entities';
 import { PROBE_TIMEOUT_MS, COPY_CONNECT_TIMEOUT_MS, COPY_IDLE_TIMEOUT_MS } from './cloud-storage.limits';
 
@@ -17,15 +17,16 @@ export const sealCredentials = (secret: string, credentials: S3Credentials): str
   seal(secret, SEAL_PURPOSE, JSON.stringify(credentials));
 
 /** A client of a connected bucket, its keys unsealed. */
-export function connectionClient(secret: string, connection: CloudStorageConnectionRow): S3Client {
+export function connectionClient(secret: string, connection: CloudStorageConnectionRow, log: S3Log): S3Client {
   return bucketClient(
     connection,
     JSON.parse(unseal(secret, SEAL_PURPOSE, connection.sealedCredentials)) as S3Credentials,
+    log,
   );
 }
 
 // Retries are the job queue's (minutes apart, recorded), not the SDK's (milliseconds apart, silent).
-const bucketClient = (location: S3Location, credentials: S3Credentials): S3Client =>
+const bucketClient = (location: S3Location, credentials: S3Credentials, log: S3Log): S3Client =>
   createS3Client({
     region: location.region,
     endpoint: location.endpoint ?? undefined,
@@ -33,6 +34,7 @@ const bucketClient = (location: S3Location, credentials: S3Credentials): S3Clien
     credentials,
     maxAttempts: 1,
     timeouts: { connectionTimeout: COPY_CONNECT_TIMEOUT_MS, requestTimeout: COPY_IDLE_TIMEOUT_MS },
+    log,
   });
 
 /** What went wrong talking to a bucket, in words an admin can act on (the service's code and message). */
@@ -49,8 +51,8 @@ export function describeS3Error(err: unknown): string {
  * this throws with what the service answered. The object's name is unique, so nothing of the
  * organization's is touched.
  */
-export async function probeBucket(location: S3Location, credentials: S3Credentials): Promise<void> {
-  const client = bucketClient(location, credentials);
+export async function probeBucket(location: S3Location, credentials: S3Credentials, log: S3Log): Promise<void> {
+  const client = bucketClient(location, credentials, log);
   const Key = `.gather-connection-test-${randomUUID()}`;
   const abortSignal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
   try {

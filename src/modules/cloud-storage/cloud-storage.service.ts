@@ -10,7 +10,7 @@ import { CloudStorageConnection, COPY_JOB_KIND, type CloudStorageConnectionRow }
 import { MAX_ACCESS_KEY_ID, MAX_REGION, MAX_S3_ENDPOINT, MAX_SECRET_ACCESS_KEY } from './cloud-storage.limits';
 import { describeS3Error, probeBucket, sealCredentials, type S3Location } from './cloud-storage.s3';
 
-type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings' | 'log'>;
 
 export type CloudStorageStatus = 'CONNECTED' | 'AVAILABLE' | 'UNAVAILABLE';
 
@@ -111,7 +111,7 @@ export async function connectCloudStorage(
   };
   const credentials = { accessKeyId: input.accessKeyId!, secretAccessKey: input.secretAccessKey! };
   try {
-    await probeBucket(location, credentials);
+    await probeBucket(location, credentials, ctx.log);
   } catch (err) {
     const where = `bucket ${location.bucket}${location.endpoint ? ` at ${location.endpoint}` : ` in ${location.region}`}`;
     throw AppError.validation([

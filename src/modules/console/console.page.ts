@@ -1,3 +1,4 @@
+import { SAME_ORIGIN_REFERRER } from '../../kernel/http/auth';
 import type { BundledAssets } from '../../kernel/http/bundle';
 
 // The owner's console: one HTML shell for every path under /app, which the script (src/web/console/)
@@ -22,15 +23,13 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-// The referrer policy is same-origin, not no-referrer: under no-referrer a browser sends `Origin: null`
-// with the script's own POSTs, which the service refuses as cross-site from a cookie-authenticated caller.
 export function renderConsolePage(assets: BundledAssets): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
+<meta name="referrer" content="${SAME_ORIGIN_REFERRER}">
 <title>Gather</title>
 <link rel="icon" href="/favicon.ico">
 <link rel="stylesheet" href="${CONSOLE_ASSET_PREFIX}${assets.style.name}">

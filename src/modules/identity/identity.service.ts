@@ -25,7 +25,7 @@ type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings'>;
 export const DEFAULT_ADMIN_EMAIL = 'admin@gather.local';
 
 /** Emails are unique without regard to case. */
-async function findUserByEmail(db: Reader, email: string): Promise<UserRow | null> {
+export async function findUserByEmail(db: Reader, email: string): Promise<UserRow | null> {
   const [user] = await db.records(User, 'select * from app_user where lower(email) = ? limit 1', [
     email.trim().toLowerCase(),
   ]);

@@ -4,6 +4,7 @@ import { Migration20261122000000_events } from './Migration20261122000000_events
 import { Migration20261122000000_files } from './Migration20261122000000_files';
 import { Migration20261126000000_organization_columns } from './Migration20261126000000_organization_columns';
 import { Migration20261127000000_shared_caches } from './Migration20261127000000_shared_caches';
+import { Migration20261201000000_sessions } from './Migration20261201000000_sessions';
 
 // The schema's history from before modules carried their own migrations, and migrations that change
 // the tables of several modules at once. A module adds its later migrations to its descriptor (`migrations`);
@@ -15,4 +16,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261122000000_files', class: Migration20261122000000_files },
   { name: 'Migration20261126000000_organization_columns', class: Migration20261126000000_organization_columns },
   { name: 'Migration20261127000000_shared_caches', class: Migration20261127000000_shared_caches },
+  { name: 'Migration20261201000000_sessions', class: Migration20261201000000_sessions },
 ];

@@ -27,6 +27,7 @@ export const NOTIFICATION_KINDS = [
   'EXPIRATION_WARNING',
   'ESCALATION',
   'SHARE_INVITATION',
+  'SIGN_IN_LINK',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

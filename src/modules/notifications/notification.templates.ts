@@ -58,13 +58,22 @@ export type TemplateParams = {
     fileCount: number;
     expiresAt?: string | null;
   };
+  /** A user's link to sign in to Gather in a browser (the sessions module). */
+  SIGN_IN_LINK: { firstName?: string | null; validMinutes: number };
 };
 
 /** What each kind needs at send time and is not stored in the clear (sealed until sent, masked in the stored body). */
-export type TemplateSecrets = { ONE_TIME_CODE: { code: string }; SHARE_INVITATION: { link: string } } & Record<
-  Exclude<NotificationKind, 'ONE_TIME_CODE' | 'SHARE_INVITATION'>,
-  Record<string, never>
->;
+export type TemplateSecrets = {
+  ONE_TIME_CODE: { code: string };
+  SHARE_INVITATION: { link: string };
+  SIGN_IN_LINK: { link: string };
+} & Record<Exclude<NotificationKind, 'ONE_TIME_CODE' | 'SHARE_INVITATION' | 'SIGN_IN_LINK'>, Record<string, never>>;
+
+/**
+ * Kinds whose copy kept in the table holds its secrets when nothing carries it (no SMTP_URL): the table is then the
+ * only place it reaches, and a user on a fresh machine signs in with the link kept there. Sent, it is masked as any.
+ */
+export const KINDS_KEPT_WHOLE: ReadonlySet<NotificationKind> = new Set(['SIGN_IN_LINK']);
 
 /** Which kinds carry the recipient's link (computed at send time from its nonce). */
 export const KINDS_WITH_LINK: ReadonlySet<NotificationKind> = new Set([
@@ -280,6 +289,27 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
       sms: es
         ? `${params.senderName} comparte archivos con usted (${params.shareTitle}): ${secrets.link}`
         : `${params.senderName} shared files with you (${params.shareTitle}): ${secrets.link}`,
+    };
+  },
+  SIGN_IN_LINK: ({ params, secrets, language }) => {
+    const es = language === 'es';
+    return {
+      subject: es ? 'Su enlace para entrar en Gather' : 'Your link to sign in to Gather',
+      blocks: [
+        p(greeting(language, params.firstName)),
+        p(
+          es
+            ? `Use este enlace para entrar en Gather. Vale ${params.validMinutes} minutos y una sola vez.`
+            : `Use this link to sign in to Gather. It works once, within ${params.validMinutes} minutes.`,
+        ),
+        { type: 'action', label: es ? 'Entrar' : 'Sign in', url: secrets.link },
+        p(
+          es
+            ? 'Si no lo pidió, ignore este mensaje: nadie entra sin el enlace.'
+            : 'If you did not ask for it, ignore this message: nobody signs in without the link.',
+        ),
+      ],
+      sms: es ? `Su enlace para entrar en Gather: ${secrets.link}` : `Your link to sign in to Gather: ${secrets.link}`,
     };
   },
   ESCALATION: ({ params, language }) => {

@@ -14,7 +14,13 @@ import {
 import type { Handover, Mailer, SmsProvider } from './notification.channels';
 import { queueSend, SEND_TASK, unsealSecrets } from './notification.service';
 import { extensionPoint } from '../../kernel/module';
-import { KINDS_WITH_LINK, maskSecrets, renderNotification, type RenderedMessage } from './notification.templates';
+import {
+  KINDS_KEPT_WHOLE,
+  KINDS_WITH_LINK,
+  maskSecrets,
+  renderNotification,
+  type RenderedMessage,
+} from './notification.templates';
 
 // The `notification.send` task: renders and sends one queued message, and records how that went.
 
@@ -125,11 +131,13 @@ class Sender {
     } catch (err) {
       return { status: 'FAILED', error: `Cannot build the message: ${(err as Error).message}`, stored: null };
     }
-    const { sent, stored } = message;
+    const { sent } = message;
     const email = row.channel === 'EMAIL';
-    const kept: Stored = email
-      ? { subject: stored.subject, text: stored.text, html: stored.html }
-      : { subject: null, text: stored.sms, html: null };
+    const keep = (stored: RenderedMessage): Stored =>
+      email
+        ? { subject: stored.subject, text: stored.text, html: stored.html }
+        : { subject: null, text: stored.sms, html: null };
+    const kept = keep(message.stored);
     const tooLarge = email
       ? Math.max(sent.text.length, sent.html.length) > MAX_BODY_LENGTH
       : sent.sms.length > MAX_SMS_LENGTH;
@@ -149,7 +157,9 @@ class Sender {
             fromName,
           })
         : await this.options.sms.send({ to: row.address, text: sent.sms });
-      return { status: handover.status, error: null, stored: kept };
+      // Kept, not sent: the table is all that carries it (KINDS_KEPT_WHOLE).
+      const whole = handover.status === 'KEPT' && KINDS_KEPT_WHOLE.has(row.kind);
+      return { status: handover.status, error: null, stored: whole ? keep(sent) : kept };
     } catch (err) {
       const attempts = row.attempts + 1;
       const error = ((err as Error).message || String(err)).slice(0, MAX_NOTIFICATION_ERROR);

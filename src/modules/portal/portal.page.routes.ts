@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serveBundledAssets } from '../../kernel/http/bundle';
+import { REQUEST_SIGN_IN } from './portal.access';
 import { ASSET_PREFIX, portalAssets } from './portal.assets';
 import { apiBase, callRecipientApi } from './portal.page.api';
 import {
@@ -10,6 +11,7 @@ import {
   renderPortalPage,
   type EndPageKind,
 } from './portal.page';
+import { sessionToken } from './portal.routes';
 import { portalLanguage, textsFor } from './portal.texts';
 import { portalUploadRoutes } from './portal.uploads';
 import type { PortalBoot, PortalRequest, SignInInfo } from './portal.view';
@@ -54,7 +56,7 @@ async function servePortal(
   // cookie the browser may hold: one reload from this page brings it, rather than a new session per view.
   if (
     signIn.sign_in.steps.length === 0 &&
-    !request.headers.cookie &&
+    !sessionToken(request, REQUEST_SIGN_IN) &&
     request.headers['sec-fetch-site'] === 'cross-site'
   )
     return reply
@@ -63,7 +65,8 @@ async function servePortal(
       .header('content-security-policy', PORTAL_CSP)
       .send('<!doctype html><meta http-equiv="refresh" content="0"><title>Gather</title>');
   // A recipient without sign-in steps gets its session with the page; the others sign in on it.
-  if (signIn.sign_in.steps.length === 0 && !request.headers.cookie) {
+  // (A signed-in user's cookie is no session of the link: hence `sessionToken`, not any cookie.)
+  if (signIn.sign_in.steps.length === 0 && !sessionToken(request, REQUEST_SIGN_IN)) {
     const session = await callRecipientApi(scope, request, { method: 'POST', path: `${base}/session`, payload: {} });
     if (session.status === 200 && session.setCookie) {
       reply.header('set-cookie', session.setCookie);
@@ -74,7 +77,7 @@ async function servePortal(
     }
   }
   let portalRequest: PortalRequest | null = null;
-  if (request.headers.cookie) {
+  if (sessionToken(request, REQUEST_SIGN_IN)) {
     const view = await callRecipientApi(scope, request, { method: 'GET', path: `${base}/request` });
     if (view.status === 200) portalRequest = view.json<PortalRequest>();
   }

@@ -11,6 +11,7 @@ import {
   RecipientSignDocument,
   RecipientSubmitDocument,
 } from '../../generated/operations';
+import { readCookie, SESSION_COOKIE, sessionCookie } from '../../kernel/http/cookies';
 import { receiveFile, sendFile } from '../../kernel/http/files';
 import { fromPayload, registerRestRows, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
@@ -33,7 +34,9 @@ import {
   codeDestination,
   maskAddress,
   type Client,
+  REQUEST_SIGN_IN,
   type PortalLink,
+  type SignInKind,
   type SignInLink,
 } from './portal.access';
 import { MAX_SUBMISSION_COMMENT } from './portal.limits';
@@ -47,7 +50,6 @@ import { MAX_FIELD_VALUE, MAX_SIGNATURE_PNG_BYTES, MAX_SIGNATURE_TEXT } from '..
 // recipient GraphQL operations as the REST rows of the owners' API do.
 
 const tags = ['Recipient API'];
-const SESSION_COOKIE = 'gather_session';
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const ItemParams = Type.Object({ token: Type.String({ maxLength: 200 }), item_id: Uuid() });
 const FileParams = Type.Object({ token: Type.String({ maxLength: 200 }), file_id: Uuid() });
@@ -57,18 +59,13 @@ export const clientOf = (request: FastifyRequest): Client => ({
   userAgent: request.headers['user-agent'] ?? null,
 });
 
-function cookie(request: FastifyRequest, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(value.join('='));
-  }
-  return undefined;
-}
-
-/** The session token of a request: `Authorization: Bearer`, else the portal's cookie. */
-export function sessionToken(request: FastifyRequest): string | undefined {
+/**
+ * The session token of a request for a kind of link: `Authorization: Bearer`, else its session cookie (the one of
+ * the kind's `tokenPrefix`: a signed-in user's cookie reaches the link's paths too).
+ */
+export function sessionToken(request: FastifyRequest, kind: Pick<SignInKind, 'tokenPrefix'>): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  return match?.[1] ?? cookie(request, SESSION_COOKIE);
+  return match?.[1] ?? readCookie(request.headers, SESSION_COOKIE, kind.tokenPrefix);
 }
 
 /**
@@ -110,7 +107,7 @@ async function authenticate(
   const { token } = request.params as { token: string };
   const link = await requireLink(scope, token);
   const now = scope.contexts.settings.clock.now();
-  const credential = sessionToken(request);
+  const credential = sessionToken(request, REQUEST_SIGN_IN);
   const session = credential ? await findSession(scope.db, credential, now) : null;
   if (!session || session.recipientId !== link.recipientId) {
     return reply
@@ -234,11 +231,13 @@ export function linkSignInRoutes<L extends SignInLink>(api: LinkApi<L>) {
         const link = await requireLinkOf(scope, api, token);
         const body = (request.body ?? {}) as { answer?: string | null; code?: string | null };
         const grant = await signIn(scope.db, settings, link, body, clientOf(request));
-        const secure = settings.publicUrl.startsWith('https:') ? '; Secure' : '';
-        const maxAge = Math.max(0, Math.floor((grant.expiresAt.getTime() - settings.clock.now().getTime()) / 1000));
         reply.header(
           'Set-Cookie',
-          `${SESSION_COOKIE}=${grant.sessionToken}; Path=${api.prefix}/${token}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure}`,
+          sessionCookie(grant.sessionToken, {
+            path: `${api.prefix}/${token}`,
+            maxAgeSeconds: (grant.expiresAt.getTime() - settings.clock.now().getTime()) / 1000,
+            secure: settings.publicUrl.startsWith('https:'),
+          }),
         );
         return { session_token: grant.sessionToken, expires_at: grant.expiresAt.toISOString() };
       },

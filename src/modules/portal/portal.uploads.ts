@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { DataStore } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DetailBody } from '../../kernel/rest/schemas';
-import { createS3Client } from '../../kernel/storage/s3';
+import { createS3Client, sdkLogger } from '../../kernel/storage/s3';
 import { apiBase, callRecipientApi } from './portal.page.api';
 import { PgLocker } from './portal.uploads.locker';
 import { PARTIAL_UPLOAD_EXPIRY_HOURS } from './portal.uploads.limits';
@@ -139,11 +139,12 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
         // As createS3Client: S3-compatible services may not understand the SDK's default checksums.
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
+        logger: sdkLogger(scope.log),
       },
     });
     // The store's own remove aborts the multipart upload, which S3 no longer knows once it completed
     // (NoSuchUpload): a finished upload's object and description are deleted here.
-    const s3 = createS3Client(storageConfig);
+    const s3 = createS3Client({ ...storageConfig, log: scope.log });
     discardFinished = async (id) => {
       await s3.send(
         new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: [{ Key: id }, { Key: `${id}.info` }] } }),

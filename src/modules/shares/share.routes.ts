@@ -19,7 +19,7 @@ import {
 } from '../portal/portal.routes';
 import { portalLanguage, textsFor } from '../portal/portal.texts';
 import { languageToRest } from '../requests/request.rest-shapes';
-import { findShareLink, findShareSession, shareEnded, type ShareLink } from './share.access';
+import { findShareLink, findShareSession, SHARE_SIGN_IN, shareEnded, type ShareLink } from './share.access';
 import { renderShare, renderShareEnd, renderShareSignIn, type ShareView } from './share.page';
 import { shareTextsFor } from './share.texts';
 
@@ -85,7 +85,7 @@ async function requireSession(scope: FastifyInstance, request: FastifyRequest): 
   const { token } = request.params as { token: string };
   const link = await requireLinkOf(scope, { find: findShareLink }, token);
   const now = scope.contexts.settings.clock.now();
-  const credential = sessionToken(request);
+  const credential = sessionToken(request, SHARE_SIGN_IN);
   const session = credential ? await findShareSession(scope.db, credential, now) : null;
   if (!session || session.recipientId !== link.recipientId)
     throw new AppError('UNAUTHENTICATED', `Not signed in: sign in at POST /s/{token}/api/session`);
@@ -237,7 +237,7 @@ async function servePage(
   }
   if (info.status !== 200) throw new Error(`GET ${base} answered ${info.status} to the share page`);
   const signIn = info.json<ReturnType<typeof signInInfo>>();
-  if (signIn.sign_in.steps.length === 0 && !request.headers.cookie) {
+  if (signIn.sign_in.steps.length === 0 && !sessionToken(request, SHARE_SIGN_IN)) {
     const session = await callRecipientApi(scope, request, { method: 'POST', path: `${base}/session`, payload: {} });
     if (session.status === 200 && session.setCookie) {
       reply.header('set-cookie', session.setCookie);
@@ -246,7 +246,7 @@ async function servePage(
         .join('; ');
     }
   }
-  const view = request.headers.cookie
+  const view = sessionToken(request, SHARE_SIGN_IN)
     ? await callRecipientApi(scope, request, { method: 'GET', path: `${base}/share` })
     : null;
   const language = portalLanguage(signIn.share.language);

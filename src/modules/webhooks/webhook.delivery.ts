@@ -74,6 +74,7 @@ type Loaded = {
   previous_secret_sealed: string | null;
   previous_secret_expires_at: Date | null;
   event_id: string;
+  request_id: string | null;
   topic: string;
   organization_id: string;
   created_at: Date;
@@ -102,7 +103,7 @@ class Deliveries {
   async deliver(deliveryId: string): Promise<void> {
     const [row] = await this.options.db.rows<Loaded>(
       `select d.id, d.attempts, w.id as webhook_id, w.endpoint, w.secret_sealed, w.previous_secret_sealed,
-              w.previous_secret_expires_at, e.id as event_id, e.topic, e.organization_id, e.created_at, e.data, e.updated
+              w.previous_secret_expires_at, e.id as event_id, e.request_id, e.topic, e.organization_id, e.created_at, e.data, e.updated
          from webhook_delivery d join webhook w on w.id = d.webhook_id join event e on e.id = d.event_id
         where d.id = ? and d.status = 'PENDING'`,
       [deliveryId],
@@ -267,7 +268,7 @@ class Deliveries {
         );
         await failPending(tx, row.webhook_id, 'The endpoint was disabled');
       } else if (retryAt) {
-        await queueDelivery(tx, { id: row.id, webhookId: row.webhook_id }, retryAt);
+        await queueDelivery(tx, { id: row.id, webhookId: row.webhook_id, requestId: row.request_id }, retryAt);
       }
     });
   }

@@ -3,14 +3,14 @@ import type { Tx, Values } from '../../kernel/db/db';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Consumer } from '../../kernel/events/consumers';
-import { addJob } from '../../kernel/jobs/queue';
+import { addJob, queueOf } from '../../kernel/jobs/queue';
 import { TOPICS, type Topic } from '../events/event.topics';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
 import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
 import { checkEndpoint } from './webhook.endpoint';
-import { MAX_TOPICS } from './webhook.limits';
+import { DELIVERY_QUEUES_PER_ENDPOINT, MAX_TOPICS } from './webhook.limits';
 import {
   Webhook,
   WebhookDelivery,
@@ -217,21 +217,32 @@ export async function listDeliveries(
 /** The task that sends one delivery (webhook.delivery.ts). */
 export const DELIVER_TASK = 'webhook.deliver';
 
-/** How a delivery's job is named (its key), and its endpoint's queue. */
+/** How a delivery's job is named (its key), and its queues. */
 const JOB_PREFIX = 'wh:';
 
+/** What names a delivery's job and its queue. */
+export type QueuedDelivery = { id: string; webhookId: string; requestId: string | null };
+
 /**
- * Adds a delivery's job in the caller's transaction. An endpoint's deliveries share a queue, so they go one at a time
- * in the order they were queued; the key is the delivery's, so adding it again (a retry, a replay) moves its
- * waiting job rather than adding a second.
+ * Adds a delivery's job in the caller's transaction. An endpoint's deliveries about one request share a queue (one of
+ * DELIVERY_QUEUES_PER_ENDPOINT), so they go one at a time in the order they were queued (API-DECISIONS: ordered per
+ * request as far as retries allow); those of requests of other queues, and those of events about no request, go side
+ * by side. The key is the delivery's, so adding it again (a retry, a replay) moves its waiting job rather than adding a
+ * second.
  */
-export const queueDelivery = (tx: Tx, delivery: { id: string; webhookId: string }, runAt?: Date) =>
+export const queueDelivery = (tx: Tx, delivery: QueuedDelivery, runAt?: Date) =>
   addJob(
     tx,
     DELIVER_TASK,
     { deliveryId: delivery.id },
-    { key: JOB_PREFIX + delivery.id, queue: JOB_PREFIX + delivery.webhookId, runAt },
+    { key: JOB_PREFIX + delivery.id, queue: deliveryQueue(delivery), runAt },
   );
+
+/** The queue of a delivery's job: its endpoint's for its request, none for an event about no request. */
+export const deliveryQueue = (delivery: Omit<QueuedDelivery, 'id'>): string | undefined =>
+  delivery.requestId
+    ? queueOf(`${JOB_PREFIX}${delivery.webhookId}:`, delivery.requestId, DELIVERY_QUEUES_PER_ENDPOINT)
+    : undefined;
 
 /** Makes a delivery pending again, due now, whatever its status (a replay), with its job. */
 export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | null): Promise<WebhookDeliveryRow> {
@@ -250,7 +261,10 @@ export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | n
       status: 'PENDING',
       nextAttemptAt: ctx.settings.clock.now(),
     });
-    await queueDelivery(tx, { id: delivery.id, webhookId: delivery.webhook.id });
+    const [event] = await tx.rows<{ request_id: string | null }>('select request_id from event where id = ?', [
+      delivery.eventId,
+    ]);
+    await queueDelivery(tx, { id: delivery.id, webhookId: delivery.webhook.id, requestId: event?.request_id ?? null });
     return replayed;
   });
 }
@@ -291,6 +305,7 @@ export const webhooksConsumer: Consumer = {
       [event.id],
       { prepared: true },
     );
-    for (const delivery of queued) await queueDelivery(tx, { id: delivery.id, webhookId: delivery.webhook_id });
+    for (const delivery of queued)
+      await queueDelivery(tx, { id: delivery.id, webhookId: delivery.webhook_id, requestId: event.requestId });
   },
 };

@@ -1,50 +1,10 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { client } from '../../support/app';
 import { openContext } from './browser';
 import type { ListeningApp } from './server';
 
-// An owner's browser session for the console's tests (test/e2e/console.e2e.ts).
-//
-// The console signs in with the session cookie of the sign-in work (branch console-auth, the interface
-// in docs/console.md): POST /auth/sign-in mails a link, its page POSTs /auth/verify, which sets the
-// cookie. Until that work is in the tree, the console's browser tests wait: they are skipped, unless
-// CONSOLE_E2E_STAND_IN=1 runs them with a stand-in for the cookie — the owner's API key added to every
-// HTTP request and to the WebSocket's connection_init by the test browser, never by the console.
-
-const SRC = join(__dirname, '..', '..', '..', 'src');
-
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder).flatMap((name) => {
-    const path = join(folder, name);
-    if (statSync(path).isDirectory()) return path === join(SRC, 'web') ? [] : sourceFiles(path);
-    return name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/**
- * Whether the service's code serves `POST /auth/sign-in` (read from the source before the tests are
- * collected, as jest decides then what runs; `probeSignIn` asks the running service to be sure).
- */
-export const SIGN_IN_IN_SOURCE = sourceFiles(SRC).some(
-  (path) => !relative(SRC, path).startsWith('generated') && readFileSync(path, 'utf8').includes("'/auth/sign-in'"),
-);
-
-export const STAND_IN = !SIGN_IN_IN_SOURCE && process.env.CONSOLE_E2E_STAND_IN === '1';
-
-/** Whether the console's browser tests run: with the real sign-in, or with the stand-in asked for. */
-export const CONSOLE_TESTS_RUN = SIGN_IN_IN_SOURCE || STAND_IN;
-
-/** The running service answers POST /auth/sign-in (202) rather than 404/401. */
-export async function probeSignIn(app: ListeningApp): Promise<boolean> {
-  const response = await fetch(`${app.origin}/auth/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: app.origin },
-    body: JSON.stringify({ email: 'nobody@example.com' }),
-  });
-  return response.status === 202;
-}
+// An owner's browser session for the console's tests (test/e2e/console.e2e.ts), signed in with the session
+// cookie (docs/console.md): POST /auth/sign-in mails a link, its page POSTs /auth/verify, which sets the cookie.
 
 /** The sign-in link mailed to `email` after `after` mails (waits for it). */
 async function mailedSignInLink(app: ListeningApp, email: string, after: number, timeoutMs = 15_000): Promise<string> {
@@ -94,22 +54,6 @@ export async function signInByApi(app: ListeningApp, page: Page, email: string, 
   await page.goto(`${app.origin}${next}`);
 }
 
-/**
- * The stand-in for the session cookie (see above): the API key on every request the test browser sends,
- * but for downloads (Chromium sends them without the extra headers: a test reads those bytes itself).
- */
-export async function standIn(context: BrowserContext, apiKey: string): Promise<void> {
-  await context.setExtraHTTPHeaders({ authorization: `Bearer ${apiKey}` });
-  await context.routeWebSocket(/\/graphql$/, (socket) => {
-    const server = socket.connectToServer();
-    socket.onMessage((message) => {
-      const parsed = JSON.parse(String(message));
-      if (parsed.type === 'connection_init') parsed.payload = { authorization: `Bearer ${apiKey}` };
-      server.send(JSON.stringify(parsed));
-    });
-  });
-}
-
 export type OwnerPage = { context: BrowserContext; page: Page; errors: string[]; outside: string[] };
 
 /**
@@ -133,11 +77,8 @@ export async function ownerPage(
   page.on('requestfailed', (request) => {
     if (process.env.E2E_LOG) console.log(`failed: ${request.url()} ${request.failure()?.errorText}`);
   });
-  if (STAND_IN) await standIn(context, apiKey);
-  else {
-    const viewer = await client(app.app, apiKey).graphql('{ viewer { email } }');
-    // The pages' own test is in console.e2e.ts; here the owner only needs a session.
-    await signInByApi(app, page, viewer.data.viewer.email);
-  }
+  const viewer = await client(app.app, apiKey).graphql('{ viewer { email } }');
+  // The pages' own test is in console.e2e.ts; here the owner only needs a session.
+  await signInByApi(app, page, viewer.data.viewer.email);
   return { context, page, errors, outside };
 }

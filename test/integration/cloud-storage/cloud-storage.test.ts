@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { createS3Client } from '../../../src/kernel/storage/s3';
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTestApp, testLog, type TestApp, type Tenant } from '../../support/app';
 import { createUser, eventually } from '../../support/fixtures';
 import { requestWithLink, signedIn } from '../../support/portal';
 
@@ -107,6 +107,7 @@ describe('cloud storage destinations (s3rver on loopback)', () => {
       endpoint,
       forcePathStyle: true,
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      log: testLog,
     });
     t = await createTestApp({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
     acme = await createTenant(t.db, 'Acme');

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { UNKNOWN_ID } from '../../support/fixtures';
 import { requestWithLink, signedIn } from '../../support/portal';
 import { unzip } from '../../support/zip';
@@ -21,9 +21,7 @@ describe('forms', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
   });
   afterAll(() => t.close());
 

@@ -8,8 +8,7 @@ import {
   MAX_QUERY_TOKENS,
 } from '../../../src/kernel/limits';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/app';
-import { createTenant, createTestApp, type TestApp } from '../../support/app';
+import { createTenant, createTestApp, productionInstance, type TestApp } from '../../support/app';
 
 // What a document may ask for (depth, aliases, directives, tokens, cost), introspection, suggestions and
 // GraphiQL in production, automatic persisted queries and batches (measured as a whole): each through
@@ -90,15 +89,7 @@ describe('GraphQL limits', () => {
     // A second instance on the same database, so the tenant made above calls it too.
     let production: FastifyInstance;
     beforeAll(async () => {
-      production = await buildApp({
-        config: {
-          ...t.config,
-          production: true,
-          graphql: { ...t.config.graphql, graphiql: false, introspection: false },
-        },
-        orm: t.orm,
-        runJobs: false,
-      });
+      production = await productionInstance(t);
       await production.ready();
     });
     afterAll(() => production.close());

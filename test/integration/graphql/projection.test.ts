@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
 import { RecordLoader } from '../../../src/kernel/db/loaders';
 import { RequestItem } from '../../../src/modules/items/item.entities';
@@ -13,9 +13,7 @@ describe('GraphQL: reading the columns a document selects', () => {
   let guarded: { id: string };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
     await createRequest(t.app, tenant.apiKey, { name: 'Open' });
     // A recipient without an auth method of its own is asked for a code when the request wants MFA.
     guarded = await createRequest(t.app, tenant.apiKey, {

@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest, createUser } from '../../support/fixtures';
 
 // Query.requestEvents reads the outbox back for a client that lost its subscription: what happened
@@ -19,9 +19,7 @@ describe('Query.requestEvents', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
   });
   afterAll(() => t.close());
 

@@ -1,37 +1,26 @@
-import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, type TestApp, type Tenant } from '../../support/app';
 import { submit } from '../../support/documents';
 import { createRequest, createUser } from '../../support/fixtures';
-import { subscribe, untilSubscribed, wsClient } from '../../support/ws';
+import { listeningGraphqlApp, subscribe, untilSubscribed, wsClient, type ListeningGraphqlApp } from '../../support/ws';
 import { MAX_MESSAGE_BYTES } from '../../../src/kernel/limits';
 
 describe('GraphQL subscriptions (graphql-ws)', () => {
+  let served: ListeningGraphqlApp;
   let t: TestApp;
   let acme: Tenant;
   let url: string;
-  const clients: Array<{ dispose(): Promise<void> | void }> = [];
   // Subscriptions stay open until the end, so each test waits for one (or two) more than before.
   let active = 0;
 
   const subscribed = (count: number) => untilSubscribed(() => t.app.subscriptions.subscriberCount, count);
 
-  const connect = (key: string) => {
-    const ws = wsClient(url, { authorization: `Bearer ${key}` });
-    clients.push(ws.client);
-    return ws.client;
-  };
-
   beforeAll(async () => {
-    t = await createTestApp();
-    acme = await createTenant(t.db, 'Acme');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`;
+    served = await listeningGraphqlApp();
+    ({ t, acme, url } = served);
   });
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.dispose()));
-    await t.close();
-  });
+  afterAll(() => served.close());
+  const connect = (key: string, at?: string) => served.connect(key, at);
 
   it('should close an unauthenticated connection with 4403', async () => {
     for (const params of [undefined, { authorization: 'Bearer nope' }, { apiKey: 'nope' }]) {
@@ -45,7 +34,7 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
 
   it('should accept the key as apiKey too', async () => {
     const { client: ws } = wsClient(url, { apiKey: acme.apiKey });
-    clients.push(ws);
+    served.clients.push(ws);
     const sub = subscribe(ws, 'subscription { requestCreated { name } }');
     await subscribed(++active);
     await createRequest(t.app, acme.apiKey, { name: 'Via apiKey' });
@@ -229,7 +218,7 @@ describe('GraphQL subscriptions (graphql-ws)', () => {
     const open = (id: string) =>
       new Promise<WebSocket>((resolve, reject) => {
         const socket = new WebSocket(url, 'graphql-transport-ws');
-        clients.push({ dispose: () => socket.terminate() });
+        served.clients.push({ dispose: () => socket.terminate() });
         socket.on('open', () =>
           socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${acme.apiKey}` } })),
         );

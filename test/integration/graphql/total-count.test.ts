@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
 
 // totalCount counts a list row by row only up to EXACT_COUNT_LIMIT (here 3); past it the count is
@@ -10,9 +10,7 @@ describe('totalCount past the exact limit', () => {
   const COUNT = `query ($states: [RequestState!]) { requests(first: 2, filter: { states: $states }) { totalCount totalCountEstimated nodes { id } } }`;
 
   beforeAll(async () => {
-    t = await createTestApp({ exactCountLimit: 3 });
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp({ exactCountLimit: 3 }));
     for (let i = 0; i < 5; i++) await createRequest(t.app, tenant.apiKey, { name: `R${i}` });
   });
   afterAll(() => t.close());

@@ -1,36 +1,25 @@
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { buildApp } from '../../../src/app';
 import { DEFAULT_MAX_QUERY_ALIASES, MAX_QUERY_DEPTH } from '../../../src/kernel/limits';
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, productionInstance, type TestApp, type Tenant } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
-import { operation as run, untilSubscribed, wsClient } from '../../support/ws';
+import { listeningGraphqlApp, operation as run, untilSubscribed, type ListeningGraphqlApp } from '../../support/ws';
 
 // Queries and mutations over graphql-ws run as over HTTP (an operation's whole context, its errors
 // coded or masked), refusals are coded errors, and a subscriber cut off for not reading is told why.
 
 describe('GraphQL operations over WebSocket', () => {
+  let served: ListeningGraphqlApp;
   let t: TestApp;
   let acme: Tenant;
   let url: string;
-  const clients: Array<{ dispose(): Promise<void> | void }> = [];
-
-  const connect = (key: string, at = url) => {
-    const ws = wsClient(at, { authorization: `Bearer ${key}` });
-    clients.push(ws.client);
-    return ws.client;
-  };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    acme = await createTenant(t.db, 'Acme');
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`;
+    served = await listeningGraphqlApp();
+    ({ t, acme, url } = served);
   });
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.dispose()));
-    await t.close();
-  });
+  afterAll(() => served.close());
+  const connect = (key: string, at?: string) => served.connect(key, at);
 
   it('should answer a query as HTTP answers it', async () => {
     const query = '{ viewer { email role } organization { name } }';
@@ -104,15 +93,7 @@ describe('GraphQL operations over WebSocket', () => {
   });
 
   it('should suggest no names of the schema where introspection is off', async () => {
-    const production = await buildApp({
-      config: {
-        ...t.config,
-        production: true,
-        graphql: { ...t.config.graphql, graphiql: false, introspection: false },
-      },
-      orm: t.orm,
-      runJobs: false,
-    });
+    const production = await productionInstance(t);
     try {
       await production.listen({ port: 0, host: '127.0.0.1' });
       const at = `ws://127.0.0.1:${(production.server.address() as AddressInfo).port}/graphql`;
@@ -126,7 +107,7 @@ describe('GraphQL operations over WebSocket', () => {
         }),
       ]);
     } finally {
-      await Promise.all(clients.splice(0).map((c) => c.dispose()));
+      await Promise.all(served.clients.splice(0).map((c) => c.dispose()));
       await production.close();
     }
   });
@@ -141,7 +122,7 @@ describe('GraphQL operations over WebSocket', () => {
     const ids = Array.from({ length: 20 }, (_, i) => `s${i}`);
     const messages: Array<{ id?: string; type: string; payload?: any }> = [];
     const socket = new WebSocket(url, 'graphql-transport-ws');
-    clients.push({ dispose: () => socket.terminate() });
+    served.clients.push({ dispose: () => socket.terminate() });
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString());
       if (message.type === 'connection_ack') {

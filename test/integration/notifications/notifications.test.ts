@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, createTestApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest, createUser } from '../../support/fixtures';
 import { startSmtpServer } from '../../support/smtp';
 import { sha256Hex } from '../../../src/modules/recipients/recipient-link';
@@ -27,12 +27,11 @@ describe('notifications through a real SMTP server', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await createTestApp(
+    ({ t, tenant, api } = await createTenantApp(
       { mail: { smtpUrl: smtp.url, from: 'Gather <no-reply@gather.test>' } },
       { clock: { now: () => new Date(Date.now() + offsetMs) } },
-    );
-    tenant = await createTenant(t.db, 'Acme <Accounting> & Co');
-    api = client(t.app, tenant.apiKey);
+      'Acme <Accounting> & Co',
+    ));
   });
   afterAll(async () => {
     await t.close();

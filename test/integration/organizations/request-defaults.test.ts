@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type Tenant, type TestApp } from '../../support/app';
+import { client, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { requestBody } from '../../support/fixtures';
 
 // The organization's settings are read where they govern: a request created without those fields
@@ -10,9 +10,7 @@ describe('organization settings at request creation', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db, 'Acme');
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp({}, {}, 'Acme'));
     const patched = await api.patch(`/organizations/${tenant.organizationId}/settings`, {
       default_expiration_days: 30,
       default_reminders: 7,

@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type Tenant, type TestApp } from '../../support/app';
+import { client, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createUser } from '../../support/fixtures';
 import { PNG, upload } from '../../support/files';
 import { MAX_LOGO_BYTES } from '../../../src/modules/organizations/organization.limits';
@@ -13,9 +13,7 @@ describe('organization settings, branding and confirmation page', () => {
   let userKey: string;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db, 'Acme');
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp({}, {}, 'Acme'));
     userKey = (await createUser(t.app, tenant.apiKey, { email: 'user@acme.test', role: 'USER' })).apiKey;
   });
   afterAll(() => t.close());

@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest, createUser } from '../../support/fixtures';
 import { recordActivity } from '../../../src/modules/activity/activity.service';
 
@@ -8,9 +8,7 @@ describe('the activity log (GET /requests/{id}/activity, Request.activity)', () 
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
   });
   afterAll(() => t.close());
 

@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest } from '../../support/fixtures';
 import { linkToken, sha256Hex } from '../../../src/modules/recipients/recipient-link';
 import { REQUEST_STATES, type RequestState } from '../../../src/modules/requests/request.enums';
@@ -18,9 +18,7 @@ describe("the owner's review: verify, reject, send a draft, regenerate a link, o
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
   });
   afterAll(() => t.close());
 

@@ -1,11 +1,11 @@
-import { CreateBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import type { StorageConfig } from '../../../src/config/config';
 import { createS3Client } from '../../../src/kernel/storage/s3';
-import { client, createTenant, createTestApp, type Tenant, type TestApp } from '../../support/app';
+import { client, createTenant, createTestApp, testLog, type Tenant, type TestApp } from '../../support/app';
 import { signedIn, tusClient, unfinishedUploads } from '../../support/tus';
 
 // Two instances on one database with S3 storage: unfinished uploads live in the bucket and their locks
@@ -55,6 +55,8 @@ if (withMoto === describe.skip)
 withMoto('resumable uploads across instances', () => {
   let moto: ChildProcess | undefined;
   let storage: Extract<StorageConfig, { driver: 's3' }>;
+  /** The test's own view of the bucket. */
+  let s3: S3Client | undefined;
   let a: TestApp;
   let b: TestApp;
   let tenant: Tenant;
@@ -71,7 +73,8 @@ withMoto('resumable uploads across instances', () => {
       credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
       forcePathStyle: true,
     };
-    await createS3Client(storage).send(new CreateBucketCommand({ Bucket: storage.bucket }));
+    s3 = createS3Client({ ...storage, log: testLog });
+    await s3.send(new CreateBucketCommand({ Bucket: storage.bucket }));
     // Both before any row: each empties the database as it starts.
     a = await createTestApp({ maxUploadBytes: 8 * 1024 * 1024, storage });
     b = await createTestApp({ maxUploadBytes: 8 * 1024 * 1024, storage });
@@ -82,11 +85,12 @@ withMoto('resumable uploads across instances', () => {
   afterAll(async () => {
     await a?.close();
     await b?.close();
+    s3?.destroy();
     moto?.kill();
   });
 
   const objects = async () =>
-    ((await createS3Client(storage).send(new ListObjectsV2Command({ Bucket: storage.bucket }))).Contents ?? []).map(
+    ((await s3!.send(new ListObjectsV2Command({ Bucket: storage.bucket }))).Contents ?? []).map(
       (object) => object.Key!,
     );
 

@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest, createUser, UNKNOWN_ID } from '../../support/fixtures';
 import { storedObjects } from '../../support/documents';
 import { pdfBytes, upload } from '../../support/files';
@@ -9,9 +9,7 @@ describe('REST attachments', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp({ maxUploadBytes: 64 * 1024, maxFilesPerItem: 2 });
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp({ maxUploadBytes: 64 * 1024, maxFilesPerItem: 2 }));
   });
   afterAll(() => t.close());
 

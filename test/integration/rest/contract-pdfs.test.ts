@@ -4,7 +4,7 @@ import {
   MAX_CONTRACT_OBJECT_STREAM_BYTES,
   MAX_CONTRACT_OBJECTS,
 } from '../../../src/modules/contracts/contract.limits';
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { replaceContractBytes, storedObjects } from '../../support/documents';
 import { upload } from '../../support/files';
 import { contentStreamBomb, indirectFilterBomb, manyObjects, objectStreamBomb } from '../../support/pdf-bombs';
@@ -18,9 +18,7 @@ describe('contract PDFs', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
   });
   afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest, UNKNOWN_ID } from '../../support/fixtures';
 import { createContract, docBytes, docxBytes, pdfBytes, upload } from '../../support/files';
 
@@ -9,9 +9,7 @@ describe('REST contracts', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
   });
   afterAll(() => t.close());
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createLogger } from '../../../src/kernel/logger';
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest, UNKNOWN_ID } from '../../support/fixtures';
 import { storedObjects, submit } from '../../support/documents';
 import { signedIn, tokenOf } from '../../support/portal';
@@ -20,12 +20,10 @@ describe('REST documents', () => {
   const errors: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp(
+    ({ t, tenant, api } = await createTenantApp(
       {},
       { loggerInstance: createLogger('error', { write: (line: string) => void errors.push(line) }) },
-    );
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ));
     request = await createRequest(t.app, tenant.apiKey, {
       items: [
         { type: 'UPLOAD', name: 'Pay/stubs: 2024', required: true },

@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest, UNKNOWN_ID } from '../../support/fixtures';
 import { createContract } from '../../support/files';
 
@@ -9,9 +9,7 @@ describe('REST request items', () => {
   let request: { id: string; items: Array<{ id: string }> };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
     request = await createRequest(t.app, tenant.apiKey, {
       recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: 'ana@example.com', phone: '+15551234567' }],
     });

@@ -43,6 +43,7 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/r\/assets\//, "the recipient page's assets"],
   [/^\/dashboard(\/assets\/:name)?$/, 'the live dashboard page (HTML) and its assets'],
   [/^\/app(\/\*|\/assets\/:name)?$/, "the owner's console (HTML, every path under /app) and its assets"],
+  [/^\/sign-in(\/verify)?$/, 'the sign-in pages (HTML), whose forms post to the documented /auth/… paths'],
 ];
 
 test('the document is valid OpenAPI 3.1', async () => {
@@ -108,12 +109,22 @@ test('API key, recipient and public routes name their security', async () => {
     'bearerAuth',
     'recipientCookie',
     'recipientSession',
+    'userSession',
   ]);
-  expect(paths['/requests'].get.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+  expect(paths['/requests'].get.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }, { userSession: [] }]);
   expect(paths['/requests'].get.responses['401'].content['application/json'].schema.required).toEqual(['detail']);
   expect(paths['/r/{token}/api/request'].get.security).toEqual([{ recipientSession: [] }, { recipientCookie: [] }]);
   expect(paths['/r/{token}/api/session'].post.security).toEqual([]);
   expect(paths['/healthz'].get.security).toEqual([]);
+  // The sign-in API: its calls that ask for a link or use one need nothing; the session's own, its cookie.
+  expect(paths['/auth/sign-in'].post.security).toEqual([]);
+  expect(paths['/auth/verify'].post.security).toEqual([]);
+  expect(paths['/auth/session'].get.security).toEqual([{ userSession: [] }]);
+  expect(paths['/auth/sign-out'].post.security).toEqual([{ userSession: [] }]);
+  expect(Object.keys(paths['/auth/verify'].post.requestBody.content).sort()).toEqual([
+    'application/json',
+    'application/x-www-form-urlencoded',
+  ]);
 });
 
 test('uploads are multipart with a binary `file` part; downloads answer bytes; errors their bodies', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { createRequest, createTeam, createUser, requestBody, UNKNOWN_ID } from '../../support/fixtures';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -10,9 +10,7 @@ describe('REST requests', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db, 'Acme');
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp({}, {}, 'Acme'));
   });
   afterAll(() => t.close());
 

@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
 import { UNKNOWN_ID } from '../../support/fixtures';
 import { MAX_FORM_FIELD_NAME } from '../../../src/modules/forms/form.limits';
 
@@ -29,9 +29,7 @@ describe('REST templates', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
     const fields = JSON.parse('{"ssn": {"read_only": true}, "__proto__": {}}');
     FORM_ID = (await api.post('/forms', { name: 'Tax form', fields })).json().id;
   });

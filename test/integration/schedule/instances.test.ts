@@ -2,8 +2,35 @@ import { client, createTenant, createTestApp, workerDatabaseUrl, type TestApp, t
 import { createRequest, eventually } from '../../support/fixtures';
 import { startService, type RunningService } from '../../support/service';
 import { startSmtpServer } from '../../support/smtp';
+import type { Db } from '../../../src/kernel/db/db';
 
 const DAY = 86_400_000;
+
+/**
+ * Holds a request locked by a transaction of its own, as an owner's edit would, until `release`: `locked` answers the
+ * backend pid holding it once it does.
+ */
+function holdRequest(db: Db, requestId: string) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let lockedBy!: (pid: number) => void;
+  const locked = new Promise<number>((resolve) => (lockedBy = resolve));
+  const holding = db.transaction(async (tx) => {
+    const [{ pid }] = await tx.rows<{ pid: number }>(
+      'select pg_backend_pid() as pid from request where id = ? for update',
+      [requestId],
+    );
+    lockedBy(pid);
+    await released;
+  });
+  return {
+    locked,
+    async release(): Promise<void> {
+      release();
+      await holding;
+    },
+  };
+}
 
 describe('timed jobs across instances on one database', () => {
   let one: TestApp;
@@ -71,25 +98,14 @@ describe('timed jobs across instances on one database', () => {
     offsetMs = DAY + 60_000;
     // The request stays locked (as an owner's edit would hold it): the first run waits for it; a second job of the row,
     // added then and run by the other instance, waits too, then finds the row moved by the first and rolls back.
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let lockedBy!: (pid: number) => void;
-    const locked = new Promise<number>((resolve) => (lockedBy = resolve));
-    const holding = one.db.transaction(async (tx) => {
-      const [{ pid }] = await tx.rows<{ pid: number }>(
-        'select pg_backend_pid() as pid from request where id = ? for update',
-        [request.id],
-      );
-      lockedBy(pid);
-      await released;
-    });
+    const hold = holdRequest(one.db, request.id);
     const waiting = () =>
       one.db.rows<{ pid: number }>(
         `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
       );
     let runs: Promise<unknown>;
     try {
-      await locked;
+      await hold.locked;
       const first = one.app.jobs.runDue();
       await eventually(async () => (await waiting()).length === 1);
       await duplicateJobs([request.id]);
@@ -97,8 +113,7 @@ describe('timed jobs across instances on one database', () => {
       await eventually(async () => (await waiting()).length === 2);
       runs = Promise.all([first, second]);
     } finally {
-      release();
-      await holding;
+      await hold.release();
     }
     await runs;
     expect(await reminders([request.id])).toEqual([{ request_id: request.id, count: 1 }]);
@@ -177,20 +192,9 @@ describe('timed jobs in two service processes', () => {
     // The request stays locked by another transaction (as an owner's edit would hold it), so the
     // process that takes the job waits inside it: the job taken, its transaction begun, nothing committed.
     let killedAt!: Date;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let lockedBy!: (pid: number) => void;
-    const locked = new Promise<number>((resolve) => (lockedBy = resolve));
-    const holding = t.db.transaction(async (tx) => {
-      const [{ pid }] = await tx.rows<{ pid: number }>(
-        'select pg_backend_pid() as pid from request where id = ? for update',
-        [request.id],
-      );
-      lockedBy(pid);
-      await released;
-    });
+    const hold = holdRequest(t.db, request.id);
     try {
-      const lockPid = await locked;
+      const lockPid = await hold.locked;
       const [waiting] = await eventually(async () => {
         const rows = await t.db.rows<{ application_name: string }>(
           `select application_name from pg_stat_activity
@@ -205,8 +209,7 @@ describe('timed jobs in two service processes', () => {
       await holder.stop();
       expect(holder.process.signalCode).toBe('SIGKILL');
     } finally {
-      release();
-      await holding;
+      await hold.release();
     }
     const survivor = processes.find((p) => p.process.exitCode === null && p.process.signalCode === null)!;
     expect(survivor).toBeDefined();

@@ -9,6 +9,7 @@ import {
   RETRY_DELAYS_MS,
   webhookTasks,
 } from '../../../src/modules/webhooks/webhook.delivery';
+import { deliveryQueue } from '../../../src/modules/webhooks/webhook.service';
 
 describe('webhook delivery, sent by the running job queue', () => {
   let t: TestApp;
@@ -74,6 +75,60 @@ describe('webhook delivery, sent by the running job queue', () => {
       last_status_code: 200,
       attempts: [{ status_code: 200, error: null, latency_ms: expect.any(Number) }],
     });
+  });
+
+  it("should send an endpoint one request's deliveries in order, one at a time, and other requests' beside them", async () => {
+    const api = client(t.app, tenant.apiKey);
+    const slow = await startReceiver();
+    try {
+      const webhook = (await api.post('/webhooks', { endpoint: slow.url, topics: ['request.updated'] })).json();
+      // Two requests whose deliveries go through different queues of the endpoint (it has DELIVERY_QUEUES_PER_ENDPOINT).
+      const queue = (requestId: string) => deliveryQueue({ webhookId: webhook.id, requestId });
+      const requests: string[] = [(await createRequest(t.app, tenant.apiKey)).id];
+      while (requests.length < 2) {
+        const { id } = await createRequest(t.app, tenant.apiKey);
+        if (queue(id) !== queue(requests[0])) requests.push(id);
+      }
+      // Each delivery answered 300 ms after it arrived: its request, its notes and when it was in flight.
+      const spans: Array<{ request: string; notes: string; from: number; to: number }> = [];
+      slow.setResponder((delivery) => {
+        const from = Date.now();
+        spans.push({ request: delivery.json.data.id, notes: delivery.json.data.notes, from, to: from + 300 });
+        return { status: 200, delayMs: 300 };
+      });
+      for (const notes of ['1', '2', '3'])
+        for (const id of requests) expect((await api.patch(`/requests/${id}`, { notes })).statusCode).toBe(200);
+      await slow.waitFor(6);
+
+      const overlap = (a: (typeof spans)[number], b: (typeof spans)[number]) => a.from < b.to && b.from < a.to;
+      const [first, second] = requests.map((id) => spans.filter((span) => span.request === id));
+      for (const own of [first, second]) {
+        expect(own.map((span) => span.notes)).toEqual(['1', '2', '3']);
+        expect(own.filter((a, i) => own.slice(i + 1).some((b) => overlap(a, b)))).toEqual([]);
+      }
+      expect(first.some((a) => second.some((b) => overlap(a, b)))).toBe(true);
+      await api.delete(`/webhooks/${webhook.id}`);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('should post a delivery whose answer takes seconds once: the liveness check leaves a living worker its job', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const slow = await startReceiver();
+    try {
+      const webhook = (await api.post('/webhooks', { endpoint: slow.url, topics: ['request.closed'] })).json();
+      // Longer than the second after which the liveness check frees the jobs of workers whose process is gone.
+      slow.setResponder(() => ({ status: 200, delayMs: 1800 }));
+      const request = await createRequest(t.app, tenant.apiKey);
+      await api.post(`/requests/${request.id}/close`);
+      await slow.waitFor(1);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(slow.incoming()).toBe(1);
+      await api.delete(`/webhooks/${webhook.id}`);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('should sign with both secrets during the grace period after a rotation', async () => {

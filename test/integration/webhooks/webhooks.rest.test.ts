@@ -1,4 +1,4 @@
-import { client, createTenant, createTestApp, type TestApp, type Tenant } from '../../support/app';
+import { client, createTenant, createTenantApp, createTestApp, type Tenant, type TestApp } from '../../support/app';
 import { createUser, UNKNOWN_ID } from '../../support/fixtures';
 
 describe('REST webhooks', () => {
@@ -7,9 +7,7 @@ describe('REST webhooks', () => {
   let api: ReturnType<typeof client>;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await createTenant(t.db);
-    api = client(t.app, tenant.apiKey);
+    ({ t, tenant, api } = await createTenantApp());
   });
   afterAll(() => t.close());
 
