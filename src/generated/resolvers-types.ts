@@ -510,7 +510,10 @@ export type ContactUpsertPayload = {
  */
 export type Contract = Node & {
   __typename?: 'Contract';
-  /** Where the layout is shown and edited; today the preview (REST, with the same API key). */
+  /**
+   * The contract's editor, opened in a browser with no header to set: a link signed for the viewer that ends
+   * within a day (its page then offers a new one). Each read gives a link of its own reader.
+   */
   annotationUrl: Scalars['URL']['output'];
   /** Values the owner places on the document, in order. */
   annotations: Array<ContractAnnotation>;

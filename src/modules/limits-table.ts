@@ -40,6 +40,7 @@ import {
   MAX_SECRET_ACCESS_KEY,
 } from './cloud-storage/cloud-storage.limits';
 import {
+  CONTRACT_EDITOR_LINK_HOURS,
   MAX_CONTRACT_BYTES,
   MAX_CONTRACT_INFLATED_BYTES,
   MAX_CONTRACT_OBJECTS,
@@ -458,6 +459,11 @@ const rows = (): [string, string, string][] => [
     'Sign-in calls from one client address (`POST /auth/sign-in` and `/auth/verify` together)',
     `${n(SIGN_IN_ATTEMPTS_PER_ADDRESS)} per ${n(SIGN_IN_WINDOW_MINUTES)} min`,
     '`429` with `Retry-After`',
+  ],
+  [
+    "A contract's editor link (`annotationUrl`)",
+    `opens the editor ${n(CONTRACT_EDITOR_LINK_HOURS)} hours (to the next whole hour) after it was read, as the user who read it`,
+    '`410` (the page offers a new link)',
   ],
   [
     "A user's session (the `gather_session` cookie)",

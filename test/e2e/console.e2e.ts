@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { PDFDocument } from 'pdf-lib';
 import type { Download, Page } from 'playwright-core';
 import { client } from '../support/app';
 import { createUser } from '../support/fixtures';
@@ -29,6 +32,28 @@ async function eventually(check: () => Promise<void>, timeout = LIVE_MS): Promis
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/** The words of a PDF with their boxes, in points from each page's top left corner (poppler's pdftotext -bbox). */
+function wordsOf(pdf: Buffer): Array<{ page: number; text: string; x0: number; y0: number; x1: number; y1: number }> {
+  const path = join(mkdtempSync(join(tmpdir(), 'gather-e2e-')), 'signed.pdf');
+  writeFileSync(path, pdf);
+  const html = execFileSync('pdftotext', ['-bbox', path, '-'], { encoding: 'utf8' });
+  return html
+    .split('<page')
+    .slice(1)
+    .flatMap((pageHtml, index) =>
+      [
+        ...pageHtml.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g),
+      ].map((m) => ({
+        page: index + 1,
+        text: m[5],
+        x0: Number(m[1]),
+        y0: Number(m[2]),
+        x1: Number(m[3]),
+        y1: Number(m[4]),
+      })),
+    );
 }
 
 /** No part of the page is wider than the window (a phone scrolls down, never sideways). */
@@ -327,10 +352,16 @@ describe('the owner console', () => {
           ),
         15_000,
       );
-      // The recipient answers through the link: the console shows it without a reload.
+      // The recipient answers in the portal, on a phone: the console shows it without a reload.
       const ana = await signedIn(world.app.app, tokenOf(made.recipients[0].requestLink));
       const question = (await ana.request()).json().items.find((item: { name: string }) => item.name === 'Start date?');
-      expect((await ana.answer(question.id, 'Monday')).statusCode).toBe(200);
+      const recipient = await openContext(world.browser, world.app.origin);
+      const portalPage = await recipient.context.newPage();
+      await portalPage.goto(made.recipients[0].requestLink.replace(/^https?:\/\/[^/]+/, world.app.origin));
+      await portalPage.locator(`#answer-${question.id}`).fill('Monday');
+      await portalPage.locator(`#save-${question.id}`).click();
+      await portalPage.locator(`#item-${question.id}[data-status="COMPLETE"]`).waitFor();
+      await recipient.context.close();
       await page.locator('.answer-text', { hasText: 'Monday' }).waitFor({ timeout: LIVE_MS });
       await page.locator('.recipient-progress', { hasText: '1 of 4 items done' }).waitFor({ timeout: LIVE_MS });
       expect(errors).toEqual([]);
@@ -789,6 +820,211 @@ describe('the owner console', () => {
       await page.getByRole('button', { name: 'Delete' }).click();
       await page.waitForURL((url) => url.pathname === '/app/requests');
       expect((await api.get(`/requests/${copyId}`)).statusCode).toBe(404);
+      expect(errors).toEqual([]);
+    });
+  });
+  describe('contracts and the contract editor', () => {
+    let owner: OwnerPage;
+    beforeAll(async () => {
+      owner = await ownerPage(world.browser, world.app);
+    });
+    afterAll(async () => {
+      await owner?.context.close();
+    });
+
+    /** A two-page PDF (A4 and Letter), each page saying which it is. */
+    async function twoPages(): Promise<Buffer> {
+      const pdf = await PDFDocument.create();
+      pdf.addPage([595, 842]).drawText('Lease agreement, page one', { x: 60, y: 780 });
+      pdf.addPage([612, 792]).drawText('Lease agreement, page two', { x: 60, y: 730 });
+      return Buffer.from(await pdf.save());
+    }
+    const PAGE_WIDTHS = [595, 612];
+
+    /** Where a box lies on its page, in points from the top left corner, read from the screen. */
+    async function placed(page: Page, key: string) {
+      const box = page.locator(`.box[data-part="${key}"]`);
+      const pageNumber = Number(await box.evaluate((el) => el.closest('.pdf-page')!.getAttribute('data-page')));
+      const sheet = (await page.locator(`.pdf-page[data-page="${pageNumber}"] .sheet`).boundingBox())!;
+      const at = (await box.boundingBox())!;
+      const scale = sheet.width / PAGE_WIDTHS[pageNumber - 1];
+      return {
+        page: pageNumber,
+        x: (at.x - sheet.x) / scale,
+        y: (at.y - sheet.y) / scale,
+        width: at.width / scale,
+        height: at.height / scale,
+      };
+    }
+
+    it('should upload a contract, place three fields on two pages, keep them where they were put, and stamp each signed value inside its box', async () => {
+      const { page, errors, outside } = owner;
+      await page.goto(`${world.app.origin}/app/contracts`);
+      await page.getByRole('heading', { level: 1, name: 'Contracts' }).waitFor();
+      await page.getByLabel(/Upload a contract/).setInputFiles({
+        name: 'Lease.pdf',
+        mimeType: 'application/pdf',
+        buffer: await twoPages(),
+      });
+      const row = page.locator('tr', { hasText: 'Lease.pdf' });
+      await row.waitFor();
+      await screenshot(page, 'console-13-contracts-1280');
+      await row.getByRole('link', { name: /Edit fields/ }).click();
+      await page.waitForURL((url) => /^\/contracts\/[\w-]+\/edit$/.test(url.pathname) && url.searchParams.has('token'));
+      const id = new URL(page.url()).pathname.split('/')[2];
+      await page.locator('.pdf-page[data-page="2"] canvas').waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Lease.pdf' }).waitFor();
+
+      // Three fields on two pages: each added, dragged to its place, sized, given its signer.
+      const targets = [
+        { type: 'text', page: 1, x: 100, y: 150, width: 200, height: 30 },
+        { type: 'signature', page: 1, x: 320, y: 600, width: 180, height: 40 },
+        { type: 'date', page: 2, x: 60, y: 400, width: 120, height: 24 },
+      ];
+      const keys: string[] = [];
+      for (const target of targets) {
+        await page.getByLabel('On page').selectOption(String(target.page));
+        await page.getByLabel('Field type').selectOption(target.type);
+        await page.getByRole('button', { name: 'Add field' }).click();
+        const box = page.locator('.box.selected');
+        const key = (await box.getAttribute('data-part'))!;
+        keys.push(key);
+        const sheet = (await page.locator(`.pdf-page[data-page="${target.page}"] .sheet`).boundingBox())!;
+        const scale = sheet.width / PAGE_WIDTHS[target.page - 1];
+        // Resized by its corner, then moved by dragging it.
+        const start = (await box.boundingBox())!;
+        await page.mouse.move(start.x + start.width - 3, start.y + start.height - 3);
+        await page.mouse.down();
+        await page.mouse.move(start.x + target.width * scale - 3, start.y + target.height * scale - 3, { steps: 4 });
+        await page.mouse.up();
+        const sized = (await box.boundingBox())!;
+        await page.mouse.move(sized.x + 6, sized.y + 6);
+        await page.mouse.down();
+        // The last one lands two points short and is moved the rest of the way with the keyboard.
+        const short = target.type === 'date' ? 2 : 0;
+        await page.mouse.move(sheet.x + (target.x - short) * scale + 6, sheet.y + target.y * scale + 6, {
+          steps: 6,
+        });
+        await page.mouse.up();
+        if (short) {
+          await box.focus();
+          await page.keyboard.press('ArrowRight');
+          await page.keyboard.press('ArrowRight');
+        }
+        await page.getByLabel("Signer's e-mail").fill('ana@example.com');
+        const at = await placed(page, key);
+        for (const side of ['x', 'y', 'width', 'height'] as const)
+          expect([target.type, side, Math.abs(at[side] - target[side]) <= 1]).toEqual([target.type, side, true]);
+      }
+      // An annotation, added then deleted with the keyboard.
+      await page.getByLabel('On page').selectOption('1');
+      await page.getByRole('button', { name: 'Add annotation' }).click();
+      await page.locator('.box.annotation').waitFor();
+      await page.locator('.box.annotation').focus();
+      await page.keyboard.press('Delete');
+      await expect(page.locator('.box.annotation').count()).resolves.toBe(0);
+
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.locator('#save-status', { hasText: 'Saved: 3 field(s), 0 annotation(s)' }).waitFor();
+      await screenshot(page, 'console-14-editor-1280');
+
+      // What was saved is what GET /contracts/{id} answers, each box within a point of where it was put.
+      const saved = (await api.get(`/contracts/${id}`)).json();
+      expect(saved.fields.map((f: { type: string }) => f.type)).toEqual(['text', 'signature', 'date']);
+      saved.fields.forEach((field: any, n: number) => {
+        const target = targets[n];
+        expect(field.assigned_to).toEqual({ email: 'ana@example.com' });
+        expect(field.layout.page).toBe(target.page);
+        expect(field.layout.position.anchor_point).toBe('TOP_LEFT');
+        expect(Math.abs(field.layout.position.offset_x - target.x)).toBeLessThanOrEqual(1);
+        expect(Math.abs(field.layout.position.offset_y - target.y)).toBeLessThanOrEqual(1);
+        expect(Math.abs(field.layout.style.width - target.width)).toBeLessThanOrEqual(1);
+        expect(Math.abs(field.layout.style.height - target.height)).toBeLessThanOrEqual(1);
+      });
+
+      // Reopened, every box is where it was left.
+      await page.reload();
+      await page.locator('.pdf-page[data-page="2"] canvas').waitFor();
+      await eventually(async () => expect(await page.locator('.box.field').count()).toBe(3));
+      const reopened = await page
+        .locator('.box.field')
+        .evaluateAll((els) => els.map((el) => el.getAttribute('data-part')!));
+      for (const [n, key] of reopened.entries()) {
+        const at = await placed(page, key);
+        const target = targets[n];
+        expect(at.page).toBe(target.page);
+        for (const side of ['x', 'y', 'width', 'height'] as const)
+          expect([n, side, Math.abs(at[side] - target[side]) <= 1]).toEqual([n, side, true]);
+      }
+      await page.setViewportSize(PHONE);
+      await page.locator('.pdf-page[data-page="1"] canvas').waitFor();
+      expect(await widthFits(page)).toBe(true);
+      await screenshot(page, 'console-15-editor-360');
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // The recipient signs: each stamped value lies inside its box (pdftotext -bbox, points from the top left).
+      const request = await create({
+        name: 'Lease',
+        items: [{ name: 'Sign the lease', type: 'E_SIGNATURE', contractId: id, required: true }],
+      });
+      // In the portal, on a phone: the TEXT and DATE fields by their places' order, the typed signature.
+      const item = request.items[0].id;
+      const recipient = await openContext(world.browser, world.app.origin);
+      const portalPage = await recipient.context.newPage();
+      await portalPage.goto(request.recipients[0].request_link.replace(/^https?:\/\/[^/]+/, world.app.origin));
+      await portalPage.locator('#checklist-title').waitFor();
+      await portalPage.locator(`#field-${item}-field-1`).fill('Ana Diaz, tenant');
+      await portalPage.locator(`#field-${item}-field-3`).fill('2026-12-01');
+      await portalPage.locator(`#sig-${item}-text`).fill('Ana Diaz');
+      await portalPage.locator(`#sign-${item}`).click();
+      await portalPage.locator(`#item-${item}[data-status="COMPLETE"]`).waitFor();
+      await recipient.context.close();
+      const documents = (await api.get(`/requests/${request.id}/items/${request.items[0].id}/documents`)).json();
+      const signed = await api.get(new URL(documents[0].download_url).pathname);
+      expect(signed.statusCode).toBe(200);
+      const words = wordsOf(signed.rawPayload);
+      const stamped = [
+        { text: 'Ana Diaz, tenant', target: targets[0] },
+        { text: 'Ana Diaz', target: targets[1] },
+        { text: '2026-12-01', target: targets[2] },
+      ];
+      for (const { text, target } of stamped) {
+        const field = saved.fields[targets.indexOf(target)].layout;
+        const box = {
+          x0: field.position.offset_x,
+          y0: field.position.offset_y,
+          x1: field.position.offset_x + field.style.width,
+          y1: field.position.offset_y + field.style.height,
+        };
+        const inBox = words.filter(
+          (w) =>
+            w.page === target.page &&
+            w.x0 >= box.x0 - 0.5 &&
+            w.x1 <= box.x1 + 0.5 &&
+            w.y0 >= box.y0 - 0.5 &&
+            w.y1 <= box.y1 + 0.5,
+        );
+        expect([text, inBox.map((w) => w.text).join(' ')]).toEqual([text, text]);
+      }
+      expect(errors).toEqual([]);
+      expect(outside).toEqual([]);
+    }, 90_000);
+
+    it('should say a link is not valid or has expired, and open the editor with a new one', async () => {
+      const { page, errors } = owner;
+      const { id } = (
+        await api.post('/contracts?name=NDA.pdf', CONTRACT, { 'content-type': 'application/octet-stream' })
+      ).json();
+      const answer = await page.goto(
+        `${world.app.origin}/contracts/${id}/edit?token=1.${world.app.tenant.userId}.${'A'.repeat(43)}`,
+      );
+      expect(answer!.status()).toBe(404);
+      await page.getByRole('heading', { level: 1, name: 'This editor link is not valid' }).waitFor();
+      await screenshot(page, 'console-16-editor-link-360');
+      await page.getByRole('link', { name: 'Open the editor with a new link' }).click();
+      await page.waitForURL((url) => url.pathname === `/contracts/${id}/edit` && url.searchParams.has('token'));
+      await page.getByRole('heading', { level: 1, name: 'NDA.pdf' }).waitFor();
+      await page.locator('.pdf-page[data-page="1"] canvas').waitFor();
       expect(errors).toEqual([]);
     });
   });

@@ -16,6 +16,9 @@ import * as types from './graphql';
  */
 type Documents = {
     "\n  query ConsoleViewer {\n    viewer {\n      id\n      email\n      firstName\n      lastName\n      role\n    }\n    organization {\n      id\n      name\n    }\n  }\n": typeof types.ConsoleViewerDocument,
+    "\n  query ConsoleContracts($after: String) {\n    contracts(first: 50, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        name\n        mimeType\n        size\n        annotationUrl\n        previewUrl\n        updatedAt\n        owner {\n          email\n          firstName\n          lastName\n        }\n        fields {\n          type\n        }\n        annotations {\n          type\n        }\n      }\n    }\n  }\n": typeof types.ConsoleContractsDocument,
+    "\n  query ConsoleContractEditorLink($id: ID!) {\n    contract(id: $id) {\n      id\n      mimeType\n      annotationUrl\n    }\n  }\n": typeof types.ConsoleContractEditorLinkDocument,
+    "\n  mutation ConsoleContractDelete($id: ID!) {\n    contractDelete(id: $id) {\n      deletedContractId\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.ConsoleContractDeleteDocument,
     "\n  query ConsoleNewRequestChoices {\n    templates(first: 100) {\n      nodes {\n        id\n        name\n      }\n    }\n    contracts(first: 100) {\n      nodes {\n        id\n        name\n      }\n    }\n    forms(first: 100) {\n      nodes {\n        id\n        name\n        fields {\n          name\n        }\n      }\n    }\n  }\n": typeof types.ConsoleNewRequestChoicesDocument,
     "\n  query ConsoleTemplateStart($id: ID!) {\n    template(id: $id) {\n      id\n      name\n      defaultTitle\n      personalMessage\n      reminders\n      dueDateInterval\n      language\n      items {\n        kind\n        name\n        description\n        required\n        form {\n          id\n          allowFileUpload\n        }\n      }\n    }\n  }\n": typeof types.ConsoleTemplateStartDocument,
     "\n  mutation ConsoleRequestCreate($input: RequestCreateInput!) {\n    requestCreate(input: $input) {\n      request {\n        id\n        state\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.ConsoleRequestCreateDocument,
@@ -62,6 +65,9 @@ type Documents = {
 };
 const documents: Documents = {
     "\n  query ConsoleViewer {\n    viewer {\n      id\n      email\n      firstName\n      lastName\n      role\n    }\n    organization {\n      id\n      name\n    }\n  }\n": types.ConsoleViewerDocument,
+    "\n  query ConsoleContracts($after: String) {\n    contracts(first: 50, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        name\n        mimeType\n        size\n        annotationUrl\n        previewUrl\n        updatedAt\n        owner {\n          email\n          firstName\n          lastName\n        }\n        fields {\n          type\n        }\n        annotations {\n          type\n        }\n      }\n    }\n  }\n": types.ConsoleContractsDocument,
+    "\n  query ConsoleContractEditorLink($id: ID!) {\n    contract(id: $id) {\n      id\n      mimeType\n      annotationUrl\n    }\n  }\n": types.ConsoleContractEditorLinkDocument,
+    "\n  mutation ConsoleContractDelete($id: ID!) {\n    contractDelete(id: $id) {\n      deletedContractId\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.ConsoleContractDeleteDocument,
     "\n  query ConsoleNewRequestChoices {\n    templates(first: 100) {\n      nodes {\n        id\n        name\n      }\n    }\n    contracts(first: 100) {\n      nodes {\n        id\n        name\n      }\n    }\n    forms(first: 100) {\n      nodes {\n        id\n        name\n        fields {\n          name\n        }\n      }\n    }\n  }\n": types.ConsoleNewRequestChoicesDocument,
     "\n  query ConsoleTemplateStart($id: ID!) {\n    template(id: $id) {\n      id\n      name\n      defaultTitle\n      personalMessage\n      reminders\n      dueDateInterval\n      language\n      items {\n        kind\n        name\n        description\n        required\n        form {\n          id\n          allowFileUpload\n        }\n      }\n    }\n  }\n": types.ConsoleTemplateStartDocument,
     "\n  mutation ConsoleRequestCreate($input: RequestCreateInput!) {\n    requestCreate(input: $input) {\n      request {\n        id\n        state\n      }\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.ConsoleRequestCreateDocument,
@@ -111,6 +117,18 @@ const documents: Documents = {
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ConsoleViewer {\n    viewer {\n      id\n      email\n      firstName\n      lastName\n      role\n    }\n    organization {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql').ConsoleViewerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleContracts($after: String) {\n    contracts(first: 50, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        name\n        mimeType\n        size\n        annotationUrl\n        previewUrl\n        updatedAt\n        owner {\n          email\n          firstName\n          lastName\n        }\n        fields {\n          type\n        }\n        annotations {\n          type\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleContractsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleContractEditorLink($id: ID!) {\n    contract(id: $id) {\n      id\n      mimeType\n      annotationUrl\n    }\n  }\n"): typeof import('./graphql').ConsoleContractEditorLinkDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleContractDelete($id: ID!) {\n    contractDelete(id: $id) {\n      deletedContractId\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleContractDeleteDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

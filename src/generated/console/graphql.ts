@@ -469,7 +469,10 @@ export type ContactUpsertPayload = {
  * it. Uploaded with `POST /contracts`; an E_SIGNATURE item names the contract its recipient signs.
  */
 export type Contract = Node & {
-  /** Where the layout is shown and edited; today the preview (REST, with the same API key). */
+  /**
+   * The contract's editor, opened in a browser with no header to set: a link signed for the viewer that ends
+   * within a day (its page then offers a new one). Each read gives a link of its own reader.
+   */
   annotationUrl: Scalars['URL']['output'];
   /** Values the owner places on the document, in order. */
   annotations: Array<ContractAnnotation>;
@@ -4353,6 +4356,27 @@ export type ConsoleViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleViewerQuery = { viewer: { id: string, email: string, firstName: string | null, lastName: string | null, role: UserRole }, organization: { id: string, name: string } };
 
+export type ConsoleContractsQueryVariables = Exact<{
+  after?: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type ConsoleContractsQuery = { contracts: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, name: string, mimeType: string, size: number, annotationUrl: string, previewUrl: string | null, updatedAt: string, owner: { email: string, firstName: string | null, lastName: string | null }, fields: Array<{ type: ContractFieldType }>, annotations: Array<{ type: ContractAnnotationType }> }> } };
+
+export type ConsoleContractEditorLinkQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleContractEditorLinkQuery = { contract: { id: string, mimeType: string, annotationUrl: string } | null };
+
+export type ConsoleContractDeleteMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleContractDeleteMutation = { contractDelete: { deletedContractId: string | null, userErrors: Array<{ field: Array<string> | null, message: string, code: UserErrorCode }> } };
+
 export type ConsoleNewRequestChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -4696,6 +4720,58 @@ export const ConsoleViewerDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ConsoleViewerQuery, ConsoleViewerQueryVariables>;
+export const ConsoleContractsDocument = new TypedDocumentString(`
+    query ConsoleContracts($after: String) {
+  contracts(first: 50, after: $after) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    nodes {
+      id
+      name
+      mimeType
+      size
+      annotationUrl
+      previewUrl
+      updatedAt
+      owner {
+        email
+        firstName
+        lastName
+      }
+      fields {
+        type
+      }
+      annotations {
+        type
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleContractsQuery, ConsoleContractsQueryVariables>;
+export const ConsoleContractEditorLinkDocument = new TypedDocumentString(`
+    query ConsoleContractEditorLink($id: ID!) {
+  contract(id: $id) {
+    id
+    mimeType
+    annotationUrl
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleContractEditorLinkQuery, ConsoleContractEditorLinkQueryVariables>;
+export const ConsoleContractDeleteDocument = new TypedDocumentString(`
+    mutation ConsoleContractDelete($id: ID!) {
+  contractDelete(id: $id) {
+    deletedContractId
+    userErrors {
+      field
+      message
+      code
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleContractDeleteMutation, ConsoleContractDeleteMutationVariables>;
 export const ConsoleNewRequestChoicesDocument = new TypedDocumentString(`
     query ConsoleNewRequestChoices {
   templates(first: 100) {

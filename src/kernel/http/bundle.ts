@@ -8,7 +8,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 // browsers may keep them for a year and a new build is a new name. Nothing comes from a CDN.
 
 export type BundledAsset = { name: string; type: string; body: Buffer };
-export type BundledAssets = { script: BundledAsset; style: BundledAsset; byName: Map<string, BundledAsset> };
+export type BundledAssets = {
+  script: BundledAsset;
+  style: BundledAsset;
+  /** Files served as they are (a library's worker script), by the base name they were given. */
+  files: Record<string, BundledAsset>;
+  byName: Map<string, BundledAsset>;
+};
 
 /** Browsers a few years old (phones too): no syntax newer than they read. */
 const TARGET = ['es2020', 'chrome87', 'safari15', 'firefox91'];
@@ -18,7 +24,12 @@ function asset(base: string, extension: string, type: string, body: Buffer): Bun
   return { name: `${base}.${hash}.${extension}`, type, body };
 }
 
-async function buildAssets(base: string, entry: string, stylesheets: readonly string[]): Promise<BundledAssets> {
+async function buildAssets(
+  base: string,
+  entry: string,
+  stylesheets: readonly string[],
+  files: Readonly<Record<string, string>>,
+): Promise<BundledAssets> {
   const bundled = await build({
     entryPoints: [entry],
     bundle: true,
@@ -36,23 +47,28 @@ async function buildAssets(base: string, entry: string, stylesheets: readonly st
   const script = asset(base, 'js', 'text/javascript; charset=utf-8', Buffer.from(bundled.outputFiles[0].contents));
   const css = await Promise.all(stylesheets.map((path) => readFile(path)));
   const style = asset(base, 'css', 'text/css; charset=utf-8', Buffer.concat(css));
-  return { script, style, byName: new Map([script, style].map((a) => [a.name, a])) };
+  const served: Record<string, BundledAsset> = {};
+  for (const [name, path] of Object.entries(files))
+    served[name] = asset(name, path.split('.').pop()!, 'text/javascript; charset=utf-8', await readFile(path));
+  const all = [script, style, ...Object.values(served)];
+  return { script, style, files: served, byName: new Map(all.map((a) => [a.name, a])) };
 }
 
 /**
  * The assets of one page, built by the first call (about a tenth of a second; half a second with React);
  * a failed build is tried again. Several stylesheets are served as one, in order: a page may build on
- * another's styles.
+ * another's styles. `files` (name to path) are scripts served unbundled beside it, such as a worker.
  */
 export function bundledAssets(
   base: string,
   entry: string,
   stylesheet: string | readonly string[],
+  files: Readonly<Record<string, string>> = {},
 ): () => Promise<BundledAssets> {
   const stylesheets = typeof stylesheet === 'string' ? [stylesheet] : stylesheet;
   let built: Promise<BundledAssets> | null = null;
   return () => {
-    built ??= buildAssets(base, entry, stylesheets).catch((err: unknown) => {
+    built ??= buildAssets(base, entry, stylesheets, files).catch((err: unknown) => {
       built = null;
       throw err;
     });

@@ -1,10 +1,15 @@
 import { SAME_ORIGIN_REFERRER } from '../../kernel/http/auth';
+import { join } from 'node:path';
 import type { BundledAssets } from '../../kernel/http/bundle';
+import { DASHBOARD_STYLESHEET } from '../dashboard/dashboard.routes';
 
 // The owner's console: one HTML shell for every path under /app, which the script (src/web/console/)
 // fills in from the GraphQL API with the session cookie. The shell holds no data.
 
 export const CONSOLE_ASSET_PREFIX = '/app/assets/';
+
+/** The console's styles: the dashboard's, which it builds on, then its own (the contract editor's too). */
+export const CONSOLE_STYLESHEETS = [DASHBOARD_STYLESHEET, join(__dirname, '../../web/console/console.page.css')];
 
 /**
  * Scripts and styles from Gather alone, no inline script or style; data over HTTP and WebSocket to

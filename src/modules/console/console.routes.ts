@@ -1,14 +1,15 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { bundledAssets, sendPage, serveBundledAssets } from '../../kernel/http/bundle';
-import { DASHBOARD_STYLESHEET } from '../dashboard/dashboard.routes';
-import { CONSOLE_ASSET_PREFIX, CONSOLE_CSP, renderConsolePage } from './console.page';
+import { CONSOLE_ASSET_PREFIX, CONSOLE_CSP, CONSOLE_STYLESHEETS, renderConsolePage } from './console.page';
+import { editorRoutes } from './editor.routes';
 
-/** The console's script (React) and its styles: the dashboard's, which it builds on, then its own. */
-export const consoleAssets = bundledAssets('console', join(__dirname, '../../web/console/main.tsx'), [
-  DASHBOARD_STYLESHEET,
-  join(__dirname, '../../web/console/console.page.css'),
-]);
+/** The console's script (React) and its styles. */
+export const consoleAssets = bundledAssets(
+  'console',
+  join(__dirname, '../../web/console/main.tsx'),
+  CONSOLE_STYLESHEETS,
+);
 
 /**
  * `GET /app` and every path under it (the script routes them), and its assets. Public like the dashboard:
@@ -21,4 +22,5 @@ export async function consoleRoutes(scope: FastifyInstance): Promise<void> {
   scope.get('/app', open, shell);
   scope.get('/app/*', open, shell);
   serveBundledAssets(scope, CONSOLE_ASSET_PREFIX, consoleAssets);
+  await editorRoutes(scope);
 }

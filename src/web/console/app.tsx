@@ -10,6 +10,7 @@ import { RequestScreen } from './screens/request';
 import { RequestsScreen } from './screens/requests';
 import { NewRequestScreen } from './screens/request-new';
 import { TemplatesScreen, TemplateScreen } from './screens/templates';
+import { ContractEditorRedirect, ContractsScreen } from './screens/contracts';
 import { WebhooksScreen, WebhookScreen } from './screens/webhooks';
 import { SettingsScreen } from './screens/settings';
 import { UsersScreen } from './screens/users';
@@ -87,6 +88,9 @@ function Shell({ session, children }: { session: Session; children: ReactNode })
           <NavLink to="/app/templates" current={section === 'templates'}>
             Templates
           </NavLink>
+          <NavLink to="/app/contracts" current={section === 'contracts'}>
+            Contracts
+          </NavLink>
           {admin && (
             <NavLink to="/app/webhooks" current={section === 'webhooks'}>
               Webhooks
@@ -154,6 +158,10 @@ function Screen({ session }: { session: Session }) {
     case 'templates':
       if (parts.length === 1) return <TemplatesScreen />;
       if (parts.length === 2) return <TemplateScreen key={parts[1]} id={parts[1]} />;
+      break;
+    case 'contracts':
+      if (parts.length === 1) return <ContractsScreen />;
+      if (parts.length === 3 && parts[2] === 'edit') return <ContractEditorRedirect key={parts[1]} id={parts[1]} />;
       break;
     case 'webhooks':
       if (parts.length === 1)

@@ -12,7 +12,8 @@ export const KINDS: ReadonlyArray<{ kind: ItemKind; label: string }> = [
   { kind: 'FORM', label: 'Form' },
 ];
 
-function ContractUpload({ onUploaded, label }: { onUploaded: (id: string) => void; label: string }) {
+/** A contract's file, uploaded over REST as soon as it is chosen. */
+export function ContractUpload({ onUploaded, label }: { onUploaded: (id: string) => void; label: string }) {
   const action = useAction();
   return (
     <div className="field">
