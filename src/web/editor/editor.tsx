@@ -447,8 +447,14 @@ export function Editor({ pdfjs }: { pdfjs: typeof import('pdfjs-dist') }) {
         <p className="brand">
           <a href="/app/contracts">Gather</a> <span>Contract editor</span>
         </p>
-        <p className="status" role="status" aria-live="polite" id="save-status">
-          {status || (dirty ? 'Unsaved changes' : '')}
+        <p
+          className="status"
+          role="status"
+          id="save-status"
+          data-state={dirty ? 'pending' : 'up'}
+          hidden={!status && !dirty}
+        >
+          {status || 'Unsaved changes'}
         </p>
       </header>
       <main id="main" className="editor">
