@@ -629,6 +629,7 @@ describe('the owner console', () => {
           'Requests',
           'New request',
           'Templates',
+          'Contracts',
           'Live dashboard',
         ]);
         await user.page.goto(`${world.app.origin}/app/settings`);

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
+import type { Browser, BrowserContext, ConsoleMessage, Cookie, Page } from 'playwright-core';
 import { client } from '../../support/app';
 import { openContext } from './browser';
 import type { ListeningApp } from './server';
@@ -54,6 +54,9 @@ export async function signInByApi(app: ListeningApp, page: Page, email: string, 
   await page.goto(`${app.origin}${next}`);
 }
 
+/** The session cookies of each user already signed in, by service and API key. */
+const sessions = new WeakMap<ListeningApp, Map<string, Cookie[]>>();
+
 export type OwnerPage = { context: BrowserContext; page: Page; errors: string[]; outside: string[] };
 
 /**
@@ -77,8 +80,18 @@ export async function ownerPage(
   page.on('requestfailed', (request) => {
     if (process.env.E2E_LOG) console.log(`failed: ${request.url()} ${request.failure()?.errorText}`);
   });
-  const viewer = await client(app.app, apiKey).graphql('{ viewer { email } }');
-  // The pages' own test is in console.e2e.ts; here the owner only needs a session.
-  await signInByApi(app, page, viewer.data.viewer.email);
+  // The pages' own test is in console.e2e.ts; here the owner only needs a session: one per user and service,
+  // as sign-in links are few per e-mail address (SIGN_IN_LINKS_PER_EMAIL), shared by the contexts that need it.
+  const known = sessions.get(app) ?? new Map<string, Cookie[]>();
+  sessions.set(app, known);
+  const cookies = known.get(apiKey);
+  if (cookies) {
+    await context.addCookies(cookies);
+    await page.goto(`${app.origin}/app`);
+  } else {
+    const viewer = await client(app.app, apiKey).graphql('{ viewer { email } }');
+    await signInByApi(app, page, viewer.data.viewer.email);
+    known.set(apiKey, await context.cookies(app.origin));
+  }
   return { context, page, errors, outside };
 }
