@@ -627,6 +627,12 @@ export type RequestFilter = {
   createdBefore?: string | null | undefined;
   /** Requests owned by any of these users. */
   ownerIds?: Array<string | number> | null | undefined;
+  /**
+   * Requests whose name, or one of whose recipients' first and last name, email or phone, contains this
+   * text (case-insensitive, at most 200 characters; blank matches every request). A search reads every
+   * request the other fields leave, so narrow it with them on a large organization.
+   */
+  search?: string | null | undefined;
   /** Requests in any of these states. */
   states?: Array<RequestState> | null | undefined;
   /** Requests of any of these teams. */

@@ -510,7 +510,10 @@ export type ContactUpsertPayload = {
  */
 export type Contract = Node & {
   __typename?: 'Contract';
-  /** Where the layout is shown and edited; today the preview (REST, with the same API key). */
+  /**
+   * The contract's editor, opened in a browser with no header to set: a link signed for the viewer that ends
+   * within a day (its page then offers a new one). Each read gives a link of its own reader.
+   */
   annotationUrl: Scalars['URL']['output'];
   /** Values the owner places on the document, in order. */
   annotations: Array<ContractAnnotation>;
@@ -3089,6 +3092,12 @@ export type RequestFilter = {
   createdBefore?: InputMaybe<Scalars['DateTime']['input']>;
   /** Requests owned by any of these users. */
   ownerIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
+   * Requests whose name, or one of whose recipients' first and last name, email or phone, contains this
+   * text (case-insensitive, at most 200 characters; blank matches every request). A search reads every
+   * request the other fields leave, so narrow it with them on a large organization.
+   */
+  search?: InputMaybe<Scalars['String']['input']>;
   /** Requests in any of these states. */
   states?: InputMaybe<Array<RequestState>>;
   /** Requests of any of these teams. */

@@ -40,6 +40,7 @@ import {
   MAX_SECRET_ACCESS_KEY,
 } from './cloud-storage/cloud-storage.limits';
 import {
+  CONTRACT_EDITOR_LINK_HOURS,
   MAX_CONTRACT_BYTES,
   MAX_CONTRACT_INFLATED_BYTES,
   MAX_CONTRACT_OBJECTS,
@@ -99,6 +100,7 @@ import {
   MAX_REMINDER_SCHEDULE,
   MAX_REMINDERS,
   MAX_REQUEST_NAME,
+  MAX_REQUEST_SEARCH,
   MIN_REMINDERS,
 } from './requests/request.limits';
 import {
@@ -247,6 +249,11 @@ const rows = (): [string, string, string][] => [
       ? `1 to ${chars(MAX_REQUEST_NAME)}, not blank`
       : `1 to ${chars(MAX_REQUEST_NAME)} (templates ${n(MAX_TEMPLATE_NAME)}), not blank`,
     '`422` `string_too_long` / `string_too_short` / `too_short`',
+  ],
+  [
+    'Request list `search` (GraphQL `requests(filter: {search})`)',
+    chars(MAX_REQUEST_SEARCH),
+    'GraphQL `BAD_USER_INPUT` (`OUT_OF_RANGE`)',
   ],
   ['Template `default_title`', chars(MAX_DEFAULT_TITLE), '`422` `string_too_long`'],
   ['`personal_message` (requests, templates)', chars(MAX_PERSONAL_MESSAGE), '`422` `string_too_long`'],
@@ -452,6 +459,11 @@ const rows = (): [string, string, string][] => [
     'Sign-in calls from one client address (`POST /auth/sign-in` and `/auth/verify` together)',
     `${n(SIGN_IN_ATTEMPTS_PER_ADDRESS)} per ${n(SIGN_IN_WINDOW_MINUTES)} min`,
     '`429` with `Retry-After`',
+  ],
+  [
+    "A contract's editor link (`annotationUrl`)",
+    `opens the editor ${n(CONTRACT_EDITOR_LINK_HOURS)} hours (to the next whole hour) after it was read, as the user who read it`,
+    '`410` (the page offers a new link)',
   ],
   [
     "A user's session (the `gather_session` cookie)",

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { serveBundledAssets } from '../../kernel/http/bundle';
 import { REQUEST_SIGN_IN } from './portal.access';
 import { ASSET_PREFIX, portalAssets } from './portal.assets';
 import { apiBase, callRecipientApi } from './portal.page.api';
@@ -20,8 +21,6 @@ import type { PortalBoot, PortalRequest, SignInInfo } from './portal.view';
 // in-process, with the recipient's own cookie, so it sees exactly what a custom front end would.
 
 type TokenParams = { token: string };
-
-const YEAR_SECONDS = 365 * 24 * 3600;
 
 async function sendEndPage(reply: FastifyReply, request: FastifyRequest, kind: EndPageKind) {
   const assets = await portalAssets();
@@ -108,15 +107,7 @@ async function servePortal(
 export async function portalPageRoutes(scope: FastifyInstance): Promise<void> {
   // The recipient's link is its credential, and its session a cookie: no API key on these routes.
   const open = { config: { public: true } };
-  scope.get<{ Params: { name: string } }>(`${ASSET_PREFIX}:name`, open, async (request, reply) => {
-    const asset = (await portalAssets()).byName.get(request.params.name);
-    if (!asset) return reply.code(404).send({ detail: 'Not found' });
-    return reply
-      .header('content-type', asset.type)
-      .header('cache-control', `public, max-age=${YEAR_SECONDS}, immutable`)
-      .header('x-content-type-options', 'nosniff')
-      .send(asset.body);
-  });
+  serveBundledAssets(scope, ASSET_PREFIX, portalAssets);
   scope.get<{ Params: TokenParams }>('/r/:token', open, (request, reply) => servePortal(scope, request, reply, null));
   scope.get<{ Params: TokenParams }>('/r/:token/verify', open, (request, reply) =>
     servePortal(scope, request, reply, 'code'),

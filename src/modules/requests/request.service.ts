@@ -36,6 +36,7 @@ import {
 } from './request.entities';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from './request.enums';
 import { transition } from './request.states';
+import { searchCondition } from './request.search';
 import { requestView, type RequestView } from './request.view';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
@@ -50,6 +51,7 @@ import {
   MAX_REMINDER_SCHEDULE,
   MAX_REMINDERS,
   MAX_REQUEST_NAME,
+  MAX_REQUEST_SEARCH,
   MIN_REMINDERS,
 } from './request.limits';
 import type { Reader, Row, Tx } from '../../kernel/db/db';
@@ -250,6 +252,21 @@ export async function listRequests(
   ids(filter.templateIds, 'template_id');
   if (filter.createdAfter) where('r.created_at >= ?', filter.createdAfter);
   if (filter.createdBefore) where('r.created_at < ?', filter.createdBefore);
+  if (filter.search != null) {
+    if (filter.search.length > MAX_REQUEST_SEARCH)
+      throw AppError.validation([
+        {
+          field: ['filter', 'search'],
+          message: `search is at most ${MAX_REQUEST_SEARCH} characters`,
+          code: 'OUT_OF_RANGE',
+        },
+      ]);
+    const search = searchCondition('r', filter.search);
+    if (search) {
+      conditions.push(search.sql);
+      params.push(...search.params);
+    }
+  }
   const field = args.orderBy?.field === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
   return paginate(
     { db: ctx.db, entity: Request, sql: `select r.* from request r where ${conditions.join(' and ')}`, params },

@@ -1,3 +1,4 @@
+import { SAME_ORIGIN_REFERRER } from '../../kernel/http/auth';
 import type { PortalAssets } from '../portal/portal.assets';
 import { documentOf } from '../portal/portal.page';
 import { textsFor } from '../portal/portal.texts';
@@ -22,7 +23,14 @@ const nextField = (next: string) =>
 function page(title: string, body: SafeHtml, assets: PortalAssets): string {
   // The portal's footer says what sent the page's recipient there; here the service is simply Gather.
   const texts = { ...textsFor('en'), poweredBy: 'Gather' };
-  return documentOf({ language: 'en', title: `${title} — Gather`, assets, body, texts });
+  return documentOf({
+    language: 'en',
+    title: `${title} — Gather`,
+    assets,
+    body,
+    texts,
+    referrer: SAME_ORIGIN_REFERRER,
+  });
 }
 
 /** `GET /sign-in`: the e-mail address to send a link to. */

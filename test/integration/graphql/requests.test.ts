@@ -150,6 +150,49 @@ describe('GraphQL requests', () => {
       expect(a.id).toBeDefined();
     });
 
+    it('should search by name or by a recipient, case-insensitively, with LIKE characters taken literally', async () => {
+      const other = await createTenant(t.db);
+      const otherApi = client(t.app, other.apiKey);
+      const lease = await createRequest(t.app, other.apiKey, {
+        name: 'Lease 100% signed',
+        recipients: [{ first_name: 'Chen', last_name: 'Wei', email: 'chen.wei@example.com' }],
+      });
+      const tax = await createRequest(t.app, other.apiKey, {
+        name: 'Tax documents',
+        recipients: [{ first_name: 'Ana', email: 'ana@example.com', phone: '+15551234567' }],
+      });
+      const search = async (text: string, extra = '') =>
+        (
+          await otherApi.graphql(
+            `query ($text: String) { requests(filter: { search: $text${extra} }) { nodes { id } } }`,
+            {
+              text,
+            },
+          )
+        ).data.requests.nodes.map((node: { id: string }) => node.id);
+      expect(await search('lease')).toEqual([lease.id]);
+      expect(await search('CHEN WEI')).toEqual([lease.id]);
+      expect(await search('ana@EXAMPLE')).toEqual([tax.id]);
+      expect(await search('5551234')).toEqual([tax.id]);
+      expect(await search('100%')).toEqual([lease.id]);
+      // `%` and `_` are the text's own characters, not wildcards.
+      expect(await search('%')).toEqual([lease.id]);
+      expect(await search('_')).toEqual([]);
+      expect((await search('  ')).sort()).toEqual([lease.id, tax.id].sort());
+      expect(await search('example', ', states: [CLOSED]')).toEqual([]);
+      // Another organization's requests stay out of reach.
+      expect(
+        (await api.graphql(`{ requests(filter: { search: "Chen" }) { nodes { id } } }`)).data.requests.nodes,
+      ).toEqual([]);
+      const long = await otherApi.graphql(
+        `query ($text: String) { requests(filter: { search: $text }) { nodes { id } } }`,
+        {
+          text: 'x'.repeat(201),
+        },
+      );
+      expect(long.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+    });
+
     it('should refuse page sizes outside 1..100 and foreign cursors with BAD_USER_INPUT', async () => {
       for (const args of ['first: 0', 'first: 101', 'last: 500', 'after: "bm9wZQ"']) {
         const result = await api.graphql(`{ requests(${args}) { nodes { id } } }`);
