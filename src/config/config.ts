@@ -518,7 +518,9 @@ function smsConfig(env: Env): SmsSettings {
   const given = [env.TWILIO_AUTH_TOKEN, env.TWILIO_FROM, env.TWILIO_MESSAGING_SERVICE_SID].some((v) => v !== undefined);
   if (!env.TWILIO_ACCOUNT_SID) {
     if (given)
-      throw new ConfigError(['TWILIO_ACCOUNT_SID is required with the other TWILIO_ variables: the account that sends SMS']);
+      throw new ConfigError([
+        'TWILIO_ACCOUNT_SID is required with the other TWILIO_ variables: the account that sends SMS',
+      ]);
     return {};
   }
   const problems: string[] = [];

@@ -131,7 +131,9 @@ describe('loadConfig', () => {
         TWILIO_API_URL: 'http://127.0.0.1:9999/',
       }).sms.twilio,
     ).toMatchObject({ sender: { messagingServiceSid: `MG${'b'.repeat(32)}` }, apiUrl: 'http://127.0.0.1:9999' });
-    expect(() => loadConfig({ ...base, ...account })).toThrow(/exactly one of TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID/);
+    expect(() => loadConfig({ ...base, ...account })).toThrow(
+      /exactly one of TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID/,
+    );
     expect(() =>
       loadConfig({ ...base, ...account, TWILIO_FROM: '+1', TWILIO_MESSAGING_SERVICE_SID: `MG${'b'.repeat(32)}` }),
     ).toThrow(/exactly one/);

@@ -22,7 +22,9 @@ describe('twilioSignature', () => {
     const reversed = Object.fromEntries(Object.entries(params).reverse());
     const url = 'https://mycompany.com/myapp.php?foo=1&bar=2';
     expect(twilioSignature('12345', url, reversed)).toBe(twilioSignature('12345', url, params));
-    expect(twilioSignature('12345', url, { ...params, Digits: '1235' })).not.toBe(twilioSignature('12345', url, params));
+    expect(twilioSignature('12345', url, { ...params, Digits: '1235' })).not.toBe(
+      twilioSignature('12345', url, params),
+    );
     expect(twilioSignature('12345', `${url}&x=1`, params)).not.toBe(twilioSignature('12345', url, params));
   });
 });

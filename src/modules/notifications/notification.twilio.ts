@@ -43,6 +43,9 @@ export function twilioSmsProvider(settings: TwilioSettings, publicUrl: string): 
         body: form,
         redirect: 'manual',
         signal: AbortSignal.timeout(NOTIFICATION_SEND_TIMEOUT_MS),
+      }).catch((err: Error) => {
+        // fetch says only "fetch failed"; its cause names what failed (a refused connection, a timeout).
+        throw new Error(`Twilio could not be reached: ${(err.cause as Error | undefined)?.message ?? err.message}`);
       });
       const body = (await response.json().catch(() => null)) as {
         sid?: string;
@@ -116,7 +119,11 @@ async function recordStatus(db: Db, clock: Clock, notificationId: string, body: 
       [status, body.MessageSid, clock.now(), message.id],
     );
     if (UNDELIVERED_STATUSES.has(status) && message.status === 'SENT')
-      await recordUndelivered(tx, message, `Twilio reported ${status}${body.ErrorCode ? ` (error ${body.ErrorCode})` : ''}`);
+      await recordUndelivered(
+        tx,
+        message,
+        `Twilio reported ${status}${body.ErrorCode ? ` (error ${body.ErrorCode})` : ''}`,
+      );
   });
 }
 
@@ -142,7 +149,11 @@ export function twilioStatusRoute(scope: FastifyInstance): void {
         consumes: ['application/x-www-form-urlencoded'],
         params: Type.Object({ notification_id: Uuid() }),
         body: Type.Object(
-          { MessageSid: Type.String({ maxLength: 64 }), MessageStatus: Type.String({ maxLength: 32 }), ErrorCode: Type.Optional(Type.String({ maxLength: 16 })) },
+          {
+            MessageSid: Type.String({ maxLength: 64 }),
+            MessageStatus: Type.String({ maxLength: 32 }),
+            ErrorCode: Type.Optional(Type.String({ maxLength: 16 })),
+          },
           { additionalProperties: true },
         ),
         response: withErrors({ 204: NoContent, 403: DetailBody }, [422]),

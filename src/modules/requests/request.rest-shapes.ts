@@ -194,52 +194,56 @@ function buildRequestRest() {
       RESPONSE_PART_KEYS,
     );
     return {
-    id: Type.String(),
-    name: Type.String(),
-    owner_id: field(Type.String(), (r) => r.owner.id),
-    team_id: field(Nullable(Type.String()), (r) => r.team?.id ?? null),
-    template_id: field(Nullable(Type.String()), (r) => r.template?.id ?? null),
-    status: field(RequestState, (r) => r.state),
-    state: RequestState,
-    owner_opened: Type.Boolean(),
-    user_opened: Type.Boolean(),
-    verified: Type.Boolean(),
-    // Deleted requests are not found, so every request a client sees says false.
-    deleted: field(Type.Boolean(), () => false),
-    rejected: Type.Boolean(),
-    rejection: field(
-      Nullable(
-        Type.Object({ message: Type.String(), item_ids: Type.Array(Type.String()), rejected_at: Type.String() }),
+      id: Type.String(),
+      name: Type.String(),
+      owner_id: field(Type.String(), (r) => r.owner.id),
+      team_id: field(Nullable(Type.String()), (r) => r.team?.id ?? null),
+      template_id: field(Nullable(Type.String()), (r) => r.template?.id ?? null),
+      status: field(RequestState, (r) => r.state),
+      state: RequestState,
+      owner_opened: Type.Boolean(),
+      user_opened: Type.Boolean(),
+      verified: Type.Boolean(),
+      // Deleted requests are not found, so every request a client sees says false.
+      deleted: field(Type.Boolean(), () => false),
+      rejected: Type.Boolean(),
+      rejection: field(
+        Nullable(
+          Type.Object({ message: Type.String(), item_ids: Type.Array(Type.String()), rejected_at: Type.String() }),
+        ),
+        (r) =>
+          r.rejection
+            ? {
+                message: r.rejection.message,
+                item_ids: r.rejection.itemIds,
+                rejected_at: String(r.rejection.rejectedAt),
+              }
+            : null,
       ),
-      (r) =>
-        r.rejection
-          ? { message: r.rejection.message, item_ids: r.rejection.itemIds, rejected_at: String(r.rejection.rejectedAt) }
-          : null,
-    ),
-    due_date: Nullable(Type.String()),
-    expiration_date: Nullable(Type.String()),
-    auto_close_at: Nullable(Type.String()),
-    first_reminder_date: Nullable(Type.String()),
-    personal_message: Nullable(Type.String()),
-    notes: Nullable(Type.String()),
-    user_metadata: field(Type.Record(Type.String(), Type.String()), (r) => r.userMetadata as Record<string, string>),
-    language: field(Type.String(), (r) => languageToRest(r.language)),
-    reminders: field(Type.String({ description: 'days between reminders, as a string' }), (r) => String(r.reminders)),
-    reminder_schedule: field(Type.Array(ReminderScheduleEntry.schema), (r) =>
-      r.reminderSchedule.map(ReminderScheduleEntry.map),
-    ),
-    escalations,
-    cloud_storage_folder: Nullable(Type.String()),
-    cloud_storage_provider: Type.String(),
-    require_complete_submission: Type.Boolean(),
-    disable_submission_comments: Type.Boolean(),
-    mfa_enabled: Type.Boolean(),
-    percent_complete: Type.Number(),
-    ...responseParts,
-    collaborators: field(Type.Array(Collaborator.schema), (r) => r.collaborators.map(Collaborator.map)),
-    closed_at: Nullable(Type.String()),
-    created_at: Type.String(),
-    updated_at: Type.String(),
+      due_date: Nullable(Type.String()),
+      expiration_date: Nullable(Type.String()),
+      auto_close_at: Nullable(Type.String()),
+      first_reminder_date: Nullable(Type.String()),
+      personal_message: Nullable(Type.String()),
+      notes: Nullable(Type.String()),
+      user_metadata: field(Type.Record(Type.String(), Type.String()), (r) => r.userMetadata as Record<string, string>),
+      language: field(Type.String(), (r) => languageToRest(r.language)),
+      reminders: field(Type.String({ description: 'days between reminders, as a string' }), (r) => String(r.reminders)),
+      reminder_schedule: field(Type.Array(ReminderScheduleEntry.schema), (r) =>
+        r.reminderSchedule.map(ReminderScheduleEntry.map),
+      ),
+      escalations,
+      cloud_storage_folder: Nullable(Type.String()),
+      cloud_storage_provider: Type.String(),
+      require_complete_submission: Type.Boolean(),
+      disable_submission_comments: Type.Boolean(),
+      mfa_enabled: Type.Boolean(),
+      percent_complete: Type.Number(),
+      ...responseParts,
+      collaborators: field(Type.Array(Collaborator.schema), (r) => r.collaborators.map(Collaborator.map)),
+      closed_at: Nullable(Type.String()),
+      created_at: Type.String(),
+      updated_at: Type.String(),
     };
   });
 

@@ -34,9 +34,12 @@ async function checkRules(
 }
 
 function insertRules(tx: Tx, request: Pick<RequestRow, 'id' | 'organization'>, rules: EscalationFields[]) {
+  const now = Date.now();
   return tx.insert(
     Escalation,
-    rules.map((rule) => ({
+    rules.map((rule, index) => ({
+      // A millisecond apart: the rules are listed by creation, in the order given.
+      createdAt: new Date(now + index),
       organization: request.organization.id,
       request: request.id,
       condition: rule.condition,

@@ -267,7 +267,9 @@ export async function checkEscalations(
   rules: EscalationFields[],
   at: (index: number) => FieldPath,
 ): Promise<void> {
-  const userIds = [...new Set(rules.map((rule) => rule.notifyUserId).filter((id): id is string => id !== null && isUuid(id)))];
+  const userIds = [
+    ...new Set(rules.map((rule) => rule.notifyUserId).filter((id): id is string => id !== null && isUuid(id))),
+  ];
   const known = new Set(
     userIds.length
       ? (

@@ -15,7 +15,6 @@ const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
 const AUTH_TOKEN = 'twilio-auth-token-for-tests';
 const FROM = '+15005550006';
 const PUBLIC_URL = 'https://gather.test';
-const MINUTE = 60_000;
 
 describe('SMS through Twilio', () => {
   let t: TestApp;
@@ -99,9 +98,7 @@ describe('SMS through Twilio', () => {
     const [sent] = twilio.received;
     expect(sent.method).toBe('POST');
     expect(sent.path).toBe(`/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`);
-    expect(sent.headers.authorization).toBe(
-      `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`,
-    );
+    expect(sent.headers.authorization).toBe(`Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`);
     expect(sent.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const [row] = await sql<{ id: string }>(
       `select id from notification where request_id = ? and kind = 'ONE_TIME_CODE'`,
@@ -149,11 +146,23 @@ describe('SMS through Twilio', () => {
     expect(unsigned.statusCode).toBe(403);
     expect(unsigned.json()).toEqual({ detail: 'The request is not signed by the SMS provider' });
     // Signed with another key, or for another notification's URL, or over other parameters.
-    const wrongKey = twilioSignature('another-token-entirely', `${PUBLIC_URL}/sms/twilio/status/${id}`, statusParams(sid, 'undelivered'));
+    const wrongKey = twilioSignature(
+      'another-token-entirely',
+      `${PUBLIC_URL}/sms/twilio/status/${id}`,
+      statusParams(sid, 'undelivered'),
+    );
     expect((await callback(id, statusParams(sid, 'undelivered'), wrongKey)).statusCode).toBe(403);
-    const otherUrl = twilioSignature(AUTH_TOKEN, `${PUBLIC_URL}/sms/twilio/status/${randomUUID()}`, statusParams(sid, 'undelivered'));
+    const otherUrl = twilioSignature(
+      AUTH_TOKEN,
+      `${PUBLIC_URL}/sms/twilio/status/${randomUUID()}`,
+      statusParams(sid, 'undelivered'),
+    );
     expect((await callback(id, statusParams(sid, 'undelivered'), otherUrl)).statusCode).toBe(403);
-    const otherParams = twilioSignature(AUTH_TOKEN, `${PUBLIC_URL}/sms/twilio/status/${id}`, statusParams(sid, 'delivered'));
+    const otherParams = twilioSignature(
+      AUTH_TOKEN,
+      `${PUBLIC_URL}/sms/twilio/status/${id}`,
+      statusParams(sid, 'delivered'),
+    );
     expect((await callback(id, statusParams(sid, 'undelivered'), otherParams)).statusCode).toBe(403);
     expect(await notification(id)).toMatchObject({ status: 'SENT', delivery_status: null });
 
@@ -163,7 +172,11 @@ describe('SMS through Twilio', () => {
     // A callback that arrives late does not move the status back; one about another message changes nothing.
     expect((await callback(id, statusParams(sid, 'sent'))).statusCode).toBe(204);
     expect((await callback(id, statusParams(`SM${'f'.repeat(32)}`, 'failed'))).statusCode).toBe(204);
-    expect(await notification(id)).toMatchObject({ status: 'SENT', delivery_status: 'delivered', provider_message_id: sid });
+    expect(await notification(id)).toMatchObject({
+      status: 'SENT',
+      delivery_status: 'delivered',
+      provider_message_id: sid,
+    });
   });
 
   it("should retry on the vendor's 500 and 429, no sooner than its Retry-After, then send", async () => {
@@ -193,7 +206,11 @@ describe('SMS through Twilio', () => {
     offsetMs += NOTIFICATION_RETRY_DELAYS_MS[0] + 1000;
     await deliver();
     const second = await notification(id);
-    expect(second).toMatchObject({ status: 'PENDING', attempts: 2, last_error: expect.stringContaining('429 (error 20429)') });
+    expect(second).toMatchObject({
+      status: 'PENDING',
+      attempts: 2,
+      last_error: expect.stringContaining('429 (error 20429)'),
+    });
     // Two hours, as the vendor asked, rather than the five minutes of the usual second delay.
     expect(new Date(second.next_attempt_at).getTime() - now()).toBeGreaterThan(7200_000 - 5000);
 
@@ -220,10 +237,16 @@ describe('SMS through Twilio', () => {
         .json()
         .find((entry: { action: string }) => entry.action === action);
 
-    it("should mail a reminder whose SMS the vendor refuses (400), when the recipient has an address", async () => {
+    it('should mail a reminder whose SMS the vendor refuses (400), when the recipient has an address', async () => {
       const request = await createRequest(t.app, tenant.apiKey, {
         recipients: [
-          { first_name: 'Ed', email: 'ed@example.com', phone: '+15550001234', send_method: 'SMS', auth_method: { type: 'NONE' } },
+          {
+            first_name: 'Ed',
+            email: 'ed@example.com',
+            phone: '+15550001234',
+            send_method: 'SMS',
+            auth_method: { type: 'NONE' },
+          },
         ],
       });
       await deliver();
@@ -259,7 +282,13 @@ describe('SMS through Twilio', () => {
     it('should mail a reminder whose SMS the vendor reports undelivered', async () => {
       const request = await createRequest(t.app, tenant.apiKey, {
         recipients: [
-          { first_name: 'Flo', email: 'flo@example.com', phone: '+15550004321', send_method: 'SMS', auth_method: { type: 'NONE' } },
+          {
+            first_name: 'Flo',
+            email: 'flo@example.com',
+            phone: '+15550004321',
+            send_method: 'SMS',
+            auth_method: { type: 'NONE' },
+          },
         ],
       });
       await deliver();
@@ -277,7 +306,12 @@ describe('SMS through Twilio', () => {
       });
       await deliver();
       const [, mail] = await recipientMessages(request.id);
-      expect(mail).toMatchObject({ channel: 'EMAIL', address: 'flo@example.com', status: 'SENT', fallback_for: sms.notification_id });
+      expect(mail).toMatchObject({
+        channel: 'EMAIL',
+        address: 'flo@example.com',
+        status: 'SENT',
+        fallback_for: sms.notification_id,
+      });
       expect(smtp.received.map((m) => m.envelopeTo[0])).toEqual(['flo@example.com']);
       // Reported again, it falls back no second time.
       expect((await callback(sms.notification_id, undelivered)).statusCode).toBe(204);
@@ -285,7 +319,7 @@ describe('SMS through Twilio', () => {
       expect(await recipientMessages(request.id)).toHaveLength(2);
     });
 
-    it("should send to the vendor a reminder whose mail bounces, when the recipient has a phone", async () => {
+    it('should send to the vendor a reminder whose mail bounces, when the recipient has a phone', async () => {
       smtp.bounceWhen((address) => address.startsWith('gone'));
       const request = await createRequest(t.app, tenant.apiKey, {
         recipients: [
@@ -296,7 +330,12 @@ describe('SMS through Twilio', () => {
       await reminderOf(request.id);
       const [mail, sms] = await recipientMessages(request.id);
       expect(mail).toMatchObject({ channel: 'EMAIL', status: 'FAILED' });
-      expect(sms).toMatchObject({ channel: 'SMS', address: '+15550009999', status: 'SENT', fallback_for: mail.notification_id });
+      expect(sms).toMatchObject({
+        channel: 'SMS',
+        address: '+15550009999',
+        status: 'SENT',
+        fallback_for: mail.notification_id,
+      });
       expect(messagesTo('+15550009999').map((sent) => sent.form.Body)).toEqual([expect.stringMatching(/remind/i)]);
       smtp.bounceWhen(() => false);
     });

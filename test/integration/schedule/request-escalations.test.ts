@@ -15,15 +15,19 @@ describe('escalations on the request', () => {
   const api = () => client(t.app, tenant.apiKey);
   const run = () => t.app.jobs.runDue();
   const sql = <T>(statement: string, params: unknown[]) => t.orm.em.fork().execute<T[]>(statement, params);
-  const jobs = (requestId: string) =>
-    sql<{ key: string; status: string; due_at: Date }>(
-      `select key, status, due_at from job where request_id = ? and kind = 'ESCALATION' order by due_at`,
-      [requestId],
-    );
+  const jobs = async (requestId: string) =>
+    (
+      await sql<{ key: string; status: string; due_at: string }>(
+        `select key, status, due_at from job where request_id = ? and kind = 'ESCALATION' order by due_at`,
+        [requestId],
+      )
+    ).map((job) => ({ ...job, due_at: new Date(job.due_at) }));
   const countRequests = async () =>
-    (await sql<{ count: number }>('select count(*)::int as count from request where organization_id = ?', [
-      tenant.organizationId,
-    ]))[0].count;
+    (
+      await sql<{ count: number }>('select count(*)::int as count from request where organization_id = ?', [
+        tenant.organizationId,
+      ])
+    )[0].count;
 
   beforeAll(async () => {
     t = await createTestApp({}, { clock: { now: () => new Date(Date.now() + offsetMs) } });
@@ -100,7 +104,13 @@ describe('escalations on the request', () => {
     it('should refuse a bad element at its index, and create nothing', async () => {
       const before = await countRequests();
       const body = (escalations: unknown[]) => requestBody({ escalations });
-      const shape = await api().post('/requests', body([{ condition: 'OVERDUE', after_days: 2 }, { condition: 'LATE', after_days: 0 }]));
+      const shape = await api().post(
+        '/requests',
+        body([
+          { condition: 'OVERDUE', after_days: 2 },
+          { condition: 'LATE', after_days: 0 },
+        ]),
+      );
       expect(shape.statusCode).toBe(422);
       expect(shape.json().detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(
         expect.arrayContaining([
@@ -119,8 +129,16 @@ describe('escalations on the request', () => {
       );
       expect(rules.statusCode).toBe(422);
       expect(rules.json().detail).toEqual([
-        { loc: ['body', 'escalations', 1, 'notify_user_id'], msg: 'Names no user of your organization', type: 'not_found' },
-        { loc: ['body', 'escalations', 2, 'notify_email'], msg: 'Name a user or an address, not both', type: 'invalid' },
+        {
+          loc: ['body', 'escalations', 1, 'notify_user_id'],
+          msg: 'Names no user of your organization',
+          type: 'not_found',
+        },
+        {
+          loc: ['body', 'escalations', 2, 'notify_email'],
+          msg: 'Name a user or an address, not both',
+          type: 'invalid',
+        },
       ]);
       const tooMany = await api().post(
         '/requests',
@@ -219,7 +237,10 @@ describe('escalations on the request', () => {
       ]);
       const updated = await api().graphql(
         `mutation ($id: ID!, $input: RequestUpdateInput!) { requestUpdate(id: $id, input: $input) { request { ${fields} } userErrors { field code } } }`,
-        { id: request.id, input: { escalations: [{ condition: 'OVERDUE', afterDays: 2, notifyUserId: tenant.userId }] } },
+        {
+          id: request.id,
+          input: { escalations: [{ condition: 'OVERDUE', afterDays: 2, notifyUserId: tenant.userId }] },
+        },
       );
       expect(updated.data.requestUpdate).toEqual({
         request: {
