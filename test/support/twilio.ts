@@ -7,7 +7,8 @@ export type SentToTwilio = { method: string; path: string; headers: IncomingHttp
 
 /** How the loopback vendor answers one request. */
 export type TwilioAnswer =
-  | { kind: 'created' }
+  /** `before`: what happens before the answer leaves (a status callback that overtakes it). */
+  | { kind: 'created'; before?: (sid: string, form: Record<string, string>) => Promise<unknown> }
   | { kind: 'invalid'; code: number; message: string }
   | { kind: 'rate-limited'; retryAfterSeconds: number }
   | { kind: 'server-error' };
@@ -31,7 +32,7 @@ export async function startTwilio() {
     let body = '';
     request.setEncoding('utf8');
     request.on('data', (chunk: string) => (body += chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const form = Object.fromEntries(new URLSearchParams(body));
       received.push({ method: request.method!, path: request.url!, headers: request.headers, form });
       const accountSid = /\/Accounts\/([^/]+)\//.exec(request.url!)?.[1] ?? '';
@@ -41,6 +42,7 @@ export async function startTwilio() {
       switch (decided.kind) {
         case 'created': {
           const sid = `SM${randomBytes(16).toString('hex')}`;
+          await decided.before?.(sid, form);
           const now = new Date().toUTCString();
           return reply(201, {
             account_sid: accountSid,

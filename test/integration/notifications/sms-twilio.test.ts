@@ -319,6 +319,36 @@ describe('SMS through Twilio', () => {
       expect(await recipientMessages(request.id)).toHaveLength(2);
     });
 
+    it('should fall back when the undelivered report overtakes the answer that handed the SMS over', async () => {
+      const request = await createRequest(t.app, tenant.apiKey, {
+        recipients: [
+          {
+            first_name: 'Hal',
+            email: 'hal@example.com',
+            phone: '+15550005555',
+            send_method: 'SMS',
+            auth_method: { type: 'NONE' },
+          },
+        ],
+      });
+      await deliver();
+      twilio.answerWith(() => ({
+        kind: 'created',
+        // Twilio reports before its 201 reached the service: the message is still PENDING then.
+        before: async (sid, form) => {
+          const id = form.StatusCallback.split('/').pop()!;
+          const reported = await callback(id, statusParams(sid, 'failed', { ErrorCode: '30006', To: form.To }));
+          expect(reported.statusCode).toBe(204);
+          expect(await notification(id)).toMatchObject({ status: 'PENDING', delivery_status: 'failed' });
+        },
+      }));
+      await reminderOf(request.id);
+      const [sms, mail] = await recipientMessages(request.id);
+      expect(await notification(sms.notification_id)).toMatchObject({ status: 'FAILED', delivery_status: 'failed' });
+      expect(mail).toMatchObject({ channel: 'EMAIL', address: 'hal@example.com', fallback_for: sms.notification_id });
+      expect(smtp.received.map((m) => m.envelopeTo[0])).toEqual(['hal@example.com']);
+    });
+
     it('should send to the vendor a reminder whose mail bounces, when the recipient has a phone', async () => {
       smtp.bounceWhen((address) => address.startsWith('gone'));
       const request = await createRequest(t.app, tenant.apiKey, {
