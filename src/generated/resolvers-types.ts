@@ -1779,6 +1779,11 @@ export type Notification = Node & {
   channel: NotificationChannel;
   /** When it was queued (with the change that caused it). */
   createdAt: Scalars['DateTime']['output'];
+  /**
+   * The last delivery status the SMS provider reported, as it spells it (`queued`, `sent`, `delivered`,
+   * `undelivered`, `failed`); null until it reports one. `undelivered` and `failed` make the message `FAILED`.
+   */
+  deliveryStatus?: Maybe<Scalars['String']['output']>;
   /** The HTML part as last rendered, with one-time codes masked; null for SMS and before the first attempt. */
   html?: Maybe<Scalars['String']['output']>;
   /** The message's UUID. */
@@ -1791,6 +1796,8 @@ export type Notification = Node & {
   lastError?: Maybe<Scalars['String']['output']>;
   /** When the next attempt is due, while pending. */
   nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The SMS provider's id of the message (Twilio's message SID), once it took it. */
+  providerMessageId?: Maybe<Scalars['String']['output']>;
   /** The recipient it is for (its links are theirs), when it is for a recipient. */
   recipientId?: Maybe<Scalars['ID']['output']>;
   /** The request it is about, if any. */
@@ -2959,6 +2966,8 @@ export type RequestCreateInput = {
    * many days from now by default.
    */
   dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Escalation rules of the new request, as `escalationCreate` takes them (20 at most). */
+  escalations?: InputMaybe<Array<EscalationCreateInput>>;
   /** Date when the request and its documents are deleted; must be later than `dueDate`. */
   expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
   /** Date of the first reminder. */
@@ -3274,6 +3283,11 @@ export type RequestUpdateInput = {
   disableSubmissionComments?: InputMaybe<Scalars['Boolean']['input']>;
   /** Date by which the request should be complete. */
   dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /**
+   * Replaces the escalation rules, as `escalationCreate` takes them (20 at most): a rule equal to one the request
+   * holds (condition, days, user or address) keeps it, with its id and status; the others the request holds are deleted.
+   */
+  escalations?: InputMaybe<Array<EscalationCreateInput>>;
   /** Date when the request and its documents are deleted; must stay later than `dueDate`. */
   expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
   /** Date of the first reminder. */
@@ -5594,12 +5608,14 @@ export type NotificationResolvers<ContextType = GraphQLContext, ParentType exten
   attemptCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   channel?: Resolver<ResolversTypes['NotificationChannel'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveryStatus?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   html?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
   language?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
   lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  providerMessageId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   recipientId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   requestId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   sentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;

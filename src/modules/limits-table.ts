@@ -112,6 +112,7 @@ import {
 import {
   MAX_BODY_LENGTH,
   MAX_NOTIFICATION_ERROR,
+  MAX_RETRY_AFTER_MS,
   MAX_SMS_LENGTH,
   MAX_SUBJECT_LENGTH,
   NOTIFICATION_CONCURRENCY,
@@ -365,7 +366,7 @@ const rows = (): [string, string, string][] => [
   ['Webhook attempts', retrySchedule(RETRY_DELAYS_MS, MAX_ATTEMPTS), 'delivery `FAILED`'],
   [
     'Notification attempts (mail or SMS refused or unreachable)',
-    retrySchedule(NOTIFICATION_RETRY_DELAYS_MS, NOTIFICATION_MAX_ATTEMPTS),
+    `${retrySchedule(NOTIFICATION_RETRY_DELAYS_MS, NOTIFICATION_MAX_ATTEMPTS)}; an SMS vendor's \`Retry-After\` (with its \`429\` or \`5xx\`) is waited out when longer, up to ${duration(MAX_RETRY_AFTER_MS)}; its other \`4xx\` refuse the message at once`,
     'notification `FAILED`, `last_error` kept',
   ],
   [

@@ -35,6 +35,7 @@ import {
   type RequestRow,
 } from './request.entities';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from './request.enums';
+import { requestUpdateParts, type RequestUpdateWrite } from './request.update-parts';
 import { transition } from './request.states';
 import { searchCondition } from './request.search';
 import { requestView, type RequestView } from './request.view';
@@ -293,7 +294,7 @@ async function requestOwner(db: Reader, viewer: Viewer, ownerId: string | null |
 
 // The parts report their problems in the order of these fields (then collaborators), whatever the
 // order of the module list, which is the order their records are written in.
-const CHECKED_FIELDS: (keyof RequestCreateInput)[] = ['items', 'attachmentIds', 'recipients'];
+const CHECKED_FIELDS: (keyof RequestCreateInput)[] = ['items', 'attachmentIds', 'recipients', 'escalations'];
 
 const checkOrder = (part: RequestCreationPart) => CHECKED_FIELDS.indexOf(part.field);
 
@@ -444,6 +445,11 @@ export async function updateRequest(
       input.collaborators !== undefined
         ? await prepareCollaborators(tx, ctx.viewer, check, input.collaborators ?? [])
         : null;
+    const partWrites: [string, RequestUpdateWrite][] = [];
+    for (const part of requestUpdateParts.values()) {
+      const write = await part.prepare(ctx, tx, check, input, current);
+      if (write) partWrites.push([part.field, write]);
+    }
     check.done();
 
     const updated: string[] = [];
@@ -488,6 +494,7 @@ export async function updateRequest(
         updated.push('collaborators');
       }
     }
+    for (const [field, write] of partWrites) if (await write(tx)) updated.push(field);
     // A user changing a submitted request has seen it (`noteRead`); that alone is no change.
     const opens = !current.ownerOpened && current.firstSubmittedAt != null && ctx.viewer.actor.type === 'USER';
     if (!updated.length) {

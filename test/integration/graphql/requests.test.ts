@@ -80,11 +80,11 @@ describe('GraphQL requests', () => {
       const statements = t.sql.statements.map((q) => q.trim().toLowerCase());
       expect(statements.indexOf('commit')).toBe(statements.length - 1);
       // The request, its contacts, recipients and items written, then its view read in the
-      // transaction (collaborators, items, recipients with their contacts, attachments) for the
+      // transaction (collaborators, items, recipients with their contacts, attachments, escalations) for the
       // event and the answer, the event: nothing of the owner or team but their ids.
       expect(statements.filter((q) => /from (app_user|team)\b/.test(q))).toEqual([]);
-      // begin, the request, the contacts, the recipients, the items, five reads of the view, the event, commit.
-      expect(statements).toHaveLength(12);
+      // begin, the request, the contacts, the recipients, the items, six reads of the view, the event, commit.
+      expect(statements).toHaveLength(13);
       // What the answer shows is what a fresh read finds.
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(created.json());
 
@@ -94,7 +94,7 @@ describe('GraphQL requests', () => {
       const patched = t.sql.statements.map((q) => q.trim().toLowerCase());
       expect(patched.pop()).toBe('commit');
       // The locked row, its update, the view's reads, the event.
-      expect(patched).toHaveLength(9);
+      expect(patched).toHaveLength(10);
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(updated.json());
 
       // Nothing to change: no update and no event, the same answer, read in the transaction.
