@@ -1703,6 +1703,11 @@ export type Notification = Node & {
   channel: NotificationChannel;
   /** When it was queued (with the change that caused it). */
   createdAt: Scalars['DateTime']['output'];
+  /**
+   * The last delivery status the SMS provider reported, as it spells it (`queued`, `sent`, `delivered`,
+   * `undelivered`, `failed`); null until it reports one. `undelivered` and `failed` make the message `FAILED`.
+   */
+  deliveryStatus: Maybe<Scalars['String']['output']>;
   /** The HTML part as last rendered, with one-time codes masked; null for SMS and before the first attempt. */
   html: Maybe<Scalars['String']['output']>;
   /** The message's UUID. */
@@ -1715,6 +1720,8 @@ export type Notification = Node & {
   lastError: Maybe<Scalars['String']['output']>;
   /** When the next attempt is due, while pending. */
   nextAttemptAt: Maybe<Scalars['DateTime']['output']>;
+  /** The SMS provider's id of the message (Twilio's message SID), once it took it. */
+  providerMessageId: Maybe<Scalars['String']['output']>;
   /** The recipient it is for (its links are theirs), when it is for a recipient. */
   recipientId: Maybe<Scalars['ID']['output']>;
   /** The request it is about, if any. */
@@ -2850,6 +2857,8 @@ export type RequestCreateInput = {
    * many days from now by default.
    */
   dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Escalation rules of the new request, as `escalationCreate` takes them (20 at most). */
+  escalations?: InputMaybe<Array<EscalationCreateInput>>;
   /** Date when the request and its documents are deleted; must be later than `dueDate`. */
   expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
   /** Date of the first reminder. */
@@ -3155,6 +3164,11 @@ export type RequestUpdateInput = {
   disableSubmissionComments?: InputMaybe<Scalars['Boolean']['input']>;
   /** Date by which the request should be complete. */
   dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /**
+   * Replaces the escalation rules, as `escalationCreate` takes them (20 at most): a rule equal to one the request
+   * holds (condition, days, user or address) keeps it, with its id and status; the others the request holds are deleted.
+   */
+  escalations?: InputMaybe<Array<EscalationCreateInput>>;
   /** Date when the request and its documents are deleted; must stay later than `dueDate`. */
   expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
   /** Date of the first reminder. */
