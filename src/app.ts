@@ -38,6 +38,7 @@ import { JobQueue } from './kernel/jobs/queue';
 import { systemResolver, type HostResolver } from './modules/webhooks/webhook.endpoint';
 import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifications/notification.channels';
 import { notificationTasks } from './modules/notifications/notification.worker';
+import { twilioSmsProvider } from './modules/notifications/notification.twilio';
 import { scheduleTasks } from './modules/schedule/schedule.tasks';
 import { findUserSession, sessionTasks } from './modules/sessions/session.service';
 
@@ -58,7 +59,7 @@ export type AppOptions = {
    * tests drive them with `jobs.runDue()`.
    */
   runJobs?: boolean;
-  /** Where SMS go; by default the log (and the notification table). */
+  /** Where SMS go; by default Twilio when configured, else the log (and the notification table). */
   sms?: SmsProvider;
   /** Where file bytes go; by default the driver the configuration names. */
   storage?: Storage;
@@ -133,6 +134,7 @@ export async function buildApp({
     publicUrl: config.publicUrl,
     secret: config.secret,
     webhooks: config.webhooks,
+    sms: config.sms,
     resolveHost,
     maxUploadBytes: config.maxUploadBytes,
     unfinishedUploadBytes: config.unfinishedUploadBytes,
@@ -238,7 +240,8 @@ export async function buildApp({
       ...notificationTasks({
         db,
         mailer,
-        sms: sms ?? logSmsProvider(app.log),
+        sms:
+          sms ?? (config.sms.twilio ? twilioSmsProvider(config.sms.twilio, config.publicUrl) : logSmsProvider(app.log)),
         serverSecret: config.secret,
         publicUrl: config.publicUrl,
         clock: settings.clock,

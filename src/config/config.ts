@@ -248,6 +248,36 @@ export const ENV_SCHEMA = Type.Object({
     default: 'Gather <no-reply@localhost>',
     description: 'sender of notification mail',
   }),
+  TWILIO_ACCOUNT_SID: Type.Optional(
+    Type.String({
+      pattern: '^AC[0-9a-fA-F]{32}$',
+      description: 'Twilio account that sends SMS (with TWILIO_AUTH_TOKEN); unset keeps SMS in the notification table',
+    }),
+  ),
+  TWILIO_AUTH_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description: "auth token of TWILIO_ACCOUNT_SID: the API's password, and the key of its callbacks' signatures",
+    }),
+  ),
+  TWILIO_FROM: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: 'sender of SMS: a Twilio phone number (E.164) or alphanumeric sender id',
+    }),
+  ),
+  TWILIO_MESSAGING_SERVICE_SID: Type.Optional(
+    Type.String({
+      pattern: '^MG[0-9a-fA-F]{32}$',
+      description: 'Twilio Messaging Service that picks the sender, in place of TWILIO_FROM',
+    }),
+  ),
+  TWILIO_API_URL: Type.String({
+    pattern: '^https?://[^\\s]+$',
+    default: 'https://api.twilio.com',
+    description: "base URL of Twilio's REST API (a test double's elsewhere)",
+  }),
   EXPIRATION_WARNING_DAYS: Type.Integer({
     minimum: 0,
     maximum: 365,
@@ -313,6 +343,7 @@ export type Config = {
   exactCountLimit: number;
   webhooks: WebhookSettings;
   mail: MailSettings;
+  sms: SmsSettings;
   signing: SigningSettings;
   /** Days before `expiration_date` that recipients get the expiration warning. */
   expirationWarningDays: number;
@@ -354,6 +385,18 @@ export type MailSettings = {
   /** Unset: messages are rendered and kept in the notification table, not sent. */
   smtpUrl?: string;
   from: string;
+};
+
+/** Where SMS go: Twilio's Messages API when configured, else the log (kept in the notification table). */
+export type SmsSettings = { twilio?: TwilioSettings };
+
+export type TwilioSettings = {
+  accountSid: string;
+  authToken: string;
+  /** The sender: a number or alphanumeric id, or a Messaging Service that picks one (exactly one of the two). */
+  sender: { from: string } | { messagingServiceSid: string };
+  /** Base URL of the REST API, without a trailing slash. */
+  apiUrl: string;
 };
 
 export type WebhookSettings = {
@@ -445,6 +488,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       disableAfterMs: parsed.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
     },
     mail: { smtpUrl: parsed.SMTP_URL, from: parsed.MAIL_FROM },
+    sms: smsConfig(parsed),
     signing: signingConfig(parsed),
     expirationWarningDays: parsed.EXPIRATION_WARNING_DAYS,
     sharedCacheSeconds: parsed.SHARED_CACHE_SECONDS,
@@ -467,6 +511,31 @@ function signingConfig(env: Env): SigningSettings {
       `SIGNING_P12_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}, got ${JSON.stringify(env.SIGNING_P12_PATH)}): PKCS#12 file that signs e-signed PDFs`,
     ]);
   }
+}
+
+// Twilio's variables come together: an account is nothing without its token and a sender.
+function smsConfig(env: Env): SmsSettings {
+  const given = [env.TWILIO_AUTH_TOKEN, env.TWILIO_FROM, env.TWILIO_MESSAGING_SERVICE_SID].some((v) => v !== undefined);
+  if (!env.TWILIO_ACCOUNT_SID) {
+    if (given)
+      throw new ConfigError([
+        'TWILIO_ACCOUNT_SID is required with the other TWILIO_ variables: the account that sends SMS',
+      ]);
+    return {};
+  }
+  const problems: string[] = [];
+  if (!env.TWILIO_AUTH_TOKEN) problems.push('TWILIO_AUTH_TOKEN is required with TWILIO_ACCOUNT_SID');
+  if (Boolean(env.TWILIO_FROM) === Boolean(env.TWILIO_MESSAGING_SERVICE_SID))
+    problems.push('Give exactly one of TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID: the sender of SMS');
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    twilio: {
+      accountSid: env.TWILIO_ACCOUNT_SID,
+      authToken: env.TWILIO_AUTH_TOKEN!,
+      sender: env.TWILIO_FROM ? { from: env.TWILIO_FROM } : { messagingServiceSid: env.TWILIO_MESSAGING_SERVICE_SID! },
+      apiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
+    },
+  };
 }
 
 // Rules that join several variables, which the schema alone cannot say.

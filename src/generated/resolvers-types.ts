@@ -510,7 +510,10 @@ export type ContactUpsertPayload = {
  */
 export type Contract = Node & {
   __typename?: 'Contract';
-  /** Where the layout is shown and edited; today the preview (REST, with the same API key). */
+  /**
+   * The contract's editor, opened in a browser with no header to set: a link signed for the viewer that ends
+   * within a day (its page then offers a new one). Each read gives a link of its own reader.
+   */
   annotationUrl: Scalars['URL']['output'];
   /** Values the owner places on the document, in order. */
   annotations: Array<ContractAnnotation>;
@@ -1776,6 +1779,11 @@ export type Notification = Node & {
   channel: NotificationChannel;
   /** When it was queued (with the change that caused it). */
   createdAt: Scalars['DateTime']['output'];
+  /**
+   * The last delivery status the SMS provider reported, as it spells it (`queued`, `sent`, `delivered`,
+   * `undelivered`, `failed`); null until it reports one. `undelivered` and `failed` make the message `FAILED`.
+   */
+  deliveryStatus?: Maybe<Scalars['String']['output']>;
   /** The HTML part as last rendered, with one-time codes masked; null for SMS and before the first attempt. */
   html?: Maybe<Scalars['String']['output']>;
   /** The message's UUID. */
@@ -1788,6 +1796,8 @@ export type Notification = Node & {
   lastError?: Maybe<Scalars['String']['output']>;
   /** When the next attempt is due, while pending. */
   nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The SMS provider's id of the message (Twilio's message SID), once it took it. */
+  providerMessageId?: Maybe<Scalars['String']['output']>;
   /** The recipient it is for (its links are theirs), when it is for a recipient. */
   recipientId?: Maybe<Scalars['ID']['output']>;
   /** The request it is about, if any. */
@@ -2956,6 +2966,8 @@ export type RequestCreateInput = {
    * many days from now by default.
    */
   dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Escalation rules of the new request, as `escalationCreate` takes them (20 at most). */
+  escalations?: InputMaybe<Array<EscalationCreateInput>>;
   /** Date when the request and its documents are deleted; must be later than `dueDate`. */
   expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
   /** Date of the first reminder. */
@@ -3089,6 +3101,12 @@ export type RequestFilter = {
   createdBefore?: InputMaybe<Scalars['DateTime']['input']>;
   /** Requests owned by any of these users. */
   ownerIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
+   * Requests whose name, or one of whose recipients' first and last name, email or phone, contains this
+   * text (case-insensitive, at most 200 characters; blank matches every request). A search reads every
+   * request the other fields leave, so narrow it with them on a large organization.
+   */
+  search?: InputMaybe<Scalars['String']['input']>;
   /** Requests in any of these states. */
   states?: InputMaybe<Array<RequestState>>;
   /** Requests of any of these teams. */
@@ -3265,6 +3283,11 @@ export type RequestUpdateInput = {
   disableSubmissionComments?: InputMaybe<Scalars['Boolean']['input']>;
   /** Date by which the request should be complete. */
   dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /**
+   * Replaces the escalation rules, as `escalationCreate` takes them (20 at most): a rule equal to one the request
+   * holds (condition, days, user or address) keeps it, with its id and status; the others the request holds are deleted.
+   */
+  escalations?: InputMaybe<Array<EscalationCreateInput>>;
   /** Date when the request and its documents are deleted; must stay later than `dueDate`. */
   expirationDate?: InputMaybe<Scalars['DateTime']['input']>;
   /** Date of the first reminder. */
@@ -5585,12 +5608,14 @@ export type NotificationResolvers<ContextType = GraphQLContext, ParentType exten
   attemptCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   channel?: Resolver<ResolversTypes['NotificationChannel'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveryStatus?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   html?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['NotificationKind'], ParentType, ContextType>;
   language?: Resolver<ResolversTypes['Language'], ParentType, ContextType>;
   lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  providerMessageId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   recipientId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   requestId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   sentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;

@@ -2,6 +2,7 @@ import { foldModules } from '../kernel/module';
 import { activityModule } from './activity/activity.module';
 import { attachmentsModule } from './attachments/attachment.module';
 import { cloudStorageModule } from './cloud-storage/cloud-storage.module';
+import { consoleModule } from './console/console.module';
 import { contractsModule } from './contracts/contract.module';
 import { dashboardModule } from './dashboard/dashboard.module';
 import { documentsModule } from './documents/document.module';
@@ -54,6 +55,7 @@ export const MODULES = foldModules([
   scheduleModule,
   sharesModule,
   dashboardModule,
+  consoleModule,
   cloudStorageModule,
 ]);
 

@@ -40,6 +40,7 @@ import {
   MAX_SECRET_ACCESS_KEY,
 } from './cloud-storage/cloud-storage.limits';
 import {
+  CONTRACT_EDITOR_LINK_HOURS,
   MAX_CONTRACT_BYTES,
   MAX_CONTRACT_INFLATED_BYTES,
   MAX_CONTRACT_OBJECTS,
@@ -99,6 +100,7 @@ import {
   MAX_REMINDER_SCHEDULE,
   MAX_REMINDERS,
   MAX_REQUEST_NAME,
+  MAX_REQUEST_SEARCH,
   MIN_REMINDERS,
 } from './requests/request.limits';
 import {
@@ -110,6 +112,7 @@ import {
 import {
   MAX_BODY_LENGTH,
   MAX_NOTIFICATION_ERROR,
+  MAX_RETRY_AFTER_MS,
   MAX_SMS_LENGTH,
   MAX_SUBJECT_LENGTH,
   NOTIFICATION_CONCURRENCY,
@@ -248,6 +251,11 @@ const rows = (): [string, string, string][] => [
       : `1 to ${chars(MAX_REQUEST_NAME)} (templates ${n(MAX_TEMPLATE_NAME)}), not blank`,
     '`422` `string_too_long` / `string_too_short` / `too_short`',
   ],
+  [
+    'Request list `search` (GraphQL `requests(filter: {search})`)',
+    chars(MAX_REQUEST_SEARCH),
+    'GraphQL `BAD_USER_INPUT` (`OUT_OF_RANGE`)',
+  ],
   ['Template `default_title`', chars(MAX_DEFAULT_TITLE), '`422` `string_too_long`'],
   ['`personal_message` (requests, templates)', chars(MAX_PERSONAL_MESSAGE), '`422` `string_too_long`'],
   ['`notes`', chars(MAX_NOTES), '`422` `string_too_long`'],
@@ -358,7 +366,7 @@ const rows = (): [string, string, string][] => [
   ['Webhook attempts', retrySchedule(RETRY_DELAYS_MS, MAX_ATTEMPTS), 'delivery `FAILED`'],
   [
     'Notification attempts (mail or SMS refused or unreachable)',
-    retrySchedule(NOTIFICATION_RETRY_DELAYS_MS, NOTIFICATION_MAX_ATTEMPTS),
+    `${retrySchedule(NOTIFICATION_RETRY_DELAYS_MS, NOTIFICATION_MAX_ATTEMPTS)}; an SMS vendor's \`Retry-After\` (with its \`429\` or \`5xx\`) is waited out when longer, up to ${duration(MAX_RETRY_AFTER_MS)}; its other \`4xx\` refuse the message at once`,
     'notification `FAILED`, `last_error` kept',
   ],
   [
@@ -452,6 +460,11 @@ const rows = (): [string, string, string][] => [
     'Sign-in calls from one client address (`POST /auth/sign-in` and `/auth/verify` together)',
     `${n(SIGN_IN_ATTEMPTS_PER_ADDRESS)} per ${n(SIGN_IN_WINDOW_MINUTES)} min`,
     '`429` with `Retry-After`',
+  ],
+  [
+    "A contract's editor link (`annotationUrl`)",
+    `opens the editor ${n(CONTRACT_EDITOR_LINK_HOURS)} hours (to the next whole hour) after it was read, as the user who read it`,
+    '`410` (the page offers a new link)',
   ],
   [
     "A user's session (the `gather_session` cookie)",

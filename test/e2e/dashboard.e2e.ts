@@ -70,7 +70,6 @@ describe('live dashboard', () => {
   let api: ReturnType<typeof client>;
   let page: Page;
   let outside: string[];
-  const latencies: number[] = [];
 
   beforeAll(async () => {
     relay = await startRelay(Number(new URL(world.app.origin).port));
@@ -104,13 +103,9 @@ describe('live dashboard', () => {
     return response.json();
   }
 
-  /**
-   * Waits for the page to show what `check` looks for, at most LIVE_MS after the change, and records how long it took.
-   */
+  /** Waits for the page to show what `wait` looks for, at most LIVE_MS after the change. */
   async function shownLive(wait: (timeout: number) => Promise<unknown>) {
-    const started = Date.now();
     await wait(LIVE_MS);
-    latencies.push(Date.now() - started);
   }
 
   it('should ask for a key, keep it in session storage only, and load from Gather alone', async () => {
@@ -251,6 +246,5 @@ describe('live dashboard', () => {
     await countsAsServer();
     await screenshot(page, 'dashboard-03-reconnected');
     expect(outside).toEqual([]);
-    console.log(`dashboard: change to page in ${latencies.join(', ')} ms`);
   });
 });

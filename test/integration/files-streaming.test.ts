@@ -110,7 +110,6 @@ describe('Files over real HTTP (local storage)', () => {
     expect(result.contentLength).toBe(String(200 * MB));
     expect(result.received).toBe(result.sent);
     const growth = (peak - baseline) / MB;
-    process.stdout.write(`streaming 200 MB up and down: RSS grew by ${growth.toFixed(1)} MB\n`);
     expect(growth).toBeLessThan(100);
   });
 

@@ -25,6 +25,7 @@ test('GET / lists the service URLs, and each one it links answers without a key'
     '/graphiql',
     '/docs',
     '/openapi.json',
+    '/app',
     '/dashboard',
     '/sign-in',
     '/healthz',

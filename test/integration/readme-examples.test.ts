@@ -133,6 +133,12 @@ npx() { (cd "$GATHER_ROOT" && command npx "$@"); }
 
 const run = promisify(execFile);
 
+/**
+ * bash reads ~/.bashrc when its stdin is a socket, as Node's pipes are (its rsh rule): a machine's rc (pyenv's init
+ * here) then costs about 0.6 s per command. A reader's terminal reads it once; `--norc` keeps the run at that.
+ */
+const BASH = ['--norc', '-c'];
+
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -243,7 +249,7 @@ describe('README examples, run as written', () => {
       const shell = { ...env, B: example.section === 'docs/rest.md ## Rate limits' ? limitedOrigin : env.B };
       if (/&$/.test(command.trim())) {
         // A server a page starts in the background (a bucket, a webhook receiver): it runs until the test ends.
-        const child = spawn('bash', ['-c', PRELUDE + command.trim().replace(/&$/, '')], {
+        const child = spawn('bash', [...BASH, PRELUDE + command.trim().replace(/&$/, '')], {
           cwd: dir,
           env: shell,
           detached: true,
@@ -263,7 +269,7 @@ describe('README examples, run as written', () => {
           PRELUDE +
           command +
           (assigned.length ? `\nprintf '\\0%s' ${assigned.map((name) => `"$${name}"`).join(' ')}` : '');
-        ({ stdout } = await run('bash', ['-c', script], {
+        ({ stdout } = await run('bash', [...BASH, script], {
           cwd: dir,
           env: shell,
           encoding: 'utf8',

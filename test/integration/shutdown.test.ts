@@ -81,6 +81,7 @@ describe('the service process', () => {
       '/graphiql',
       '/docs',
       '/openapi.json',
+      '/app',
       '/dashboard',
       '/r/{token}',
       '/healthz',

@@ -30,7 +30,7 @@ const GROWS: Record<string, string | null> = {
   'GET /teams': 'teams',
   'GET /teams/:team_id': null,
   'GET /requests': 'requests',
-  'GET /requests/:request_id': 'items, recipients, collaborators, request attachments',
+  'GET /requests/:request_id': 'items, recipients, collaborators, request attachments, escalation rules',
   'GET /organizations/:org_id/requests': 'requests',
   'GET /requests/:request_id/items': 'items, their attachments and documents',
   'GET /requests/:request_id/items/:item_id': null,

@@ -47,6 +47,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       disableAfterMs: 5 * 86_400_000,
     },
     mail: { from: 'Gather <no-reply@gather.test>' },
+    sms: {},
     storage: { driver: 'local', dir: join(dataDir, 'files') },
     maxUploadBytes: 256 * 1024 * 1024,
     unfinishedUploadBytes: {

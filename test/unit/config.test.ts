@@ -112,6 +112,40 @@ describe('loadConfig', () => {
     expect(problems).toContain('HTTP port');
   });
 
+  it('should send SMS through Twilio when its account, token and one sender are given, and refuse them apart', () => {
+    const account = { TWILIO_ACCOUNT_SID: `AC${'a'.repeat(32)}`, TWILIO_AUTH_TOKEN: 't'.repeat(32) };
+    expect(loadConfig(base).sms).toEqual({});
+    expect(loadConfig({ ...base, ...account, TWILIO_FROM: '+15005550006' }).sms).toEqual({
+      twilio: {
+        accountSid: account.TWILIO_ACCOUNT_SID,
+        authToken: account.TWILIO_AUTH_TOKEN,
+        sender: { from: '+15005550006' },
+        apiUrl: 'https://api.twilio.com',
+      },
+    });
+    expect(
+      loadConfig({
+        ...base,
+        ...account,
+        TWILIO_MESSAGING_SERVICE_SID: `MG${'b'.repeat(32)}`,
+        TWILIO_API_URL: 'http://127.0.0.1:9999/',
+      }).sms.twilio,
+    ).toMatchObject({ sender: { messagingServiceSid: `MG${'b'.repeat(32)}` }, apiUrl: 'http://127.0.0.1:9999' });
+    expect(() => loadConfig({ ...base, ...account })).toThrow(
+      /exactly one of TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID/,
+    );
+    expect(() =>
+      loadConfig({ ...base, ...account, TWILIO_FROM: '+1', TWILIO_MESSAGING_SERVICE_SID: `MG${'b'.repeat(32)}` }),
+    ).toThrow(/exactly one/);
+    expect(() => loadConfig({ ...base, TWILIO_ACCOUNT_SID: account.TWILIO_ACCOUNT_SID, TWILIO_FROM: '+1' })).toThrow(
+      /TWILIO_AUTH_TOKEN is required/,
+    );
+    expect(() => loadConfig({ ...base, TWILIO_FROM: '+15005550006' })).toThrow(/TWILIO_ACCOUNT_SID is required/);
+    expect(() => loadConfig({ ...base, ...account, TWILIO_ACCOUNT_SID: 'AC123', TWILIO_FROM: '+1' })).toThrow(
+      /TWILIO_ACCOUNT_SID is not in the expected form/,
+    );
+  });
+
   it('should read the signing PKCS#12 at start, and refuse a path it cannot read or a passphrase without a path', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gather-config-p12-'));
     try {

@@ -23,9 +23,11 @@ describe('keepAlive (one interval for every socket, a slice per tick)', () => {
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
 
-  const open = (options: WebSocket.ClientOptions = {}) =>
+  // `onPing` is attached before the socket opens: a ping can arrive before the caller's next line runs.
+  const open = (options: WebSocket.ClientOptions = {}, onPing?: () => void) =>
     new Promise<WebSocket>((resolve, reject) => {
       const socket = new WebSocket(url, options);
+      if (onPing) socket.on('ping', onPing);
       socket.once('open', () => resolve(socket));
       socket.once('error', reject);
     });
@@ -68,9 +70,8 @@ describe('keepAlive (one interval for every socket, a slice per tick)', () => {
   });
 
   it('should terminate a socket that does not answer a ping by the next one, and only it', async () => {
-    const [healthy, deaf] = await Promise.all([open(), open({ autoPong: false })]);
     let deafPings = 0;
-    deaf.on('ping', () => deafPings++);
+    const [healthy, deaf] = await Promise.all([open(), open({ autoPong: false }, () => deafPings++)]);
     const closed = await new Promise<number>((resolve) => deaf.once('close', (code) => resolve(code)));
     // Dropped without a closing handshake: the peer sees an abnormal closure.
     expect(closed).toBe(1006);

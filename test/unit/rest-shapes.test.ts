@@ -174,6 +174,19 @@ describe('request shape', () => {
       language: 'EN_US',
       reminders: 3,
       reminderSchedule: [{ sendAt: '2030-01-01T00:00:00.000Z', message: 'hi' }],
+      escalations: [
+        {
+          id: 'e1',
+          requestId: 'r1',
+          condition: 'OVERDUE',
+          afterDays: 3,
+          notifyUser: { id: 'u1' },
+          notifyEmail: null,
+          status: 'PENDING',
+          firedAt: null,
+          createdAt: '2026-01-01T00:00:00.000Z',
+        },
+      ],
       cloudStorageFolder: null,
       cloudStorageProvider: null,
       requireCompleteSubmission: false,
@@ -219,6 +232,17 @@ describe('request shape', () => {
       user_metadata: { a: 'b' },
       percent_complete: 50,
       reminder_schedule: [{ send_at: '2030-01-01T00:00:00.000Z', message: 'hi' }],
+      escalations: [
+        {
+          id: 'e1',
+          request_id: 'r1',
+          condition: 'OVERDUE',
+          after_days: '3',
+          notify_user_id: 'u1',
+          status: 'PENDING',
+          created_at: '2026-01-01T00:00:00.000Z',
+        },
+      ],
       attachments: [{ id: 'a1', name: 'g.pdf', mime: 'application/pdf' }],
       collaborators: [{ id: 'col1', role: 'USER', first_name: 'Carla', last_name: null, email: 'carla@example.com' }],
     });

@@ -1,5 +1,11 @@
 import type { Reader } from '../db/db';
-import type { SigningSettings, StorageConfig, UnfinishedUploadBytes, WebhookSettings } from '../../config/config';
+import type {
+  SigningSettings,
+  SmsSettings,
+  StorageConfig,
+  UnfinishedUploadBytes,
+  WebhookSettings,
+} from '../../config/config';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error';
 import type { Outbox } from '../events/outbox';
@@ -43,6 +49,8 @@ export type ServiceSettings = {
   /** Server secret from which recipient links and passwords are derived and secrets are sealed. */
   secret: string;
   webhooks: WebhookSettings;
+  /** The SMS vendor, when one is configured (its delivery callbacks are checked with its credentials). */
+  sms: SmsSettings;
   /** DNS for checking webhook endpoints (a parameter, so tests can stage DNS answers). */
   resolveHost: (hostname: string) => Promise<string[]>;
   /** Largest file upload, in bytes. */

@@ -58,6 +58,13 @@ export function isOwnOrigin(
 
 export const CROSS_SITE_MESSAGE = 'Cross-site request refused';
 
+/**
+ * The referrer policy of a page whose forms or script post to Gather with the session cookie: under `no-referrer`
+ * a browser sends `Origin: null` with those posts, which `isOwnOrigin` refuses; `same-origin` keeps the Origin and
+ * still sends no address (a sign-in token in it, say) to another site.
+ */
+export const SAME_ORIGIN_REFERRER = 'same-origin';
+
 function replyUnauthenticated(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.header('WWW-Authenticate', 'Bearer');
   return replyRefusal(request, reply, {

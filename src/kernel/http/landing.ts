@@ -16,6 +16,11 @@ export function serviceUrls(options: { graphiql: boolean; metrics: boolean }): S
     ...(options.graphiql ? [{ path: '/graphiql', what: 'GraphiQL, the in-browser GraphQL IDE', open: true }] : []),
     { path: '/docs', what: 'REST API reference, with Try it out', open: true },
     { path: '/openapi.json', what: 'OpenAPI 3.1 document of the REST API', open: true },
+    {
+      path: '/app',
+      what: "the owner's console: requests, templates, webhooks, settings (sign in by email)",
+      open: true,
+    },
     { path: '/dashboard', what: 'live dashboard of the requests (paste an API key)', open: true },
     { path: '/sign-in', what: 'sign in in a browser by e-mail link (a session every API takes)', open: true },
     { path: '/r/{token}', what: "a recipient's portal (the link each recipient is sent)" },

@@ -192,10 +192,17 @@ export class JobQueue {
     // Listened to before `run`: it makes its workers, and announces them, before it answers.
     const events = new EventEmitter() as WorkerEvents;
     const workers = new Set<Worker>();
+    let locks = Promise.resolve();
     events.on('worker:create', ({ worker }) => {
       workers.add(worker);
       // A worker takes its lock before its first job: the lock says its process lives.
-      presence.query('select pg_advisory_lock(hashtext($1))', [worker.workerId]).catch(() => undefined);
+      // One query at a time on the connection (pg deprecates queueing them), in the order workers appear.
+      locks = locks.then(() =>
+        presence.query('select pg_advisory_lock(hashtext($1))', [worker.workerId]).then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
     });
     events.on('worker:release', ({ worker }) => workers.delete(worker));
     // A worker idle after finding nothing waits for a new job's notification or its next poll. When every due job

@@ -30,3 +30,8 @@ export const PDF_WORKERS = 2;
 export const PDF_WORKER_HEAP_MB = 256;
 /** Seconds a PDF may take to be checked, previewed or signed: its worker is then stopped and the PDF refused. */
 export const PDF_TIME_BUDGET_SECONDS = 30;
+/**
+ * Hours a contract's editor link (its `annotationUrl`) opens the editor: long enough for a working day, short
+ * enough that a forwarded or logged link stops working. Links read within one hour share their end (and text).
+ */
+export const CONTRACT_EDITOR_LINK_HOURS = 24;

@@ -2,6 +2,7 @@ import { loadRequiredRef } from '../../kernel/db/loaders';
 import type { Resolvers } from '../../generated/resolvers-types';
 import { payload } from '../../kernel/graphql/payload';
 import { fileFields } from '../files/file.resolvers';
+import { editorLink } from './contract.editor-link';
 import { deleteContract, getContract, listContracts, updateContract } from './contract.service';
 import { countFields } from '../../kernel/graphql/pagination';
 import { reads } from '../../kernel/graphql/projection';
@@ -21,8 +22,7 @@ export const contractResolvers: Resolvers = {
     owner: (contract, _args, ctx, info) => loadRequiredRef(contract.owner, ctx.loaders.userById, info),
     annotations: (contract) => contract.annotations,
     fields: (contract) => contract.fields,
-    // No interactive editor yet: the annotation session is the preview, edited through contractUpdate.
-    annotationUrl: (contract, _args, ctx) => `${ctx.settings.publicUrl}/contracts/${contract.id}/preview`,
+    annotationUrl: (contract, _args, ctx) => editorLink(ctx.settings, contract.id, ctx.viewer.userId),
     previewUrl: async (contract, _args, ctx) =>
       (await fileFields.mimeType(contract, undefined, ctx)) === 'application/pdf'
         ? `${ctx.settings.publicUrl}/contracts/${contract.id}/preview`

@@ -1,6 +1,7 @@
 import type { RestContractFragment } from '../../generated/operations';
 import type { Reader } from '../../kernel/db/db';
 import type { ServiceSettings } from '../../kernel/graphql/context';
+import { editorPath } from './contract.editor-link';
 import { Contract } from './contract.entities';
 import { restContract } from './contract.rest-shapes';
 
@@ -24,7 +25,8 @@ export async function contractView(
     mimeType: file.mime_type,
     annotations: contract.annotations,
     fields: contract.fields,
-    annotationUrl: `${settings.publicUrl}/contracts/${contract.id}/preview`,
+    // An event's data names no reader to sign a link for: the page opens one through the console's session.
+    annotationUrl: `${settings.publicUrl}${editorPath(contract.id)}`,
     createdAt: contract.createdAt.toISOString(),
     updatedAt: contract.updatedAt.toISOString(),
   } as RestContractFragment);

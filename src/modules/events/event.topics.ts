@@ -26,7 +26,7 @@ export type Topic = (typeof TOPICS)[number];
 /**
  * What the activity log records besides the topics: a draft sent and a link regenerated (events whose
  * topic is `request.updated`, as is the expiration warning), what recipients do that no webhook hears of,
- * and what timed work decides (a reminder deferred, a bounced reminder sent by SMS, an escalation, a
+ * and what timed work decides (a reminder deferred, a bounced reminder sent on the other channel, an escalation, a
  * closed request's documents deleted after the organization's `retention_days`, a copy of the documents
  * to the organization's cloud storage).
  */
@@ -38,6 +38,7 @@ export const OTHER_ACTIONS = [
   'request.expiration_warning',
   'reminder.deferred',
   'reminder.sms_fallback',
+  'reminder.email_fallback',
   'escalation.fired',
   'request.retention_deleted',
   'cloud_storage.copied',

@@ -3,8 +3,25 @@ import { createTransport, type Transporter } from 'nodemailer';
 import type { MailSettings } from '../../config/config';
 import { NOTIFICATION_CONCURRENCY, NOTIFICATION_SEND_TIMEOUT_MS } from './notification.limits';
 
-/** What became of one message handed to a channel: SENT (the carrier took it) or KEPT (nothing carries it). */
-export type Handover = { status: 'SENT' | 'KEPT' };
+/**
+ * What became of one message handed to a channel: SENT (the carrier took it) or KEPT (nothing carries it), with the
+ * carrier's id of the message when it gives one (an SMS vendor's, to match its delivery reports).
+ */
+export type Handover = { status: 'SENT' | 'KEPT'; providerMessageId?: string | null };
+
+/**
+ * A carrier's refusal of a message: `permanent` when no retry will help (the address is refused: it falls back to the
+ * recipient's other channel), else a failed attempt retried no sooner than `retryAfterMs` when the carrier says so.
+ */
+export class HandoverRefused extends Error {
+  readonly permanent: boolean;
+  readonly retryAfterMs: number | null;
+  constructor(message: string, options: { permanent: boolean; retryAfterMs?: number | null }) {
+    super(message);
+    this.permanent = options.permanent;
+    this.retryAfterMs = options.retryAfterMs ?? null;
+  }
+}
 
 /** Sends mail; a throw is a failed attempt (retried). */
 export type Mailer = {
@@ -14,10 +31,11 @@ export type Mailer = {
 };
 
 /**
- * Sends SMS. The only built-in provider writes to the log (and the message stays in the table, KEPT);
- * a vendor's provider implements this and is passed to the app (its `sms` option). A throw is a failed attempt.
+ * Sends SMS: through Twilio when it is configured (notification.twilio.ts), else to the log (the message stays in the
+ * table, KEPT); tests may pass another to the app (its `sms` option). `id` is the notification's (a vendor reports
+ * delivery about it). A throw is a failed attempt; a `HandoverRefused` says whether to retry.
  */
-export type SmsProvider = { send(message: { to: string; text: string }): Promise<Handover> };
+export type SmsProvider = { send(message: { id: string; to: string; text: string }): Promise<Handover> };
 
 export function logSmsProvider(log: FastifyBaseLogger): SmsProvider {
   return {

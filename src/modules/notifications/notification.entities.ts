@@ -59,6 +59,10 @@ export const Notification = defineEntity({
     lockedUntil: p.datetime().nullable(),
     lastError: p.text().nullable(),
     sentAt: p.datetime().nullable(),
+    /** The SMS vendor's id of the message, once it took it. */
+    providerMessageId: p.text().nullable(),
+    /** The last status the SMS vendor reported (`queued`, `sent`, `delivered`, `undelivered`, `failed`, ...). */
+    deliveryStatus: p.text().nullable(),
     ...timestamps(),
   },
 });

@@ -7,6 +7,8 @@
  */
 export const NOTIFICATION_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000];
 export const NOTIFICATION_MAX_ATTEMPTS = NOTIFICATION_RETRY_DELAYS_MS.length + 1;
+/** The longest wait a carrier's `Retry-After` may ask before a message's next attempt (a longer one is cut to it). */
+export const MAX_RETRY_AFTER_MS = 21_600_000;
 /** Connections to the mail server per instance: its jobs that send mail at once share them. */
 export const NOTIFICATION_CONCURRENCY = 5;
 /** Time the mail server has to connect, greet and answer each command. */

@@ -24,6 +24,8 @@ export const { schema: NotificationBody, map: restNotification } = restShape(
     last_error: Nullable(Type.String()),
     next_attempt_at: Nullable(Type.String()),
     sent_at: Nullable(Type.String()),
+    provider_message_id: Nullable(Type.String()),
+    delivery_status: Nullable(Type.String()),
     created_at: Type.String(),
     updated_at: Type.String(),
   }),

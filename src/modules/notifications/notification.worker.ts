@@ -11,7 +11,7 @@ import {
   NOTIFICATION_MAX_ATTEMPTS,
   NOTIFICATION_RETRY_DELAYS_MS,
 } from './notification.limits';
-import type { Handover, Mailer, SmsProvider } from './notification.channels';
+import { HandoverRefused, type Handover, type Mailer, type SmsProvider } from './notification.channels';
 import { queueSend, SEND_TASK, unsealSecrets } from './notification.service';
 import { extensionPoint } from '../../kernel/module';
 import {
@@ -52,23 +52,55 @@ export type OutgoingMessage = {
 };
 
 type Stored = { subject: string | null; text: string; html: string | null };
-/** `bounced`: the mail server refused the address for good (a 5xx answer): no retry will help. */
-type Outcome = { status: NotificationStatus; error: string | null; stored: Stored | null; bounced?: boolean };
+/**
+ * `bounced`: the carrier refused the address for good (a mail server's 5xx, an SMS vendor's refusal): no retry will
+ * help. `retryAfterMs`: the carrier asked for a pause before the next attempt. `providerMessageId`: the carrier's id.
+ */
+type Outcome = {
+  status: NotificationStatus;
+  error: string | null;
+  stored: Stored | null;
+  bounced?: boolean;
+  retryAfterMs?: number | null;
+  providerMessageId?: string | null;
+};
+
+/** A message that did not reach its addressee, as bounce handlers read it. */
+export type SettledMessage = Pick<
+  OutgoingMessage,
+  'id' | 'organization_id' | 'request_id' | 'recipient_id' | 'channel' | 'kind' | 'address'
+>;
 
 /**
- * What a module does when a mail bounces, in the transaction that records the bounce (reminders fall
- * back to SMS): the message as it was read and the server's answer.
+ * What a module does when a message bounces (a mail refused for good, an SMS refused or reported undelivered), in the
+ * transaction that records it (reminders fall back to the other channel): the message and the carrier's answer.
  */
-export type BounceHandler = (tx: Tx, message: OutgoingMessage, error: string) => Promise<void>;
+export type BounceHandler = (tx: Tx, message: SettledMessage, error: string) => Promise<void>;
 
-/** Handlers of bounced mail (a module above notifications contributes one). */
-export const bounceHandlers = extensionPoint<BounceHandler>('bounced mail');
+/** Handlers of bounced messages (a module above notifications contributes one). */
+export const bounceHandlers = extensionPoint<BounceHandler>('bounced messages');
 
-/** An SMTP answer that refuses for good: 5xx (a 4xx asks to try later). */
+/** A refusal for good: an SMTP 5xx (a 4xx asks to try later), or a carrier's refusal that says so. */
 const isPermanentRefusal = (err: unknown) => {
+  if (err instanceof HandoverRefused) return err.permanent;
   const code = (err as { responseCode?: number }).responseCode;
   return typeof code === 'number' && code >= 500 && code < 600;
 };
+
+/**
+ * Marks a message that was handed over but did not arrive (an SMS its vendor reports undelivered) FAILED with the
+ * carrier's word, and runs the bounce handlers, in the caller's transaction.
+ */
+export async function recordUndelivered(tx: Tx, message: SettledMessage, error: string): Promise<void> {
+  await tx.execute(`update notification set status = 'FAILED', last_error = ? where id = ?`, [
+    error.slice(0, MAX_NOTIFICATION_ERROR),
+    message.id,
+  ]);
+  for (const handle of bounceHandlers.values()) await handle(tx, message, error);
+}
+
+/** What a vendor reports of a message that did not arrive (notification.twilio.ts records it). */
+export const UNDELIVERED_STATUSES = new Set(['undelivered', 'failed']);
 
 /**
  * The task of a queued message. The recipient's link is derived here, at send time, so it is never stored anywhere
@@ -156,34 +188,49 @@ class Sender {
             html: sent.html,
             fromName,
           })
-        : await this.options.sms.send({ to: row.address, text: sent.sms });
+        : await this.options.sms.send({ id: row.id, to: row.address, text: sent.sms });
       // Kept, not sent: the table is all that carries it (KINDS_KEPT_WHOLE).
       const whole = handover.status === 'KEPT' && KINDS_KEPT_WHOLE.has(row.kind);
-      return { status: handover.status, error: null, stored: whole ? keep(sent) : kept };
+      return {
+        status: handover.status,
+        error: null,
+        stored: whole ? keep(sent) : kept,
+        providerMessageId: handover.providerMessageId,
+      };
     } catch (err) {
       const attempts = row.attempts + 1;
       const error = ((err as Error).message || String(err)).slice(0, MAX_NOTIFICATION_ERROR);
-      if (email && isPermanentRefusal(err)) return { status: 'FAILED', error, stored: kept, bounced: true };
-      return { status: attempts >= NOTIFICATION_MAX_ATTEMPTS ? 'FAILED' : 'PENDING', error, stored: kept };
+      if (isPermanentRefusal(err)) return { status: 'FAILED', error, stored: kept, bounced: true };
+      return {
+        status: attempts >= NOTIFICATION_MAX_ATTEMPTS ? 'FAILED' : 'PENDING',
+        error,
+        stored: kept,
+        retryAfterMs: err instanceof HandoverRefused ? err.retryAfterMs : null,
+      };
     }
   }
 
   /**
-   * Records the attempt, in one transaction with what follows it: the next attempt's job, or what the bounce
-   * handlers do. It records only the attempt the message still waits for: a run of the job that another run
-   * overtook records nothing. A settled message drops its sealed secrets.
+   * Records the attempt, in one transaction with what follows it: the next attempt's job (no sooner than the carrier
+   * asked), or what the bounce handlers do. It records only the attempt the message still waits for: a run of the
+   * job that another run overtook records nothing. A settled message drops its sealed secrets. A vendor's report that
+   * the message did not arrive, come before this record, bounces it now.
    */
   private async record(row: OutgoingMessage, outcome: Outcome): Promise<void> {
     const now = this.options.clock.now();
     const retryAt =
-      outcome.status === 'PENDING' ? new Date(now.getTime() + NOTIFICATION_RETRY_DELAYS_MS[row.attempts]) : null;
+      outcome.status === 'PENDING'
+        ? new Date(now.getTime() + Math.max(NOTIFICATION_RETRY_DELAYS_MS[row.attempts], outcome.retryAfterMs ?? 0))
+        : null;
     await this.options.db.transaction(async (tx) => {
-      const recorded = await tx.execute(
+      const [recorded] = await tx.rows<{ delivery_status: string | null }>(
         `update notification
             set status = ?, attempts = ?, next_attempt_at = ?, last_error = ?,
                 subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), sent_at = ?,
-                secrets_sealed = case when ? <> 'PENDING' then null else secrets_sealed end, updated_at = ?
-          where id = ? and status = 'PENDING' and attempts = ?`,
+                secrets_sealed = case when ? <> 'PENDING' then null else secrets_sealed end, updated_at = ?,
+                provider_message_id = coalesce(?, provider_message_id)
+          where id = ? and status = 'PENDING' and attempts = ?
+          returning delivery_status`,
         [
           outcome.status,
           row.attempts + 1,
@@ -195,14 +242,17 @@ class Sender {
           outcome.status === 'SENT' ? now : null,
           outcome.status,
           now,
+          outcome.providerMessageId ?? null,
           row.id,
           row.attempts,
         ],
         { prepared: true },
       );
-      if (recorded === 0) return;
+      if (!recorded) return;
       if (retryAt) await queueSend(tx, row.id, retryAt);
       if (outcome.bounced) for (const handle of bounceHandlers.values()) await handle(tx, row, outcome.error!);
+      else if (outcome.status === 'SENT' && UNDELIVERED_STATUSES.has(recorded.delivery_status ?? ''))
+        await recordUndelivered(tx, row, `Reported ${recorded.delivery_status} by the SMS provider`);
     });
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CATALOGS, languageFromHeader, languageOf, resolveLanguage } from '../../i18n/i18n';
+import { serveBundledAssets } from '../../kernel/http/bundle';
 import { readCookie } from '../../kernel/http/cookies';
 import { REQUEST_SIGN_IN } from './portal.access';
 import { ASSET_PREFIX, portalAssets } from './portal.assets';
@@ -45,8 +46,6 @@ export function rememberLanguage(
   if (language) reply.header('set-cookie', `${LANGUAGE_COOKIE}=${language}; Path=${linkPath}; HttpOnly; SameSite=Lax`);
   return reply.code(303).header('location', path).header('cache-control', 'no-store').send();
 }
-
-const YEAR_SECONDS = 365 * 24 * 3600;
 
 async function sendEndPage(reply: FastifyReply, request: FastifyRequest, kind: EndPageKind) {
   const assets = await portalAssets();
@@ -141,15 +140,7 @@ async function servePortal(
 export async function portalPageRoutes(scope: FastifyInstance): Promise<void> {
   // The recipient's link is its credential, and its session a cookie: no API key on these routes.
   const open = { config: { public: true } };
-  scope.get<{ Params: { name: string } }>(`${ASSET_PREFIX}:name`, open, async (request, reply) => {
-    const asset = (await portalAssets()).byName.get(request.params.name);
-    if (!asset) return reply.code(404).send({ detail: 'Not found' });
-    return reply
-      .header('content-type', asset.type)
-      .header('cache-control', `public, max-age=${YEAR_SECONDS}, immutable`)
-      .header('x-content-type-options', 'nosniff')
-      .send(asset.body);
-  });
+  serveBundledAssets(scope, ASSET_PREFIX, portalAssets);
   scope.get<PageRoute>('/r/:token', open, (request, reply) => servePortal(scope, request, reply, null));
   scope.get<PageRoute>('/r/:token/verify', open, (request, reply) =>
     servePortal(scope, request, reply, 'code'),

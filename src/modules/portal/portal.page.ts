@@ -45,6 +45,8 @@ export function documentOf(options: {
   texts: PortalTexts;
   script?: boolean;
   branding?: PortalBranding | null;
+  /** Pages that post with the owner's session cookie say SAME_ORIGIN_REFERRER; a recipient's page sends none. */
+  referrer?: string;
 }): string {
   const { assets } = options;
   const style = brandStyle(options.branding);
@@ -55,7 +57,7 @@ export function documentOf(options: {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="${options.referrer ?? 'no-referrer'}">
 <title>${options.title}</title>
 <link rel="stylesheet" href="${ASSET_PREFIX}${assets.style.name}">
 ${options.script ? html`<script src="${ASSET_PREFIX}${assets.script.name}" defer></script>` : ''}

@@ -8,8 +8,10 @@ import { requestRecipientsPart } from './recipient.request-creation';
 import { requestRecipientsRestPart } from './recipient.rest-shapes';
 import { requestCreationParts } from '../requests/request.creation';
 import { requestRestParts } from '../requests/request.rest-parts';
+import { requestSearchParts } from '../requests/request.search';
 import { requestViewParts } from '../requests/request.view';
 import { requestRecipientsView } from './recipient.view';
+import { recipientSearch } from './recipient.search';
 
 export const recipientsModule: ModuleDescriptor = {
   name: 'recipients',
@@ -28,5 +30,6 @@ export const recipientsModule: ModuleDescriptor = {
     requestCreationParts.contribute(requestRecipientsPart),
     requestRestParts.contribute(requestRecipientsRestPart),
     requestViewParts.contribute(requestRecipientsView),
+    requestSearchParts.contribute(recipientSearch),
   ],
 };

@@ -26,3 +26,5 @@ export const MAX_COLLABORATORS = 20;
 export const MIN_REMINDERS = -1;
 /** Most days between reminders of a request or a template. */
 export const MAX_REMINDERS = 365;
+/** Characters of a request list's `search` text. */
+export const MAX_REQUEST_SEARCH = 200;

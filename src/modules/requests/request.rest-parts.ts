@@ -1,5 +1,5 @@
 import type { Static, TArray, TObject } from '@sinclair/typebox';
-import type { RequestCreateInput, RestRequestFragment } from '../../generated/operations';
+import type { RequestCreateInput, RequestUpdateInput, RestRequestFragment } from '../../generated/operations';
 import { extensionPoint } from '../../kernel/module';
 import type { Computed, Field } from '../../kernel/rest/shape';
 
@@ -13,6 +13,8 @@ export type RequestRestPart<B extends TObject = TObject> = {
   createBody: B;
   /** The fields of the GraphQL input its keys give. */
   input(body: Static<B>): Partial<RequestCreateInput>;
+  /** Its keys `PATCH /requests/{id}` takes too, with the fields of the GraphQL input they give (only those sent). */
+  update?: { body: TObject; input(body: Record<string, unknown>): Partial<RequestUpdateInput> };
   /** Its keys of the request as REST answers it: lists of its records, as `restShape` fields. */
   response(field: Field<RestRequestFragment>): Record<string, Computed<RestRequestFragment, TArray>>;
 };

@@ -1,5 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Language as GraphQLLanguage, RequestCreateInput, RestRequestFragment } from '../../generated/operations';
+import type {
+  Language as GraphQLLanguage,
+  RequestCreateInput,
+  RequestUpdateInput,
+  RestRequestFragment,
+} from '../../generated/operations';
 import { inputFromBody } from '../../kernel/rest/mapping';
 import { DateTime, Nullable, StringEnum, Text, Uuid, Body } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
@@ -79,8 +84,6 @@ const writableFields = {
   disable_submission_comments: Type.Boolean(),
 };
 
-export const RequestUpdateBody = Body(writableFields);
-
 const collaboratorsFromRest = (list: (typeof writableFields.collaborators)['static'] | null | undefined) =>
   list?.map((c) => (typeof c === 'string' ? { id: c } : { id: c.id, role: c.role }));
 
@@ -94,8 +97,6 @@ const writableInput = (body: Record<string, unknown>) =>
     reminder_schedule: scheduleFromRest,
     collaborators: collaboratorsFromRest,
   });
-
-export const requestUpdateInputFromRest = writableInput;
 
 const RequestState = StringEnum(REQUEST_STATES);
 
@@ -114,8 +115,10 @@ const ReminderScheduleEntry = restShape((_field: Field<RestRequestFragment['remi
 
 // Where the parts' keys go among the request's own: the spec's order, which the JSON Schemas (hence
 // the order of 422 entries) and every response body follow, whatever the order of the module list.
-const CREATE_BODY_PART_KEYS = ['recipients', 'items', 'attachments', 'attachment_ids'] as const;
-const RESPONSE_PART_KEYS = ['items', 'attachments', 'recipients'] as const;
+// In responses `escalations` goes beside `reminder_schedule` (spec 2.1), the others where they are spread.
+const CREATE_BODY_PART_KEYS = ['recipients', 'items', 'attachments', 'attachment_ids', 'escalations'] as const;
+const RESPONSE_PART_KEYS = ['items', 'attachments', 'recipients', 'escalations'] as const;
+const UPDATE_BODY_PART_KEYS = ['escalations'] as const;
 
 /** The parts' entries in the order of `keys`, each key given by exactly one part. */
 function placed<K extends string, T>(what: string, fromParts: Record<string, T>[], keys: readonly K[]): Record<K, T> {
@@ -134,6 +137,23 @@ function placed<K extends string, T>(what: string, fromParts: Record<string, T>[
 
 function buildRequestRest() {
   const parts = requestRestParts.values();
+  const { escalations: createEscalations, ...createParts } = placed(
+    'create body',
+    parts.map((part) => part.createBody.properties),
+    CREATE_BODY_PART_KEYS,
+  );
+  const updates = parts.flatMap((part) => part.update ?? []);
+  const { escalations: updateEscalations } = placed(
+    'update body',
+    updates.map((update) => update.body.properties),
+    UPDATE_BODY_PART_KEYS,
+  );
+  // PATCH takes the fields the request keeps, and the parts'.
+  const UpdateBody = Body({ ...writableFields, escalations: updateEscalations });
+  const updateInputFromRest = (body: Record<string, unknown>) => ({
+    ...writableInput(body),
+    ...updates.reduce<Partial<RequestUpdateInput>>((input, update) => ({ ...input, ...update.input(body) }), {}),
+  });
   const CreateBody = Body(
     {
       ...writableFields,
@@ -143,15 +163,12 @@ function buildRequestRest() {
       language: Nullable(LanguageSchema),
       reminders: Nullable(writableFields.reminders),
       reminder_schedule: Nullable(writableFields.reminder_schedule),
+      escalations: createEscalations,
       collaborators: Nullable(writableFields.collaborators),
       cloud_storage_provider: Nullable(writableFields.cloud_storage_provider),
       require_complete_submission: Nullable(Type.Boolean()),
       disable_submission_comments: Nullable(Type.Boolean()),
-      ...placed(
-        'create body',
-        parts.map((part) => part.createBody.properties),
-        CREATE_BODY_PART_KEYS,
-      ),
+      ...createParts,
       owner_id: Nullable(Uuid()),
       team_id: Nullable(Uuid()),
       template_id: Nullable(Uuid()),
@@ -176,59 +193,67 @@ function buildRequestRest() {
     overwriteTemplateItems: body.overwrite_template_items,
   });
 
-  const { schema: ResponseBody, map } = restShape((field: Field<RestRequestFragment>) => ({
-    id: Type.String(),
-    name: Type.String(),
-    owner_id: field(Type.String(), (r) => r.owner.id),
-    team_id: field(Nullable(Type.String()), (r) => r.team?.id ?? null),
-    template_id: field(Nullable(Type.String()), (r) => r.template?.id ?? null),
-    status: field(RequestState, (r) => r.state),
-    state: RequestState,
-    owner_opened: Type.Boolean(),
-    user_opened: Type.Boolean(),
-    verified: Type.Boolean(),
-    // Deleted requests are not found, so every request a client sees says false.
-    deleted: field(Type.Boolean(), () => false),
-    rejected: Type.Boolean(),
-    rejection: field(
-      Nullable(
-        Type.Object({ message: Type.String(), item_ids: Type.Array(Type.String()), rejected_at: Type.String() }),
-      ),
-      (r) =>
-        r.rejection
-          ? { message: r.rejection.message, item_ids: r.rejection.itemIds, rejected_at: String(r.rejection.rejectedAt) }
-          : null,
-    ),
-    due_date: Nullable(Type.String()),
-    expiration_date: Nullable(Type.String()),
-    auto_close_at: Nullable(Type.String()),
-    first_reminder_date: Nullable(Type.String()),
-    personal_message: Nullable(Type.String()),
-    notes: Nullable(Type.String()),
-    user_metadata: field(Type.Record(Type.String(), Type.String()), (r) => r.userMetadata as Record<string, string>),
-    language: field(Type.String(), (r) => languageToRest(r.language)),
-    reminders: field(Type.String({ description: 'days between reminders, as a string' }), (r) => String(r.reminders)),
-    reminder_schedule: field(Type.Array(ReminderScheduleEntry.schema), (r) =>
-      r.reminderSchedule.map(ReminderScheduleEntry.map),
-    ),
-    cloud_storage_folder: Nullable(Type.String()),
-    cloud_storage_provider: Type.String(),
-    require_complete_submission: Type.Boolean(),
-    disable_submission_comments: Type.Boolean(),
-    mfa_enabled: Type.Boolean(),
-    percent_complete: Type.Number(),
-    ...placed(
+  const { schema: ResponseBody, map } = restShape((field: Field<RestRequestFragment>) => {
+    const { escalations, ...responseParts } = placed(
       'response',
       parts.map((part) => part.response(field)),
       RESPONSE_PART_KEYS,
-    ),
-    collaborators: field(Type.Array(Collaborator.schema), (r) => r.collaborators.map(Collaborator.map)),
-    closed_at: Nullable(Type.String()),
-    created_at: Type.String(),
-    updated_at: Type.String(),
-  }));
+    );
+    return {
+      id: Type.String(),
+      name: Type.String(),
+      owner_id: field(Type.String(), (r) => r.owner.id),
+      team_id: field(Nullable(Type.String()), (r) => r.team?.id ?? null),
+      template_id: field(Nullable(Type.String()), (r) => r.template?.id ?? null),
+      status: field(RequestState, (r) => r.state),
+      state: RequestState,
+      owner_opened: Type.Boolean(),
+      user_opened: Type.Boolean(),
+      verified: Type.Boolean(),
+      // Deleted requests are not found, so every request a client sees says false.
+      deleted: field(Type.Boolean(), () => false),
+      rejected: Type.Boolean(),
+      rejection: field(
+        Nullable(
+          Type.Object({ message: Type.String(), item_ids: Type.Array(Type.String()), rejected_at: Type.String() }),
+        ),
+        (r) =>
+          r.rejection
+            ? {
+                message: r.rejection.message,
+                item_ids: r.rejection.itemIds,
+                rejected_at: String(r.rejection.rejectedAt),
+              }
+            : null,
+      ),
+      due_date: Nullable(Type.String()),
+      expiration_date: Nullable(Type.String()),
+      auto_close_at: Nullable(Type.String()),
+      first_reminder_date: Nullable(Type.String()),
+      personal_message: Nullable(Type.String()),
+      notes: Nullable(Type.String()),
+      user_metadata: field(Type.Record(Type.String(), Type.String()), (r) => r.userMetadata as Record<string, string>),
+      language: field(Type.String(), (r) => languageToRest(r.language)),
+      reminders: field(Type.String({ description: 'days between reminders, as a string' }), (r) => String(r.reminders)),
+      reminder_schedule: field(Type.Array(ReminderScheduleEntry.schema), (r) =>
+        r.reminderSchedule.map(ReminderScheduleEntry.map),
+      ),
+      escalations,
+      cloud_storage_folder: Nullable(Type.String()),
+      cloud_storage_provider: Type.String(),
+      require_complete_submission: Type.Boolean(),
+      disable_submission_comments: Type.Boolean(),
+      mfa_enabled: Type.Boolean(),
+      percent_complete: Type.Number(),
+      ...responseParts,
+      collaborators: field(Type.Array(Collaborator.schema), (r) => r.collaborators.map(Collaborator.map)),
+      closed_at: Nullable(Type.String()),
+      created_at: Type.String(),
+      updated_at: Type.String(),
+    };
+  });
 
-  return { CreateBody, createInputFromRest, ResponseBody, map };
+  return { CreateBody, createInputFromRest, UpdateBody, updateInputFromRest, ResponseBody, map };
 }
 
 let built: ReturnType<typeof buildRequestRest> | undefined;

@@ -17,7 +17,7 @@ import { found, serviceRow, type RestInput, type RestRow } from '../../kernel/re
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { listQuery, NoContent, Query, StringEnum, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { REQUEST_STATES } from './request.enums';
-import { requestRest, RequestUpdateBody, requestUpdateInputFromRest } from './request.rest-shapes';
+import { requestRest } from './request.rest-shapes';
 import {
   closeRequest,
   createRequest,
@@ -55,7 +55,7 @@ async function listViews(ctx: GraphQLContext, { query }: RestInput, states?: str
 
 /** The rows, made once the modules are folded: the request's bodies hold what its parts contribute. */
 export function requestRestRows(): RestRow[] {
-  const { CreateBody, createInputFromRest, ResponseBody } = requestRest();
+  const { CreateBody, createInputFromRest, UpdateBody, updateInputFromRest, ResponseBody } = requestRest();
   return [
     serviceRow<MutationRequestCreateArgs>({
       method: 'POST',
@@ -111,11 +111,11 @@ export function requestRestRows(): RestRow[] {
       tags,
       schema: {
         params: RequestParams,
-        body: RequestUpdateBody,
+        body: UpdateBody,
         response: withErrors({ 200: ResponseBody }, [403, 404, 422]),
       },
       operation: RequestUpdateDocument,
-      variables: ({ params, body }) => ({ id: params.request_id, input: requestUpdateInputFromRest(body ?? {}) }),
+      variables: ({ params, body }) => ({ id: params.request_id, input: updateInputFromRest(body ?? {}) }),
       call: async (ctx, { id, input }) => ({ body: (await updateRequest(ctx, id, input)).view }),
     }),
     serviceRow<{ id: string }>({

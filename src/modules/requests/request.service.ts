@@ -35,7 +35,9 @@ import {
   type RequestRow,
 } from './request.entities';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from './request.enums';
+import { requestUpdateParts, type RequestUpdateWrite } from './request.update-parts';
 import { transition } from './request.states';
+import { searchCondition } from './request.search';
 import { requestView, type RequestView } from './request.view';
 import {
   MAX_CLOUD_STORAGE_FOLDER,
@@ -50,6 +52,7 @@ import {
   MAX_REMINDER_SCHEDULE,
   MAX_REMINDERS,
   MAX_REQUEST_NAME,
+  MAX_REQUEST_SEARCH,
   MIN_REMINDERS,
 } from './request.limits';
 import type { Reader, Row, Tx } from '../../kernel/db/db';
@@ -250,6 +253,21 @@ export async function listRequests(
   ids(filter.templateIds, 'template_id');
   if (filter.createdAfter) where('r.created_at >= ?', filter.createdAfter);
   if (filter.createdBefore) where('r.created_at < ?', filter.createdBefore);
+  if (filter.search != null) {
+    if (filter.search.length > MAX_REQUEST_SEARCH)
+      throw AppError.validation([
+        {
+          field: ['filter', 'search'],
+          message: `search is at most ${MAX_REQUEST_SEARCH} characters`,
+          code: 'OUT_OF_RANGE',
+        },
+      ]);
+    const search = searchCondition('r', filter.search);
+    if (search) {
+      conditions.push(search.sql);
+      params.push(...search.params);
+    }
+  }
   const field = args.orderBy?.field === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
   return paginate(
     { db: ctx.db, entity: Request, sql: `select r.* from request r where ${conditions.join(' and ')}`, params },
@@ -276,7 +294,7 @@ async function requestOwner(db: Reader, viewer: Viewer, ownerId: string | null |
 
 // The parts report their problems in the order of these fields (then collaborators), whatever the
 // order of the module list, which is the order their records are written in.
-const CHECKED_FIELDS: (keyof RequestCreateInput)[] = ['items', 'attachmentIds', 'recipients'];
+const CHECKED_FIELDS: (keyof RequestCreateInput)[] = ['items', 'attachmentIds', 'recipients', 'escalations'];
 
 const checkOrder = (part: RequestCreationPart) => CHECKED_FIELDS.indexOf(part.field);
 
@@ -427,6 +445,11 @@ export async function updateRequest(
       input.collaborators !== undefined
         ? await prepareCollaborators(tx, ctx.viewer, check, input.collaborators ?? [])
         : null;
+    const partWrites: [string, RequestUpdateWrite][] = [];
+    for (const part of requestUpdateParts.values()) {
+      const write = await part.prepare(ctx, tx, check, input, current);
+      if (write) partWrites.push([part.field, write]);
+    }
     check.done();
 
     const updated: string[] = [];
@@ -471,6 +494,7 @@ export async function updateRequest(
         updated.push('collaborators');
       }
     }
+    for (const [field, write] of partWrites) if (await write(tx)) updated.push(field);
     // A user changing a submitted request has seen it (`noteRead`); that alone is no change.
     const opens = !current.ownerOpened && current.firstSubmittedAt != null && ctx.viewer.actor.type === 'USER';
     if (!updated.length) {

@@ -210,36 +210,37 @@ export async function sendReminder(
 }
 
 /**
- * A reminder's mail that bounced (the server refused the address) goes again as an SMS when the
- * recipient has a phone and the reminder sent it none: a copy of the message on the other channel,
- * added to the reminder's messages (`fallbackFor`) and to the activity log, in the transaction that
- * records the bounce.
+ * A reminder's message that bounced goes again on the recipient's other channel, when it has an address there and the
+ * reminder sent it nothing on that channel yet: a mail refused for good by its server goes by SMS, an SMS its vendor
+ * refused or reported undelivered goes by mail. The copy is added to the reminder's messages (`fallbackFor`) and to the
+ * activity log (`reminder.sms_fallback`, `reminder.email_fallback`), in the transaction that records the bounce.
  */
-export const fallBackToSms: BounceHandler = async (tx, message, error) => {
+export const fallBackToOtherChannel: BounceHandler = async (tx, message, error) => {
   if (message.kind !== 'REMINDER' || !message.recipient_id || !message.request_id) return;
-  const [target] = await tx.rows<{ phone: string | null; reminder_id: string | null; has_sms: boolean }>(
-    `select rc.phone, rm.id as reminder_id,
+  const channel = message.channel === 'EMAIL' ? 'SMS' : 'EMAIL';
+  const [target] = await tx.rows<{ address: string | null; reminder_id: string | null; has_other: boolean }>(
+    `select case when ? = 'SMS' then rc.phone else rc.email end as address, rm.id as reminder_id,
             exists (select 1 from jsonb_array_elements(rm.recipients) e, jsonb_array_elements(e -> 'messages') m
-                     where e ->> 'recipientId' = rc.id::text and m ->> 'channel' = 'SMS') as has_sms
+                     where e ->> 'recipientId' = rc.id::text and m ->> 'channel' = ?) as has_other
        from recipient rc
        left join reminder rm on rm.request_id = rc.request_id and rm.recipients @> ?::jsonb
       where rc.id = ?`,
-    [JSON.stringify([{ messages: [{ notificationId: message.id }] }]), message.recipient_id],
+    [channel, channel, JSON.stringify([{ messages: [{ notificationId: message.id }] }]), message.recipient_id],
   );
-  if (!target?.phone || !target.reminder_id || target.has_sms) return;
-  const id = await queueCopy(tx, message.id, 'SMS', target.phone);
-  const sms: ReminderMessage = { notificationId: id, channel: 'SMS', address: target.phone, fallbackFor: message.id };
+  if (!target?.address || !target.reminder_id || target.has_other) return;
+  const id = await queueCopy(tx, message.id, channel, target.address);
+  const copy: ReminderMessage = { notificationId: id, channel, address: target.address, fallbackFor: message.id };
   await tx.execute(
     `update reminder set recipients = (
        select jsonb_agg(case when e ->> 'recipientId' = ? then jsonb_set(e, '{messages}', (e -> 'messages') || ?::jsonb) else e end order by n)
          from jsonb_array_elements(recipients) with ordinality as x (e, n))
       where id = ?`,
-    [message.recipient_id, JSON.stringify([sms]), target.reminder_id],
+    [message.recipient_id, JSON.stringify([copy]), target.reminder_id],
   );
   await recordActivity(tx, {
     organizationId: message.organization_id,
     requestId: message.request_id,
-    action: 'reminder.sms_fallback',
+    action: channel === 'SMS' ? 'reminder.sms_fallback' : 'reminder.email_fallback',
     actor: { type: 'SYSTEM', id: null },
     details: {
       reminder_id: target.reminder_id,

@@ -10,9 +10,19 @@ import { scheduleResolvers } from './schedule.resolvers';
 import { getReminder } from './schedule.service';
 import { bounceHandlers } from '../notifications/notification.worker';
 import { retentionChanges } from '../organizations/organization.service';
-import { fallBackToSms } from './reminder.service';
+import { fallBackToOtherChannel } from './reminder.service';
 import { scheduleRestRows } from './schedule.rest';
 import { scheduleMetrics } from './schedule.metrics';
+import { requestCreationParts } from '../requests/request.creation';
+import { requestRestParts } from '../requests/request.rest-parts';
+import { requestUpdateParts } from '../requests/request.update-parts';
+import { requestViewParts } from '../requests/request.view';
+import {
+  requestEscalationsPart,
+  requestEscalationsRestPart,
+  requestEscalationsUpdate,
+  requestEscalationsView,
+} from './escalation.request-parts';
 
 export const scheduleModule: ModuleDescriptor = {
   name: 'schedule',
@@ -28,6 +38,13 @@ export const scheduleModule: ModuleDescriptor = {
   nodes: { Reminder: { sql: 'select 1 from reminder where id = ? and organization_id = ?', load: getReminder } },
   restRows: scheduleRestRows,
   consumers: [scheduleConsumer],
-  contributes: [bounceHandlers.contribute(fallBackToSms), retentionChanges.contribute(replanRetention)],
+  contributes: [
+    bounceHandlers.contribute(fallBackToOtherChannel),
+    retentionChanges.contribute(replanRetention),
+    requestCreationParts.contribute(requestEscalationsPart),
+    requestUpdateParts.contribute(requestEscalationsUpdate),
+    requestViewParts.contribute(requestEscalationsView),
+    requestRestParts.contribute(requestEscalationsRestPart),
+  ],
   metrics: scheduleMetrics,
 };

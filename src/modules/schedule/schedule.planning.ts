@@ -111,8 +111,29 @@ function planRequestJobs(tx: Tx, event: EmittedEvent, warningDays: number): Prom
   );
 }
 
-/** Whether the request's `due_date` changed, which moves its OVERDUE escalations (a new request has none yet). */
+/** Whether the request's `due_date` changed, which moves its OVERDUE escalations (a new request's are planned new). */
 const movesEscalations = (event: EmittedEvent) => event.action !== 'request.created' && changed(event, 'due_date');
+
+/**
+ * Plans the jobs of the request's escalation rules that have none yet: those given with the request on create or
+ * update (`escalations`), due as `escalationCreate` plans its own (`escalationJob`): `after_days` after the due date
+ * (OVERDUE; cancelled while there is none, so a due date set later moves it) or the request's creation (NOT_OPENED).
+ */
+function planNewEscalations(tx: Tx, event: EmittedEvent): Promise<PlannedRow[]> {
+  return tx.rows<PlannedRow>(
+    `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
+     select gen_random_uuid(), e.organization_id, e.request_id, 'ESCALATION', 'escalation:' || e.id, coalesce(plan.due_at, ?),
+            jsonb_build_object('escalationId', e.id), case when plan.due_at is null then 'CANCELLED' else 'PENDING' end, 0, ?, ?
+       from escalation e
+       join request r on r.id = e.request_id
+      cross join lateral (select case when e.condition = 'OVERDUE' then r.due_date else r.created_at end
+                                 + e.after_days * interval '1 day') as plan (due_at)
+      where e.request_id = ? and e.status = 'PENDING' and not exists (select 1 from job j where j.key = 'escalation:' || e.id)
+     on conflict (key) do nothing
+     returning ${PLANNED}`,
+    [event.createdAt, event.createdAt, event.createdAt, event.requestId],
+  );
+}
 
 /** Moves the jobs of a request's OVERDUE escalations not yet fired when its `due_date` changes. */
 function planOverdueEscalations(tx: Tx, event: EmittedEvent): Promise<PlannedRow[]> {
@@ -147,8 +168,8 @@ function planRetention(tx: Tx, event: EmittedEvent): Promise<PlannedRow[]> {
 }
 
 /**
- * The timed work that follows a request's events: what its end cancels, what its dates plan, its OVERDUE escalations
- * moved with its due date, and its retention once closed. Each statement returns the rows it changed, which the job
+ * The timed work that follows a request's events: what its end cancels, what its dates plan, its escalation rules
+ * given with it planned and its OVERDUE ones moved with its due date, and its retention once closed. Each statement returns the rows it changed, which the job
  * queue then follows.
  */
 export const scheduleConsumer: Consumer = {
@@ -156,7 +177,15 @@ export const scheduleConsumer: Consumer = {
   applies: (event) =>
     event.requestId != null &&
     (ENDING_ACTIONS.has(event.action) ||
-      changed(event, 'reminders', 'first_reminder_date', 'expiration_date', 'reminder_schedule', 'auto_close_at') ||
+      changed(
+        event,
+        'reminders',
+        'first_reminder_date',
+        'expiration_date',
+        'reminder_schedule',
+        'auto_close_at',
+        'escalations',
+      ) ||
       movesEscalations(event)),
   run: async (tx, event, { settings }) => {
     const rows: PlannedRow[] = [];
@@ -164,6 +193,7 @@ export const scheduleConsumer: Consumer = {
     const planned = planRequestJobs(tx, event, settings.expirationWarningDays);
     if (planned) rows.push(...(await planned));
     if (movesEscalations(event)) rows.push(...(await planOverdueEscalations(tx, event)));
+    if (changed(event, 'escalations')) rows.push(...(await planNewEscalations(tx, event)));
     if (event.action === 'request.closed') rows.push(...(await planRetention(tx, event)));
     await queuePlanned(tx, rows);
   },

@@ -1,10 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type {
   RestEscalationFragment,
   RestReminderFragment,
   RestScheduledReminderFragment,
 } from '../../generated/operations';
-import { Nullable, StringEnum } from '../../kernel/rest/schemas';
+import { Body, Nullable, StringEnum, Uuid } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import {
   ESCALATION_CONDITIONS,
@@ -12,6 +12,7 @@ import {
   REMINDER_KINDS,
   SCHEDULED_REMINDER_STATUSES,
 } from './schedule.entities';
+import { MAX_ESCALATION_DAYS, MIN_ESCALATION_DAYS } from './schedule.limits';
 
 // API-DECISIONS, "Bodies of the named operations": reminders, scheduled reminders and escalations
 // (whose values are all strings, as spec 4.8 shows them).
@@ -67,3 +68,28 @@ export const { schema: EscalationBody, map: restEscalation } = restShape((field:
   created_at: Type.String(),
   fired_at: field(Type.Optional(Type.String()), (escalation) => escalation.firedAt ?? undefined),
 }));
+
+export const AfterDays = Type.Integer({
+  minimum: MIN_ESCALATION_DAYS,
+  maximum: MAX_ESCALATION_DAYS,
+  description: `days, ${MIN_ESCALATION_DAYS} to ${MAX_ESCALATION_DAYS}`,
+});
+
+/** The body of `POST /requests/{id}/escalations`, and of each element of a request's `escalations`. */
+export const EscalationCreateBody = Body(
+  {
+    condition: StringEnum(ESCALATION_CONDITIONS),
+    after_days: AfterDays,
+    notify_user_id: Nullable(Uuid()),
+    notify_email: Nullable(Type.String({ maxLength: 320 })),
+  },
+  ['condition', 'after_days'],
+);
+
+/** An escalation create body as GraphQL input. */
+export const escalationInputFromRest = (body: Static<typeof EscalationCreateBody>) => ({
+  condition: body.condition,
+  afterDays: body.after_days,
+  notifyUserId: body.notify_user_id ?? null,
+  notifyEmail: body.notify_email ?? null,
+});

@@ -31,9 +31,11 @@ import {
 import { MAX_REMINDER_MESSAGE, MAX_REQUEST_NAME } from '../requests/request.limits';
 import { requestRest } from '../requests/request.rest-shapes';
 import { ESCALATION_CONDITIONS } from './schedule.entities';
-import { MAX_ESCALATION_DAYS, MIN_ESCALATION_DAYS } from './schedule.limits';
 import {
+  AfterDays,
   EscalationBody,
+  EscalationCreateBody,
+  escalationInputFromRest,
   ReminderBody,
   restEscalation,
   restReminder,
@@ -55,20 +57,6 @@ const ScheduledUpdateBody = Body({
   send_at: DateTime('when to send it, in the future'),
   message: Nullable(Text(MAX_REMINDER_MESSAGE)),
 });
-const AfterDays = Type.Integer({
-  minimum: MIN_ESCALATION_DAYS,
-  maximum: MAX_ESCALATION_DAYS,
-  description: `days, ${MIN_ESCALATION_DAYS} to ${MAX_ESCALATION_DAYS}`,
-});
-const EscalationCreateBody = Body(
-  {
-    condition: StringEnum(ESCALATION_CONDITIONS),
-    after_days: AfterDays,
-    notify_user_id: Nullable(Uuid()),
-    notify_email: Nullable(Type.String({ maxLength: 320 })),
-  },
-  ['condition', 'after_days'],
-);
 const EscalationUpdateBody = Body({
   condition: StringEnum(ESCALATION_CONDITIONS),
   after_days: AfterDays,
@@ -202,12 +190,7 @@ export function scheduleRestRows(): RestRow[] {
       operation: EscalationCreateDocument,
       variables: ({ params, body }) => ({
         requestId: params.request_id,
-        input: {
-          condition: body.condition,
-          afterDays: body.after_days,
-          notifyUserId: body.notify_user_id ?? null,
-          notifyEmail: body.notify_email ?? null,
-        },
+        input: escalationInputFromRest(body),
       }),
       result: (data) => ({ body: restEscalation(fromPayload(data.escalationCreate, 'escalation')) }),
     }),

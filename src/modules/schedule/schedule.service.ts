@@ -1,4 +1,4 @@
-import type { Tx } from '../../kernel/db/db';
+import type { Reader, Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import type {
   EscalationCreateInput,
@@ -8,7 +8,7 @@ import type {
   ScheduledReminderUpdateInput,
 } from '../../generated/resolvers-types';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
-import { InputCheck, isUuid } from '../../kernel/validation/input-check';
+import { InputCheck, isUuid, type FieldPath } from '../../kernel/validation/input-check';
 import { User } from '../identity/identity.entities';
 import { findVisibleRequest, requireVisibleRequestForUpdate } from '../requests/request.access';
 import type { RequestRow } from '../requests/request.entities';
@@ -62,11 +62,11 @@ export async function planJob(tx: Tx, now: Date, job: Planned): Promise<void> {
   await queuePlanned(tx, rows);
 }
 
-/** Cancels the job `key` if it is pending, in the caller's transaction. */
-export async function cancelJob(tx: Tx, key: string, now: Date): Promise<void> {
+/** Cancels the job `key` (or each of the keys) if it is pending, in the caller's transaction. */
+export async function cancelJob(tx: Tx, key: string | string[], now: Date): Promise<void> {
   const rows = await tx.rows<PlannedRow>(
-    `update job set status = 'CANCELLED', updated_at = ? where key = ? and status = 'PENDING' returning ${PLANNED}`,
-    [now, key],
+    `update job set status = 'CANCELLED', updated_at = ? where key = any(?::text[]) and status = 'PENDING' returning ${PLANNED}`,
+    [now, Array.isArray(key) ? key : [key]],
   );
   await queuePlanned(tx, rows);
 }
@@ -241,34 +241,61 @@ async function requireEscalation(tx: Tx, request: RequestRow, id: string): Promi
   return row;
 }
 
-type EscalationFields = {
+export type EscalationFields = {
   condition: EscalationRow['condition'];
   afterDays: number;
   notifyUserId: string | null;
   notifyEmail: string | null;
 };
 
-/** Checks a rule's fields: days in range, a user of the caller's organization or an address, not both. */
+/** A rule's fields as `escalationCreate` (and a request's `escalations`) give them. */
+export const escalationFields = (input: EscalationCreateInput): EscalationFields => ({
+  condition: input.condition,
+  afterDays: input.afterDays,
+  notifyUserId: input.notifyUserId ?? null,
+  notifyEmail: input.notifyEmail?.trim() ?? null,
+});
+
+/**
+ * Checks rules' fields, each rule's problems under `at(index)`: days in range, a user of the caller's organization or
+ * an address, not both. One statement looks up the users of every rule.
+ */
+export async function checkEscalations(
+  ctx: Pick<Ctx, 'viewer'>,
+  db: Reader,
+  check: InputCheck,
+  rules: EscalationFields[],
+  at: (index: number) => FieldPath,
+): Promise<void> {
+  const userIds = [
+    ...new Set(rules.map((rule) => rule.notifyUserId).filter((id): id is string => id !== null && isUuid(id))),
+  ];
+  const known = new Set(
+    userIds.length
+      ? (
+          await db.rows<{ id: string }>(
+            `select id from ${db.table(User)} where id = any(?::uuid[]) and organization_id = ?`,
+            [userIds, ctx.viewer.organizationId],
+          )
+        ).map((user) => user.id)
+      : [],
+  );
+  rules.forEach((fields, index) => {
+    const path = at(index);
+    check
+      .int([...path, 'afterDays'], fields.afterDays, { min: MIN_ESCALATION_DAYS, max: MAX_ESCALATION_DAYS })
+      .uuid([...path, 'notifyUserId'], fields.notifyUserId)
+      .email([...path, 'notifyEmail'], fields.notifyEmail);
+    if (fields.notifyUserId && fields.notifyEmail)
+      check.add([...path, 'notifyEmail'], 'Name a user or an address, not both', 'INVALID');
+    if (fields.notifyUserId && isUuid(fields.notifyUserId) && !known.has(fields.notifyUserId))
+      check.add([...path, 'notifyUserId'], 'Names no user of your organization', 'NOT_FOUND');
+  });
+}
+
 async function checkEscalation(ctx: Ctx, tx: Tx, fields: EscalationFields): Promise<void> {
   const check = new InputCheck();
-  check
-    .int(['afterDays'], fields.afterDays, { min: MIN_ESCALATION_DAYS, max: MAX_ESCALATION_DAYS })
-    .uuid(['notifyUserId'], fields.notifyUserId)
-    .email(['notifyEmail'], fields.notifyEmail);
-  if (fields.notifyUserId && fields.notifyEmail)
-    check.add(['notifyEmail'], 'Name a user or an address, not both', 'INVALID');
-  if (
-    fields.notifyUserId &&
-    isUuid(fields.notifyUserId) &&
-    !(
-      await tx.rows(`select 1 from ${tx.table(User)} where id = ? and organization_id = ?`, [
-        fields.notifyUserId,
-        ctx.viewer.organizationId,
-      ])
-    ).length
-  ) {
-    check.add(['notifyUserId'], 'Names no user of your organization', 'NOT_FOUND');
-  }
+  await checkEscalations(ctx, tx, check, [fields], () => []);
   check.done();
 }
 
@@ -276,7 +303,7 @@ async function checkEscalation(ctx: Ctx, tx: Tx, fields: EscalationFields): Prom
  * The escalation's job: due `afterDays` after the due date (OVERDUE; none without one) or the request's creation
  * (NOT_OPENED).
  */
-const escalationJob = (request: RequestRow, id: string, fields: EscalationFields): Planned => {
+export const escalationJob = (request: RequestRow, id: string, fields: EscalationFields): Planned => {
   const from = fields.condition === 'OVERDUE' ? request.dueDate : request.createdAt;
   return {
     organizationId: request.organization.id,
@@ -293,12 +320,7 @@ export async function createEscalation(
   requestId: string,
   input: EscalationCreateInput,
 ): Promise<EscalationRow> {
-  const fields: EscalationFields = {
-    condition: input.condition,
-    afterDays: input.afterDays,
-    notifyUserId: input.notifyUserId ?? null,
-    notifyEmail: input.notifyEmail?.trim() ?? null,
-  };
+  const fields = escalationFields(input);
   return ctx.db.transaction(async (tx) => {
     const request = await requireVisibleRequestForUpdate(tx, ctx.viewer, requestId);
     await checkEscalation(ctx, tx, fields);

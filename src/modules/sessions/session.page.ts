@@ -1,4 +1,5 @@
 import { CATALOGS } from '../../i18n/i18n';
+import { SAME_ORIGIN_REFERRER } from '../../kernel/http/auth';
 import type { PortalAssets } from '../portal/portal.assets';
 import { documentOf } from '../portal/portal.page';
 import { html, type SafeHtml } from '../portal/portal.view';
@@ -22,7 +23,14 @@ const nextField = (next: string) =>
 function page(title: string, body: SafeHtml, assets: PortalAssets): string {
   // The portal's footer says what sent the page's recipient there; here the service is simply Gather.
   const texts = { ...CATALOGS['en-US'].portal, poweredBy: 'Gather' };
-  return documentOf({ language: 'en-US', title: `${title} — Gather`, assets, body, texts });
+  return documentOf({
+    language: 'en-US',
+    title: `${title} — Gather`,
+    assets,
+    body,
+    texts,
+    referrer: SAME_ORIGIN_REFERRER,
+  });
 }
 
 /** `GET /sign-in`: the e-mail address to send a link to. */

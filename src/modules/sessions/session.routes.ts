@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../kernel/errors/app-error';
-import { isOwnOrigin, replyCrossSite, sameOriginOrSafe } from '../../kernel/http/auth';
+import { isOwnOrigin, replyCrossSite, SAME_ORIGIN_REFERRER, sameOriginOrSafe } from '../../kernel/http/auth';
 import { readCookie, SESSION_COOKIE, sessionCookie, USER_SESSION_PREFIX } from '../../kernel/http/cookies';
 import { parseJsonBody } from '../../kernel/http/errors';
 import { MAX_EMAIL } from '../../kernel/limits';
@@ -69,7 +69,7 @@ const html = (reply: FastifyReply, status: number, body: string) =>
     .header('cache-control', 'no-store')
     .header('content-security-policy', PORTAL_CSP)
     .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', SAME_ORIGIN_REFERRER)
     .send(body);
 
 /** A refusal of a form post as the page it comes from says it, or undefined for what is no refusal (a bug). */

@@ -1,6 +1,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import { isDone } from '../../modules/items/item.progress';
 import { REQUEST_STATES } from '../../modules/requests/request.enums';
+import { personName, STATE_LABELS } from '../shared/labels';
 
 // The live dashboard in the browser (bundled by esbuild, served by Gather: docs/graphql.md, the dashboard). It
 // reads a snapshot over GraphQL HTTP, then follows `Subscription.events` over graphql-ws; after a
@@ -16,22 +17,6 @@ const PAGE = 100;
 
 // The one list of the spec's states (a plain module, so esbuild bundles it with the page).
 const STATES = REQUEST_STATES;
-
-const STATE_LABELS: Record<string, string> = {
-  PRE_LINK_GENERATED: 'Draft',
-  INCOMPLETE_AND_FRESHLY_GENERATED: 'New',
-  INCOMPLETE_AND_LINK_GENERATED: 'Link ready',
-  INCOMPLETE_AND_LINK_SENT: 'Sent',
-  PARTIALLY_SUBMITTED: 'In progress',
-  REJECTED: 'Sent back',
-  SUBMITTED: 'Submitted',
-  UPDATED_AND_SUBMITTED: 'Resubmitted',
-  EXPIRATION_EMAIL_SENT: 'Expiring',
-  COMPLETE_AND_SUBMITTED: 'Complete',
-  VERIFIED: 'Verified',
-  EXPIRED: 'Expired',
-  CLOSED: 'Closed',
-};
 
 const REQUEST_FIELDS = `fragment DashboardRequest on Request {
   id name state percentComplete createdAt updatedAt dueDate
@@ -121,8 +106,6 @@ function svg(tag: string, attributes: Record<string, string | number>, text?: st
   return node;
 }
 
-const personName = (r: Recipient) =>
-  [r.firstName, r.lastName].filter(Boolean).join(' ') || r.email || r.phone || 'Recipient';
 const topicLabel = (topic: string) => topic.toLowerCase().replace('_', '.');
 const dayKey = (date: Date) =>
   `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;

@@ -41,7 +41,9 @@ export async function openContext(
   const outside: string[] = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    // The browser's own pages (its PDF viewer shows a previewed PDF) are no other origin.
+    const own = url.startsWith('chrome-extension://') || url.startsWith('chrome://');
+    if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:') || own) return route.continue();
     outside.push(url);
     return route.abort();
   });

@@ -80,11 +80,11 @@ describe('GraphQL requests', () => {
       const statements = t.sql.statements.map((q) => q.trim().toLowerCase());
       expect(statements.indexOf('commit')).toBe(statements.length - 1);
       // The request, its contacts, recipients and items written, then its view read in the
-      // transaction (collaborators, items, recipients with their contacts, attachments) for the
+      // transaction (collaborators, items, recipients with their contacts, attachments, escalations) for the
       // event and the answer, the event: nothing of the owner or team but their ids.
       expect(statements.filter((q) => /from (app_user|team)\b/.test(q))).toEqual([]);
-      // begin, the request, the contacts, the recipients, the items, five reads of the view, the event, commit.
-      expect(statements).toHaveLength(12);
+      // begin, the request, the contacts, the recipients, the items, six reads of the view, the event, commit.
+      expect(statements).toHaveLength(13);
       // What the answer shows is what a fresh read finds.
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(created.json());
 
@@ -94,7 +94,7 @@ describe('GraphQL requests', () => {
       const patched = t.sql.statements.map((q) => q.trim().toLowerCase());
       expect(patched.pop()).toBe('commit');
       // The locked row, its update, the view's reads, the event.
-      expect(patched).toHaveLength(9);
+      expect(patched).toHaveLength(10);
       expect((await api.get(`/requests/${created.json().id}`)).json()).toEqual(updated.json());
 
       // Nothing to change: no update and no event, the same answer, read in the transaction.
@@ -148,6 +148,49 @@ describe('GraphQL requests', () => {
       const none = await otherApi.graphql(`{ requests(filter: { createdAfter: "2999-01-01" }) { nodes { id } } }`);
       expect(none.data.requests.nodes).toEqual([]);
       expect(a.id).toBeDefined();
+    });
+
+    it('should search by name or by a recipient, case-insensitively, with LIKE characters taken literally', async () => {
+      const other = await createTenant(t.db);
+      const otherApi = client(t.app, other.apiKey);
+      const lease = await createRequest(t.app, other.apiKey, {
+        name: 'Lease 100% signed',
+        recipients: [{ first_name: 'Chen', last_name: 'Wei', email: 'chen.wei@example.com' }],
+      });
+      const tax = await createRequest(t.app, other.apiKey, {
+        name: 'Tax documents',
+        recipients: [{ first_name: 'Ana', email: 'ana@example.com', phone: '+15551234567' }],
+      });
+      const search = async (text: string, extra = '') =>
+        (
+          await otherApi.graphql(
+            `query ($text: String) { requests(filter: { search: $text${extra} }) { nodes { id } } }`,
+            {
+              text,
+            },
+          )
+        ).data.requests.nodes.map((node: { id: string }) => node.id);
+      expect(await search('lease')).toEqual([lease.id]);
+      expect(await search('CHEN WEI')).toEqual([lease.id]);
+      expect(await search('ana@EXAMPLE')).toEqual([tax.id]);
+      expect(await search('5551234')).toEqual([tax.id]);
+      expect(await search('100%')).toEqual([lease.id]);
+      // `%` and `_` are the text's own characters, not wildcards.
+      expect(await search('%')).toEqual([lease.id]);
+      expect(await search('_')).toEqual([]);
+      expect((await search('  ')).sort()).toEqual([lease.id, tax.id].sort());
+      expect(await search('example', ', states: [CLOSED]')).toEqual([]);
+      // Another organization's requests stay out of reach.
+      expect(
+        (await api.graphql(`{ requests(filter: { search: "Chen" }) { nodes { id } } }`)).data.requests.nodes,
+      ).toEqual([]);
+      const long = await otherApi.graphql(
+        `query ($text: String) { requests(filter: { search: $text }) { nodes { id } } }`,
+        {
+          text: 'x'.repeat(201),
+        },
+      );
+      expect(long.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
     });
 
     it('should refuse page sizes outside 1..100 and foreign cursors with BAD_USER_INPUT', async () => {

@@ -42,7 +42,12 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/s\/:token$/, "a share recipient's page (HTML)"],
   [/^\/r\/assets\//, "the recipient page's assets"],
   [/^\/dashboard(\/assets\/:name)?$/, 'the live dashboard page (HTML) and its assets'],
+  [/^\/app(\/\*|\/assets\/:name)?$/, "the owner's console (HTML, every path under /app) and its assets"],
   [/^\/sign-in(\/verify)?$/, 'the sign-in pages (HTML), whose forms post to the documented /auth/… paths'],
+  [
+    /^\/contracts\/:contract_id\/edit(\/contract|\/file)?$|^\/app\/editor\/assets\/:name$/,
+    "the contract editor's page (HTML, a contract's annotationUrl), its assets, and what its link reads and saves (the shapes of GET and PATCH /contracts/{id})",
+  ],
 ];
 
 test('the document is valid OpenAPI 3.1', async () => {
