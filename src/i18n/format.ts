@@ -65,7 +65,11 @@ export function formatDate(
   return format
     .formatToParts(date)
     .map((part) =>
-      part.type === 'month' ? CREOLE_MONTHS[month - 1] : part.type === 'literal' ? part.value.replace('à', 'a') : part.value,
+      part.type === 'month'
+        ? CREOLE_MONTHS[month - 1]
+        : part.type === 'literal'
+          ? part.value.replace('à', 'a')
+          : part.value,
     )
     .join('');
 }

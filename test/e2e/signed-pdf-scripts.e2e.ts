@@ -17,12 +17,20 @@ const FIELDS: ContractField[] = [
   {
     id: 'full-name',
     type: 'TEXT',
-    layout: { page: 1, position: { offsetX: 50, offsetY: 100, anchorPoint: 'TOP_LEFT' }, style: { width: 300, height: 24 } },
+    layout: {
+      page: 1,
+      position: { offsetX: 50, offsetY: 100, anchorPoint: 'TOP_LEFT' },
+      style: { width: 300, height: 24 },
+    },
   },
   {
     id: 'sig',
     type: 'SIGNATURE',
-    layout: { page: 1, position: { offsetX: 50, offsetY: 60, anchorPoint: 'BOTTOM_LEFT' }, style: { width: 220, height: 48 } },
+    layout: {
+      page: 1,
+      position: { offsetX: 50, offsetY: 60, anchorPoint: 'BOTTOM_LEFT' },
+      style: { width: 220, height: 48 },
+    },
   },
 ];
 
@@ -65,7 +73,9 @@ describe('signed PDFs in every script', () => {
       const { token, items } = await requestWithLink(t.app, tenant.apiKey, {
         name: 'Contract',
         items: [{ type: 'E_SIGNATURE', name: 'Contract', contract_id: contractId }],
-        recipients: [{ first_name: first, last_name: last, email: `${language}@example.com`, language, auth_method: 'NONE' }],
+        recipients: [
+          { first_name: first, last_name: last, email: `${language}@example.com`, language, auth_method: 'NONE' },
+        ],
       });
       const p = await signedIn(t.app, token);
       // A Chinese name typed into an Arabic recipient's field too: scripts mix on one page.
@@ -83,7 +93,16 @@ describe('signed PDFs in every script', () => {
 
       const read = text(file);
       const pdfText = CATALOGS[language].pdf;
-      for (const expected of [first, last, pdfText.title, pdfText.signer, pdfText.fields, pdfText.signature, '王', 'محمد'])
+      for (const expected of [
+        first,
+        last,
+        pdfText.title,
+        pdfText.signer,
+        pdfText.fields,
+        pdfText.signature,
+        '王',
+        'محمد',
+      ])
         expect({ expected, found: read.includes(expected) }).toEqual({ expected, found: true });
       expect(execFileSync('pdffonts', [file], { encoding: 'utf8' })).not.toMatch(/may be invalid/);
 

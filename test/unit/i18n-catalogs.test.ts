@@ -29,7 +29,10 @@ function argumentsOf(elements: Element[], into = new Set<string>()): Set<string>
 
 const flat = (catalog: Catalog): [string, string][] =>
   (Object.keys(CATALOGS['en-US']) as Namespace[]).flatMap((namespace) =>
-    Object.entries(catalog[namespace] ?? {}).map(([key, text]): [string, string] => [`${namespace}.${key}`, text as string]),
+    Object.entries(catalog[namespace] ?? {}).map(([key, text]): [string, string] => [
+      `${namespace}.${key}`,
+      text as string,
+    ]),
   );
 
 const parse = (language: string, message: string) =>
@@ -60,7 +63,9 @@ describe('i18n catalogs', () => {
 
     it('should differ from English in every sentence but names, codes and numbers', () => {
       if (language === 'en-US') return;
-      const same = [...texts].filter(([key, text]) => text === english.get(key) && /[a-z]{4}/i.test(text.replace(/\{[^}]*\}/g, '')));
+      const same = [...texts].filter(
+        ([key, text]) => text === english.get(key) && /[a-z]{4}/i.test(text.replace(/\{[^}]*\}/g, '')),
+      );
       // The same word in German or French: Code, Optional, Document, Signature; and a line of names and a page.
       const allowed = /^(portal\.(codeLabel|optional)|pdf\.(document|fieldPlaced|signature))$/;
       expect(same.map(([key]) => key).filter((key) => !allowed.test(key))).toEqual([]);

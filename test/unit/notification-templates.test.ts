@@ -112,7 +112,9 @@ describe('notification templates', () => {
         expect(other.sms.length).toBeGreaterThan(0);
         expect(other.subject).not.toBe(en.subject);
         expect(other.text).not.toBe(en.text);
-        expect(other.html).toContain(`<html lang="${language}" dir="${['ar', 'he'].includes(language) ? 'rtl' : 'ltr'}">`);
+        expect(other.html).toContain(
+          `<html lang="${language}" dir="${['ar', 'he'].includes(language) ? 'rtl' : 'ltr'}">`,
+        );
       },
     );
 

@@ -198,13 +198,9 @@ const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
       subject: t(language, 'mail.shareSubject', names),
       blocks: [
         p(greeting(language, params.recipientFirstName)),
-        p(
-          t(language, 'mail.shareBody', { ...names, organization: params.organizationName, count: params.fileCount }),
-        ),
+        p(t(language, 'mail.shareBody', { ...names, organization: params.organizationName, count: params.fileCount })),
         ...quote(params.message),
-        ...(params.expiresAt
-          ? [p(t(language, 'mail.shareAvailable', { date: day(params.expiresAt, language) }))]
-          : []),
+        ...(params.expiresAt ? [p(t(language, 'mail.shareAvailable', { date: day(params.expiresAt, language) }))] : []),
         { type: 'action', label: t(language, 'mail.shareOpen'), url: secrets.link },
         p(t(language, 'mail.linkIsYours')),
       ],

@@ -5,13 +5,7 @@ import { readCookie } from '../../kernel/http/cookies';
 import { REQUEST_SIGN_IN } from './portal.access';
 import { ASSET_PREFIX, portalAssets } from './portal.assets';
 import { apiBase, callRecipientApi } from './portal.page.api';
-import {
-  brandStyle,
-  PORTAL_CSP,
-  renderEndPage,
-  renderPortalPage,
-  type EndPageKind,
-} from './portal.page';
+import { brandStyle, PORTAL_CSP, renderEndPage, renderPortalPage, type EndPageKind } from './portal.page';
 import { sessionToken } from './portal.routes';
 import { portalUploadRoutes } from './portal.uploads';
 import type { PortalBoot, PortalRequest, SignInInfo } from './portal.view';
@@ -142,8 +136,6 @@ export async function portalPageRoutes(scope: FastifyInstance): Promise<void> {
   const open = { config: { public: true } };
   serveBundledAssets(scope, ASSET_PREFIX, portalAssets);
   scope.get<PageRoute>('/r/:token', open, (request, reply) => servePortal(scope, request, reply, null));
-  scope.get<PageRoute>('/r/:token/verify', open, (request, reply) =>
-    servePortal(scope, request, reply, 'code'),
-  );
+  scope.get<PageRoute>('/r/:token/verify', open, (request, reply) => servePortal(scope, request, reply, 'code'));
   await portalUploadRoutes(scope);
 }

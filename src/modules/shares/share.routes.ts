@@ -275,7 +275,9 @@ export async function shareRoutes(scope: FastifyInstance): Promise<void> {
     }),
   );
   await scope.register(sessionRoutes);
-  scope.get<{ Params: { token: string }; Querystring: LanguageQuery }>('/s/:token', { config: { public: true } }, (request, reply) =>
-    servePage(scope, request, reply),
+  scope.get<{ Params: { token: string }; Querystring: LanguageQuery }>(
+    '/s/:token',
+    { config: { public: true } },
+    (request, reply) => servePage(scope, request, reply),
   );
 }

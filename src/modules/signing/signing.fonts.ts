@@ -42,21 +42,64 @@ const SOURCES: Record<Script, { regular: () => string; bold?: () => string }> = 
 const between = (cp: number, ranges: [number, number][]) => ranges.some(([lo, hi]) => cp >= lo && cp <= hi);
 
 function scriptOf(cp: number): Script {
-  if (between(cp, [[0x0590, 0x05ff], [0xfb1d, 0xfb4f]])) return 'hebrew';
-  if (between(cp, [[0x0600, 0x06ff], [0x0750, 0x077f], [0x08a0, 0x08ff], [0xfb50, 0xfdff], [0xfe70, 0xfeff]]))
+  if (
+    between(cp, [
+      [0x0590, 0x05ff],
+      [0xfb1d, 0xfb4f],
+    ])
+  )
+    return 'hebrew';
+  if (
+    between(cp, [
+      [0x0600, 0x06ff],
+      [0x0750, 0x077f],
+      [0x08a0, 0x08ff],
+      [0xfb50, 0xfdff],
+      [0xfe70, 0xfeff],
+    ])
+  )
     return 'arabic';
   if (between(cp, [[0x0a00, 0x0a7f]])) return 'gurmukhi';
-  if (between(cp, [[0x1100, 0x11ff], [0x3130, 0x318f], [0xac00, 0xd7af]])) return 'korean';
-  if (between(cp, [[0x2e80, 0x2fdf], [0x3000, 0x30ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xf900, 0xfaff], [0xff00, 0xffef]]))
+  if (
+    between(cp, [
+      [0x1100, 0x11ff],
+      [0x3130, 0x318f],
+      [0xac00, 0xd7af],
+    ])
+  )
+    return 'korean';
+  if (
+    between(cp, [
+      [0x2e80, 0x2fdf],
+      [0x3000, 0x30ff],
+      [0x3400, 0x4dbf],
+      [0x4e00, 0x9fff],
+      [0xf900, 0xfaff],
+      [0xff00, 0xffef],
+    ])
+  )
     return 'chinese';
   return 'latin';
 }
 
 /** Letters written right to left (Arabic-Indic digits are numbers: they read left to right). */
 const isRightToLeft = (cp: number) =>
-  (scriptOf(cp) === 'hebrew' || scriptOf(cp) === 'arabic') && !between(cp, [[0x0660, 0x0669], [0x06f0, 0x06f9]]);
+  (scriptOf(cp) === 'hebrew' || scriptOf(cp) === 'arabic') &&
+  !between(cp, [
+    [0x0660, 0x0669],
+    [0x06f0, 0x06f9],
+  ]);
 const isNeutral = (char: string) => /[\s\p{P}\p{S}]/u.test(char);
-const MIRRORED: Record<string, string> = { '(': ')', ')': '(', '[': ']', ']': '[', '<': '>', '>': '<', '«': '»', '»': '«' };
+const MIRRORED: Record<string, string> = {
+  '(': ')',
+  ')': '(',
+  '[': ']',
+  ']': '[',
+  '<': '>',
+  '>': '<',
+  '«': '»',
+  '»': '«',
+};
 
 /**
  * pdf-lib embeds fonts through fontkit; the maintained fontkit (2.x) subsets TrueType and CFF fonts correctly
@@ -66,8 +109,8 @@ const MIRRORED: Record<string, string> = { '(': ')', ')': '(', '[': ']', ']': '[
  * composite glyphs after the glyphs included so far, numbers pdf-lib would then give to new glyphs: each
  * encoding is made from a fresh subset of the same glyphs, in the same order, so the numbers stay pdf-lib's.
  */
-function pdfLibSubset(font: fontkit.Font) {
-  const numbering = font.createSubset();
+function pdfLibSubset(createSubset: () => fontkit.Subset) {
+  const numbering = createSubset();
   const included: fontkit.Glyph[] = [];
   const seen = new Set<number>();
   return {
@@ -80,7 +123,7 @@ function pdfLibSubset(font: fontkit.Font) {
       return numbering.includeGlyph(glyph);
     },
     encodeStream() {
-      const subset = font.createSubset();
+      const subset = createSubset();
       for (const glyph of included) subset.includeGlyph(glyph);
       return Readable.from([subset.encode()]);
     },
@@ -91,14 +134,12 @@ type PdfLibFontkit = Parameters<PDFDocument['registerFontkit']>[0];
 const FONTKIT: PdfLibFontkit = {
   create(data: Uint8Array) {
     const font = fontkit.create(Buffer.from(data)) as fontkit.Font;
-    // pdf-lib's type of a font names fields fontkit 2's types leave out (`cff`, `head`, `post`); the object has them.
-    return new Proxy(font, {
-      get(target, property) {
-        if (property === 'createSubset') return () => pdfLibSubset(target);
-        const value = Reflect.get(target, property, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }) as unknown as ReturnType<PdfLibFontkit['create']>;
+    // pdf-lib's type of a font names fields fontkit 2's types leave out (`cff`, `head`, `post`); the object has
+    // them. Only its subsets change, for pdf-lib's `encodeStream()`.
+    const createSubset = font.createSubset.bind(font);
+    return Object.assign(font, { createSubset: () => pdfLibSubset(createSubset) }) as unknown as ReturnType<
+      PdfLibFontkit['create']
+    >;
   },
 };
 
@@ -174,7 +215,8 @@ export async function typesetter(pdf: PDFDocument, rightToLeft: boolean): Promis
       let shown = char;
       // A space or a punctuation mark inside a run stays in the run's font when it has it (shaping).
       const last = runs.at(-1);
-      if (last && isNeutral(char) && last.font !== chosen && covers(last.font, char.codePointAt(0)!)) chosen = last.font;
+      if (last && isNeutral(char) && last.font !== chosen && covers(last.font, char.codePointAt(0)!))
+        chosen = last.font;
       if (!chosen) {
         chosen = standard[font];
         shown = '?';
@@ -188,16 +230,17 @@ export async function typesetter(pdf: PDFDocument, rightToLeft: boolean): Promis
   /** The line's runs in visual order, left to right. */
   const visualRuns = (text: string, font: FontKey): Run[] => {
     const chars = [...text];
-    const strong = chars.map((char) =>
-      isNeutral(char) ? null : isRightToLeft(char.codePointAt(0)!) ? 'R' : 'L',
-    );
+    const strong = chars.map((char) => (isNeutral(char) ? null : isRightToLeft(char.codePointAt(0)!) ? 'R' : 'L'));
     const first = strong.find((s) => s !== null);
     if (!strong.includes('R')) return fontRuns(text, font);
     const base = first ?? (rightToLeft ? 'R' : 'L');
     // A neutral takes the direction of the letters on both sides when they agree, else the line's.
     const resolved = strong.map((s, i) => {
       if (s) return s;
-      const before = strong.slice(0, i).reverse().find((x) => x !== null);
+      const before = strong
+        .slice(0, i)
+        .reverse()
+        .find((x) => x !== null);
       const after = strong.slice(i + 1).find((x) => x !== null);
       return before && before === after ? before : base;
     });
@@ -215,7 +258,13 @@ export async function typesetter(pdf: PDFDocument, rightToLeft: boolean): Promis
       return runs.reverse().map((run) =>
         [...run.text].some((c) => isRightToLeft(c.codePointAt(0)!))
           ? run
-          : { ...run, text: [...run.text].reverse().map((c) => MIRRORED[c] ?? c).join('') },
+          : {
+              ...run,
+              text: [...run.text]
+                .reverse()
+                .map((c) => MIRRORED[c] ?? c)
+                .join(''),
+            },
       );
     });
   };

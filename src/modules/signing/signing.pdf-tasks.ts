@@ -70,7 +70,12 @@ export async function sign(
   const given = (await ask('signingKey')) as SigningKey;
   const key = openKey({ p12: Buffer.from(given.p12), passphrase: given.passphrase });
   const fonts = await typesetter(pdf, directionOf(language) === 'rtl');
-  const written = (stamp: StampValue) => (stamp.kind === 'TEXT' ? [{ text: stamp.text }] : stamp.kind === 'SCRIPT' ? [{ text: stamp.text, font: 'script' as const }] : []);
+  const written = (stamp: StampValue) =>
+    stamp.kind === 'TEXT'
+      ? [{ text: stamp.text }]
+      : stamp.kind === 'SCRIPT'
+        ? [{ text: stamp.text, font: 'script' as const }]
+        : [];
   await fonts.prepare(stamps.flatMap((stamp) => written(stamp.value)));
   const unplaced = stampFields(pdf, fonts, stamps, language);
   const stampedSha256 = sha256(await pdf.save({ useObjectStreams: false, objectsPerTick: Infinity }));

@@ -58,7 +58,13 @@ function drawValue(page: PDFPage, fonts: Typesetter, box: Box, value: StampValue
       );
       // A right-to-left value starts at the box's right edge.
       const x = fonts.rightToLeft ? Math.max(inner.x, inner.x + inner.width - fonts.width(text, font, size)) : inner.x;
-      fonts.draw(page, text, { x, y: inner.y + Math.max(0, (inner.height - size) / 2) + size * 0.2, size, font, color: INK });
+      fonts.draw(page, text, {
+        x,
+        y: inner.y + Math.max(0, (inner.height - size) / 2) + size * 0.2,
+        size,
+        font,
+        color: INK,
+      });
       return;
     }
     case 'MARK': {
@@ -203,8 +209,16 @@ class PageWriter {
       this.room(leading);
       this.y -= leading;
       // A right-to-left record is set against the right margin, its indents on that side.
-      const x = this.fonts.rightToLeft ? A4.width - MARGIN - indent - this.fonts.width(line, font, size) : MARGIN + indent;
-      this.fonts.draw(this.page, line, { x, y: this.y + size * 0.25, size, font, color: options.colour ?? rgb(0, 0, 0) });
+      const x = this.fonts.rightToLeft
+        ? A4.width - MARGIN - indent - this.fonts.width(line, font, size)
+        : MARGIN + indent;
+      this.fonts.draw(this.page, line, {
+        x,
+        y: this.y + size * 0.25,
+        size,
+        font,
+        color: options.colour ?? rgb(0, 0, 0),
+      });
     }
   }
 
@@ -226,7 +240,9 @@ class PageWriter {
 
 /** Appends the audit pages: who signed what, when, from where, and the document's hashes. Returns the last. */
 /** The audit pages' lines, in the signer's language: what `appendAuditPages` writes, and what fonts it needs. */
-function auditLines(record: AuditRecord): { text: string; font: FontKey; kind: 'title' | 'note' | 'label' | 'value' | 'heading' }[] {
+function auditLines(
+  record: AuditRecord,
+): { text: string; font: FontKey; kind: 'title' | 'note' | 'label' | 'value' | 'heading' }[] {
   const say = (key: Parameters<typeof t>[1], values?: Record<string, string | number>) =>
     t(record.language, key, values);
   const entry = (label: string, value: string, font: FontKey = 'regular') => [
@@ -239,7 +255,10 @@ function auditLines(record: AuditRecord): { text: string; font: FontKey; kind: '
     ...entry(say('pdf.document'), record.documentName),
     ...entry(say('pdf.contractId'), record.contractId, 'mono'),
     ...entry(say('pdf.organization'), record.organizationName),
-    ...entry(say('pdf.signer'), record.signerEmail ? `${record.signerName} <${record.signerEmail}>` : record.signerName),
+    ...entry(
+      say('pdf.signer'),
+      record.signerEmail ? `${record.signerName} <${record.signerEmail}>` : record.signerName,
+    ),
     ...entry(say('pdf.signedAt'), record.at.toISOString(), 'mono'),
     ...entry(say('pdf.ipAddress'), record.ip, 'mono'),
     ...entry(say('pdf.userAgent'), record.userAgent || say('pdf.none')),
@@ -248,7 +267,9 @@ function auditLines(record: AuditRecord): { text: string; font: FontKey; kind: '
     ...entry(say('pdf.digitalSignature'), say('pdf.digitalSignatureValue', { subject: record.certificate.subject })),
     ...entry(say('pdf.fingerprint'), record.certificate.sha256, 'mono'),
     { text: say('pdf.fields'), font: 'bold', kind: 'heading' },
-    ...(record.stamps.length === 0 ? [{ text: say('pdf.noFields'), font: 'regular' as const, kind: 'note' as const }] : []),
+    ...(record.stamps.length === 0
+      ? [{ text: say('pdf.noFields'), font: 'regular' as const, kind: 'note' as const }]
+      : []),
     ...record.stamps.flatMap((stamp) => {
       const where = record.unplaced.get(stamp.key);
       const field = { field: stamp.key, type: stamp.type };
@@ -274,7 +295,8 @@ export function appendAuditPages(pdf: PDFDocument, fonts: Typesetter, record: Au
     if (line.kind === 'title') out.text(line.text, { font: 'bold', size: 16 });
     else if (line.kind === 'note') out.text(line.text, { size: 9, gap: 4, colour: MUTED });
     else if (line.kind === 'label') out.text(line.text, { font: 'bold', size: 9, gap: 4, colour: MUTED });
-    else if (line.kind === 'value') out.text(line.text, { font: line.font, size: line.font === 'mono' ? 9 : 10, indent: 12 });
+    else if (line.kind === 'value')
+      out.text(line.text, { font: line.font, size: line.font === 'mono' ? 9 : 10, indent: 12 });
     else {
       // The fields' heading, then (after them) the signature's heading and the signature itself.
       out.text(line.text, { font: 'bold', size: 12, gap: 12 });

@@ -89,7 +89,9 @@ describe('languages of what a recipient reads', () => {
       const { token } = await requestWithLink(t.app, tenant.apiKey, overrides);
       return /<html lang="([^"]+)"/.exec((await page(token)).body)![1];
     };
-    const recipient = (language?: string) => [{ first_name: 'Bo', email: 'bo@example.com', ...(language && { language }) }];
+    const recipient = (language?: string) => [
+      { first_name: 'Bo', email: 'bo@example.com', ...(language && { language }) },
+    ];
     expect(await langOf({ language: 'de', recipients: recipient('fr') })).toBe('fr');
     expect(await langOf({ language: 'de', recipients: recipient() })).toBe('de');
     const settings = await owner.patch(`/organizations/${tenant.organizationId}/settings`, { default_language: 'ko' });
