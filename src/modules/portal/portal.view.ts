@@ -162,7 +162,7 @@ export function renderHeader(
   ${languageSwitch ? renderLanguageSwitch(ctx, languageSwitch) : ''}
   ${logo ? html`<img class="logo" src="${logo}" alt="${text(ctx, 'logoAlt', { organization: request.organization_name })}">` : ''}
   <p class="org">${text(ctx, 'from', { owner: request.owner_name, organization: request.organization_name })}</p>
-  <h1>${request.name}</h1>
+  <h1><bdi>${request.name}</bdi></h1>
   ${request.due_date ? html`<p class="due">${text(ctx, 'due', { date: formatDate(request.due_date, ctx.language) })}</p>` : ''}
 </header>`;
 }
@@ -329,7 +329,7 @@ export function renderItem(ctx: ViewContext, item: PortalItem, editable: boolean
   return html`<li class="item ${itemDone ? 'done' : ''} ${item.status === 'REJECTED' ? 'rejected' : ''}" id="item-${item.id}" data-status="${item.status}">
   <div class="item-head">
     <span class="mark" aria-hidden="true">${itemDone ? '✓' : item.status === 'REJECTED' ? '!' : ''}</span>
-    <h3>${item.name}</h3>
+    <h3><bdi>${item.name}</bdi></h3>
     <span class="tag ${item.required ? 'req' : ''}">${text(ctx, item.required ? 'required' : 'optional')}</span>
     <span class="state">${text(ctx, statusKey(item))}</span>
   </div>
