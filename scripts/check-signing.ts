@@ -95,6 +95,7 @@ async function main(): Promise<void> {
         organizationName: 'Gather Check Signing',
         signer: input.signer,
         at: input.at,
+        language: 'en-US' as const,
       };
       const { pdf } = await signPdf(
         { log: createLogger('warn') },

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # npm run test:e2e: the browser tests (test/e2e/*.e2e.ts) in headless Chromium. Installs Debian's
-# chromium (the browser playwright-core drives) and poppler-utils (pdfsig, which checks the signed
-# PDFs) where they are missing, then runs jest with the e2e configuration; arguments go to jest.
+# chromium (the browser playwright-core drives), poppler-utils (pdfsig, which checks the signed
+# PDFs) and the Noto fonts of the portal's scripts where they are missing, then runs jest with the
+# e2e configuration; arguments go to jest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v pdfsig >/dev/null || missing+=(poppler-utils)
+# The portal's screenshots in Chinese, Korean, Arabic, Hebrew and Punjabi need the browser to have their scripts.
+[ -n "$(fc-list :lang=zh 2>/dev/null)" ] || missing+=(fonts-noto-cjk)
+[ -n "$(fc-list :lang=pa 2>/dev/null)" ] || missing+=(fonts-noto-core)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "e2e: ${missing[*]} missing; install them (apt-get install -y ${missing[*]}) or run as root" >&2

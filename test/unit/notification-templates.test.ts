@@ -1,4 +1,5 @@
 import { NOTIFICATION_KINDS, type NotificationKind } from '../../src/modules/notifications/notification.entities';
+import { LANGUAGES } from '../../src/modules/requests/request.enums';
 import { MAX_SUBJECT_LENGTH } from '../../src/modules/notifications/notification.limits';
 import {
   MASKED,
@@ -102,20 +103,25 @@ describe('notification templates', () => {
   describe.each(NOTIFICATION_KINDS.map((kind) => [kind]))('%s', (kind) => {
     const render = (language: string) => renderNotification(kind, language, SAMPLES[kind] as never);
 
-    it('should render a subject, text, HTML and SMS in English and Spanish, different from each other', () => {
-      const [en, es] = [render('en-US'), render('es')];
-      for (const message of [en, es]) {
-        expect(message.subject.length).toBeGreaterThan(0);
-        expect(message.text).toContain(HOSTILE);
-        expect(message.sms.length).toBeGreaterThan(0);
-      }
-      expect(es.subject).not.toBe(en.subject);
-      expect(es.text).not.toBe(en.text);
-      expect(es.html).toContain('<html lang="es">');
-    });
+    it.each(LANGUAGES.filter((language) => language !== 'en-US').map((language) => [language]))(
+      'should render a subject, text, HTML and SMS in %s, different from English',
+      (language) => {
+        const [en, other] = [render('en-US'), render(language)];
+        expect(other.subject.length).toBeGreaterThan(0);
+        expect(other.text).toContain(HOSTILE);
+        expect(other.sms.length).toBeGreaterThan(0);
+        expect(other.subject).not.toBe(en.subject);
+        expect(other.text).not.toBe(en.text);
+        expect(other.html).toContain(
+          `<html lang="${language}" dir="${['ar', 'he'].includes(language) ? 'rtl' : 'ltr'}">`,
+        );
+      },
+    );
 
-    it('should fall back to English for a language without texts', () => {
-      expect(render('fr')).toEqual(render('en-US'));
+    it('should take a language by its alias or base tag, and fall back to English for one it lacks', () => {
+      expect(render('en')).toEqual(render('en-US'));
+      expect(render('fr-CA')).toEqual(render('fr'));
+      expect(render('ja')).toEqual(render('en-US'));
     });
 
     it('should escape every interpolated value in HTML', () => {

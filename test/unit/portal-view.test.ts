@@ -1,4 +1,5 @@
-import { textsFor } from '../../src/modules/portal/portal.texts';
+import { CATALOGS } from '../../src/i18n/i18n';
+import type { Language } from '../../src/modules/requests/request.enums';
 import {
   escapeHtml,
   html,
@@ -9,10 +10,10 @@ import {
 } from '../../src/modules/portal/portal.view';
 import { portalItem, portalRequest, signInInfo } from '../support/portal-fixtures';
 
-const ctx = (language = 'en'): ViewContext => ({
+const ctx = (language: Language = 'en-US'): ViewContext => ({
   token: 'tok',
-  texts: textsFor(language),
-  locale: language === 'en' ? 'en-US' : language,
+  texts: CATALOGS[language].portal,
+  language,
   maxUploadBytes: 256 * 1024 * 1024,
 });
 

@@ -146,7 +146,7 @@ export const notificationsConsumer: Consumer = {
     const message = recipientMessage(event)!;
     const queued = await tx.rows<{ id: string }>(
       `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
-       select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, ?::text, ch.address, r.language,
+       select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, ?::text, ch.address, coalesce(rc.language, r.language),
               jsonb_build_object(
                 'requestName', r.name,
                 'senderName', coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email),

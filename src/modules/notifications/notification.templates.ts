@@ -1,9 +1,11 @@
+import { directionOf, formatDate } from '../../i18n/format';
+import { resolveLanguage, t } from '../../i18n/i18n';
 import type { BrandingView } from '../organizations/organization.service';
 import type { Language } from '../requests/request.enums';
 import type { NotificationKind } from './notification.entities';
 import { MAX_SUBJECT_LENGTH } from './notification.limits';
 
-// Every message the service sends, in English and Spanish (other languages fall back to English).
+// Every message the service sends, in each language of the Language enum (src/i18n/catalogs).
 // A template returns plain-text blocks; `layout` alone makes HTML of them, escaping every character
 // of every block, so no interpolated value can reach the HTML unescaped. An organization's branding
 // adds its logo, its button colour, its signature and support line.
@@ -93,248 +95,141 @@ type Input<K extends NotificationKind> = {
   params: TemplateParams[K];
   secrets: TemplateSecrets[K];
   link: string | null;
-  language: TemplateLanguage;
+  language: Language;
 };
-
-type TemplateLanguage = 'en' | 'es';
 
 const p = (text: string): Block => ({ type: 'paragraph', text });
 
-const formatDate = (iso: string, language: TemplateLanguage) =>
-  new Intl.DateTimeFormat(language === 'es' ? 'es' : 'en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(
-    new Date(iso),
-  );
+// Mail dates are days (a due date, an expiry): read in UTC, as they were set.
+const day = (iso: string, language: Language) => formatDate(iso, language, { timeZone: 'UTC' });
 
-const greeting = (language: TemplateLanguage, name: string | null | undefined) =>
-  language === 'es' ? (name ? `Hola, ${name}:` : 'Hola:') : name ? `Hello ${name},` : 'Hello,';
+const greeting = (language: Language, name: string | null | undefined) =>
+  name ? t(language, 'mail.greeting', { name }) : t(language, 'mail.greetingNoName');
+
+const quote = (text: string | null | undefined): Block[] => (text ? [{ type: 'quote', text }] : []);
 
 const TEMPLATES: { [K in NotificationKind]: (input: Input<K>) => Message } = {
   INVITATION: ({ params, link, language }) => {
-    const es = language === 'es';
-    const due = params.dueDate ? formatDate(params.dueDate, language) : null;
+    const names = { sender: params.senderName, request: params.requestName };
     return {
-      subject: es
-        ? `${params.senderName} le pide documentos: ${params.requestName}`
-        : `${params.senderName} requests documents: ${params.requestName}`,
+      subject: t(language, 'mail.invitationSubject', names),
       blocks: [
         p(greeting(language, params.recipientFirstName)),
-        p(
-          es
-            ? `${params.senderName} (${params.organizationName}) le pide que complete «${params.requestName}».`
-            : `${params.senderName} (${params.organizationName}) asks you to complete "${params.requestName}".`,
-        ),
-        ...(params.personalMessage ? [{ type: 'quote', text: params.personalMessage } as Block] : []),
-        ...(due ? [p(es ? `Fecha límite: ${due}.` : `Due: ${due}.`)] : []),
-        { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
-        p(es ? 'El enlace es personal: no lo reenvíe.' : 'This link is yours alone: please do not forward it.'),
+        p(t(language, 'mail.invitationBody', { ...names, organization: params.organizationName })),
+        ...quote(params.personalMessage),
+        ...(params.dueDate ? [p(t(language, 'mail.due', { date: day(params.dueDate, language) }))] : []),
+        { type: 'action', label: t(language, 'mail.openRequest'), url: link! },
+        p(t(language, 'mail.linkIsYours')),
       ],
-      sms: es
-        ? `${params.senderName} le pide documentos (${params.requestName}): ${link}`
-        : `${params.senderName} requests documents (${params.requestName}): ${link}`,
+      sms: t(language, 'mail.invitationSms', { ...names, link: link! }),
     };
   },
-  ONE_TIME_CODE: ({ params, secrets, language }) => {
-    const es = language === 'es';
-    return {
-      subject: es ? `Su código para ${params.requestName}` : `Your code for ${params.requestName}`,
-      blocks: [
-        p(
-          es
-            ? `Su código de acceso para «${params.requestName}» es:`
-            : `Your sign-in code for "${params.requestName}" is:`,
-        ),
-        { type: 'code', text: secrets.code },
-        p(
-          es
-            ? `Vale ${params.validMinutes} minutos. Si no lo pidió, ignore este mensaje.`
-            : `It is valid for ${params.validMinutes} minutes. If you did not ask for it, ignore this message.`,
-        ),
-      ],
-      sms: es
-        ? `Su código para ${params.requestName}: ${secrets.code} (vale ${params.validMinutes} min)`
-        : `Your code for ${params.requestName}: ${secrets.code} (valid ${params.validMinutes} min)`,
-    };
-  },
-  CHANGES_REQUESTED: ({ params, link, language }) => {
-    const es = language === 'es';
-    return {
-      subject: es ? `Se piden cambios: ${params.requestName}` : `Changes requested: ${params.requestName}`,
-      blocks: [
-        p(greeting(language, params.recipientFirstName)),
-        p(
-          es
-            ? `${params.senderName} pide cambios en «${params.requestName}».`
-            : `${params.senderName} asks for changes to "${params.requestName}".`,
-        ),
-        ...(params.message ? [{ type: 'quote', text: params.message } as Block] : []),
-        ...(params.itemNames?.length
-          ? [p(es ? 'Elementos por rehacer:' : 'Items to redo:'), { type: 'list', text: params.itemNames } as Block]
-          : []),
-        { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
-      ],
-      sms: es
-        ? `Se piden cambios en ${params.requestName}: ${link}`
-        : `Changes requested on ${params.requestName}: ${link}`,
-    };
-  },
+  ONE_TIME_CODE: ({ params, secrets, language }) => ({
+    subject: t(language, 'mail.codeSubject', { request: params.requestName }),
+    blocks: [
+      p(t(language, 'mail.codeBody', { request: params.requestName })),
+      { type: 'code', text: secrets.code },
+      p(t(language, 'mail.codeValid', { minutes: params.validMinutes })),
+    ],
+    sms: t(language, 'mail.codeSms', { request: params.requestName, code: secrets.code, minutes: params.validMinutes }),
+  }),
+  CHANGES_REQUESTED: ({ params, link, language }) => ({
+    subject: t(language, 'mail.changesSubject', { request: params.requestName }),
+    blocks: [
+      p(greeting(language, params.recipientFirstName)),
+      p(t(language, 'mail.changesBody', { sender: params.senderName, request: params.requestName })),
+      ...quote(params.message),
+      ...(params.itemNames?.length
+        ? [p(t(language, 'mail.changesItems')), { type: 'list', text: params.itemNames } as Block]
+        : []),
+      { type: 'action', label: t(language, 'mail.openRequest'), url: link! },
+    ],
+    sms: t(language, 'mail.changesSms', { request: params.requestName, link: link! }),
+  }),
   REQUEST_SUBMITTED: ({ params, language }) => {
-    const es = language === 'es';
+    const names = { recipient: params.recipientName, request: params.requestName };
     return {
-      subject: es ? `Enviada: ${params.requestName}` : `Submitted: ${params.requestName}`,
+      subject: t(language, 'mail.submittedSubject', names),
       blocks: [
-        p(
-          es
-            ? `${params.recipientName} envió «${params.requestName}».`
-            : `${params.recipientName} submitted "${params.requestName}".`,
-        ),
-        p(
-          es
-            ? `Solicitud ${params.requestId}: revísela cuando pueda.`
-            : `Request ${params.requestId} is ready for your review.`,
-        ),
+        p(t(language, 'mail.submittedBody', names)),
+        p(t(language, 'mail.submittedReview', { id: params.requestId })),
       ],
-      sms: es
-        ? `${params.recipientName} envió ${params.requestName}`
-        : `${params.recipientName} submitted ${params.requestName}`,
+      sms: t(language, 'mail.submittedSms', names),
     };
   },
   REQUEST_COMPLETED: ({ params, language }) => {
-    const es = language === 'es';
+    const names = { recipient: params.recipientName, request: params.requestName };
     return {
-      subject: es ? `Completa: ${params.requestName}` : `Completed: ${params.requestName}`,
+      subject: t(language, 'mail.completedSubject', names),
       blocks: [
-        p(
-          es
-            ? `${params.recipientName} completó todos los elementos de «${params.requestName}».`
-            : `${params.recipientName} completed every item of "${params.requestName}".`,
-        ),
-        p(
-          es
-            ? `Solicitud ${params.requestId}: lista para verificar.`
-            : `Request ${params.requestId} is ready to verify.`,
-        ),
+        p(t(language, 'mail.completedBody', names)),
+        p(t(language, 'mail.completedVerify', { id: params.requestId })),
       ],
-      sms: es
-        ? `${params.recipientName} completó ${params.requestName}`
-        : `${params.recipientName} completed ${params.requestName}`,
+      sms: t(language, 'mail.completedSms', names),
     };
   },
-  REMINDER: ({ params, link, language }) => {
-    const es = language === 'es';
-    const due = params.dueDate ? formatDate(params.dueDate, language) : null;
-    return {
-      subject: es ? `Recordatorio: ${params.requestName}` : `Reminder: ${params.requestName}`,
-      blocks: [
-        p(greeting(language, params.recipientFirstName)),
-        p(
-          es
-            ? `${params.senderName} le recuerda que «${params.requestName}» sigue pendiente.`
-            : `${params.senderName} reminds you that "${params.requestName}" is still waiting for you.`,
-        ),
-        ...(params.message ? [{ type: 'quote', text: params.message } as Block] : []),
-        ...(due ? [p(es ? `Fecha límite: ${due}.` : `Due: ${due}.`)] : []),
-        { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
-      ],
-      sms: es
-        ? `Recordatorio de ${params.senderName} (${params.requestName}): ${link}`
-        : `Reminder from ${params.senderName} (${params.requestName}): ${link}`,
-    };
-  },
+  REMINDER: ({ params, link, language }) => ({
+    subject: t(language, 'mail.reminderSubject', { request: params.requestName }),
+    blocks: [
+      p(greeting(language, params.recipientFirstName)),
+      p(t(language, 'mail.reminderBody', { sender: params.senderName, request: params.requestName })),
+      ...quote(params.message),
+      ...(params.dueDate ? [p(t(language, 'mail.due', { date: day(params.dueDate, language) }))] : []),
+      { type: 'action', label: t(language, 'mail.openRequest'), url: link! },
+    ],
+    sms: t(language, 'mail.reminderSms', { sender: params.senderName, request: params.requestName, link: link! }),
+  }),
   EXPIRATION_WARNING: ({ params, link, language }) => {
-    const es = language === 'es';
-    const expires = formatDate(params.expiresAt, language);
+    const values = { request: params.requestName, date: day(params.expiresAt, language) };
     return {
-      subject: es ? `Vence el ${expires}: ${params.requestName}` : `Expires on ${expires}: ${params.requestName}`,
+      subject: t(language, 'mail.expirationSubject', values),
       blocks: [
         p(greeting(language, params.recipientFirstName)),
-        p(
-          es
-            ? `«${params.requestName}», de ${params.senderName}, vence el ${expires}. Después, el enlace deja de funcionar y lo enviado se borra.`
-            : `"${params.requestName}" from ${params.senderName} expires on ${expires}. After that the link stops working and what was sent is deleted.`,
-        ),
-        { type: 'action', label: es ? 'Abrir la solicitud' : 'Open the request', url: link! },
+        p(t(language, 'mail.expirationBody', { ...values, sender: params.senderName })),
+        { type: 'action', label: t(language, 'mail.openRequest'), url: link! },
       ],
-      sms: es
-        ? `${params.requestName} vence el ${expires}: ${link}`
-        : `${params.requestName} expires on ${expires}: ${link}`,
+      sms: t(language, 'mail.expirationSms', { ...values, link: link! }),
     };
   },
   // A share's link travels as a secret: the stored copy of the message does not hold it.
   SHARE_INVITATION: ({ params, secrets, language }) => {
-    const es = language === 'es';
-    const expires = params.expiresAt ? formatDate(params.expiresAt, language) : null;
-    const files = es
-      ? params.fileCount === 1
-        ? '1 archivo'
-        : `${params.fileCount} archivos`
-      : params.fileCount === 1
-        ? '1 file'
-        : `${params.fileCount} files`;
+    const names = { sender: params.senderName, title: params.shareTitle };
     return {
-      subject: es
-        ? `${params.senderName} comparte archivos con usted: ${params.shareTitle}`
-        : `${params.senderName} shared files with you: ${params.shareTitle}`,
+      subject: t(language, 'mail.shareSubject', names),
       blocks: [
         p(greeting(language, params.recipientFirstName)),
-        p(
-          es
-            ? `${params.senderName} (${params.organizationName}) comparte ${files} con usted: «${params.shareTitle}».`
-            : `${params.senderName} (${params.organizationName}) shared ${files} with you: "${params.shareTitle}".`,
-        ),
-        ...(params.message ? [{ type: 'quote', text: params.message } as Block] : []),
-        ...(expires ? [p(es ? `Disponibles hasta el ${expires}.` : `Available until ${expires}.`)] : []),
-        { type: 'action', label: es ? 'Ver los archivos' : 'View the files', url: secrets.link },
-        p(es ? 'El enlace es personal: no lo reenvíe.' : 'This link is yours alone: please do not forward it.'),
+        p(t(language, 'mail.shareBody', { ...names, organization: params.organizationName, count: params.fileCount })),
+        ...quote(params.message),
+        ...(params.expiresAt ? [p(t(language, 'mail.shareAvailable', { date: day(params.expiresAt, language) }))] : []),
+        { type: 'action', label: t(language, 'mail.shareOpen'), url: secrets.link },
+        p(t(language, 'mail.linkIsYours')),
       ],
-      sms: es
-        ? `${params.senderName} comparte archivos con usted (${params.shareTitle}): ${secrets.link}`
-        : `${params.senderName} shared files with you (${params.shareTitle}): ${secrets.link}`,
+      sms: t(language, 'mail.shareSms', { ...names, link: secrets.link }),
     };
   },
-  SIGN_IN_LINK: ({ params, secrets, language }) => {
-    const es = language === 'es';
-    return {
-      subject: es ? 'Su enlace para entrar en Gather' : 'Your link to sign in to Gather',
-      blocks: [
-        p(greeting(language, params.firstName)),
-        p(
-          es
-            ? `Use este enlace para entrar en Gather. Vale ${params.validMinutes} minutos y una sola vez.`
-            : `Use this link to sign in to Gather. It works once, within ${params.validMinutes} minutes.`,
-        ),
-        { type: 'action', label: es ? 'Entrar' : 'Sign in', url: secrets.link },
-        p(
-          es
-            ? 'Si no lo pidió, ignore este mensaje: nadie entra sin el enlace.'
-            : 'If you did not ask for it, ignore this message: nobody signs in without the link.',
-        ),
-      ],
-      sms: es ? `Su enlace para entrar en Gather: ${secrets.link}` : `Your link to sign in to Gather: ${secrets.link}`,
-    };
-  },
+  SIGN_IN_LINK: ({ params, secrets, language }) => ({
+    subject: t(language, 'mail.signInSubject'),
+    blocks: [
+      p(greeting(language, params.firstName)),
+      p(t(language, 'mail.signInBody', { minutes: params.validMinutes })),
+      { type: 'action', label: t(language, 'mail.signInAction'), url: secrets.link },
+      p(t(language, 'mail.signInIgnore')),
+    ],
+    sms: t(language, 'mail.signInSms', { link: secrets.link }),
+  }),
   ESCALATION: ({ params, language }) => {
-    const es = language === 'es';
-    const what =
-      params.condition === 'OVERDUE'
-        ? es
-          ? `lleva ${params.afterDays} días vencida sin enviarse`
-          : `is ${params.afterDays} days overdue and not submitted`
-        : es
-          ? `lleva ${params.afterDays} días sin que se abra el enlace`
-          : `has not been opened ${params.afterDays} days after it was sent`;
+    const values = { request: params.requestName, days: params.afterDays };
+    const overdue = params.condition === 'OVERDUE';
     return {
-      subject: es ? `Escalado: ${params.requestName}` : `Escalation: ${params.requestName}`,
+      subject: t(language, 'mail.escalationSubject', values),
       blocks: [
-        p(es ? `La solicitud «${params.requestName}» ${what}.` : `The request "${params.requestName}" ${what}.`),
+        p(t(language, overdue ? 'mail.escalationOverdue' : 'mail.escalationNotOpened', values)),
         ...(params.recipientNames.length
-          ? [
-              p(es ? 'Destinatarios pendientes:' : 'Waiting for:'),
-              { type: 'list', text: params.recipientNames } as Block,
-            ]
+          ? [p(t(language, 'mail.escalationWaiting')), { type: 'list', text: params.recipientNames } as Block]
           : []),
-        p(es ? `Solicitud ${params.requestId}.` : `Request ${params.requestId}.`),
+        p(t(language, 'mail.escalationRequest', { id: params.requestId })),
       ],
-      sms: es ? `Escalado: ${params.requestName} ${what}` : `Escalation: ${params.requestName} ${what}`,
+      sms: t(language, overdue ? 'mail.escalationSmsOverdue' : 'mail.escalationSmsNotOpened', values),
     };
   },
 };
@@ -362,12 +257,13 @@ const textOf = (block: Block): string => {
 const buttonColor = (branding: BrandingView | null | undefined) =>
   branding?.primaryColor && /^#[0-9a-f]{6}$/i.test(branding.primaryColor) ? branding.primaryColor : '#1f4fd1';
 
-const htmlOf = (block: Block, branding: BrandingView | null | undefined): string => {
+// Mail clients know few logical CSS properties: the quote's rule goes on the side the text starts from.
+const htmlOf = (block: Block, branding: BrandingView | null | undefined, start: 'left' | 'right'): string => {
   switch (block.type) {
     case 'action':
       return `<p><a href="${escapeHtml(block.url)}" style="display:inline-block;padding:10px 18px;background:${buttonColor(branding)};color:#ffffff;text-decoration:none;border-radius:4px">${escapeHtml(block.label)}</a></p>\n<p style="font-size:12px;color:#555555">${escapeHtml(block.url)}</p>`;
     case 'quote':
-      return `<blockquote style="margin:0 0 16px;padding-left:12px;border-left:3px solid #cccccc;white-space:pre-line">${escapeHtml(block.text as string)}</blockquote>`;
+      return `<blockquote style="margin:0 0 16px;padding-${start}:12px;border-${start}:3px solid #cccccc;white-space:pre-line">${escapeHtml(block.text as string)}</blockquote>`;
     case 'code':
       return `<p style="font-size:24px;letter-spacing:4px;font-family:monospace">${escapeHtml(block.text as string)}</p>`;
     case 'list':
@@ -384,17 +280,11 @@ const cut = (subject: string) => {
   return line.length > MAX_SUBJECT_LENGTH ? `${line.slice(0, MAX_SUBJECT_LENGTH - 1)}…` : line;
 };
 
-/** The request's language when a template speaks it, else English. */
-export const templateLanguage = (language: Language | string): TemplateLanguage => (language === 'es' ? 'es' : 'en');
-
 /** The organization's signature and support line, closing every message it brands. */
-function brandBlocks(branding: BrandingView | null | undefined, language: TemplateLanguage): Block[] {
-  const es = language === 'es';
+function brandBlocks(branding: BrandingView | null | undefined, language: Language): Block[] {
   return [
     ...(branding?.senderName ? [p(`— ${branding.senderName}`)] : []),
-    ...(branding?.supportEmail
-      ? [p(es ? `¿Preguntas? Escriba a ${branding.supportEmail}` : `Questions? Write to ${branding.supportEmail}`)]
-      : []),
+    ...(branding?.supportEmail ? [p(t(language, 'mail.support', { email: branding.supportEmail }))] : []),
   ];
 }
 
@@ -409,7 +299,8 @@ export function renderNotification<K extends NotificationKind>(
   },
 ): RenderedMessage {
   if (KINDS_WITH_LINK.has(kind) && !values.link) throw new Error(`a ${kind} message needs the recipient's link`);
-  const lang = templateLanguage(language);
+  const lang = resolveLanguage(language);
+  const dir = directionOf(lang);
   const message = (TEMPLATES[kind] as (input: Input<K>) => Message)({ ...values, language: lang });
   const subject = cut(message.subject);
   const { branding } = values;
@@ -420,7 +311,7 @@ export function renderNotification<K extends NotificationKind>(
   return {
     subject,
     text: `${blocks.map(textOf).join('\n\n')}\n`,
-    html: `<!doctype html>\n<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>\n<body style="font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#222222;max-width:600px;margin:0 auto;padding:16px">\n${logo}${blocks.map((block) => htmlOf(block, branding)).join('\n')}\n</body></html>\n`,
+    html: `<!doctype html>\n<html lang="${lang}" dir="${dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>\n<body dir="${dir}" style="font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#222222;max-width:600px;margin:0 auto;padding:16px">\n${logo}${blocks.map((block) => htmlOf(block, branding, dir === 'rtl' ? 'right' : 'left')).join('\n')}\n</body></html>\n`,
     sms: message.sms,
   };
 }

@@ -153,7 +153,7 @@ type LinkRow = SignInRow & {
 const LINK_SQL = `
   select ${SIGN_IN_COLUMNS}, r.id as request_id, r.organization_id, r.owner_id, r.name as request_name,
          o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
-         r.due_date, r.expiration_date, r.language, r.state, r.mfa_enabled, rc.last_name
+         r.due_date, r.expiration_date, coalesce(rc.language, r.language, os.default_language) as language, r.state, r.mfa_enabled, rc.last_name
     from recipient rc
     join request r on r.id = rc.request_id
     join organization o on o.id = r.organization_id

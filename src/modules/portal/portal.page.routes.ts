@@ -1,18 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CATALOGS, languageFromHeader, languageOf, resolveLanguage } from '../../i18n/i18n';
 import { serveBundledAssets } from '../../kernel/http/bundle';
+import { readCookie } from '../../kernel/http/cookies';
 import { REQUEST_SIGN_IN } from './portal.access';
 import { ASSET_PREFIX, portalAssets } from './portal.assets';
 import { apiBase, callRecipientApi } from './portal.page.api';
-import {
-  brandStyle,
-  languageFromHeader,
-  PORTAL_CSP,
-  renderEndPage,
-  renderPortalPage,
-  type EndPageKind,
-} from './portal.page';
+import { brandStyle, PORTAL_CSP, renderEndPage, renderPortalPage, type EndPageKind } from './portal.page';
 import { sessionToken } from './portal.routes';
-import { portalLanguage, textsFor } from './portal.texts';
 import { portalUploadRoutes } from './portal.uploads';
 import type { PortalBoot, PortalRequest, SignInInfo } from './portal.view';
 
@@ -21,6 +15,31 @@ import type { PortalBoot, PortalRequest, SignInInfo } from './portal.view';
 // in-process, with the recipient's own cookie, so it sees exactly what a custom front end would.
 
 type TokenParams = { token: string };
+export type LanguageQuery = { lang?: string | string[] };
+type PageRoute = { Params: TokenParams; Querystring: LanguageQuery };
+
+/** The cookie that keeps the language a recipient chose on a link's page, for the browser's session. */
+const LANGUAGE_COOKIE = 'gather_language';
+
+/** The language chosen on this link's page, if any. */
+export const chosenLanguage = (request: FastifyRequest) => languageOf(readCookie(request.headers, LANGUAGE_COOKIE));
+
+/**
+ * A language picked with the page's switch (`?lang=fr`): kept in a cookie of the link's path until the browser
+ * closes, then the page again without the query. Answers null when the request picks nothing.
+ */
+export function rememberLanguage(
+  request: FastifyRequest<{ Querystring: LanguageQuery }>,
+  reply: FastifyReply,
+  linkPath: string,
+) {
+  if (request.query.lang === undefined) return null;
+  const path = request.url.split('?')[0];
+  // `?lang=a&lang=b` arrives as a list: it picks nothing.
+  const language = typeof request.query.lang === 'string' ? languageOf(request.query.lang) : null;
+  if (language) reply.header('set-cookie', `${LANGUAGE_COOKIE}=${language}; Path=${linkPath}; HttpOnly; SameSite=Lax`);
+  return reply.code(303).header('location', path).header('cache-control', 'no-store').send();
+}
 
 async function sendEndPage(reply: FastifyReply, request: FastifyRequest, kind: EndPageKind) {
   const assets = await portalAssets();
@@ -29,16 +48,24 @@ async function sendEndPage(reply: FastifyReply, request: FastifyRequest, kind: E
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('content-security-policy', PORTAL_CSP)
-    .send(renderEndPage(kind, languageFromHeader(request.headers['accept-language']), assets));
+    .send(
+      renderEndPage(
+        kind,
+        resolveLanguage(chosenLanguage(request), languageFromHeader(request.headers['accept-language'])),
+        assets,
+      ),
+    );
 }
 
 async function servePortal(
   scope: FastifyInstance,
-  request: FastifyRequest<{ Params: TokenParams }>,
+  request: FastifyRequest<PageRoute>,
   reply: FastifyReply,
   focus: 'code' | null,
 ) {
   const { token } = request.params;
+  const remembered = rememberLanguage(request, reply, `/r/${token}`);
+  if (remembered) return remembered;
   const base = apiBase(token);
   const info = await callRecipientApi(scope, request, { method: 'GET', path: base });
   if (info.status === 404) return sendEndPage(reply, request, 'notFound');
@@ -82,14 +109,14 @@ async function servePortal(
     if (view.status === 200) portalRequest = view.json<PortalRequest>();
   }
 
-  const language = portalLanguage(portalRequest?.language ?? signIn.request.language);
+  // The API answers the recipient's language (its own, else the request's); a choice made on the page comes first.
+  const language = resolveLanguage(chosenLanguage(request), portalRequest?.language ?? signIn.request.language);
   const boot: PortalBoot = {
     token,
     api: base,
     afterSignIn: 'render',
     language,
-    locale: language === 'en' ? 'en-US' : language,
-    texts: textsFor(language),
+    texts: CATALOGS[language].portal,
     maxUploadBytes: scope.contexts.settings.maxUploadBytes,
     signIn,
     request: portalRequest,
@@ -101,16 +128,14 @@ async function servePortal(
     .header('cache-control', 'no-store')
     .header('content-security-policy', brandStyle(portalRequest?.branding ?? signIn.branding)?.csp ?? PORTAL_CSP)
     .header('x-content-type-options', 'nosniff')
-    .send(renderPortalPage(boot, assets));
+    .send(renderPortalPage(boot, assets, request.url.split('?')[0]));
 }
 
 export async function portalPageRoutes(scope: FastifyInstance): Promise<void> {
   // The recipient's link is its credential, and its session a cookie: no API key on these routes.
   const open = { config: { public: true } };
   serveBundledAssets(scope, ASSET_PREFIX, portalAssets);
-  scope.get<{ Params: TokenParams }>('/r/:token', open, (request, reply) => servePortal(scope, request, reply, null));
-  scope.get<{ Params: TokenParams }>('/r/:token/verify', open, (request, reply) =>
-    servePortal(scope, request, reply, 'code'),
-  );
+  scope.get<PageRoute>('/r/:token', open, (request, reply) => servePortal(scope, request, reply, null));
+  scope.get<PageRoute>('/r/:token/verify', open, (request, reply) => servePortal(scope, request, reply, 'code'));
   await portalUploadRoutes(scope);
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { formatText, portalLanguage, PORTAL_TEXTS, textsFor, type PortalTexts } from './portal.texts';
+import { directionOf, formatMessage } from '../../i18n/format';
+import { CATALOGS, LANGUAGE_NAMES, type PortalTexts } from '../../i18n/i18n';
+import type { Language } from '../requests/request.enums';
 import { ASSET_PREFIX, type PortalAssets } from './portal.assets';
 import {
   html,
@@ -7,6 +9,7 @@ import {
   renderRequest,
   renderSignIn,
   SafeHtml,
+  type LanguageSwitch,
   type PortalBoot,
   type PortalBranding,
   type ViewContext,
@@ -49,7 +52,7 @@ export function documentOf(options: {
   const style = brandStyle(options.branding);
   const support = options.branding?.support_email;
   return `<!doctype html>\n${
-    html`<html lang="${options.language}">
+    html`<html lang="${options.language}" dir="${directionOf(options.language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -76,37 +79,34 @@ export function jsonIsland(id: string, value: unknown): SafeHtml {
   return new SafeHtml(`<script type="application/json" id="${id}">${json}</script>`);
 }
 
-export function renderPortalPage(boot: PortalBoot, assets: PortalAssets): string {
+/** The language switch of a link's page: the form goes to the page itself, which remembers the choice. */
+export const languageSwitch = (pagePath: string): LanguageSwitch => ({ action: pagePath, languages: LANGUAGE_NAMES });
+
+export function renderPortalPage(boot: PortalBoot, assets: PortalAssets, pagePath: string): string {
   const ctx: ViewContext = {
     token: boot.token,
     texts: boot.texts,
-    locale: boot.locale,
+    language: boot.language,
     maxUploadBytes: boot.maxUploadBytes,
   };
   const summary = boot.request ?? boot.signIn.request;
   const branding = boot.request?.branding ?? boot.signIn.branding;
-  const body = html`${renderHeader(ctx, { ...summary, branding })}
+  const body = html`${renderHeader(ctx, { ...summary, branding }, languageSwitch(pagePath))}
 <div id="content">${boot.request ? renderRequest(ctx, boot.request) : renderSignIn(ctx, boot.signIn, { focus: boot.focus })}</div>
 <p class="status" id="status" role="status" aria-live="polite"></p>
 ${jsonIsland('portal-boot', boot)}`;
-  const title = formatText(boot.texts.pageTitle, { request: summary.name, organization: summary.organization_name });
+  const title = formatMessage(boot.language, boot.texts.pageTitle, {
+    request: summary.name,
+    organization: summary.organization_name,
+  });
   return documentOf({ language: boot.language, title, assets, body, texts: boot.texts, script: true, branding });
 }
 
 export type EndPageKind = 'notFound' | 'expired' | 'closed';
 
-export function renderEndPage(kind: EndPageKind, language: string, assets: PortalAssets): string {
-  const texts = textsFor(language);
+export function renderEndPage(kind: EndPageKind, language: Language, assets: PortalAssets): string {
+  const texts = CATALOGS[language].portal;
   const title = texts[`${kind}Title`];
   const body = html`<section class="card notice"><h1>${title}</h1><p>${texts[`${kind}Body`]}</p></section>`;
-  return documentOf({ language: portalLanguage(language), title, assets, body, texts });
-}
-
-/** The first language of an Accept-Language header that has texts (pages about no known request). */
-export function languageFromHeader(header: string | undefined): string {
-  for (const part of (header ?? '').split(',')) {
-    const tag = part.split(';')[0].trim().toLowerCase().split('-')[0];
-    if (tag in PORTAL_TEXTS) return tag;
-  }
-  return 'en';
+  return documentOf({ language, title, assets, body, texts });
 }

@@ -138,7 +138,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'db' | 'viewer' | 'sett
       confirmation_message: string | null;
     }>(
       `select r.id, r.name, r.state, o.name as organization_name, coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as owner_name,
-              r.personal_message, r.due_date, r.expiration_date, r.language, r.require_complete_submission, r.disable_submission_comments, r.rejection,
+              r.personal_message, r.due_date, r.expiration_date, coalesce(rc.language, r.language, os.default_language) as language, r.require_complete_submission, r.disable_submission_comments, r.rejection,
               rc.id as recipient_id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.link_nonce, r.organization_id,
               os.primary_color, os.sender_name, os.support_email, os.logo_sha256, os.confirmation_enabled, os.confirmation_message
          from request r join organization o on o.id = r.organization_id join app_user u on u.id = r.owner_id

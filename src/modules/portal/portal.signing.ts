@@ -3,6 +3,7 @@ import { AppError } from '../../kernel/errors/app-error';
 import { isUuid } from '../../kernel/validation/input-check';
 import { findContract } from '../contracts/contract.service';
 import type { StoredFileRow } from '../files/file.entities';
+import type { Language } from '../requests/request.enums';
 import { signContract, type SignatureInput } from '../signing/signing.service';
 import { recipientMayChange, sessionOf, storedFile, storeSignedDocument, type PortalCtx } from './portal.service';
 
@@ -27,6 +28,8 @@ type SigningHead = {
   last_name: string | null;
   email: string | null;
   phone: string | null;
+  /** What the signer reads: its own language, else the request's (the audit page is written in it). */
+  language: Language;
 };
 
 /** The item to sign, its contract and the signer, as the session sees them (nothing locked: signing takes a while). */
@@ -35,7 +38,7 @@ async function signingHead(ctx: PortalCtx, itemId: string): Promise<SigningHead>
   const [head] = isUuid(itemId)
     ? await ctx.db.rows<SigningHead>(
         `select r.organization_id, o.name as organization_name, r.state, r.expiration_date, i.type as item_type, i.contract_id,
-                rc.first_name, rc.last_name, rc.email, rc.phone
+                rc.first_name, rc.last_name, rc.email, rc.phone, coalesce(rc.language, r.language) as language
            from request_item i join request r on r.id = i.request_id join organization o on o.id = r.organization_id
            join recipient rc on rc.id = ? and rc.request_id = r.id
           where i.id = ? and i.request_id = ? and i.deleted_at is null and r.deleted_at is null`,
@@ -102,6 +105,7 @@ export async function signItem(ctx: PortalCtx, input: RecipientSignInput): Promi
     values,
     signature,
     at: now,
+    language: head.language,
   });
   await storeSignedDocument(ctx, input.itemId, head.contract_id!, {
     stream: Readable.from([signed.pdf]),

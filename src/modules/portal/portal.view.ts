@@ -1,4 +1,5 @@
-import { formatText, type PortalTextKey, type PortalTexts } from './portal.texts';
+import { formatDate, formatMessage, formatSize, type MessageValues } from '../../i18n/format';
+import type { PortalTextKey, PortalTexts } from '../../i18n/catalog';
 import { isDone } from '../items/item.progress';
 
 // What the portal shows, as functions from the recipient API's answers to HTML. The server renders
@@ -87,8 +88,8 @@ export type PortalBranding = {
 export type ViewContext = {
   token: string;
   texts: PortalTexts;
-  /** BCP 47 tag for dates and numbers. */
-  locale: string;
+  /** The language the texts are in (`fr`, `en-US`): dates and numbers follow it. */
+  language: string;
   maxUploadBytes: number;
 };
 
@@ -121,36 +122,28 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   return new SafeHtml(out);
 }
 
-export function text(
-  ctx: Pick<ViewContext, 'texts'>,
-  key: PortalTextKey,
-  values?: Record<string, string | number>,
-): string {
-  return formatText(ctx.texts[key], values);
-}
-
-export function formatDate(iso: string, locale: string, withTime = false): string {
-  return new Intl.DateTimeFormat(
-    locale,
-    withTime ? { dateStyle: 'long', timeStyle: 'short' } : { dateStyle: 'long' },
-  ).format(new Date(iso));
-}
-
-export function formatSize(bytes: number, locale: string): string {
-  const units = ['B', 'KB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)} ${units[unit]}`;
+export function text(ctx: Pick<ViewContext, 'texts' | 'language'>, key: PortalTextKey, values?: MessageValues): string {
+  return formatMessage(ctx.language, ctx.texts[key], values);
 }
 
 /** An item of the view, done as everywhere else (items/item.progress). */
 const done = (item: PortalItem): boolean => isDone({ status: item.status, isNa: item.is_na });
 
 const apiPath = (ctx: ViewContext, path: string) => `/r/${encodeURIComponent(ctx.token)}/api${path}`;
+
+/** The page's language switch: a plain form (it works without the script) to `action?lang=…`. */
+export type LanguageSwitch = { action: string; languages: { language: string; name: string }[] };
+
+function renderLanguageSwitch(ctx: ViewContext, options: LanguageSwitch): SafeHtml {
+  return html`<form class="language" method="get" action="${options.action}">
+    <label for="language">${text(ctx, 'languageLabel')}</label>
+    <select id="language" name="lang">${options.languages.map(
+      ({ language, name }) =>
+        html`<option value="${language}" lang="${language}" ${language === ctx.language ? html`selected` : ''}>${name}</option>`,
+    )}</select>
+    <button type="submit" class="secondary">${text(ctx, 'languageChange')}</button>
+  </form>`;
+}
 
 export function renderHeader(
   ctx: ViewContext,
@@ -161,14 +154,16 @@ export function renderHeader(
     due_date: string | null;
     branding?: PortalBranding;
   },
+  languageSwitch?: LanguageSwitch,
 ): SafeHtml {
   // The logo is Gather's own route: by its path, so the page's `img-src 'self'` takes it whatever PUBLIC_URL says.
   const logo = request.branding?.logo_url ? new URL(request.branding.logo_url).pathname : null;
   return html`<header class="top">
+  ${languageSwitch ? renderLanguageSwitch(ctx, languageSwitch) : ''}
   ${logo ? html`<img class="logo" src="${logo}" alt="${text(ctx, 'logoAlt', { organization: request.organization_name })}">` : ''}
   <p class="org">${text(ctx, 'from', { owner: request.owner_name, organization: request.organization_name })}</p>
-  <h1>${request.name}</h1>
-  ${request.due_date ? html`<p class="due">${text(ctx, 'due', { date: formatDate(request.due_date, ctx.locale) })}</p>` : ''}
+  <h1><bdi>${request.name}</bdi></h1>
+  ${request.due_date ? html`<p class="due">${text(ctx, 'due', { date: formatDate(request.due_date, ctx.language) })}</p>` : ''}
 </header>`;
 }
 
@@ -205,7 +200,7 @@ export function renderSignIn(ctx: ViewContext, info: SignInInfo, options: { focu
 }
 
 function renderFileLink(ctx: ViewContext, file: PortalFile): SafeHtml {
-  return html`<a href="${file.download_url}" download aria-label="${text(ctx, 'download', { name: file.file_name })}">${file.file_name}</a> <span class="size">${formatSize(file.size, ctx.locale)}</span>`;
+  return html`<a href="${file.download_url}" download aria-label="${text(ctx, 'download', { name: file.file_name })}">${file.file_name}</a> <span class="size">${formatSize(file.size, ctx.language)}</span>`;
 }
 
 function statusKey(item: PortalItem): PortalTextKey {
@@ -239,7 +234,7 @@ function renderUpload(ctx: ViewContext, item: PortalItem, editable: boolean): Sa
       ? html`<div class="field">
     <label class="button secondary" for="file-${item.id}">${text(ctx, 'chooseFiles')}</label>
     <input class="visually-hidden" type="file" id="file-${item.id}" multiple data-action="upload" data-item="${item.id}" aria-describedby="file-hint-${item.id}">
-    <p class="hint" id="file-hint-${item.id}">${text(ctx, 'chooseFilesHint', { size: formatSize(ctx.maxUploadBytes, ctx.locale) })}</p>
+    <p class="hint" id="file-hint-${item.id}">${text(ctx, 'chooseFilesHint', { size: formatSize(ctx.maxUploadBytes, ctx.language) })}</p>
   </div>`
       : ''
   }
@@ -334,7 +329,7 @@ export function renderItem(ctx: ViewContext, item: PortalItem, editable: boolean
   return html`<li class="item ${itemDone ? 'done' : ''} ${item.status === 'REJECTED' ? 'rejected' : ''}" id="item-${item.id}" data-status="${item.status}">
   <div class="item-head">
     <span class="mark" aria-hidden="true">${itemDone ? '✓' : item.status === 'REJECTED' ? '!' : ''}</span>
-    <h3>${item.name}</h3>
+    <h3><bdi>${item.name}</bdi></h3>
     <span class="tag ${item.required ? 'req' : ''}">${text(ctx, item.required ? 'required' : 'optional')}</span>
     <span class="state">${text(ctx, statusKey(item))}</span>
   </div>
@@ -362,7 +357,7 @@ function renderSubmitted(ctx: ViewContext, request: PortalRequest): SafeHtml {
   const submission = request.submissions[0];
   return html`<section class="card sent" aria-labelledby="sent-title">
   <h2 id="sent-title">✓ ${text(ctx, 'submittedTitle')}</h2>
-  ${submission ? html`<p>${text(ctx, 'submittedOn', { date: formatDate(submission.created_at, ctx.locale, true), owner: request.owner_name })}</p>` : ''}
+  ${submission ? html`<p>${text(ctx, 'submittedOn', { date: formatDate(submission.created_at, ctx.language, { withTime: true }), owner: request.owner_name })}</p>` : ''}
   <h3>${text(ctx, 'whatYouSent')}</h3>
   <ul class="summary">${request.items.map(
     (item) =>
@@ -443,7 +438,6 @@ export type PortalBoot = {
   /** After signing in: render the request from the API, or reload the page (a share's, rendered by the server). */
   afterSignIn: 'render' | 'reload';
   language: string;
-  locale: string;
   texts: PortalTexts;
   maxUploadBytes: number;
   signIn: SignInInfo;

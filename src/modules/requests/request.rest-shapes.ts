@@ -21,21 +21,27 @@ import {
   MAX_REQUEST_NAME,
   MIN_REMINDERS,
 } from './request.limits';
-import { CONNECTION_PROVIDERS, LANGUAGE_GRAPHQL_VALUES, LANGUAGES, REQUEST_STATES } from './request.enums';
+import {
+  CONNECTION_PROVIDERS,
+  LANGUAGE_ALIASES,
+  LANGUAGE_GRAPHQL_VALUES,
+  LANGUAGES,
+  REQUEST_STATES,
+} from './request.enums';
 import { requestRestParts } from './request.rest-parts';
 
 // The spec's snake_case shapes of requests: the JSON Schemas REST rows validate and serialise with,
 // and the mappings between them and the GraphQL documents. Their recipients, items and attachments
 // are the keys those modules contribute (request.rest-parts.ts).
 
-/** `en-US` and the rest; `en` is the spec's spelling of the default. */
+/** `en-US` and the rest, and their aliases (`en`, the spec's spelling of the default). */
 export const LanguageSchema = StringEnum(
-  [...LANGUAGES, 'en'],
+  [...LANGUAGES, ...Object.keys(LANGUAGE_ALIASES)],
   'a language code: en-US, es, ar, zh, fr, de, ht, he, id, it, ko, pt, pa, ru',
 );
 
 export const languageFromRest = (language: string): GraphQLLanguage =>
-  language === 'en' ? 'EN_US' : (language.replace('-', '_').toUpperCase() as GraphQLLanguage);
+  (LANGUAGE_ALIASES[language] ?? language).replace('-', '_').toUpperCase() as GraphQLLanguage;
 export const languageToRest = (language: string): string => LANGUAGE_GRAPHQL_VALUES[language] ?? language;
 
 const CollaboratorInputBody = Type.Unsafe<string | { id: string; role?: 'ADMIN' | 'USER' | null }>({

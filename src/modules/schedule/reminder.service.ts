@@ -6,6 +6,7 @@ import type { NotificationKind } from '../notifications/notification.entities';
 import type { BounceHandler } from '../notifications/notification.worker';
 import type { TemplateParams } from '../notifications/notification.templates';
 import type { RequestRow } from '../requests/request.entities';
+import type { Language } from '../requests/request.enums';
 import { OPEN_STATES } from '../requests/request.states';
 import { emitRequestEvent, type Ctx } from '../requests/request.service';
 import type { ReminderKind, ReminderMessage, ReminderRecipient } from './schedule.entities';
@@ -23,6 +24,8 @@ type PendingRecipient = {
   email: string | null;
   phone: string | null;
   send_method: string;
+  /** Its own language, when it has one (else the request's). */
+  language: Language | null;
   /** When it first opened its link or signed in (NOT_OPENED escalations). */
   opened_at: Date | null;
   active: boolean;
@@ -44,7 +47,7 @@ export function pendingRecipients(
 ): Promise<PendingRecipient[]> {
   const since = new Date(now.getTime() - REMINDER_DEFER_MS);
   return db.rows<PendingRecipient>(
-    `select rc.id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.send_method, coalesce(ra.opened_at, ra.signed_in_at) as opened_at,
+    `select rc.id, rc.first_name, rc.last_name, rc.email, rc.phone, rc.send_method, rc.language, coalesce(ra.opened_at, ra.signed_in_at) as opened_at,
             (ra.signed_in_at > ? or exists (select 1 from activity a where a.request_id = r.id and a.actor_type = 'RECIPIENT' and a.actor_id = rc.id and a.created_at > ?))
               as active,
             coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email) as sender_name,
@@ -77,7 +80,7 @@ export async function queueRecipientMessage<K extends 'REMINDER' | 'EXPIRATION_W
   tx: Tx,
   ctx: Pick<Ctx, 'settings'>,
   request: Pick<RequestRow, 'id' | 'language'> & { organization: { id: string } },
-  recipient: Pick<PendingRecipient, 'id' | 'email' | 'phone' | 'send_method'>,
+  recipient: Pick<PendingRecipient, 'id' | 'email' | 'phone' | 'send_method' | 'language'>,
   kind: K,
   params: TemplateParams[K],
 ): Promise<ReminderMessage[]> {
@@ -89,7 +92,7 @@ export async function queueRecipientMessage<K extends 'REMINDER' | 'EXPIRATION_W
       to: { recipientId: recipient.id },
       channel,
       address,
-      language: request.language,
+      language: recipient.language ?? request.language,
       kind,
       params: params as never,
       secrets: {} as never,

@@ -1,7 +1,7 @@
+import { CATALOGS } from '../../i18n/i18n';
 import { SAME_ORIGIN_REFERRER } from '../../kernel/http/auth';
 import type { PortalAssets } from '../portal/portal.assets';
 import { documentOf } from '../portal/portal.page';
-import { textsFor } from '../portal/portal.texts';
 import { html, type SafeHtml } from '../portal/portal.view';
 import { DEFAULT_NEXT } from './session.service';
 import { SIGN_IN_LINK_MINUTES } from './session.limits';
@@ -22,9 +22,9 @@ const nextField = (next: string) =>
 
 function page(title: string, body: SafeHtml, assets: PortalAssets): string {
   // The portal's footer says what sent the page's recipient there; here the service is simply Gather.
-  const texts = { ...textsFor('en'), poweredBy: 'Gather' };
+  const texts = { ...CATALOGS['en-US'].portal, poweredBy: 'Gather' };
   return documentOf({
-    language: 'en',
+    language: 'en-US',
     title: `${title} — Gather`,
     assets,
     body,

@@ -1,9 +1,8 @@
-import { formatText, type PortalTexts } from '../portal/portal.texts';
+import { formatDate, formatMessage, formatSize } from '../../i18n/format';
+import { t, type PortalTexts } from '../../i18n/i18n';
 import type { PortalAssets } from '../portal/portal.assets';
-import { documentOf, jsonIsland } from '../portal/portal.page';
+import { documentOf, jsonIsland, languageSwitch } from '../portal/portal.page';
 import {
-  formatDate,
-  formatSize,
   html,
   renderHeader,
   renderSignIn,
@@ -12,7 +11,7 @@ import {
   type PortalBranding,
   type SignInInfo,
 } from '../portal/portal.view';
-import type { ShareTexts } from './share.texts';
+import type { Language } from '../requests/request.enums';
 
 // The share's page, in the portal's look and with the organization's branding: the portal's sign-in
 // form (and its script, told to reload the page once signed in), then the files, each a plain link
@@ -41,16 +40,15 @@ export type ShareSignIn = Omit<SignInInfo, 'request'> & {
   };
 };
 
-type PageOptions = { token: string; language: string; texts: PortalTexts; own: ShareTexts; assets: PortalAssets };
-
-const locale = (language: string) => (language === 'en' ? 'en-US' : language);
+/** `pagePath`: the page's own path, where its language switch goes. */
+type PageOptions = { token: string; language: Language; texts: PortalTexts; assets: PortalAssets; pagePath: string };
 
 const header = (
   options: PageOptions,
   share: { title: string; organization_name: string; owner_name: string; branding: PortalBranding },
 ) =>
   renderHeader(
-    { token: options.token, texts: options.texts, locale: locale(options.language), maxUploadBytes: 0 },
+    { token: options.token, texts: options.texts, language: options.language, maxUploadBytes: 0 },
     {
       name: share.title,
       organization_name: share.organization_name,
@@ -58,30 +56,33 @@ const header = (
       due_date: null,
       branding: share.branding,
     },
+    languageSwitch(options.pagePath),
   );
 
 const title = (options: PageOptions, share: { title: string; organization_name: string }) =>
-  formatText(options.texts.pageTitle, { request: share.title, organization: share.organization_name });
+  formatMessage(options.language, options.texts.pageTitle, {
+    request: share.title,
+    organization: share.organization_name,
+  });
 
 /** The files, once signed in. */
 export function renderShare(options: PageOptions, share: ShareView): string {
-  const { own } = options;
-  const loc = locale(options.language);
+  const { language } = options;
   const body = html`${header(options, share)}
 <div id="content">
-${share.message ? html`<section class="card message" aria-labelledby="message-title"><h2 id="message-title">${formatText(own.messageFrom, { owner: share.owner_name })}</h2><blockquote>${share.message}</blockquote></section>` : ''}
+${share.message ? html`<section class="card message" aria-labelledby="message-title"><h2 id="message-title">${t(language, 'share.messageFrom', { owner: share.owner_name })}</h2><blockquote>${share.message}</blockquote></section>` : ''}
 <section class="card" aria-labelledby="files-title">
-  <h2 id="files-title">${own.filesTitle}</h2>
-  ${share.expiration_date ? html`<p class="due">${formatText(own.availableUntil, { date: formatDate(share.expiration_date, loc) })}</p>` : ''}
+  <h2 id="files-title">${t(language, 'share.filesTitle')}</h2>
+  ${share.expiration_date ? html`<p class="due">${t(language, 'share.availableUntil', { date: formatDate(share.expiration_date, language) })}</p>` : ''}
   ${
     share.files.length
       ? html`<ul class="files">${share.files.map(
           (file) =>
-            html`<li><span class="name"><a href="${file.download_url}" download aria-label="${formatText(options.texts.download, { name: file.file_name })}">${file.file_name}</a></span> <span class="size">${formatSize(file.size, loc)}</span></li>`,
+            html`<li><span class="name"><a href="${file.download_url}" download aria-label="${formatMessage(language, options.texts.download, { name: file.file_name })}">${file.file_name}</a></span> <span class="size">${formatSize(file.size, language)}</span></li>`,
         )}</ul>`
-      : html`<p>${own.noFiles}</p>`
+      : html`<p>${t(language, 'share.noFiles')}</p>`
   }
-  <p class="hint">${formatText(own.downloadHint, { owner: share.owner_name })}</p>
+  <p class="hint">${t(language, 'share.downloadHint', { owner: share.owner_name })}</p>
 </section>
 </div>`;
   return documentOf({
@@ -116,14 +117,13 @@ export function renderShareSignIn(
     api,
     afterSignIn: 'reload',
     language: options.language,
-    locale: locale(options.language),
     texts: options.texts,
     maxUploadBytes,
     signIn,
     request: null,
     focus: null,
   };
-  const ctx = { token: options.token, texts: options.texts, locale: boot.locale, maxUploadBytes };
+  const ctx = { token: options.token, texts: options.texts, language: options.language, maxUploadBytes };
   const body = html`${header(options, { ...info.share, branding: info.branding })}
 <div id="content">${renderSignIn(ctx, signIn)}</div>
 <p class="status" id="status" role="status" aria-live="polite"></p>

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CATALOGS, languageFromHeader, resolveLanguage, t } from '../../i18n/i18n';
 import { AppError } from '../../kernel/errors/app-error';
 import { sendFile } from '../../kernel/http/files';
 import { Nullable, Uuid, withErrors } from '../../kernel/rest/schemas';
@@ -8,7 +9,8 @@ import { brandingView } from '../organizations/organization.service';
 import { renderingViewer, requireLinkOpen } from '../portal/portal.access';
 import { portalAssets } from '../portal/portal.assets';
 import { callRecipientApi } from '../portal/portal.page.api';
-import { brandStyle, documentOf, languageFromHeader, PORTAL_CSP } from '../portal/portal.page';
+import { brandStyle, documentOf, PORTAL_CSP } from '../portal/portal.page';
+import { chosenLanguage, rememberLanguage, type LanguageQuery } from '../portal/portal.page.routes';
 import {
   clientOf,
   linkSignInRoutes,
@@ -17,11 +19,9 @@ import {
   SignInStepsBody,
   signInView,
 } from '../portal/portal.routes';
-import { portalLanguage, textsFor } from '../portal/portal.texts';
 import { languageToRest } from '../requests/request.rest-shapes';
 import { findShareLink, findShareSession, SHARE_SIGN_IN, shareEnded, type ShareLink } from './share.access';
 import { renderShare, renderShareEnd, renderShareSignIn, type ShareView } from './share.page';
-import { shareTextsFor } from './share.texts';
 
 // A share's recipient side: its page `GET /s/{token}` and its API under `/s/{token}/api` (sign-in as
 // on a request's link; then the share and its files, each download logged). The page reads the API
@@ -203,30 +203,35 @@ function page(reply: FastifyReply, status: number, body: string, csp: string) {
 
 async function servePage(
   scope: FastifyInstance,
-  request: FastifyRequest<{ Params: { token: string } }>,
+  request: FastifyRequest<{ Params: { token: string }; Querystring: LanguageQuery }>,
   reply: FastifyReply,
 ) {
   const { token } = request.params;
+  const remembered = rememberLanguage(request, reply, `/s/${token}`);
+  if (remembered) return remembered;
   const base = shareApi(token);
   const assets = await portalAssets();
   const info = await callRecipientApi(scope, request, { method: 'GET', path: base });
   if (info.status === 404 || info.status === 410) {
-    const language = languageFromHeader(request.headers['accept-language']);
     const link = info.status === 410 ? await findShareLink(scope.db, token) : null;
     const ended = link && shareEnded(link, scope.contexts.settings.clock.now());
-    const texts = textsFor(link?.language ?? language);
-    const own = shareTextsFor(link?.language ?? language);
+    const language = resolveLanguage(
+      chosenLanguage(request),
+      link?.language,
+      languageFromHeader(request.headers['accept-language']),
+    );
+    const texts = CATALOGS[language].portal;
     const [title, body] =
       ended === 'DELETED'
-        ? [own.deletedTitle, own.deletedBody]
+        ? [t(language, 'share.deletedTitle'), t(language, 'share.deletedBody')]
         : ended
-          ? [own.expiredTitle, own.expiredBody]
+          ? [t(language, 'share.expiredTitle'), t(language, 'share.expiredBody')]
           : [texts.notFoundTitle, texts.notFoundBody];
     return page(
       reply,
       info.status,
       documentOf({
-        language: portalLanguage(link?.language ?? language),
+        language,
         title,
         assets,
         texts,
@@ -249,10 +254,10 @@ async function servePage(
   const view = sessionToken(request, SHARE_SIGN_IN)
     ? await callRecipientApi(scope, request, { method: 'GET', path: `${base}/share` })
     : null;
-  const language = portalLanguage(signIn.share.language);
-  const texts = { ...textsFor(language), signInTitle: shareTextsFor(language).signInTitle };
+  const language = resolveLanguage(chosenLanguage(request), signIn.share.language);
+  const texts = { ...CATALOGS[language].portal, signInTitle: t(language, 'share.signInTitle') };
   const csp = brandStyle(signIn.branding)?.csp ?? PORTAL_CSP;
-  const options = { token, language, texts, own: shareTextsFor(language), assets };
+  const options = { token, language, texts, assets, pagePath: `/s/${token}` };
   const html =
     view?.status === 200
       ? renderShare(options, view.json<ShareView>())
@@ -270,7 +275,9 @@ export async function shareRoutes(scope: FastifyInstance): Promise<void> {
     }),
   );
   await scope.register(sessionRoutes);
-  scope.get<{ Params: { token: string } }>('/s/:token', { config: { public: true } }, (request, reply) =>
-    servePage(scope, request, reply),
+  scope.get<{ Params: { token: string }; Querystring: LanguageQuery }>(
+    '/s/:token',
+    { config: { public: true } },
+    (request, reply) => servePage(scope, request, reply),
   );
 }

@@ -9,10 +9,10 @@ import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { MAX_PERSON_NAME } from '../../kernel/limits';
 import { deleteReferences, saveUpload } from '../files/file.service';
 import { isAdmin } from '../identity/viewer';
+import { settingsOf } from '../organizations/organization.service';
 import { queueNotification } from '../notifications/notification.service';
 import { answerHash, linkToken, newLinkNonce, recipientPassword, sha256Hex } from '../recipients/recipient-link';
 import type { SendMethod } from '../recipients/recipient.enums';
-import { DEFAULT_LANGUAGE } from '../requests/request.enums';
 import { cancelJob, planJob } from '../schedule/schedule.service';
 import {
   Share,
@@ -203,6 +203,9 @@ export async function createShare(ctx: Ctx, input: ShareCreateInput): Promise<Sh
     }
   });
   check.done();
+  // A share in no language named speaks the organization's default, as a request does.
+  const language =
+    input.language ?? (await settingsOf(ctx.db, ctx.viewer.organizationId, ctx.settings.caches)).defaultLanguage;
   return ctx.db.transaction(async (tx) => {
     const [share] = await tx.insert(Share, [
       {
@@ -210,7 +213,7 @@ export async function createShare(ctx: Ctx, input: ShareCreateInput): Promise<Sh
         owner: ctx.viewer.userId,
         title: input.title.trim(),
         customMessage: input.customMessage ?? null,
-        language: input.language ?? DEFAULT_LANGUAGE,
+        language,
         sendMethod: input.sendMethod ?? 'DEFAULT',
         status: 'DRAFT',
         expirationDate: input.expirationDate ?? null,

@@ -4,7 +4,10 @@ import type { Ask } from '../../kernel/workers/pool';
 import { readContractPdf } from '../contracts/contract.layout';
 import { checkPdf } from '../contracts/contract.pdf-check';
 import { openKey, type SigningKey } from './signing.key';
-import { appendAuditPages, embedFonts, signDocument, stampFields, type Stamp, type StampValue } from './signing.pdf';
+import { t } from '../../i18n/i18n';
+import { directionOf } from '../../i18n/format';
+import { typesetter } from './signing.fonts';
+import { appendAuditPages, auditTexts, signDocument, stampFields, type Stamp, type StampValue } from './signing.pdf';
 import type { SignedContract, SigningPlan, SigningRecord } from './signing.service';
 
 // The task of the PDF worker that signs (signing.service.ts runs it): the contract's PDF, checked against
@@ -49,26 +52,36 @@ export async function sign(
     mark = { kind: 'SCRIPT', text: plan.signature.typed };
   }
   const initials: StampValue = mark.kind === 'SCRIPT' ? { kind: 'SCRIPT', text: initialsOf(mark.text) } : mark;
+  const { language } = record;
   const stamps: Stamp[] = plan.fields.map(({ key, field, value, shown }) => {
     const stamped = value === 'SIGNATURE' ? mark : value === 'INITIALS' ? initials : value;
     const described =
       stamped.kind === 'SCRIPT'
-        ? `typed: ${stamped.text}`
+        ? t(language, 'pdf.typed', { text: stamped.text })
         : stamped.kind === 'IMAGE'
-          ? 'drawn (the image below)'
-          : shown;
+          ? t(language, 'pdf.drawn')
+          : stamped.kind === 'MARK'
+            ? t(language, stamped.checked ? 'pdf.checked' : 'pdf.notChecked')
+            : shown;
     return { key, type: field.type, layout: field.layout, value: stamped, shown: described };
   });
 
   // Buffers cross from the main thread as plain Uint8Arrays.
   const given = (await ask('signingKey')) as SigningKey;
   const key = openKey({ p12: Buffer.from(given.p12), passphrase: given.passphrase });
-  const fonts = await embedFonts(pdf);
-  const unplaced = stampFields(pdf, fonts, stamps);
+  const fonts = await typesetter(pdf, directionOf(language) === 'rtl');
+  const written = (stamp: StampValue) =>
+    stamp.kind === 'TEXT'
+      ? [{ text: stamp.text }]
+      : stamp.kind === 'SCRIPT'
+        ? [{ text: stamp.text, font: 'script' as const }]
+        : [];
+  await fonts.prepare(stamps.flatMap((stamp) => written(stamp.value)));
+  const unplaced = stampFields(pdf, fonts, stamps, language);
   const stampedSha256 = sha256(await pdf.save({ useObjectStreams: false, objectsPerTick: Infinity }));
   const originalSha256 = sha256(original);
   const { signer, at } = record;
-  const lastPage = appendAuditPages(pdf, fonts, {
+  const audit = {
     documentName: record.documentName,
     contractId: record.contractId,
     organizationName: record.organizationName,
@@ -83,7 +96,10 @@ export async function sign(
     stamps,
     unplaced,
     signature: mark,
-  });
+    language,
+  };
+  await fonts.prepare([...auditTexts(audit), ...written(mark)]);
+  const lastPage = appendAuditPages(pdf, fonts, audit);
   const signed = await signDocument(pdf, lastPage, key, {
     name: signer.name,
     email: signer.email,

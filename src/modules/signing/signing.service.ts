@@ -6,6 +6,7 @@ import { MAX_DATE, MIN_DATE } from '../../kernel/limits';
 import { InputCheck } from '../../kernel/validation/input-check';
 import { workerTask } from '../../kernel/workers/pool';
 import type { Contract, ContractField } from '../contracts/contract.entities';
+import type { Language } from '../requests/request.enums';
 import { runPdfTask } from '../contracts/contract.pdf';
 import { findContract } from '../contracts/contract.service';
 import { readFile, requireStoredFile } from '../files/file.service';
@@ -47,6 +48,8 @@ export type SignInput = {
   values: Record<string, string>;
   signature: SignatureInput;
   at: Date;
+  /** The signer's language: the audit pages and the words they show for values are in it. */
+  language: Language;
 };
 
 export type SignedContract = {
@@ -166,7 +169,8 @@ function checkValue(check: InputCheck, key: string, type: ContractField['type'],
         return (check.add(path, `A ${type} field's value is "true" or "false"`, 'INVALID'), null);
       return {
         value: { kind: 'MARK', checked: given === 'true' },
-        shown: given === 'true' ? 'checked' : 'not checked',
+        // Told in the signer's language by the PDF task (checked, not checked).
+        shown: '',
       };
     case 'DATE': {
       const day = given ?? at.toISOString().slice(0, 10);
@@ -216,6 +220,7 @@ export type SigningRecord = {
   organizationName: string;
   signer: Signer;
   at: Date;
+  language: Language;
 };
 
 const SIGN = workerTask<typeof tasks.sign>(join(__dirname, 'signing.pdf-tasks.ts'), 'sign');
@@ -260,6 +265,7 @@ export async function signContract(ctx: SigningCtx, input: SignInput): Promise<S
     organizationName: input.organization.name,
     signer: input.signer,
     at: input.at,
+    language: input.language,
   };
   const signed = await signPdf(
     ctx,

@@ -1,7 +1,7 @@
 import { Upload, type HttpRequest } from 'tus-js-client';
+import { formatSize } from '../../i18n/format';
 import {
   html,
-  formatSize,
   renderRequest,
   text,
   type PortalBoot,
@@ -17,7 +17,7 @@ const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as
 const ctx: ViewContext = {
   token: boot.token,
   texts: boot.texts,
-  locale: boot.locale,
+  language: boot.language,
   maxUploadBytes: boot.maxUploadBytes,
 };
 const API = boot.api;
@@ -54,17 +54,24 @@ async function call(method: string, path: string, body?: unknown): Promise<Respo
   }
 }
 
-/** What to tell the recipient about a refused call: the API's own words for a 4xx it explains. */
+/**
+ * What to tell the recipient about a refused call, in the page's language: the API explains in English, so
+ * the page says what the status means (a refusal of a change after the submission is `invalid_state`).
+ */
 async function describe(response: Response): Promise<string> {
-  if (response.status === 401 && current) return text(ctx, 'sessionExpired');
-  try {
-    const body = (await response.json()) as { detail?: unknown };
-    if (typeof body.detail === 'string') return body.detail;
-    if (Array.isArray(body.detail)) return body.detail.map((d: { msg?: string }) => d.msg).join(' ');
-  } catch {
-    // Not JSON: the generic text below.
-  }
-  return text(ctx, 'errorGeneric', { status: response.status });
+  return describeStatus(response.status, await response.text().catch(() => ''));
+}
+
+function describeStatus(status: number, body: string): string {
+  if (status === 401 && current) return text(ctx, 'sessionExpired');
+  if (status === 404) return text(ctx, 'errorGone');
+  if (status === 410) return text(ctx, 'errorClosed');
+  if (status === 413) return text(ctx, 'errorTooLarge');
+  if (status === 415) return text(ctx, 'errorFileType');
+  if (status === 429) return text(ctx, 'errorTooMany');
+  if (status === 422 && body.includes('invalid_state')) return text(ctx, 'errorNotNow');
+  if (status === 400 || status === 422) return text(ctx, 'errorRefused');
+  return text(ctx, 'errorGeneric', { status });
 }
 
 function retryAfterSeconds(response: Response): number {
@@ -195,7 +202,7 @@ function startUpload(itemId: string, file: File): void {
   list.append(row);
   if (file.size > ctx.maxUploadBytes) {
     row.innerHTML =
-      html`<span class="failed">${text(ctx, 'fileTooLarge', { name: file.name, size: formatSize(ctx.maxUploadBytes, ctx.locale) })}</span>`.value;
+      html`<span class="failed">${text(ctx, 'fileTooLarge', { name: file.name, size: formatSize(ctx.maxUploadBytes, ctx.language) })}</span>`.value;
     return;
   }
   let lastPercent = 0;
@@ -246,13 +253,7 @@ function startUpload(itemId: string, file: File): void {
         return;
       }
       running.delete(row.id);
-      let reason = text(ctx, 'errorGeneric', { status });
-      try {
-        const detail = (JSON.parse(response!.getBody()) as { detail?: unknown }).detail;
-        if (typeof detail === 'string') reason = detail;
-      } catch {
-        // tus answers plain text; keep the generic reason.
-      }
+      const reason = describeStatus(status, response?.getBody() ?? '');
       uploadRow(entry, text(ctx, 'uploadFailed', { name: file.name, reason }), null);
       showError(`error-${itemId}`, text(ctx, 'uploadFailed', { name: file.name, reason }));
     },
@@ -362,6 +363,8 @@ async function change(
 
 document.addEventListener('submit', (event) => {
   const form = event.target as HTMLFormElement;
+  // The language switch is a plain form: the page itself answers it.
+  if (form.classList.contains('language')) return;
   event.preventDefault();
   const itemId = form.dataset.item ?? '';
   if (form.id === 'signin-form') void signIn(form);

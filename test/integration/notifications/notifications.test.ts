@@ -109,7 +109,7 @@ describe('notifications through a real SMTP server', () => {
     expect(mail.subject).toMatch(/le pide documentos: Documentos$/);
     expect(mail.text).toContain('Hola, Lucía:');
     expect(mail.text).toContain('Abrir la solicitud: https://gather.test/r/');
-    expect(mail.html).toContain('<html lang="es">');
+    expect(mail.html).toContain('<html lang="es" dir="ltr">');
   });
 
   it('should send nothing with skip_initial_notification', async () => {

@@ -24,8 +24,8 @@ describe('GET /r/{token}', () => {
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
     expect(String(page.headers['set-cookie'])).toContain('HttpOnly');
-    expect(page.body).toContain('<html lang="en">');
-    expect(page.body).toContain('<h3>W-2</h3>');
+    expect(page.body).toContain('<html lang="en-US" dir="ltr">');
+    expect(page.body).toContain('<h3><bdi>W-2</bdi></h3>');
     expect(page.body).toContain('Hi &lt;b&gt;Ana&lt;/b&gt;');
     expect(page.body).toContain('0 of 2 done');
   });
@@ -49,8 +49,8 @@ describe('GET /r/{token}', () => {
       expect(opened.statusCode).toBe(200);
       // The page a cross-site view gets reloads itself, now same-site: the cookie comes along.
       if (opened.body.includes('http-equiv="refresh"'))
-        expect((await view('same-origin')).body).toContain('<h3>W-2</h3>');
-      expect((await view('same-origin')).body).toContain('<h3>W-2</h3>');
+        expect((await view('same-origin')).body).toContain('<h3><bdi>W-2</bdi></h3>');
+      expect((await view('same-origin')).body).toContain('<h3><bdi>W-2</bdi></h3>');
     }
     const [{ n }] = await t.db.rows<{ n: number }>(
       'select count(*)::int as n from recipient_session s join recipient rc on rc.id = s.recipient_id where rc.request_id = ?',
@@ -85,7 +85,7 @@ describe('GET /r/{token}', () => {
     expect(session.statusCode).toBe(200);
     const cookie = String(session.headers['set-cookie']).split(';')[0];
     const page = await t.app.inject({ url: `/r/${token}`, headers: { cookie } });
-    expect(page.body).toContain('<h3>W-2</h3>');
+    expect(page.body).toContain('<h3><bdi>W-2</bdi></h3>');
   });
 
   it('should show the due date', async () => {
@@ -98,7 +98,7 @@ describe('GET /r/{token}', () => {
   it('should speak the request language', async () => {
     const created = await createRequest(t.app, tenant.apiKey, { language: 'es' });
     const page = await t.app.inject({ url: `/r/${tokenOf(created)}` });
-    expect(page.body).toContain('<html lang="es">');
+    expect(page.body).toContain('<html lang="es" dir="ltr">');
     expect(page.body).toContain('0 de 2 completados');
   });
 

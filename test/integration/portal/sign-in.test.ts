@@ -169,7 +169,7 @@ describe('recipient sign-in and messages', () => {
       expect(mail.subject).toBe('Su código para Documentos');
       expect(mail.text).toContain('Su código de acceso para «Documentos» es:');
       expect(mail.text).toContain(`Vale ${CODE_VALID_MINUTES} minutos.`);
-      expect(mail.html).toContain('<html lang="es">');
+      expect(mail.html).toContain('<html lang="es" dir="ltr">');
       expect((await portal(t.app, token).signIn({ code })).statusCode).toBe(200);
     });
   });

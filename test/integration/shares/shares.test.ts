@@ -255,7 +255,7 @@ describe('file sharing', () => {
     const page = await t.app.inject({ method: 'GET', url: `/s/${linkIn(spanish.recipients[0].link)}` });
     expect(page.headers['set-cookie']).toBeDefined();
     expect(page.body).toContain('Archivos compartidos con usted');
-    expect(page.body).toContain('<html lang="es">');
+    expect(page.body).toContain('<html lang="es" dir="ltr">');
     expect(
       (await t.app.inject({ method: 'GET', url: '/s/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).statusCode,
     ).toBe(404);

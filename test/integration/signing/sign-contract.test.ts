@@ -98,6 +98,7 @@ describe('signContract', () => {
     values: { 'full-name': 'Ana María Diaz', agree: 'true', 'field-7': 'false', 'far-away': 'Somewhere' },
     signature: { type: 'TYPED', text: 'Ana Diaz' },
     at: new Date('2026-11-24T10:20:30.000Z'),
+    language: 'en-US',
     ...overrides,
   });
 
