@@ -84,8 +84,8 @@ describe('portal view', () => {
         id: 's',
         type: 'E_SIGNATURE',
         signature_fields: [
-          { id: 'f1', type: 'text', placeholder: 'Job title' },
-          { id: 'f2', type: 'signature', placeholder: null },
+          { id: 'f1', type: 'text', placeholder: 'Job title', layout: null },
+          { id: 'f2', type: 'signature', placeholder: null, layout: null },
         ],
       }),
       true,
