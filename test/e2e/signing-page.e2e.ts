@@ -114,8 +114,9 @@ describe("the recipient's signing page", () => {
       expect(got.y + got.height).toBeLessThanOrEqual(expected.bottom + 1);
       expect(got.width).toBeGreaterThanOrEqual((expected.right - expected.left) * 0.8);
       // Named by the field's name for a screen reader.
-      await expect(control.evaluate((el) => (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent))
-        .resolves.toContain(field.placeholder);
+      await expect(
+        control.evaluate((el) => (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent),
+      ).resolves.toContain(field.placeholder);
     }
     // The page fits the screen: nothing to scroll sideways.
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(width);

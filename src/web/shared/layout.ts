@@ -34,4 +34,3 @@ export function boxOf(layout: RestLayout | null | undefined, pages: PageSize[]):
   const y = anchor_point.startsWith('TOP') ? offset_y : size.height - offset_y - height;
   return { page, x: round(x), y: round(y), width, height, anchor: anchor_point };
 }
-

@@ -132,9 +132,7 @@ describe('recipient signing', () => {
     const other = await signingRequest();
     const globex = await createTenant(t.db, 'Globex');
     const theirs = await requestWithLink(t.app, globex.apiKey, {
-      items: [
-        { type: 'E_SIGNATURE', name: 'Theirs', contract_id: (await createContract(t.app, globex.apiKey)).id },
-      ],
+      items: [{ type: 'E_SIGNATURE', name: 'Theirs', contract_id: (await createContract(t.app, globex.apiKey)).id }],
     });
     for (const itemId of [other.items[0].id, theirs.items[0].id, '00000000-0000-4000-8000-000000000000']) {
       const refused = await p.get(`/items/${itemId}/contract`);
