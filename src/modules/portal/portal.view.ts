@@ -434,6 +434,14 @@ ${
 }
 
 /** The page's parts the script reads at start: the token, texts and what the server rendered from. */
+/** What the view functions need of a page's boot data, on the server and in the page's scripts alike. */
+export const contextOf = (boot: PortalBoot): ViewContext => ({
+  token: boot.token,
+  texts: boot.texts,
+  language: boot.language,
+  maxUploadBytes: boot.maxUploadBytes,
+});
+
 export type PortalBoot = {
   token: string;
   /** The link's API (`/r/{token}/api`; a share's `/s/{token}/api`). */

@@ -6,7 +6,7 @@ import {
   text,
   type PortalBoot,
   type PortalRequest,
-  type ViewContext,
+  contextOf,
 } from '../../modules/portal/portal.view';
 
 // The portal page's script (bundled by portal.assets.ts). It signs in, then sends each change to the
@@ -14,12 +14,7 @@ import {
 // Uploads go through the tus endpoint, so a dropped connection continues from the last byte received.
 
 const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as PortalBoot;
-const ctx: ViewContext = {
-  token: boot.token,
-  texts: boot.texts,
-  language: boot.language,
-  maxUploadBytes: boot.maxUploadBytes,
-};
+const ctx = contextOf(boot);
 const API = boot.api;
 const content = document.getElementById('content')!;
 const statusLine = document.getElementById('status')!;

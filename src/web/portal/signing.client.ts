@@ -1,6 +1,6 @@
 import * as pdfjs from 'pdfjs-dist';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
-import { text, type ContractField, type PortalBoot, type ViewContext } from '../../modules/portal/portal.view';
+import { contextOf, text, type ContractField, type PortalBoot } from '../../modules/portal/portal.view';
 import { boxOf, type PageSize } from '../shared/layout';
 import { drawPage, pageSizes } from '../shared/pdf-pages';
 
@@ -13,12 +13,7 @@ const worker = (document.currentScript as HTMLScriptElement | null)?.dataset.wor
 if (worker) pdfjs.GlobalWorkerOptions.workerPort = new Worker(worker, { type: 'module' });
 
 const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as PortalBoot;
-const ctx: ViewContext = {
-  token: boot.token,
-  texts: boot.texts,
-  language: boot.language,
-  maxUploadBytes: boot.maxUploadBytes,
-};
+const ctx = contextOf(boot);
 
 type Contract = { pdf: PDFDocumentProxy; sizes: PageSize[] };
 /** Each item's contract, read once a page: a re-render draws it again without fetching it. */
