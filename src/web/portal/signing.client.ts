@@ -49,6 +49,8 @@ function markButton(itemId: string, field: ContractField): HTMLButtonElement {
   button.textContent = text(ctx, field.type.toLowerCase() === 'initials' ? 'initialHere' : 'signHere', {
     name: field.placeholder || field.id,
   });
+  // A small box cuts its words short: the pointer shows them whole (a screen reader reads the text itself).
+  button.title = button.textContent;
   button.addEventListener('click', () => {
     const step = document.getElementById(`sig-${itemId}-step`);
     if (!step) return;
