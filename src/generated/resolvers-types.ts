@@ -2621,6 +2621,8 @@ export type RecipientSignatureField = {
   __typename?: 'RecipientSignatureField';
   /** The field's id, the key of `fields` when signing. */
   id: Scalars['ID']['output'];
+  /** Where the field sits on the contract's PDF, as the owner placed it. */
+  layout?: Maybe<ContractLayout>;
   /** What to write there. */
   placeholder?: Maybe<Scalars['String']['output']>;
   /** TEXT, SIGNATURE, CHECKBOX, RADIO, INITIALS or DATE. */
@@ -5845,6 +5847,7 @@ export type RecipientSelfResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type RecipientSignatureFieldResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientSignatureField'] = ResolversParentTypes['RecipientSignatureField']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  layout?: Resolver<Maybe<ResolversTypes['ContractLayout']>, ParentType, ContextType>;
   placeholder?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { PDFDocument } from 'pdf-lib';
 import type { Download, Page } from 'playwright-core';
+import { editorLink } from '../../src/modules/contracts/contract.editor-link';
 import { client } from '../support/app';
 import { createUser } from '../support/fixtures';
 import { pngBytes } from '../support/png';
@@ -1033,6 +1034,54 @@ describe('the owner console', () => {
       await page.getByRole('link', { name: 'Open the editor with a new link' }).click();
       await page.waitForURL((url) => url.pathname === `/contracts/${id}/edit` && url.searchParams.has('token'));
       await page.getByRole('heading', { level: 1, name: 'NDA.pdf' }).waitFor();
+      await page.locator('.pdf-page[data-page="1"] canvas').waitFor();
+      expect(errors).toEqual([]);
+    });
+
+    it("should say so when a real link has expired, or was changed or put on another contract's address", async () => {
+      const { page, errors } = owner;
+      const upload = () =>
+        api.post('/contracts?name=NDA.pdf', CONTRACT, { 'content-type': 'application/octet-stream' });
+      const { id } = (await upload()).json();
+      const other = (await upload()).json().id;
+      const { settings } = world.app.app.contexts;
+      // A link read two days ago has ended (links last CONTRACT_EDITOR_LINK_HOURS).
+      const old = editorLink(
+        { ...settings, clock: { now: () => new Date(Date.now() - 48 * 3_600_000) } },
+        id,
+        world.app.tenant.userId,
+      );
+      const expired = await page.goto(old);
+      expect(expired!.status()).toBe(410);
+      await page.getByRole('heading', { level: 1, name: 'This editor link has expired' }).waitFor();
+      await page.setViewportSize({ width: 360, height: 740 });
+      await screenshot(page, 'console-17-editor-link-expired-360');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await expect(
+        page.getByRole('link', { name: 'Open the editor with a new link' }).getAttribute('href'),
+      ).resolves.toBe(`/app/contracts/${id}/edit`);
+
+      const live = editorLink(settings, id, world.app.tenant.userId);
+      const changed = [
+        // One character of its signature changed.
+        live.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A')),
+        // Its end moved later.
+        live.replace(/token=(\d+)/, (_, ends: string) => `token=${Number(ends) + 3600}`),
+        // Another contract's address.
+        live.replace(`/contracts/${id}/`, `/contracts/${other}/`),
+      ];
+      for (const link of changed) {
+        const answer = await page.goto(link);
+        expect(answer!.status()).toBe(404);
+        await page.getByRole('heading', { level: 1, name: 'This editor link is not valid' }).waitFor();
+      }
+      // The pages' own 410 and 404s, as the browser logs them; nothing else.
+      expect(errors.splice(0)).toEqual([
+        'Failed to load resource: the server responded with a status of 410 (Gone)',
+        ...changed.map(() => 'Failed to load resource: the server responded with a status of 404 (Not Found)'),
+      ]);
+      // The unchanged link opens the editor.
+      await page.goto(live);
       await page.locator('.pdf-page[data-page="1"] canvas').waitFor();
       expect(errors).toEqual([]);
     });

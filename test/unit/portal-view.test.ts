@@ -84,8 +84,9 @@ describe('portal view', () => {
         id: 's',
         type: 'E_SIGNATURE',
         signature_fields: [
-          { id: 'f1', type: 'text', placeholder: 'Job title' },
-          { id: 'f2', type: 'signature', placeholder: null },
+          { id: 'f1', type: 'text', placeholder: 'Job title', layout: null },
+          { id: 'f2', type: 'signature', placeholder: null, layout: null },
+          { id: 'f3', type: 'radio', placeholder: 'Paper <copy>', layout: { page: 2 } },
         ],
       }),
       true,
@@ -93,7 +94,25 @@ describe('portal view', () => {
     expect(signature).toContain('href="/r/tok/api/items/s/contract"');
     expect(signature).toContain('Job title');
     expect(signature).not.toContain('data-field="f2"');
+    expect(signature).toContain('<input type="radio" id="field-s-f3" name="field-s-f3" data-field="f3">');
     expect(signature).toContain('<canvas class="pad"');
+    // The list stays (no script, no pdf.js); the signing script puts the same inputs on the pages, from the
+    // fields and their layouts given escaped in an attribute.
+    expect(signature).toContain('<fieldset class="sign-fields"><legend>Fill in</legend>');
+    const holder = /<div class="sign-pages" data-item="s" data-fields="([^"]*)" hidden><\/div>/.exec(signature);
+    expect(holder).not.toBeNull();
+    expect(holder![1]).not.toMatch(/[<>]/);
+    const unescaped = holder![1]
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+    expect(JSON.parse(unescaped)).toEqual([
+      { id: 'f1', type: 'text', placeholder: 'Job title', layout: null },
+      { id: 'f2', type: 'signature', placeholder: null, layout: null },
+      { id: 'f3', type: 'radio', placeholder: 'Paper <copy>', layout: { page: 2 } },
+    ]);
     const optional = renderItem(ctx(), portalItem({ id: 'o', required: false }), true).value;
     expect(optional).toContain('data-action="not-applicable"');
     expect(renderItem(ctx(), portalItem({ id: 'r' }), true).value).not.toContain('data-action="not-applicable"');

@@ -2524,6 +2524,8 @@ export type RecipientSignInput = {
 export type RecipientSignatureField = {
   /** The field's id, the key of `fields` when signing. */
   id: Scalars['ID']['output'];
+  /** Where the field sits on the contract's PDF, as the owner placed it. */
+  layout: Maybe<ContractLayout>;
   /** What to write there. */
   placeholder: Maybe<Scalars['String']['output']>;
   /** TEXT, SIGNATURE, CHECKBOX, RADIO, INITIALS or DATE. */

@@ -37,7 +37,7 @@ const Extent = Type.Number({
 });
 
 // One schema per element, for bodies and responses (responses leave unset members out).
-const Layout = Body({
+export const Layout = Body({
   page: Nullable(Type.Integer({ minimum: 1, maximum: MAX_CONTRACT_PAGE, description: 'page number, from 1' })),
   position: Nullable(
     Body({ offset_x: Offset, offset_y: Offset, anchor_point: StringEnum(ANCHOR_POINTS) }, [
@@ -120,7 +120,7 @@ export function contractUpdateInputFromRest(body: (typeof ContractUpdateBody)['s
 const present = <T extends Record<string, unknown>>(value: T) =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
 
-const layoutToRest = (layout: RestContractLayoutFragment | null) =>
+export const layoutToRest = (layout: RestContractLayoutFragment | null) =>
   layout &&
   present({
     page: layout.page,

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CATALOGS, languageFromHeader, languageOf, resolveLanguage } from '../../i18n/i18n';
-import { serveBundledAssets } from '../../kernel/http/bundle';
+import { serveBundledAssets, type BundledAssets } from '../../kernel/http/bundle';
 import { readCookie } from '../../kernel/http/cookies';
 import { REQUEST_SIGN_IN } from './portal.access';
-import { ASSET_PREFIX, portalAssets } from './portal.assets';
+import { ASSET_PREFIX, portalAssets, SIGNING_ASSET_PREFIX, signingAssets } from './portal.assets';
 import { apiBase, callRecipientApi } from './portal.page.api';
 import { brandStyle, PORTAL_CSP, renderEndPage, renderPortalPage, type EndPageKind } from './portal.page';
 import { sessionToken } from './portal.routes';
@@ -118,6 +118,7 @@ async function servePortal(
     language,
     texts: CATALOGS[language].portal,
     maxUploadBytes: scope.contexts.settings.maxUploadBytes,
+    signing: signingPaths(await signingAssets()),
     signIn,
     request: portalRequest,
     focus,
@@ -131,10 +132,16 @@ async function servePortal(
     .send(renderPortalPage(boot, assets, request.url.split('?')[0]));
 }
 
+const signingPaths = (assets: BundledAssets) => ({
+  script: SIGNING_ASSET_PREFIX + assets.script.name,
+  worker: SIGNING_ASSET_PREFIX + assets.files['pdf.worker'].name,
+});
+
 export async function portalPageRoutes(scope: FastifyInstance): Promise<void> {
   // The recipient's link is its credential, and its session a cookie: no API key on these routes.
   const open = { config: { public: true } };
   serveBundledAssets(scope, ASSET_PREFIX, portalAssets);
+  serveBundledAssets(scope, SIGNING_ASSET_PREFIX, signingAssets);
   scope.get<PageRoute>('/r/:token', open, (request, reply) => servePortal(scope, request, reply, null));
   scope.get<PageRoute>('/r/:token/verify', open, (request, reply) => servePortal(scope, request, reply, 'code'));
   await portalUploadRoutes(scope);

@@ -12,7 +12,7 @@ import {
   type LanguageSwitch,
   type PortalBoot,
   type PortalBranding,
-  type ViewContext,
+  contextOf,
 } from './portal.view';
 
 // Whole HTML documents: the portal, and the pages of a link that leads nowhere (404) or to a request
@@ -83,12 +83,7 @@ export function jsonIsland(id: string, value: unknown): SafeHtml {
 export const languageSwitch = (pagePath: string): LanguageSwitch => ({ action: pagePath, languages: LANGUAGE_NAMES });
 
 export function renderPortalPage(boot: PortalBoot, assets: PortalAssets, pagePath: string): string {
-  const ctx: ViewContext = {
-    token: boot.token,
-    texts: boot.texts,
-    language: boot.language,
-    maxUploadBytes: boot.maxUploadBytes,
-  };
+  const ctx = contextOf(boot);
   const summary = boot.request ?? boot.signIn.request;
   const branding = boot.request?.branding ?? boot.signIn.branding;
   const body = html`${renderHeader(ctx, { ...summary, branding }, languageSwitch(pagePath))}

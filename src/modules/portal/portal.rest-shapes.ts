@@ -7,6 +7,7 @@ import type {
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { answerMap } from '../forms/form.service';
+import { Layout, layoutToRest } from '../contracts/contract.rest-shapes';
 import { BrandingBody, restBranding } from '../organizations/organization.rest-shapes';
 import { languageToRest } from '../requests/request.rest-shapes';
 
@@ -46,9 +47,21 @@ export const { schema: RecipientItemBody, map: restRecipientItem } = restShape(
     answer: Nullable(Type.String()),
     contract_id: Nullable(Type.String()),
     signature_fields: field(
-      Type.Array(Type.Object({ id: Type.String(), type: Type.String(), placeholder: Nullable(Type.String()) })),
+      Type.Array(
+        Type.Object({
+          id: Type.String(),
+          type: Type.String(),
+          placeholder: Nullable(Type.String()),
+          layout: Nullable(Layout),
+        }),
+      ),
       (item) =>
-        item.signatureFields.map(({ id, type, placeholder }) => ({ id, type, placeholder: placeholder ?? null })),
+        item.signatureFields.map(({ id, type, placeholder, layout }) => ({
+          id,
+          type,
+          placeholder: placeholder ?? null,
+          layout: layoutToRest(layout ?? null) as (typeof Layout)['static'] | null,
+        })),
     ),
     form: field(
       Nullable(

@@ -59,7 +59,7 @@ export type RecipientItemView = {
   questionType: RequestItemRow['questionType'];
   answer: string | null;
   contractId: string | null;
-  signatureFields: { id: string; type: string; placeholder: string | null }[];
+  signatureFields: { id: string; type: string; placeholder: string | null; layout: ContractField['layout'] }[];
   form: Omit<ItemForm, 'id'> | null;
   formAnswers: readonly FormAnswer[] | null;
   documents: RecipientDocumentView[];
@@ -267,6 +267,7 @@ async function signatureFieldsOf(
         id: key,
         type: field.type,
         placeholder: field.placeholder ?? null,
+        layout: field.layout ?? null,
       })),
     ]),
   );

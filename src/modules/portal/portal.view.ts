@@ -1,6 +1,7 @@
 import { formatDate, formatMessage, formatSize, type MessageValues } from '../../i18n/format';
 import type { PortalTextKey, PortalTexts } from '../../i18n/catalog';
 import { isDone } from '../items/item.progress';
+import type { RestLayout } from '../../web/shared/layout';
 
 // What the portal shows, as functions from the recipient API's answers to HTML. The server renders
 // the first paint with them and the page script (src/web/portal/portal.client.ts, bundled) re-renders parts with the
@@ -27,7 +28,8 @@ export type PortalFile = { id: string; file_name: string; content_type: string; 
 /** A file the recipient sent; `mine` when this recipient did (only those may be removed). */
 export type PortalDocument = PortalFile & { mine: boolean; created_at: string };
 
-export type ContractField = { id: string; type: string; placeholder: string | null };
+/** A contract's field this recipient fills, with where the owner placed it on the PDF. */
+export type ContractField = { id: string; type: string; placeholder: string | null; layout: RestLayout | null };
 
 export type PortalItem = {
   id: string;
@@ -279,10 +281,10 @@ function renderField(item: PortalItem, field: ContractField): SafeHtml {
   const id = `field-${item.id}-${field.id}`;
   const label = field.placeholder || field.id;
   const type = field.type.toLowerCase();
-  if (type === 'checkbox') {
-    return html`<div class="check"><input type="checkbox" id="${id}" data-field="${field.id}"><label for="${id}">${label}</label></div>`;
+  if (type === 'checkbox' || type === 'radio') {
+    return html`<div class="check" data-box="${field.id}"><input type="${type}" id="${id}" name="${id}" data-field="${field.id}"><label for="${id}">${label}</label></div>`;
   }
-  return html`<div class="field"><label for="${id}">${label}</label><input id="${id}" data-field="${field.id}" type="${type === 'date' ? 'date' : 'text'}"></div>`;
+  return html`<div class="field" data-box="${field.id}"><label for="${id}">${label}</label><input id="${id}" data-field="${field.id}" type="${type === 'date' ? 'date' : 'text'}"></div>`;
 }
 
 function renderSignature(ctx: ViewContext, item: PortalItem, editable: boolean): SafeHtml {
@@ -295,8 +297,9 @@ function renderSignature(ctx: ViewContext, item: PortalItem, editable: boolean):
   const group = `sig-${item.id}`;
   return html`${contract}
   <form class="sign-form" data-action="sign" data-item="${item.id}">
-    ${fields.length ? html`<fieldset><legend>${text(ctx, 'contractFields')}</legend>${fields.map((f) => renderField(item, f))}</fieldset>` : ''}
-    <fieldset>
+    <div class="sign-pages" data-item="${item.id}" data-fields="${JSON.stringify(item.signature_fields)}" hidden></div>
+    ${fields.length ? html`<fieldset class="sign-fields"><legend>${text(ctx, 'contractFields')}</legend>${fields.map((f) => renderField(item, f))}</fieldset>` : ''}
+    <fieldset class="sign-step" id="${group}-step" tabindex="-1">
       <legend>${text(ctx, 'signatureLabel')}</legend>
       <div class="choice">
         <input type="radio" id="${group}-typed" name="${group}" value="TYPED" checked data-action="signature-kind"><label for="${group}-typed">${text(ctx, 'signatureTyped')}</label>
@@ -431,6 +434,14 @@ ${
 }
 
 /** The page's parts the script reads at start: the token, texts and what the server rendered from. */
+/** What the view functions need of a page's boot data, on the server and in the page's scripts alike. */
+export const contextOf = (boot: PortalBoot): ViewContext => ({
+  token: boot.token,
+  texts: boot.texts,
+  language: boot.language,
+  maxUploadBytes: boot.maxUploadBytes,
+});
+
 export type PortalBoot = {
   token: string;
   /** The link's API (`/r/{token}/api`; a share's `/s/{token}/api`). */
@@ -440,6 +451,8 @@ export type PortalBoot = {
   language: string;
   texts: PortalTexts;
   maxUploadBytes: number;
+  /** The signing view's script and pdf.js's worker, loaded where a contract is to be signed. */
+  signing?: { script: string; worker: string };
   signIn: SignInInfo;
   request: PortalRequest | null;
   focus: 'code' | null;

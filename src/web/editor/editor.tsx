@@ -24,6 +24,7 @@ import {
   type Part,
   type RestContract,
 } from './layout';
+import { drawPage, pageSizes } from '../shared/pdf-pages';
 
 // The contract editor (docs/console.md): the PDF's pages drawn by pdf.js, each field and annotation a box over
 // them to move and resize with the pointer or the keyboard, or to set exactly in the panel; saved whole with the
@@ -141,20 +142,9 @@ function PageView({
     let task: { cancel(): void; promise: Promise<void> } | null = null;
     void pdf.getPage(number).then((page) => {
       if (cancelled || !canvas.current) return;
-      const viewport = page.getViewport({ scale });
-      const ratio = window.devicePixelRatio || 1;
-      const element = canvas.current;
-      element.width = Math.floor(viewport.width * ratio);
-      element.height = Math.floor(viewport.height * ratio);
-      element.style.width = `${viewport.width}px`;
-      element.style.height = `${viewport.height}px`;
-      setSize({ width: viewport.width, height: viewport.height });
-      task = page.render({
-        canvasContext: element.getContext('2d')!,
-        viewport,
-        transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0],
-      });
-      task.promise.catch(() => undefined);
+      const drawn = drawPage(page, canvas.current, scale);
+      setSize(drawn.size);
+      task = drawn.task;
     });
     return () => {
       cancelled = true;
@@ -315,11 +305,7 @@ export function Editor({ pdfjs }: { pdfjs: typeof import('pdfjs-dist') }) {
           answer(api.file).then(async (response) => new Uint8Array(await response.arrayBuffer())),
         ]);
         const document = await pdfjs.getDocument({ data: bytes, isEvalSupported: false }).promise;
-        const sizes: PageSize[] = [];
-        for (let n = 1; n <= document.numPages; n++) {
-          const [x0, y0, x1, y1] = (await document.getPage(n)).view;
-          sizes.push({ width: x1 - x0, height: y1 - y0 });
-        }
+        const sizes = await pageSizes(document);
         setContract(read);
         setPages(sizes);
         setParts(partsOf(read, sizes));

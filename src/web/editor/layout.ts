@@ -2,15 +2,12 @@
 // page's top left corner, read from and written back to the spec's layout (page, offset_x/offset_y from an
 // anchor_point, width and height) in the shapes of GET and PATCH /contracts/{id}.
 
+import { boxOf, round, type Anchor, type PageSize, type RestLayout } from '../shared/layout';
+
+export { DEFAULT_BOX, round, type PageSize } from '../shared/layout';
+
 export const FIELD_TYPES = ['text', 'signature', 'checkbox', 'radio', 'initials', 'date'] as const;
 export const ANNOTATION_TYPES = ['string', 'number', 'date'] as const;
-type Anchor = 'TOP_LEFT' | 'TOP_RIGHT' | 'BOTTOM_LEFT' | 'BOTTOM_RIGHT';
-
-export type RestLayout = {
-  page?: number;
-  position?: { offset_x: number; offset_y: number; anchor_point: Anchor };
-  style?: { width: number; height: number };
-};
 export type RestAssignee = { email?: string; firstName?: string; lastName?: string; phone?: string };
 export type RestField = {
   id?: string;
@@ -47,10 +44,6 @@ export type Part = {
   anchor: Anchor;
 };
 
-export type PageSize = { width: number; height: number };
-
-/** The size the service gives a box whose layout has none (contract.layout.ts DEFAULT_BOX). */
-export const DEFAULT_BOX = { width: 150, height: 30 };
 /** The size of a new box of each type: a mark is square, a signature tall enough to sign. */
 export const NEW_BOX: Record<string, { width: number; height: number }> = {
   checkbox: { width: 18, height: 18 },
@@ -61,25 +54,8 @@ export const NEW_BOX: Record<string, { width: number; height: number }> = {
 /** Smallest box side a drag leaves, in points. */
 export const MIN_SIDE = 8;
 
-/** Points rounded to a hundredth: what a drag at any zoom gives is saved exactly as shown. */
-export const round = (value: number): number => Math.round(value * 100) / 100;
-
 let counter = 0;
 export const newKey = (): string => `part-${++counter}`;
-
-function fromLayout(layout: RestLayout | undefined, pages: PageSize[]) {
-  const page = Math.min(Math.max(layout?.page ?? 1, 1), Math.max(pages.length, 1));
-  const size = pages[page - 1] ?? { width: 612, height: 792 };
-  const { width, height } = layout?.style ?? DEFAULT_BOX;
-  const { offset_x, offset_y, anchor_point } = layout?.position ?? {
-    offset_x: 0,
-    offset_y: 0,
-    anchor_point: 'TOP_LEFT',
-  };
-  const x = anchor_point.endsWith('RIGHT') ? size.width - offset_x - width : offset_x;
-  const y = anchor_point.startsWith('TOP') ? offset_y : size.height - offset_y - height;
-  return { page, x: round(x), y: round(y), width, height, anchor: anchor_point };
-}
 
 /** The contract's parts as boxes on `pages` (a layout naming a page the PDF lacks shows on its last). */
 export function partsOf(contract: Pick<RestContract, 'fields' | 'annotations'>, pages: PageSize[]): Part[] {
@@ -91,7 +67,7 @@ export function partsOf(contract: Pick<RestContract, 'fields' | 'annotations'>, 
       type: f.type,
       text: f.placeholder ?? '',
       assignee: f.assigned_to ?? {},
-      ...fromLayout(f.layout, pages),
+      ...boxOf(f.layout, pages),
     })),
     ...contract.annotations.map((a): Part => ({
       key: newKey(),
@@ -100,7 +76,7 @@ export function partsOf(contract: Pick<RestContract, 'fields' | 'annotations'>, 
       type: a.type,
       text: a.defaultValue ?? '',
       assignee: {},
-      ...fromLayout(a.layout, pages),
+      ...boxOf(a.layout, pages),
     })),
   ];
 }

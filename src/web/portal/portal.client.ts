@@ -6,7 +6,7 @@ import {
   text,
   type PortalBoot,
   type PortalRequest,
-  type ViewContext,
+  contextOf,
 } from '../../modules/portal/portal.view';
 
 // The portal page's script (bundled by portal.assets.ts). It signs in, then sends each change to the
@@ -14,12 +14,7 @@ import {
 // Uploads go through the tus endpoint, so a dropped connection continues from the last byte received.
 
 const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as PortalBoot;
-const ctx: ViewContext = {
-  token: boot.token,
-  texts: boot.texts,
-  language: boot.language,
-  maxUploadBytes: boot.maxUploadBytes,
-};
+const ctx = contextOf(boot);
 const API = boot.api;
 const content = document.getElementById('content')!;
 const statusLine = document.getElementById('status')!;
@@ -109,6 +104,7 @@ function render(request: PortalRequest): void {
     if (el) el.value = value;
   });
   content.querySelectorAll('canvas.pad').forEach((pad) => preparePad(pad as HTMLCanvasElement));
+  showContracts();
   // The focus stays where it was; when that control is gone (a removed file), on its item's heading.
   const focus =
     (focused && document.getElementById(focused)) ||
@@ -272,6 +268,26 @@ function resumeUploads(): void {
   running.forEach(({ upload }) => upload.start());
 }
 
+// ---- Contracts on their pages ----
+
+/**
+ * Where a contract is to be signed, the signing script (pdf.js, loaded once, only then) draws its pages and puts
+ * the fields at their places; it hears of each re-render. Without it the fields stay a list.
+ */
+let signingLoaded = false;
+function showContracts(): void {
+  if (!boot.signing || !content.querySelector('.sign-pages')) return;
+  if (signingLoaded) {
+    document.dispatchEvent(new Event('portal:rendered'));
+    return;
+  }
+  signingLoaded = true;
+  const script = document.createElement('script');
+  script.src = boot.signing.script;
+  script.dataset.worker = boot.signing.worker;
+  document.head.append(script);
+}
+
 // ---- Drawn signatures ----
 
 const inked = new WeakSet<HTMLCanvasElement>();
@@ -317,9 +333,10 @@ function preparePad(pad: HTMLCanvasElement): void {
 async function sign(form: HTMLFormElement, itemId: string): Promise<void> {
   const fields: Record<string, string> = {};
   form.querySelectorAll<HTMLInputElement>('[data-field]').forEach((input) => {
-    fields[input.dataset.field!] = input.type === 'checkbox' ? String(input.checked) : input.value;
+    fields[input.dataset.field!] =
+      input.type === 'checkbox' || input.type === 'radio' ? String(input.checked) : input.value;
   });
-  const kind = (form.querySelector('input[type=radio]:checked') as HTMLInputElement).value;
+  const kind = (form.querySelector('[data-action=signature-kind]:checked') as HTMLInputElement).value;
   const pad = form.querySelector('canvas.pad') as HTMLCanvasElement;
   const typed = (form.querySelector('.typed-signature') as HTMLInputElement).value.trim();
   if ((kind === 'TYPED' && !typed) || (kind === 'DRAWN' && !inked.has(pad))) {
@@ -433,5 +450,6 @@ document.addEventListener('change', (event) => {
 
 window.addEventListener('online', resumeUploads);
 
-// The server rendered the signed-in page: its signature pads need their pens.
+// The server rendered the signed-in page: its signature pads need their pens, its contracts their pages.
 content.querySelectorAll('canvas.pad').forEach((pad) => preparePad(pad as HTMLCanvasElement));
+showContracts();

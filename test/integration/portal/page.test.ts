@@ -122,4 +122,25 @@ describe('GET /r/{token}', () => {
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect((await t.app.inject({ url: '/r/assets/portal.nope.js' })).statusCode).toBe(404);
   });
+
+  it("should serve the signing view's script and pdf.js's worker apart, so the portal's script stays light", async () => {
+    const created = await createRequest(t.app, tenant.apiKey);
+    const page = await t.app.inject({ url: `/r/${tokenOf(created)}` });
+    const boot = JSON.parse(/<script type="application\/json" id="portal-boot">(.*?)<\/script>/s.exec(page.body)![1]);
+    expect(boot.signing).toEqual({
+      script: expect.stringMatching(/^\/r\/signing\/assets\/signing\.[\w-]+\.js$/),
+      worker: expect.stringMatching(/^\/r\/signing\/assets\/pdf\.worker\.[\w-]+\.mjs$/),
+    });
+    for (const path of [boot.signing.script, boot.signing.worker]) {
+      const asset = await t.app.inject({ url: path });
+      expect(asset.statusCode).toBe(200);
+      expect(asset.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    }
+    // pdf.js is in the signing script alone: the page's own script (loaded on every view) has none of it.
+    const script = /src="(\/r\/assets\/portal\.[\w-]+\.js)"/.exec(page.body)![1];
+    const portal = (await t.app.inject({ url: script })).body;
+    const signing = (await t.app.inject({ url: boot.signing.script })).body;
+    expect(portal).not.toContain('GlobalWorkerOptions');
+    expect(signing).toContain('GlobalWorkerOptions');
+  });
 });

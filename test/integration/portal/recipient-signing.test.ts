@@ -64,9 +64,28 @@ describe('recipient signing', () => {
     const { request, token, items } = await signingRequest();
     const p = await signedIn(t.app, token);
     const view = (await p.request()).json();
+    // Each with its place on the PDF, in the spec's layout shape, for the signing page to put it there.
     expect(view.items[0].signature_fields).toEqual([
-      { id: 'full-name', type: 'TEXT', placeholder: null },
-      { id: 'sig', type: 'SIGNATURE', placeholder: null },
+      {
+        id: 'full-name',
+        type: 'TEXT',
+        placeholder: null,
+        layout: {
+          page: 1,
+          position: { offset_x: 50, offset_y: 100, anchor_point: 'TOP_LEFT' },
+          style: { width: 200, height: 20 },
+        },
+      },
+      {
+        id: 'sig',
+        type: 'SIGNATURE',
+        placeholder: null,
+        layout: {
+          page: 1,
+          position: { offset_x: 50, offset_y: 50, anchor_point: 'BOTTOM_LEFT' },
+          style: { width: 150, height: 40 },
+        },
+      },
     ]);
     const contract = await p.get(`/items/${items[0].id}/contract`);
     expect(contract.statusCode).toBe(200);
@@ -104,6 +123,25 @@ describe('recipient signing', () => {
     // The owner downloads what was signed.
     const owned = (await client(t.app, tenant.apiKey).get(`/requests/${request.id}/documents`)).json();
     expect(owned).toHaveLength(1);
+  });
+
+  it("should serve the contract's PDF for the session's own items alone", async () => {
+    const { token, items } = await signingRequest();
+    const p = await signedIn(t.app, token);
+    // Another request's item of the same organization, and another organization's.
+    const other = await signingRequest();
+    const globex = await createTenant(t.db, 'Globex');
+    const theirs = await requestWithLink(t.app, globex.apiKey, {
+      items: [{ type: 'E_SIGNATURE', name: 'Theirs', contract_id: (await createContract(t.app, globex.apiKey)).id }],
+    });
+    for (const itemId of [other.items[0].id, theirs.items[0].id, '00000000-0000-4000-8000-000000000000']) {
+      const refused = await p.get(`/items/${itemId}/contract`);
+      expect(refused.statusCode).toBe(404);
+      expect(refused.json()).toMatchObject({ detail: 'Item not found' });
+    }
+    // An item of its own that is no contract is a clear 422.
+    expect((await p.get(`/items/${items[1].id}/contract`)).statusCode).toBe(422);
+    expect((await p.get(`/items/${items[0].id}/contract`)).statusCode).toBe(200);
   });
 
   it('should take a drawn signature, and refuse what is not a PNG, foreign fields and other kinds of item', async () => {

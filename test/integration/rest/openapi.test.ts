@@ -40,7 +40,7 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/docs(\/|$)/, "the document's viewer"],
   [/^\/r\/:token(\/verify)?$/, "the recipient's page (HTML)"],
   [/^\/s\/:token$/, "a share recipient's page (HTML)"],
-  [/^\/r\/assets\//, "the recipient page's assets"],
+  [/^\/r\/(signing\/)?assets\//, "the recipient page's assets, the signing view's apart"],
   [/^\/dashboard(\/assets\/:name)?$/, 'the live dashboard page (HTML) and its assets'],
   [/^\/app(\/\*|\/assets\/:name)?$/, "the owner's console (HTML, every path under /app) and its assets"],
   [/^\/sign-in(\/verify)?$/, 'the sign-in pages (HTML), whose forms post to the documented /auth/… paths'],

@@ -1,0 +1,39 @@
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
+import type { PageSize } from './layout';
+
+// What the contract editor and the recipient's signing page both do with a contract's PDF with pdf.js: read its
+// pages' sizes, and draw a page on a canvas (where its fields go: ./layout.ts).
+
+/** Each page's size in points, in order. */
+export async function pageSizes(document: PDFDocumentProxy): Promise<PageSize[]> {
+  const sizes: PageSize[] = [];
+  for (let n = 1; n <= document.numPages; n++) {
+    const [x0, y0, x1, y1] = (await document.getPage(n)).view;
+    sizes.push({ width: x1 - x0, height: y1 - y0 });
+  }
+  return sizes;
+}
+
+/**
+ * Draws `page` on `canvas` at `scale` CSS pixels per point, sharp on a dense screen; the canvas takes the page's
+ * size in CSS pixels. The returned task can be cancelled (a new scale before this one is drawn).
+ */
+export function drawPage(
+  page: PDFPageProxy,
+  canvas: HTMLCanvasElement,
+  scale: number,
+): { size: PageSize; task: { cancel(): void; promise: Promise<void> } } {
+  const viewport = page.getViewport({ scale });
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = Math.floor(viewport.width * ratio);
+  canvas.height = Math.floor(viewport.height * ratio);
+  canvas.style.width = `${viewport.width}px`;
+  canvas.style.height = `${viewport.height}px`;
+  const task = page.render({
+    canvasContext: canvas.getContext('2d')!,
+    viewport,
+    transform: ratio === 1 ? undefined : [ratio, 0, 0, ratio, 0, 0],
+  });
+  task.promise.catch(() => undefined);
+  return { size: { width: viewport.width, height: viewport.height }, task };
+}
