@@ -306,6 +306,8 @@ export type ItemUpdateInput = {
   name?: string | null | undefined;
   /** Whether the recipient must complete it. */
   required?: boolean | null | undefined;
+  /** What an UPLOAD item accepts, replacing its rules; null clears them. */
+  uploadRules?: UploadRulesInput | null | undefined;
 };
 
 /** Languages a request, recipient or template can use. Values may be added. */
@@ -915,6 +917,8 @@ export type TemplateItemInput = {
   received?: boolean | null | undefined;
   /** Whether the recipient must complete it; false by default. */
   required?: boolean | null | undefined;
+  /** What the item accepts, for UPLOAD items; requests made from the template carry it. */
+  uploadRules?: UploadRulesInput | null | undefined;
 };
 
 /** The question part of a template item. */
@@ -955,6 +959,22 @@ export type UploadItemInput = {
   name: string;
   /** Whether the recipient must complete it; false by default. */
   required?: boolean | null | undefined;
+  /** What the item accepts. */
+  uploadRules?: UploadRulesInput | null | undefined;
+};
+
+/** What an UPLOAD item accepts (see UploadRules); an absent field sets no rule. */
+export type UploadRulesInput = {
+  /** Extensions (`.pdf`) and MIME types (`image/*`), up to 50. */
+  accept?: Array<string> | null | undefined;
+  /** Name pattern of the files, up to 200 characters (see UploadRules.fileNamePattern). */
+  fileNamePattern?: string | null | undefined;
+  /** Bytes of the largest file, at most MAX_UPLOAD_BYTES. */
+  maxFileBytes?: number | null | undefined;
+  /** Files the item takes at most, up to MAX_FILES_PER_ITEM. */
+  maxFiles?: number | null | undefined;
+  /** Files needed before the recipient may submit, at most maxFiles. */
+  minFiles?: number | null | undefined;
 };
 
 /** Kinds of user error. Values may be added. */

@@ -45,6 +45,7 @@ export function insertItems(
       answer: draft.answer,
       contractId: draft.contractId,
       form: draft.form,
+      uploadRules: draft.uploadRules,
       organization: request.organization,
       request,
       position: firstPosition + index,
@@ -129,7 +130,7 @@ export function requireOpen(request: RequestRow): void {
 
 export async function createItem(ctx: FileCtx, requestId: string, input: RequestItemInput): Promise<RequestItemRow> {
   const check = new InputCheck();
-  const draft = draftFromInput(check, [], input);
+  const draft = draftFromInput(check, [], input, ctx.settings);
   await checkContractIds(ctx, check, [{ path: [], contractId: draft?.contractId ?? null }]);
   const [form] = await itemForms(ctx, check, [formRefOf([], input)]);
   if (draft) draft.form = form;
