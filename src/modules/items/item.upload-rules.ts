@@ -1,6 +1,8 @@
 import type { UploadRulesInput } from '../../generated/resolvers-types';
 import type { FieldPath, InputCheck } from '../../kernel/validation/input-check';
+import { AppError } from '../../kernel/errors/app-error';
 import { portableSegment } from '../files/file.names';
+import type { UploadRule } from '../files/file.service';
 import { MAX_ACCEPT_ENTRIES, MAX_FILE_NAME_PATTERN } from './item.limits';
 
 /**
@@ -77,10 +79,7 @@ export function checkUploadRules(
 }
 
 /** Whether a file whose bytes are of `type` is of a type the rules accept (all are, without `accept`). */
-export function acceptsType(
-  rules: UploadRules | null,
-  type: { mimeType: string; extension: string | null },
-): boolean {
+export function acceptsType(rules: UploadRules | null, type: { mimeType: string; extension: string | null }): boolean {
   if (!rules || rules.accept.length === 0) return true;
   return rules.accept.some((entry) => {
     if (entry.startsWith('.')) return type.extension != null && canonical(entry.slice(1)) === canonical(type.extension);
@@ -89,8 +88,45 @@ export function acceptsType(
   });
 }
 
-/** The types the rules accept, for an error's detail: `.pdf, image/*`. */
-export const acceptedTypes = (rules: UploadRules): string => rules.accept.join(', ');
+/**
+ * How `saveUpload` holds a file to an item's rules: a type the rules do not list, or a file over their
+ * largest, is a 422 that says which rule and what the item accepts (nothing of the file is kept).
+ */
+export function uploadRuleFor(rules: UploadRules | null, name: string | null): UploadRule {
+  if (!rules) return {};
+  const accepts = rules.accept.length ? `; it accepts ${rules.accept.join(', ')}` : '';
+  return {
+    check: (type) => {
+      if (!acceptsType(rules, type))
+        throw AppError.validation([
+          {
+            field: ['file'],
+            message: `The content of ${name ?? 'the file'} is ${type.mimeType}, a type this item does not accept${accepts}`,
+            code: 'INVALID',
+          },
+        ]);
+    },
+    ...(rules.maxFileBytes != null && {
+      maxBytes: rules.maxFileBytes,
+      tooLarge: () =>
+        AppError.validation([
+          {
+            field: ['file'],
+            message: `This item takes files of at most ${rules.maxFileBytes} bytes${accepts}`,
+            code: 'OUT_OF_RANGE',
+          },
+        ]),
+    }),
+  };
+}
+
+/** The files an item takes at most: its rule, within the service's MAX_FILES_PER_ITEM. */
+export const maxFilesOf = (rules: UploadRules | null, maxFilesPerItem: number): number =>
+  Math.min(rules?.maxFiles ?? Infinity, maxFilesPerItem);
+
+/** Whether an item with `count` files has fewer than its rules ask, when it is required or started. */
+export const fewerThanLeast = (rules: UploadRules | null, required: boolean, count: number): boolean =>
+  rules?.minFiles != null && (required || count > 0) && count < rules.minFiles;
 
 export type NameValues = Omit<Record<Placeholder, string>, 'n'>;
 
