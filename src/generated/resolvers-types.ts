@@ -2504,6 +2504,8 @@ export type RecipientItem = {
   signatureFields: Array<RecipientSignatureField>;
   /** Where the item stands. */
   status: RequestItemStatus;
+  /** For an upload: what the item accepts, to say so before the upload; null when it sets no rules. */
+  uploadRules?: Maybe<UploadRules>;
 };
 
 /** The item after a recipient's change. */
@@ -5840,6 +5842,7 @@ export type RecipientItemResolvers<ContextType = GraphQLContext, ParentType exte
   required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   signatureFields?: Resolver<Array<ResolversTypes['RecipientSignatureField']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
+  uploadRules?: Resolver<Maybe<ResolversTypes['UploadRules']>, ParentType, ContextType>;
 };
 
 export type RecipientItemPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientItemPayload'] = ResolversParentTypes['RecipientItemPayload']> = {

@@ -2413,6 +2413,8 @@ export type RecipientItem = {
   signatureFields: Array<RecipientSignatureField>;
   /** Where the item stands. */
   status: RequestItemStatus;
+  /** For an upload: what the item accepts, to say so before the upload; null when it sets no rules. */
+  uploadRules: Maybe<UploadRules>;
 };
 
 /** The item after a recipient's change. */

@@ -47,6 +47,16 @@ export type PortalItem = {
   /** UPLOAD items with a form: its fields, and the answers saved (by field name). */
   form?: PortalForm | null;
   form_answers?: Record<string, string> | null;
+  /** UPLOAD items: what the item accepts. */
+  upload_rules?: PortalUploadRules | null;
+};
+
+export type PortalUploadRules = {
+  accept: string[];
+  max_file_bytes: number | null;
+  min_files: number | null;
+  max_files: number | null;
+  file_name_pattern: string | null;
 };
 
 export type PortalForm = {
