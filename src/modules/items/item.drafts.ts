@@ -92,6 +92,6 @@ export function draftFromInput(
     contractId: eSignature?.contractId ?? null,
     // Set by the caller from `itemForms`, which reads the forms named.
     form: null,
-    uploadRules: checkUploadRules(check, [...path, 'upload', 'uploadRules'], upload?.uploadRules, settings),
+    uploadRules: checkUploadRules(check, [...path, 'uploadRules'], upload?.uploadRules, settings),
   };
 }

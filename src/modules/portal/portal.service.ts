@@ -63,6 +63,7 @@ export type RecipientItemView = {
   signatureFields: { id: string; type: string; placeholder: string | null }[];
   form: Omit<ItemForm, 'id'> | null;
   formAnswers: readonly FormAnswer[] | null;
+  uploadRules: UploadRules | null;
   documents: RecipientDocumentView[];
   attachments: RecipientFileView[];
 };
@@ -210,6 +211,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'db' | 'viewer' | 'sett
       signatureFields: (item.contractId && contracts.get(item.contractId)) || [],
       form: item.form ?? null,
       formAnswers: item.formAnswers ?? null,
+      uploadRules: item.uploadRules ?? null,
       documents: documents
         .filter((d) => d.item_id === item.id)
         .map((d) => ({

@@ -270,6 +270,11 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
     const item = view.items.find((i) => i.id === metadata.item_id);
     if (!item) return { status: 404, detail: 'Item not found' };
     if (item.type !== 'UPLOAD') return { status: 422, detail: 'Only UPLOAD items take files' };
+    // The item's largest file refuses an upload before its bytes; its types are checked on them, when it ends.
+    const largest = item.upload_rules?.max_file_bytes;
+    const length = Number(request.headers['upload-length']);
+    if (largest != null && length > largest)
+      return { status: 422, detail: `This item takes files of at most ${largest} bytes` };
     return null;
   }
 
