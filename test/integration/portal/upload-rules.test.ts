@@ -3,6 +3,7 @@ import { client, createTenant, createTestApp, type Tenant, type TestApp } from '
 import { pdfBytes, PNG } from '../../support/files';
 import { requestWithLink, signedIn } from '../../support/portal';
 import { meta, tusClient } from '../../support/tus';
+import { unzip } from '../../support/zip';
 
 // What an UPLOAD item accepts: its types (on the bytes), its largest file and its fewest and most
 // files, set on requests and templates, held to on the multipart path and on tus with a 422 that
@@ -152,5 +153,25 @@ describe('upload rules', () => {
       template_id: template.json().id,
     });
     expect(request.items[0].upload_rules).toEqual({ ...RULES, file_name_pattern: null });
+  });
+
+  it('should name files by the pattern in the download and the zip, keeping the uploaded name in the API', async () => {
+    const { request, item, p } = await ruled({
+      accept: ['.pdf'],
+      file_name_pattern: '{recipient_last_name}: {item_name} {n}',
+    });
+    expect((await p.upload(item, await pdfBytes('a'), 'scan-a.pdf')).statusCode).toBe(200);
+    expect((await p.upload(item, await pdfBytes('b'), 'scan-b.PDF')).statusCode).toBe(200);
+    const api = client(t.app, tenant.apiKey);
+    const documents = (await api.get(`/requests/${request.id}/items/${item}/documents`)).json();
+    expect(documents.map((d: { name: string }) => d.name)).toEqual(['scan-a.pdf', 'scan-b.PDF']);
+    const second = await api.get(`/documents/${documents[1].id}/download`);
+    // The colon is no character of a portable name.
+    expect(second.headers['content-disposition']).toBe('attachment; filename="Diaz_ Passport 2.PDF"');
+    const zip = await unzip((await api.get(`/requests/${request.id}/download`)).rawPayload);
+    expect(Object.keys(zip).filter((name) => name.startsWith('Passport/'))).toEqual([
+      'Passport/Diaz_ Passport 1.pdf',
+      'Passport/Diaz_ Passport 2.PDF',
+    ]);
   });
 });
