@@ -174,4 +174,21 @@ describe('upload rules', () => {
       'Passport/Diaz_ Passport 2.PDF',
     ]);
   });
+
+  it('should change and clear the rules of an item, and refuse them on another kind', async () => {
+    const { request, item } = await ruled();
+    const api = client(t.app, tenant.apiKey);
+    const url = `/requests/${request.id}/items/${item}`;
+    const changed = await api.patch(url, { upload_rules: { accept: ['image/*'], max_files: 1 } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().upload_rules).toEqual({
+      accept: ['image/*'],
+      max_file_bytes: null,
+      min_files: null,
+      max_files: 1,
+      file_name_pattern: null,
+    });
+    expect((await api.patch(url, { upload_rules: { min_files: 2, max_files: 1 } })).statusCode).toBe(422);
+    expect((await api.patch(url, { upload_rules: null })).json().upload_rules).toBeNull();
+  });
 });
