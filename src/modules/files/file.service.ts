@@ -12,7 +12,7 @@ type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'storage' | 'settings' | 'log'
 
 // file-type reads at most 4,100 bytes for most types, but Office documents need their first zip
 // entries, which may run longer.
-const SNIFF_BYTES = 64 * 1024;
+export const SNIFF_BYTES = 64 * 1024;
 
 export type DetectedType = { mimeType: string; extension: string | null };
 

@@ -191,4 +191,28 @@ describe('upload rules', () => {
     expect((await api.patch(url, { upload_rules: { min_files: 2, max_files: 1 } })).statusCode).toBe(422);
     expect((await api.patch(url, { upload_rules: null })).json().upload_rules).toBeNull();
   });
+
+  it('should refuse a tus upload as soon as its first bytes show a type the item does not accept', async () => {
+    const { token, item, p } = await ruled({ accept: ['.pdf'] });
+    const auth = { authorization: `Bearer ${p.session}` };
+    const bytes = Buffer.concat([PNG, Buffer.alloc(100 * 1024)]);
+    const made = await send('POST', `/r/${token}/api/uploads`, {
+      ...auth,
+      'upload-length': String(bytes.length),
+      'upload-metadata': meta({ item_id: item, filename: 'scan.pdf' }),
+    });
+    const location = String(made.headers.location);
+    const patch = (offset: number, end: number) =>
+      send(
+        'PATCH',
+        location,
+        { ...auth, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+        bytes.subarray(offset, end),
+      );
+    expect((await patch(0, 70 * 1024)).status).toBe(204);
+    const refused = await patch(70 * 1024, 80 * 1024);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toContain('image/png');
+    expect((await send('HEAD', location, auth)).status).toBe(404);
+  });
 });
