@@ -1171,6 +1171,8 @@ export type ItemUpdateInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   /** Whether the recipient must complete it. */
   required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** What an UPLOAD item accepts, replacing its rules; null clears them. */
+  uploadRules?: InputMaybe<UploadRulesInput>;
 };
 
 /** Result of `itemUpdate`. */
@@ -2502,6 +2504,8 @@ export type RecipientItem = {
   signatureFields: Array<RecipientSignatureField>;
   /** Where the item stands. */
   status: RequestItemStatus;
+  /** For an upload: what the item accepts, to say so before the upload; null when it sets no rules. */
+  uploadRules?: Maybe<UploadRules>;
 };
 
 /** The item after a recipient's change. */
@@ -4019,6 +4023,8 @@ export type TemplateItem = {
   received: Scalars['Boolean']['output'];
   /** Whether the recipient must complete it. */
   required: Scalars['Boolean']['output'];
+  /** What the item accepts, for UPLOAD items. */
+  uploadRules?: Maybe<UploadRules>;
 };
 
 /** An item of a template. */
@@ -4037,6 +4043,8 @@ export type TemplateItemInput = {
   received?: InputMaybe<Scalars['Boolean']['input']>;
   /** Whether the recipient must complete it; false by default. */
   required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** What the item accepts, for UPLOAD items; requests made from the template carry it. */
+  uploadRules?: InputMaybe<UploadRulesInput>;
 };
 
 /** The question part of a template item. */
@@ -4107,6 +4115,8 @@ export type UploadItem = Node & RequestItem & {
   status: RequestItemStatus;
   /** When the item last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /** What the item accepts; null when it sets no rules. */
+  uploadRules?: Maybe<UploadRules>;
   /** Whether the owner verified it. */
   verified: Scalars['Boolean']['output'];
   /** When the owner verified it. */
@@ -4125,6 +4135,41 @@ export type UploadItemInput = {
   name: Scalars['String']['input'];
   /** Whether the recipient must complete it; false by default. */
   required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** What the item accepts. */
+  uploadRules?: InputMaybe<UploadRulesInput>;
+};
+
+/** What an UPLOAD item accepts. Types are checked on the bytes of a file, not on its name. */
+export type UploadRules = {
+  __typename?: 'UploadRules';
+  /** Extensions (`.pdf`) and MIME types (`application/pdf`, `image/*`) accepted; empty: any type. */
+  accept: Array<Scalars['String']['output']>;
+  /**
+   * Name of the files in downloads, the zip and cloud copies, with `{request_name}`, `{item_name}`,
+   * `{recipient_first_name}`, `{recipient_last_name}`, `{date}` and `{n}` (the file's number in the item);
+   * the extension of the original name is kept. Null: the name they were uploaded under.
+   */
+  fileNamePattern?: Maybe<Scalars['String']['output']>;
+  /** Bytes of the largest file; null: the service's limit (MAX_UPLOAD_BYTES). */
+  maxFileBytes?: Maybe<Scalars['Int']['output']>;
+  /** Files the item takes at most; null: the service's limit (MAX_FILES_PER_ITEM). */
+  maxFiles?: Maybe<Scalars['Int']['output']>;
+  /** Files the recipient must upload before submitting (when the item is required or started); null: one. */
+  minFiles?: Maybe<Scalars['Int']['output']>;
+};
+
+/** What an UPLOAD item accepts (see UploadRules); an absent field sets no rule. */
+export type UploadRulesInput = {
+  /** Extensions (`.pdf`) and MIME types (`image/*`), up to 50. */
+  accept?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Name pattern of the files, up to 200 characters (see UploadRules.fileNamePattern). */
+  fileNamePattern?: InputMaybe<Scalars['String']['input']>;
+  /** Bytes of the largest file, at most MAX_UPLOAD_BYTES. */
+  maxFileBytes?: InputMaybe<Scalars['Int']['input']>;
+  /** Files the item takes at most, up to MAX_FILES_PER_ITEM. */
+  maxFiles?: InputMaybe<Scalars['Int']['input']>;
+  /** Files needed before the recipient may submit, at most maxFiles. */
+  minFiles?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A person who signs in to the organization through API keys. */
@@ -4856,6 +4901,8 @@ export type ResolversTypes = {
   URL: ResolverTypeWrapper<Scalars['URL']['output']>;
   UploadItem: ResolverTypeWrapper<UploadItemMapper>;
   UploadItemInput: UploadItemInput;
+  UploadRules: ResolverTypeWrapper<UploadRules>;
+  UploadRulesInput: UploadRulesInput;
   User: ResolverTypeWrapper<UserMapper>;
   UserConnection: ResolverTypeWrapper<Connection>;
   UserCreateInput: UserCreateInput;
@@ -5077,6 +5124,8 @@ export type ResolversParentTypes = {
   URL: Scalars['URL']['output'];
   UploadItem: UploadItemMapper;
   UploadItemInput: UploadItemInput;
+  UploadRules: UploadRules;
+  UploadRulesInput: UploadRulesInput;
   User: UserMapper;
   UserConnection: Connection;
   UserCreateInput: UserCreateInput;
@@ -5795,6 +5844,7 @@ export type RecipientItemResolvers<ContextType = GraphQLContext, ParentType exte
   required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   signatureFields?: Resolver<Array<ResolversTypes['RecipientSignatureField']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
+  uploadRules?: Resolver<Maybe<ResolversTypes['UploadRules']>, ParentType, ContextType>;
 };
 
 export type RecipientItemPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecipientItemPayload'] = ResolversParentTypes['RecipientItemPayload']> = {
@@ -6239,6 +6289,7 @@ export type TemplateItemResolvers<ContextType = GraphQLContext, ParentType exten
   questionType?: Resolver<Maybe<ResolversTypes['QuestionType']>, ParentType, ContextType>;
   received?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  uploadRules?: Resolver<Maybe<ResolversTypes['UploadRules']>, ParentType, ContextType>;
 };
 
 export type TemplateUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TemplateUpdatePayload'] = ResolversParentTypes['TemplateUpdatePayload']> = {
@@ -6266,9 +6317,18 @@ export type UploadItemResolvers<ContextType = GraphQLContext, ParentType extends
   required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['RequestItemStatus'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  uploadRules?: Resolver<Maybe<ResolversTypes['UploadRules']>, ParentType, ContextType>;
   verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   verifiedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type UploadRulesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UploadRules'] = ResolversParentTypes['UploadRules']> = {
+  accept?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  fileNamePattern?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  maxFileBytes?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxFiles?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minFiles?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
@@ -6548,6 +6608,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   TemplateUpdatePayload?: TemplateUpdatePayloadResolvers<ContextType>;
   URL?: GraphQLScalarType;
   UploadItem?: UploadItemResolvers<ContextType>;
+  UploadRules?: UploadRulesResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;
   UserCreatePayload?: UserCreatePayloadResolvers<ContextType>;

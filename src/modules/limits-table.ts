@@ -63,6 +63,8 @@ import {
   MAX_ITEM_DESCRIPTION,
   MAX_ITEM_NAME,
   MAX_REJECTION_MESSAGE,
+  MAX_ACCEPT_ENTRIES,
+  MAX_FILE_NAME_PATTERN,
 } from './items/item.limits';
 import {
   LOGO_CACHE_SECONDS,
@@ -264,6 +266,11 @@ const rows = (): [string, string, string][] => [
   ['Item `description`', chars(MAX_ITEM_DESCRIPTION), '`422`'],
   ['Item / question `answer`', chars(MAX_ANSWER), '`422`'],
   ['Rejection `message`', `1 to ${chars(MAX_REJECTION_MESSAGE)} (not blank)`, '`422`'],
+  [
+    'UPLOAD item rules',
+    `${n(MAX_ACCEPT_ENTRIES)} accepted types; largest file up to \`MAX_UPLOAD_BYTES\`; files up to \`MAX_FILES_PER_ITEM\`; name pattern ${chars(MAX_FILE_NAME_PATTERN)}`,
+    '`422`',
+  ],
   [
     '`first_name`, `last_name` of recipients, contacts, users and contract signers',
     `${chars(MAX_PERSON_NAME)} each`,

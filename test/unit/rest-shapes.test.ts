@@ -33,6 +33,7 @@ describe('item shapes', () => {
       is_na: false,
       form: null,
       form_answers: null,
+      upload_rules: null,
     });
     expect(restItemA({ ...base, kind: 'QUESTION', answer: 'Two' } as never).answer).toBe('Two');
   });

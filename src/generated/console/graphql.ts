@@ -1099,6 +1099,8 @@ export type ItemUpdateInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   /** Whether the recipient must complete it. */
   required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** What an UPLOAD item accepts, replacing its rules; null clears them. */
+  uploadRules?: InputMaybe<UploadRulesInput>;
 };
 
 /** Result of `itemUpdate`. */
@@ -2411,6 +2413,8 @@ export type RecipientItem = {
   signatureFields: Array<RecipientSignatureField>;
   /** Where the item stands. */
   status: RequestItemStatus;
+  /** For an upload: what the item accepts, to say so before the upload; null when it sets no rules. */
+  uploadRules: Maybe<UploadRules>;
 };
 
 /** The item after a recipient's change. */
@@ -3876,6 +3880,8 @@ export type TemplateItem = {
   received: Scalars['Boolean']['output'];
   /** Whether the recipient must complete it. */
   required: Scalars['Boolean']['output'];
+  /** What the item accepts, for UPLOAD items. */
+  uploadRules: Maybe<UploadRules>;
 };
 
 /** An item of a template. */
@@ -3894,6 +3900,8 @@ export type TemplateItemInput = {
   received?: InputMaybe<Scalars['Boolean']['input']>;
   /** Whether the recipient must complete it; false by default. */
   required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** What the item accepts, for UPLOAD items; requests made from the template carry it. */
+  uploadRules?: InputMaybe<UploadRulesInput>;
 };
 
 /** The question part of a template item. */
@@ -3962,6 +3970,8 @@ export type UploadItem = Node & RequestItem & {
   status: RequestItemStatus;
   /** When the item last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /** What the item accepts; null when it sets no rules. */
+  uploadRules: Maybe<UploadRules>;
   /** Whether the owner verified it. */
   verified: Scalars['Boolean']['output'];
   /** When the owner verified it. */
@@ -3980,6 +3990,40 @@ export type UploadItemInput = {
   name: Scalars['String']['input'];
   /** Whether the recipient must complete it; false by default. */
   required?: InputMaybe<Scalars['Boolean']['input']>;
+  /** What the item accepts. */
+  uploadRules?: InputMaybe<UploadRulesInput>;
+};
+
+/** What an UPLOAD item accepts. Types are checked on the bytes of a file, not on its name. */
+export type UploadRules = {
+  /** Extensions (`.pdf`) and MIME types (`application/pdf`, `image/*`) accepted; empty: any type. */
+  accept: Array<Scalars['String']['output']>;
+  /**
+   * Name of the files in downloads, the zip and cloud copies, with `{request_name}`, `{item_name}`,
+   * `{recipient_first_name}`, `{recipient_last_name}`, `{date}` and `{n}` (the file's number in the item);
+   * the extension of the original name is kept. Null: the name they were uploaded under.
+   */
+  fileNamePattern: Maybe<Scalars['String']['output']>;
+  /** Bytes of the largest file; null: the service's limit (MAX_UPLOAD_BYTES). */
+  maxFileBytes: Maybe<Scalars['Int']['output']>;
+  /** Files the item takes at most; null: the service's limit (MAX_FILES_PER_ITEM). */
+  maxFiles: Maybe<Scalars['Int']['output']>;
+  /** Files the recipient must upload before submitting (when the item is required or started); null: one. */
+  minFiles: Maybe<Scalars['Int']['output']>;
+};
+
+/** What an UPLOAD item accepts (see UploadRules); an absent field sets no rule. */
+export type UploadRulesInput = {
+  /** Extensions (`.pdf`) and MIME types (`image/*`), up to 50. */
+  accept?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Name pattern of the files, up to 200 characters (see UploadRules.fileNamePattern). */
+  fileNamePattern?: InputMaybe<Scalars['String']['input']>;
+  /** Bytes of the largest file, at most MAX_UPLOAD_BYTES. */
+  maxFileBytes?: InputMaybe<Scalars['Int']['input']>;
+  /** Files the item takes at most, up to MAX_FILES_PER_ITEM. */
+  maxFiles?: InputMaybe<Scalars['Int']['input']>;
+  /** Files needed before the recipient may submit, at most maxFiles. */
+  minFiles?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A person who signs in to the organization through API keys. */

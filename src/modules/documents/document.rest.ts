@@ -118,8 +118,8 @@ export const documentRestRows: RestRow[] = [
     tags,
     schema: { params: DocumentParams, response: withErrors({}, [404, 410, 422]) },
     handle: async (ctx, { params }, _request, reply) => {
-      const file = await getDocumentFile(ctx, params.document_id);
-      return sendFile(reply, { stream: await openFile(ctx, file), name: file.name, size: file.size });
+      const { file, name } = await getDocumentFile(ctx, params.document_id);
+      return sendFile(reply, { stream: await openFile(ctx, file), name, size: file.size });
     },
   },
 ];

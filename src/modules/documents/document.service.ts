@@ -1,4 +1,4 @@
-import type { Tx } from '../../kernel/db/db';
+import type { Reader, Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import type { IncomingFile } from '../../kernel/http/files';
@@ -8,6 +8,7 @@ import { StoredFile, type StoredFileRow } from '../files/file.entities';
 import { deleteReferences, requireStoredFile, saveUpload } from '../files/file.service';
 import { RequestItem, type RequestItemRow } from '../items/item.entities';
 import { requireItemForUpdate, requireOpen } from '../items/item.service';
+import { patternedName } from '../items/item.upload-rules';
 import {
   findEventRequest,
   findVisibleRequest,
@@ -82,11 +83,67 @@ export async function getDocumentSubject(
   return document ?? null;
 }
 
-/** The file of a document, for its download. */
-export async function getDocumentFile(ctx: Pick<Ctx, 'db' | 'viewer'>, id: string): Promise<StoredFileRow> {
+/** The file of a document, for its download, and the name it is downloaded under (see `outsideNames`). */
+export async function getDocumentFile(
+  ctx: Pick<Ctx, 'db' | 'viewer'>,
+  id: string,
+): Promise<{ file: StoredFileRow; name: string }> {
   const document = await getDocument(ctx, id);
   if (!document) throw AppError.notFound('Document');
-  return requireStoredFile(ctx.db, document.file.id);
+  const file = await requireStoredFile(ctx.db, document.file.id);
+  const [item] = await ctx.db.records(RequestItem, 'select * from request_item where id = ?', [document.item.id]);
+  if (!item.uploadRules?.fileNamePattern) return { file, name: file.name };
+  // Its number in the item needs its item's documents before it.
+  const documents = await ctx.db.records(
+    Document,
+    'select * from document where item_id = ? and (created_at, id) <= (?, ?) order by created_at, id',
+    [item.id, document.createdAt, document.id],
+  );
+  const request = await requireVisibleRequest(ctx.db, ctx.viewer, document.request.id);
+  const names = await outsideNames(ctx.db, request, [
+    { item, documents: documents.map((d) => ({ document: d, file: d.id === document.id ? file : null })) },
+  ]);
+  return { file, name: names.get(document.id)! };
+}
+
+/**
+ * The names documents take outside the API (the download, the zip, cloud copies): their item's file name
+ * pattern, `{n}` counting the item's documents in the order they came (`groups` lists them so), else the
+ * name they were uploaded under, which the API keeps showing.
+ */
+async function outsideNames(
+  db: Reader,
+  request: RequestRow,
+  groups: { item: RequestItemRow; documents: { document: DocumentRow; file: StoredFileRow | null }[] }[],
+): Promise<Map<string, string>> {
+  const recipients = groups.some(({ item }) => item.uploadRules?.fileNamePattern)
+    ? new Map(
+        (
+          await db.rows<{ id: string; first_name: string | null; last_name: string | null }>(
+            'select id, first_name, last_name from recipient where request_id = ?',
+            [request.id],
+          )
+        ).map((row) => [row.id, row]),
+      )
+    : new Map();
+  const names = new Map<string, string>();
+  for (const { item, documents } of groups) {
+    const pattern = item.uploadRules?.fileNamePattern;
+    documents.forEach(({ document, file }, index) => {
+      if (!file) return;
+      if (!pattern) return names.set(document.id, file.name);
+      const recipient = recipients.get(document.recipient?.id ?? item.assignee?.id ?? '');
+      const values = {
+        request_name: request.name,
+        item_name: item.name,
+        recipient_first_name: recipient?.first_name ?? '',
+        recipient_last_name: recipient?.last_name ?? '',
+        date: document.createdAt.toISOString().slice(0, 10),
+      };
+      names.set(document.id, patternedName(pattern, values, index + 1, file.name));
+    });
+  }
+  return names;
 }
 
 /** A request's documents, oldest first by default. */
@@ -138,7 +195,8 @@ export async function deleteRequestDocuments(ctx: Ctx, requestId: string): Promi
 
 export type ItemDocuments = {
   item: RequestItemRow;
-  documents: { document: DocumentRow; file: StoredFileRow }[];
+  /** `name`: the name outside the API (see `outsideNames`). */
+  documents: { document: DocumentRow; file: StoredFileRow; name: string }[];
 };
 
 /**
@@ -160,16 +218,21 @@ export async function documentsByItem(
       : []
     ).map((file) => [file.id, file]),
   );
-  const byItem = new Map<string, ItemDocuments['documents']>();
+  const byItem = new Map<string, { document: DocumentRow; file: StoredFileRow }[]>();
   for (const document of documents) {
     const group = byItem.get(document.item.id) ?? [];
     group.push({ document, file: files.get(document.file.id)! });
     byItem.set(document.item.id, group);
   }
+  const groups = items
+    .filter((item) => byItem.has(item.id) || (item.formAnswers && !item.deletedAt))
+    .map((item) => ({ item, documents: byItem.get(item.id) ?? [] }));
+  const names = await outsideNames(ctx.db, request, groups);
   return {
     request,
-    items: items
-      .filter((item) => byItem.has(item.id) || (item.formAnswers && !item.deletedAt))
-      .map((item) => ({ item, documents: byItem.get(item.id) ?? [] })),
+    items: groups.map(({ item, documents }) => ({
+      item,
+      documents: documents.map((entry) => ({ ...entry, name: names.get(entry.document.id)! })),
+    })),
   };
 }

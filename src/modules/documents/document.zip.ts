@@ -46,7 +46,7 @@ export function documentPaths(items: ItemDocuments[], rootFiles: readonly string
     }
     return [
       ...forms,
-      ...documents.map(({ file }) => ({ name: `${folder}/${entryName(portableSegment(file.name, 'file'))}`, file })),
+      ...documents.map(({ file, name }) => ({ name: `${folder}/${entryName(portableSegment(name, 'file'))}`, file })),
     ];
   });
 }

@@ -12,7 +12,7 @@ type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'storage' | 'settings' | 'log'
 
 // file-type reads at most 4,100 bytes for most types, but Office documents need their first zip
 // entries, which may run longer.
-const SNIFF_BYTES = 64 * 1024;
+export const SNIFF_BYTES = 64 * 1024;
 
 export type DetectedType = { mimeType: string; extension: string | null };
 
@@ -65,8 +65,12 @@ export type UploadRule = {
   accept?: (type: DetectedType) => string | null;
   /** Why a refused type is refused (the 415's detail). */
   refusal?: string;
+  /** Refuses a detected type by throwing, before any byte is stored (an item's accepted types). */
+  check?: (type: DetectedType) => void;
   /** Below the configured upload limit, for kinds of file that must stay smaller. */
   maxBytes?: number;
+  /** The error for a file over `maxBytes`, when not the 413 of the service's own limit. */
+  tooLarge?: () => AppError;
   /**
    * Checks the whole file before anything is stored (a throw refuses the upload); the file is then held in
    * memory, so only for kinds bounded by a small `maxBytes`.
@@ -108,6 +112,7 @@ export async function saveUpload<T>(
       'UNSUPPORTED_MEDIA_TYPE',
       `${rule.refusal ?? 'This type of file is not accepted'} (the content is ${detected.mimeType})`,
     );
+  rule.check?.(detected);
   let body = stream;
   if (rule.inspect) {
     const bytes = await readWhole(stream, maxBytes);
@@ -115,7 +120,9 @@ export async function saveUpload<T>(
     body = Readable.from([bytes]);
   }
   const key = randomUUID();
-  const { size, sha256 } = await ctx.storage.put(key, body, { maxBytes });
+  const { size, sha256 } = await ctx.storage.put(key, body, { maxBytes }).catch((err: unknown) => {
+    throw rule.tooLarge && err instanceof AppError && err.code === 'PAYLOAD_TOO_LARGE' ? rule.tooLarge() : err;
+  });
   try {
     return await ctx.db.transaction(async (tx) => {
       const [file] = await tx.insert(StoredFile, [

@@ -4,6 +4,8 @@ import type { ItemForm } from '../forms/form.entities';
 import type { FormRef } from '../forms/form.service';
 import type { ItemType, QuestionType } from './item.enums';
 import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
+import { checkUploadRules, type UploadRules } from './item.upload-rules';
+import type { ServiceSettings } from '../../kernel/graphql/context';
 
 /** An item as requests and templates both hold it, before it is stored. */
 export type ItemDraft = {
@@ -16,6 +18,8 @@ export type ItemDraft = {
   contractId: string | null;
   /** The form an UPLOAD item asks to fill in (a copy; see ItemForm). */
   form: ItemForm | null;
+  /** What an UPLOAD item accepts. */
+  uploadRules: UploadRules | null;
 };
 
 export function checkItemText(
@@ -45,6 +49,7 @@ export const draftOf = (item: DraftSource): ItemDraft => ({
   answer: item.answer ?? null,
   contractId: item.contractId ?? null,
   form: item.form ?? null,
+  uploadRules: item.uploadRules ?? null,
 });
 
 /** The attachments an item input names, whichever kind it is. */
@@ -58,7 +63,12 @@ export const formRefOf = (path: FieldPath, input: RequestItemInput): FormRef => 
  * Reads a `RequestItemInput` (one of upload, eSignature, question). The one-of rule is checked here
  * too: GraphQL enforces it on most executions, but every door must end in the same rules.
  */
-export function draftFromInput(check: InputCheck, path: FieldPath, input: RequestItemInput): ItemDraft | null {
+export function draftFromInput(
+  check: InputCheck,
+  path: FieldPath,
+  input: RequestItemInput,
+  settings: Pick<ServiceSettings, 'maxUploadBytes' | 'maxFilesPerItem'>,
+): ItemDraft | null {
   const given = (['upload', 'eSignature', 'question'] as const).filter((key) => input[key] != null);
   if (given.length !== 1) {
     check.add(path, 'An item is exactly one of upload, eSignature or question', 'INVALID');
@@ -82,5 +92,6 @@ export function draftFromInput(check: InputCheck, path: FieldPath, input: Reques
     contractId: eSignature?.contractId ?? null,
     // Set by the caller from `itemForms`, which reads the forms named.
     form: null,
+    uploadRules: checkUploadRules(check, [...path, 'uploadRules'], upload?.uploadRules, settings),
   };
 }

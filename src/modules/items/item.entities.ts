@@ -6,6 +6,7 @@ import { Request } from '../requests/request.entities';
 import { Organization } from '../identity/identity.entities';
 import type { Row } from '../../kernel/db/db';
 import type { FormAnswer, ItemForm } from '../forms/form.entities';
+import type { UploadRules } from './item.upload-rules';
 
 export const RequestItem = defineEntity({
   name: 'RequestItem',
@@ -29,6 +30,8 @@ export const RequestItem = defineEntity({
     formId: p.uuid().nullable(),
     form: p.json<ItemForm>().nullable(),
     formAnswers: p.json<FormAnswer[]>().nullable(),
+    // What an UPLOAD item accepts (see UploadRules); null: anything the service takes.
+    uploadRules: p.json<UploadRules>().nullable(),
     assignee: () => p.manyToOne(Recipient).ref().nullable(),
     verifiedAt: p.datetime().nullable(),
     // Removed items stay as rows, so an item.deleted event can still show the item.

@@ -10,3 +10,7 @@ export const MAX_ANSWER = 10000;
 export const MAX_ATTACHMENT_IDS = 1000;
 /** Characters of the message of a rejection (the owner's request for changes). */
 export const MAX_REJECTION_MESSAGE = 5000;
+/** Types (extensions and MIME types) one UPLOAD item's `accept` may list. */
+export const MAX_ACCEPT_ENTRIES = 50;
+/** Characters of an UPLOAD item's file name pattern. */
+export const MAX_FILE_NAME_PATTERN = 200;

@@ -10,7 +10,9 @@ import { insertItems } from './item.service';
 export const requestItemsPart: RequestCreationPart = {
   field: 'items',
   async prepare(ctx, check, input) {
-    const drafts = (input.items ?? []).map((item, index) => draftFromInput(check, ['items', index], item));
+    const drafts = (input.items ?? []).map((item, index) =>
+      draftFromInput(check, ['items', index], item, ctx.settings),
+    );
     await checkContractIds(
       ctx,
       check,

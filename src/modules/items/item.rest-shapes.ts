@@ -9,6 +9,7 @@ import { answerMap } from '../forms/form.service';
 import { MAX_ITEMS } from '../requests/request.limits';
 import type { RequestRestPart } from '../requests/request.rest-parts';
 import { QUESTION_TYPES } from './item.enums';
+import { restUploadRules, UploadRulesBody, UploadRulesOut, uploadRulesInputFromRest } from './item.upload-rules.rest';
 import { MAX_ANSWER, MAX_ATTACHMENT_IDS, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from './item.limits';
 
 // The spec's shapes of items: A (inside requests and templates, and item create/get/update) and B
@@ -37,6 +38,7 @@ export const ItemCreateBody = Body(
     attachments: Nullable(AttachmentIds),
     attachment_ids: Nullable(AttachmentIds),
     form: Nullable(ItemFormBody),
+    upload_rules: Nullable(UploadRulesBody),
   },
   ['name', 'type'],
 );
@@ -55,7 +57,13 @@ export function itemInputFromRest(body: ItemCreateBody): RequestItemInput {
     case 'QUESTION':
       return { question: { ...base, questionType: body.question?.type, answer: body.question?.answer ?? body.answer } };
     default:
-      return { upload: { ...base, form: itemFormInputFromRest(body.form) } };
+      return {
+        upload: {
+          ...base,
+          form: itemFormInputFromRest(body.form),
+          uploadRules: uploadRulesInputFromRest(body.upload_rules),
+        },
+      };
   }
 }
 
@@ -73,6 +81,9 @@ export const { schema: ItemBodyA, map: restItemA } = restShape((field: Field<Res
   form: field(Nullable(ItemFormOut), (item) => ('form' in item && item.form ? restItemForm(item.form) : null)),
   form_answers: field(Nullable(Type.Record(Type.String(), Type.String())), (item) =>
     'formAnswers' in item && item.formAnswers ? answerMap(item.formAnswers) : null,
+  ),
+  upload_rules: field(Nullable(UploadRulesOut), (item) =>
+    'uploadRules' in item && item.uploadRules ? restUploadRules(item.uploadRules) : null,
   ),
 }));
 

@@ -12,6 +12,7 @@ import {
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { noContent } from '../../kernel/rest/mapping';
 import { NoContent, Nullable, Text, Uuid, withErrors, Body } from '../../kernel/rest/schemas';
+import { UploadRulesBody, uploadRulesInputFromRest } from './item.upload-rules.rest';
 import { ItemBodyA, ItemBodyB, ItemCreateBody, itemInputFromRest, restItemA, restItemB } from './item.rest-shapes';
 import { MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME, MAX_REJECTION_MESSAGE } from './item.limits';
 import { MAX_ITEMS } from '../requests/request.limits';
@@ -24,9 +25,12 @@ const ItemUpdateBody = Body({
   name: Text(MAX_ITEM_NAME, { minLength: 1 }),
   description: Nullable(Text(MAX_ITEM_DESCRIPTION)),
   required: Type.Boolean(),
+  upload_rules: Nullable(UploadRulesBody),
 });
-const updateInput = (body: Record<string, unknown> = {}) =>
-  Object.fromEntries(Object.entries(body).filter(([key]) => ['name', 'description', 'required'].includes(key)));
+const updateInput = (body: (typeof ItemUpdateBody)['static'] & Record<string, unknown> = {}) => ({
+  ...Object.fromEntries(Object.entries(body).filter(([key]) => ['name', 'description', 'required'].includes(key))),
+  ...('upload_rules' in body && { uploadRules: uploadRulesInputFromRest(body.upload_rules) }),
+});
 
 export const itemRestRows: RestRow[] = [
   restRow({

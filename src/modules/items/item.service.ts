@@ -16,6 +16,7 @@ import {
 import { Request, type RequestRow } from '../requests/request.entities';
 import { itemForms } from '../forms/form.service';
 import { checkItemText, draftFromInput, formRefOf, type ItemDraft } from './item.drafts';
+import { checkUploadRules } from './item.upload-rules';
 import { RequestItem, type RequestItemRow } from './item.entities';
 import { itemParts, type ItemWrite } from './item.parts';
 import { verifyRequestWhenSettled } from './item.review';
@@ -45,6 +46,7 @@ export function insertItems(
       answer: draft.answer,
       contractId: draft.contractId,
       form: draft.form,
+      uploadRules: draft.uploadRules,
       organization: request.organization,
       request,
       position: firstPosition + index,
@@ -129,7 +131,7 @@ export function requireOpen(request: RequestRow): void {
 
 export async function createItem(ctx: FileCtx, requestId: string, input: RequestItemInput): Promise<RequestItemRow> {
   const check = new InputCheck();
-  const draft = draftFromInput(check, [], input);
+  const draft = draftFromInput(check, [], input, ctx.settings);
   await checkContractIds(ctx, check, [{ path: [], contractId: draft?.contractId ?? null }]);
   const [form] = await itemForms(ctx, check, [formRefOf([], input)]);
   if (draft) draft.form = form;
@@ -179,17 +181,23 @@ export async function updateItem(
   checkItemText(check, [], { name: input.name, description: input.description }, false);
   if (input.name === null) check.add(['name'], 'Cannot be null', 'INVALID');
   if (input.required === null) check.add(['required'], 'Cannot be null', 'INVALID');
+  const uploadRules = checkUploadRules(check, ['uploadRules'], input.uploadRules, ctx.settings);
   check.done();
   return ctx.db.transaction(async (tx) => {
     const { item, request } = await requireItemForUpdate(tx, ctx, id, requestId);
     requireOpen(request);
+    if (uploadRules && item.kind !== 'UPLOAD')
+      throw AppError.validation([
+        { field: ['uploadRules'], message: 'Only an UPLOAD item takes upload rules', code: 'INVALID' },
+      ]);
     const changed = {
       name: input.name != null ? input.name.trim() : item.name,
       description: input.description !== undefined ? input.description : item.description,
       required: input.required != null ? input.required : item.required,
+      uploadRules: input.uploadRules !== undefined ? uploadRules : (item.uploadRules ?? null),
     };
-    if (JSON.stringify(Object.values(changed)) === JSON.stringify([item.name, item.description, item.required]))
-      return item;
+    const before = [item.name, item.description, item.required, item.uploadRules ?? null];
+    if (JSON.stringify(Object.values(changed)) === JSON.stringify(before)) return item;
     const updated = await tx.update(RequestItem, item.id, changed);
     await emitItemEvent(tx, ctx, 'item.updated', updated);
     return updated;

@@ -8,7 +8,7 @@ import { restItemA } from './item.rest-shapes';
 
 // Items as REST shows them (shape A) in their requests' views and in their own events, from rows.
 
-/** An item's REST fragment: its question's answer, or its form and the answers given to it. */
+/** An item's REST fragment: its question's answer, or its form, the answers given to it and its upload rules. */
 export function itemFragment(item: RequestItemRow): RestItemAFragment {
   const base = {
     id: item.id,
@@ -33,7 +33,12 @@ export function itemFragment(item: RequestItemRow): RestItemAFragment {
           })),
         }
       : null;
-    return { ...base, form, formAnswers: item.formAnswers ?? null } as RestItemAFragment;
+    return {
+      ...base,
+      form,
+      formAnswers: item.formAnswers ?? null,
+      uploadRules: item.uploadRules ?? null,
+    } as RestItemAFragment;
   }
   return base as RestItemAFragment;
 }

@@ -5,6 +5,7 @@ import { Migration20261122000000_files } from './Migration20261122000000_files';
 import { Migration20261126000000_organization_columns } from './Migration20261126000000_organization_columns';
 import { Migration20261127000000_shared_caches } from './Migration20261127000000_shared_caches';
 import { Migration20261201000000_sessions } from './Migration20261201000000_sessions';
+import { Migration20261203000000_upload_rules } from './Migration20261203000000_upload_rules';
 
 // The schema's history from before modules carried their own migrations, and migrations that change
 // the tables of several modules at once. A module adds its later migrations to its descriptor (`migrations`);
@@ -17,4 +18,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126000000_organization_columns', class: Migration20261126000000_organization_columns },
   { name: 'Migration20261127000000_shared_caches', class: Migration20261127000000_shared_caches },
   { name: 'Migration20261201000000_sessions', class: Migration20261201000000_sessions },
+  { name: 'Migration20261203000000_upload_rules', class: Migration20261203000000_upload_rules },
 ];

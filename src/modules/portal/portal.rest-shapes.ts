@@ -1,3 +1,4 @@
+import { restUploadRules, UploadRulesOut } from '../items/item.upload-rules.rest';
 import { Type } from '@sinclair/typebox';
 import type {
   RestRecipientFileFragment,
@@ -88,6 +89,7 @@ export const { schema: RecipientItemBody, map: restRecipientItem } = restShape(
       Nullable(Type.Record(Type.String(), Type.String())),
       ({ formAnswers }) => formAnswers && answerMap(formAnswers),
     ),
+    upload_rules: field(Nullable(UploadRulesOut), ({ uploadRules }) => uploadRules && restUploadRules(uploadRules)),
     documents: field(Type.Array(RecipientDocumentBody), (item) => item.documents.map(restRecipientDocument)),
     attachments: field(Type.Array(RecipientFileBody), (item) => item.attachments.map(restRecipientFile)),
   }),

@@ -16,6 +16,7 @@ import { RequestItem, type RequestItemRow } from '../items/item.entities';
 import { MAX_ANSWER } from '../items/item.limits';
 import { isComplete, isDone, percentComplete, progressOf } from '../items/item.progress';
 import { itemTransition } from '../items/item.states';
+import { fewerThanLeast, maxFilesOf, uploadRuleFor, type UploadRules } from '../items/item.upload-rules';
 import { queueNotification } from '../notifications/notification.service';
 import { brandingView, type BrandingView } from '../organizations/organization.service';
 import { linkToken, requestLink } from '../recipients/recipient-link';
@@ -62,6 +63,7 @@ export type RecipientItemView = {
   signatureFields: { id: string; type: string; placeholder: string | null; layout: ContractField['layout'] }[];
   form: Omit<ItemForm, 'id'> | null;
   formAnswers: readonly FormAnswer[] | null;
+  uploadRules: UploadRules | null;
   documents: RecipientDocumentView[];
   attachments: RecipientFileView[];
 };
@@ -209,6 +211,7 @@ export async function recipientView(ctx: Pick<PortalCtx, 'db' | 'viewer' | 'sett
       signatureFields: (item.contractId && contracts.get(item.contractId)) || [],
       form: item.form ?? null,
       formAnswers: item.formAnswers ?? null,
+      uploadRules: item.uploadRules ?? null,
       documents: documents
         .filter((d) => d.item_id === item.id)
         .map((d) => ({
@@ -369,7 +372,7 @@ async function documentCount(db: Reader, itemId: string): Promise<number> {
  * Keeps a file as a document of an item of `kind`, by the session's recipient: the item is done, and
  * `first` (contract.signed) comes before document.uploaded and item.updated.
  */
-function storeDocument(
+async function storeDocument(
   ctx: PortalCtx,
   itemId: string,
   upload: IncomingFile,
@@ -377,7 +380,14 @@ function storeDocument(
   first?: { topic: Topic; subject: EventSubject },
 ): Promise<string> {
   const session = sessionOf(ctx.viewer);
-  return saveUpload(ctx, upload, {}, async (tx, file) => {
+  // The item's rules refuse a type or a size before anything is stored; its count is checked again locked.
+  const [rules] = isUuid(itemId)
+    ? await ctx.db.rows<{ upload_rules: UploadRules | null }>(
+        'select upload_rules from request_item where id = ? and request_id = ? and deleted_at is null',
+        [itemId, session.requestId],
+      )
+    : [];
+  return saveUpload(ctx, upload, uploadRuleFor(rules?.upload_rules ?? null, upload.name), async (tx, file) => {
     const request = await lockRequest(tx, ctx);
     const item = await itemOf(tx, request, itemId, kind);
     if (item.form && !item.form.allowFileUpload) {
@@ -385,13 +395,10 @@ function storeDocument(
         { field: ['file'], message: 'This item asks for its form to be filled in, not for files', code: 'INVALID' },
       ]);
     }
-    if ((await documentCount(tx, item.id)) >= ctx.settings.maxFilesPerItem) {
+    const maxFiles = maxFilesOf(item.uploadRules ?? null, ctx.settings.maxFilesPerItem);
+    if ((await documentCount(tx, item.id)) >= maxFiles) {
       throw AppError.validation([
-        {
-          field: ['file'],
-          message: `An item holds at most ${ctx.settings.maxFilesPerItem} documents`,
-          code: 'TOO_MANY',
-        },
+        { field: ['file'], message: `This item takes at most ${maxFiles} files`, code: 'TOO_MANY' },
       ]);
     }
     // A form item is done (or not applicable) by its answers; files only go with them.
@@ -533,6 +540,26 @@ export async function submitRequest(ctx: PortalCtx, comment: string | null | und
       'select * from request_item where request_id = ? and deleted_at is null',
       [request.id],
     );
+    const counts = new Map(
+      (
+        await tx.rows<{ item_id: string; n: number }>(
+          'select item_id, count(*)::int as n from document where request_id = ? group by item_id',
+          [request.id],
+        )
+      ).map((row) => [row.item_id, row.n]),
+    );
+    const short = items.filter(
+      (item) => !item.isNa && fewerThanLeast(item.uploadRules ?? null, item.required, counts.get(item.id) ?? 0),
+    );
+    if (short.length) {
+      throw AppError.validation([
+        {
+          field: [],
+          message: `Some items need more files first: ${short.map((item) => `${item.name} (at least ${item.uploadRules!.minFiles})`).join(', ')}`,
+          code: 'INVALID_STATE',
+        },
+      ]);
+    }
     const missing = items.filter((item) => item.required && !isDone(item));
     if (missing.length && request.requireCompleteSubmission) {
       throw AppError.validation([

@@ -7,7 +7,11 @@ import { DeleteObjectsCommand } from '@aws-sdk/client-s3';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { DataStore } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../kernel/errors/app-error';
 import { DetailBody } from '../../kernel/rest/schemas';
+import { isUuid } from '../../kernel/validation/input-check';
+import { detectType, SNIFF_BYTES } from '../files/file.service';
+import { uploadRuleFor, type UploadRules } from '../items/item.upload-rules';
 import { createS3Client, sdkLogger } from '../../kernel/storage/s3';
 import { apiBase, callRecipientApi } from './portal.page.api';
 import { PgLocker } from './portal.uploads.locker';
@@ -191,6 +195,13 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
       reserved.set(req, upload.id);
       return {};
     },
+    async onIncomingRequest(req, id) {
+      if (req.method !== 'PATCH') return;
+      const refusal = await refuseHead(id);
+      if (!refusal) return;
+      await datastore.remove(id).catch((err: unknown) => scope.log.warn({ err }, 'deleting a refused upload failed'));
+      throw { status_code: 422, body: `${refusal}\n` };
+    },
     async onResponseError(req) {
       const id = reserved.get(req);
       if (id === undefined) return undefined;
@@ -228,6 +239,39 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
       }
     },
   });
+
+  /**
+   * Why an unfinished upload's first bytes, once enough have arrived, are of a type its item does not
+   * accept (checked as the next bytes come, so a refused file is not sent whole; its end is checked again).
+   */
+  async function refuseHead(id: string): Promise<string | null> {
+    const upload = await datastore.getUpload(id).catch(() => null);
+    const itemId = upload?.metadata?.item_id;
+    if (!upload?.offset || upload.size == null || !itemId || !isUuid(itemId)) return null;
+    if (upload.offset < Math.min(SNIFF_BYTES, upload.size)) return null;
+    const [row] = await scope.db.rows<{ upload_rules: UploadRules | null }>(
+      'select upload_rules from request_item where id = ?',
+      [itemId],
+    );
+    const check = uploadRuleFor(row?.upload_rules ?? null, upload.metadata?.filename ?? null).check;
+    if (!check) return null;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const stream = await datastore.read(id);
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      length += (chunk as Buffer).length;
+      if (length >= SNIFF_BYTES) break;
+    }
+    stream.destroy();
+    try {
+      check(await detectType(Buffer.concat(chunks).subarray(0, SNIFF_BYTES)));
+      return null;
+    } catch (err) {
+      if (err instanceof AppError) return err.message;
+      throw err;
+    }
+  }
 
   const sweep = setInterval(
     () =>
@@ -270,6 +314,11 @@ export async function portalUploadRoutes(scope: FastifyInstance): Promise<void> 
     const item = view.items.find((i) => i.id === metadata.item_id);
     if (!item) return { status: 404, detail: 'Item not found' };
     if (item.type !== 'UPLOAD') return { status: 422, detail: 'Only UPLOAD items take files' };
+    // The item's largest file refuses an upload before its bytes; its types are checked on them, when it ends.
+    const largest = item.upload_rules?.max_file_bytes;
+    const length = Number(request.headers['upload-length']);
+    if (largest != null && length > largest)
+      return { status: 422, detail: `This item takes files of at most ${largest} bytes` };
     return null;
   }
 

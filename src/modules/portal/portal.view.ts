@@ -49,6 +49,16 @@ export type PortalItem = {
   /** UPLOAD items with a form: its fields, and the answers saved (by field name). */
   form?: PortalForm | null;
   form_answers?: Record<string, string> | null;
+  /** UPLOAD items: what the item accepts. */
+  upload_rules?: PortalUploadRules | null;
+};
+
+export type PortalUploadRules = {
+  accept: string[];
+  max_file_bytes: number | null;
+  min_files: number | null;
+  max_files: number | null;
+  file_name_pattern: string | null;
 };
 
 export type PortalForm = {
@@ -217,6 +227,64 @@ function statusKey(item: PortalItem): PortalTextKey {
   )[item.status];
 }
 
+/** The largest file an item takes: its rule, else the service's limit. */
+export const largestFile = (ctx: Pick<ViewContext, 'maxUploadBytes'>, item: PortalItem): number =>
+  Math.min(item.upload_rules?.max_file_bytes ?? Infinity, ctx.maxUploadBytes);
+
+/** An accepted type as a recipient reads it: `.pdf` and `application/pdf` as PDF, `image/*` as it is. */
+const typeLabel = (entry: string) =>
+  entry.startsWith('.')
+    ? entry.slice(1).toUpperCase()
+    : entry.endsWith('/*')
+      ? entry
+      : entry.split('/')[1].toUpperCase();
+
+/** The item's types and file counts, said before the upload (its largest file is in `chooseFilesHint`). */
+function rulesHint(ctx: ViewContext, item: PortalItem): string {
+  const rules = item.upload_rules;
+  if (!rules) return '';
+  const parts: string[] = [];
+  if (rules.accept.length) parts.push(text(ctx, 'acceptTypes', { types: acceptedList(ctx, rules.accept) }));
+  const { min_files: min, max_files: max } = rules;
+  if (min != null && max != null) parts.push(text(ctx, 'acceptFilesBetween', { min, max }));
+  else if (min != null) parts.push(text(ctx, 'acceptFilesAtLeast', { min }));
+  else if (max != null) parts.push(text(ctx, 'acceptFilesAtMost', { max }));
+  return parts.map((part) => ` ${part}`).join('');
+}
+
+const acceptedList = (ctx: Pick<ViewContext, 'language'>, accept: string[]) =>
+  new Intl.ListFormat(ctx.language, { type: 'disjunction' }).format([...new Set(accept.map(typeLabel))]);
+
+/**
+ * Why the browser refuses `file` for `item` before sending it (the service checks again, on the bytes):
+ * its type by name or browser's type, its size, the item's most files; null when it may go.
+ */
+export function refusalOf(
+  ctx: ViewContext,
+  item: PortalItem,
+  file: { name: string; type: string; size: number },
+  started: number,
+): string | null {
+  const largest = largestFile(ctx, item);
+  if (file.size > largest)
+    return text(ctx, 'fileTooLarge', { name: file.name, size: formatSize(largest, ctx.language) });
+  const rules = item.upload_rules;
+  if (!rules) return null;
+  const extension = file.name.includes('.') ? `.${file.name.split('.').pop()!.toLowerCase()}` : '';
+  const type = file.type.toLowerCase();
+  const fits = (entry: string) =>
+    entry.startsWith('.')
+      ? entry === extension
+      : entry.endsWith('/*')
+        ? type.startsWith(entry.slice(0, -1))
+        : entry === type;
+  if (rules.accept.length && !rules.accept.some(fits))
+    return text(ctx, 'fileTypeRefused', { name: file.name, types: acceptedList(ctx, rules.accept) });
+  if (rules.max_files != null && item.documents.length + started >= rules.max_files)
+    return text(ctx, 'tooManyFiles', { name: file.name, max: rules.max_files });
+  return null;
+}
+
 function renderUpload(ctx: ViewContext, item: PortalItem, editable: boolean): SafeHtml {
   const canRemove = editable && item.status !== 'VERIFIED';
   return html`${
@@ -236,7 +304,7 @@ function renderUpload(ctx: ViewContext, item: PortalItem, editable: boolean): Sa
       ? html`<div class="field">
     <label class="button secondary" for="file-${item.id}">${text(ctx, 'chooseFiles')}</label>
     <input class="visually-hidden" type="file" id="file-${item.id}" multiple data-action="upload" data-item="${item.id}" aria-describedby="file-hint-${item.id}">
-    <p class="hint" id="file-hint-${item.id}">${text(ctx, 'chooseFilesHint', { size: formatSize(ctx.maxUploadBytes, ctx.language) })}</p>
+    <p class="hint" id="file-hint-${item.id}">${text(ctx, 'chooseFilesHint', { size: formatSize(largestFile(ctx, item), ctx.language) })}${rulesHint(ctx, item)}</p>
   </div>`
       : ''
   }

@@ -5,6 +5,7 @@ import { ITEM_TYPES, QUESTION_TYPES } from '../items/item.enums';
 import { LANGUAGES } from '../requests/request.enums';
 import type { Row } from '../../kernel/db/db';
 import type { ItemForm } from '../forms/form.entities';
+import type { UploadRules } from '../items/item.upload-rules';
 
 export const Template = defineEntity({
   name: 'Template',
@@ -44,6 +45,7 @@ export const TemplateItem = defineEntity({
     answer: p.text().nullable(),
     // Its copy of a form (see ItemForm), copied again into each request item made from it.
     form: p.json<ItemForm>().nullable(),
+    uploadRules: p.json<UploadRules>().nullable(),
     contractId: p.uuid().nullable(),
     createdAt: createdAt(),
   },

@@ -3,6 +3,7 @@ import type { RestTemplateFragment } from '../../generated/operations';
 import { Nullable } from '../../kernel/rest/schemas';
 import { restShape, type Field } from '../../kernel/rest/shape';
 import { ItemFormOut, restItemForm } from '../forms/form.rest-shapes';
+import { restUploadRules, UploadRulesOut } from '../items/item.upload-rules.rest';
 import { languageToRest } from '../requests/request.rest-shapes';
 
 // The spec's shape of templates (2.6), items in shape A with `received` and `form`.
@@ -19,6 +20,9 @@ const TemplateItem = restShape((field: Field<RestTemplateFragment['items'][numbe
   is_na: field(Type.Boolean(), () => false),
   received: Type.Boolean(),
   form: field(Nullable(ItemFormOut), (item) => (item.form ? restItemForm(item.form) : null)),
+  upload_rules: field(Nullable(UploadRulesOut), (item) =>
+    item.uploadRules ? restUploadRules(item.uploadRules) : null,
+  ),
 }));
 
 export const { schema: TemplateBody, map: restTemplate } = restShape((field: Field<RestTemplateFragment>) => ({

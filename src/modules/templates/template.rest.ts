@@ -28,6 +28,7 @@ import { MAX_ANSWER, MAX_ITEM_DESCRIPTION, MAX_ITEM_NAME } from '../items/item.l
 import { ItemFormBody, itemFormInputFromRest } from '../forms/form.rest-shapes';
 import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
 import { restTemplate, TemplateBody } from './template.rest-shapes';
+import { UploadRulesBody, uploadRulesInputFromRest } from '../items/item.upload-rules.rest';
 
 const tags = ['Templates'];
 const IdParams = Type.Object({ id: Uuid() });
@@ -42,6 +43,7 @@ const TemplateItemBody = Body(
     received: Nullable(Type.Boolean()),
     question: Nullable(Body({ type: Nullable(StringEnum(QUESTION_TYPES)), answer: Nullable(Text(MAX_ANSWER)) })),
     form: Nullable(ItemFormBody),
+    upload_rules: Nullable(UploadRulesBody),
   },
   ['name', 'type'],
 );
@@ -75,6 +77,7 @@ const templateItemsFromRest = (items: (typeof TemplateItemBody)['static'][]) =>
     received: item.received,
     question: item.question,
     form: itemFormInputFromRest(item.form),
+    uploadRules: uploadRulesInputFromRest(item.upload_rules),
   }));
 
 const templateInput = (body: Record<string, unknown>) =>

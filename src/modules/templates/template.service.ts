@@ -7,6 +7,7 @@ import { InputCheck, isUuid } from '../../kernel/validation/input-check';
 import { User } from '../identity/identity.entities';
 import { isAdmin, type Viewer } from '../identity/viewer';
 import { checkItemText, draftOf, type ItemDraft } from '../items/item.drafts';
+import { checkUploadRules } from '../items/item.upload-rules';
 import { DEFAULT_LANGUAGE, DEFAULT_REMINDERS } from '../requests/request.enums';
 import { MAX_PERSONAL_MESSAGE, MAX_REMINDERS, MIN_REMINDERS } from '../requests/request.limits';
 import type { RequestItemRow } from '../items/item.entities';
@@ -15,7 +16,7 @@ import { itemForms } from '../forms/form.service';
 import { Template, TemplateItem, type TemplateRow } from './template.entities';
 import { MAX_DEFAULT_TITLE, MAX_DUE_DATE_INTERVAL, MAX_TEMPLATE_ITEMS, MAX_TEMPLATE_NAME } from './template.limits';
 
-type Ctx = Pick<GraphQLContext, 'db' | 'viewer'>;
+type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'settings'>;
 
 export type TemplateItemDraft = ItemDraft & { received: boolean };
 
@@ -77,6 +78,8 @@ async function templateItemDrafts(
     const question = item.kind === 'QUESTION';
     if (item.form && item.kind !== 'UPLOAD')
       check.add([...path, 'form'], 'Only an UPLOAD item takes a form', 'INVALID');
+    if (item.uploadRules && item.kind !== 'UPLOAD')
+      check.add([...path, 'uploadRules'], 'Only an UPLOAD item takes upload rules', 'INVALID');
     return {
       type: item.kind,
       name: item.name.trim(),
@@ -87,6 +90,7 @@ async function templateItemDrafts(
       answer: question ? (item.question?.answer ?? null) : null,
       contractId: null,
       form: forms[index],
+      uploadRules: checkUploadRules(check, [...path, 'uploadRules'], item.uploadRules, ctx.settings),
     };
   });
 }
@@ -163,7 +167,7 @@ export async function updateTemplate(ctx: Ctx, id: string, input: TemplateUpdate
   }
   check.done();
   return ctx.db.transaction(async (tx) => {
-    const template = await requireTemplate({ db: tx, viewer: ctx.viewer }, id);
+    const template = await requireTemplate({ ...ctx, db: tx }, id);
     // Only what differs is written; new items count as a change (`updatedAt` moves only with one).
     const changes: Values<Template> = {};
     const change = <K extends keyof Template>(key: K, value: Template[K] | undefined) => {

@@ -1,7 +1,7 @@
 import { Upload, type HttpRequest } from 'tus-js-client';
-import { formatSize } from '../../i18n/format';
 import {
   html,
+  refusalOf,
   renderRequest,
   text,
   type PortalBoot,
@@ -193,12 +193,15 @@ function percentOf(sent: number, total: number): number {
 
 function startUpload(itemId: string, file: File): void {
   const list = document.getElementById(`uploads-${itemId}`)!;
+  // Uploads of this page still going or done, which the item's most files count before the page shows them.
+  const started = Array.from(list.children).filter((li) => !li.querySelector('.failed')).length;
   const row = document.createElement('li');
   row.id = `upload-${++uploadCount}`;
   list.append(row);
-  if (file.size > ctx.maxUploadBytes) {
-    row.innerHTML =
-      html`<span class="failed">${text(ctx, 'fileTooLarge', { name: file.name, size: formatSize(ctx.maxUploadBytes, ctx.language) })}</span>`.value;
+  const item = current?.items.find((i) => i.id === itemId);
+  const refusal = item ? refusalOf(ctx, item, file, started) : null;
+  if (refusal) {
+    row.innerHTML = html`<span class="failed">${refusal}</span>`.value;
     return;
   }
   let lastPercent = 0;

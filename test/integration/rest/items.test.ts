@@ -36,6 +36,7 @@ describe('REST request items', () => {
         is_na: false,
         form: null,
         form_answers: null,
+        upload_rules: null,
       });
       const items = (await api.get(`/requests/${request.id}/items`, { 'api-revision': '1' })).json();
       expect(items[items.length - 1].id).toBe(response.json().id);
@@ -116,6 +117,7 @@ describe('REST request items', () => {
         is_na: false,
         form: null,
         form_answers: null,
+        upload_rules: null,
       });
     });
 

@@ -50,6 +50,7 @@ describe('REST requests', () => {
           is_na: false,
           form: null,
           form_answers: null,
+          upload_rules: null,
         },
         {
           id: expect.any(String),
@@ -62,6 +63,7 @@ describe('REST requests', () => {
           is_na: false,
           form: null,
           form_answers: null,
+          upload_rules: null,
         },
       ]);
       expect(response.headers['api-revision']).toBe('2');

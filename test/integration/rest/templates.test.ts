@@ -61,6 +61,7 @@ describe('REST templates', () => {
         is_na: false,
         received: false,
         form: null,
+        upload_rules: null,
       },
       {
         id: expect.any(String),
@@ -73,6 +74,7 @@ describe('REST templates', () => {
         is_na: false,
         received: false,
         form: null,
+        upload_rules: null,
       },
       {
         id: expect.any(String),
@@ -93,6 +95,7 @@ describe('REST templates', () => {
             '{"ssn": {"default_value": "", "read_only": false}, "__proto__": {"default_value": null, "read_only": false}}',
           ),
         },
+        upload_rules: null,
       },
     ]);
   });
