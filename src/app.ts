@@ -40,6 +40,7 @@ import { createMailer, logSmsProvider, type SmsProvider } from './modules/notifi
 import { notificationTasks } from './modules/notifications/notification.worker';
 import { twilioSmsProvider } from './modules/notifications/notification.twilio';
 import { scheduleTasks } from './modules/schedule/schedule.tasks';
+import { bulkSendTasks } from './modules/bulk-sends/bulk-send.task';
 import { findUserSession, sessionTasks } from './modules/sessions/session.service';
 
 export type AppOptions = {
@@ -227,6 +228,7 @@ export async function buildApp({
     tasks: {
       event: eventTask(db, MODULES.consumers, { settings, contexts, log: app.log }),
       ...scheduleTasks({ db, contexts, log: app.log }),
+      ...bulkSendTasks({ db, contexts, log: app.log }),
       ...webhookTasks({
         db,
         settings: config.webhooks,

@@ -4,6 +4,7 @@ import type { Connection, Edge } from '../kernel/graphql/pagination';
 import type { EventRoot } from '../kernel/graphql/events';
 import type { ActivityMapper, ActivityActorMapper } from '../modules/activity/activity.mappers';
 import type { AttachmentMapper } from '../modules/attachments/attachment.mappers';
+import type { BulkSendMapper } from '../modules/bulk-sends/bulk-send.mappers';
 import type { CloudStorageProviderMapper } from '../modules/cloud-storage/cloud-storage.mappers';
 import type { ContractMapper } from '../modules/contracts/contract.mappers';
 import type { DocumentMapper } from '../modules/documents/document.mappers';
@@ -281,6 +282,129 @@ export type BrandingUpdatePayload = {
   /** Problems with the input. */
   userErrors: Array<UserError>;
 };
+
+/** One template sent to many recipients: a request per row, made in the background. */
+export type BulkSend = Node & {
+  __typename?: 'BulkSend';
+  /** When every row had been tried. */
+  completedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Requests created so far. */
+  created: Scalars['Int']['output'];
+  /** When it was sent. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Rows refused at creation (see `failures`). */
+  failed: Scalars['Int']['output'];
+  /** The rows refused at creation, by line. */
+  failures: Array<BulkSendFailure>;
+  /** The bulk send's UUID. */
+  id: Scalars['ID']['output'];
+  /** Who sent it; the requests' owner. */
+  owner: User;
+  /** Where it stands. */
+  status: BulkSendStatus;
+  /** The template the requests are made from; null once it is deleted. */
+  template?: Maybe<Template>;
+  /** Rows, one request each. */
+  total: Scalars['Int']['output'];
+  /** When its counts last moved. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** A page of bulk sends. */
+export type BulkSendConnection = {
+  __typename?: 'BulkSendConnection';
+  /** The bulk sends of this page with their cursors. */
+  edges: Array<BulkSendEdge>;
+  /** The bulk sends of this page. */
+  nodes: Array<BulkSend>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many bulk sends there are, across all pages. */
+  totalCount: Scalars['Int']['output'];
+  /** Whether `totalCount` is PostgreSQL's estimate rather than a count (see `FormConnection`). */
+  totalCountEstimated: Scalars['Boolean']['output'];
+};
+
+/** Input of `bulkSendCreate`. */
+export type BulkSendCreateInput = {
+  /** The recipients, 1 to 1,000, a request each. */
+  rows: Array<BulkSendRowInput>;
+  /** UUID of the template the requests are made from. */
+  templateId: Scalars['ID']['input'];
+};
+
+/** Result of `bulkSendCreate`. */
+export type BulkSendCreatePayload = {
+  __typename?: 'BulkSendCreatePayload';
+  /** The bulk send; null when `userErrors` is not empty. */
+  bulkSend?: Maybe<BulkSend>;
+  /**
+   * Whether the same template and rows were sent before: `bulkSend` is that one, and nothing new was made;
+   * null when `userErrors` is not empty.
+   */
+  replayed?: Maybe<Scalars['Boolean']['output']>;
+  /**
+   * Problems with the rows (`field` starts with `rows` and the row's line), all of them: when there is any,
+   * nothing is made.
+   */
+  userErrors: Array<UserError>;
+};
+
+/** A bulk send and its cursor. */
+export type BulkSendEdge = {
+  __typename?: 'BulkSendEdge';
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The bulk send. */
+  node: BulkSend;
+};
+
+/**
+ * A row whose request could not be created, though the row passed the checks when the bulk send was made
+ * (its template or contact changed meanwhile).
+ */
+export type BulkSendFailure = {
+  __typename?: 'BulkSendFailure';
+  /** The row's line (of the CSV file, or its position in `rows` from 1). */
+  line: Scalars['Int']['output'];
+  /** Why. */
+  message: Scalars['String']['output'];
+};
+
+/** One recipient of a bulk send, and what its request changes of the template. */
+export type BulkSendRowInput = {
+  /** The request's due date; the template's interval from now by default. */
+  dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Email address (this or `phone` is required). */
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** Given name, up to 100 characters. */
+  firstName?: InputMaybe<Scalars['String']['input']>;
+  /** Language of the recipient's pages. */
+  language?: InputMaybe<Language>;
+  /** Family name, up to 100 characters. */
+  lastName?: InputMaybe<Scalars['String']['input']>;
+  /** The row's line in its source, quoted in problems; its position in `rows` (from 1) by default. */
+  line?: InputMaybe<Scalars['Int']['input']>;
+  /** The request's title; the template's by default. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Message to the recipient; the template's by default. */
+  personalMessage?: InputMaybe<Scalars['String']['input']>;
+  /** Mobile phone number, in international form (+15551234567). */
+  phone?: InputMaybe<Scalars['String']['input']>;
+  /** The request's `userMetadata`: string values by key. */
+  userMetadata?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+/** Where a bulk send stands. */
+export type BulkSendStatus =
+  /** Every row was tried: `created` requests made, `failed` rows refused at creation. */
+  | 'COMPLETED'
+  /** Its job could not go on (its owner is gone). */
+  | 'FAILED'
+  /** Its rows are checked and stored; its job has not started. */
+  | 'QUEUED'
+  /** Its job is creating the requests. */
+  | 'RUNNING';
 
 /**
  * Input of `cloudStorageConnect` for S3 (the providers that need an OAuth flow take none: they cannot be
@@ -1245,6 +1369,11 @@ export type Mutation = {
   /** Changes the organization's branding; the logo itself is uploaded over REST. Requires ADMIN. */
   brandingUpdate: BrandingUpdatePayload;
   /**
+   * Sends a template to many recipients: every row is checked first (nothing is made while one is refused),
+   * then a job creates a request per row. The same template and rows again answer the first bulk send.
+   */
+  bulkSendCreate: BulkSendCreatePayload;
+  /**
    * Connects the caller's organization's bucket, in place of one connected before: a probe object is
    * written and deleted first, and a bucket that refuses is a user error naming its answer. Requires ADMIN.
    */
@@ -1414,6 +1543,12 @@ export type MutationAttachmentDeleteArgs = {
 export type MutationBrandingUpdateArgs = {
   id: Scalars['ID']['input'];
   input: BrandingUpdateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationBulkSendCreateArgs = {
+  input: BulkSendCreateInput;
 };
 
 
@@ -2027,6 +2162,10 @@ export type Query = {
   attachment?: Maybe<Attachment>;
   /** The caller's library of attachments, newest first. Files are uploaded with `POST /attachments`. */
   attachments: AttachmentConnection;
+  /** A bulk send of the caller's organization (an ADMIN's, any; a USER's, its own). */
+  bulkSend?: Maybe<BulkSend>;
+  /** Bulk sends, newest first. */
+  bulkSends: BulkSendConnection;
   /**
    * Every provider with its state for the caller's organization: SERVICE (Gather's own storage, always
    * connected), S3, and those that need an OAuth flow (unavailable).
@@ -2108,6 +2247,19 @@ export type QueryAttachmentsArgs = {
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryBulkSendArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryBulkSendsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -4658,6 +4810,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( ActivityMapper )
     | ( ApiKeyMapper )
     | ( AttachmentMapper )
+    | ( BulkSendMapper )
     | ( ContactMapper )
     | ( ContractMapper )
     | ( DocumentMapper )
@@ -4705,6 +4858,14 @@ export type ResolversTypes = {
   Branding: ResolverTypeWrapper<BrandingMapper>;
   BrandingUpdateInput: BrandingUpdateInput;
   BrandingUpdatePayload: ResolverTypeWrapper<Omit<BrandingUpdatePayload, 'branding'> & { branding?: Maybe<ResolversTypes['Branding']> }>;
+  BulkSend: ResolverTypeWrapper<BulkSendMapper>;
+  BulkSendConnection: ResolverTypeWrapper<Connection>;
+  BulkSendCreateInput: BulkSendCreateInput;
+  BulkSendCreatePayload: ResolverTypeWrapper<Omit<BulkSendCreatePayload, 'bulkSend'> & { bulkSend?: Maybe<ResolversTypes['BulkSend']> }>;
+  BulkSendEdge: ResolverTypeWrapper<Edge>;
+  BulkSendFailure: ResolverTypeWrapper<BulkSendFailure>;
+  BulkSendRowInput: BulkSendRowInput;
+  BulkSendStatus: BulkSendStatus;
   CloudStorageConnectInput: CloudStorageConnectInput;
   CloudStorageConnectPayload: ResolverTypeWrapper<Omit<CloudStorageConnectPayload, 'cloudStorageProvider'> & { cloudStorageProvider?: Maybe<ResolversTypes['CloudStorageProvider']> }>;
   CloudStorageDisconnectPayload: ResolverTypeWrapper<Omit<CloudStorageDisconnectPayload, 'cloudStorageProvider'> & { cloudStorageProvider?: Maybe<ResolversTypes['CloudStorageProvider']> }>;
@@ -4950,6 +5111,13 @@ export type ResolversParentTypes = {
   Branding: BrandingMapper;
   BrandingUpdateInput: BrandingUpdateInput;
   BrandingUpdatePayload: Omit<BrandingUpdatePayload, 'branding'> & { branding?: Maybe<ResolversParentTypes['Branding']> };
+  BulkSend: BulkSendMapper;
+  BulkSendConnection: Connection;
+  BulkSendCreateInput: BulkSendCreateInput;
+  BulkSendCreatePayload: Omit<BulkSendCreatePayload, 'bulkSend'> & { bulkSend?: Maybe<ResolversParentTypes['BulkSend']> };
+  BulkSendEdge: Edge;
+  BulkSendFailure: BulkSendFailure;
+  BulkSendRowInput: BulkSendRowInput;
   CloudStorageConnectInput: CloudStorageConnectInput;
   CloudStorageConnectPayload: Omit<CloudStorageConnectPayload, 'cloudStorageProvider'> & { cloudStorageProvider?: Maybe<ResolversParentTypes['CloudStorageProvider']> };
   CloudStorageDisconnectPayload: Omit<CloudStorageDisconnectPayload, 'cloudStorageProvider'> & { cloudStorageProvider?: Maybe<ResolversParentTypes['CloudStorageProvider']> };
@@ -5250,6 +5418,45 @@ export type BrandingResolvers<ContextType = GraphQLContext, ParentType extends R
 export type BrandingUpdatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BrandingUpdatePayload'] = ResolversParentTypes['BrandingUpdatePayload']> = {
   branding?: Resolver<Maybe<ResolversTypes['Branding']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type BulkSendResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BulkSend'] = ResolversParentTypes['BulkSend']> = {
+  completedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failures?: Resolver<Array<ResolversTypes['BulkSendFailure']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['BulkSendStatus'], ParentType, ContextType>;
+  template?: Resolver<Maybe<ResolversTypes['Template']>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type BulkSendConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BulkSendConnection'] = ResolversParentTypes['BulkSendConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['BulkSendEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['BulkSend']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalCountEstimated?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type BulkSendCreatePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BulkSendCreatePayload'] = ResolversParentTypes['BulkSendCreatePayload']> = {
+  bulkSend?: Resolver<Maybe<ResolversTypes['BulkSend']>, ParentType, ContextType>;
+  replayed?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['UserError']>, ParentType, ContextType>;
+};
+
+export type BulkSendEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BulkSendEdge'] = ResolversParentTypes['BulkSendEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['BulkSend'], ParentType, ContextType>;
+};
+
+export type BulkSendFailureResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BulkSendFailure'] = ResolversParentTypes['BulkSendFailure']> = {
+  line?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type CloudStorageConnectPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CloudStorageConnectPayload'] = ResolversParentTypes['CloudStorageConnectPayload']> = {
@@ -5595,6 +5802,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   apiKeyRevoke?: Resolver<ResolversTypes['ApiKeyRevokePayload'], ParentType, ContextType, RequireFields<MutationApiKeyRevokeArgs, 'id'>>;
   attachmentDelete?: Resolver<ResolversTypes['AttachmentDeletePayload'], ParentType, ContextType, RequireFields<MutationAttachmentDeleteArgs, 'id'>>;
   brandingUpdate?: Resolver<ResolversTypes['BrandingUpdatePayload'], ParentType, ContextType, RequireFields<MutationBrandingUpdateArgs, 'id' | 'input'>>;
+  bulkSendCreate?: Resolver<ResolversTypes['BulkSendCreatePayload'], ParentType, ContextType, RequireFields<MutationBulkSendCreateArgs, 'input'>>;
   cloudStorageConnect?: Resolver<ResolversTypes['CloudStorageConnectPayload'], ParentType, ContextType, RequireFields<MutationCloudStorageConnectArgs, 'input' | 'provider'>>;
   cloudStorageDisconnect?: Resolver<ResolversTypes['CloudStorageDisconnectPayload'], ParentType, ContextType, RequireFields<MutationCloudStorageDisconnectArgs, 'provider'>>;
   confirmationPageDisable?: Resolver<ResolversTypes['ConfirmationPageDisablePayload'], ParentType, ContextType, RequireFields<MutationConfirmationPageDisableArgs, 'id'>>;
@@ -5651,7 +5859,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
-  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Form' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Share' | 'ShareDownload' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Activity' | 'ApiKey' | 'Attachment' | 'BulkSend' | 'Contact' | 'Contract' | 'Document' | 'ESignatureItem' | 'Form' | 'Notification' | 'Organization' | 'QuestionItem' | 'Recipient' | 'Reminder' | 'Request' | 'Share' | 'ShareDownload' | 'Team' | 'Template' | 'UploadItem' | 'User' | 'Webhook' | 'WebhookDelivery', ParentType, ContextType>;
 };
 
 export type NotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Notification'] = ResolversParentTypes['Notification']> = {
@@ -5730,6 +5938,8 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   attachment?: Resolver<Maybe<ResolversTypes['Attachment']>, ParentType, ContextType, RequireFields<QueryAttachmentArgs, 'id'>>;
   attachments?: Resolver<ResolversTypes['AttachmentConnection'], ParentType, ContextType, Partial<QueryAttachmentsArgs>>;
+  bulkSend?: Resolver<Maybe<ResolversTypes['BulkSend']>, ParentType, ContextType, RequireFields<QueryBulkSendArgs, 'id'>>;
+  bulkSends?: Resolver<ResolversTypes['BulkSendConnection'], ParentType, ContextType, Partial<QueryBulkSendsArgs>>;
   cloudStorageProviders?: Resolver<Array<ResolversTypes['CloudStorageProvider']>, ParentType, ContextType>;
   contacts?: Resolver<ResolversTypes['ContactConnection'], ParentType, ContextType, Partial<QueryContactsArgs>>;
   contract?: Resolver<Maybe<ResolversTypes['Contract']>, ParentType, ContextType, RequireFields<QueryContractArgs, 'id'>>;
@@ -6485,6 +6695,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AttachmentEdge?: AttachmentEdgeResolvers<ContextType>;
   Branding?: BrandingResolvers<ContextType>;
   BrandingUpdatePayload?: BrandingUpdatePayloadResolvers<ContextType>;
+  BulkSend?: BulkSendResolvers<ContextType>;
+  BulkSendConnection?: BulkSendConnectionResolvers<ContextType>;
+  BulkSendCreatePayload?: BulkSendCreatePayloadResolvers<ContextType>;
+  BulkSendEdge?: BulkSendEdgeResolvers<ContextType>;
+  BulkSendFailure?: BulkSendFailureResolvers<ContextType>;
   CloudStorageConnectPayload?: CloudStorageConnectPayloadResolvers<ContextType>;
   CloudStorageDisconnectPayload?: CloudStorageDisconnectPayloadResolvers<ContextType>;
   CloudStorageProvider?: CloudStorageProviderResolvers<ContextType>;

@@ -1,5 +1,6 @@
 import { foldModules } from '../kernel/module';
 import { activityModule } from './activity/activity.module';
+import { bulkSendsModule } from './bulk-sends/bulk-send.module';
 import { attachmentsModule } from './attachments/attachment.module';
 import { cloudStorageModule } from './cloud-storage/cloud-storage.module';
 import { consoleModule } from './console/console.module';
@@ -57,6 +58,7 @@ export const MODULES = foldModules([
   dashboardModule,
   consoleModule,
   cloudStorageModule,
+  bulkSendsModule,
 ]);
 
 /** The entities and migrations, for opening the database. */

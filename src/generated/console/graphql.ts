@@ -253,6 +253,124 @@ export type BrandingUpdatePayload = {
   userErrors: Array<UserError>;
 };
 
+/** One template sent to many recipients: a request per row, made in the background. */
+export type BulkSend = Node & {
+  /** When every row had been tried. */
+  completedAt: Maybe<Scalars['DateTime']['output']>;
+  /** Requests created so far. */
+  created: Scalars['Int']['output'];
+  /** When it was sent. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Rows refused at creation (see `failures`). */
+  failed: Scalars['Int']['output'];
+  /** The rows refused at creation, by line. */
+  failures: Array<BulkSendFailure>;
+  /** The bulk send's UUID. */
+  id: Scalars['ID']['output'];
+  /** Who sent it; the requests' owner. */
+  owner: User;
+  /** Where it stands. */
+  status: BulkSendStatus;
+  /** The template the requests are made from; null once it is deleted. */
+  template: Maybe<Template>;
+  /** Rows, one request each. */
+  total: Scalars['Int']['output'];
+  /** When its counts last moved. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** A page of bulk sends. */
+export type BulkSendConnection = {
+  /** The bulk sends of this page with their cursors. */
+  edges: Array<BulkSendEdge>;
+  /** The bulk sends of this page. */
+  nodes: Array<BulkSend>;
+  /** Where this page is. */
+  pageInfo: PageInfo;
+  /** How many bulk sends there are, across all pages. */
+  totalCount: Scalars['Int']['output'];
+  /** Whether `totalCount` is PostgreSQL's estimate rather than a count (see `FormConnection`). */
+  totalCountEstimated: Scalars['Boolean']['output'];
+};
+
+/** Input of `bulkSendCreate`. */
+export type BulkSendCreateInput = {
+  /** The recipients, 1 to 1,000, a request each. */
+  rows: Array<BulkSendRowInput>;
+  /** UUID of the template the requests are made from. */
+  templateId: Scalars['ID']['input'];
+};
+
+/** Result of `bulkSendCreate`. */
+export type BulkSendCreatePayload = {
+  /** The bulk send; null when `userErrors` is not empty. */
+  bulkSend: Maybe<BulkSend>;
+  /**
+   * Whether the same template and rows were sent before: `bulkSend` is that one, and nothing new was made;
+   * null when `userErrors` is not empty.
+   */
+  replayed: Maybe<Scalars['Boolean']['output']>;
+  /**
+   * Problems with the rows (`field` starts with `rows` and the row's line), all of them: when there is any,
+   * nothing is made.
+   */
+  userErrors: Array<UserError>;
+};
+
+/** A bulk send and its cursor. */
+export type BulkSendEdge = {
+  /** Opaque cursor for `after` and `before`. */
+  cursor: Scalars['String']['output'];
+  /** The bulk send. */
+  node: BulkSend;
+};
+
+/**
+ * A row whose request could not be created, though the row passed the checks when the bulk send was made
+ * (its template or contact changed meanwhile).
+ */
+export type BulkSendFailure = {
+  /** The row's line (of the CSV file, or its position in `rows` from 1). */
+  line: Scalars['Int']['output'];
+  /** Why. */
+  message: Scalars['String']['output'];
+};
+
+/** One recipient of a bulk send, and what its request changes of the template. */
+export type BulkSendRowInput = {
+  /** The request's due date; the template's interval from now by default. */
+  dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Email address (this or `phone` is required). */
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** Given name, up to 100 characters. */
+  firstName?: InputMaybe<Scalars['String']['input']>;
+  /** Language of the recipient's pages. */
+  language?: InputMaybe<Language>;
+  /** Family name, up to 100 characters. */
+  lastName?: InputMaybe<Scalars['String']['input']>;
+  /** The row's line in its source, quoted in problems; its position in `rows` (from 1) by default. */
+  line?: InputMaybe<Scalars['Int']['input']>;
+  /** The request's title; the template's by default. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Message to the recipient; the template's by default. */
+  personalMessage?: InputMaybe<Scalars['String']['input']>;
+  /** Mobile phone number, in international form (+15551234567). */
+  phone?: InputMaybe<Scalars['String']['input']>;
+  /** The request's `userMetadata`: string values by key. */
+  userMetadata?: InputMaybe<Scalars['JSON']['input']>;
+};
+
+/** Where a bulk send stands. */
+export type BulkSendStatus =
+  /** Every row was tried: `created` requests made, `failed` rows refused at creation. */
+  | 'COMPLETED'
+  /** Its job could not go on (its owner is gone). */
+  | 'FAILED'
+  /** Its rows are checked and stored; its job has not started. */
+  | 'QUEUED'
+  /** Its job is creating the requests. */
+  | 'RUNNING';
+
 /**
  * Input of `cloudStorageConnect` for S3 (the providers that need an OAuth flow take none: they cannot be
  * connected here).
@@ -1170,6 +1288,11 @@ export type Mutation = {
   /** Changes the organization's branding; the logo itself is uploaded over REST. Requires ADMIN. */
   brandingUpdate: BrandingUpdatePayload;
   /**
+   * Sends a template to many recipients: every row is checked first (nothing is made while one is refused),
+   * then a job creates a request per row. The same template and rows again answer the first bulk send.
+   */
+  bulkSendCreate: BulkSendCreatePayload;
+  /**
    * Connects the caller's organization's bucket, in place of one connected before: a probe object is
    * written and deleted first, and a bucket that refuses is a user error naming its answer. Requires ADMIN.
    */
@@ -1339,6 +1462,12 @@ export type MutationAttachmentDeleteArgs = {
 export type MutationBrandingUpdateArgs = {
   id: Scalars['ID']['input'];
   input: BrandingUpdateInput;
+};
+
+
+/** The root of every write. Modules add their fields with `extend type Mutation`. */
+export type MutationBulkSendCreateArgs = {
+  input: BulkSendCreateInput;
 };
 
 
@@ -1944,6 +2073,10 @@ export type Query = {
   attachment: Maybe<Attachment>;
   /** The caller's library of attachments, newest first. Files are uploaded with `POST /attachments`. */
   attachments: AttachmentConnection;
+  /** A bulk send of the caller's organization (an ADMIN's, any; a USER's, its own). */
+  bulkSend: Maybe<BulkSend>;
+  /** Bulk sends, newest first. */
+  bulkSends: BulkSendConnection;
   /**
    * Every provider with its state for the caller's organization: SERVICE (Gather's own storage, always
    * connected), S3, and those that need an OAuth flow (unavailable).
@@ -2025,6 +2158,19 @@ export type QueryAttachmentsArgs = {
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryBulkSendArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** The root of every read. Modules add their fields with `extend type Query`. */
+export type QueryBulkSendsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 

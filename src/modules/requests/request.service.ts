@@ -298,7 +298,22 @@ const CHECKED_FIELDS: (keyof RequestCreateInput)[] = ['items', 'attachmentIds', 
 
 const checkOrder = (part: RequestCreationPart) => CHECKED_FIELDS.indexOf(part.field);
 
-export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<WrittenRequest> {
+/** A creation checked and planned by `prepareRequest`, nothing written yet. */
+export type PreparedRequest = {
+  input: RequestCreateInput;
+  defaults: RequestDefaults | null;
+  owner: UserRef;
+  team: Row<Team> | undefined;
+  collaborators: Awaited<ReturnType<typeof prepareCollaborators>>;
+  ordered: RequestCreationPlan[];
+  organization: RequestCreationPlan['organizationDefaults'];
+};
+
+/**
+ * Checks a creation's input as `createRequest` does (a `422` lists every problem) and plans what its parts
+ * write, writing nothing: a bulk send checks all its rows with it before it creates any.
+ */
+export async function prepareRequest(ctx: Ctx, input: RequestCreateInput): Promise<PreparedRequest> {
   const { db, viewer } = ctx;
   const check = new InputCheck();
   checkCommonFields(check, input, ctx.settings.clock.now());
@@ -347,8 +362,13 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
   const ordered = parts.flatMap((part) => plans.get(part) ?? []);
 
   const organization = ordered.find((plan) => plan.organizationDefaults)?.organizationDefaults;
+  return { input, defaults, owner: owner!, team, collaborators, ordered, organization };
+}
 
-  return db.transaction(async (tx) => {
+export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<WrittenRequest> {
+  const { defaults, owner, team, collaborators, ordered, organization } = await prepareRequest(ctx, input);
+  const { viewer } = ctx;
+  return ctx.db.transaction(async (tx) => {
     const dueDate =
       input.dueDate ??
       (defaults?.dueDateInterval != null ? new Date(Date.now() + defaults.dueDateInterval * 86_400_000) : null);
@@ -381,8 +401,8 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     const [request] = await tx.insert(Request, [
       {
         organization: viewer.organizationId,
-        owner: owner!.id,
-        team: team?.id ?? owner!.teamId,
+        owner: owner.id,
+        team: team?.id ?? owner.teamId,
         template: defaults?.templateId ?? null,
         name: (input.name ?? defaults?.name ?? '').trim(),
         state,
@@ -418,7 +438,7 @@ export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promis
     const created: NewRequest = {
       input,
       request,
-      owner: owner!,
+      owner,
       recordsOf: <T extends object>(entity: EntityName<T>) =>
         written.flatMap(([of, records]) => (of === entity ? (records as Row<T>[]) : [])),
     };

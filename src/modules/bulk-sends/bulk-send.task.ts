@@ -1,0 +1,106 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../kernel/db/db';
+import { AppError } from '../../kernel/errors/app-error';
+import type { ContextFactory } from '../../kernel/graphql/context';
+import type { TaskHandler } from '../../kernel/jobs/queue';
+import type { Viewer } from '../identity/viewer';
+import { createRequest } from '../requests/request.service';
+import { BulkSend, type BulkSendRow } from './bulk-send.entities';
+import { requestInputOf, RUN_TASK, type StoredRow } from './bulk-send.service';
+
+export type BulkSendTaskDeps = { db: Db; contexts: ContextFactory; log: FastifyBaseLogger };
+
+/** Rows read at a time: a bulk send's rows are never all in memory at once. */
+const BATCH = 100;
+
+/** The bulk send's owner as the viewer its requests are made by; null once the user is gone. */
+async function ownerViewer(db: Db, bulkSend: BulkSendRow): Promise<Viewer | null> {
+  const [user] = await db.rows<{ id: string; team_id: string | null; role: Viewer['role'] }>(
+    'select id, team_id, role from app_user where id = ? and organization_id = ?',
+    [bulkSend.owner.id, bulkSend.organization.id],
+  );
+  return user
+    ? {
+        userId: user.id,
+        organizationId: bulkSend.organization.id,
+        teamId: user.team_id,
+        role: user.role,
+        apiKeyId: '',
+        actor: { type: 'USER', id: user.id },
+      }
+    : null;
+}
+
+/**
+ * The `bulk_send.run` task: makes a request per row, each in its own transaction with the row's mark (its request,
+ * or why creation refused it) and the counts, so a run again after a crash skips what was done and makes no request
+ * twice. A row refused at creation (its template or contact changed since the check) is counted as failed; any other
+ * error fails the job, which the queue runs again from where it stopped.
+ */
+export function bulkSendTasks({ db, contexts, log }: BulkSendTaskDeps): Record<string, TaskHandler> {
+  return {
+    [RUN_TASK]: async ({ bulkSendId }: { bulkSendId: string }) => {
+      const execute = (sql: string, params: unknown[]) => db.transaction((tx) => tx.execute(sql, params));
+      const [bulkSend] = await db.records(BulkSend, 'select * from bulk_send where id = ?', [bulkSendId]);
+      if (!bulkSend || bulkSend.status === 'COMPLETED' || bulkSend.status === 'FAILED') return;
+      const viewer = await ownerViewer(db, bulkSend);
+      if (!viewer || !bulkSend.template) {
+        await execute("update bulk_send set status = 'FAILED', updated_at = now(), completed_at = now() where id = ?", [
+          bulkSend.id,
+        ]);
+        return;
+      }
+      const templateId = bulkSend.template.id;
+      const requestId = `bulk_send:${bulkSend.id}`;
+      await execute("update bulk_send set status = 'RUNNING', updated_at = now() where id = ? and status = 'QUEUED'", [
+        bulkSend.id,
+      ]);
+      for (;;) {
+        const rows = await db.rows<StoredRow>(
+          'select line, data from bulk_send_row where bulk_send_id = ? and request_id is null and error is null order by line limit ?',
+          [bulkSend.id, BATCH],
+        );
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          try {
+            await db.transaction(async (tx) => {
+              // Locked, then read again: a second run of this job (a worker thought dead) waits here and skips it.
+              const [current] = await tx.rows<{ done: boolean }>(
+                `select request_id is not null or error is not null as done from bulk_send_row
+                  where bulk_send_id = ? and line = ? for update`,
+                [bulkSend.id, row.line],
+              );
+              if (current.done) return;
+              const ctx = contexts.forViewer(viewer, { db: tx, log, requestId });
+              const { request } = await createRequest(ctx, requestInputOf(templateId, row.data));
+              await tx.execute('update bulk_send_row set request_id = ? where bulk_send_id = ? and line = ?', [
+                request.id,
+                bulkSend.id,
+                row.line,
+              ]);
+              await tx.execute('update bulk_send set created = created + 1, updated_at = now() where id = ?', [
+                bulkSend.id,
+              ]);
+            });
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err;
+            await db.transaction(async (tx) => {
+              const marked = await tx.execute(
+                'update bulk_send_row set error = ? where bulk_send_id = ? and line = ? and request_id is null and error is null',
+                [err.message.slice(0, 1000), bulkSend.id, row.line],
+              );
+              if (marked)
+                await tx.execute('update bulk_send set failed = failed + 1, updated_at = now() where id = ?', [
+                  bulkSend.id,
+                ]);
+            });
+          }
+        }
+      }
+      await execute(
+        "update bulk_send set status = 'COMPLETED', updated_at = now(), completed_at = now() where id = ? and status = 'RUNNING'",
+        [bulkSend.id],
+      );
+    },
+  };
+}
