@@ -1,12 +1,25 @@
 import { Type } from '@sinclair/typebox';
-import { BulkSendCreateDocument, BulkSendGetDocument, BulkSendListDocument } from '../../generated/operations';
+import {
+  BulkSendCreateDocument,
+  BulkSendGetDocument,
+  BulkSendListDocument,
+  type BulkSendCreateMutation,
+} from '../../generated/operations';
 import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/engine';
 import { Body, listQuery, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
-import { MAX_BULK_SEND_ROWS } from './bulk-send.limits';
+import { receiveFile } from '../../kernel/http/files';
+import { readWhole } from '../files/file.service';
+import { rowsFromCsv } from './bulk-send.csv';
+import { MAX_BULK_SEND_CSV_BYTES, MAX_BULK_SEND_ROWS } from './bulk-send.limits';
 import { BulkSendBody, bulkSendRowFromRest, BulkSendRowBody, restBulkSend } from './bulk-send.rest-shapes';
 
 const tags = ['Bulk sends'];
 const IdParams = Type.Object({ id: Uuid() });
+
+const created = (data: BulkSendCreateMutation) => ({
+  status: data.bulkSendCreate.replayed ? 200 : 202,
+  body: restBulkSend(fromPayload(data.bulkSendCreate, 'bulkSend')),
+});
 
 export const bulkSendRestRows: RestRow[] = [
   restRow({
@@ -23,10 +36,21 @@ export const bulkSendRestRows: RestRow[] = [
     variables: ({ params, body }) => ({
       input: { templateId: params.id, rows: body.rows.map((row) => bulkSendRowFromRest(row)) },
     }),
-    result: (data) => ({
-      status: data.bulkSendCreate.replayed ? 200 : 202,
-      body: restBulkSend(fromPayload(data.bulkSendCreate, 'bulkSend')),
-    }),
+    result: created,
+  }),
+  restRow({
+    method: 'POST',
+    url: '/templates/:id/bulk-sends/csv',
+    summary: `The same from a CSV file (multipart/form-data, part \`file\`, or the body as \`text/csv\`; ${MAX_BULK_SEND_CSV_BYTES / 1024} KiB at most): a header line naming the JSON rows' fields (\`first_name\`, \`email\`, … and \`user_metadata.<key>\`), then a recipient per line; problems name the file's lines`,
+    tags,
+    schema: { params: IdParams, response: withErrors({ 200: BulkSendBody, 202: BulkSendBody }, [413, 422]) },
+    receive: async (_ctx, { params }, request) => {
+      const file = await receiveFile(request, { raw: true, maxBytes: MAX_BULK_SEND_CSV_BYTES });
+      const rows = rowsFromCsv(await readWhole(file.stream, MAX_BULK_SEND_CSV_BYTES));
+      return { input: { templateId: params.id, rows } };
+    },
+    operation: BulkSendCreateDocument,
+    result: created,
   }),
   restRow({
     method: 'GET',

@@ -79,7 +79,7 @@ export type UploadRule = {
 };
 
 /** A stream's bytes, whole; a PAYLOAD_TOO_LARGE AppError once they pass `maxBytes`. */
-async function readWhole(source: Readable, maxBytes: number): Promise<Buffer> {
+export async function readWhole(source: Readable, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of source) {

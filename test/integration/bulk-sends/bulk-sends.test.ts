@@ -1,5 +1,6 @@
 import { client, createTenant, createTenantApp, type Tenant, type TestApp } from '../../support/app';
-import { MAX_BULK_SEND_ROWS } from '../../../src/modules/bulk-sends/bulk-send.limits';
+import { upload } from '../../support/files';
+import { MAX_BULK_SEND_CSV_BYTES, MAX_BULK_SEND_ROWS } from '../../../src/modules/bulk-sends/bulk-send.limits';
 
 type Api = ReturnType<typeof client>;
 
@@ -79,6 +80,59 @@ describe('bulk sends', () => {
     expect(custom.recipients[0]).toMatchObject({ email: 'ann2@example.com', first_name: 'Ann 2', language: 'fr' });
     expect(requests.find((r: { name: string }) => r.name === 'Welcome pack').personal_message).toBe('Hi!');
     expect((await api.get('/bulk-sends')).json().map((b: { id: string }) => b.id)).toContain(queued.id);
+  });
+
+  it('POST …/csv should take a CSV file, user_metadata.<key> columns included, a request per line', async () => {
+    const csv = [
+      'first_name,last_name,email,phone,language,name,user_metadata.client',
+      'Bo,Chan,bo@example.com,,de,"Bo, file",7',
+      'Cy,Diaz,,+15551234567,,,',
+    ].join('\n');
+    const response = await upload(t.app, tenant.apiKey, `/templates/${templateId}/bulk-sends/csv`, Buffer.from(csv), {
+      type: 'text/csv',
+      filename: 'people.csv',
+    });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toMatchObject({ status: 'QUEUED', total: 2 });
+    await t.app.jobs.runDue();
+    expect((await api.get(`/bulk-sends/${response.json().id}`)).json()).toMatchObject({ status: 'COMPLETED', created: 2 });
+    const bo = (await api.get('/requests?limit=50')).json().find((r: { name: string }) => r.name === 'Bo, file');
+    expect(bo.user_metadata).toEqual({ client: '7' });
+    expect(bo.recipients[0]).toMatchObject({ email: 'bo@example.com', language: 'de' });
+  });
+
+  it('POST …/csv should name the file line and field of every problem (422), making nothing; 413 past its size', async () => {
+    const before = await requestCount();
+    const csv = [
+      'first_name,email,language,due_date',
+      'Ok,ok@example.com,fr,',
+      'Bad,nope,fr,',
+      'Odd,odd@example.com,xx,tomorrow',
+    ].join('\n');
+    const response = await upload(t.app, tenant.apiKey, `/templates/${templateId}/bulk-sends/csv`, Buffer.from(csv));
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail.map((d: { loc: unknown[]; msg: string }) => [d.loc, d.msg.split(':')[0]])).toEqual([
+      [['body', 'rows', 2, 'language'], 'Line 4'],
+      [['body', 'rows', 2, 'due_date'], 'Line 4'],
+    ]);
+    const second = await upload(
+      t.app,
+      tenant.apiKey,
+      `/templates/${templateId}/bulk-sends/csv`,
+      Buffer.from('first_name,email\nBad,nope\nUnknown,u@example.com'),
+    );
+    expect(second.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'rows', 0, 'email'], msg: expect.stringMatching(/^Line 2: /) })]);
+    const unknown = await upload(t.app, tenant.apiKey, `/templates/${templateId}/bulk-sends/csv`, Buffer.from('mail\nx'));
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().detail[0].msg).toMatch(/^Line 1: unknown column "mail"/);
+    const big = await upload(
+      t.app,
+      tenant.apiKey,
+      `/templates/${templateId}/bulk-sends/csv`,
+      Buffer.alloc(MAX_BULK_SEND_CSV_BYTES + 1, 'a'),
+    );
+    expect(big.statusCode).toBe(413);
+    expect(await requestCount()).toBe(before);
   });
 
   it('POST of the same template and rows again should answer the first bulk send (200), making nothing', async () => {
