@@ -72,6 +72,8 @@ const GROWS: Record<string, string | null> = {
   'GET /shares': 'shares, each with its recipients and files',
   'GET /shares/:share_id': 'recipients, files and downloads',
   'GET /cloud-storage': null,
+  'GET /bulk-sends': 'bulk sends',
+  'GET /bulk-sends/:id': null,
 };
 
 type Subjects = Partial<Record<WorldNoun, string>>;
@@ -101,6 +103,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
     templates: 0,
     requests: 0,
     shares: 0,
+    bulkSends: [] as string[],
   };
   let team: string;
   let webhook: string;
@@ -217,6 +220,14 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       });
       if (filled.statusCode !== 200) throw new Error(`form fill answered ${filled.statusCode}: ${filled.body}`);
     }
+    // Bulk sends of one row each, run below (their requests join the list of requests).
+    while (have.bulkSends.length < n) {
+      const sent = await api.post(`/templates/${template.id}/bulk-sends`, {
+        rows: [{ email: `bulk${have.bulkSends.length}@example.com` }],
+      });
+      if (sent.statusCode !== 202) throw new Error(`bulk send answered ${sent.statusCode}: ${sent.body}`);
+      have.bulkSends.push(sent.json().id);
+    }
     // Every delivery gets an attempt, so the delivery list shows attempts too; messages are rendered (kept: no
     // SMTP_URL), so the list shows their texts.
     await t.app.jobs.runDue();
@@ -315,6 +326,7 @@ describe('statement counts: constant whether 1, 20 or 100 records', () => {
       scheduledReminder: scheduled[0],
       escalation: escalations[0],
       share: share.id,
+      bulkSend: have.bulkSends[0],
     };
   }
 

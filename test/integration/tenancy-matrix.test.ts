@@ -57,6 +57,7 @@ const NOT_FOUND_NAME: Record<Noun, string> = {
   escalation: 'Escalation',
   share: 'Share',
   shareDownload: 'Download',
+  bulkSend: 'Bulk send',
 };
 
 /** Bodies the row's schema cannot give (none today: every required body field is a plain value). */
@@ -96,6 +97,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[]> = {
     'reminder',
     'share',
     'shareDownload',
+    'bulkSend',
   ],
   'Query.attachment(id)': ['libraryAttachment', 'itemAttachment'],
   'Query.contract(id)': ['contract'],
@@ -108,6 +110,8 @@ const GRAPHQL_NOUNS: Record<string, Noun[]> = {
   'Query.requests(filter.teamIds)': ['team'],
   'Query.requests(filter.templateIds)': ['template'],
   'Query.template(id)': ['template'],
+  'Query.bulkSend(id)': ['bulkSend'],
+  'Mutation.bulkSendCreate(input.templateId)': ['template'],
   'Query.webhook(id)': ['webhook'],
   'Query.webhookSecret(id)': ['webhook'],
   'Query.notifications(requestId)': ['request'],
@@ -173,6 +177,7 @@ const GRAPHQL_NOUNS: Record<string, Noun[]> = {
   'Mutation.brandingUpdate(id)': ['organization'],
   'Mutation.confirmationPageEnable(id)': ['organization'],
   'Mutation.confirmationPageDisable(id)': ['organization'],
+  'Mutation.bulkSendCreate(input.templateId)': 'as for requestCreate: a template the caller cannot see is 404',
   'Mutation.recipientAnswer(input.itemId)': ['questionItem'],
   'Mutation.recipientNotApplicable(input.itemId)': ['questionItem'],
   'Mutation.recipientFormFill(input.itemId)': ['item'],
@@ -207,6 +212,7 @@ const GRAPHQL_ARG_OVERRIDES: Record<string, Record<string, unknown>> = {
   itemCreate: { input: { upload: { name: 'Probe' } } },
   userCreate: { input: { email: 'probe@globex.test' } },
   escalationCreate: { input: { condition: 'OVERDUE', afterDays: 3 } },
+  bulkSendCreate: { input: { rows: [{ email: 'probe@example.com' }] } },
 };
 
 /** Ids inside an input that are refused as a missing record (top-level NOT_FOUND) rather than a user error, and why. */

@@ -48,6 +48,7 @@ export const REST_NOUNS: Record<string, WorldNoun> = {
   'scheduled-reminders': 'scheduledReminder',
   escalations: 'escalation',
   shares: 'share',
+  'bulk-sends': 'bulkSend',
 };
 
 type Schema = TSchema & Record<string, any>;

@@ -46,6 +46,8 @@ export type World = {
   /** A share sent to one recipient, with one file, and its recipient's download of it. */
   share: string;
   shareDownload: string;
+  /** A bulk send of the template to one recipient, run. */
+  bulkSend: string;
   /** A key that may act as the organization's admin (the tenant's own). */
   adminKey: string;
   /** A portal session of the request's recipient (for the recipient operations). */
@@ -69,6 +71,7 @@ export const ROOT_ID_NOUNS: Record<string, WorldNoun> = {
   webhook: 'webhook',
   webhookSecret: 'webhook',
   share: 'share',
+  bulkSend: 'bulkSend',
 };
 
 export async function ok<T = any>(
@@ -170,6 +173,9 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
   const downloaded = await t.app.inject({ method: 'GET', url: sharedFile.download_url, headers: shareSession });
   if (downloaded.statusCode !== 200) throw new Error(`share download answered ${downloaded.statusCode}`);
   const [shareDownload] = (await ok(await api.get(`/shares/${share.id}`), 'GET /shares/:id')).downloads;
+  const bulkSend = await api.post(`/templates/${template.id}/bulk-sends`, { rows: [{ email: 'bulk@example.com' }] });
+  if (bulkSend.statusCode !== 202) throw new Error(`POST bulk-sends answered ${bulkSend.statusCode}: ${bulkSend.body}`);
+  await t.app.jobs.runDue();
   return {
     organization: tenant.organizationId,
     admin: tenant.userId,
@@ -197,6 +203,7 @@ export async function buildWorld(t: TestApp, tenant: Tenant, receiverUrl: string
     escalation: escalation.id,
     share: share.id,
     shareDownload: shareDownload.id,
+    bulkSend: bulkSend.json().id,
     adminKey: tenant.apiKey,
     recipientSession: (await signedIn(t.app, tokenOf(request.recipients[0].request_link))).session,
   };

@@ -9,6 +9,7 @@ import { found, fromPayload, restRow, type RestRow } from '../../kernel/rest/eng
 import { Body, listQuery, Query, Uuid, withErrors } from '../../kernel/rest/schemas';
 import { receiveFile } from '../../kernel/http/files';
 import { readWhole } from '../files/file.service';
+import { requireTemplate } from '../templates/template.service';
 import { rowsFromCsv } from './bulk-send.csv';
 import { MAX_BULK_SEND_CSV_BYTES, MAX_BULK_SEND_ROWS } from './bulk-send.limits';
 import { BulkSendBody, bulkSendRowFromRest, BulkSendRowBody, restBulkSend } from './bulk-send.rest-shapes';
@@ -44,7 +45,9 @@ export const bulkSendRestRows: RestRow[] = [
     summary: `The same from a CSV file (multipart/form-data, part \`file\`, or the body as \`text/csv\`; ${MAX_BULK_SEND_CSV_BYTES / 1024} KiB at most): a header line naming the JSON rows' fields (\`first_name\`, \`email\`, … and \`user_metadata.<key>\`), then a recipient per line; problems name the file's lines`,
     tags,
     schema: { params: IdParams, response: withErrors({ 200: BulkSendBody, 202: BulkSendBody }, [413, 422]) },
-    receive: async (_ctx, { params }, request) => {
+    receive: async (ctx, { params }, request) => {
+      // Another organization's template is a 404 before its file is read.
+      await requireTemplate(ctx, params.id);
       const file = await receiveFile(request, { raw: true, maxBytes: MAX_BULK_SEND_CSV_BYTES });
       const rows = rowsFromCsv(await readWhole(file.stream, MAX_BULK_SEND_CSV_BYTES));
       return { input: { templateId: params.id, rows } };
