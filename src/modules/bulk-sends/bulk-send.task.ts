@@ -70,7 +70,7 @@ export function bulkSendTasks({ db, contexts, log }: BulkSendTaskDeps): Record<s
                   where bulk_send_id = ? and line = ? for update`,
                 [bulkSend.id, row.line],
               );
-              if (current.done) return;
+              if (!current || current.done) return;
               const ctx = contexts.forViewer(viewer, { db: tx, log, requestId });
               const { request } = await createRequest(ctx, requestInputOf(templateId, row.data));
               await tx.execute('update bulk_send_row set request_id = ? where bulk_send_id = ? and line = ?', [
