@@ -19,7 +19,9 @@ export function rowsFromCsv(bytes: Buffer): BulkSendRowInput[] {
   try {
     records = parse(bytes, { columns: true, bom: true, info: true, skip_empty_lines: true, trim: true });
   } catch (err) {
-    throw AppError.validation([{ field: ['file'], message: `Not a CSV file: ${(err as Error).message}`, code: 'INVALID' }]);
+    throw AppError.validation([
+      { field: ['file'], message: `Not a CSV file: ${(err as Error).message}`, code: 'INVALID' },
+    ]);
   }
   const errors: UserError[] = [];
   const header = records[0] ? Object.keys(records[0].record) : [];
@@ -34,7 +36,11 @@ export function rowsFromCsv(bytes: Buffer): BulkSendRowInput[] {
   const rows = records.map(({ record, info }, index) => {
     const value = (column: string) => (record[column] ? record[column] : null);
     const refuse = (column: string, message: string) =>
-      errors.push({ field: ['rows', String(index), column], message: `Line ${info.lines}: ${message}`, code: 'INVALID' });
+      errors.push({
+        field: ['rows', String(index), column],
+        message: `Line ${info.lines}: ${message}`,
+        code: 'INVALID',
+      });
     const language = value('language');
     if (language !== null && !LANGUAGE_CODES.has(language)) refuse('language', `"${language}" is no language code`);
     const due = value('due_date');

@@ -18,8 +18,7 @@ describe('bulk sends', () => {
   let api: Api;
   let templateId: string;
 
-  const requestCount = async () =>
-    Number((await t.db.rows<{ n: string }>('select count(*) as n from request'))[0].n);
+  const requestCount = async () => Number((await t.db.rows<{ n: string }>('select count(*) as n from request'))[0].n);
   const send = (rows: unknown[], id = templateId) => api.post(`/templates/${id}/bulk-sends`, { rows });
 
   beforeAll(async () => {
@@ -95,7 +94,10 @@ describe('bulk sends', () => {
     expect(response.statusCode).toBe(202);
     expect(response.json()).toMatchObject({ status: 'QUEUED', total: 2 });
     await t.app.jobs.runDue();
-    expect((await api.get(`/bulk-sends/${response.json().id}`)).json()).toMatchObject({ status: 'COMPLETED', created: 2 });
+    expect((await api.get(`/bulk-sends/${response.json().id}`)).json()).toMatchObject({
+      status: 'COMPLETED',
+      created: 2,
+    });
     const bo = (await api.get('/requests?limit=50')).json().find((r: { name: string }) => r.name === 'Bo, file');
     expect(bo.user_metadata).toEqual({ client: '7' });
     expect(bo.recipients[0]).toMatchObject({ email: 'bo@example.com', language: 'de' });
@@ -121,8 +123,15 @@ describe('bulk sends', () => {
       `/templates/${templateId}/bulk-sends/csv`,
       Buffer.from('first_name,email\nBad,nope\nUnknown,u@example.com'),
     );
-    expect(second.json().detail).toEqual([expect.objectContaining({ loc: ['body', 'rows', 0, 'email'], msg: expect.stringMatching(/^Line 2: /) })]);
-    const unknown = await upload(t.app, tenant.apiKey, `/templates/${templateId}/bulk-sends/csv`, Buffer.from('mail\nx'));
+    expect(second.json().detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'rows', 0, 'email'], msg: expect.stringMatching(/^Line 2: /) }),
+    ]);
+    const unknown = await upload(
+      t.app,
+      tenant.apiKey,
+      `/templates/${templateId}/bulk-sends/csv`,
+      Buffer.from('mail\nx'),
+    );
     expect(unknown.statusCode).toBe(422);
     expect(unknown.json().detail[0].msg).toMatch(/^Line 1: unknown column "mail"/);
     const big = await upload(
@@ -184,7 +193,9 @@ describe('bulk sends', () => {
       await tx.execute(
         `select graphile_worker.reschedule_jobs(array(select id from graphile_worker.jobs where task_identifier = 'bulk_send.run'), run_at => now())`,
       );
-      await tx.execute(`select graphile_worker.add_job('bulk_send.run', json_build_object('bulkSendId', ?::text))`, [id]);
+      await tx.execute(`select graphile_worker.add_job('bulk_send.run', json_build_object('bulkSendId', ?::text))`, [
+        id,
+      ]);
     });
     await t.app.jobs.runDue();
     expect((await api.get(`/bulk-sends/${id}`)).json()).toMatchObject({ status: 'COMPLETED', created: 6, failed: 0 });
@@ -224,7 +235,11 @@ describe('bulk sends', () => {
       { input: { templateId, rows } },
     );
     expect(errors).toBeUndefined();
-    expect(data.bulkSendCreate).toMatchObject({ bulkSend: { status: 'QUEUED', total: MAX_BULK_SEND_ROWS }, replayed: false, userErrors: [] });
+    expect(data.bulkSendCreate).toMatchObject({
+      bulkSend: { status: 'QUEUED', total: MAX_BULK_SEND_ROWS },
+      replayed: false,
+      userErrors: [],
+    });
     await t.app.jobs.runDue();
     const { data: after } = await api.graphql(
       `query ($id: ID!) { bulkSend(id: $id) { status created failed failures { line } template { id } owner { id } } }`,
