@@ -147,10 +147,7 @@ describe("the recipient's signing page", () => {
     const questionId = created.items[1].id;
     await page.locator(`#answer-${questionId}`).fill('No');
     await page.locator(`#save-${questionId}`).click();
-    await page.waitForFunction(
-      (id) => (document.getElementById(id) as HTMLTextAreaElement | null)?.defaultValue === 'No',
-      `answer-${questionId}`,
-    );
+    await page.waitForFunction(`document.getElementById('answer-${questionId}')?.defaultValue === 'No'`);
     await expect(controlOf(page, itemId, 'agree').isChecked()).resolves.toBe(true);
     await expect(controlOf(page, itemId, 'paper').isChecked()).resolves.toBe(true);
     await expect(controlOf(page, itemId, 'full-name').inputValue()).resolves.toBe(`Ana Diaz on a ${name}`);
