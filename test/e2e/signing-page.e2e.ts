@@ -147,7 +147,8 @@ describe("the recipient's signing page", () => {
     const questionId = created.items[1].id;
     await page.locator(`#answer-${questionId}`).fill('No');
     await page.locator(`#save-${questionId}`).click();
-    await page.waitForFunction(`document.getElementById('answer-${questionId}')?.defaultValue === 'No'`);
+    // Redrawn: the answer is the textarea's own text now, not only its typed value.
+    await page.locator(`#answer-${questionId}:has-text("No")`).waitFor();
     await expect(controlOf(page, itemId, 'agree').isChecked()).resolves.toBe(true);
     await expect(controlOf(page, itemId, 'paper').isChecked()).resolves.toBe(true);
     await expect(controlOf(page, itemId, 'full-name').inputValue()).resolves.toBe(`Ana Diaz on a ${name}`);
