@@ -467,6 +467,58 @@ describe('the owner console', () => {
       expect(outside).toEqual([]);
     });
 
+    it('should send a template to many from a CSV: every bad line said at once, then the requests made live', async () => {
+      const { page, errors, outside } = owner;
+      const template = await api.post('/templates', {
+        name: 'Tax season 2026',
+        items: [{ name: 'W-2', type: 'UPLOAD', required: true }],
+      });
+      expect(template.statusCode).toBe(200);
+      const { id } = template.json();
+      await page.goto(`${world.app.origin}/app/templates`);
+      await page
+        .locator(`tr[data-template="${id}"]`)
+        .getByRole('link', { name: /^Send to many/ })
+        .click();
+      await page.getByRole('heading', { level: 1, name: 'Send “Tax season 2026” to many' }).waitFor();
+      const csv = page.getByLabel('Recipients, one per line');
+      await csv.fill(
+        'first_name,last_name,email,language\nAna,Diaz,ana@example.com,es\nBo,Li,bo at example.com,zh\nCy,Roy,,fr\n',
+      );
+      await page.getByRole('button', { name: 'Send' }).click();
+      // Lines 3 and 4 of the file, both at once; nothing is made.
+      const summary = page.locator('.error-summary');
+      await summary.waitFor();
+      await expect(summary.locator('li').allTextContents()).resolves.toEqual([
+        expect.stringMatching(/^Line 3: /),
+        expect.stringMatching(/^Line 4: /),
+      ]);
+      await screenshot(page, 'console-18-bulk-send-problems-1280');
+      expect((await api.get('/bulk-sends')).json()).toEqual([]);
+      await csv.fill(
+        'first_name,last_name,email,language\nAna,Diaz,ana@example.com,es\nBo,Li,bo@example.com,zh\nCy,Roy,cy@example.com,fr\n',
+      );
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.waitForURL((url) => /^\/app\/bulk-sends\/[\w-]{36}$/.test(url.pathname));
+      // The job makes the three requests; the page follows without a reload.
+      await page.locator('[data-bulk-status="COMPLETED"]').waitFor({ timeout: 15_000 });
+      await expect(page.locator('[data-bulk-status]').textContent()).resolves.toContain('3 of 3 requests made');
+      await page.setViewportSize({ width: 360, height: 740 });
+      expect(await widthFits(page)).toBe(true);
+      await screenshot(page, 'console-19-bulk-send-done-360');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const send = (await api.get('/bulk-sends')).json()[0];
+      expect(send).toMatchObject({ template_id: id, status: 'COMPLETED', total: 3, created: 3, failed: 0 });
+      await page.goto(`${world.app.origin}/app/bulk-sends`);
+      await page.getByRole('heading', { level: 1, name: 'Bulk sends' }).waitFor();
+      await expect(page.locator('tbody tr').first().textContent()).resolves.toContain('Done: 3 of 3');
+      // The page's own 422, as the browser logs it; nothing else.
+      expect(errors.splice(0)).toEqual([
+        'Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)',
+      ]);
+      expect(outside).toEqual([]);
+    });
+
     it('should create a webhook, show its secret once, and replay a failed delivery', async () => {
       const { page, errors } = owner;
       const receiver = await startReceiver();

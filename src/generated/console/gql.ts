@@ -16,6 +16,10 @@ import * as types from './graphql';
  */
 type Documents = {
     "\n  query ConsoleViewer {\n    viewer {\n      id\n      email\n      firstName\n      lastName\n      role\n    }\n    organization {\n      id\n      name\n    }\n  }\n": typeof types.ConsoleViewerDocument,
+    "\n  fragment ConsoleBulkSendFields on BulkSend {\n    id\n    status\n    total\n    created\n    failed\n    createdAt\n    completedAt\n    template {\n      id\n      name\n    }\n    owner {\n      email\n      firstName\n      lastName\n    }\n  }\n": typeof types.ConsoleBulkSendFieldsFragmentDoc,
+    "\n  query ConsoleBulkSendTemplate($id: ID!) {\n    template(id: $id) {\n      id\n      name\n      items {\n        id\n      }\n    }\n  }\n": typeof types.ConsoleBulkSendTemplateDocument,
+    "\n  query ConsoleBulkSend($id: ID!) {\n    bulkSend(id: $id) {\n      ...ConsoleBulkSendFields\n      failures {\n        line\n        message\n      }\n    }\n  }\n": typeof types.ConsoleBulkSendDocument,
+    "\n  query ConsoleBulkSends {\n    bulkSends(first: 50) {\n      nodes {\n        ...ConsoleBulkSendFields\n      }\n    }\n  }\n": typeof types.ConsoleBulkSendsDocument,
     "\n  query ConsoleContracts($after: String) {\n    contracts(first: 50, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        name\n        mimeType\n        size\n        annotationUrl\n        previewUrl\n        updatedAt\n        owner {\n          email\n          firstName\n          lastName\n        }\n        fields {\n          type\n        }\n        annotations {\n          type\n        }\n      }\n    }\n  }\n": typeof types.ConsoleContractsDocument,
     "\n  query ConsoleContractEditorLink($id: ID!) {\n    contract(id: $id) {\n      id\n      mimeType\n      annotationUrl\n    }\n  }\n": typeof types.ConsoleContractEditorLinkDocument,
     "\n  mutation ConsoleContractDelete($id: ID!) {\n    contractDelete(id: $id) {\n      deletedContractId\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.ConsoleContractDeleteDocument,
@@ -65,6 +69,10 @@ type Documents = {
 };
 const documents: Documents = {
     "\n  query ConsoleViewer {\n    viewer {\n      id\n      email\n      firstName\n      lastName\n      role\n    }\n    organization {\n      id\n      name\n    }\n  }\n": types.ConsoleViewerDocument,
+    "\n  fragment ConsoleBulkSendFields on BulkSend {\n    id\n    status\n    total\n    created\n    failed\n    createdAt\n    completedAt\n    template {\n      id\n      name\n    }\n    owner {\n      email\n      firstName\n      lastName\n    }\n  }\n": types.ConsoleBulkSendFieldsFragmentDoc,
+    "\n  query ConsoleBulkSendTemplate($id: ID!) {\n    template(id: $id) {\n      id\n      name\n      items {\n        id\n      }\n    }\n  }\n": types.ConsoleBulkSendTemplateDocument,
+    "\n  query ConsoleBulkSend($id: ID!) {\n    bulkSend(id: $id) {\n      ...ConsoleBulkSendFields\n      failures {\n        line\n        message\n      }\n    }\n  }\n": types.ConsoleBulkSendDocument,
+    "\n  query ConsoleBulkSends {\n    bulkSends(first: 50) {\n      nodes {\n        ...ConsoleBulkSendFields\n      }\n    }\n  }\n": types.ConsoleBulkSendsDocument,
     "\n  query ConsoleContracts($after: String) {\n    contracts(first: 50, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        name\n        mimeType\n        size\n        annotationUrl\n        previewUrl\n        updatedAt\n        owner {\n          email\n          firstName\n          lastName\n        }\n        fields {\n          type\n        }\n        annotations {\n          type\n        }\n      }\n    }\n  }\n": types.ConsoleContractsDocument,
     "\n  query ConsoleContractEditorLink($id: ID!) {\n    contract(id: $id) {\n      id\n      mimeType\n      annotationUrl\n    }\n  }\n": types.ConsoleContractEditorLinkDocument,
     "\n  mutation ConsoleContractDelete($id: ID!) {\n    contractDelete(id: $id) {\n      deletedContractId\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.ConsoleContractDeleteDocument,
@@ -117,6 +125,22 @@ const documents: Documents = {
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ConsoleViewer {\n    viewer {\n      id\n      email\n      firstName\n      lastName\n      role\n    }\n    organization {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql').ConsoleViewerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ConsoleBulkSendFields on BulkSend {\n    id\n    status\n    total\n    created\n    failed\n    createdAt\n    completedAt\n    template {\n      id\n      name\n    }\n    owner {\n      email\n      firstName\n      lastName\n    }\n  }\n"): typeof import('./graphql').ConsoleBulkSendFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleBulkSendTemplate($id: ID!) {\n    template(id: $id) {\n      id\n      name\n      items {\n        id\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleBulkSendTemplateDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleBulkSend($id: ID!) {\n    bulkSend(id: $id) {\n      ...ConsoleBulkSendFields\n      failures {\n        line\n        message\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleBulkSendDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleBulkSends {\n    bulkSends(first: 50) {\n      nodes {\n        ...ConsoleBulkSendFields\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleBulkSendsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -4562,6 +4562,27 @@ export type ConsoleViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleViewerQuery = { viewer: { id: string, email: string, firstName: string | null, lastName: string | null, role: UserRole }, organization: { id: string, name: string } };
 
+export type ConsoleBulkSendFieldsFragment = { id: string, status: BulkSendStatus, total: number, created: number, failed: number, createdAt: string, completedAt: string | null, template: { id: string, name: string } | null, owner: { email: string, firstName: string | null, lastName: string | null } };
+
+export type ConsoleBulkSendTemplateQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleBulkSendTemplateQuery = { template: { id: string, name: string, items: Array<{ id: string }> } | null };
+
+export type ConsoleBulkSendQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleBulkSendQuery = { bulkSend: { id: string, status: BulkSendStatus, total: number, created: number, failed: number, createdAt: string, completedAt: string | null, failures: Array<{ line: number, message: string }>, template: { id: string, name: string } | null, owner: { email: string, firstName: string | null, lastName: string | null } } | null };
+
+export type ConsoleBulkSendsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleBulkSendsQuery = { bulkSends: { nodes: Array<{ id: string, status: BulkSendStatus, total: number, created: number, failed: number, createdAt: string, completedAt: string | null, template: { id: string, name: string } | null, owner: { email: string, firstName: string | null, lastName: string | null } }> } };
+
 export type ConsoleContractsQueryVariables = Exact<{
   after?: InputMaybe<Scalars['String']['input']>;
 }>;
@@ -4910,7 +4931,26 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
+export const ConsoleBulkSendFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ConsoleBulkSendFields on BulkSend {
+  id
+  status
+  total
+  created
+  failed
+  createdAt
+  completedAt
+  template {
+    id
+    name
+  }
+  owner {
+    email
+    firstName
+    lastName
+  }
+}
+    `, {"fragmentName":"ConsoleBulkSendFields"}) as unknown as TypedDocumentString<ConsoleBulkSendFieldsFragment, unknown>;
 export const ConsoleViewerDocument = new TypedDocumentString(`
     query ConsoleViewer {
   viewer {
@@ -4926,6 +4966,71 @@ export const ConsoleViewerDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ConsoleViewerQuery, ConsoleViewerQueryVariables>;
+export const ConsoleBulkSendTemplateDocument = new TypedDocumentString(`
+    query ConsoleBulkSendTemplate($id: ID!) {
+  template(id: $id) {
+    id
+    name
+    items {
+      id
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleBulkSendTemplateQuery, ConsoleBulkSendTemplateQueryVariables>;
+export const ConsoleBulkSendDocument = new TypedDocumentString(`
+    query ConsoleBulkSend($id: ID!) {
+  bulkSend(id: $id) {
+    ...ConsoleBulkSendFields
+    failures {
+      line
+      message
+    }
+  }
+}
+    fragment ConsoleBulkSendFields on BulkSend {
+  id
+  status
+  total
+  created
+  failed
+  createdAt
+  completedAt
+  template {
+    id
+    name
+  }
+  owner {
+    email
+    firstName
+    lastName
+  }
+}`) as unknown as TypedDocumentString<ConsoleBulkSendQuery, ConsoleBulkSendQueryVariables>;
+export const ConsoleBulkSendsDocument = new TypedDocumentString(`
+    query ConsoleBulkSends {
+  bulkSends(first: 50) {
+    nodes {
+      ...ConsoleBulkSendFields
+    }
+  }
+}
+    fragment ConsoleBulkSendFields on BulkSend {
+  id
+  status
+  total
+  created
+  failed
+  createdAt
+  completedAt
+  template {
+    id
+    name
+  }
+  owner {
+    email
+    firstName
+    lastName
+  }
+}`) as unknown as TypedDocumentString<ConsoleBulkSendsQuery, ConsoleBulkSendsQueryVariables>;
 export const ConsoleContractsDocument = new TypedDocumentString(`
     query ConsoleContracts($after: String) {
   contracts(first: 50, after: $after) {

@@ -87,13 +87,21 @@ export async function rest<T>(method: string, path: string, body?: BodyInit, con
   const json = text ? (JSON.parse(text) as unknown) : undefined;
   if (!response.ok) {
     const detail = (json as { detail?: unknown } | undefined)?.detail;
+    // A 422's problems, one per field, as GraphQL's userErrors are: a form shows each at its field.
+    const problems: UserError[] = Array.isArray(detail)
+      ? detail.map((entry: { loc?: (string | number)[]; msg?: string; type?: string }) => ({
+          field: (entry.loc ?? []).slice(1).map(String),
+          message: entry.msg ?? '',
+          code: entry.type ?? 'INVALID',
+        }))
+      : [];
     const message =
       typeof detail === 'string'
         ? detail
-        : Array.isArray(detail)
-          ? detail.map((entry: { msg?: string }) => entry.msg).join('; ')
+        : problems.length
+          ? problems.map((problem) => problem.message).join('; ')
           : `Gather answered ${response.status}`;
-    throw new ApiError(message, String(response.status));
+    throw new ApiError(message, String(response.status), problems);
   }
   return json as T;
 }

@@ -10,6 +10,7 @@ import { RequestScreen } from './screens/request';
 import { RequestsScreen } from './screens/requests';
 import { NewRequestScreen } from './screens/request-new';
 import { TemplatesScreen, TemplateScreen } from './screens/templates';
+import { BulkSendNewScreen, BulkSendScreen, BulkSendsScreen } from './screens/bulk-sends';
 import { ContractEditorRedirect, ContractsScreen } from './screens/contracts';
 import { WebhooksScreen, WebhookScreen } from './screens/webhooks';
 import { SettingsScreen } from './screens/settings';
@@ -158,6 +159,11 @@ function Screen({ session }: { session: Session }) {
     case 'templates':
       if (parts.length === 1) return <TemplatesScreen />;
       if (parts.length === 2) return <TemplateScreen key={parts[1]} id={parts[1]} />;
+      if (parts.length === 3 && parts[2] === 'send') return <BulkSendNewScreen key={parts[1]} templateId={parts[1]} />;
+      break;
+    case 'bulk-sends':
+      if (parts.length === 1) return <BulkSendsScreen />;
+      if (parts.length === 2) return <BulkSendScreen key={parts[1]} id={parts[1]} />;
       break;
     case 'contracts':
       if (parts.length === 1) return <ContractsScreen />;

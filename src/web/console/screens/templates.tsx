@@ -166,9 +166,14 @@ export function TemplatesScreen() {
     <Page
       title="Templates"
       actions={
-        <Link className="button" to="/app/templates/new">
-          New template
-        </Link>
+        <>
+          <Link className="button secondary" to="/app/bulk-sends">
+            Bulk sends
+          </Link>
+          <Link className="button" to="/app/templates/new">
+            New template
+          </Link>
+        </>
       }
     >
       <Alert>{list.error?.message ?? action.error}</Alert>
@@ -213,6 +218,9 @@ export function TemplatesScreen() {
                     <div className="actions">
                       <Link className="button secondary" to={`/app/requests/new?template=${template.id}`}>
                         Use<span className="visually-hidden"> {template.name}</span>
+                      </Link>
+                      <Link className="button secondary" to={`/app/templates/${template.id}/send`}>
+                        Send to many<span className="visually-hidden"> ({template.name})</span>
                       </Link>
                       {template.viewerCanUpdate && (
                         <button
