@@ -140,8 +140,9 @@ export function BulkSendNewScreen({ templateId }: { templateId: string }) {
       }
     >
       <p>
-        A request per recipient, made from this template ({template.data.template.items.length} items). Every line is
-        checked before anything is sent; then the requests are made in the background.
+        A request per recipient, made from this template (
+        {template.data.template.items.length === 1 ? '1 item' : `${template.data.template.items.length} items`}). Every
+        line is checked before anything is sent; then the requests are made in the background.
       </p>
       <Alert>{action.error}</Alert>
       <Form errors={errors} onSubmit={send} label="Recipients">
@@ -201,7 +202,7 @@ export function BulkSendScreen({ id }: { id: string }) {
         <ProgressBar percent={percentDone(send)} label="Requests made" />
         {send.status === 'COMPLETED' && (
           <Notice>
-            Done {formatDateTime(send.completedAt)}. <Link to="/app/requests">See the requests</Link>.
+            Finished {formatDateTime(send.completedAt)}. <Link to="/app/requests">See the requests</Link>.
           </Notice>
         )}
       </div>
