@@ -76,7 +76,7 @@ describe('bulk sends', () => {
     const requests = (await api.get('/requests?limit=10')).json();
     const custom = requests.find((r: { name: string }) => r.name === 'Custom');
     expect(custom).toMatchObject({ personal_message: 'Bonjour', user_metadata: { client: '42' }, due_date: due });
-    expect(custom.recipients[0]).toMatchObject({ email: 'ann2@example.com', first_name: 'Ann 2', language: 'fr' });
+    expect(custom.recipients[0].recipient).toMatchObject({ email: 'ann2@example.com', first_name: 'Ann 2', language: 'fr' });
     expect(requests.find((r: { name: string }) => r.name === 'Welcome pack').personal_message).toBe('Hi!');
     expect((await api.get('/bulk-sends')).json().map((b: { id: string }) => b.id)).toContain(queued.id);
   });
@@ -100,7 +100,7 @@ describe('bulk sends', () => {
     });
     const bo = (await api.get('/requests?limit=50')).json().find((r: { name: string }) => r.name === 'Bo, file');
     expect(bo.user_metadata).toEqual({ client: '7' });
-    expect(bo.recipients[0]).toMatchObject({ email: 'bo@example.com', language: 'de' });
+    expect(bo.recipients[0].recipient).toMatchObject({ email: 'bo@example.com', language: 'de' });
   });
 
   it('POST …/csv should name the file line and field of every problem (422), making nothing; 413 past its size', async () => {
