@@ -42,6 +42,22 @@ export function listBulkSends(ctx: Pick<Ctx, 'db' | 'viewer'>, args: PageArgs): 
   });
 }
 
+/**
+ * A bulk send's counts as its events carry them (`bulk_send.progressed`, `bulk_send.completed`: subscribers load
+ * the record itself, so this is what the event table keeps).
+ */
+export async function bulkSendView(
+  db: Reader,
+  _settings: unknown,
+  id: string,
+): Promise<Record<string, unknown> | null> {
+  const [view] = await db.rows<Record<string, unknown>>(
+    'select id, status, total, created, failed, completed_at from bulk_send where id = ?',
+    [id],
+  );
+  return view ?? null;
+}
+
 /** The rows refused at creation, by line. */
 export function bulkSendFailures(db: Reader, id: string): Promise<{ line: number; message: string }[]> {
   return db.rows(

@@ -76,7 +76,11 @@ describe('bulk sends', () => {
     const requests = (await api.get('/requests?limit=10')).json();
     const custom = requests.find((r: { name: string }) => r.name === 'Custom');
     expect(custom).toMatchObject({ personal_message: 'Bonjour', user_metadata: { client: '42' }, due_date: due });
-    expect(custom.recipients[0].recipient).toMatchObject({ email: 'ann2@example.com', first_name: 'Ann 2', language: 'fr' });
+    expect(custom.recipients[0].recipient).toMatchObject({
+      email: 'ann2@example.com',
+      first_name: 'Ann 2',
+      language: 'fr',
+    });
     expect(requests.find((r: { name: string }) => r.name === 'Welcome pack').personal_message).toBe('Hi!');
     expect((await api.get('/bulk-sends')).json().map((b: { id: string }) => b.id)).toContain(queued.id);
   });
