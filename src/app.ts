@@ -29,7 +29,7 @@ import { createStorage, type Storage } from './kernel/storage';
 import { validatorCompiler } from './kernel/rest/validation';
 import { subjectLoader } from './kernel/graphql/events';
 import { MODULES } from './modules';
-import { TOPICS } from './modules/events/event.topics';
+import { SUBSCRIPTION_ONLY_TOPICS, TOPICS } from './modules/events/event.topics';
 import { findViewerByApiKey, isAdmin } from './modules/identity/viewer';
 import { attemptCounts, deliveryAgents, webhookTasks, type AttemptCounts } from './modules/webhooks/webhook.delivery';
 import { systemClock, type Clock } from './kernel/clock';
@@ -199,7 +199,7 @@ export async function buildApp({
     app.graphql.schema,
     contexts,
     {
-      topics: TOPICS,
+      topics: [...TOPICS, ...SUBSCRIPTION_ONLY_TOPICS],
       loadSubject: subjectLoader(MODULES.subjects),
       audienceOf: (viewer) => (isAdmin(viewer) ? 'admin' : viewer.userId),
       format: socketErrors,
@@ -228,7 +228,7 @@ export async function buildApp({
     tasks: {
       event: eventTask(db, MODULES.consumers, { settings, contexts, log: app.log }),
       ...scheduleTasks({ db, contexts, log: app.log }),
-      ...bulkSendTasks({ db, contexts, log: app.log }),
+      ...bulkSendTasks({ db, contexts, events: outbox, log: app.log }),
       ...webhookTasks({
         db,
         settings: config.webhooks,

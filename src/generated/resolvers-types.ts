@@ -2259,7 +2259,9 @@ export type QueryBulkSendArgs = {
 /** The root of every read. Modules add their fields with `extend type Query`. */
 export type QueryBulkSendsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -3832,6 +3834,17 @@ export type ShareUpdateInput = {
  */
 export type Subscription = {
   __typename?: 'Subscription';
+  /**
+   * A bulk send once every row was tried (`COMPLETED`), or once it could not run (`FAILED`: its owner or template
+   * gone): the last event of a bulk send.
+   */
+  bulkSendCompleted: BulkSend;
+  /**
+   * A bulk send's counts as its job makes its requests: once 50 rows were tried since the last, or a second passed
+   * with a row tried, whichever comes first (never more often). Its owner and the organization's ADMINs may watch
+   * it; `bulkSendCompleted` tells its end.
+   */
+  bulkSendProgressed: BulkSend;
   /** Contracts as recipients sign them. */
   contractSigned: Contract;
   /** Documents as recipients submit them. */
@@ -3866,6 +3879,26 @@ export type Subscription = {
   requestUpdated: Request;
   /** Requests as the owner verifies them. */
   requestVerified: Request;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionBulkSendCompletedArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionBulkSendProgressedArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -6416,6 +6449,8 @@ export type ShareRecipientResolvers<ContextType = GraphQLContext, ParentType ext
 };
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  bulkSendCompleted?: SubscriptionResolver<ResolversTypes['BulkSend'], "bulkSendCompleted", ParentType, ContextType, RequireFields<SubscriptionBulkSendCompletedArgs, 'id'>>;
+  bulkSendProgressed?: SubscriptionResolver<ResolversTypes['BulkSend'], "bulkSendProgressed", ParentType, ContextType, RequireFields<SubscriptionBulkSendProgressedArgs, 'id'>>;
   contractSigned?: SubscriptionResolver<ResolversTypes['Contract'], "contractSigned", ParentType, ContextType, Partial<SubscriptionContractSignedArgs>>;
   documentUploaded?: SubscriptionResolver<ResolversTypes['Document'], "documentUploaded", ParentType, ContextType, Partial<SubscriptionDocumentUploadedArgs>>;
   events?: SubscriptionResolver<ResolversTypes['Event'], "events", ParentType, ContextType, Partial<SubscriptionEventsArgs>>;

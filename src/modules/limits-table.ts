@@ -55,7 +55,12 @@ import {
   PDF_WORKER_HEAP_MB,
 } from './contracts/contract.limits';
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
-import { MAX_BULK_SEND_CSV_BYTES, MAX_BULK_SEND_ROWS } from './bulk-sends/bulk-send.limits';
+import {
+  BULK_SEND_PROGRESS_MS,
+  BULK_SEND_PROGRESS_ROWS,
+  MAX_BULK_SEND_CSV_BYTES,
+  MAX_BULK_SEND_ROWS,
+} from './bulk-sends/bulk-send.limits';
 import { MAX_FORM_FIELD_NAME, MAX_FORM_FIELDS, MAX_FORM_NAME, MAX_FORM_VALUE } from './forms/form.limits';
 import { MAX_API_KEY_NAME, MAX_ORGANIZATION_NAME, MAX_TEAM_NAME } from './identity/identity.limits';
 import {
@@ -312,6 +317,11 @@ const rows = (): [string, string, string][] => [
     'Bulk send rows (`POST /templates/{id}/bulk-sends`, `bulkSendCreate`)',
     `1 to ${n(MAX_BULK_SEND_ROWS)} rows, a request each; a CSV file ${n(MAX_BULK_SEND_CSV_BYTES / 1024)} KiB at most`,
     '`422` `too_many` / `too_short` (nothing made); `413` for a larger file',
+  ],
+  [
+    'Bulk send progress events (`bulkSendProgressed`)',
+    `one after ${n(BULK_SEND_PROGRESS_ROWS)} rows tried, or after ${n(BULK_SEND_PROGRESS_MS)} ms with a row tried, whichever comes first`,
+    'throttled: counts between events are skipped; `bulkSendCompleted` always follows',
   ],
   ['Form `name`', `1 to ${chars(MAX_FORM_NAME)}, not blank`, '`422`'],
   [

@@ -177,7 +177,6 @@ const GRAPHQL_NOUNS: Record<string, Noun[]> = {
   'Mutation.brandingUpdate(id)': ['organization'],
   'Mutation.confirmationPageEnable(id)': ['organization'],
   'Mutation.confirmationPageDisable(id)': ['organization'],
-  'Mutation.bulkSendCreate(input.templateId)': 'as for requestCreate: a template the caller cannot see is 404',
   'Mutation.recipientAnswer(input.itemId)': ['questionItem'],
   'Mutation.recipientNotApplicable(input.itemId)': ['questionItem'],
   'Mutation.recipientFormFill(input.itemId)': ['item'],
@@ -219,6 +218,8 @@ const GRAPHQL_ARG_OVERRIDES: Record<string, Record<string, unknown>> = {
 const NOT_FOUND_INPUTS: Record<string, string> = {
   'Mutation.requestCreate(input.templateId)':
     'docs/rest.md, tenancy: a template_id the caller cannot see is 404 Template not found',
+  'Mutation.bulkSendCreate(input.templateId)':
+    'docs/rest.md, bulk sends: as for a request, a template the caller cannot see is 404 Template not found',
   'Mutation.recipientAnswer(input.itemId)':
     "a recipient acts on its request's items only: another's is 404 Item not found",
   'Mutation.recipientNotApplicable(input.itemId)':

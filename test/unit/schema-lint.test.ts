@@ -41,6 +41,8 @@ const VALUE_OBJECT_TYPES = [
   // Who did an activity entry's action, stored inside the entry; its `id` is the user's or the
   // recipient's (null for the service), not this object's.
   'ActivityActor',
+  // A bulk send's row refused when its request was made: known by its line within the bulk send.
+  'BulkSendFailure',
   // A request's last rejection, stored inside the request.
   'RequestRejection',
   // What a reminder did for each recipient, and the messages it queued, stored inside the reminder.

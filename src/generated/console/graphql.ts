@@ -2170,7 +2170,9 @@ export type QueryBulkSendArgs = {
 /** The root of every read. Modules add their fields with `extend type Query`. */
 export type QueryBulkSendsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -3691,6 +3693,17 @@ export type ShareUpdateInput = {
  * A subscriber receives its organization's events, for records its role may read.
  */
 export type Subscription = {
+  /**
+   * A bulk send once every row was tried (`COMPLETED`), or once it could not run (`FAILED`: its owner or template
+   * gone): the last event of a bulk send.
+   */
+  bulkSendCompleted: BulkSend;
+  /**
+   * A bulk send's counts as its job makes its requests: once 50 rows were tried since the last, or a second passed
+   * with a row tried, whichever comes first (never more often). Its owner and the organization's ADMINs may watch
+   * it; `bulkSendCompleted` tells its end.
+   */
+  bulkSendProgressed: BulkSend;
   /** Contracts as recipients sign them. */
   contractSigned: Contract;
   /** Documents as recipients submit them. */
@@ -3725,6 +3738,26 @@ export type Subscription = {
   requestUpdated: Request;
   /** Requests as the owner verifies them. */
   requestVerified: Request;
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionBulkSendCompletedArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * The root of live updates, over WebSocket at `/graphql` (the `graphql-transport-ws` protocol of the
+ * graphql-ws library; the API key goes in `connection_init` as `{"authorization": "Bearer <key>"}`).
+ * A subscriber receives its organization's events, for records its role may read.
+ */
+export type SubscriptionBulkSendProgressedArgs = {
+  id: Scalars['ID']['input'];
 };
 
 

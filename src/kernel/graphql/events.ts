@@ -14,9 +14,12 @@ export type SubjectView = (
 
 /** A kind of record events are about (`Request`), declared by the module that owns it. */
 export type EventSubject = {
-  /** The GraphQL type implementing `Event` for it (`RequestEvent`) and its field holding the record. */
-  eventType: string;
-  field: string;
+  /**
+   * The GraphQL type implementing `Event` for it (`RequestEvent`) and its field holding the record; none for a
+   * subject whose topics `events(topics:)` does not stream (a bulk send's).
+   */
+  eventType?: string;
+  field?: string;
   /**
    * Its view, as REST shows it: the `data` of its events, read in the writing transaction (and what
    * webhook deliveries carry); null when there is no such record.
@@ -43,7 +46,7 @@ export function eventResolvers(subjects: Record<string, EventSubject>): IResolve
     Event: { __resolveType: (event: EventRoot) => subjects[event.subjectType].eventType },
   };
   for (const { eventType, field } of Object.values(subjects))
-    resolvers[eventType] = { [field]: (event: EventRoot) => event.subject };
+    if (eventType && field) resolvers[eventType] = { [field]: (event: EventRoot) => event.subject };
   return resolvers;
 }
 

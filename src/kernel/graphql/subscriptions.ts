@@ -125,6 +125,8 @@ type Group = {
   field: string;
   topics: Set<string>;
   requestId: string | null;
+  /** The one record the field watches (`bulkSendProgressed(id:)`), or null. */
+  subjectId: string | null;
   members: Set<Subscriber>;
 };
 
@@ -180,12 +182,14 @@ export class SubscriptionHub {
     const values = getArgumentValues(definition, selection, variables) as {
       topics?: string[] | null;
       requestId?: string | null;
+      id?: string | null;
     };
     const all = this.options.topics;
     const topics = new Set(
       field === 'events' ? (values.topics ?? all) : all.filter((topic) => subscriptionField(topic) === field),
     );
     const requestId = values.requestId ?? null;
+    const subjectId = values.id ?? null;
     const key = [
       printed(args.document),
       args.operationName ?? '',
@@ -203,6 +207,7 @@ export class SubscriptionHub {
         field,
         topics,
         requestId,
+        subjectId,
         members: new Set(),
       };
       this.groups.set(key, group);
@@ -229,7 +234,8 @@ export class SubscriptionHub {
       (g) =>
         g.viewer.organizationId === event.organizationId &&
         g.topics.has(event.topic) &&
-        (g.requestId === null || g.requestId === event.requestId),
+        (g.requestId === null || g.requestId === event.requestId) &&
+        (g.subjectId === null || g.subjectId === event.subjectId),
     );
     await Promise.all(interested.map((group) => this.run(group, event)));
   }

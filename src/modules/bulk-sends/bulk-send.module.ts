@@ -3,7 +3,7 @@ import { BulkSend } from './bulk-send.entities';
 import { bulkSendLoaders } from './bulk-send.loaders';
 import { bulkSendResolvers } from './bulk-send.resolvers';
 import { bulkSendRestRows } from './bulk-send.rest';
-import { getBulkSend } from './bulk-send.service';
+import { bulkSendView, getBulkSend } from './bulk-send.service';
 import { Migration20261204000000_bulk_sends } from './Migration20261204000000_bulk_sends';
 
 export const bulkSendsModule: ModuleDescriptor = {
@@ -13,5 +13,7 @@ export const bulkSendsModule: ModuleDescriptor = {
   loaders: bulkSendLoaders,
   resolvers: bulkSendResolvers,
   restRows: bulkSendRestRows,
+  // Its events reach subscribers only (event.topics.ts, SUBSCRIPTION_ONLY_TOPICS): no `Event` type streams them.
+  subjects: { BulkSend: { view: bulkSendView, load: (ctx, event) => getBulkSend(ctx, event.subjectId) } },
   nodes: { BulkSend: { sql: 'select 1 from bulk_send where id = ? and organization_id = ?', load: getBulkSend } },
 };

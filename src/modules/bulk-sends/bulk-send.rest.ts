@@ -12,7 +12,13 @@ import { readWhole } from '../files/file.service';
 import { requireTemplate } from '../templates/template.service';
 import { rowsFromCsv } from './bulk-send.csv';
 import { MAX_BULK_SEND_CSV_BYTES, MAX_BULK_SEND_ROWS } from './bulk-send.limits';
-import { BulkSendBody, bulkSendRowFromRest, BulkSendRowBody, restBulkSend } from './bulk-send.rest-shapes';
+import {
+  BulkSendBody,
+  bulkSendRowFromRest,
+  BulkSendRowBody,
+  restBulkSend,
+  type BulkSendRowRest,
+} from './bulk-send.rest-shapes';
 
 const tags = ['Bulk sends'];
 const IdParams = Type.Object({ id: Uuid() });
@@ -31,11 +37,11 @@ export const bulkSendRestRows: RestRow[] = [
     schema: {
       params: IdParams,
       body: Body({ rows: Type.Array(BulkSendRowBody) }, ['rows']),
-      response: withErrors({ 200: BulkSendBody, 202: BulkSendBody }, [422]),
+      response: withErrors({ 200: BulkSendBody, 202: BulkSendBody }),
     },
     operation: BulkSendCreateDocument,
     variables: ({ params, body }) => ({
-      input: { templateId: params.id, rows: body.rows.map((row) => bulkSendRowFromRest(row)) },
+      input: { templateId: params.id, rows: body.rows.map((row: BulkSendRowRest) => bulkSendRowFromRest(row)) },
     }),
     result: created,
   }),
@@ -44,7 +50,7 @@ export const bulkSendRestRows: RestRow[] = [
     url: '/templates/:id/bulk-sends/csv',
     summary: `The same from a CSV file (multipart/form-data, part \`file\`, or the body as \`text/csv\`; ${MAX_BULK_SEND_CSV_BYTES / 1024} KiB at most): a header line naming the JSON rows' fields (\`first_name\`, \`email\`, … and \`user_metadata.<key>\`), then a recipient per line; problems name the file's lines`,
     tags,
-    schema: { params: IdParams, response: withErrors({ 200: BulkSendBody, 202: BulkSendBody }, [413, 422]) },
+    schema: { params: IdParams, response: withErrors({ 200: BulkSendBody, 202: BulkSendBody }, [404, 413, 422]) },
     receive: async (ctx, { params }, request) => {
       // Another organization's template is a 404 before its file is read.
       await requireTemplate(ctx, params.id);

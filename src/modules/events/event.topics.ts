@@ -24,6 +24,13 @@ export const TOPICS = [
 export type Topic = (typeof TOPICS)[number];
 
 /**
+ * Topics streamed to subscribers and never to webhooks (docs/graphql.md, "Bulk sends"): a bulk send's progress is
+ * for an owner watching it, and each request it makes already tells webhooks `request.created`. They are no
+ * `WebhookTopic`, so `events(topics:)` does not stream them.
+ */
+export const SUBSCRIPTION_ONLY_TOPICS = ['bulk_send.progressed', 'bulk_send.completed'] as const;
+
+/**
  * What the activity log records besides the topics: a draft sent and a link regenerated (events whose
  * topic is `request.updated`, as is the expiration warning), what recipients do that no webhook hears of,
  * and what timed work decides (a reminder deferred, a bounced reminder sent on the other channel, an escalation, a

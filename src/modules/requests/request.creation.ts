@@ -51,6 +51,12 @@ export type RequestCreationPlan = {
 };
 
 /**
+ * What several creations checked together share (a bulk send's rows, one template): a part keeps what it read here,
+ * under a key of its own, and reads it once for all of them. Each lone creation has its own.
+ */
+export type SharedReads = Map<string, Promise<unknown>>;
+
+/**
  * What a module adds to a new request (its recipients, items, attachments, a template's defaults).
  * Requests ask through this point, so that they import none of the modules above them.
  */
@@ -61,7 +67,11 @@ export type RequestCreationPart = {
    * The defaults the input names (a template), read before any other check as a template the caller
    * cannot see is a 404 whatever else is wrong; null when it names none.
    */
-  defaults?(ctx: Ctx, input: RequestCreateInput): Promise<(RequestCreationPlan & { defaults: RequestDefaults }) | null>;
+  defaults?(
+    ctx: Ctx,
+    input: RequestCreateInput,
+    shared: SharedReads,
+  ): Promise<(RequestCreationPlan & { defaults: RequestDefaults }) | null>;
   /** Reads and checks before the transaction (problems go to `check`). */
   prepare?(ctx: Ctx, check: InputCheck, input: RequestCreateInput): Promise<RequestCreationPlan>;
 };

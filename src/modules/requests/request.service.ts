@@ -26,6 +26,7 @@ import {
   type RequestCreationPart,
   type RequestCreationPlan,
   type RequestDefaults,
+  type SharedReads,
 } from './request.creation';
 import {
   Collaborator,
@@ -311,9 +312,13 @@ export type PreparedRequest = {
 
 /**
  * Checks a creation's input as `createRequest` does (a `422` lists every problem) and plans what its parts
- * write, writing nothing: a bulk send checks all its rows with it before it creates any.
+ * write, writing nothing: a bulk send checks all its rows with it before it creates any, sharing their reads.
  */
-export async function prepareRequest(ctx: Ctx, input: RequestCreateInput): Promise<PreparedRequest> {
+export async function prepareRequest(
+  ctx: Ctx,
+  input: RequestCreateInput,
+  shared: SharedReads = new Map(),
+): Promise<PreparedRequest> {
   const { db, viewer } = ctx;
   const check = new InputCheck();
   checkCommonFields(check, input, ctx.settings.clock.now());
@@ -325,7 +330,7 @@ export async function prepareRequest(ctx: Ctx, input: RequestCreateInput): Promi
   // Tenancy first: a template the caller cannot see is a 404, an owner outside its reach a 403.
   let defaults: RequestDefaults | null = null;
   for (const part of parts) {
-    const plan = await part.defaults?.(ctx, input);
+    const plan = await part.defaults?.(ctx, input, shared);
     if (plan) {
       defaults = plan.defaults;
       plans.set(part, plan);

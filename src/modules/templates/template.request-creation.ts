@@ -14,9 +14,11 @@ import {
 /** A template's defaults for a new request, its items when the input gives none, and `overwriteTemplateItems`. */
 export const requestTemplatePart: RequestCreationPart = {
   field: 'templateId',
-  async defaults(ctx, input) {
+  async defaults(ctx, input, shared) {
     if (!input.templateId || !isUuid(input.templateId)) return null;
-    const template = await requireTemplate(ctx, input.templateId);
+    const key = `template:${input.templateId}`;
+    if (!shared.has(key)) shared.set(key, requireTemplate(ctx, input.templateId));
+    const template = (await shared.get(key)) as Awaited<ReturnType<typeof requireTemplate>>;
     return {
       defaults: {
         templateId: template.id,

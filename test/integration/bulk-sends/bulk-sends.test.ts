@@ -76,7 +76,11 @@ describe('bulk sends', () => {
     const requests = (await api.get('/requests?limit=10')).json();
     const custom = requests.find((r: { name: string }) => r.name === 'Custom');
     expect(custom).toMatchObject({ personal_message: 'Bonjour', user_metadata: { client: '42' }, due_date: due });
-    expect(custom.recipients[0]).toMatchObject({ email: 'ann2@example.com', first_name: 'Ann 2', language: 'fr' });
+    expect(custom.recipients[0].recipient).toMatchObject({
+      email: 'ann2@example.com',
+      first_name: 'Ann 2',
+      language: 'fr',
+    });
     expect(requests.find((r: { name: string }) => r.name === 'Welcome pack').personal_message).toBe('Hi!');
     expect((await api.get('/bulk-sends')).json().map((b: { id: string }) => b.id)).toContain(queued.id);
   });
@@ -100,7 +104,7 @@ describe('bulk sends', () => {
     });
     const bo = (await api.get('/requests?limit=50')).json().find((r: { name: string }) => r.name === 'Bo, file');
     expect(bo.user_metadata).toEqual({ client: '7' });
-    expect(bo.recipients[0]).toMatchObject({ email: 'bo@example.com', language: 'de' });
+    expect(bo.recipients[0].recipient).toMatchObject({ email: 'bo@example.com', language: 'de' });
   });
 
   it('POST …/csv should name the file line and field of every problem (422), making nothing; 413 past its size', async () => {
@@ -227,14 +231,18 @@ describe('bulk sends', () => {
       email: `p${i}@example.com`,
       language: 'ES',
     }));
-    const started = Date.now();
-    const { data, errors } = await api.graphql(
-      `mutation ($input: BulkSendCreateInput!) {
+    const create = `mutation ($input: BulkSendCreateInput!) {
         bulkSendCreate(input: $input) { bulkSend { id status total } replayed userErrors { field message code } }
-      }`,
-      { input: { templateId, rows } },
-    );
+      }`;
+    // Checking the rows reads what they share once: a thousand rows cost the statements of one.
+    t.sql.reset();
+    await api.graphql(create, { input: { templateId, rows: rows.slice(0, 1) } });
+    const one = t.sql.count;
+    t.sql.reset();
+    const started = Date.now();
+    const { data, errors } = await api.graphql(create, { input: { templateId, rows } });
     expect(errors).toBeUndefined();
+    expect(t.sql.count).toBeLessThanOrEqual(one);
     expect(data.bulkSendCreate).toMatchObject({
       bulkSend: { status: 'QUEUED', total: MAX_BULK_SEND_ROWS },
       replayed: false,
@@ -246,7 +254,7 @@ describe('bulk sends', () => {
       { id: data.bulkSendCreate.bulkSend.id },
     );
     expect(after.bulkSend).toMatchObject({ status: 'COMPLETED', created: MAX_BULK_SEND_ROWS, failed: 0, failures: [] });
-    expect(await requestCount()).toBe(before + MAX_BULK_SEND_ROWS);
+    expect(await requestCount()).toBe(before + MAX_BULK_SEND_ROWS + 1);
     // Recorded, not asserted: the bench compares it with single creates.
     process.stdout.write(`bulk send of ${MAX_BULK_SEND_ROWS} rows: ${Date.now() - started} ms\n`);
   }, 300_000);
