@@ -500,7 +500,8 @@ describe('the owner console', () => {
       );
       await page.getByRole('button', { name: 'Send' }).click();
       await page.waitForURL((url) => /^\/app\/bulk-sends\/[\w-]{36}$/.test(url.pathname));
-      // The job makes the three requests; the page follows without a reload.
+      // The job makes the three requests; the page follows them on its subscriptions, without a reload.
+      await page.locator('#live-status[data-state="up"]').waitFor();
       await page.locator('[data-bulk-status="COMPLETED"]').waitFor({ timeout: 15_000 });
       await expect(page.locator('[data-bulk-status]').textContent()).resolves.toContain('3 of 3 requests made');
       await page.setViewportSize({ width: 360, height: 740 });

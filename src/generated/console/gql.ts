@@ -20,6 +20,8 @@ type Documents = {
     "\n  query ConsoleBulkSendTemplate($id: ID!) {\n    template(id: $id) {\n      id\n      name\n      items {\n        id\n      }\n    }\n  }\n": typeof types.ConsoleBulkSendTemplateDocument,
     "\n  query ConsoleBulkSend($id: ID!) {\n    bulkSend(id: $id) {\n      ...ConsoleBulkSendFields\n      failures {\n        line\n        message\n      }\n    }\n  }\n": typeof types.ConsoleBulkSendDocument,
     "\n  query ConsoleBulkSends {\n    bulkSends(first: 50) {\n      nodes {\n        ...ConsoleBulkSendFields\n      }\n    }\n  }\n": typeof types.ConsoleBulkSendsDocument,
+    "\n  subscription ConsoleBulkSendProgressed($id: ID!) {\n    bulkSendProgressed(id: $id) {\n      id\n    }\n  }\n": typeof types.ConsoleBulkSendProgressedDocument,
+    "\n  subscription ConsoleBulkSendCompleted($id: ID!) {\n    bulkSendCompleted(id: $id) {\n      id\n    }\n  }\n": typeof types.ConsoleBulkSendCompletedDocument,
     "\n  query ConsoleContracts($after: String) {\n    contracts(first: 50, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        name\n        mimeType\n        size\n        annotationUrl\n        previewUrl\n        updatedAt\n        owner {\n          email\n          firstName\n          lastName\n        }\n        fields {\n          type\n        }\n        annotations {\n          type\n        }\n      }\n    }\n  }\n": typeof types.ConsoleContractsDocument,
     "\n  query ConsoleContractEditorLink($id: ID!) {\n    contract(id: $id) {\n      id\n      mimeType\n      annotationUrl\n    }\n  }\n": typeof types.ConsoleContractEditorLinkDocument,
     "\n  mutation ConsoleContractDelete($id: ID!) {\n    contractDelete(id: $id) {\n      deletedContractId\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": typeof types.ConsoleContractDeleteDocument,
@@ -73,6 +75,8 @@ const documents: Documents = {
     "\n  query ConsoleBulkSendTemplate($id: ID!) {\n    template(id: $id) {\n      id\n      name\n      items {\n        id\n      }\n    }\n  }\n": types.ConsoleBulkSendTemplateDocument,
     "\n  query ConsoleBulkSend($id: ID!) {\n    bulkSend(id: $id) {\n      ...ConsoleBulkSendFields\n      failures {\n        line\n        message\n      }\n    }\n  }\n": types.ConsoleBulkSendDocument,
     "\n  query ConsoleBulkSends {\n    bulkSends(first: 50) {\n      nodes {\n        ...ConsoleBulkSendFields\n      }\n    }\n  }\n": types.ConsoleBulkSendsDocument,
+    "\n  subscription ConsoleBulkSendProgressed($id: ID!) {\n    bulkSendProgressed(id: $id) {\n      id\n    }\n  }\n": types.ConsoleBulkSendProgressedDocument,
+    "\n  subscription ConsoleBulkSendCompleted($id: ID!) {\n    bulkSendCompleted(id: $id) {\n      id\n    }\n  }\n": types.ConsoleBulkSendCompletedDocument,
     "\n  query ConsoleContracts($after: String) {\n    contracts(first: 50, after: $after) {\n      totalCount\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n      nodes {\n        id\n        name\n        mimeType\n        size\n        annotationUrl\n        previewUrl\n        updatedAt\n        owner {\n          email\n          firstName\n          lastName\n        }\n        fields {\n          type\n        }\n        annotations {\n          type\n        }\n      }\n    }\n  }\n": types.ConsoleContractsDocument,
     "\n  query ConsoleContractEditorLink($id: ID!) {\n    contract(id: $id) {\n      id\n      mimeType\n      annotationUrl\n    }\n  }\n": types.ConsoleContractEditorLinkDocument,
     "\n  mutation ConsoleContractDelete($id: ID!) {\n    contractDelete(id: $id) {\n      deletedContractId\n      userErrors {\n        field\n        message\n        code\n      }\n    }\n  }\n": types.ConsoleContractDeleteDocument,
@@ -141,6 +145,14 @@ export function graphql(source: "\n  query ConsoleBulkSend($id: ID!) {\n    bulk
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query ConsoleBulkSends {\n    bulkSends(first: 50) {\n      nodes {\n        ...ConsoleBulkSendFields\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleBulkSendsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleBulkSendProgressed($id: ID!) {\n    bulkSendProgressed(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').ConsoleBulkSendProgressedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleBulkSendCompleted($id: ID!) {\n    bulkSendCompleted(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql').ConsoleBulkSendCompletedDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -4616,6 +4616,20 @@ export type ConsoleBulkSendsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleBulkSendsQuery = { bulkSends: { nodes: Array<{ id: string, status: BulkSendStatus, total: number, created: number, failed: number, createdAt: string, completedAt: string | null, template: { id: string, name: string } | null, owner: { email: string, firstName: string | null, lastName: string | null } }> } };
 
+export type ConsoleBulkSendProgressedSubscriptionVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleBulkSendProgressedSubscription = { bulkSendProgressed: { id: string } };
+
+export type ConsoleBulkSendCompletedSubscriptionVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ConsoleBulkSendCompletedSubscription = { bulkSendCompleted: { id: string } };
+
 export type ConsoleContractsQueryVariables = Exact<{
   after?: InputMaybe<Scalars['String']['input']>;
 }>;
@@ -5064,6 +5078,20 @@ export const ConsoleBulkSendsDocument = new TypedDocumentString(`
     lastName
   }
 }`) as unknown as TypedDocumentString<ConsoleBulkSendsQuery, ConsoleBulkSendsQueryVariables>;
+export const ConsoleBulkSendProgressedDocument = new TypedDocumentString(`
+    subscription ConsoleBulkSendProgressed($id: ID!) {
+  bulkSendProgressed(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleBulkSendProgressedSubscription, ConsoleBulkSendProgressedSubscriptionVariables>;
+export const ConsoleBulkSendCompletedDocument = new TypedDocumentString(`
+    subscription ConsoleBulkSendCompleted($id: ID!) {
+  bulkSendCompleted(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleBulkSendCompletedSubscription, ConsoleBulkSendCompletedSubscriptionVariables>;
 export const ConsoleContractsDocument = new TypedDocumentString(`
     query ConsoleContracts($after: String) {
   contracts(first: 50, after: $after) {

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type ChangeEvent } from 'react';
 import { graphql } from '../../../generated/console';
 import { personName } from '../../shared/labels';
 import { ApiError, rest, type UserError } from '../api';
-import { useAction, useQuery, useTitle } from '../hooks';
+import { useAction, useLive, useQuery, useTitle } from '../hooks';
 import { Link, navigate } from '../router';
 import { Alert, Form, formatDateTime, Loading, Notice, Page, ProgressBar, TextArea } from '../ui';
 import { fileSize } from '../forms';
@@ -15,6 +15,8 @@ import { fileSize } from '../forms';
 const COLUMNS = 'first_name, last_name, email, phone, language, name, due_date, personal_message, user_metadata.<key>';
 const MAX_CSV_BYTES = 1024 * 1024;
 const SAMPLE = 'first_name,last_name,email,language\n';
+/** How often a running bulk send is read again besides its events. */
+const FOLLOW_MS = 3000;
 
 // Read by name in the documents below (codegen appends it to each).
 graphql(`
@@ -68,6 +70,22 @@ const BulkSendsDocument = graphql(`
       nodes {
         ...ConsoleBulkSendFields
       }
+    }
+  }
+`);
+
+const ProgressedDocument = graphql(`
+  subscription ConsoleBulkSendProgressed($id: ID!) {
+    bulkSendProgressed(id: $id) {
+      id
+    }
+  }
+`);
+
+const CompletedDocument = graphql(`
+  subscription ConsoleBulkSendCompleted($id: ID!) {
+    bulkSendCompleted(id: $id) {
+      id
     }
   }
 `);
@@ -175,7 +193,10 @@ export function BulkSendScreen({ id }: { id: string }) {
   const loaded = useQuery(BulkSendDocument, { id }, version);
   const send = loaded.data?.bulkSend;
   useTitle('Bulk send');
-  useFollow(send?.status, () => setVersion((v) => v + 1));
+  const readAgain = () => setVersion((v) => v + 1);
+  useLive(ProgressedDocument, { id }, readAgain);
+  useLive(CompletedDocument, { id }, readAgain);
+  useFollow(send?.status, readAgain);
   if (loaded.error && !send)
     return (
       <Page title="Bulk send">
@@ -289,14 +310,17 @@ export function BulkSendsScreen() {
   );
 }
 
-/** While a bulk send is queued or running, reads it again each second; then stops. */
+/**
+ * While a bulk send is queued or running, reads it again every FOLLOW_MS: the list has no subscription, and an
+ * event sent before a bulk send's subscription started is not replayed.
+ */
 function useFollow(status: string | undefined, read: () => void): void {
   const latest = useRef(read);
   latest.current = read;
   const going = status === 'QUEUED' || status === 'RUNNING';
   useEffect(() => {
     if (!going) return;
-    const timer = window.setInterval(() => latest.current(), 1000);
+    const timer = window.setInterval(() => latest.current(), FOLLOW_MS);
     return () => window.clearInterval(timer);
   }, [going]);
 }
