@@ -56,6 +56,7 @@ import {
 } from './contracts/contract.limits';
 import { MAX_FILE_NAME, MAX_RAW_UPLOAD_NAME, MAX_ZIP_SEGMENT } from './files/file.limits';
 import {
+  BULK_SEND_CONCURRENCY,
   BULK_SEND_PROGRESS_MS,
   BULK_SEND_PROGRESS_ROWS,
   MAX_BULK_SEND_CSV_BYTES,
@@ -322,6 +323,11 @@ const rows = (): [string, string, string][] => [
     'Bulk send progress events (`bulkSendProgressed`)',
     `one after ${n(BULK_SEND_PROGRESS_ROWS)} rows tried, or after ${n(BULK_SEND_PROGRESS_MS)} ms with a row tried, whichever comes first`,
     'throttled: counts between events are skipped; `bulkSendCompleted` always follows',
+  ],
+  [
+    "Requests a bulk send's job makes at once",
+    `${n(BULK_SEND_CONCURRENCY)}, each in its own transaction`,
+    'the others wait their turn',
   ],
   ['Form `name`', `1 to ${chars(MAX_FORM_NAME)}, not blank`, '`422`'],
   [

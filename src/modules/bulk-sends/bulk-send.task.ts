@@ -5,15 +5,19 @@ import type { Outbox } from '../../kernel/events/outbox';
 import type { ContextFactory } from '../../kernel/graphql/context';
 import type { TaskHandler } from '../../kernel/jobs/queue';
 import type { Viewer } from '../identity/viewer';
+import type { SharedReads } from '../requests/request.creation';
 import { createRequest } from '../requests/request.service';
 import { BulkSend, type BulkSendRow } from './bulk-send.entities';
-import { BULK_SEND_PROGRESS_MS, BULK_SEND_PROGRESS_ROWS } from './bulk-send.limits';
+import { BULK_SEND_CONCURRENCY, BULK_SEND_PROGRESS_MS, BULK_SEND_PROGRESS_ROWS } from './bulk-send.limits';
 import { requestInputOf, RUN_TASK, type StoredRow } from './bulk-send.service';
 
 export type BulkSendTaskDeps = { db: Db; contexts: ContextFactory; events: Outbox; log: FastifyBaseLogger };
 
 /** Rows read at a time: a bulk send's rows are never all in memory at once. */
 const BATCH = 100;
+
+/** A row whose request another run of the job made first: this run's copy is undone. */
+class AlreadyMade extends Error {}
 
 /** The bulk send's owner as the viewer its requests are made by; null once the user is gone. */
 async function ownerViewer(db: Db, bulkSend: BulkSendRow): Promise<Viewer | null> {
@@ -91,48 +95,54 @@ export function bulkSendTasks({ db, contexts, events, log }: BulkSendTaskDeps): 
       await execute("update bulk_send set status = 'RUNNING', updated_at = now() where id = ? and status = 'QUEUED'", [
         bulkSend.id,
       ]);
+      const make = async (row: StoredRow, shared: SharedReads) => {
+        try {
+          await db.transaction(async (tx) => {
+            const ctx = contexts.forViewer(viewer, { db: tx, log, requestId });
+            const { request } = await createRequest(ctx, requestInputOf(templateId, row.data), shared);
+            // The row's mark and the count in one statement; a second run of this job (a worker thought dead) that
+            // made the same row's request finds it marked once the first commits, and undoes its own.
+            const [marked] = await tx.rows<{ n: number }>(
+              `with marked as (update bulk_send_row set request_id = ?
+                 where bulk_send_id = ? and line = ? and request_id is null and error is null returning 1)
+               update bulk_send set created = created + (select count(*) from marked), updated_at = now()
+                where id = ? returning (select count(*) from marked)::int as n`,
+              [request.id, bulkSend.id, row.line, bulkSend.id],
+            );
+            if (!marked?.n) throw new AlreadyMade();
+            if (progress.due()) await tell(tx, 'bulk_send.progressed');
+          });
+        } catch (err) {
+          if (err instanceof AlreadyMade) return;
+          if (!(err instanceof AppError)) throw err;
+          await db.transaction(async (tx) => {
+            const marked = await tx.execute(
+              'update bulk_send_row set error = ? where bulk_send_id = ? and line = ? and request_id is null and error is null',
+              [err.message.slice(0, 1000), bulkSend.id, row.line],
+            );
+            if (!marked) return;
+            await tx.execute('update bulk_send set failed = failed + 1, updated_at = now() where id = ?', [
+              bulkSend.id,
+            ]);
+            if (progress.due()) await tell(tx, 'bulk_send.progressed');
+          });
+        }
+      };
       for (;;) {
         const rows = await db.rows<StoredRow>(
           'select line, data from bulk_send_row where bulk_send_id = ? and request_id is null and error is null order by line limit ?',
           [bulkSend.id, BATCH],
         );
         if (rows.length === 0) break;
-        for (const row of rows) {
-          try {
-            await db.transaction(async (tx) => {
-              // Locked, then read again: a second run of this job (a worker thought dead) waits here and skips it.
-              const [current] = await tx.rows<{ done: boolean }>(
-                `select request_id is not null or error is not null as done from bulk_send_row
-                  where bulk_send_id = ? and line = ? for update`,
-                [bulkSend.id, row.line],
-              );
-              if (!current || current.done) return;
-              const ctx = contexts.forViewer(viewer, { db: tx, log, requestId });
-              const { request } = await createRequest(ctx, requestInputOf(templateId, row.data));
-              await tx.execute('update bulk_send_row set request_id = ? where bulk_send_id = ? and line = ?', [
-                request.id,
-                bulkSend.id,
-                row.line,
-              ]);
-              await tx.execute('update bulk_send set created = created + 1, updated_at = now() where id = ?', [
-                bulkSend.id,
-              ]);
-              if (progress.due()) await tell(tx, 'bulk_send.progressed');
-            });
-          } catch (err) {
-            if (!(err instanceof AppError)) throw err;
-            await db.transaction(async (tx) => {
-              const marked = await tx.execute(
-                'update bulk_send_row set error = ? where bulk_send_id = ? and line = ? and request_id is null and error is null',
-                [err.message.slice(0, 1000), bulkSend.id, row.line],
-              );
-              if (!marked) return;
-              await tx.execute('update bulk_send set failed = failed + 1, updated_at = now() where id = ?', [
-                bulkSend.id,
-              ]);
-              if (progress.due()) await tell(tx, 'bulk_send.progressed');
-            });
-          }
+        // A batch's rows share their reads (the template, read once a batch: a change to it reaches the next).
+        const shared: SharedReads = new Map();
+        for (let at = 0; at < rows.length; at += BULK_SEND_CONCURRENCY) {
+          // Every row of a group ends (made, or refused) before an error stops the run: none is left half done.
+          const outcomes = await Promise.allSettled(
+            rows.slice(at, at + BULK_SEND_CONCURRENCY).map((row) => make(row, shared)),
+          );
+          const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+          if (failed) throw failed.reason;
         }
       }
       await end('COMPLETED', ['RUNNING']);

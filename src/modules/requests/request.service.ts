@@ -370,8 +370,12 @@ export async function prepareRequest(
   return { input, defaults, owner: owner!, team, collaborators, ordered, organization };
 }
 
-export async function createRequest(ctx: Ctx, input: RequestCreateInput): Promise<WrittenRequest> {
-  const { defaults, owner, team, collaborators, ordered, organization } = await prepareRequest(ctx, input);
+export async function createRequest(
+  ctx: Ctx,
+  input: RequestCreateInput,
+  shared?: SharedReads,
+): Promise<WrittenRequest> {
+  const { defaults, owner, team, collaborators, ordered, organization } = await prepareRequest(ctx, input, shared);
   const { viewer } = ctx;
   return ctx.db.transaction(async (tx) => {
     const dueDate =

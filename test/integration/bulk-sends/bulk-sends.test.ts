@@ -224,7 +224,7 @@ describe('bulk sends', () => {
     expect(done.failures).toEqual([{ line: 2, message: expect.stringContaining('non-blank') }]);
   });
 
-  it(`GraphQL bulkSendCreate should take ${MAX_BULK_SEND_ROWS} rows and make them all`, async () => {
+  it(`GraphQL bulkSendCreate should refuse ${MAX_BULK_SEND_ROWS} rows with three bad ones whole, then take them all`, async () => {
     const before = await requestCount();
     const rows = Array.from({ length: MAX_BULK_SEND_ROWS }, (_, i) => ({
       firstName: `P${i}`,
@@ -234,6 +234,19 @@ describe('bulk sends', () => {
     const create = `mutation ($input: BulkSendCreateInput!) {
         bulkSendCreate(input: $input) { bulkSend { id status total } replayed userErrors { field message code } }
       }`;
+    const bad = new Map<number, Record<string, unknown>>([
+      [17, { email: 'nope' }],
+      [500, { name: 'x'.repeat(300) }],
+      [998, { email: null }],
+    ]);
+    const refused = await api.graphql(create, {
+      input: { templateId, rows: rows.map((row, i) => ({ ...row, ...bad.get(i) })) },
+    });
+    expect(refused.data.bulkSendCreate.bulkSend).toBeNull();
+    const lines = refused.data.bulkSendCreate.userErrors.map((e: { field: string[] }) => e.field[2]);
+    expect(new Set(lines)).toEqual(new Set(['17', '500', '998']));
+    expect(refused.errors).toBeUndefined();
+    expect(await requestCount()).toBe(before);
     // Checking the rows reads what they share once: a thousand rows cost the statements of one.
     t.sql.reset();
     await api.graphql(create, { input: { templateId, rows: rows.slice(0, 1) } });
