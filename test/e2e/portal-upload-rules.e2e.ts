@@ -40,7 +40,10 @@ describe('the portal and an item’s upload rules', () => {
 
     const hint = (await page.locator(`#file-hint-${itemId}`).textContent()) ?? '';
     expect(hint).toContain(t('fr', 'portal.acceptTypes', { types: 'PDF' }));
-    expect(hint).toContain(t('fr', 'portal.acceptFilesAtMost', { max: 1 }));
+    // One file at most: said once, and the browser's picker takes one.
+    expect(hint).toMatch(/^Un seul fichier, jusqu’à /);
+    expect(hint).not.toContain(t('fr', 'portal.acceptFilesAtMost', { max: 1 }));
+    await expect(page.locator(`#file-${itemId}`).getAttribute('multiple')).resolves.toBeNull();
 
     const files = mkdtempSync(join(tmpdir(), 'gather-e2e-'));
     const place = (name: string, bytes: Buffer) => {

@@ -246,9 +246,11 @@ function rulesHint(ctx: ViewContext, item: PortalItem): string {
   const parts: string[] = [];
   if (rules.accept.length) parts.push(text(ctx, 'acceptTypes', { types: acceptedList(ctx, rules.accept) }));
   const { min_files: min, max_files: max } = rules;
-  if (min != null && max != null) parts.push(text(ctx, 'acceptFilesBetween', { min, max }));
-  else if (min != null) parts.push(text(ctx, 'acceptFilesAtLeast', { min }));
-  else if (max != null) parts.push(text(ctx, 'acceptFilesAtMost', { max }));
+  // At most one file is said by `chooseFileHint` instead.
+  const many = max !== 1;
+  if (many && min != null && max != null) parts.push(text(ctx, 'acceptFilesBetween', { min, max }));
+  else if (many && min != null) parts.push(text(ctx, 'acceptFilesAtLeast', { min }));
+  else if (many && max != null) parts.push(text(ctx, 'acceptFilesAtMost', { max }));
   return parts.map((part) => ` ${part}`).join('');
 }
 
@@ -287,6 +289,7 @@ export function refusalOf(
 
 function renderUpload(ctx: ViewContext, item: PortalItem, editable: boolean): SafeHtml {
   const canRemove = editable && item.status !== 'VERIFIED';
+  const single = item.upload_rules?.max_files === 1;
   return html`${
     item.documents.length
       ? html`<h4>${text(ctx, 'yourFiles')}</h4><ul class="files">${item.documents.map(
@@ -303,8 +306,8 @@ function renderUpload(ctx: ViewContext, item: PortalItem, editable: boolean): Sa
     editable && !item.is_na
       ? html`<div class="field">
     <label class="button secondary" for="file-${item.id}">${text(ctx, 'chooseFiles')}</label>
-    <input class="visually-hidden" type="file" id="file-${item.id}" multiple data-action="upload" data-item="${item.id}" aria-describedby="file-hint-${item.id}">
-    <p class="hint" id="file-hint-${item.id}">${text(ctx, 'chooseFilesHint', { size: formatSize(largestFile(ctx, item), ctx.language) })}${rulesHint(ctx, item)}</p>
+    <input class="visually-hidden" type="file" id="file-${item.id}"${single ? '' : ' multiple'} data-action="upload" data-item="${item.id}" aria-describedby="file-hint-${item.id}">
+    <p class="hint" id="file-hint-${item.id}">${text(ctx, single ? 'chooseFileHint' : 'chooseFilesHint', { size: formatSize(largestFile(ctx, item), ctx.language) })}${rulesHint(ctx, item)}</p>
   </div>`
       : ''
   }
