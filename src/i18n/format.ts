@@ -74,14 +74,19 @@ export function formatDate(
     .join('');
 }
 
-/** A file size in the language's digits: `1,5 MB`. */
+/** A file size in the language's digits and units: `1,5 MB`, `195,3 ko`, `2 кБ`. */
 export function formatSize(bytes: number, language: string): string {
-  const units = ['B', 'KB', 'MB', 'GB'];
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'];
   let value = bytes;
   let unit = 0;
   while (value >= 1024 && unit < units.length - 1) {
     value /= 1024;
     unit++;
   }
-  return `${new Intl.NumberFormat(intlLocale(language), { maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)} ${units[unit]}`;
+  return new Intl.NumberFormat(intlLocale(language), {
+    style: 'unit',
+    unit: units[unit],
+    unitDisplay: 'short',
+    maximumFractionDigits: unit === 0 ? 0 : 1,
+  }).format(value);
 }

@@ -86,6 +86,8 @@ describe('i18n catalogs', () => {
     expect(formatDate('2026-12-15T17:00:00Z', 'ht', { timeZone: 'UTC' })).toBe('15 desanm 2026');
     expect(formatDate('2026-12-15T17:00:00Z', 'pa', { timeZone: 'UTC' })).toContain('ਦਸੰਬਰ');
     expect(formatSize(1536 * 1024, 'de')).toBe('1,5 MB');
+    expect(formatSize(200_000, 'fr')).toMatch(/^195,3\sko$/);
+    expect(formatSize(2048, 'ru')).toBe('2 кБ');
     expect(formatMessage('ru', CATALOGS.ru.portal.tooManyTries, { minutes: 5 })).toContain('5 минут');
     expect(formatMessage('ru', CATALOGS.ru.portal.tooManyTries, { minutes: 2 })).toContain('2 минуты');
   });

@@ -142,7 +142,7 @@ describe('portal view', () => {
     const open = renderItem(ctx(), portalItem({ documents, status: 'COMPLETE' }), true).value;
     expect(open).toContain('data-document="d1"');
     expect(open).not.toContain('data-document="d2"');
-    expect(open).toContain('2 KB');
+    expect(open).toContain('2 kB');
     const closed = renderItem(ctx(), portalItem({ documents, status: 'COMPLETE' }), false).value;
     expect(closed).not.toContain('data-action');
   });
