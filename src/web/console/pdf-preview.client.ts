@@ -11,6 +11,12 @@ if (worker) pdfjs.GlobalWorkerOptions.workerPort = new Worker(worker, { type: 'm
 /** What this script gives the console: draw `data`'s pages in `holder`; the returned function stops and frees it. */
 export type DrawPdf = (holder: HTMLElement, data: Uint8Array, name: string) => Promise<() => void>;
 
+declare global {
+  interface Window {
+    gatherDrawPdf?: DrawPdf;
+  }
+}
+
 const drawPdf: DrawPdf = async (holder, data, name) => {
   const loading = pdfjs.getDocument({ data, isEvalSupported: false });
   const pdf = await loading.promise;
@@ -31,9 +37,11 @@ const drawPdf: DrawPdf = async (holder, data, name) => {
     drawnAt = width;
     sizes.forEach((size, index) => {
       tasks.get(index)?.cancel();
-      void pdf.getPage(index + 1).then((page) => {
-        tasks.set(index, drawPage(page, canvases[index], width / size.width).task);
-      });
+      pdf
+        .getPage(index + 1)
+        .then((page) => tasks.set(index, drawPage(page, canvases[index], width / size.width).task))
+        // Closed meanwhile: the document is gone, nothing to draw.
+        .catch(() => undefined);
     });
   };
   redraw();
@@ -47,4 +55,4 @@ const drawPdf: DrawPdf = async (holder, data, name) => {
   };
 };
 
-(window as { gatherDrawPdf?: DrawPdf }).gatherDrawPdf = drawPdf;
+window.gatherDrawPdf = drawPdf;

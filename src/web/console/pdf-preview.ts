@@ -11,7 +11,7 @@ export function pdfDrawer(): Promise<DrawPdf> {
     script.src = document.body.dataset.pdfScript ?? '';
     script.dataset.worker = document.body.dataset.pdfWorker;
     script.onload = () => {
-      const draw = (window as { gatherDrawPdf?: DrawPdf }).gatherDrawPdf;
+      const draw = window.gatherDrawPdf;
       if (draw) resolve(draw);
       else reject(new Error('The PDF viewer did not start'));
     };
