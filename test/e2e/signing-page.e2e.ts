@@ -11,7 +11,8 @@ import { useAppAndBrowser } from './support/server';
 
 // Issue 28: the recipient's signing page shows the contract's pages with each field at the place the owner gave
 // it. At a phone's width and a desktop's, each field's input lies in its box as scaled to the drawn page; the
-// recipient fills them in, signs from the signature field's button, and the signed PDF holds the values.
+// recipient fills them in, answers another item (which redraws the page), signs from the signature field's
+// button, and the signed PDF holds the values.
 
 /** US Letter, in points. */
 const PAGE = { width: 612, height: 792 };
@@ -80,7 +81,10 @@ describe("the recipient's signing page", () => {
     const app = world.app;
     const created = await createPortalRequest(app, {
       name: `Agreement on a ${name}`,
-      items: [{ name: 'Services agreement', type: 'E_SIGNATURE', contractId, required: true }],
+      items: [
+        { name: 'Services agreement', type: 'E_SIGNATURE', contractId, required: true },
+        { name: 'Anything else?', type: 'QUESTION', required: false },
+      ],
       recipients: [{ first_name: 'Ana', last_name: 'Diaz', email: `ana.${name}@example.com`, auth_method: 'NONE' }],
     });
     const itemId = created.items[0].id;
@@ -139,6 +143,15 @@ describe("the recipient's signing page", () => {
     await controlOf(page, itemId, 'paper').check();
     await controlOf(page, itemId, 'start').fill('2027-02-01');
     await screenshot(page, `signing-page-${width}-filled`);
+    // Answering another item redraws the page from the server's answer: what is filled in here stays.
+    const questionId = created.items[1].id;
+    await page.locator(`#answer-${questionId}`).fill('No');
+    await page.locator(`#save-${questionId}`).click();
+    // Redrawn: the answer is the textarea's own text now, not only its typed value.
+    await page.locator(`#answer-${questionId}:has-text("No")`).waitFor();
+    await expect(controlOf(page, itemId, 'agree').isChecked()).resolves.toBe(true);
+    await expect(controlOf(page, itemId, 'paper').isChecked()).resolves.toBe(true);
+    await expect(controlOf(page, itemId, 'full-name').inputValue()).resolves.toBe(`Ana Diaz on a ${name}`);
     // The signature field's button takes the recipient to the signature step.
     await controlOf(page, itemId, 'sig').click();
     await expect(page.evaluate<string>('document.activeElement?.id')).resolves.toBe(`sig-${itemId}-text`);

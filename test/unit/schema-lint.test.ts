@@ -20,6 +20,8 @@ const VALUE_OBJECT_TYPES = [
   'PageInfo',
   // One entry of Request.reminderSchedule: a time and a message, stored inside the request.
   'ReminderScheduleEntry',
+  // What an upload item accepts, stored inside the item (or the template's item).
+  'UploadRules',
   // An item's copy of a form, stored inside the item; its `id` is the form's, which may be deleted.
   'ItemForm',
   // A field of a form, and an answer to it, stored inside the form or the item.

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { sameSecret } from '../crypto/same-secret';
 import type { Db } from '../db/db';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
@@ -153,12 +153,6 @@ export function createMetrics(options: {
   };
 }
 
-const sameToken = (given: string, expected: string) => {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
-
 /**
  * `/metrics` in Prometheus's text format, behind a bearer token of its own (`METRICS_TOKEN`), never an
  * API key: a scraper holds no organization's key. Without a token it does not exist (404).
@@ -167,7 +161,7 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, tok
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
     if (!token) return reply.callNotFound();
     const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (!given || !sameToken(given, token))
+    if (!given || !sameSecret(given, token))
       return reply.code(401).header('WWW-Authenticate', 'Bearer realm="metrics"').send({ detail: 'Not authenticated' });
     return reply
       .type(metrics.registry.contentType)

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../../kernel/crypto/same-secret';
 import type { ServiceSettings } from '../../kernel/graphql/context';
 import { CONTRACT_EDITOR_LINK_HOURS } from './contract.limits';
 
@@ -13,14 +14,14 @@ const HOUR_MS = 3_600_000;
 /** The editor's page for a contract; without a token it sends a signed-in owner through the console for one. */
 export const editorPath = (contractId: string): string => `/contracts/${contractId}/edit`;
 
-const signature = (secret: string, contractId: string, userId: string, endsAt: number): Buffer =>
-  createHmac('sha256', secret).update(`contract-editor:${contractId}:${userId}:${endsAt}`).digest();
+const signature = (secret: string, contractId: string, userId: string, endsAt: number): string =>
+  createHmac('sha256', secret).update(`contract-editor:${contractId}:${userId}:${endsAt}`).digest('base64url');
 
 /** The editor link for `userId`, ending CONTRACT_EDITOR_LINK_HOURS after the next whole hour (reads agree). */
 export function editorLink(settings: LinkSettings, contractId: string, userId: string): string {
   const hour = Math.ceil(settings.clock.now().getTime() / HOUR_MS) * HOUR_MS;
   const endsAt = (hour + CONTRACT_EDITOR_LINK_HOURS * HOUR_MS) / 1000;
-  const sig = signature(settings.secret, contractId, userId, endsAt).toString('base64url');
+  const sig = signature(settings.secret, contractId, userId, endsAt);
   return `${settings.publicUrl}${editorPath(contractId)}?token=${endsAt}.${userId}.${sig}`;
 }
 
@@ -31,8 +32,6 @@ export function readEditorToken(settings: LinkSettings, contractId: string, toke
   const match = /^(\d{1,12})\.([0-9a-f-]{36})\.([\w-]{43})$/.exec(token);
   if (!match) return 'invalid';
   const [, ends, userId, sig] = match;
-  const expected = signature(settings.secret, contractId, userId, Number(ends));
-  const given = Buffer.from(sig, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+  if (!sameSecret(sig, signature(settings.secret, contractId, userId, Number(ends)))) return 'invalid';
   return Number(ends) * 1000 > settings.clock.now().getTime() ? { userId } : 'expired';
 }

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../../kernel/crypto/same-secret';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TwilioSettings } from '../../config/config';
@@ -76,11 +77,6 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
     .update(url + data, 'utf8')
     .digest('base64');
 }
-
-const validSignature = (expected: string, given: string | undefined) =>
-  typeof given === 'string' &&
-  given.length === expected.length &&
-  timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
 /** The statuses a message goes through, in order; a callback that arrives late never moves one back. */
 const STATUS_ORDER: Record<string, number> = {
@@ -168,7 +164,7 @@ export function twilioStatusRoute(scope: FastifyInstance): void {
             )
           : null;
         const given = request.headers['x-twilio-signature'];
-        if (!expected || !validSignature(expected, typeof given === 'string' ? given : undefined))
+        if (!expected || typeof given !== 'string' || !sameSecret(given, expected))
           return reply.code(403).send({ detail: 'The request is not signed by the SMS provider' });
       },
     },

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { sameSecret } from '../../kernel/crypto/same-secret';
 import type { Reader, Tx } from '../../kernel/db/db';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Actor, ServiceSettings, Viewer } from '../../kernel/graphql/context';
@@ -254,8 +255,6 @@ export function maskAddress(channel: NotificationChannel, address: string): stri
 const codeHash = (secret: string, recipientId: string, code: string) =>
   createHmac('sha256', secret).update(`code:${recipientId}:${code}`).digest('hex');
 
-const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 /** The counters row of a recipient, created on first use and locked until the transaction ends. */
 async function lockAccess(tx: Tx, link: SignInLink): Promise<AccessRow> {
   const table = `${link.kind.tables}_access`;
@@ -390,14 +389,14 @@ export async function signIn(
       if (!given.answer?.trim()) return { missing: 'answer' };
       if (
         !link.questionAnswerHash ||
-        !sameHash(answerHash(settings.secret, link.recipientId, given.answer), link.questionAnswerHash)
+        !sameSecret(answerHash(settings.secret, link.recipientId, given.answer), link.questionAnswerHash)
       )
         return fail('question');
     }
     if (steps.includes('code')) {
       const code = given.code?.trim();
       if (!code) return { missing: 'code' };
-      if (!sameHash(sha256Hex(code), link.passwordHash)) {
+      if (!sameSecret(sha256Hex(code), link.passwordHash)) {
         const used = await tx.execute(
           `update ${link.kind.tables}_code set used_at = ? where id = (select id from ${link.kind.tables}_code where recipient_id = ? and code_hash = ? and used_at is null and expires_at > ? limit 1)`,
           [now, link.recipientId, codeHash(settings.secret, link.recipientId, code), now],

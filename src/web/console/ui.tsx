@@ -153,6 +153,36 @@ function FieldMessages({ id, messages }: { id: string; messages: string[] }) {
 
 type FieldBase = { label: ReactNode; name: string; hint?: ReactNode };
 
+type ControlProps = {
+  id: string;
+  name: string;
+  'aria-invalid': boolean | undefined;
+  'aria-describedby': string | undefined;
+};
+
+/** A labelled control with its hint and its errors; `control` draws the input, select or textarea itself. */
+function LabelledField({ label, name, hint, control }: FieldBase & { control: (props: ControlProps) => ReactNode }) {
+  const { id, messages, describedBy, invalid } = useFieldErrors(name);
+  const hintId = hint ? `${id}-hint` : undefined;
+  return (
+    <div className={`field${invalid ? ' invalid' : ''}`}>
+      <label htmlFor={id}>{label}</label>
+      {hint && (
+        <span className="hint" id={hintId}>
+          {hint}
+        </span>
+      )}
+      {control({
+        id,
+        name,
+        'aria-invalid': invalid,
+        'aria-describedby': [describedBy, hintId].filter(Boolean).join(' ') || undefined,
+      })}
+      <FieldMessages id={id} messages={messages} />
+    </div>
+  );
+}
+
 export function TextField({
   label,
   name,
@@ -164,27 +194,15 @@ export function TextField({
     InputHTMLAttributes<HTMLInputElement>,
     'value' | 'name'
   >) {
-  const { id, messages, describedBy, invalid } = useFieldErrors(name);
-  const hintId = hint ? `${id}-hint` : undefined;
   return (
-    <div className={`field${invalid ? ' invalid' : ''}`}>
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <span className="hint" id={hintId}>
-          {hint}
-        </span>
+    <LabelledField
+      label={label}
+      name={name}
+      hint={hint}
+      control={(props) => (
+        <input {...props} value={value} onChange={(event) => onValue(event.target.value)} {...rest} />
       )}
-      <input
-        id={id}
-        name={name}
-        value={value}
-        onChange={(event) => onValue(event.target.value)}
-        aria-invalid={invalid}
-        aria-describedby={[describedBy, hintId].filter(Boolean).join(' ') || undefined}
-        {...rest}
-      />
-      <FieldMessages id={id} messages={messages} />
-    </div>
+    />
   );
 }
 
@@ -199,28 +217,15 @@ export function TextArea({
     TextareaHTMLAttributes<HTMLTextAreaElement>,
     'value' | 'name'
   >) {
-  const { id, messages, describedBy, invalid } = useFieldErrors(name);
-  const hintId = hint ? `${id}-hint` : undefined;
   return (
-    <div className={`field${invalid ? ' invalid' : ''}`}>
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <span className="hint" id={hintId}>
-          {hint}
-        </span>
+    <LabelledField
+      label={label}
+      name={name}
+      hint={hint}
+      control={(props) => (
+        <textarea {...props} value={value} onChange={(event) => onValue(event.target.value)} rows={3} {...rest} />
       )}
-      <textarea
-        id={id}
-        name={name}
-        value={value}
-        onChange={(event) => onValue(event.target.value)}
-        aria-invalid={invalid}
-        aria-describedby={[describedBy, hintId].filter(Boolean).join(' ') || undefined}
-        rows={3}
-        {...rest}
-      />
-      <FieldMessages id={id} messages={messages} />
-    </div>
+    />
   );
 }
 
@@ -237,33 +242,21 @@ export function SelectField({
   onValue: (value: string) => void;
   options: ReadonlyArray<{ value: string; label: string }>;
 } & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'value' | 'name'>) {
-  const { id, messages, describedBy, invalid } = useFieldErrors(name);
-  const hintId = hint ? `${id}-hint` : undefined;
   return (
-    <div className={`field${invalid ? ' invalid' : ''}`}>
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <span className="hint" id={hintId}>
-          {hint}
-        </span>
+    <LabelledField
+      label={label}
+      name={name}
+      hint={hint}
+      control={(props) => (
+        <select {...props} value={value} onChange={(event) => onValue(event.target.value)} {...rest}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
       )}
-      <select
-        id={id}
-        name={name}
-        value={value}
-        onChange={(event) => onValue(event.target.value)}
-        aria-invalid={invalid}
-        aria-describedby={[describedBy, hintId].filter(Boolean).join(' ') || undefined}
-        {...rest}
-      >
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-      <FieldMessages id={id} messages={messages} />
-    </div>
+    />
   );
 }
 

@@ -94,6 +94,15 @@ function render(request: PortalRequest): void {
     .forEach((el) => {
       if (el.id && el.value !== el.defaultValue) values.set(el.id, el.value);
     });
+  // Ticks in contract fields and the signature's kind are the recipient's until sent, as typed values are.
+  const ticked = new Map<string, boolean>();
+  content
+    .querySelectorAll<HTMLInputElement>(
+      'input[data-field][type=checkbox], input[data-field][type=radio], input[data-action=signature-kind]',
+    )
+    .forEach((el) => {
+      if (el.id && el.checked !== el.defaultChecked) ticked.set(el.id, el.checked);
+    });
   content.innerHTML = renderRequest(ctx, request).value;
   content.querySelectorAll('.uploads, canvas.pad').forEach((el) => {
     const old = kept.get(el.id || `pad-${(el as HTMLElement).dataset.item}`);
@@ -102,6 +111,12 @@ function render(request: PortalRequest): void {
   values.forEach((value, id) => {
     const el = document.getElementById(id) as HTMLInputElement | null;
     if (el) el.value = value;
+  });
+  ticked.forEach((checked, id) => {
+    const el = document.getElementById(id) as HTMLInputElement | null;
+    if (!el) return;
+    el.checked = checked;
+    if (checked && el.dataset.action === 'signature-kind') showSignatureKind(el);
   });
   content.querySelectorAll('canvas.pad').forEach((pad) => preparePad(pad as HTMLCanvasElement));
   showContracts();
@@ -444,12 +459,14 @@ document.addEventListener('change', (event) => {
     input.value = '';
   } else if (input.dataset.action === 'not-applicable') {
     void change(itemId, 'PUT', `/items/${itemId}/not-applicable`, { is_na: input.checked }, text(ctx, 'saved'));
-  } else if (input.dataset.action === 'signature-kind') {
-    const form = input.closest('form')!;
-    (form.querySelector('.sig-typed') as HTMLElement).hidden = input.value !== 'TYPED';
-    (form.querySelector('.sig-drawn') as HTMLElement).hidden = input.value !== 'DRAWN';
-  }
+  } else if (input.dataset.action === 'signature-kind') showSignatureKind(input);
 });
+
+function showSignatureKind(input: HTMLInputElement): void {
+  const form = input.closest('form')!;
+  (form.querySelector('.sig-typed') as HTMLElement).hidden = input.value !== 'TYPED';
+  (form.querySelector('.sig-drawn') as HTMLElement).hidden = input.value !== 'DRAWN';
+}
 
 window.addEventListener('online', resumeUploads);
 
