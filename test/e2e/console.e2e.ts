@@ -747,6 +747,13 @@ describe('the owner console', () => {
       expect(await downloaded(download)).toEqual(CONTRACT);
       // The signed contract is the e-signature item's document.
       await card('Engagement letter').locator('.document-name', { hasText: '.signed.pdf' }).waitFor();
+      // The PDF preview at 1280 px is as wide as a page is read, not the whole column.
+      const wide = (await firstPage.boundingBox())!;
+      expect(wide.width).toBeLessThanOrEqual(800);
+      expect(wide.width).toBeGreaterThan(600);
+      await eventually(async () => expect(await inked()).toBe(true));
+      // From the top: the sticky bar stays at the top of a full-page picture.
+      await page.evaluate('window.scrollTo(0, 0)');
       await screenshot(page, 'console-03-request-1280');
 
       // Send one item back with a message; the recipient redoes it; then verify everything.
@@ -984,7 +991,8 @@ describe('the owner console', () => {
       }
       await page.setViewportSize(PHONE);
       await page.locator('.pdf-page[data-page="1"] canvas').waitFor();
-      expect(await widthFits(page)).toBe(true);
+      // The editor draws its pages again at the new width on the next frame.
+      await eventually(async () => expect(await widthFits(page)).toBe(true));
       await screenshot(page, 'console-15-editor-360');
       await page.setViewportSize({ width: 1280, height: 900 });
 

@@ -39,7 +39,12 @@ const drawPdf: DrawPdf = async (holder, data, name) => {
       tasks.get(index)?.cancel();
       pdf
         .getPage(index + 1)
-        .then((page) => tasks.set(index, drawPage(page, canvases[index], width / size.width).task))
+        .then((page) => {
+          tasks.set(index, drawPage(page, canvases[index], width / size.width).task);
+          // Fluid until the next redraw: a narrower window never scrolls sideways meanwhile.
+          canvases[index].style.width = '100%';
+          canvases[index].style.height = 'auto';
+        })
         // Closed meanwhile: the document is gone, nothing to draw.
         .catch(() => undefined);
     });
