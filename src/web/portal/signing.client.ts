@@ -16,16 +16,14 @@ const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as
 const ctx = contextOf(boot);
 
 type Contract = { pdf: PDFDocumentProxy; sizes: PageSize[] };
-/** Each item's contract, read once a page: a re-render draws it again without fetching it. */
+/** Each PDF (a contract to sign, a signed copy), read once a page: a re-render draws it again without fetching it. */
 const contracts = new Map<string, Promise<Contract>>();
 
-function contractOf(itemId: string): Promise<Contract> {
-  let contract = contracts.get(itemId);
+function contractOf(url: string): Promise<Contract> {
+  let contract = contracts.get(url);
   if (!contract) {
     contract = (async () => {
-      const response = await fetch(`${boot.api}/items/${encodeURIComponent(itemId)}/contract`, {
-        credentials: 'same-origin',
-      });
+      const response = await fetch(url, { credentials: 'same-origin' });
       // A DOC or DOCX contract, or a refusal: the fields stay a list.
       if (!response.ok || response.headers.get('content-type')?.split(';')[0] !== 'application/pdf')
         throw new Error(`The contract could not be read: ${response.status}`);
@@ -33,7 +31,7 @@ function contractOf(itemId: string): Promise<Contract> {
       const pdf = await pdfjs.getDocument({ data, isEvalSupported: false }).promise;
       return { pdf, sizes: await pageSizes(pdf) };
     })();
-    contracts.set(itemId, contract);
+    contracts.set(url, contract);
   }
   return contract;
 }
@@ -49,8 +47,6 @@ function markButton(itemId: string, field: ContractField): HTMLButtonElement {
   button.textContent = text(ctx, field.type.toLowerCase() === 'initials' ? 'initialHere' : 'signHere', {
     name: field.placeholder || field.id,
   });
-  // A small box cuts its words short: the pointer shows them whole (a screen reader reads the text itself).
-  button.title = button.textContent;
   button.addEventListener('click', () => {
     const step = document.getElementById(`sig-${itemId}-step`);
     if (!step) return;
@@ -88,12 +84,14 @@ function draw(holder: HTMLElement, contract: Contract): void {
 
 async function show(holder: HTMLElement): Promise<void> {
   holder.dataset.shown = 'true';
-  const form = holder.closest('form')!;
+  // None around a signed copy, which has no fields.
+  const form = holder.closest('form');
   const itemId = holder.dataset.item!;
   const fields = JSON.parse(holder.dataset.fields!) as ContractField[];
   let contract: Contract;
   try {
-    contract = await contractOf(itemId);
+    // A signed item names its signed copy; else the contract to sign.
+    contract = await contractOf(holder.dataset.src ?? `${boot.api}/items/${encodeURIComponent(itemId)}/contract`);
   } catch {
     return;
   }
@@ -126,7 +124,7 @@ async function show(holder: HTMLElement): Promise<void> {
     place.style.height = percent(box.height, size.height);
     if (SIGNED_BY_MARK.has(field.type.toLowerCase())) place.append(markButton(itemId, field));
     else {
-      const input = form.querySelector<HTMLElement>(`[data-box="${CSS.escape(field.id)}"]`);
+      const input = form?.querySelector<HTMLElement>(`[data-box="${CSS.escape(field.id)}"]`);
       if (!input) continue;
       const control = input.querySelector<HTMLInputElement>('input')!;
       if (control.type !== 'checkbox' && control.type !== 'radio') control.placeholder = field.placeholder || field.id;
@@ -134,7 +132,7 @@ async function show(holder: HTMLElement): Promise<void> {
     }
     sections[box.page - 1].append(place);
   }
-  form.querySelector<HTMLElement>('.sign-fields')?.setAttribute('hidden', '');
+  form?.querySelector<HTMLElement>('.sign-fields')?.setAttribute('hidden', '');
   holder.hidden = false;
   draw(holder, contract);
 }
