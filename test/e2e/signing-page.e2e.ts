@@ -125,7 +125,7 @@ describe("the recipient's signing page", () => {
         expect(got.x + got.width).toBeLessThanOrEqual(sheet.x + sheet.width + 1);
         const whole = await control.evaluate((button: any) => ({
           fits: button.scrollWidth <= button.clientWidth + 1 && button.scrollHeight <= button.clientHeight + 1,
-          size: parseFloat(getComputedStyle(button).fontSize),
+          size: parseFloat(button.ownerDocument.defaultView.getComputedStyle(button).fontSize),
         }));
         expect([field.id, whole.fits, whole.size >= 12]).toEqual([field.id, true, true]);
         expect(await control.textContent()).toContain(field.placeholder);

@@ -1,5 +1,5 @@
 import * as pdfjs from 'pdfjs-dist';
-import { drawPage, pageSizes } from '../shared/pdf-pages';
+import { drawAtWidth, pageSizes } from '../shared/pdf-pages';
 
 // The console's PDF preview (bundled apart, console.routes.ts pdfPreviewAssets; loaded by ./pdf-preview.ts when a
 // PDF preview first opens, so pdf.js stays out of the console's budget): each page drawn by pdf.js on a canvas at
@@ -28,33 +28,9 @@ const drawPdf: DrawPdf = async (holder, data, name) => {
     holder.append(canvas);
     return canvas;
   });
-  const tasks = new Map<number, { cancel(): void }>();
-  let drawnAt = 0;
-  // Again when the width changes (a turned phone, a resized window).
-  const redraw = () => {
-    const width = holder.clientWidth;
-    if (!width || width === drawnAt) return;
-    drawnAt = width;
-    sizes.forEach((size, index) => {
-      tasks.get(index)?.cancel();
-      pdf
-        .getPage(index + 1)
-        .then((page) => {
-          tasks.set(index, drawPage(page, canvases[index], width / size.width).task);
-          // Fluid until the next redraw: a narrower window never scrolls sideways meanwhile.
-          canvases[index].style.width = '100%';
-          canvases[index].style.height = 'auto';
-        })
-        // Closed meanwhile: the document is gone, nothing to draw.
-        .catch(() => undefined);
-    });
-  };
-  redraw();
-  const observer = new ResizeObserver(() => requestAnimationFrame(redraw));
-  observer.observe(holder);
+  const stop = drawAtWidth(holder, pdf, sizes, (index) => canvases[index]);
   return () => {
-    observer.disconnect();
-    tasks.forEach((task) => task.cancel());
+    stop();
     canvases.forEach((canvas) => canvas.remove());
     void loading.destroy();
   };

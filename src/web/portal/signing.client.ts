@@ -2,7 +2,7 @@ import * as pdfjs from 'pdfjs-dist';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import { contextOf, text, type ContractField, type PortalBoot } from '../../modules/portal/portal.view';
 import { boxOf, type PageSize } from '../shared/layout';
-import { drawPage, pageSizes } from '../shared/pdf-pages';
+import { drawAtWidth, pageSizes } from '../shared/pdf-pages';
 
 // The signing view (bundled apart, portal.assets.ts signingAssets; loaded by portal.client.ts where a contract is
 // to be signed): each page of the contract drawn by pdf.js, and each of the recipient's fields at its place on it.
@@ -57,29 +57,21 @@ function markButton(itemId: string, field: ContractField): HTMLButtonElement {
   return button;
 }
 
-/** Draws the holder's pages at its width, again when it changes (a turned phone, a resized window). */
+/** Draws the holder's pages at its width, and sizes each box's text for it. */
 function draw(holder: HTMLElement, contract: Contract): void {
-  const tasks = new Map<number, { cancel(): void }>();
-  let drawnAt = 0;
-  const redraw = () => {
-    const width = holder.clientWidth;
-    if (!width || width === drawnAt) return;
-    drawnAt = width;
-    holder.querySelectorAll<HTMLElement>('.sign-page').forEach((section, index) => {
-      const size = contract.sizes[index];
-      const scale = width / size.width;
+  const sections = [...holder.querySelectorAll<HTMLElement>('.sign-page')];
+  drawAtWidth(
+    holder,
+    contract.pdf,
+    contract.sizes,
+    (index) => sections[index].querySelector('canvas')!,
+    (index, scale) => {
       // Text as tall as its box allows, read at any width.
-      section.querySelectorAll<HTMLElement>('.sign-box').forEach((box) => {
+      sections[index].querySelectorAll<HTMLElement>('.sign-box').forEach((box) => {
         box.style.fontSize = `${Math.max(9, Math.min(16, Number(box.dataset.height) * scale * 0.6))}px`;
       });
-      tasks.get(index)?.cancel();
-      void contract.pdf.getPage(index + 1).then((page) => {
-        tasks.set(index, drawPage(page, section.querySelector('canvas')!, scale).task);
-      });
-    });
-  };
-  redraw();
-  new ResizeObserver(() => requestAnimationFrame(redraw)).observe(holder);
+    },
+  );
 }
 
 async function show(holder: HTMLElement): Promise<void> {
