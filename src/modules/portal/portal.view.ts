@@ -360,7 +360,9 @@ function renderSignature(ctx: ViewContext, item: PortalItem, editable: boolean):
   if (!editable || item.is_na || item.status === 'COMPLETE' || item.status === 'VERIFIED') {
     const signed = item.status === 'COMPLETE' || item.status === 'VERIFIED';
     // The signed copy's pages in place of the contract's: each box shows the name or drawing stamped in it.
-    const copy = signed ? item.documents.findLast((doc) => doc.content_type === 'application/pdf') : undefined;
+    // This recipient's own copy first (another signer's may be there too).
+    const pdfs = signed ? item.documents.filter((doc) => doc.content_type === 'application/pdf') : [];
+    const copy = pdfs.findLast((doc) => doc.mine) ?? pdfs.at(-1);
     return html`${contract}${signed ? html`<p class="signed">✓ ${text(ctx, 'signed')}</p>` : ''}${
       copy
         ? html`<div class="sign-pages" data-item="${item.id}" data-src="${copy.download_url}" data-fields="[]" hidden></div>`
