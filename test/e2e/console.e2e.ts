@@ -761,15 +761,35 @@ describe('the owner console', () => {
         .first()
         .waitFor({ timeout: LIVE_MS });
 
-      // Previews: the image at once, the PDF when asked, both from blob: copies; downloads keep the name.
+      // Previews: the image at once from a blob: copy, the PDF when asked, its pages drawn by pdf.js (a script
+      // loaded then) on canvases at the preview's width, on a phone too; downloads keep the name.
       const photo = card('Photo').locator('img.preview-image');
       await photo.waitFor();
       expect(await photo.getAttribute('src')).toMatch(/^blob:/);
       expect(await photo.evaluate((img: any) => img.naturalWidth)).toBe(120);
+      expect(await page.locator('script[src*="/app/pdf-preview/assets/"]').count()).toBe(0);
       await card('Proof of address').getByRole('button', { name: 'Preview' }).click();
-      const frame = card('Proof of address').locator('iframe.preview-pdf');
-      await frame.waitFor();
-      expect(await frame.getAttribute('src')).toMatch(/^blob:/);
+      const firstPage = card('Proof of address').getByRole('img', { name: /^Preview of address\.pdf, page 1 of \d+$/ });
+      await firstPage.waitFor();
+      expect(await firstPage.evaluate((canvas: any) => canvas.tagName)).toBe('CANVAS');
+      // Something is drawn: not every pixel is blank.
+      const inked = () =>
+        firstPage.evaluate((canvas: any) => {
+          const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+          return data.some((value: number, index: number) => index % 4 === 3 && value > 0 && data[index - 1] < 128);
+        });
+      await eventually(async () => expect(await inked()).toBe(true));
+      await page.setViewportSize(PHONE);
+      await eventually(async () => {
+        const box = (await firstPage.boundingBox())!;
+        expect(box.width).toBeGreaterThan(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+      });
+      await eventually(async () => expect(await inked()).toBe(true));
+      expect(await widthFits(page)).toBe(true);
+      await firstPage.scrollIntoViewIfNeeded();
+      await screenshot(page, 'console-03-pdf-preview-360');
+      await page.setViewportSize({ width: 1280, height: 900 });
       const [download] = await Promise.all([
         page.waitForEvent('download'),
         card('Proof of address')
@@ -780,6 +800,13 @@ describe('the owner console', () => {
       expect(await downloaded(download)).toEqual(CONTRACT);
       // The signed contract is the e-signature item's document.
       await card('Engagement letter').locator('.document-name', { hasText: '.signed.pdf' }).waitFor();
+      // The PDF preview at 1280 px is as wide as a page is read, not the whole column.
+      const wide = (await firstPage.boundingBox())!;
+      expect(wide.width).toBeLessThanOrEqual(800);
+      expect(wide.width).toBeGreaterThan(600);
+      await eventually(async () => expect(await inked()).toBe(true));
+      // From the top: the sticky bar stays at the top of a full-page picture.
+      await page.evaluate('window.scrollTo(0, 0)');
       await screenshot(page, 'console-03-request-1280');
 
       // Send one item back with a message; the recipient redoes it; then verify everything.
@@ -1017,7 +1044,8 @@ describe('the owner console', () => {
       }
       await page.setViewportSize(PHONE);
       await page.locator('.pdf-page[data-page="1"] canvas').waitFor();
-      expect(await widthFits(page)).toBe(true);
+      // The editor draws its pages again at the new width on the next frame.
+      await eventually(async () => expect(await widthFits(page)).toBe(true));
       await screenshot(page, 'console-15-editor-360');
       await page.setViewportSize({ width: 1280, height: 900 });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import type { Page } from 'playwright-core';
 import { client } from '../support/app';
+import { eventually } from '../support/fixtures';
 import { upload } from '../support/files';
 import { ARTIFACTS, openContext, screenshot } from './support/browser';
 import { createPortalRequest } from './support/recipient';
@@ -111,6 +112,25 @@ describe("the recipient's signing page", () => {
       };
       const control = controlOf(page, itemId, field.id);
       const got = (await control.boundingBox())!;
+      if (['signature', 'initials'].includes(field.type)) {
+        // A "Sign here" button covers its box, centred on it, and its words are whole even in a small box on a
+        // phone: nothing cut short, at least 12 px tall letters, a target at least 24 px.
+        expect(got.x).toBeLessThanOrEqual(expected.left + 1);
+        expect(got.y).toBeLessThanOrEqual(expected.top + 1);
+        expect(got.x + got.width).toBeGreaterThanOrEqual(expected.right - 1);
+        expect(got.y + got.height).toBeGreaterThanOrEqual(expected.bottom - 1);
+        expect(Math.abs(got.x + got.width / 2 - (expected.left + expected.right) / 2)).toBeLessThanOrEqual(1);
+        expect(Math.min(got.width, got.height)).toBeGreaterThanOrEqual(24);
+        expect(got.x).toBeGreaterThanOrEqual(sheet.x - 1);
+        expect(got.x + got.width).toBeLessThanOrEqual(sheet.x + sheet.width + 1);
+        const whole = await control.evaluate((button: any) => ({
+          fits: button.scrollWidth <= button.clientWidth + 1 && button.scrollHeight <= button.clientHeight + 1,
+          size: parseFloat(button.ownerDocument.defaultView.getComputedStyle(button).fontSize),
+        }));
+        expect([field.id, whole.fits, whole.size >= 12]).toEqual([field.id, true, true]);
+        expect(await control.textContent()).toContain(field.placeholder);
+        continue;
+      }
       // Inside its box (a pixel for rounding), and filling most of it: it is the box, not somewhere near it.
       expect(got.x).toBeGreaterThanOrEqual(expected.left - 1);
       expect(got.y).toBeGreaterThanOrEqual(expected.top - 1);
@@ -118,9 +138,7 @@ describe("the recipient's signing page", () => {
       expect(got.y + got.height).toBeLessThanOrEqual(expected.bottom + 1);
       expect(got.width).toBeGreaterThanOrEqual((expected.right - expected.left) * 0.8);
       // Named by the field's name for a screen reader.
-      const named = ['signature', 'initials'].includes(field.type)
-        ? await control.textContent()
-        : await page.locator(`label[for="${await control.getAttribute('id')}"]`).textContent();
+      const named = await page.locator(`label[for="${await control.getAttribute('id')}"]`).textContent();
       expect(named).toContain(field.placeholder);
     }
     // The page fits the screen: nothing to scroll sideways.
@@ -158,6 +176,27 @@ describe("the recipient's signing page", () => {
     await page.keyboard.type('Ana Diaz');
     await page.locator(`#sign-${itemId}`).click();
     await page.locator(`#item-${itemId}[data-status="COMPLETE"]`).waitFor();
+    // Signed, the pages drawn are the signed copy's: the signature's box shows the typed name stamped in it.
+    const signedPage = page.locator(
+      `.sign-pages[data-item="${itemId}"][data-src]:not([hidden]) .sign-page[data-page="2"]`,
+    );
+    await signedPage.locator('canvas[width]').waitFor();
+    const sig = pointsOf(FIELDS.find((field) => field.id === 'sig')!.layout);
+    const inkIn = (box: { x: number; y: number; width: number; height: number }) =>
+      signedPage.locator('canvas').evaluate(
+        (canvas: any, [box, pageWidth]: any) => {
+          const k = canvas.width / pageWidth;
+          const { data } = canvas
+            .getContext('2d')
+            .getImageData(box.x * k, box.y * k, Math.max(1, box.width * k), Math.max(1, box.height * k));
+          let dark = 0;
+          for (let i = 0; i < data.length; i += 4) if (data[i + 3] > 0 && data[i] < 128) dark++;
+          return dark;
+        },
+        [box, PAGE.width],
+      );
+    expect(await eventually(async () => (await inkIn(sig)) > 20)).toBe(true);
+    await signedPage.scrollIntoViewIfNeeded();
     await screenshot(page, `signing-page-${width}-signed`);
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);

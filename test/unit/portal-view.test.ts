@@ -118,6 +118,29 @@ describe('portal view', () => {
     expect(renderItem(ctx(), portalItem({ id: 'r' }), true).value).not.toContain('data-action="not-applicable"');
   });
 
+  it('should draw a signed item’s signed copy, where its boxes show what was signed', () => {
+    const copy = {
+      id: 'd9',
+      file_name: 'Agreement.signed.pdf',
+      content_type: 'application/pdf',
+      size: 4096,
+      download_url: '/r/tok/api/documents/d9',
+      mine: false,
+      created_at: '2026-11-24T10:00:00Z',
+    };
+    const signed = renderItem(
+      ctx(),
+      portalItem({ id: 's', type: 'E_SIGNATURE', documents: [copy], status: 'COMPLETE' }),
+      true,
+    ).value;
+    expect(signed).toContain(
+      '<div class="sign-pages" data-item="s" data-src="/r/tok/api/documents/d9" data-fields="[]" hidden></div>',
+    );
+    expect(signed).not.toContain('<form class="sign-form"');
+    const unsigned = renderItem(ctx(), portalItem({ id: 's', type: 'E_SIGNATURE' }), false).value;
+    expect(unsigned).not.toContain('data-src');
+  });
+
   it('should let the recipient remove only its own documents, and nothing once submitted', () => {
     const documents = [
       {

@@ -1,13 +1,9 @@
 import type { BundledAssets } from '../../kernel/http/bundle';
-import { CONSOLE_CSP } from './console.page';
 
 // The contract editor's page: a shell its script (src/web/editor/) fills in, pdf.js drawing the PDF's pages on
 // canvases and a worker of Gather's own reading the PDF. No inline script or style, nothing from elsewhere.
 
 export const EDITOR_ASSET_PREFIX = '/app/editor/assets/';
-
-/** The console's policy, and pdf.js's worker from Gather (blob: never runs as a worker). */
-export const EDITOR_CSP = `${CONSOLE_CSP}; worker-src 'self'`;
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

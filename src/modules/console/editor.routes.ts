@@ -10,8 +10,9 @@ import { ContractUpdateBody, contractUpdateInputFromRest } from '../contracts/co
 import { requireContract, updateContract } from '../contracts/contract.service';
 import { contractView } from '../contracts/contract.view';
 import { readFile, requireStoredFile } from '../files/file.service';
-import { CONSOLE_STYLESHEETS } from './console.page';
-import { EDITOR_ASSET_PREFIX, EDITOR_CSP, renderEditorPage, renderLinkEndedPage } from './editor.page';
+// The console's policy, pdf.js's worker from Gather included (a blob: never runs as a worker).
+import { CONSOLE_CSP as EDITOR_CSP, CONSOLE_STYLESHEETS } from './console.page';
+import { EDITOR_ASSET_PREFIX, renderEditorPage, renderLinkEndedPage } from './editor.page';
 
 // The contract editor at a contract's `annotationUrl` (docs/console.md): its page, and what the page reads and
 // saves with the link's token: the contract as `GET /contracts/{id}` answers it, its PDF, and a save that takes

@@ -361,7 +361,16 @@ function renderField(item: PortalItem, field: ContractField): SafeHtml {
 function renderSignature(ctx: ViewContext, item: PortalItem, editable: boolean): SafeHtml {
   const contract = html`<p><a href="${apiPath(ctx, `/items/${item.id}/contract`)}" target="_blank" rel="noopener">${text(ctx, 'contractLink')}</a></p>`;
   if (!editable || item.is_na || item.status === 'COMPLETE' || item.status === 'VERIFIED') {
-    return html`${contract}${item.status === 'COMPLETE' || item.status === 'VERIFIED' ? html`<p class="signed">✓ ${text(ctx, 'signed')}</p>` : ''}${renderUpload(ctx, item, false)}`;
+    const signed = item.status === 'COMPLETE' || item.status === 'VERIFIED';
+    // The signed copy's pages in place of the contract's: each box shows the name or drawing stamped in it.
+    // This recipient's own copy first (another signer's may be there too).
+    const pdfs = signed ? item.documents.filter((doc) => doc.content_type === 'application/pdf') : [];
+    const copy = pdfs.findLast((doc) => doc.mine) ?? pdfs.at(-1);
+    return html`${contract}${signed ? html`<p class="signed">✓ ${text(ctx, 'signed')}</p>` : ''}${
+      copy
+        ? html`<div class="sign-pages" data-item="${item.id}" data-src="${copy.download_url}" data-fields="[]" hidden></div>`
+        : ''
+    }${renderUpload(ctx, item, false)}`;
   }
   // Signature and initials fields take the signature itself; the others are filled in here.
   const fields = item.signature_fields.filter((f) => !['signature', 'initials'].includes(f.type.toLowerCase()));

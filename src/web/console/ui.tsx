@@ -10,6 +10,7 @@ import {
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
 } from 'react';
+import type { Language } from '../../generated/console/graphql';
 import { STATE_LABELS } from '../shared/labels';
 import { errorsByField, fieldId, fieldKey, type FieldError } from './forms';
 
@@ -257,6 +258,93 @@ export function SelectField({
         </select>
       )}
     />
+  );
+}
+
+/** The languages a request is written in, as the API names them. */
+const LANGUAGES: ReadonlyArray<{ value: Language; label: string }> = [
+  { value: 'EN_US', label: 'English' },
+  { value: 'ES', label: 'Spanish' },
+];
+
+/**
+ * A request's language: with `inherit`, an empty choice that takes the template's or the organization's. A value
+ * the list does not have (set through the API) stays listed, so saving the form keeps it.
+ */
+export function LanguageField({
+  name,
+  value,
+  onValue,
+  inherit = false,
+}: {
+  name: string;
+  value: Language | '';
+  onValue: (value: Language | '') => void;
+  inherit?: boolean;
+}) {
+  const options: Array<{ value: string; label: string }> = inherit ? [{ value: '', label: 'Default' }] : [];
+  options.push(...LANGUAGES);
+  if (!options.some((option) => option.value === value)) options.push({ value, label: value });
+  return (
+    <SelectField
+      label="Language"
+      name={name}
+      value={value}
+      onValue={(language) => onValue(language as Language | '')}
+      options={options}
+    />
+  );
+}
+
+/** Days between reminders: -1 to 365 (0 sends none), as every form that sets them takes it. */
+export function RemindersField({
+  name,
+  value,
+  onValue,
+  hint,
+}: {
+  name: string;
+  value: string;
+  onValue: (value: string) => void;
+  hint?: string;
+}) {
+  return (
+    <TextField
+      label="Days between reminders"
+      name={name}
+      type="number"
+      min={-1}
+      max={365}
+      step={1}
+      hint={hint}
+      value={value}
+      onValue={onValue}
+    />
+  );
+}
+
+/** A list's delete button, named with what it deletes for a screen reader. */
+export function DeleteButton({ name, busy, onClick }: { name: string; busy: boolean; onClick: () => void }) {
+  return (
+    <button type="button" className="danger" disabled={busy} onClick={onClick}>
+      Delete<span className="visually-hidden"> {name}</span>
+    </button>
+  );
+}
+
+/** A list's next page, where there is one. */
+export function NextPageButton({
+  pageInfo,
+  onNext,
+}: {
+  pageInfo: { hasNextPage: boolean; endCursor?: string | null } | undefined;
+  onNext: (cursor: string | null) => void;
+}) {
+  if (!pageInfo?.hasNextPage) return null;
+  return (
+    <button type="button" className="secondary" onClick={() => onNext(pageInfo.endCursor ?? null)}>
+      Next page
+    </button>
   );
 }
 

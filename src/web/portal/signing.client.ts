@@ -2,7 +2,7 @@ import * as pdfjs from 'pdfjs-dist';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import { contextOf, text, type ContractField, type PortalBoot } from '../../modules/portal/portal.view';
 import { boxOf, type PageSize } from '../shared/layout';
-import { drawPage, pageSizes } from '../shared/pdf-pages';
+import { drawAtWidth, pageSizes } from '../shared/pdf-pages';
 
 // The signing view (bundled apart, portal.assets.ts signingAssets; loaded by portal.client.ts where a contract is
 // to be signed): each page of the contract drawn by pdf.js, and each of the recipient's fields at its place on it.
@@ -16,16 +16,14 @@ const boot = JSON.parse(document.getElementById('portal-boot')!.textContent!) as
 const ctx = contextOf(boot);
 
 type Contract = { pdf: PDFDocumentProxy; sizes: PageSize[] };
-/** Each item's contract, read once a page: a re-render draws it again without fetching it. */
+/** Each PDF (a contract to sign, a signed copy), read once a page: a re-render draws it again without fetching it. */
 const contracts = new Map<string, Promise<Contract>>();
 
-function contractOf(itemId: string): Promise<Contract> {
-  let contract = contracts.get(itemId);
+function contractOf(url: string): Promise<Contract> {
+  let contract = contracts.get(url);
   if (!contract) {
     contract = (async () => {
-      const response = await fetch(`${boot.api}/items/${encodeURIComponent(itemId)}/contract`, {
-        credentials: 'same-origin',
-      });
+      const response = await fetch(url, { credentials: 'same-origin' });
       // A DOC or DOCX contract, or a refusal: the fields stay a list.
       if (!response.ok || response.headers.get('content-type')?.split(';')[0] !== 'application/pdf')
         throw new Error(`The contract could not be read: ${response.status}`);
@@ -33,7 +31,7 @@ function contractOf(itemId: string): Promise<Contract> {
       const pdf = await pdfjs.getDocument({ data, isEvalSupported: false }).promise;
       return { pdf, sizes: await pageSizes(pdf) };
     })();
-    contracts.set(itemId, contract);
+    contracts.set(url, contract);
   }
   return contract;
 }
@@ -49,8 +47,6 @@ function markButton(itemId: string, field: ContractField): HTMLButtonElement {
   button.textContent = text(ctx, field.type.toLowerCase() === 'initials' ? 'initialHere' : 'signHere', {
     name: field.placeholder || field.id,
   });
-  // A small box cuts its words short: the pointer shows them whole (a screen reader reads the text itself).
-  button.title = button.textContent;
   button.addEventListener('click', () => {
     const step = document.getElementById(`sig-${itemId}-step`);
     if (!step) return;
@@ -61,39 +57,33 @@ function markButton(itemId: string, field: ContractField): HTMLButtonElement {
   return button;
 }
 
-/** Draws the holder's pages at its width, again when it changes (a turned phone, a resized window). */
+/** Draws the holder's pages at its width, and sizes each box's text for it. */
 function draw(holder: HTMLElement, contract: Contract): void {
-  const tasks = new Map<number, { cancel(): void }>();
-  let drawnAt = 0;
-  const redraw = () => {
-    const width = holder.clientWidth;
-    if (!width || width === drawnAt) return;
-    drawnAt = width;
-    holder.querySelectorAll<HTMLElement>('.sign-page').forEach((section, index) => {
-      const size = contract.sizes[index];
-      const scale = width / size.width;
+  const sections = [...holder.querySelectorAll<HTMLElement>('.sign-page')];
+  drawAtWidth(
+    holder,
+    contract.pdf,
+    contract.sizes,
+    (index) => sections[index].querySelector('canvas')!,
+    (index, scale) => {
       // Text as tall as its box allows, read at any width.
-      section.querySelectorAll<HTMLElement>('.sign-box').forEach((box) => {
+      sections[index].querySelectorAll<HTMLElement>('.sign-box').forEach((box) => {
         box.style.fontSize = `${Math.max(9, Math.min(16, Number(box.dataset.height) * scale * 0.6))}px`;
       });
-      tasks.get(index)?.cancel();
-      void contract.pdf.getPage(index + 1).then((page) => {
-        tasks.set(index, drawPage(page, section.querySelector('canvas')!, scale).task);
-      });
-    });
-  };
-  redraw();
-  new ResizeObserver(() => requestAnimationFrame(redraw)).observe(holder);
+    },
+  );
 }
 
 async function show(holder: HTMLElement): Promise<void> {
   holder.dataset.shown = 'true';
-  const form = holder.closest('form')!;
+  // None around a signed copy, which has no fields.
+  const form = holder.closest('form');
   const itemId = holder.dataset.item!;
   const fields = JSON.parse(holder.dataset.fields!) as ContractField[];
   let contract: Contract;
   try {
-    contract = await contractOf(itemId);
+    // A signed item names its signed copy; else the contract to sign.
+    contract = await contractOf(holder.dataset.src ?? `${boot.api}/items/${encodeURIComponent(itemId)}/contract`);
   } catch {
     return;
   }
@@ -126,7 +116,7 @@ async function show(holder: HTMLElement): Promise<void> {
     place.style.height = percent(box.height, size.height);
     if (SIGNED_BY_MARK.has(field.type.toLowerCase())) place.append(markButton(itemId, field));
     else {
-      const input = form.querySelector<HTMLElement>(`[data-box="${CSS.escape(field.id)}"]`);
+      const input = form?.querySelector<HTMLElement>(`[data-box="${CSS.escape(field.id)}"]`);
       if (!input) continue;
       const control = input.querySelector<HTMLInputElement>('input')!;
       if (control.type !== 'checkbox' && control.type !== 'radio') control.placeholder = field.placeholder || field.id;
@@ -134,7 +124,7 @@ async function show(holder: HTMLElement): Promise<void> {
     }
     sections[box.page - 1].append(place);
   }
-  form.querySelector<HTMLElement>('.sign-fields')?.setAttribute('hidden', '');
+  form?.querySelector<HTMLElement>('.sign-fields')?.setAttribute('hidden', '');
   holder.hidden = false;
   draw(holder, contract);
 }

@@ -37,3 +37,46 @@ export function drawPage(
   task.promise.catch(() => undefined);
   return { size: { width: viewport.width, height: viewport.height }, task };
 }
+
+/**
+ * Draws `pdf`'s pages on their canvases at `holder`'s width, again when it changes (a turned phone, a resized
+ * window); `atScale` runs first for each page (what is placed on it follows). Between two drawings a canvas
+ * takes its holder's width, so a narrower window never scrolls sideways meanwhile. The returned function stops.
+ */
+export function drawAtWidth(
+  holder: HTMLElement,
+  pdf: PDFDocumentProxy,
+  sizes: PageSize[],
+  canvasOf: (index: number) => HTMLCanvasElement,
+  atScale?: (index: number, scale: number) => void,
+): () => void {
+  const tasks = new Map<number, { cancel(): void }>();
+  let drawnAt = 0;
+  const redraw = () => {
+    const width = holder.clientWidth;
+    if (!width || width === drawnAt) return;
+    drawnAt = width;
+    sizes.forEach((size, index) => {
+      const scale = width / size.width;
+      atScale?.(index, scale);
+      tasks.get(index)?.cancel();
+      pdf
+        .getPage(index + 1)
+        .then((page) => {
+          const canvas = canvasOf(index);
+          tasks.set(index, drawPage(page, canvas, scale).task);
+          canvas.style.width = '100%';
+          canvas.style.height = 'auto';
+        })
+        // Closed meanwhile: the document is gone, nothing to draw.
+        .catch(() => undefined);
+    });
+  };
+  redraw();
+  const observer = new ResizeObserver(() => requestAnimationFrame(redraw));
+  observer.observe(holder);
+  return () => {
+    observer.disconnect();
+    tasks.forEach((task) => task.cancel());
+  };
+}

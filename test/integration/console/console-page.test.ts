@@ -49,7 +49,7 @@ describe('GET /app', () => {
     expect(bodies[0]).not.toMatch(/<script>|<style|style="/);
   });
 
-  it('should send a policy with no unsafe-inline, no other origin, and blob: previews only in frames and images', async () => {
+  it('should send a policy with no unsafe-inline, no other origin, and blob: previews only in images, workers from Gather', async () => {
     const policy = String(
       (await t.app.inject({ method: 'GET', url: '/app/requests' })).headers['content-security-policy'],
     );
@@ -67,7 +67,7 @@ describe('GET /app', () => {
       'script-src': ["'self'"],
       'style-src': ["'self'"],
       'connect-src': ["'self'"],
-      'frame-src': ['blob:'],
+      'worker-src': ["'self'"],
       'img-src': ["'self'", 'data:', 'blob:'],
       'frame-ancestors': ["'none'"],
       'base-uri': ["'none'"],
@@ -94,6 +94,23 @@ describe('GET /app', () => {
     expect(css.body.indexOf('The live dashboard')).toBeGreaterThanOrEqual(0);
     expect(css.body.indexOf('The live dashboard')).toBeLessThan(css.body.indexOf("The owner's console"));
     process.stdout.write(`console script: ${js.rawPayload.length} bytes, ${gzipped} gzipped\n`);
+  });
+
+  it('should name the PDF preview’s script (pdf.js) and worker on its shell, apart from its own script', async () => {
+    const html = (await t.app.inject({ method: 'GET', url: '/app' })).body;
+    const script = /data-pdf-script="([^"]+)"/.exec(html)?.[1];
+    const worker = /data-pdf-worker="([^"]+)"/.exec(html)?.[1];
+    expect(script).toMatch(/^\/app\/pdf-preview\/assets\/pdf-preview\.[\w-]+\.js$/);
+    expect(worker).toMatch(/^\/app\/pdf-preview\/assets\/pdf\.worker\.[\w-]+\.mjs$/);
+    for (const url of [script!, worker!]) {
+      const asset = await t.app.inject({ method: 'GET', url });
+      expect(asset.statusCode).toBe(200);
+      expect(asset.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    }
+    expect((await t.app.inject({ method: 'GET', url: script! })).body).toContain('workerPort');
+    // pdf.js is not in the console's own script (its budget).
+    const own = await t.app.inject({ method: 'GET', url: assetsOf(html).script! });
+    expect(own.body).not.toContain('workerPort');
   });
 
   it('should answer 404 for an asset it does not have', async () => {

@@ -3,7 +3,7 @@ import { graphql } from '../../../generated/console';
 import { personName } from '../../shared/labels';
 import { accepted, gql, localPath } from '../api';
 import { useAction, useQuery, useTitle } from '../hooks';
-import { Alert, confirmed, formatDate, Loading, Notice, Page } from '../ui';
+import { Alert, confirmed, DeleteButton, formatDate, Loading, NextPageButton, Notice, Page } from '../ui';
 import { fileSize } from '../forms';
 import { ContractUpload } from './item-editor';
 
@@ -145,14 +145,11 @@ export function ContractsScreen() {
                           Preview<span className="visually-hidden"> {contract.name}</span>
                         </a>
                       )}
-                      <button
-                        type="button"
-                        className="danger"
-                        disabled={action.busy}
+                      <DeleteButton
+                        name={contract.name}
+                        busy={action.busy}
                         onClick={() => remove(contract.id, contract.name)}
-                      >
-                        Delete<span className="visually-hidden"> {contract.name}</span>
-                      </button>
+                      />
                     </div>
                   </td>
                 </tr>
@@ -161,11 +158,7 @@ export function ContractsScreen() {
           </table>
         </div>
       )}
-      {page?.pageInfo.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => setAfter(page.pageInfo.endCursor)}>
-          Next page
-        </button>
-      )}
+      <NextPageButton pageInfo={page?.pageInfo} onNext={setAfter} />
     </Page>
   );
 }

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react';
 import { graphql } from '../../../generated/console';
-import type { AuthMethod, Language } from '../../../generated/console/graphql';
+import type { AuthMethod } from '../../../generated/console/graphql';
 import { accepted, ApiError, gql, type UserError } from '../api';
 import { localDateTime } from '../forms';
 import { useAction, useQuery, useTitle } from '../hooks';
 import { navigate, useLocation } from '../router';
-import { Alert, FieldNote, Form, Page, SelectField, TextArea, TextField } from '../ui';
+import { Alert, FieldNote, Form, LanguageField, Page, RemindersField, SelectField, TextArea, TextField } from '../ui';
 import { ItemEditor, KINDS } from './item-editor';
 import {
   createInput,
@@ -94,12 +94,6 @@ const AUTH_METHODS: ReadonlyArray<{ value: AuthMethod; label: string }> = [
   { value: 'EMAIL', label: 'A code by email' },
   { value: 'SMS', label: 'A code by SMS' },
   { value: 'SECURITY_QUESTION', label: 'A security question' },
-];
-
-const LANGUAGES: ReadonlyArray<{ value: Language | ''; label: string }> = [
-  { value: '', label: 'Default' },
-  { value: 'EN_US', label: 'English' },
-  { value: 'ES', label: 'Spanish' },
 ];
 
 function RecipientEditor({
@@ -345,23 +339,17 @@ export function NewRequestScreen() {
               value={draft.expirationDate}
               onValue={(expirationDate) => set({ expirationDate })}
             />
-            <TextField
-              label="Days between reminders"
+            <RemindersField
               name="input.reminders"
-              type="number"
-              min={-1}
-              max={365}
-              step={1}
               hint="0 sends none; empty: the template's or the organization's default"
               value={draft.reminders}
               onValue={(reminders) => set({ reminders })}
             />
-            <SelectField
-              label="Language"
+            <LanguageField
               name="input.language"
               value={draft.language}
-              onValue={(language) => set({ language: language as Language | '' })}
-              options={LANGUAGES}
+              onValue={(language) => set({ language })}
+              inherit
             />
           </div>
           <TextArea

@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { graphql } from '../../../generated/console';
 import type { ConsoleRequestActivityQuery, ConsoleRequestQuery } from '../../../generated/console/graphql';
 import { isDone } from '../../../modules/items/item.progress';
 import { personName } from '../../shared/labels';
 import { accepted, download, gql, localPath } from '../api';
 import { fileSize } from '../forms';
+import { pdfDrawer } from '../pdf-preview';
 import { useAction, useLive, useQuery, useTitle } from '../hooks';
 import { Link, navigate } from '../router';
 import {
@@ -314,30 +315,46 @@ const PREVIEWED = new Set(['application/pdf', 'image/png', 'image/jpeg', 'image/
 /** Images this small are shown at once; PDFs and larger images when asked. */
 const AUTO_PREVIEW_BYTES = 5 * 1024 * 1024;
 
-/** A document's preview from a `blob:` copy of its bytes, typed by what the server detected. */
+/**
+ * A document's preview from a copy of its bytes, typed by what the server detected: an image from a `blob:` URL,
+ * a PDF's pages drawn by pdf.js (its script loaded on the first PDF preview: ../pdf-preview.ts).
+ */
 function DocumentPreview({ document }: { document: Document }) {
   const image = document.mimeType.startsWith('image/');
   const [open, setOpen] = useState(image && document.size <= AUTO_PREVIEW_BYTES);
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const pages = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open) return;
     let made: string | null = null;
+    let stop: (() => void) | null = null;
     let live = true;
-    download(document.downloadUrl).then(
-      (blob) => {
-        if (!live) return;
+    const show = async () => {
+      const blob = await download(document.downloadUrl);
+      if (!live) return;
+      if (image) {
         made = URL.createObjectURL(new Blob([blob], { type: document.mimeType }));
         setUrl(made);
-      },
-      (err: unknown) => live && setError(err instanceof Error ? err.message : String(err)),
-    );
+        return;
+      }
+      const [draw, bytes] = await Promise.all([pdfDrawer(), blob.arrayBuffer()]);
+      if (!live || !pages.current) return;
+      const drawn = await draw(pages.current, new Uint8Array(bytes), document.name).catch((err: unknown) => {
+        throw new Error(`The PDF could not be shown: ${err instanceof Error ? err.message : String(err)}`);
+      });
+      if (live) stop = drawn;
+      else drawn();
+    };
+    show().catch((err: unknown) => live && setError(err instanceof Error ? err.message : String(err)));
     return () => {
       live = false;
+      stop?.();
       if (made) URL.revokeObjectURL(made);
       setUrl(null);
+      setError(null);
     };
-  }, [open, document.downloadUrl, document.mimeType]);
+  }, [open, image, document.downloadUrl, document.mimeType, document.name]);
   return (
     <li className="document" data-document={document.id}>
       <div className="document-head">
@@ -357,13 +374,8 @@ function DocumentPreview({ document }: { document: Document }) {
         </span>
       </div>
       {open && error && <Alert>{error}</Alert>}
-      {open &&
-        url &&
-        (image ? (
-          <img className="preview-image" src={url} alt={`Preview of ${document.name}`} />
-        ) : (
-          <iframe className="preview-pdf" src={url} title={`Preview of ${document.name}`} />
-        ))}
+      {open && url && <img className="preview-image" src={url} alt={`Preview of ${document.name}`} />}
+      {open && !image && <div className="preview-pdf" ref={pages} />}
     </li>
   );
 }

@@ -9,7 +9,19 @@ import type {
 import { ApiError, gql, localPath, rest, type UserError } from '../api';
 import { text, whole } from '../forms';
 import { useAction, useQuery, useTitle } from '../hooks';
-import { Alert, CheckboxField, FieldNote, Form, Loading, Notice, Page, SelectField, TextArea, TextField } from '../ui';
+import {
+  Alert,
+  CheckboxField,
+  FieldNote,
+  Form,
+  LanguageField,
+  Loading,
+  Notice,
+  Page,
+  RemindersField,
+  TextArea,
+  TextField,
+} from '../ui';
 
 // The organization's settings (ADMIN): defaults of new requests and retention, the branding recipients
 // see (colour, sender, support address, logo), and the page shown after a submission.
@@ -110,11 +122,6 @@ const AUTH_METHODS: ReadonlyArray<{ value: AuthMethod; label: string }> = [
   { value: 'SECURITY_QUESTION', label: 'A security question' },
 ];
 
-const LANGUAGES: ReadonlyArray<{ value: Language; label: string }> = [
-  { value: 'EN_US', label: 'English' },
-  { value: 'ES', label: 'Spanish' },
-];
-
 /** Runs a payload-answering write; its userErrors (as a payload's or under BAD_USER_INPUT) go to `setErrors`. */
 async function saved(
   write: () => Promise<{ userErrors: readonly UserError[] }>,
@@ -173,13 +180,8 @@ function Defaults({ organization, onSaved }: { organization: Organization; onSav
       <section className="card" aria-labelledby="defaults-title">
         <h2 id="defaults-title">Defaults of new requests</h2>
         <div className="grid-2">
-          <TextField
-            label="Days between reminders"
+          <RemindersField
             name="input.defaultReminders"
-            type="number"
-            min={-1}
-            max={365}
-            step={1}
             value={form.defaultReminders}
             onValue={(defaultReminders) => set({ defaultReminders })}
           />
@@ -192,16 +194,10 @@ function Defaults({ organization, onSaved }: { organization: Organization; onSav
             value={form.defaultExpirationDays}
             onValue={(defaultExpirationDays) => set({ defaultExpirationDays })}
           />
-          <SelectField
-            label="Language"
+          <LanguageField
             name="input.defaultLanguage"
             value={form.defaultLanguage}
             onValue={(defaultLanguage) => set({ defaultLanguage: defaultLanguage as Language })}
-            options={
-              LANGUAGES.some((l) => l.value === form.defaultLanguage)
-                ? LANGUAGES
-                : [...LANGUAGES, { value: form.defaultLanguage, label: form.defaultLanguage }]
-            }
           />
           <TextField
             label="Days a closed request keeps its files (empty: until deleted)"

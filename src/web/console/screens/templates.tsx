@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import { graphql } from '../../../generated/console';
-import type { Language } from '../../../generated/console/graphql';
 import { personName } from '../../shared/labels';
 import { accepted, ApiError, gql, type UserError } from '../api';
 import { useAction, useQuery, useTitle } from '../hooks';
@@ -8,13 +7,16 @@ import { Link, navigate } from '../router';
 import {
   Alert,
   confirmed,
+  DeleteButton,
   FieldNote,
   Form,
   formatDate,
+  LanguageField,
   Loading,
+  NextPageButton,
   Notice,
   Page,
-  SelectField,
+  RemindersField,
   TextArea,
   TextField,
 } from '../ui';
@@ -141,12 +143,6 @@ const DeleteDocument = graphql(`
   }
 `);
 
-const LANGUAGES: ReadonlyArray<{ value: Language | ''; label: string }> = [
-  { value: '', label: 'Default' },
-  { value: 'EN_US', label: 'English' },
-  { value: 'ES', label: 'Spanish' },
-];
-
 export function TemplatesScreen() {
   useTitle('Templates');
   const [after, setAfter] = useState<string | null>(null);
@@ -223,14 +219,11 @@ export function TemplatesScreen() {
                         Send to many<span className="visually-hidden"> ({template.name})</span>
                       </Link>
                       {template.viewerCanUpdate && (
-                        <button
-                          type="button"
-                          className="danger"
-                          disabled={action.busy}
+                        <DeleteButton
+                          name={template.name}
+                          busy={action.busy}
                           onClick={() => remove(template.id, template.name)}
-                        >
-                          Delete<span className="visually-hidden"> {template.name}</span>
-                        </button>
+                        />
                       )}
                     </div>
                   </td>
@@ -240,11 +233,7 @@ export function TemplatesScreen() {
           </table>
         </div>
       )}
-      {page?.pageInfo.hasNextPage && (
-        <button type="button" className="secondary" onClick={() => setAfter(page.pageInfo.endCursor)}>
-          Next page
-        </button>
-      )}
+      <NextPageButton pageInfo={page?.pageInfo} onNext={setAfter} />
     </Page>
   );
 }
@@ -345,13 +334,8 @@ function TemplateEditor({ id, initial, canUpdate }: { id: string | null; initial
               value={draft.defaultTitle}
               onValue={(defaultTitle) => set({ defaultTitle })}
             />
-            <TextField
-              label="Days between reminders"
+            <RemindersField
               name="input.reminders"
-              type="number"
-              min={-1}
-              max={365}
-              step={1}
               value={draft.reminders}
               onValue={(reminders) => set({ reminders })}
             />
@@ -364,12 +348,11 @@ function TemplateEditor({ id, initial, canUpdate }: { id: string | null; initial
               value={draft.dueDateInterval}
               onValue={(dueDateInterval) => set({ dueDateInterval })}
             />
-            <SelectField
-              label="Language"
+            <LanguageField
               name="input.language"
               value={draft.language}
-              onValue={(language) => set({ language: language as Language | '' })}
-              options={LANGUAGES}
+              onValue={(language) => set({ language })}
+              inherit
             />
           </div>
           <TextArea
