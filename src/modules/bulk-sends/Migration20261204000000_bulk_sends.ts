@@ -26,6 +26,7 @@ export class Migration20261204000000_bulk_sends extends Migration {
 
       create table bulk_send_row (
         bulk_send_id uuid not null references bulk_send (id) on delete cascade,
+        organization_id uuid not null references organization (id) on delete cascade,
         line int not null,
         data jsonb not null,
         request_id uuid,

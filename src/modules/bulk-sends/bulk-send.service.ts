@@ -145,9 +145,9 @@ export async function createBulkSend(
     );
     if (!bulkSend) return { bulkSend: (await findByKey({ ...ctx, db: tx }, key))!, replayed: true };
     await tx.execute(
-      `insert into bulk_send_row (bulk_send_id, line, data)
-       select ?, (r->>'line')::int, r->'data' from jsonb_array_elements(?::jsonb) r`,
-      [bulkSend.id, JSON.stringify(rows)],
+      `insert into bulk_send_row (bulk_send_id, organization_id, line, data)
+       select ?, ?, (r->>'line')::int, r->'data' from jsonb_array_elements(?::jsonb) r`,
+      [bulkSend.id, ctx.viewer.organizationId, JSON.stringify(rows)],
     );
     await addJob(tx, RUN_TASK, { bulkSendId: bulkSend.id }, { key: `bulk_send:${bulkSend.id}` });
     return { bulkSend, replayed: false };

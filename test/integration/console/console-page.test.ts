@@ -93,7 +93,6 @@ describe('GET /app', () => {
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.body.indexOf('The live dashboard')).toBeGreaterThanOrEqual(0);
     expect(css.body.indexOf('The live dashboard')).toBeLessThan(css.body.indexOf("The owner's console"));
-    process.stdout.write(`console script: ${js.rawPayload.length} bytes, ${gzipped} gzipped\n`);
   });
 
   it('should name the PDF preview’s script (pdf.js) and worker on its shell, apart from its own script', async () => {

@@ -9,8 +9,9 @@ import { DATA_MODEL } from '../../../src/modules';
 // indexes and check constraints are written in the migrations alone, which the entities do not
 // describe, so MikroORM's statements about them say nothing about drift.
 // Written by their own statements: the outbox's and its consumers' ledger (src/kernel/events/) and the
-// HTTP edge's idempotency keys and rate-limit counters (src/kernel/http/edge-store.ts).
-const TABLES_WITHOUT_ENTITY = ['event', 'event_consumer', 'idempotency_key', 'rate_limit_counter'];
+// HTTP edge's idempotency keys and rate-limit counters (src/kernel/http/edge-store.ts), and a bulk send's rows
+// (src/modules/bulk-sends/: inserted in one statement, marked by its job).
+const TABLES_WITHOUT_ENTITY = ['event', 'event_consumer', 'idempotency_key', 'rate_limit_counter', 'bulk_send_row'];
 // The job queue's schema is the library's, made and migrated by graphile-worker itself.
 const LIBRARY_SCHEMAS = ['graphile_worker'];
 

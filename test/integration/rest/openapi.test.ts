@@ -42,7 +42,10 @@ const NOT_REST: Array<[RegExp, string]> = [
   [/^\/s\/:token$/, "a share recipient's page (HTML)"],
   [/^\/r\/(signing\/)?assets\//, "the recipient page's assets, the signing view's apart"],
   [/^\/dashboard(\/assets\/:name)?$/, 'the live dashboard page (HTML) and its assets'],
-  [/^\/app(\/\*|\/assets\/:name)?$/, "the owner's console (HTML, every path under /app) and its assets"],
+  [
+    /^\/app(\/\*|\/(pdf-preview\/)?assets\/:name)?$/,
+    "the owner's console (HTML, every path under /app), its assets and its PDF preview's (pdf.js)",
+  ],
   [/^\/sign-in(\/verify)?$/, 'the sign-in pages (HTML), whose forms post to the documented /auth/… paths'],
   [
     /^\/contracts\/:contract_id\/edit(\/contract|\/file)?$|^\/app\/editor\/assets\/:name$/,
