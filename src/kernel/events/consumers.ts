@@ -2,8 +2,8 @@ import type { MigrationObject } from '@mikro-orm/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../db/db';
 import type { ContextFactory, ServiceSettings } from '../graphql/context';
-import type { TaskHandler } from '../jobs/queue';
-import type { EmittedEvent } from './outbox';
+import { completeJobs, jobsAlong, type TaskHandler } from '../jobs/queue';
+import { EVENT_JOB_PREFIX, type EmittedEvent } from './outbox';
 import { STORED_EVENT_COLUMNS, storedEvent, type StoredEventRow } from './topics';
 import { Migration20261129000000_event_consumers } from './Migration20261129000000_event_consumers';
 
@@ -23,9 +23,19 @@ export type Consumer = {
   name: string;
   /** Whether the event concerns it; asked when the event is written, so an event nothing consumes adds no job. */
   applies(event: EmittedEvent): boolean;
-  /** Its effect of the event, in the transaction that marks the event consumed. */
-  run(tx: Tx, event: EmittedEvent, deps: ConsumerDeps): Promise<void>;
+  /**
+   * Its effects of events it has not consumed yet, in the order they were written, in the transaction that marks them
+   * consumed (`eachEvent` when it takes them one at a time).
+   */
+  run(tx: Tx, events: readonly EmittedEvent[], deps: ConsumerDeps): Promise<void>;
 };
+
+/** A consumer's `run` made of its effect of one event, taken one after the other. */
+export const eachEvent =
+  (run: (tx: Tx, event: EmittedEvent, deps: ConsumerDeps) => Promise<void>): Consumer['run'] =>
+  async (tx, events, deps) => {
+    for (const event of events) await run(tx, event, deps);
+  };
 
 type EventRow = StoredEventRow & {
   action: string | null;
@@ -40,37 +50,79 @@ const toEmitted = (row: EventRow): EmittedEvent => ({
   actor: row.actor ?? { type: 'SYSTEM', id: null },
 });
 
+/** Events a worker consumes at once, its job's and those it takes along from its queue (`jobsAlong`). */
+export const EVENTS_AT_ONCE = 100;
+
 /**
- * The `event` task: the consumers of one event, in their module order. A consumer that fails leaves
- * the others' effects in place and fails the job, which runs again later: those that succeeded find
- * the event in their ledger and skip it.
+ * The `event` task: the consumers of an event, and of the events waiting after it in its queue, in their module order.
+ * Usually all of them take all the events in one transaction, which marks them consumed and completes the jobs taken
+ * along. If that fails, each consumer takes them in a transaction of its own, and one that fails again takes them one
+ * by one, so that an event it cannot consume holds back no other. An event some consumer failed keeps its job (its own
+ * job fails, and runs again later); the consumers that succeeded find the event in their ledger and skip it.
  */
 export function eventTask(db: Db, consumers: readonly Consumer[], deps: ConsumerDeps): TaskHandler {
-  return async ({ eventId }: { eventId: string }) => {
-    const [row] = await db.rows<EventRow>(
-      `select ${STORED_EVENT_COLUMNS}, action, details, actor from event where id = ?`,
-      [eventId],
+  return async ({ eventId }: { eventId: string }, helpers) => {
+    const along = await jobsAlong(db, helpers.job, EVENT_JOB_PREFIX, EVENTS_AT_ONCE - 1);
+    const ids = [eventId, ...along.map((job) => job.id)];
+    const rows = await db.rows<EventRow>(
+      `select ${STORED_EVENT_COLUMNS}, action, details, actor from event where id = any(?::uuid[])`,
+      [ids],
       { prepared: true },
     );
-    if (!row) return;
-    const event = toEmitted(row);
-    let failure: unknown;
+    const byId = new Map(rows.map((row) => [row.id, toEmitted(row)]));
+    // In the order their jobs ran: a request's events as they were written.
+    const events = ids.map((id) => byId.get(id)).filter((event) => event !== undefined);
+    try {
+      await db.transaction(async (tx) => {
+        for (const consumer of consumers) await consume(tx, consumer, events, deps);
+        await completeJobs(
+          tx,
+          along.map((job) => job.jobId),
+        );
+      });
+      return;
+    } catch {
+      // Consumer by consumer, below: the failure is logged there, with its event and consumer.
+    }
+    const failed = new Map<string, unknown>();
     for (const consumer of consumers) {
-      if (!consumer.applies(event)) continue;
       try {
-        await db.transaction(async (tx) => {
-          const first = await tx.execute(
-            `insert into event_consumer (event_id, consumer, organization_id) values (?, ?, ?) on conflict do nothing`,
-            [event.id, consumer.name, event.organizationId],
-            { prepared: true },
-          );
-          if (first === 1) await consumer.run(tx, event, deps);
-        });
-      } catch (err) {
-        deps.log.error({ err, eventId, consumer: consumer.name }, 'an event consumer failed; the event is tried again');
-        failure ??= err;
+        await db.transaction((tx) => consume(tx, consumer, events, deps));
+      } catch {
+        for (const event of events) {
+          try {
+            await db.transaction((tx) => consume(tx, consumer, [event], deps));
+          } catch (err) {
+            deps.log.error(
+              { err, eventId: event.id, consumer: consumer.name },
+              'an event consumer failed; the event is tried again',
+            );
+            if (!failed.has(event.id)) failed.set(event.id, err);
+          }
+        }
       }
     }
-    if (failure) throw failure;
+    const done = along.filter((job) => !failed.has(job.id)).map((job) => job.jobId);
+    if (done.length > 0) await db.transaction((tx) => completeJobs(tx, done));
+    if (failed.has(eventId)) throw failed.get(eventId);
   };
+}
+
+/**
+ * A consumer's effects of the events that concern it and it has not consumed yet, with their marks in its ledger, in
+ * the caller's transaction.
+ */
+async function consume(tx: Tx, consumer: Consumer, events: readonly EmittedEvent[], deps: ConsumerDeps): Promise<void> {
+  const applicable = events.filter((event) => consumer.applies(event));
+  if (applicable.length === 0) return;
+  const first = await tx.rows<{ event_id: string }>(
+    `insert into event_consumer (event_id, consumer, organization_id)
+     select e.id, ?, e.organization_id from unnest(?::uuid[], ?::uuid[]) as e (id, organization_id)
+     on conflict do nothing returning event_id`,
+    [consumer.name, applicable.map((event) => event.id), applicable.map((event) => event.organizationId)],
+    { prepared: true },
+  );
+  const marked = new Set(first.map((row) => row.event_id));
+  const unconsumed = applicable.filter((event) => marked.has(event.id));
+  if (unconsumed.length > 0) await consumer.run(tx, unconsumed, deps);
 }

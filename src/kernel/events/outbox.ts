@@ -9,6 +9,9 @@ import type { StoredEvent } from './topics';
 /** Queues the requests' events are consumed in (`queueOf`): those of one request one after the other. */
 const EVENT_QUEUES = 64;
 
+/** How an event's job is named (its key): this and the event's id. */
+export const EVENT_JOB_PREFIX = 'event:';
+
 /** The channel whose notifications carry the ids of committed events. */
 export const EVENT_CHANNEL = 'gather_events';
 
@@ -54,7 +57,7 @@ const EMIT = `with inserted as (
    select pg_notify(?, id::text),
           case when job.wanted and job.queue is not null then ${QUEUE_FENCE} end,
           case when job.wanted then graphile_worker.add_job('event', json_build_object('eventId', id),
-            queue_name => job.queue, job_key => 'event:' || id, run_at => clock_timestamp()) end
+            queue_name => job.queue, job_key => '${EVENT_JOB_PREFIX}' || id, run_at => clock_timestamp()) end
      from inserted, (select ?::boolean as wanted, ?::text as queue) job`;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

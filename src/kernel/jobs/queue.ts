@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   Logger,
+  type Job,
   makeWorkerUtils,
   parseCronItems,
   run,
@@ -17,7 +18,7 @@ import {
 } from 'graphile-worker';
 import { Client, Pool } from 'pg';
 import type { Clock } from '../clock';
-import type { Tx } from '../db/db';
+import type { Reader, Tx } from '../db/db';
 
 // The one job queue: graphile-worker (jobs in PostgreSQL, taken with SKIP LOCKED, new ones announced
 // by NOTIFY). A job is added in the transaction of the change it follows (`addJob`), so it exists if
@@ -83,24 +84,28 @@ export async function addJob(tx: Tx, task: string, payload: object, options: Job
 }
 
 /**
- * `addJob` for many jobs of one task in one statement: a plan that moves many at once (every closed request of an
- * organization) costs no round trip per job.
+ * `addJob` for many jobs of one task in one statement, in the order given: a plan that moves many at once (every
+ * closed request of an organization) costs no round trip per job.
  */
 export async function addJobs(
   tx: Tx,
   task: string,
-  jobs: readonly { payload: object; key?: string; runAt?: Date }[],
+  jobs: readonly { payload: object; key?: string; runAt?: Date; queue?: string }[],
 ): Promise<void> {
   if (jobs.length === 0) return;
+  // The fence, when there is a queue, joined first: a row is made of both sides before its jobs are added.
   await tx.execute(
-    `select graphile_worker.add_job(?, j.payload, run_at => j.run_at, max_attempts => ?, job_key => j.key)
-       from unnest(?::json[], ?::timestamptz[], ?::text[]) as j (payload, run_at, key)`,
+    `select graphile_worker.add_job(?, j.payload, queue_name => j.queue, run_at => coalesce(j.run_at, clock_timestamp()),
+                                    max_attempts => ?, job_key => j.key)
+       from ${jobs.some((job) => job.queue) ? `(select ${QUEUE_FENCE}) fence, ` : ''}
+            unnest(?::json[], ?::timestamptz[], ?::text[], ?::text[]) as j (payload, run_at, key, queue)`,
     [
       task,
       DEFAULT_ATTEMPTS,
       jobs.map((job) => JSON.stringify(job.payload)),
       jobs.map((job) => job.runAt ?? null),
       jobs.map((job) => job.key ?? null),
+      jobs.map((job) => job.queue ?? null),
     ],
   );
 }
@@ -109,6 +114,34 @@ export async function addJobs(
 export async function removeJobs(tx: Tx, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   await tx.execute('select graphile_worker.remove_job(k) from unnest(?::text[]) as k', [keys]);
+}
+
+/** A job taken along by a task that does several at once (`jobsAlong`), and the id its key names. */
+export type JobAlong = { jobId: string; id: string };
+
+/**
+ * Jobs of the running job's task waiting in its queue, due and never tried, oldest first: no other worker takes them
+ * while this job runs (a queue's jobs run one at a time), so a task can do them now, in one pass, and then complete
+ * them (`completeJobs`). Their keys say what they are about (`prefix` and an id). A crash before they are completed
+ * leaves them to run alone: their tasks are idempotent anyway.
+ */
+export async function jobsAlong(db: Reader, job: Job, prefix: string, limit: number): Promise<JobAlong[]> {
+  if (job.job_queue_id === null) return [];
+  const rows = await db.rows<{ id: string; key: string }>(
+    `select j.id, j.key from graphile_worker.jobs j
+      where j.queue_name = (select queue_name from graphile_worker.jobs where id = ?) and j.task_identifier = ?
+        and j.locked_at is null and j.attempts = 0 and j.run_at <= now() and starts_with(j.key, ?)
+      order by j.run_at, j.id limit ?`,
+    [job.id, job.task_identifier, prefix, limit],
+    { prepared: true },
+  );
+  return rows.map((row) => ({ jobId: String(row.id), id: row.key.slice(prefix.length) }));
+}
+
+/** Completes jobs a task did along with its own (`jobsAlong`), in the caller's transaction. */
+export async function completeJobs(tx: Tx, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length > 0)
+    await tx.execute('select count(*) from graphile_worker.complete_jobs(?::bigint[])', [jobIds], { prepared: true });
 }
 
 /** Installs or upgrades graphile-worker's schema (with the service's own migrations, at start and by the CLI). */

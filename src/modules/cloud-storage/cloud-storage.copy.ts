@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Tx } from '../../kernel/db/db';
-import type { Consumer } from '../../kernel/events/consumers';
+import { eachEvent, type Consumer } from '../../kernel/events/consumers';
 import { recordActivity } from '../activity/activity.service';
 import { documentsByItem } from '../documents/document.service';
 import { documentPaths } from '../documents/document.zip';
@@ -24,7 +24,7 @@ const TRIGGERS: Record<string, string> = { 'request.completed': 'completed', 're
 export const cloudCopyConsumer: Consumer = {
   name: 'cloud-storage',
   applies: (event) => TRIGGERS[event.action] !== undefined && event.data.cloud_storage_provider === 'S3',
-  run: async (tx, event) => {
+  run: eachEvent(async (tx, event) => {
     const rows = await tx.rows<PlannedRow>(
       `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
        values (gen_random_uuid(), ?, ?, '${COPY_JOB_KIND}', ?, ?, ?::jsonb, 'PENDING', 0, ?, ?)
@@ -41,7 +41,7 @@ export const cloudCopyConsumer: Consumer = {
       ],
     );
     await queuePlanned(tx, rows);
-  },
+  }),
 };
 
 /**

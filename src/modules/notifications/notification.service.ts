@@ -1,7 +1,7 @@
 import type { Tx } from '../../kernel/db/db';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
-import type { Consumer } from '../../kernel/events/consumers';
+import { eachEvent, type Consumer } from '../../kernel/events/consumers';
 import type { EmittedEvent } from '../../kernel/events/outbox';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
@@ -142,7 +142,7 @@ function recipientMessage(
 export const notificationsConsumer: Consumer = {
   name: 'notifications',
   applies: (event) => recipientMessage(event) !== null,
-  run: async (tx, event) => {
+  run: eachEvent(async (tx, event) => {
     const message = recipientMessage(event)!;
     const queued = await tx.rows<{ id: string }>(
       `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
@@ -181,7 +181,7 @@ export const notificationsConsumer: Consumer = {
       { prepared: true },
     );
     for (const { id } of queued) await queueSend(tx, id);
-  },
+  }),
 };
 
 // The messages hold addresses and what was said to recipients: the organization's ADMIN reads them.

@@ -1,5 +1,5 @@
 import type { Tx } from '../../kernel/db/db';
-import type { Consumer } from '../../kernel/events/consumers';
+import { eachEvent, type Consumer } from '../../kernel/events/consumers';
 import type { EmittedEvent } from '../../kernel/events/outbox';
 import { addJobs, removeJobs } from '../../kernel/jobs/queue';
 import type { RetentionChange } from '../organizations/organization.service';
@@ -187,7 +187,7 @@ export const scheduleConsumer: Consumer = {
         'escalations',
       ) ||
       movesEscalations(event)),
-  run: async (tx, event, { settings }) => {
+  run: eachEvent(async (tx, event, { settings }) => {
     const rows: PlannedRow[] = [];
     if (ENDING_ACTIONS.has(event.action)) rows.push(...(await cancelEndedJobs(tx, event)));
     const planned = planRequestJobs(tx, event, settings.expirationWarningDays);
@@ -196,7 +196,7 @@ export const scheduleConsumer: Consumer = {
     if (changed(event, 'escalations')) rows.push(...(await planNewEscalations(tx, event)));
     if (event.action === 'request.closed') rows.push(...(await planRetention(tx, event)));
     await queuePlanned(tx, rows);
-  },
+  }),
 };
 
 /**

@@ -6,7 +6,7 @@ import type { WebhookSettings } from '../../config/config';
 import type { Clock } from '../../kernel/clock';
 import type { Db } from '../../kernel/db/db';
 import type { TaskHandler } from '../../kernel/jobs/queue';
-import { DELIVER_TASK, failPending, queueDelivery, signingSecretsSealed, unsealSecret } from './webhook.service';
+import { DELIVER_TASK, failPending, queueDeliveries, signingSecretsSealed, unsealSecret } from './webhook.service';
 
 /**
  * When a failed delivery is tried again, after its first, second... failure: about three days in
@@ -84,15 +84,22 @@ type Loaded = {
 
 type Outcome = { statusCode: number | null; error: string | null; latencyMs: number };
 
+/** An attempt made, to record: the delivery, how its attempt ended and when. */
+type Attempt = { row: Loaded; outcome: Outcome; at: Date };
+
 /**
- * The `webhook.deliver` task: one attempt of one delivery, signed per Standard Webhooks and posted through an agent
- * that refuses private addresses at connect time, then recorded; a failure adds the next attempt's job itself, on
- * RETRY_DELAYS_MS. A job run again after a crash finds its attempt recorded (nothing more happens) or not (it posts
- * again: at least once, with the same webhook-id).
+ * The `webhook.deliver` task: one attempt of each delivery of its job (those an endpoint got from a batch of events, or
+ * one retried), one after the other, each signed per Standard Webhooks and posted through an agent
+ * that refuses private addresses at connect time; then all recorded at once. A failure adds the next attempt's job
+ * itself, on RETRY_DELAYS_MS. A job run again after a crash finds its attempt recorded (nothing more happens) or not
+ * (it posts again: at least once, with the same webhook-id).
  */
 export function webhookTasks(deps: WebhookTaskDeps): Record<string, TaskHandler> {
   const deliveries = new Deliveries(deps);
-  return { [DELIVER_TASK]: ({ deliveryId }: { deliveryId: string }) => deliveries.deliver(deliveryId) };
+  return {
+    [DELIVER_TASK]: ({ deliveryId, deliveryIds }: { deliveryId?: string; deliveryIds?: string[] }) =>
+      deliveries.deliver(deliveryIds ?? [deliveryId!]),
+  };
 }
 
 class Deliveries {
@@ -100,19 +107,25 @@ class Deliveries {
 
   constructor(private readonly options: WebhookTaskDeps) {}
 
-  async deliver(deliveryId: string): Promise<void> {
-    const [row] = await this.options.db.rows<Loaded>(
+  async deliver(ids: readonly string[]): Promise<void> {
+    const { db, clock } = this.options;
+    const rows = await db.rows<Loaded>(
       `select d.id, d.attempts, w.id as webhook_id, w.endpoint, w.secret_sealed, w.previous_secret_sealed,
               w.previous_secret_expires_at, e.id as event_id, e.request_id, e.topic, e.organization_id, e.created_at, e.data, e.updated
          from webhook_delivery d join webhook w on w.id = d.webhook_id join event e on e.id = d.event_id
-        where d.id = ? and d.status = 'PENDING'`,
-      [deliveryId],
+        where d.id = any(?::uuid[]) and d.status = 'PENDING'`,
+      [ids],
       { prepared: true },
     );
-    // Settled since its job was added (a success recorded before a crash, a disabled endpoint), or deleted.
-    if (!row) return;
-    const outcome = await this.send(row);
-    await this.record(row, outcome, this.options.clock.now());
+    // Those settled since their job was added (a success recorded before a crash, a disabled endpoint), or deleted,
+    // are not there; the others go in the order of their jobs.
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const attempts: Attempt[] = [];
+    for (const id of ids) {
+      const row = byId.get(id);
+      if (row) attempts.push({ row, outcome: await this.send(row), at: clock.now() });
+    }
+    await this.record(attempts);
   }
 
   /** A signing secret's HMAC key, by its sealed form: unsealed and decoded once. */
@@ -209,66 +222,98 @@ class Deliveries {
   }
 
   /**
-   * Logs the attempt and moves the delivery and its endpoint on, in one transaction with the next attempt's job. It
-   * records only the attempt the delivery still waits for: a run of the job that another run overtook (both posted)
-   * records nothing. A success clears the endpoint's failing_since, a failure starts it unless one runs; an endpoint
-   * failing for `disableAfterMs` is disabled, its queue ended.
+   * Logs the attempts and moves the deliveries and their endpoint on, in one transaction with the next attempts' jobs,
+   * It records only the attempt a delivery still waits for: a run of a job that
+   * another run overtook (both posted) records nothing. The endpoint's failing_since ends with a success and starts
+   * with the first failure after it, unless one runs; an endpoint failing for `disableAfterMs` is disabled, its
+   * deliveries ended.
    */
-  private async record(row: Loaded, outcome: Outcome, at: Date): Promise<void> {
-    const succeeded = outcome.error === null;
-    const attempts = row.attempts + 1;
-    const status = succeeded ? 'SUCCEEDED' : attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
-    const retryAt = status === 'PENDING' ? new Date(at.getTime() + RETRY_DELAYS_MS[attempts - 1]) : null;
+  private async record(attempts: readonly Attempt[]): Promise<void> {
+    if (attempts.length === 0) return;
+    const settled = attempts.map(({ row, outcome, at }) => {
+      const count = row.attempts + 1;
+      const succeeded = outcome.error === null;
+      const status = succeeded ? 'SUCCEEDED' : count >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING';
+      return {
+        row,
+        outcome,
+        at,
+        count,
+        status,
+        retryAt: status === 'PENDING' ? new Date(at.getTime() + RETRY_DELAYS_MS[count - 1]) : null,
+      };
+    });
     await this.options.db.transaction(async (tx) => {
-      const [recorded] = await tx.rows<{ failing_since: Date | null }>(
-        `with delivery as (
-           update webhook_delivery set status = ?, attempts = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?, updated_at = ?
-            where id = ? and status = 'PENDING' and attempts = ?
-           returning id, organization_id, webhook_id
+      const [recorded] = await tx.rows<{ failing_since: Date | null; ids: string[] | null }>(
+        `with input as (
+           select * from unnest(?::uuid[], ?::int[], ?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
+                    with ordinality as i (id, attempts, status, next_attempt_at, status_code, error, latency_ms, at, ord)
+         ), delivery as (
+           update webhook_delivery d
+              set status = i.status, attempts = i.attempts, next_attempt_at = i.next_attempt_at,
+                  last_status_code = i.status_code, last_error = i.error, updated_at = i.at
+             from input i
+            where d.id = i.id and d.status = 'PENDING' and d.attempts = i.attempts - 1
+           returning d.id, d.organization_id, d.webhook_id, i.ord, i.error is null as ok, i.at, i.status_code, i.latency_ms, i.error
          ), attempt as (
            insert into webhook_attempt (id, organization_id, delivery_id, attempted_at, status_code, latency_ms, error)
-           select gen_random_uuid(), organization_id, id, ?::timestamptz, ?::int, ?::int, ?::text from delivery
+           select gen_random_uuid(), organization_id, id, at, status_code, latency_ms, error from delivery
+         ), outcome as (
+           select webhook_id, bool_or(ok) as any_ok, (array_agg(ok order by ord desc))[1] as last_ok,
+                  min(at) filter (where not ok and ord > coalesce((select max(ord) from delivery where ok), 0)) as first_failure
+             from delivery group by webhook_id
          ), endpoint as (
-           update webhook w set failing_since = case when ?::boolean then null else coalesce(w.failing_since, ?) end
-             from delivery
-            where w.id = delivery.webhook_id and (not ?::boolean or w.failing_since is not null)
+           update webhook w
+              set failing_since = case when o.last_ok then null
+                                       else coalesce(case when not o.any_ok then w.failing_since end, o.first_failure) end
+             from outcome o
+            where w.id = o.webhook_id and (not o.last_ok or w.failing_since is not null)
            returning w.failing_since
          )
-         select (select failing_since from endpoint) as failing_since from delivery`,
+         select (select failing_since from endpoint limit 1) as failing_since, (select array_agg(id) from delivery) as ids`,
         [
-          status,
-          attempts,
-          retryAt,
-          outcome.statusCode,
-          outcome.error,
-          at,
-          row.id,
-          row.attempts,
-          at,
-          outcome.statusCode,
-          outcome.latencyMs,
-          outcome.error,
-          succeeded,
-          at,
-          succeeded,
+          settled.map((one) => one.row.id),
+          settled.map((one) => one.count),
+          settled.map((one) => one.status),
+          settled.map((one) => one.retryAt),
+          settled.map((one) => one.outcome.statusCode),
+          settled.map((one) => one.outcome.error),
+          settled.map((one) => one.outcome.latencyMs),
+          settled.map((one) => one.at),
         ],
         { prepared: true },
       );
-      if (!recorded) return;
-      tx.afterCommit(
-        () => this.options.attempts[succeeded ? 'succeeded' : status === 'PENDING' ? 'retrying' : 'failed']++,
-      );
+      const ids = new Set(recorded.ids ?? []);
+      const done = settled.filter((one) => ids.has(one.row.id));
+      if (done.length === 0) return;
+      tx.afterCommit(() => {
+        for (const one of done)
+          this.options.attempts[
+            one.status === 'SUCCEEDED' ? 'succeeded' : one.status === 'PENDING' ? 'retrying' : 'failed'
+          ]++;
+      });
       const { disableAfterMs } = this.options.settings;
+      const last = done[done.length - 1];
       const failingSince = recorded.failing_since;
-      if (!succeeded && failingSince && at.getTime() - failingSince.getTime() >= disableAfterMs) {
-        const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${failingSince.toISOString()}); last error: ${outcome.error}`;
+      if (last.outcome.error !== null && failingSince && last.at.getTime() - failingSince.getTime() >= disableAfterMs) {
+        const reason = `Every delivery failed for ${Math.round(disableAfterMs / 3_600_000)} hours (since ${failingSince.toISOString()}); last error: ${last.outcome.error}`;
         await tx.execute(
           `update webhook set disabled_at = ?, disabled_reason = ?, updated_at = ? where id = ? and disabled_at is null`,
-          [at, reason, at, row.webhook_id],
+          [last.at, reason, last.at, last.row.webhook_id],
         );
-        await failPending(tx, row.webhook_id, 'The endpoint was disabled');
-      } else if (retryAt) {
-        await queueDelivery(tx, { id: row.id, webhookId: row.webhook_id, requestId: row.request_id }, retryAt);
+        await failPending(tx, last.row.webhook_id, 'The endpoint was disabled');
+      } else {
+        await queueDeliveries(
+          tx,
+          done
+            .filter((one) => one.retryAt)
+            .map((one) => ({
+              id: one.row.id,
+              webhookId: one.row.webhook_id,
+              requestId: one.row.request_id,
+              runAt: one.retryAt!,
+            })),
+        );
       }
     });
   }

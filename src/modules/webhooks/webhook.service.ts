@@ -3,7 +3,7 @@ import type { Tx, Values } from '../../kernel/db/db';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
 import type { Consumer } from '../../kernel/events/consumers';
-import { addJob, queueOf } from '../../kernel/jobs/queue';
+import { addJobs, queueOf } from '../../kernel/jobs/queue';
 import { TOPICS, type Topic } from '../events/event.topics';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
@@ -217,32 +217,41 @@ export async function listDeliveries(
 /** The task that sends one delivery (webhook.delivery.ts). */
 export const DELIVER_TASK = 'webhook.deliver';
 
-/** How a delivery's job is named (its key), and its queues. */
+/** How a delivery's job is named (its key), and its queues: this and the delivery's id, the endpoint's id. */
 const JOB_PREFIX = 'wh:';
 
 /** What names a delivery's job and its queue. */
 export type QueuedDelivery = { id: string; webhookId: string; requestId: string | null };
 
 /**
- * Adds a delivery's job in the caller's transaction. An endpoint's deliveries about one request share a queue (one of
- * DELIVERY_QUEUES_PER_ENDPOINT), so they go one at a time in the order they were queued (API-DECISIONS: ordered per
- * request as far as retries allow); those of requests of other queues, and those of events about no request, go side
- * by side. The key is the delivery's, so adding it again (a retry, a replay) moves its waiting job rather than adding a
- * second.
+ * The bucket of an endpoint's queues a request's deliveries go through: one of DELIVERY_QUEUES_PER_ENDPOINT, so that
+ * they go one at a time in the order they were queued (API-DECISIONS: ordered per request as far as retries allow),
+ * side by side with those of requests of other buckets. None for an event about no request.
  */
-export const queueDelivery = (tx: Tx, delivery: QueuedDelivery, runAt?: Date) =>
-  addJob(
+const bucketOf = (requestId: string | null) =>
+  requestId === null ? null : queueOf('', requestId, DELIVERY_QUEUES_PER_ENDPOINT);
+
+/** The queue of a delivery's job: its endpoint's for its request's bucket. */
+export const deliveryQueue = (delivery: Omit<QueuedDelivery, 'id'>): string | undefined => {
+  const bucket = bucketOf(delivery.requestId);
+  return bucket === null ? undefined : `${JOB_PREFIX}${delivery.webhookId}:${bucket}`;
+};
+
+/**
+ * Adds deliveries' jobs in the caller's transaction, in one statement. The key is the delivery's, so adding it again
+ * (a retry, a replay) moves its waiting job rather than adding a second.
+ */
+export const queueDeliveries = (tx: Tx, deliveries: readonly (QueuedDelivery & { runAt?: Date })[]) =>
+  addJobs(
     tx,
     DELIVER_TASK,
-    { deliveryId: delivery.id },
-    { key: JOB_PREFIX + delivery.id, queue: deliveryQueue(delivery), runAt },
+    deliveries.map((delivery) => ({
+      payload: { deliveryId: delivery.id },
+      key: JOB_PREFIX + delivery.id,
+      queue: deliveryQueue(delivery),
+      runAt: delivery.runAt,
+    })),
   );
-
-/** The queue of a delivery's job: its endpoint's for its request, none for an event about no request. */
-export const deliveryQueue = (delivery: Omit<QueuedDelivery, 'id'>): string | undefined =>
-  delivery.requestId
-    ? queueOf(`${JOB_PREFIX}${delivery.webhookId}:`, delivery.requestId, DELIVERY_QUEUES_PER_ENDPOINT)
-    : undefined;
 
 /** Makes a delivery pending again, due now, whatever its status (a replay), with its job. */
 export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | null): Promise<WebhookDeliveryRow> {
@@ -264,7 +273,9 @@ export async function retryDelivery(ctx: Ctx, id: string, webhookId?: string | n
     const [event] = await tx.rows<{ request_id: string | null }>('select request_id from event where id = ?', [
       delivery.eventId,
     ]);
-    await queueDelivery(tx, { id: delivery.id, webhookId: delivery.webhook.id, requestId: event?.request_id ?? null });
+    await queueDeliveries(tx, [
+      { id: delivery.id, webhookId: delivery.webhook.id, requestId: event?.request_id ?? null },
+    ]);
     return replayed;
   });
 }
@@ -292,20 +303,40 @@ export async function failPending(tx: Tx, webhookId: string, reason: string): Pr
 export const webhooksConsumer: Consumer = {
   name: 'webhooks',
   applies: (event) => (TOPICS as readonly string[]).includes(event.topic),
-  run: async (tx, event) => {
-    const queued = await tx.rows<{ id: string; webhook_id: string }>(
+  run: async (tx, events) => {
+    const queued = await tx.rows<{ id: string; webhook_id: string; event_id: string }>(
       `insert into webhook_delivery (id, organization_id, webhook_id, event_id, event_seq, topic, status, attempts, next_attempt_at, created_at, updated_at)
        select gen_random_uuid(), w.organization_id, w.id, e.id, e.seq, e.topic, 'PENDING', 0, e.created_at, e.created_at, e.created_at
          from event e
          join webhook w on w.organization_id = e.organization_id and w.disabled_at is null and e.topic = any(w.topics)
                          and w.created_at <= e.created_at
-        where e.id = ?
+        where e.id = any(?::uuid[])
        on conflict (webhook_id, event_id) do nothing
-       returning id, webhook_id`,
-      [event.id],
+       returning id, webhook_id, event_id`,
+      [events.map((event) => event.id)],
       { prepared: true },
     );
-    for (const delivery of queued)
-      await queueDelivery(tx, { id: delivery.id, webhookId: delivery.webhook_id, requestId: event.requestId });
+    // One job per queue for the deliveries the events made, in the order of the events: the events of a queue of
+    // requests' events go to one queue of each endpoint (DELIVERY_QUEUES_PER_ENDPOINT divides EVENT_QUEUES).
+    const order = new Map(events.map((event, index) => [event.id, index]));
+    const requestOf = new Map(events.map((event) => [event.id, event.requestId]));
+    queued.sort((a, b) => order.get(a.event_id)! - order.get(b.event_id)!);
+    const byQueue = new Map<string, string[]>();
+    const jobs: { payload: { deliveryIds: string[] }; queue?: string }[] = [];
+    for (const delivery of queued) {
+      const queue = deliveryQueue({
+        webhookId: delivery.webhook_id,
+        requestId: requestOf.get(delivery.event_id) ?? null,
+      });
+      let ids = queue && byQueue.get(queue);
+      if (!ids) {
+        // Deliveries of events about no request go side by side, each in a job of its own.
+        ids = [];
+        if (queue) byQueue.set(queue, ids);
+        jobs.push({ payload: { deliveryIds: ids }, queue });
+      }
+      ids.push(delivery.id);
+    }
+    await addJobs(tx, DELIVER_TASK, jobs);
   },
 };
