@@ -113,6 +113,50 @@ describe('webhook delivery, sent by the running job queue', () => {
     }
   });
 
+  it('should hold back no other event for one a consumer cannot take, and take that one once it can', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const request = await createRequest(t.app, tenant.apiKey);
+    // Its own receiver: the first test's endpoint gets these events too.
+    const own = await startReceiver();
+    const webhook = (await api.post('/webhooks', { endpoint: own.url, topics: ['request.updated'] })).json();
+    const arrived: string[] = [];
+    own.setResponder((delivery) => (arrived.push(delivery.json.data.notes), { status: 200 }));
+    // The endpoint's deliveries refuse the event whose notes are 'poison' (a consumer's bug, say) until the trigger goes.
+    await t.db.transaction((tx) =>
+      tx.execute(`
+        create function refuse_poison() returns trigger language plpgsql as $$
+        begin
+          if (select data->>'notes' from event where id = new.event_id) = 'poison' then raise exception 'poisoned'; end if;
+          return new;
+        end $$;
+        create trigger refuse_poison before insert on webhook_delivery for each row execute function refuse_poison();`),
+    );
+    try {
+      for (const notes of ['1', 'poison', '3']) await api.patch(`/requests/${request.id}`, { notes });
+      // The others go, in their order, and every event has its activity entry (another consumer).
+      await eventually(async () => arrived.length === 2);
+      expect(arrived).toEqual(['1', '3']);
+      const entries = () =>
+        t.db.rows<{ n: number }>(
+          `select count(*)::int as n from activity where request_id = ? and action = 'request.updated'`,
+          [request.id],
+        );
+      await eventually(async () => (await entries())[0].n === 3);
+    } finally {
+      await t.db.transaction((tx) =>
+        tx.execute('drop trigger refuse_poison on webhook_delivery; drop function refuse_poison()'),
+      );
+    }
+    try {
+      // Its event's job runs again after graphile-worker's backoff (seconds after its first failures).
+      await eventually(async () => arrived.length === 3, 30_000);
+      expect(arrived).toEqual(['1', '3', 'poison']);
+      await api.delete(`/webhooks/${webhook.id}`);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('should post a delivery whose answer takes seconds once: the liveness check leaves a living worker its job', async () => {
     const api = client(t.app, tenant.apiKey);
     const slow = await startReceiver();
@@ -284,6 +328,32 @@ describe('webhook retries, on a clock the test controls', () => {
     expect(list).toHaveLength(40);
     for (const d of list)
       expect(d).toMatchObject({ status: 'SUCCEEDED', attempt_count: 1, attempts: [{ status_code: 200 }] });
+    await api.delete(`/webhooks/${webhook.id}`);
+  });
+
+  it('should consume a backlog of events in one pass and send an endpoint its deliveries in one job', async () => {
+    const api = client(t.app, tenant.apiKey);
+    const { request, webhook, arrived } = await updatesEndpoint(() => 200);
+    const notes = Array.from({ length: 12 }, (_, i) => String(i));
+    for (const n of notes) await api.patch(`/requests/${request.id}`, { notes: n });
+
+    t.sql.reset();
+    await t.app.jobs.runDue();
+    expect(arrived).toEqual(notes);
+    const count = (pattern: RegExp) => t.sql.statements.filter((sql) => pattern.test(sql)).length;
+    // The first event's job took the eleven others along: one read of the events, one insert of their deliveries,
+    // whose one job posted them all and recorded them at once.
+    expect(count(/from event where id = any/)).toBe(1);
+    expect(count(/^\s*insert into webhook_delivery/)).toBe(1);
+    expect(count(/update webhook_delivery d/)).toBe(1);
+    expect(
+      await t.db.rows(`select 1 from graphile_worker.jobs where task_identifier in ('event', 'webhook.deliver')`),
+    ).toEqual([]);
+    const actions = await t.db.rows<{ n: number }>(
+      `select count(*)::int as n from activity where request_id = ? and action = 'request.updated'`,
+      [request.id],
+    );
+    expect(actions).toEqual([{ n: 12 }]);
     await api.delete(`/webhooks/${webhook.id}`);
   });
 
