@@ -88,11 +88,11 @@ type Outcome = { statusCode: number | null; error: string | null; latencyMs: num
 type Attempt = { row: Loaded; outcome: Outcome; at: Date };
 
 /**
- * The `webhook.deliver` task: one attempt of each delivery of its job (those an endpoint got from a batch of events, or
- * one retried), one after the other, each signed per Standard Webhooks and posted through an agent
- * that refuses private addresses at connect time; then all recorded at once. A failure adds the next attempt's job
- * itself, on RETRY_DELAYS_MS. A job run again after a crash finds its attempt recorded (nothing more happens) or not
- * (it posts again: at least once, with the same webhook-id).
+ * The `webhook.deliver` task: one attempt of each delivery of its job (those an endpoint got from a batch of events,
+ * or one retried), one after the other, each signed per Standard Webhooks and posted through an agent that refuses
+ * private addresses at connect time; then all recorded at once. A failure adds the next attempt's job itself, on
+ * RETRY_DELAYS_MS. A job run again after a crash finds its attempt recorded (nothing more happens) or not (it posts
+ * again: at least once, with the same webhook-id).
  */
 export function webhookTasks(deps: WebhookTaskDeps): Record<string, TaskHandler> {
   const deliveries = new Deliveries(deps);
@@ -222,11 +222,10 @@ class Deliveries {
   }
 
   /**
-   * Logs the attempts and moves the deliveries and their endpoint on, in one transaction with the next attempts' jobs,
-   * It records only the attempt a delivery still waits for: a run of a job that
-   * another run overtook (both posted) records nothing. The endpoint's failing_since ends with a success and starts
-   * with the first failure after it, unless one runs; an endpoint failing for `disableAfterMs` is disabled, its
-   * deliveries ended.
+   * Logs the attempts and moves the deliveries and their endpoint on, in one transaction with the next attempts' jobs.
+   * It records only the attempt a delivery still waits for: a run of a job that another run overtook (both posted)
+   * records nothing. The endpoint's failing_since ends with a success and starts with the first failure after it,
+   * unless one runs; an endpoint failing for `disableAfterMs` is disabled, its deliveries ended.
    */
   private async record(attempts: readonly Attempt[]): Promise<void> {
     if (attempts.length === 0) return;
