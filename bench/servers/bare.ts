@@ -244,6 +244,7 @@ serve('bare', async () => {
           language: 'EN_US',
           reminders: 3,
           reminderSchedule: [],
+          escalations: [],
           cloudStorageFolder: null,
           cloudStorageProvider: 'SERVICE',
           requireCompleteSubmission: false,
