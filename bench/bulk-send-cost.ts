@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { queueIdle } from './lib/queue-idle';
 import { numberArg, postgresCpu, runTool } from './lib/cost';
 import { openSeededDatabase } from './lib/seed';
 import { startServer, type ServerProcess } from './lib/servers';
@@ -39,15 +40,7 @@ runTool(async () => {
       if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
       return JSON.parse(text);
     };
-    const idle = async () => {
-      for (;;) {
-        const { rows: due } = await pg.query<{ n: string }>(
-          'select count(*) as n from graphile_worker.jobs where run_at <= now()',
-        );
-        if (Number(due[0].n) === 0) return;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const idle = () => queueIdle(pg);
     let batch = 0;
     const recipients = (tag: string) =>
       Array.from({ length: ROWS }, (_, i) => ({ first_name: 'Ada', email: `bulk-${tag}-${batch}-${i}@bench.example` }));
