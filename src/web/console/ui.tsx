@@ -143,11 +143,16 @@ function useFieldErrors(name: string) {
   };
 }
 
+/** A field's messages, each on a line of its own, so that a list of them reads apart. */
+function MessageLines({ messages }: { messages: string[] }) {
+  return messages.map((message, i) => <span key={i}>{message}</span>);
+}
+
 function FieldMessages({ id, messages }: { id: string; messages: string[] }) {
   if (!messages.length) return null;
   return (
     <span className="field-error" id={`${id}-error`}>
-      {messages.join(' ')}
+      <MessageLines messages={messages} />
     </span>
   );
 }
@@ -382,7 +387,7 @@ export function FieldNote({ name }: { name: string }) {
   if (!messages.length) return null;
   return (
     <p className="field-error" id={id} tabIndex={-1}>
-      {messages.join(' ')}
+      <MessageLines messages={messages} />
     </p>
   );
 }
