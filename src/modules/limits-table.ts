@@ -125,6 +125,7 @@ import {
   MAX_SMS_LENGTH,
   MAX_SUBJECT_LENGTH,
   NOTIFICATION_CONCURRENCY,
+  NOTIFICATIONS_PER_JOB,
   NOTIFICATION_MAX_ATTEMPTS,
   NOTIFICATION_RETRY_DELAYS_MS,
   NOTIFICATION_SEND_TIMEOUT_MS,
@@ -400,7 +401,7 @@ const rows = (): [string, string, string][] => [
   ],
   [
     'Notifications handed over at once',
-    `one per job, over ${n(NOTIFICATION_CONCURRENCY)} mail server connections per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
+    `up to ${n(NOTIFICATIONS_PER_JOB)} per job (an event's invitations), over ${n(NOTIFICATION_CONCURRENCY)} mail server connections per instance; ${duration(NOTIFICATION_SEND_TIMEOUT_MS)} for the mail server to connect, greet and answer each command`,
     'attempt failed, retried',
   ],
   [

@@ -6,9 +6,11 @@ import { completeJobs, jobsAlong, type TaskHandler } from '../jobs/queue';
 import { EVENT_JOB_PREFIX, type EmittedEvent } from './outbox';
 import { STORED_EVENT_COLUMNS, storedEvent, type StoredEventRow } from './topics';
 import { Migration20261129000000_event_consumers } from './Migration20261129000000_event_consumers';
+import { Migration20261205000000_event_job_queue } from './Migration20261205000000_event_job_queue';
 
 export const EVENT_CONSUMER_MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129000000_event_consumers', class: Migration20261129000000_event_consumers },
+  { name: 'Migration20261205000000_event_job_queue', class: Migration20261205000000_event_job_queue },
 ];
 
 // What follows an event (mail, webhook deliveries, the activity log, timed work) is the work of its
@@ -62,19 +64,30 @@ export const EVENTS_AT_ONCE = 100;
  */
 export function eventTask(db: Db, consumers: readonly Consumer[], deps: ConsumerDeps): TaskHandler {
   return async ({ eventId }: { eventId: string }, helpers) => {
-    const along = await jobsAlong(db, helpers.job, EVENT_JOB_PREFIX, EVENTS_AT_ONCE - 1);
-    const ids = [eventId, ...along.map((job) => job.id)];
-    const rows = await db.rows<EventRow>(
-      `select ${STORED_EVENT_COLUMNS}, action, details, actor from event where id = any(?::uuid[])`,
-      [ids],
+    // Its event, then those written after it to its queue (by the event's index, in the order written): those whose
+    // jobs wait are taken along.
+    const rows = await db.rows<EventRow & { seq: string }>(
+      `select ${STORED_EVENT_COLUMNS}, action, details, actor, seq from event where id = ?
+       union all
+       (select ${STORED_EVENT_COLUMNS}, action, details, actor, seq from event e
+         where e.job_queue = (select job_queue from event where id = ?) and e.seq > (select seq from event where id = ?)
+         order by e.seq limit ?)`,
+      [eventId, eventId, eventId, EVENTS_AT_ONCE - 1],
       { prepared: true },
     );
-    const byId = new Map(rows.map((row) => [row.id, toEmitted(row)]));
-    // In the order their jobs ran: a request's events as they were written.
-    const events = ids.map((id) => byId.get(id)).filter((event) => event !== undefined);
+    const [own, ...after] = rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+    // Deleted with its organization since.
+    if (!own) return;
+    const along = await jobsAlong(
+      db,
+      helpers.job,
+      after.map((row) => EVENT_JOB_PREFIX + row.id),
+    );
+    const waiting = new Set(along.map((job) => job.key));
+    const events = [own, ...after.filter((row) => waiting.has(EVENT_JOB_PREFIX + row.id))].map(toEmitted);
     try {
       await db.transaction(async (tx) => {
-        for (const consumer of consumers) await consume(tx, consumer, events, deps);
+        await consume(tx, consumers, events, deps);
         await completeJobs(
           tx,
           along.map((job) => job.jobId),
@@ -87,11 +100,11 @@ export function eventTask(db: Db, consumers: readonly Consumer[], deps: Consumer
     const failed = new Map<string, unknown>();
     for (const consumer of consumers) {
       try {
-        await db.transaction((tx) => consume(tx, consumer, events, deps));
+        await db.transaction((tx) => consume(tx, [consumer], events, deps));
       } catch {
         for (const event of events) {
           try {
-            await db.transaction((tx) => consume(tx, consumer, [event], deps));
+            await db.transaction((tx) => consume(tx, [consumer], [event], deps));
           } catch (err) {
             deps.log.error(
               { err, eventId: event.id, consumer: consumer.name },
@@ -102,27 +115,40 @@ export function eventTask(db: Db, consumers: readonly Consumer[], deps: Consumer
         }
       }
     }
-    const done = along.filter((job) => !failed.has(job.id)).map((job) => job.jobId);
+    const done = along.filter((job) => !failed.has(job.key.slice(EVENT_JOB_PREFIX.length))).map((job) => job.jobId);
     if (done.length > 0) await db.transaction((tx) => completeJobs(tx, done));
     if (failed.has(eventId)) throw failed.get(eventId);
   };
 }
 
 /**
- * A consumer's effects of the events that concern it and it has not consumed yet, with their marks in its ledger, in
- * the caller's transaction.
+ * Consumers' effects of the events that concern them and they have not consumed yet, with their marks in their ledger
+ * (one statement for them all), in the caller's transaction.
  */
-async function consume(tx: Tx, consumer: Consumer, events: readonly EmittedEvent[], deps: ConsumerDeps): Promise<void> {
-  const applicable = events.filter((event) => consumer.applies(event));
-  if (applicable.length === 0) return;
-  const first = await tx.rows<{ event_id: string }>(
+async function consume(
+  tx: Tx,
+  consumers: readonly Consumer[],
+  events: readonly EmittedEvent[],
+  deps: ConsumerDeps,
+): Promise<void> {
+  const marks = consumers.flatMap((consumer) =>
+    events.filter((event) => consumer.applies(event)).map((event) => ({ consumer: consumer.name, event })),
+  );
+  if (marks.length === 0) return;
+  const first = await tx.rows<{ event_id: string; consumer: string }>(
     `insert into event_consumer (event_id, consumer, organization_id)
-     select e.id, ?, e.organization_id from unnest(?::uuid[], ?::uuid[]) as e (id, organization_id)
-     on conflict do nothing returning event_id`,
-    [consumer.name, applicable.map((event) => event.id), applicable.map((event) => event.organizationId)],
+     select * from unnest(?::uuid[], ?::text[], ?::uuid[])
+     on conflict do nothing returning event_id, consumer`,
+    [
+      marks.map((mark) => mark.event.id),
+      marks.map((mark) => mark.consumer),
+      marks.map((mark) => mark.event.organizationId),
+    ],
     { prepared: true },
   );
-  const marked = new Set(first.map((row) => row.event_id));
-  const unconsumed = applicable.filter((event) => marked.has(event.id));
-  if (unconsumed.length > 0) await consumer.run(tx, unconsumed, deps);
+  const marked = new Set(first.map((row) => `${row.consumer} ${row.event_id}`));
+  for (const consumer of consumers) {
+    const unconsumed = events.filter((event) => marked.has(`${consumer.name} ${event.id}`));
+    if (unconsumed.length > 0) await consumer.run(tx, unconsumed, deps);
+  }
 }

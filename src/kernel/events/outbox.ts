@@ -52,8 +52,8 @@ export type EmittedEvent = StoredEvent & {
  * Prepared, with bind parameters: the event's JSON is a few KB.
  */
 const EMIT = `with inserted as (
-     insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at, action, details, actor)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb) returning id)
+     insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at, action, details, actor, job_queue)
+     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?) returning id)
    select pg_notify(?, id::text),
           case when job.wanted and job.queue is not null then ${QUEUE_FENCE} end,
           case when job.wanted then graphile_worker.add_job('event', json_build_object('eventId', id),
@@ -113,6 +113,10 @@ export class Outbox {
       action: draft.action ?? draft.topic,
       details: draft.details ?? null,
     };
+    const wanted = this.consumers.some((consumer) => consumer.applies(emitted));
+    // A request's events are consumed one after the other, in the order they were written (with the other requests'
+    // of their queue).
+    const queue = wanted && requestId ? queueOf('events:', requestId, EVENT_QUEUES) : null;
     const params: unknown[] = [
       event.id,
       event.organizationId,
@@ -126,11 +130,10 @@ export class Outbox {
       draft.action ?? null,
       emitted.details && JSON.stringify(emitted.details),
       JSON.stringify(emitted.actor),
+      queue,
       EVENT_CHANNEL,
-      this.consumers.some((consumer) => consumer.applies(emitted)),
-      // A request's events are consumed one after the other, in the order they were written (with the other
-      // requests' of their queue).
-      requestId ? queueOf('events:', requestId, EVENT_QUEUES) : null,
+      wanted,
+      queue,
     ];
     await tx.execute(EMIT, params, { prepared: true });
     if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);

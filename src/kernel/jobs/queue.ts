@@ -116,26 +116,26 @@ export async function removeJobs(tx: Tx, keys: readonly string[]): Promise<void>
   await tx.execute('select graphile_worker.remove_job(k) from unnest(?::text[]) as k', [keys]);
 }
 
-/** A job taken along by a task that does several at once (`jobsAlong`), and the id its key names. */
-export type JobAlong = { jobId: string; id: string };
+/** A job taken along by a task that does several at once (`jobsAlong`): its id and its key. */
+export type JobAlong = { jobId: string; key: string };
 
 /**
- * Jobs of the running job's task waiting in its queue, due and never tried, oldest first: no other worker takes them
- * while this job runs (a queue's jobs run one at a time), so a task can do them now, in one pass, and then complete
- * them (`completeJobs`). Their keys say what they are about (`prefix` and an id). A crash before they are completed
- * leaves them to run alone: their tasks are idempotent anyway.
+ * Those of the jobs of `keys` that wait in the running job's queue for its task, due and never tried, oldest first: no
+ * other worker takes them while this job runs (a queue's jobs run one at a time), so a task can do them now, in one
+ * pass, and then complete them (`completeJobs`). The task finds the keys in its own tables (an index, not a scan of the
+ * job table). A crash before they are completed leaves them to run alone: their tasks are idempotent anyway.
  */
-export async function jobsAlong(db: Reader, job: Job, prefix: string, limit: number): Promise<JobAlong[]> {
-  if (job.job_queue_id === null) return [];
+export async function jobsAlong(db: Reader, job: Job, keys: readonly string[]): Promise<JobAlong[]> {
+  if (job.job_queue_id === null || keys.length === 0) return [];
   const rows = await db.rows<{ id: string; key: string }>(
     `select j.id, j.key from graphile_worker.jobs j
-      where j.queue_name = (select queue_name from graphile_worker.jobs where id = ?) and j.task_identifier = ?
-        and j.locked_at is null and j.attempts = 0 and j.run_at <= now() and starts_with(j.key, ?)
-      order by j.run_at, j.id limit ?`,
-    [job.id, job.task_identifier, prefix, limit],
+      where j.key = any(?::text[]) and j.queue_name = (select queue_name from graphile_worker.jobs where id = ?)
+        and j.task_identifier = ? and j.locked_at is null and j.attempts = 0 and j.run_at <= now()
+      order by j.run_at, j.id`,
+    [keys, job.id, job.task_identifier],
     { prepared: true },
   );
-  return rows.map((row) => ({ jobId: String(row.id), id: row.key.slice(prefix.length) }));
+  return rows.map((row) => ({ jobId: String(row.id), key: row.key }));
 }
 
 /** Completes jobs a task did along with its own (`jobsAlong`), in the caller's transaction. */

@@ -11,6 +11,11 @@ export const NOTIFICATION_MAX_ATTEMPTS = NOTIFICATION_RETRY_DELAYS_MS.length + 1
 export const MAX_RETRY_AFTER_MS = 21_600_000;
 /** Connections to the mail server per instance: its jobs that send mail at once share them. */
 export const NOTIFICATION_CONCURRENCY = 5;
+/**
+ * Messages one job takes when an event queues several (a request's invitations): one read and one record for them all,
+ * handed over NOTIFICATION_CONCURRENCY at a time.
+ */
+export const NOTIFICATIONS_PER_JOB = 25;
 /** Time the mail server has to connect, greet and answer each command. */
 export const NOTIFICATION_SEND_TIMEOUT_MS = 30_000;
 /** Characters of a subject; a longer one (a long request name) is cut with an ellipsis. */

@@ -1,11 +1,11 @@
 import type { Tx } from '../../kernel/db/db';
 import { seal, unseal } from '../../kernel/crypto/seal';
 import { AppError } from '../../kernel/errors/app-error';
-import { eachEvent, type Consumer } from '../../kernel/events/consumers';
+import type { Consumer } from '../../kernel/events/consumers';
 import type { EmittedEvent } from '../../kernel/events/outbox';
 import type { GraphQLContext } from '../../kernel/graphql/context';
 import { paginate, type Connection, type PageArgs } from '../../kernel/graphql/pagination';
-import { addJob } from '../../kernel/jobs/queue';
+import { addJob, addJobs } from '../../kernel/jobs/queue';
 import { isUuid } from '../../kernel/validation/input-check';
 import { isAdmin } from '../identity/viewer';
 import type { Language } from '../requests/request.enums';
@@ -16,6 +16,7 @@ import {
   type NotificationRow,
   type NotificationStatus,
 } from './notification.entities';
+import { NOTIFICATIONS_PER_JOB } from './notification.limits';
 import type { TemplateParams, TemplateSecrets } from './notification.templates';
 
 type Ctx = Pick<GraphQLContext, 'db' | 'viewer' | 'loaders'>;
@@ -42,7 +43,7 @@ export type NotificationDraft<K extends NotificationKind> = {
   params: TemplateParams[K];
 } & (keyof TemplateSecrets[K] extends never ? { secrets?: undefined } : { secrets: TemplateSecrets[K] });
 
-/** The task that renders and sends one message (notification.worker.ts). */
+/** The task that renders and sends messages (notification.worker.ts). */
 export const SEND_TASK = 'notification.send';
 
 /**
@@ -51,6 +52,17 @@ export const SEND_TASK = 'notification.send';
  */
 export const queueSend = (tx: Tx, notificationId: string, runAt?: Date) =>
   addJob(tx, SEND_TASK, { notificationId }, { key: `notification:${notificationId}`, runAt });
+
+/**
+ * Adds the jobs of messages queued together, in the caller's transaction, in one statement: NOTIFICATIONS_PER_JOB to a
+ * job, each job's in the order given. Their retries go one by one (`queueSend`).
+ */
+export async function queueSends(tx: Tx, notificationIds: readonly string[]): Promise<void> {
+  const jobs: { payload: { notificationIds: string[] } }[] = [];
+  for (let at = 0; at < notificationIds.length; at += NOTIFICATIONS_PER_JOB)
+    jobs.push({ payload: { notificationIds: notificationIds.slice(at, at + NOTIFICATIONS_PER_JOB) } });
+  await addJobs(tx, SEND_TASK, jobs);
+}
 
 /**
  * Queues a message in the caller's transaction (its row and its job), so it goes out if and only if the change that
@@ -135,27 +147,30 @@ function recipientMessage(
 }
 
 /**
- * Once an event committed: the messages it sends the recipients (`recipientMessage`), each with its job. A recipient
- * gets an email when it has an address and did not ask for SMS alone, and an SMS when it asked for one (SMS, BOTH,
- * MULTIPLE) or has only a phone. The request is read as it is now (a deleted one invites nobody).
+ * Once events committed: the messages they send the recipients (`recipientMessage`), all in one statement, and the
+ * jobs that send them (`queueSends`). A recipient gets an email when it has an address and did not ask for SMS alone,
+ * and an SMS when it asked for one (SMS, BOTH, MULTIPLE) or has only a phone. The request is read as it is now (a
+ * deleted one invites nobody).
  */
 export const notificationsConsumer: Consumer = {
   name: 'notifications',
   applies: (event) => recipientMessage(event) !== null,
-  run: eachEvent(async (tx, event) => {
-    const message = recipientMessage(event)!;
+  run: async (tx, events) => {
+    const messages = events.map((event) => ({ event, message: recipientMessage(event)! }));
     const queued = await tx.rows<{ id: string }>(
       `insert into notification (id, organization_id, request_id, recipient_id, channel, kind, address, language, params, status, attempts, next_attempt_at, created_at, updated_at)
-       select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, ?::text, ch.address, coalesce(rc.language, r.language),
+       select gen_random_uuid(), r.organization_id, r.id, rc.id, ch.channel, ev.kind, ch.address, coalesce(rc.language, r.language),
               jsonb_build_object(
                 'requestName', r.name,
                 'senderName', coalesce(nullif(concat_ws(' ', u.first_name, u.last_name), ''), u.email),
                 'organizationName', o.name,
                 'recipientFirstName', rc.first_name,
                 'personalMessage', r.personal_message,
-                'dueDate', r.due_date) || ?::jsonb,
-              'PENDING', 0, ?, ?, ?
-         from request r
+                'dueDate', r.due_date) || ev.params,
+              'PENDING', 0, ev.at, ev.at, ev.at
+         from unnest(?::uuid[], ?::uuid[], ?::text[], ?::jsonb[], ?::uuid[], ?::boolean[], ?::timestamptz[])
+                with ordinality as ev (request_id, organization_id, kind, params, recipient_id, created, at, position)
+         join request r on r.id = ev.request_id and r.organization_id = ev.organization_id
          join app_user u on u.id = r.owner_id
          join organization o on o.id = r.organization_id
          join recipient rc on rc.request_id = r.id
@@ -163,25 +178,26 @@ export const notificationsConsumer: Consumer = {
            ('EMAIL', case when rc.email is not null and (rc.send_method <> 'SMS' or rc.phone is null) then rc.email end),
            ('SMS', case when rc.phone is not null and (rc.send_method in ('SMS', 'BOTH', 'MULTIPLE') or rc.email is null) then rc.phone end)
          ) as ch (channel, address)
-        where r.id = ? and r.organization_id = ? and r.deleted_at is null and (?::uuid is null or rc.id = ?::uuid)
-          and (not ?::boolean or not r.skip_initial_notification) and ch.address is not null
+        where r.deleted_at is null and (ev.recipient_id is null or rc.id = ev.recipient_id)
+          and (not ev.created or not r.skip_initial_notification) and ch.address is not null
+        order by ev.position, rc.position, ch.channel
        returning id`,
       [
-        message.kind,
-        JSON.stringify(message.params),
-        event.createdAt,
-        event.createdAt,
-        event.createdAt,
-        event.requestId,
-        event.organizationId,
-        message.recipientId,
-        message.recipientId,
-        event.action === 'request.created',
+        messages.map(({ event }) => event.requestId),
+        messages.map(({ event }) => event.organizationId),
+        messages.map(({ message }) => message.kind),
+        messages.map(({ message }) => JSON.stringify(message.params)),
+        messages.map(({ message }) => message.recipientId),
+        messages.map(({ event }) => event.action === 'request.created'),
+        messages.map(({ event }) => event.createdAt),
       ],
       { prepared: true },
     );
-    for (const { id } of queued) await queueSend(tx, id);
-  }),
+    await queueSends(
+      tx,
+      queued.map((row) => row.id),
+    );
+  },
 };
 
 // The messages hold addresses and what was said to recipients: the organization's ADMIN reads them.

@@ -8,6 +8,7 @@ import {
   MAX_BODY_LENGTH,
   MAX_NOTIFICATION_ERROR,
   MAX_SMS_LENGTH,
+  NOTIFICATION_CONCURRENCY,
   NOTIFICATION_MAX_ATTEMPTS,
   NOTIFICATION_RETRY_DELAYS_MS,
 } from './notification.limits';
@@ -22,7 +23,7 @@ import {
   type RenderedMessage,
 } from './notification.templates';
 
-// The `notification.send` task: renders and sends one queued message, and records how that went.
+// The `notification.send` task: renders and sends queued messages, and records how that went.
 
 export type NotificationTaskDeps = {
   db: Db;
@@ -103,30 +104,46 @@ export async function recordUndelivered(tx: Tx, message: SettledMessage, error: 
 export const UNDELIVERED_STATUSES = new Set(['undelivered', 'failed']);
 
 /**
- * The task of a queued message. The recipient's link is derived here, at send time, so it is never stored anywhere
- * but in the body of the message that carries it. A failure that may pass adds the next attempt's job itself, on
- * NOTIFICATION_RETRY_DELAYS_MS. A job run again after a crash finds its attempt recorded (nothing more happens) or not
- * (it sends again: at least once).
+ * The task of queued messages: one (`notificationId`, a message queued alone or tried again) or several
+ * (`notificationIds`, an event's invitations). The recipient's link is derived here, at send time, so it is never
+ * stored anywhere but in the body of the message that carries it. A failure that may pass adds the next attempt's job
+ * itself, on NOTIFICATION_RETRY_DELAYS_MS. A job run again after a crash finds an attempt recorded (nothing more
+ * happens) or not (it sends again: at least once).
  */
 export function notificationTasks(deps: NotificationTaskDeps): Record<string, TaskHandler> {
   const sender = new Sender(deps);
-  return { [SEND_TASK]: ({ notificationId }: { notificationId: string }) => sender.send(notificationId) };
+  return {
+    [SEND_TASK]: ({ notificationId, notificationIds }: { notificationId?: string; notificationIds?: string[] }) =>
+      sender.send(notificationIds ?? [notificationId!]),
+  };
 }
+
+type Attempt = { row: OutgoingMessage; outcome: Outcome };
 
 class Sender {
   constructor(private readonly options: NotificationTaskDeps) {}
 
-  async send(notificationId: string): Promise<void> {
-    const [row] = await this.options.db.rows<OutgoingMessage>(
+  async send(ids: readonly string[]): Promise<void> {
+    const rows = await this.options.db.rows<OutgoingMessage>(
       `select n.id, n.organization_id, n.request_id, n.attempts, n.channel, n.kind, n.address, n.language, n.params, n.secrets_sealed, n.recipient_id,
               (select link_nonce from recipient where id = n.recipient_id) as link_nonce, ${brandingColumn('n.organization_id')} as branding
-         from notification n where n.id = ? and n.status = 'PENDING'`,
-      [notificationId],
+         from notification n where n.id = any(?::uuid[]) and n.status = 'PENDING'`,
+      [ids],
       { prepared: true },
     );
-    // Settled since its job was added (sent before a crash), or deleted with its request.
-    if (!row) return;
-    await this.record(row, await this.attempt(row));
+    // Those settled since their job was added (sent before a crash), or deleted with their request, are not there.
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const pending = ids.map((id) => byId.get(id)).filter((row) => row !== undefined);
+    const attempts: Attempt[] = [];
+    for (let at = 0; at < pending.length; at += NOTIFICATION_CONCURRENCY)
+      attempts.push(
+        ...(await Promise.all(
+          pending
+            .slice(at, at + NOTIFICATION_CONCURRENCY)
+            .map(async (row) => ({ row, outcome: await this.attempt(row) })),
+        )),
+      );
+    if (attempts.length > 0) await this.record(attempts);
   }
 
   private render(row: OutgoingMessage): { sent: RenderedMessage; stored: RenderedMessage } {
@@ -211,48 +228,55 @@ class Sender {
   }
 
   /**
-   * Records the attempt, in one transaction with what follows it: the next attempt's job (no sooner than the carrier
-   * asked), or what the bounce handlers do. It records only the attempt the message still waits for: a run of the
-   * job that another run overtook records nothing. A settled message drops its sealed secrets. A vendor's report that
-   * the message did not arrive, come before this record, bounces it now.
+   * Records the attempts, in one statement and one transaction with what follows them: each next attempt's job (no
+   * sooner than the carrier asked), or what the bounce handlers do. It records only an attempt the message still waits
+   * for: a run of the job that another run overtook records nothing. A settled message drops its sealed secrets. A
+   * vendor's report that the message did not arrive, come before this record, bounces it now.
    */
-  private async record(row: OutgoingMessage, outcome: Outcome): Promise<void> {
+  private async record(attempts: readonly Attempt[]): Promise<void> {
     const now = this.options.clock.now();
-    const retryAt =
+    const retryAt = ({ row, outcome }: Attempt) =>
       outcome.status === 'PENDING'
         ? new Date(now.getTime() + Math.max(NOTIFICATION_RETRY_DELAYS_MS[row.attempts], outcome.retryAfterMs ?? 0))
         : null;
+    const column = <T>(value: (attempt: Attempt) => T) => attempts.map(value);
     await this.options.db.transaction(async (tx) => {
-      const [recorded] = await tx.rows<{ delivery_status: string | null }>(
-        `update notification
-            set status = ?, attempts = ?, next_attempt_at = ?, last_error = ?,
-                subject = coalesce(?, subject), text = coalesce(?, text), html = coalesce(?, html), sent_at = ?,
-                secrets_sealed = case when ? <> 'PENDING' then null else secrets_sealed end, updated_at = ?,
-                provider_message_id = coalesce(?, provider_message_id)
-          where id = ? and status = 'PENDING' and attempts = ?
-          returning delivery_status`,
+      const recorded = await tx.rows<{ id: string; delivery_status: string | null }>(
+        `update notification n
+            set status = a.status, attempts = n.attempts + 1, next_attempt_at = a.retry_at, last_error = a.error,
+                subject = coalesce(a.subject, n.subject), text = coalesce(a.text, n.text), html = coalesce(a.html, n.html),
+                sent_at = case when a.status = 'SENT' then ?::timestamptz end,
+                secrets_sealed = case when a.status <> 'PENDING' then null else n.secrets_sealed end, updated_at = ?,
+                provider_message_id = coalesce(a.provider_message_id, n.provider_message_id)
+           from unnest(?::uuid[], ?::int[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+                  as a (id, attempts, status, retry_at, error, subject, text, html, provider_message_id)
+          where n.id = a.id and n.status = 'PENDING' and n.attempts = a.attempts
+          returning n.id, n.delivery_status`,
         [
-          outcome.status,
-          row.attempts + 1,
-          retryAt,
-          outcome.error,
-          outcome.stored?.subject ?? null,
-          outcome.stored?.text ?? null,
-          outcome.stored?.html ?? null,
-          outcome.status === 'SENT' ? now : null,
-          outcome.status,
           now,
-          outcome.providerMessageId ?? null,
-          row.id,
-          row.attempts,
+          now,
+          column(({ row }) => row.id),
+          column(({ row }) => row.attempts),
+          column(({ outcome }) => outcome.status),
+          column(retryAt),
+          column(({ outcome }) => outcome.error),
+          column(({ outcome }) => outcome.stored?.subject ?? null),
+          column(({ outcome }) => outcome.stored?.text ?? null),
+          column(({ outcome }) => outcome.stored?.html ?? null),
+          column(({ outcome }) => outcome.providerMessageId ?? null),
         ],
         { prepared: true },
       );
-      if (!recorded) return;
-      if (retryAt) await queueSend(tx, row.id, retryAt);
-      if (outcome.bounced) for (const handle of bounceHandlers.values()) await handle(tx, row, outcome.error!);
-      else if (outcome.status === 'SENT' && UNDELIVERED_STATUSES.has(recorded.delivery_status ?? ''))
-        await recordUndelivered(tx, row, `Reported ${recorded.delivery_status} by the SMS provider`);
+      const byId = new Map(attempts.map((attempt) => [attempt.row.id, attempt]));
+      for (const { id, delivery_status } of recorded) {
+        const attempt = byId.get(id)!;
+        const { row, outcome } = attempt;
+        const at = retryAt(attempt);
+        if (at) await queueSend(tx, row.id, at);
+        if (outcome.bounced) for (const handle of bounceHandlers.values()) await handle(tx, row, outcome.error!);
+        else if (outcome.status === 'SENT' && UNDELIVERED_STATUSES.has(delivery_status ?? ''))
+          await recordUndelivered(tx, row, `Reported ${delivery_status} by the SMS provider`);
+      }
     });
   }
 }

@@ -1,5 +1,5 @@
 import type { Tx } from '../../kernel/db/db';
-import { eachEvent, type Consumer } from '../../kernel/events/consumers';
+import type { Consumer } from '../../kernel/events/consumers';
 import type { EmittedEvent } from '../../kernel/events/outbox';
 import { addJobs, removeJobs } from '../../kernel/jobs/queue';
 import type { RetentionChange } from '../organizations/organization.service';
@@ -187,16 +187,19 @@ export const scheduleConsumer: Consumer = {
         'escalations',
       ) ||
       movesEscalations(event)),
-  run: eachEvent(async (tx, event, { settings }) => {
+  // The job queue follows the rows of all the events at once, in one statement.
+  run: async (tx, events, { settings }) => {
     const rows: PlannedRow[] = [];
-    if (ENDING_ACTIONS.has(event.action)) rows.push(...(await cancelEndedJobs(tx, event)));
-    const planned = planRequestJobs(tx, event, settings.expirationWarningDays);
-    if (planned) rows.push(...(await planned));
-    if (movesEscalations(event)) rows.push(...(await planOverdueEscalations(tx, event)));
-    if (changed(event, 'escalations')) rows.push(...(await planNewEscalations(tx, event)));
-    if (event.action === 'request.closed') rows.push(...(await planRetention(tx, event)));
+    for (const event of events) {
+      if (ENDING_ACTIONS.has(event.action)) rows.push(...(await cancelEndedJobs(tx, event)));
+      const planned = planRequestJobs(tx, event, settings.expirationWarningDays);
+      if (planned) rows.push(...(await planned));
+      if (movesEscalations(event)) rows.push(...(await planOverdueEscalations(tx, event)));
+      if (changed(event, 'escalations')) rows.push(...(await planNewEscalations(tx, event)));
+      if (event.action === 'request.closed') rows.push(...(await planRetention(tx, event)));
+    }
     await queuePlanned(tx, rows);
-  }),
+  },
 };
 
 /**

@@ -144,6 +144,37 @@ describe('notifications through a real SMTP server', () => {
     [notification] = (await api.get(`/notifications?request_id=${request.id}`)).json();
     expect(notification).toMatchObject({ status: 'SENT', attempt_count: 2, next_attempt_at: null });
   });
+
+  it("should send a request's invitations in one job (one read, one record), a refused one retried alone", async () => {
+    smtp.refuseWhen((to) => to.includes('later@example.com'));
+    const request = await createRequest(t.app, tenant.apiKey, {
+      recipients: ['first', 'later', 'last'].map((name) => ({ first_name: name, email: `${name}@example.com` })),
+    });
+    t.sql.reset();
+    await drain(t);
+    const count = (pattern: RegExp) => t.sql.statements.filter((sql) => pattern.test(sql)).length;
+    expect(count(/^\s*insert into notification/)).toBe(1);
+    expect(count(/from notification n where n\.id = any/)).toBe(1);
+    expect(count(/^\s*update notification n/)).toBe(1);
+    expect(smtp.received.map((m) => m.envelopeTo[0]).sort()).toEqual(['first@example.com', 'last@example.com']);
+    const listed = (await api.get(`/notifications?request_id=${request.id}`)).json();
+    const later = listed.find((n: any) => n.address === 'later@example.com');
+    expect(later).toMatchObject({ status: 'PENDING', attempt_count: 1 });
+    expect(listed.filter((n: any) => n.status === 'SENT')).toHaveLength(2);
+    // The retry is a job of its own, keyed by its message.
+    const jobs = await t.db.rows<{ key: string | null }>(
+      `select key from graphile_worker.jobs where task_identifier = 'notification.send'`,
+      [],
+    );
+    expect(jobs).toEqual([{ key: `notification:${later.id}` }]);
+
+    smtp.refuseWhen(() => false);
+    offsetMs += NOTIFICATION_RETRY_DELAYS_MS[0] + 1_000;
+    await drain(t);
+    expect(smtp.received.map((m) => m.envelopeTo[0])).toContain('later@example.com');
+    const again = (await api.get(`/notifications?request_id=${request.id}`)).json();
+    expect(again.find((n: any) => n.id === later.id)).toMatchObject({ status: 'SENT', attempt_count: 2 });
+  });
 });
 
 describe('notifications without a mail server', () => {

@@ -341,9 +341,11 @@ describe('webhook retries, on a clock the test controls', () => {
     await t.app.jobs.runDue();
     expect(arrived).toEqual(notes);
     const count = (pattern: RegExp) => t.sql.statements.filter((sql) => pattern.test(sql)).length;
-    // The first event's job took the eleven others along: one read of the events, one insert of their deliveries,
-    // whose one job posted them all and recorded them at once.
-    expect(count(/from event where id = any/)).toBe(1);
+    // The first event's job took the eleven others along: one read of the events, one look for their jobs, one mark of
+    // them in every consumer's ledger, one insert of their deliveries, whose one job posted them all and recorded them at once.
+    expect(count(/from event where id = \?\s+union all/)).toBe(1);
+    expect(count(/from graphile_worker\.jobs j\s+where j\.key = any/)).toBe(1);
+    expect(count(/^\s*insert into event_consumer/)).toBe(1);
     expect(count(/^\s*insert into webhook_delivery/)).toBe(1);
     expect(count(/update webhook_delivery d/)).toBe(1);
     expect(
