@@ -10,7 +10,8 @@ import { restItemA } from './item.rest-shapes';
 
 /** An item's REST fragment: its question's answer, or its form, the answers given to it and its upload rules. */
 export function itemFragment(item: RequestItemRow): RestItemAFragment {
-  const base = {
+  // Built by assignment, not spread from a base: a request's list makes a hundred of these.
+  const fragment: Record<string, unknown> = {
     id: item.id,
     kind: item.kind,
     name: item.name,
@@ -19,9 +20,9 @@ export function itemFragment(item: RequestItemRow): RestItemAFragment {
     verified: item.status === 'VERIFIED',
     isNa: item.isNa,
   };
-  if (item.kind === 'QUESTION') return { ...base, answer: item.answer ?? null } as RestItemAFragment;
-  if (item.kind === 'UPLOAD') {
-    const form = item.form
+  if (item.kind === 'QUESTION') fragment.answer = item.answer ?? null;
+  else if (item.kind === 'UPLOAD') {
+    fragment.form = item.form
       ? {
           id: item.form.id,
           name: item.form.name,
@@ -33,14 +34,10 @@ export function itemFragment(item: RequestItemRow): RestItemAFragment {
           })),
         }
       : null;
-    return {
-      ...base,
-      form,
-      formAnswers: item.formAnswers ?? null,
-      uploadRules: item.uploadRules ?? null,
-    } as RestItemAFragment;
+    fragment.formAnswers = item.formAnswers ?? null;
+    fragment.uploadRules = item.uploadRules ?? null;
   }
-  return base as RestItemAFragment;
+  return fragment as RestItemAFragment;
 }
 
 /** An item's REST body (shape A): its events' data and its rows' answers. */
