@@ -66,16 +66,16 @@ export function eventTask(db: Db, consumers: readonly Consumer[], deps: Consumer
   return async ({ eventId }: { eventId: string }, helpers) => {
     // Its event, then those written after it to its queue (by the event's index, in the order written): those whose
     // jobs wait are taken along.
-    const rows = await db.rows<EventRow & { seq: string }>(
+    const [own, ...after] = await db.rows<EventRow>(
       `select ${STORED_EVENT_COLUMNS}, action, details, actor, seq from event where id = ?
        union all
        (select ${STORED_EVENT_COLUMNS}, action, details, actor, seq from event e
          where e.job_queue = (select job_queue from event where id = ?) and e.seq > (select seq from event where id = ?)
-         order by e.seq limit ?)`,
+         order by e.seq limit ?)
+       order by seq`,
       [eventId, eventId, eventId, EVENTS_AT_ONCE - 1],
       { prepared: true },
     );
-    const [own, ...after] = rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
     // Deleted with its organization since.
     if (!own) return;
     const along = await jobsAlong(

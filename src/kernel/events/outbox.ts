@@ -6,8 +6,12 @@ import { QUEUE_FENCE, queueOf } from '../jobs/queue';
 import type { Consumer } from './consumers';
 import type { StoredEvent } from './topics';
 
-/** Queues the requests' events are consumed in (`queueOf`): those of one request one after the other. */
-const EVENT_QUEUES = 64;
+/**
+ * Queues the requests' events are consumed in (`queueOf`): those of one request one after the other. Few: each job a
+ * worker takes locks the row of every idle queue (see `JobOptions.queue`), and an event's job takes along the events
+ * waiting after it, so four keep two instances' workers busy.
+ */
+const EVENT_QUEUES = 4;
 
 /** How an event's job is named (its key): this and the event's id. */
 export const EVENT_JOB_PREFIX = 'event:';
@@ -53,12 +57,12 @@ export type EmittedEvent = StoredEvent & {
  */
 const EMIT = `with inserted as (
      insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at, action, details, actor, job_queue)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?) returning id)
+     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?) returning id, job_queue)
    select pg_notify(?, id::text),
-          case when job.wanted and job.queue is not null then ${QUEUE_FENCE} end,
-          case when job.wanted then graphile_worker.add_job('event', json_build_object('eventId', id),
-            queue_name => job.queue, job_key => '${EVENT_JOB_PREFIX}' || id, run_at => clock_timestamp()) end
-     from inserted, (select ?::boolean as wanted, ?::text as queue) job`;
+          case when job_queue is not null then ${QUEUE_FENCE} end,
+          case when ?::boolean then graphile_worker.add_job('event', json_build_object('eventId', id),
+            queue_name => job_queue, job_key => '${EVENT_JOB_PREFIX}' || id, run_at => clock_timestamp()) end
+     from inserted`;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -133,7 +137,6 @@ export class Outbox {
       queue,
       EVENT_CHANNEL,
       wanted,
-      queue,
     ];
     await tx.execute(EMIT, params, { prepared: true });
     if (this.written.size >= MAX_WRITTEN) this.written.delete(this.written.keys().next().value!);

@@ -316,8 +316,8 @@ export const webhooksConsumer: Consumer = {
       [events.map((event) => event.id)],
       { prepared: true },
     );
-    // One job per queue for the deliveries the events made, in the order of the events: the events of a queue of
-    // requests' events go to one queue of each endpoint (DELIVERY_QUEUES_PER_ENDPOINT divides EVENT_QUEUES).
+    // One job per queue for the deliveries the events made, in the order of the events: a request's deliveries always
+    // go through the same queue of an endpoint, and its events come in order.
     const order = new Map(events.map((event, index) => [event.id, index]));
     const requestOf = new Map(events.map((event) => [event.id, event.requestId]));
     queued.sort((a, b) => order.get(a.event_id)! - order.get(b.event_id)!);
