@@ -1,36 +1,42 @@
 import type { RestRecipientFragment, RestRequestFragment } from '../../generated/operations';
 import type { RequestViewPart } from '../requests/request.view';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
-import { Recipient, type RecipientRow } from './recipient.entities';
+import type { RecipientRow } from './recipient.entities';
 
 // A request's recipients as REST shows them in its views, from rows: their links and passwords
 // derived from the server secret, as the GraphQL fields derive them (recipient.resolvers.ts).
 
-type ContactLine = { id: string; owner_id: string; team_id: string | null };
+/** What a recipient's fragment is made of: its row's columns and its contact's. */
+type RecipientLine = {
+  id: string;
+  request_id: string;
+  link_nonce: string;
+  auth_method: RecipientRow['authMethod'];
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  language: string | null;
+  contact_id: string;
+  contact_owner_id: string;
+  contact_team_id: string | null;
+};
 
 export const requestRecipientsView: RequestViewPart = async (db, settings, requests) => {
   const ids = requests.map((request) => request.id);
-  const organizationId = requests[0].organization.id;
-  const [recipients, contacts] = await Promise.all([
-    db.records(
-      Recipient,
-      'select * from recipient where request_id = any(?::uuid[]) and organization_id = ? order by position',
-      [ids, organizationId],
-    ),
-    db.rows<ContactLine>(
-      `select id, owner_id, team_id from contact
-        where id in (select contact_id from recipient where request_id = any(?::uuid[]) and organization_id = ?)`,
-      [ids, organizationId],
-    ),
-  ]);
-  const contactById = new Map(contacts.map((contact) => [contact.id, contact]));
+  const lines = await db.rows<RecipientLine>(
+    `select r.id, r.request_id, r.link_nonce, r.auth_method, r.first_name, r.last_name, r.email, r.phone, r.language,
+            r.contact_id, c.owner_id as contact_owner_id, c.team_id as contact_team_id
+       from recipient r join contact c on c.id = r.contact_id
+      where r.request_id = any(?::uuid[]) and r.organization_id = ?
+      order by r.position`,
+    [ids, requests[0].organization.id],
+    { prepared: true },
+  );
   const mfaById = new Map(requests.map((request) => [request.id, request.mfaEnabled]));
   const byRequest = new Map<string, RestRecipientFragment[]>(ids.map((id) => [id, []]));
-  for (const recipient of recipients) {
-    const mfaEnabled = mfaById.get(recipient.request.id)!;
-    byRequest
-      .get(recipient.request.id)!
-      .push(recipientFragment(settings, recipient, mfaEnabled, contactById.get(recipient.contact.id)!));
+  for (const line of lines) {
+    byRequest.get(line.request_id)!.push(recipientFragment(settings, line, mfaById.get(line.request_id)!));
   }
   return new Map(
     [...byRequest].map(([id, list]): [string, Partial<RestRequestFragment>] => [id, { recipients: list }]),
@@ -39,26 +45,25 @@ export const requestRecipientsView: RequestViewPart = async (db, settings, reque
 
 function recipientFragment(
   settings: { publicUrl: string; secret: string },
-  recipient: RecipientRow,
+  recipient: RecipientLine,
   mfaEnabled: boolean,
-  contact: ContactLine,
 ): RestRecipientFragment {
-  const token = linkToken(settings.secret, recipient.id, recipient.linkNonce);
-  const auth = effectiveAuth(recipient.authMethod, mfaEnabled, recipient.email ?? null);
+  const token = linkToken(settings.secret, recipient.id, recipient.link_nonce);
+  const auth = effectiveAuth(recipient.auth_method, mfaEnabled, recipient.email);
   return {
     requestLink: requestLink(settings.publicUrl, token),
     mfaLink: mfaLink(settings.publicUrl, token, auth, mfaEnabled),
     auth,
-    password: recipientPassword(settings.secret, recipient.id, recipient.linkNonce),
-    firstName: recipient.firstName ?? null,
-    lastName: recipient.lastName ?? null,
-    email: recipient.email ?? null,
-    phone: recipient.phone ?? null,
-    language: (recipient.language ?? null) as RestRecipientFragment['language'],
+    password: recipientPassword(settings.secret, recipient.id, recipient.link_nonce),
+    firstName: recipient.first_name,
+    lastName: recipient.last_name,
+    email: recipient.email,
+    phone: recipient.phone,
+    language: recipient.language as RestRecipientFragment['language'],
     contact: {
-      id: contact.id,
-      owner: { id: contact.owner_id },
-      team: contact.team_id ? { id: contact.team_id } : null,
+      id: recipient.contact_id,
+      owner: { id: recipient.contact_owner_id },
+      team: recipient.contact_team_id ? { id: recipient.contact_team_id } : null,
     },
   };
 }

@@ -11,6 +11,22 @@ import { DATA_MODEL } from '../../../src/modules';
 // not to an organization (an address has none).
 const NOT_TENANT_OWNED = ['organization', 'mikro_orm_migrations', 'idempotency_key', 'rate_limit_counter'];
 
+/**
+ * Drops a database of the test's own. An autovacuum worker may be in it after a migration's writes, which this role may
+ * not end: the drop waits for it to leave.
+ */
+async function dropWhenFree(db: Client, database: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.query(`drop database ${database} with (force)`);
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== '42501' || attempt === 20) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
 describe('tenant columns', () => {
   let db: Client;
   beforeAll(async () => {
@@ -93,7 +109,7 @@ describe('tenant columns', () => {
     } finally {
       await old.end().catch(() => undefined);
       await orm.close();
-      await db.query(`drop database ${database} with (force)`);
+      await dropWhenFree(db, database);
     }
   });
 });
