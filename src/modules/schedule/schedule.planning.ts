@@ -135,6 +135,13 @@ function planNewEscalations(tx: Tx, event: EmittedEvent): Promise<PlannedRow[]> 
   );
 }
 
+/**
+ * Whether the request's view in the event shows escalation rules not fired yet: without any, `planNewEscalations` has
+ * nothing to plan (a rule added later plans its own job).
+ */
+const showsPendingEscalations = (event: EmittedEvent) =>
+  (event.data.escalations as { status: string }[] | undefined)?.some((rule) => rule.status === 'PENDING') ?? true;
+
 /** Moves the jobs of a request's OVERDUE escalations not yet fired when its `due_date` changes. */
 function planOverdueEscalations(tx: Tx, event: EmittedEvent): Promise<PlannedRow[]> {
   return tx.rows<PlannedRow>(
@@ -195,7 +202,8 @@ export const scheduleConsumer: Consumer = {
       const planned = planRequestJobs(tx, event, settings.expirationWarningDays);
       if (planned) rows.push(...(await planned));
       if (movesEscalations(event)) rows.push(...(await planOverdueEscalations(tx, event)));
-      if (changed(event, 'escalations')) rows.push(...(await planNewEscalations(tx, event)));
+      if (changed(event, 'escalations') && showsPendingEscalations(event))
+        rows.push(...(await planNewEscalations(tx, event)));
       if (event.action === 'request.closed') rows.push(...(await planRetention(tx, event)));
     }
     await queuePlanned(tx, rows);

@@ -40,6 +40,15 @@ describe('escalations on the request', () => {
   });
 
   describe('REST', () => {
+    it('should plan no rules for a request created without any, and ask nothing about them', async () => {
+      const request = await createRequest(t.app, tenant.apiKey, { reminders: 0 });
+      t.sql.reset();
+      await run();
+      const planned = t.sql.statements.filter((statement) => /from escalation e/.test(statement));
+      expect(planned).toEqual([]);
+      expect(await jobs(request.id)).toEqual([]);
+    });
+
     it('should take the rules on create, answer them with the request as the escalation list does, and plan them', async () => {
       const dueDate = future(2);
       const request = await createRequest(t.app, tenant.apiKey, {
