@@ -8,6 +8,7 @@ import { PEER_LIST_QUERY, USERS_LIST_QUERY } from './documents';
 import { exec, nodeBin, startGather, type OutsideProcess } from './gather-process';
 import type { RunFigures } from './load';
 import { startPg15, type Pg15 } from './pg15';
+import { queueIdle } from './queue-idle';
 import { median, progressLine, summarise, type ScenarioResult } from './report';
 import { ROOT, startHelper, startServer, type Helper } from './servers';
 
@@ -176,10 +177,13 @@ export async function runUsers(
       started.splice(started.indexOf(server), 1);
       await server.stop();
     };
+    // After the writes, Gather's job queue does what they left to its consumers first: otherwise whichever server is
+    // measured first shares the machine with that work.
     const settle = async () => {
       const client = new Client({ connectionString: pg!.adminUrl.replace(/\/postgres$/, '/gather_users') });
       await client.connect();
       try {
+        await queueIdle(client);
         await client.query('vacuum (analyze)');
         await client.query('checkpoint');
       } finally {
