@@ -504,8 +504,16 @@ describe('the owner console', () => {
       await page.locator('#live-status[data-state="up"]').waitFor();
       await page.locator('[data-bulk-status="COMPLETED"]').waitFor({ timeout: 15_000 });
       await expect(page.locator('[data-bulk-status]').textContent()).resolves.toContain('3 of 3 requests made');
+      const bar = page.getByRole('progressbar', { name: 'Requests made' });
+      await expect(bar.getAttribute('aria-valuenow')).resolves.toBe('100');
       await page.setViewportSize({ width: 360, height: 740 });
       expect(await widthFits(page)).toBe(true);
+      // The fill grows to its width over 0.3 s: the picture is of the full bar.
+      await page.waitForFunction(
+        (track) =>
+          track!.firstElementChild!.getBoundingClientRect().width >= track!.getBoundingClientRect().width - 0.5,
+        await bar.elementHandle(),
+      );
       await screenshot(page, 'console-19-bulk-send-done-360');
       await page.setViewportSize({ width: 1280, height: 800 });
       const send = (await api.get('/bulk-sends')).json()[0];
