@@ -54,6 +54,8 @@ export async function openContext(
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);
+  // From the top: a page scrolled down (a field focused) would draw its sticky header in the middle of the picture.
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path, fullPage: true });
   return path;
 }
