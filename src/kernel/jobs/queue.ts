@@ -84,8 +84,9 @@ export async function addJob(tx: Tx, task: string, payload: object, options: Job
 }
 
 /**
- * `addJob` for many jobs of one task in one statement, in the order given: a plan that moves many at once (every
- * closed request of an organization) costs no round trip per job.
+ * `addJob` for many jobs of one task in one statement, in the order given, through graphile-worker's bulk `add_jobs`:
+ * a plan that moves many at once (every closed request of an organization) costs no round trip, and no function call,
+ * per job. A key given twice counts once, as its last job (where `addJob` twice would leave it).
  */
 export async function addJobs(
   tx: Tx,
@@ -93,19 +94,29 @@ export async function addJobs(
   jobs: readonly { payload: object; key?: string; runAt?: Date; queue?: string }[],
 ): Promise<void> {
   if (jobs.length === 0) return;
-  // The fence, when there is a queue, joined first: a row is made of both sides before its jobs are added.
+  const last = new Map<string | number, (typeof jobs)[number]>();
+  for (const [at, job] of jobs.entries()) {
+    last.delete(job.key ?? at);
+    last.set(job.key ?? at, job);
+  }
+  const specs = [...last.values()];
+  // The fence, when there is a queue, is the row the jobs are added from: taken before them. Jobs without a time are
+  // a microsecond apart, in order: the clock may not move between two rows, and add_jobs may insert them in any order.
   await tx.execute(
-    `select graphile_worker.add_job(?, j.payload, queue_name => j.queue, run_at => coalesce(j.run_at, clock_timestamp()),
-                                    max_attempts => ?, job_key => j.key)
-       from ${jobs.some((job) => job.queue) ? `(select ${QUEUE_FENCE}) fence, ` : ''}
-            unnest(?::json[], ?::timestamptz[], ?::text[], ?::text[]) as j (payload, run_at, key, queue)`,
+    `select count(*) from (
+       select graphile_worker.add_jobs(array(
+                select row(?, j.payload, j.queue, coalesce(j.run_at, clock_timestamp() + j.n * interval '1 microsecond'), ?,
+                           j.key, null, null)::graphile_worker.job_spec
+                  from unnest(?::json[], ?::timestamptz[], ?::text[], ?::text[]) with ordinality as j (payload, run_at, key, queue, n)
+                 order by j.n))
+         from (select ${specs.some((job) => job.queue) ? QUEUE_FENCE : 'null'}) as fence) as added`,
     [
       task,
       DEFAULT_ATTEMPTS,
-      jobs.map((job) => JSON.stringify(job.payload)),
-      jobs.map((job) => job.runAt ?? null),
-      jobs.map((job) => job.key ?? null),
-      jobs.map((job) => job.queue ?? null),
+      specs.map((job) => JSON.stringify(job.payload)),
+      specs.map((job) => job.runAt ?? null),
+      specs.map((job) => job.key ?? null),
+      specs.map((job) => job.queue ?? null),
     ],
   );
 }

@@ -1,6 +1,6 @@
 import { createTestApp, type TestApp } from '../../support/app';
 import { eventually } from '../../support/fixtures';
-import { addJob, COLLECT_QUEUES_TASK } from '../../../src/kernel/jobs/queue';
+import { addJob, addJobs, COLLECT_QUEUES_TASK } from '../../../src/kernel/jobs/queue';
 
 // Named queues leave a row each in graphile-worker's tables; `collectQueues` deletes those no job uses, never one
 // that a transaction still open has just added a job to.
@@ -71,14 +71,14 @@ describe('collecting empty job queues', () => {
     expect(await waiting()).toBe(0);
   });
 
-  it('should give up, and delete nothing, when such a transaction stays open', async () => {
+  it('should give up, and delete nothing, when such a transaction stays open (jobs added in bulk)', async () => {
     expect(await queueRows()).toBe(1);
     let commit!: () => void;
     const committed = new Promise<void>((resolve) => (commit = resolve));
     let added!: () => void;
     const jobAdded = new Promise<void>((resolve) => (added = resolve));
     const writer = t.db.transaction(async (tx) => {
-      await addJob(tx, 'event', { eventId: '00000000-0000-4000-8000-000000000000' }, { queue: QUEUE });
+      await addJobs(tx, 'event', [{ payload: { eventId: '00000000-0000-4000-8000-000000000000' }, queue: QUEUE }]);
       added();
       await committed;
     });
@@ -87,6 +87,31 @@ describe('collecting empty job queues', () => {
     commit();
     await writer;
     expect([await queueRows(), await waiting()]).toEqual([1, 1]);
+    await t.app.jobs.runDue();
+    expect(await waiting()).toBe(0);
+  });
+
+  it('should add jobs in bulk in the order given, a key given twice once with its last payload', async () => {
+    const payload = (n: number) => ({ eventId: `00000000-0000-4000-8000-00000000000${n}` });
+    await t.db.transaction((tx) =>
+      addJobs(tx, 'event', [
+        { payload: payload(1), queue: QUEUE, key: 'bulk:a' },
+        { payload: payload(2), queue: QUEUE },
+        { payload: payload(3), queue: QUEUE, key: 'bulk:a' },
+        { payload: payload(4), queue: QUEUE, key: 'bulk:b' },
+      ]),
+    );
+    const jobs = await t.db.rows<{ payload: object; key: string | null }>(
+      `select j.payload, j.key from graphile_worker._private_jobs j
+         join graphile_worker._private_job_queues q on q.id = j.job_queue_id
+        where q.queue_name = ? order by j.run_at, j.id`,
+      [QUEUE],
+    );
+    expect(jobs).toEqual([
+      { payload: payload(2), key: null },
+      { payload: payload(3), key: 'bulk:a' },
+      { payload: payload(4), key: 'bulk:b' },
+    ]);
     await t.app.jobs.runDue();
     expect(await waiting()).toBe(0);
   });
