@@ -18,13 +18,14 @@ export const requestAttachmentsPart: RequestCreationPart = {
     return {
       // One statement for the request's copies and its items'.
       async write(tx, { request, recordsOf }) {
-        await tx.insert(Attachment, [
+        const copies = await tx.insert(Attachment, [
           ...attachmentCopies(requestSources, request, null),
           // Given items only: items copied from a template have no attachments to copy.
           ...(input.items
             ? recordsOf(RequestItem).flatMap((item, index) => attachmentCopies(itemSources[index], request, item))
             : []),
         ]);
+        return [Attachment, copies];
       },
     };
   },

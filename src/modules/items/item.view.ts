@@ -1,6 +1,5 @@
-import type { Reader } from '../../kernel/db/db';
 import type { SubjectView } from '../../kernel/graphql/events';
-import type { RestItemAFragment, RestRequestFragment } from '../../generated/operations';
+import type { RestItemAFragment } from '../../generated/operations';
 import type { RequestViewPart } from '../requests/request.view';
 import { RequestItem, type RequestItemRow } from './item.entities';
 import { percentComplete } from './item.progress';
@@ -50,18 +49,22 @@ export const itemSubjectView: SubjectView = async (db, _settings, id) => {
 };
 
 /** The requests' items, in order, and how complete they are. */
-export const requestItemsView: RequestViewPart = async (db: Reader, _settings, requests) => {
-  const items = await db.records(
-    RequestItem,
-    'select * from request_item where request_id = any(?::uuid[]) and organization_id = ? and deleted_at is null order by position',
-    [requests.map((request) => request.id), requests[0].organization.id],
-  );
-  const byRequest = new Map<string, RequestItemRow[]>(requests.map((request) => [request.id, []]));
-  for (const item of items) byRequest.get(item.request.id)?.push(item);
-  return new Map(
-    [...byRequest].map(([id, list]): [string, Partial<RestRequestFragment>] => [
-      id,
-      { items: list.map(itemFragment), percentComplete: percentComplete(list) },
-    ]),
-  );
+export const requestItemsView: RequestViewPart<RequestItemRow> = {
+  entity: RequestItem,
+  read: (db, requests) =>
+    db.records(
+      RequestItem,
+      'select * from request_item where request_id = any(?::uuid[]) and organization_id = ? and deleted_at is null order by position',
+      [requests.map((request) => request.id), requests[0].organization.id],
+    ),
+  shape(_settings, requests, items) {
+    const byRequest = new Map<string, RequestItemRow[]>(requests.map((request) => [request.id, []]));
+    for (const item of items) byRequest.get(item.request.id)?.push(item);
+    return new Map(
+      [...byRequest].map(([id, list]) => [
+        id,
+        { items: list.map(itemFragment), percentComplete: percentComplete(list) },
+      ]),
+    );
+  },
 };

@@ -1,7 +1,7 @@
-import type { RestRecipientFragment, RestRequestFragment } from '../../generated/operations';
+import type { RestRecipientFragment } from '../../generated/operations';
 import type { RequestViewPart } from '../requests/request.view';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
-import type { RecipientRow } from './recipient.entities';
+import { Recipient, type RecipientRow } from './recipient.entities';
 
 // A request's recipients as REST shows them in its views, from rows: their links and passwords
 // derived from the server secret, as the GraphQL fields derive them (recipient.resolvers.ts).
@@ -22,25 +22,26 @@ type RecipientLine = {
   contact_team_id: string | null;
 };
 
-export const requestRecipientsView: RequestViewPart = async (db, settings, requests) => {
-  const ids = requests.map((request) => request.id);
-  const lines = await db.rows<RecipientLine>(
-    `select r.id, r.request_id, r.link_nonce, r.auth_method, r.first_name, r.last_name, r.email, r.phone, r.language,
-            r.contact_id, c.owner_id as contact_owner_id, c.team_id as contact_team_id
-       from recipient r join contact c on c.id = r.contact_id
-      where r.request_id = any(?::uuid[]) and r.organization_id = ?
-      order by r.position`,
-    [ids, requests[0].organization.id],
-    { prepared: true },
-  );
-  const mfaById = new Map(requests.map((request) => [request.id, request.mfaEnabled]));
-  const byRequest = new Map<string, RestRecipientFragment[]>(ids.map((id) => [id, []]));
-  for (const line of lines) {
-    byRequest.get(line.request_id)!.push(recipientFragment(settings, line, mfaById.get(line.request_id)!));
-  }
-  return new Map(
-    [...byRequest].map(([id, list]): [string, Partial<RestRequestFragment>] => [id, { recipients: list }]),
-  );
+export const requestRecipientsView: RequestViewPart<RecipientLine> = {
+  entity: Recipient,
+  read: (db, requests) =>
+    db.rows<RecipientLine>(
+      `select r.id, r.request_id, r.link_nonce, r.auth_method, r.first_name, r.last_name, r.email, r.phone, r.language,
+              r.contact_id, c.owner_id as contact_owner_id, c.team_id as contact_team_id
+         from recipient r join contact c on c.id = r.contact_id
+        where r.request_id = any(?::uuid[]) and r.organization_id = ?
+        order by r.position`,
+      [requests.map((request) => request.id), requests[0].organization.id],
+      { prepared: true },
+    ),
+  shape(settings, requests, lines) {
+    const mfaById = new Map(requests.map((request) => [request.id, request.mfaEnabled]));
+    const byRequest = new Map<string, RestRecipientFragment[]>(requests.map((request) => [request.id, []]));
+    for (const line of lines) {
+      byRequest.get(line.request_id)!.push(recipientFragment(settings, line, mfaById.get(line.request_id)!));
+    }
+    return new Map([...byRequest].map(([id, recipients]) => [id, { recipients }]));
+  },
 };
 
 function recipientFragment(

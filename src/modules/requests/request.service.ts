@@ -455,7 +455,9 @@ export async function createRequest(
       const records = await plan.write?.(tx, created);
       if (records) written.push([records[0], records[1]]);
     }
-    return { request, view: await emitRequestEvent(tx, ctx, 'request.created', request) };
+    // The request is new: what its parts wrote is all it has.
+    const view = await requestView(tx, ctx.settings, request, (entity) => created.recordsOf(entity).length > 0);
+    return { request, view: await emitRequestEvent(tx, ctx, 'request.created', request, { data: view }) };
   });
 }
 

@@ -1,9 +1,10 @@
+import type { EntityName } from '@mikro-orm/core';
 import type { Reader } from '../../kernel/db/db';
 import type { ServiceSettings } from '../../kernel/graphql/context';
 import type { SubjectView } from '../../kernel/graphql/events';
 import type { RestRequestFragment } from '../../generated/operations';
 import { extensionPoint } from '../../kernel/module';
-import { Request, type RequestRow } from './request.entities';
+import { Collaborator, Request, type RequestRow } from './request.entities';
 import { restRequest } from './request.rest-shapes';
 
 // A request as REST shows it, made from its rows: what GET /requests/{id} answers, what a write of
@@ -13,16 +14,23 @@ import { restRequest } from './request.rest-shapes';
 type ViewSettings = Pick<ServiceSettings, 'publicUrl' | 'secret'>;
 
 /**
- * What a module adds to the views of requests: its keys of the REST fragment (request.rest-shapes.ts
- * maps the fragment to the body), read from rows, by request id.
+ * What a module adds to the views of requests: its lines (rows of `entity`, maybe joined), read by request id, shaped
+ * into its keys of the REST fragment (request.rest-shapes.ts maps the fragment to the body).
  */
-export type RequestViewPart = (
-  db: Reader,
-  settings: ViewSettings,
-  requests: readonly RequestRow[],
-) => Promise<Map<string, Partial<RestRequestFragment>>>;
+export type RequestViewPart<Line = any> = {
+  /** What its lines are rows of: a new request's are those its creation wrote, so without any there is none to read. */
+  entity: EntityName<any>;
+  read(db: Reader, requests: readonly RequestRow[]): Promise<Line[]>;
+  /** Its keys of each request's fragment (of every one of `requests`, by id), from the lines read. */
+  shape(settings: ViewSettings, requests: readonly RequestRow[], lines: readonly Line[]): FragmentParts;
+};
+
+type FragmentParts = Map<string, Partial<RestRequestFragment>>;
 
 export const requestViewParts = extensionPoint<RequestViewPart>('request view');
+
+/** Whether the transaction that created the requests wrote rows of `entity` (its parts' records say). */
+export type CreationWrote = (entity: EntityName<any>) => boolean;
 
 /** The REST body of a request. */
 export type RequestView = ReturnType<typeof restRequest>;
@@ -38,32 +46,46 @@ type CollaboratorLine = {
   email: string;
 };
 
-/** The REST bodies of `requests` (rows the caller may see), in their order: a fixed number of statements for any number. */
-export async function requestViews(
-  db: Reader,
-  settings: ViewSettings,
-  requests: readonly RequestRow[],
-): Promise<RequestView[]> {
-  if (requests.length === 0) return [];
-  const ids = requests.map((request) => request.id);
-  const [collaborators, ...parts] = await Promise.all([
+/** The requests' own part: their collaborators. */
+const collaboratorsPart: RequestViewPart<CollaboratorLine> = {
+  entity: Collaborator,
+  read: (db, requests) =>
     db.rows<CollaboratorLine>(
       `select c.request_id, c.user_id, c.role, u.first_name, u.last_name, u.email
          from collaborator c join app_user u on u.id = c.user_id
         where c.request_id = any(?::uuid[]) and c.organization_id = ?
         order by c.request_id, c.position`,
-      [ids, requests[0].organization.id],
+      [requests.map((request) => request.id), requests[0].organization.id],
     ),
-    ...requestViewParts.values().map((part) => part(db, settings, requests)),
-  ]);
-  const byRequest = new Map<string, RestRequestFragment['collaborators']>(ids.map((id) => [id, []]));
-  for (const line of collaborators) {
-    byRequest.get(line.request_id)!.push({
-      id: line.user_id,
-      role: line.role as RestRequestFragment['collaborators'][number]['role'],
-      user: { firstName: line.first_name, lastName: line.last_name, email: line.email },
-    });
-  }
+  shape(_settings, requests, lines) {
+    const byRequest = new Map<string, RestRequestFragment['collaborators']>(
+      requests.map((request) => [request.id, []]),
+    );
+    for (const line of lines) {
+      byRequest.get(line.request_id)!.push({
+        id: line.user_id,
+        role: line.role as RestRequestFragment['collaborators'][number]['role'],
+        user: { firstName: line.first_name, lastName: line.last_name, email: line.email },
+      });
+    }
+    return new Map([...byRequest].map(([id, collaborators]) => [id, { collaborators }]));
+  },
+};
+
+/**
+ * The REST bodies of `requests` (rows the caller may see), in their order: a fixed number of statements for any
+ * number. Given what their creation wrote (`wrote`, in its transaction), parts of which it wrote nothing read nothing.
+ */
+export async function requestViews(
+  db: Reader,
+  settings: ViewSettings,
+  requests: readonly RequestRow[],
+  wrote?: CreationWrote,
+): Promise<RequestView[]> {
+  if (requests.length === 0) return [];
+  const parts = [collaboratorsPart, ...requestViewParts.values()];
+  const lines = await Promise.all(parts.map((part) => (wrote && !wrote(part.entity) ? [] : part.read(db, requests))));
+  const shaped = parts.map((part, at) => part.shape(settings, requests, lines[at]));
   return requests.map((request) => {
     const fragment = {
       id: request.id,
@@ -98,9 +120,8 @@ export async function requestViews(
       closedAt: iso(request.closedAt),
       createdAt: iso(request.createdAt)!,
       updatedAt: iso(request.updatedAt)!,
-      collaborators: byRequest.get(request.id)!,
     } as unknown as Partial<RestRequestFragment>;
-    for (const part of parts) Object.assign(fragment, part.get(request.id));
+    for (const part of shaped) Object.assign(fragment, part.get(request.id));
     return restRequest(fragment as RestRequestFragment);
   });
 }
@@ -111,8 +132,13 @@ export const requestSubjectView: SubjectView = async (db, settings, id) => {
   return request ? requestView(db, settings, request) : null;
 };
 
-/** The REST body of one request. */
-export async function requestView(db: Reader, settings: ViewSettings, request: RequestRow): Promise<RequestView> {
-  const [view] = await requestViews(db, settings, [request]);
+/** The REST body of one request (`wrote`: see `requestViews`). */
+export async function requestView(
+  db: Reader,
+  settings: ViewSettings,
+  request: RequestRow,
+  wrote?: CreationWrote,
+): Promise<RequestView> {
+  const [view] = await requestViews(db, settings, [request], wrote);
   return view;
 }

@@ -57,7 +57,7 @@ export const requestEscalationsPart: RequestCreationPart = {
   async prepare(ctx, check, input) {
     if (!input.escalations?.length) return {};
     const rules = await checkRules(ctx, ctx.db, check, input.escalations);
-    return { write: async (tx, { request }) => void (await insertRules(tx, request, rules)) };
+    return { write: async (tx, { request }) => [Escalation, await insertRules(tx, request, rules)] };
   },
 };
 
@@ -120,31 +120,33 @@ type EscalationLine = {
 };
 
 /** The requests' rules as their views show them, oldest first; a rule naming nobody tells the owner. */
-export const requestEscalationsView: RequestViewPart = async (db, _settings, requests) => {
-  const lines = await db.rows<EscalationLine>(
-    `select id, request_id, condition, after_days, notify_user_id, notify_email, status, fired_at, created_at
-       from escalation where request_id = any(?::uuid[]) and organization_id = ? order by created_at, id`,
-    [requests.map((request) => request.id), requests[0].organization.id],
-  );
-  const owners = new Map(requests.map((request) => [request.id, request.owner.id]));
-  const byRequest = new Map<string, RestRequestFragment['escalations']>(requests.map((request) => [request.id, []]));
-  for (const line of lines) {
-    const notifyUserId = line.notify_email ? null : (line.notify_user_id ?? owners.get(line.request_id)!);
-    byRequest.get(line.request_id)!.push({
-      id: line.id,
-      requestId: line.request_id,
-      condition: line.condition,
-      afterDays: line.after_days,
-      notifyUser: notifyUserId ? { id: notifyUserId } : null,
-      notifyEmail: line.notify_email,
-      status: line.status,
-      firedAt: line.fired_at?.toISOString() ?? null,
-      createdAt: line.created_at.toISOString(),
-    });
-  }
-  return new Map(
-    [...byRequest].map(([id, escalations]): [string, Partial<RestRequestFragment>] => [id, { escalations }]),
-  );
+export const requestEscalationsView: RequestViewPart<EscalationLine> = {
+  entity: Escalation,
+  read: (db, requests) =>
+    db.rows<EscalationLine>(
+      `select id, request_id, condition, after_days, notify_user_id, notify_email, status, fired_at, created_at
+         from escalation where request_id = any(?::uuid[]) and organization_id = ? order by created_at, id`,
+      [requests.map((request) => request.id), requests[0].organization.id],
+    ),
+  shape(_settings, requests, lines) {
+    const owners = new Map(requests.map((request) => [request.id, request.owner.id]));
+    const byRequest = new Map<string, RestRequestFragment['escalations']>(requests.map((request) => [request.id, []]));
+    for (const line of lines) {
+      const notifyUserId = line.notify_email ? null : (line.notify_user_id ?? owners.get(line.request_id)!);
+      byRequest.get(line.request_id)!.push({
+        id: line.id,
+        requestId: line.request_id,
+        condition: line.condition,
+        afterDays: line.after_days,
+        notifyUser: notifyUserId ? { id: notifyUserId } : null,
+        notifyEmail: line.notify_email,
+        status: line.status,
+        firedAt: line.fired_at?.toISOString() ?? null,
+        createdAt: line.created_at.toISOString(),
+      });
+    }
+    return new Map([...byRequest].map(([id, escalations]) => [id, { escalations }]));
+  },
 };
 
 const EscalationsBody = Type.Array(EscalationCreateBody, {

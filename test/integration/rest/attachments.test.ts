@@ -198,7 +198,7 @@ describe('REST attachments', () => {
         items: [{ type: 'UPLOAD', name: 'W-2', attachments: [guide.id] }],
       });
       expect(request.attachments).toEqual([{ id: expect.any(String), name: 'guide.pdf', mime: 'application/pdf' }]);
-      // The answer comes from what the creation wrote (primed loaders): a fresh read shows the same.
+      // The creation reads the copies it wrote in its transaction: a fresh read shows the same.
       expect((await api.get(`/requests/${request.id}`)).json()).toEqual(request);
       const [item] = (await api.get(`/requests/${request.id}/items`)).json();
       expect(item.attachments).toEqual([{ id: expect.any(String), name: 'guide.pdf', mime: 'application/pdf' }]);
