@@ -65,15 +65,14 @@ function cancelEndedJobs(tx: Tx, event: EmittedEvent): Promise<PlannedRow[]> {
  * due at the expiration and runs EXPIRATION_WARNING_DAYS early), auto-close and the `reminder_schedule` entries (keyed
  * by their time, so an entry already sent is not sent again when the schedule is saved with it, and two entries at one
  * time are one reminder). A cleared date cancels its job. The request's fields are read as they are now: a later
- * change's own event plans again.
+ * change's own event plans again. `events` change the same fields of different requests (one update, or creations).
  */
-function planRequestJobs(tx: Tx, event: EmittedEvent, warningDays: number): Promise<PlannedRow[]> | null {
+function planRequestJobs(tx: Tx, events: readonly EmittedEvent[], warningDays: number): Promise<PlannedRow[]> | null {
+  const [event] = events;
   const plans: string[] = [];
-  const params: unknown[] = [];
   if (changed(event, 'reminders', 'first_reminder_date')) {
     plans.push(`select 'REMINDER', 'reminder:' || r.id,
-                       case when r.reminders > 0 then coalesce(r.first_reminder_date, ?::timestamptz + r.reminders * interval '1 day') end, '{}'::jsonb`);
-    params.push(event.createdAt);
+                       case when r.reminders > 0 then coalesce(r.first_reminder_date, ev.at + r.reminders * interval '1 day') end, '{}'::jsonb`);
   }
   if (changed(event, 'expiration_date'))
     plans.push(
@@ -96,18 +95,19 @@ function planRequestJobs(tx: Tx, event: EmittedEvent, warningDays: number): Prom
   if (plans.length === 0) return null;
   return tx.rows<PlannedRow>(
     `insert into job (id, organization_id, request_id, kind, key, due_at, payload, status, attempts, created_at, updated_at)
-     select gen_random_uuid(), r.organization_id, r.id, plan.kind, plan.key, coalesce(plan.due_at, ?), plan.payload,
-            case when plan.due_at is null then 'CANCELLED' else 'PENDING' end, 0, ?, ?
-       from request r
+     select gen_random_uuid(), r.organization_id, r.id, plan.kind, plan.key, coalesce(plan.due_at, ev.at), plan.payload,
+            case when plan.due_at is null then 'CANCELLED' else 'PENDING' end, 0, ev.at, ev.at
+       from unnest(?::uuid[], ?::timestamptz[]) as ev (request_id, at)
+       join request r on r.id = ev.request_id
       cross join lateral (${plans.join(' union all ')}) as plan (kind, key, due_at, payload)
-      where r.id = ? and (plan.due_at is not null or exists (select 1 from job j where j.key = plan.key))
+      where plan.due_at is not null or exists (select 1 from job j where j.key = plan.key)
      on conflict (key) do update
         set due_at = excluded.due_at, payload = excluded.payload, status = excluded.status, attempts = 0, last_error = null,
             updated_at = excluded.updated_at
       where job.status <> 'DONE' or job.due_at is distinct from excluded.due_at
      returning id, key, status,
                case when kind = 'EXPIRATION_WARNING' then due_at - ? * interval '1 day' else due_at end as run_at`,
-    [event.createdAt, event.createdAt, event.createdAt, ...params, event.requestId, warningDays],
+    [events.map((e) => e.requestId), events.map((e) => e.createdAt), warningDays],
   );
 }
 
@@ -194,12 +194,17 @@ export const scheduleConsumer: Consumer = {
         'escalations',
       ) ||
       movesEscalations(event)),
-  // The job queue follows the rows of all the events at once, in one statement.
+  // New requests' dates are planned together (each request's creation comes before its other events), and the job
+  // queue follows the rows of all the events at once, in one statement.
   run: async (tx, events, { settings }) => {
-    const rows: PlannedRow[] = [];
+    const created = events.filter((event) => event.action === 'request.created');
+    const rows: PlannedRow[] = created.length
+      ? ((await planRequestJobs(tx, created, settings.expirationWarningDays)) ?? [])
+      : [];
     for (const event of events) {
       if (ENDING_ACTIONS.has(event.action)) rows.push(...(await cancelEndedJobs(tx, event)));
-      const planned = planRequestJobs(tx, event, settings.expirationWarningDays);
+      const planned =
+        event.action !== 'request.created' && planRequestJobs(tx, [event], settings.expirationWarningDays);
       if (planned) rows.push(...(await planned));
       if (movesEscalations(event)) rows.push(...(await planOverdueEscalations(tx, event)));
       if (changed(event, 'escalations') && showsPendingEscalations(event))

@@ -31,6 +31,40 @@ describe('timed jobs, on a clock the test moves', () => {
     offsetMs = 0;
   });
 
+  it("should plan new requests' dates together, each request's at its own times", async () => {
+    const soon = (days: number) => new Date(Date.now() + days * DAY);
+    const requests = [
+      await createRequest(t.app, tenant.apiKey, { reminders: 2 }),
+      await createRequest(t.app, tenant.apiKey, { reminders: 0, expiration_date: soon(9).toISOString() }),
+      await createRequest(t.app, tenant.apiKey, { reminders: 3, auto_close_at: soon(5).toISOString() }),
+    ];
+    for (let n = 0; n < 5; n++) await createRequest(t.app, tenant.apiKey, { reminders: 0 });
+    t.sql.reset();
+    await run();
+    // Eight creations in four event queues: those of one queue are consumed, and planned, together.
+    const plans = t.sql.statements.filter((statement) => /^\s*insert into job\b/.test(statement));
+    expect(plans.length).toBeLessThanOrEqual(4);
+    const planned = await t.db.rows<{ request_id: string; kind: string; due_at: Date }>(
+      `select request_id, kind, due_at from job where request_id = any(?::uuid[]) and status = 'PENDING'
+        order by kind, due_at`,
+      [requests.map((request) => request.id)],
+    );
+    const days = (request: { created_at: string }, due: Date) =>
+      Math.round((due.getTime() - new Date(request.created_at).getTime()) / DAY);
+    expect(
+      planned.map((job) => {
+        const at = requests.findIndex((request) => request.id === job.request_id);
+        return [at, job.kind, days(requests[at], job.due_at)];
+      }),
+    ).toEqual([
+      [2, 'AUTO_CLOSE', 5],
+      [1, 'EXPIRATION_WARNING', 9],
+      [1, 'EXPIRE', 9],
+      [0, 'REMINDER', 2],
+      [2, 'REMINDER', 3],
+    ]);
+  });
+
   it('should remind every `reminders` days those who have not submitted, and after a long pause once, not in a burst', async () => {
     const request = await createRequest(t.app, tenant.apiKey, { reminders: 2 });
     await run();
