@@ -53,7 +53,8 @@ export type EmittedEvent = StoredEvent & {
  * the consumers after the commit. A request's jobs share a queue and run in `run_at` order, which
  * `clock_timestamp()` gives the events of one transaction as they were written (`now()` would tie them); the queue's
  * fence (`QUEUE_FENCE`) is taken before the job is added (a select list is evaluated from left to right).
- * Prepared, with bind parameters: the event's JSON is a few KB.
+ * Prepared, with bind parameters: the event's JSON is a few KB. The job's key is the new event's, never added before,
+ * so the mode that only inserts it (`unsafe_dedupe`) adds it as `replace` would, without the locks replacing takes.
  */
 const EMIT = `with inserted as (
      insert into event (id, organization_id, topic, subject_type, subject_id, request_id, data, updated, created_at, action, details, actor, job_queue)
@@ -61,7 +62,8 @@ const EMIT = `with inserted as (
    select pg_notify(?, id::text),
           case when job_queue is not null then ${QUEUE_FENCE} end,
           case when ?::boolean then graphile_worker.add_job('event', json_build_object('eventId', id),
-            queue_name => job_queue, job_key => '${EVENT_JOB_PREFIX}' || id, run_at => clock_timestamp()) end
+            queue_name => job_queue, job_key => '${EVENT_JOB_PREFIX}' || id, run_at => clock_timestamp(),
+            job_key_mode => 'unsafe_dedupe') end
      from inserted`;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
