@@ -33,10 +33,9 @@ type Round = {
 
 async function ask<T>(helper: Helper, message: object, answer: string): Promise<T> {
   helper.send(message);
-  const reply = await Promise.race([
-    helper.next<T>(answer, 10 * 60_000),
-    helper.next<{ error: string }>('failed', 10 * 60_000).then((m) => Promise.reject(new Error(`files: ${m.error}`))),
-  ]);
+  // One waiter for either: a waiter left behind would keep its listeners (11 of them warn) and its timer.
+  const reply = await helper.next<T & { type: string; error?: string }>([answer, 'failed'], 10 * 60_000);
+  if (reply.type === 'failed') throw new Error(`files: ${reply.error}`);
   return reply;
 }
 

@@ -221,8 +221,12 @@ export async function startServer(
 export type Helper = {
   pid: number;
   send(message: object): void;
-  /** The next message of this type (matching `accept`), or a failure after `timeoutMs`. */
-  next<T = Record<string, any>>(type: string, timeoutMs: number, accept?: (message: T) => boolean): Promise<T>;
+  /** The next message of this type, or of one of these (matching `accept`), or a failure after `timeoutMs`. */
+  next<T = Record<string, any>>(
+    type: string | readonly string[],
+    timeoutMs: number,
+    accept?: (message: T) => boolean,
+  ): Promise<T>;
   cpuSeconds(): number;
   stop(): Promise<void>;
 };
@@ -240,10 +244,11 @@ export function startHelper(script: string, env: Record<string, string> = {}): H
   return {
     pid: child.pid!,
     send: (message) => child.send(message),
-    next: <T>(type: string, timeoutMs: number, accept?: (message: T) => boolean) =>
+    next: <T>(type: string | readonly string[], timeoutMs: number, accept?: (message: T) => boolean) =>
       new Promise<T>((done, fail) => {
+        const types: readonly (string | undefined)[] = typeof type === 'string' ? [type] : type;
         const listener = (message: T & { type?: string }) => {
-          if (message?.type !== type || (accept && !accept(message))) return;
+          if (!types.includes(message?.type) || (accept && !accept(message))) return;
           clearTimeout(timer);
           child.off('message', listener);
           child.off('exit', onExit);
