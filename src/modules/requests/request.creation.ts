@@ -44,8 +44,9 @@ export type RequestCreationPlan = {
   /** The organization's defaults (one part gives them; requests do not read organizations' settings themselves). */
   organizationDefaults?: OrganizationDefaults;
   /**
-   * Writes what the part adds, after the request's row and the parts before it; answers the records
-   * it wrote that later parts may read (`NewRequest.recordsOf`).
+   * Writes what the part adds, after the request's row and the parts before it; answers the records it wrote,
+   * which later parts may read (`NewRequest.recordsOf`) and the new request's view goes by: a view part of whose
+   * entity no part answered records is not read (request.view.ts).
    */
   write?(tx: Tx, created: NewRequest): Promise<readonly [EntityName<any>, readonly object[]] | null | void>;
 };
