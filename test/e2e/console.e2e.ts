@@ -655,6 +655,7 @@ describe('the owner console', () => {
       await page.locator('.notice', { hasText: 'Team Tax team made' }).waitFor();
       await dana.getByLabel('Team of dana@example.com').selectOption({ label: 'Tax team' });
       await page.locator('.notice', { hasText: "dana@example.com's team changed" }).waitFor();
+      await page.locator('.plain-list li', { hasText: /^Tax team · 1 member\s*$/ }).waitFor();
       await dana.getByLabel('Role of dana@example.com').selectOption('ADMIN');
       await page.locator('.notice', { hasText: 'dana@example.com is now ADMIN' }).waitFor();
 

@@ -369,7 +369,10 @@ export function UsersScreen() {
                 <ul className="plain-list">
                   {teams.map((team) => (
                     <li key={team.id}>
-                      {team.name} <span className="muted">· {team.members.length} members</span>
+                      {team.name}{' '}
+                      <span className="muted">
+                        · {team.members.length} {team.members.length === 1 ? 'member' : 'members'}
+                      </span>
                     </li>
                   ))}
                 </ul>
