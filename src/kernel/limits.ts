@@ -89,3 +89,9 @@ export const MAX_JOB_CONCURRENCY = 100;
 export const DEFAULT_JOB_POLL_MS = 1_000;
 export const MIN_JOB_POLL_MS = 100;
 export const MAX_JOB_POLL_MS = 60_000;
+
+/**
+ * Statement texts an instance prepares (each PostgreSQL connection keeps its prepared statements, parsed
+ * and planned, for its life); texts past them, such as lists selecting yet other columns, are sent unnamed.
+ */
+export const MAX_PREPARED_STATEMENTS = 200;

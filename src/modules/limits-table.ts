@@ -27,6 +27,7 @@ import {
   MAX_PHONE,
   MAX_QUERY_DEPTH,
   MIN_DATE,
+  MAX_PREPARED_STATEMENTS,
   SHARED_CACHE_ENTRIES,
   SHARED_CACHE_TTL_SECONDS,
 } from '../kernel/limits';
@@ -238,6 +239,11 @@ const rows = (): [string, string, string][] => [
     "API keys' callers and organizations' settings each instance keeps between requests",
     `${n(SHARED_CACHE_ENTRIES)} of each, oldest dropped first; ${n(SHARED_CACHE_TTL_SECONDS)} s at most by default (\`SHARED_CACHE_SECONDS\`), and forgotten when a change to them commits on any instance`,
     'read again from the database',
+  ],
+  [
+    'Statement texts each instance prepares (PostgreSQL keeps them, parsed and planned, on each connection)',
+    `the first ${n(MAX_PREPARED_STATEMENTS)}`,
+    'sent unnamed: parsed and planned each time',
   ],
   [
     'Automatic persisted queries remembered per instance',

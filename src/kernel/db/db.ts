@@ -1,6 +1,7 @@
 // eslint-disable-next-line no-restricted-imports -- the type of a relation, which records hold as { id }
 import type { EntityMetadata, EntityName, EntityProperty, MetadataStorage, Reference } from '@mikro-orm/core';
 import { Pool, type PoolClient, type QueryArrayConfig, type QueryConfig, type QueryResult } from 'pg';
+import { MAX_PREPARED_STATEMENTS } from '../limits';
 
 // The one way the service reads and writes PostgreSQL, on pg's public API. A statement is SQL with
 // `?` placeholders and bind parameters; its rows come back as plain objects (`rows`) or as records
@@ -26,9 +27,10 @@ export const entityOf = (record: object): string | undefined => (record as { [RE
 
 export type StatementOptions = {
   /**
-   * Sent as a named statement, which PostgreSQL parses and plans once per connection: for the hot
-   * statements whose text is fixed and whose result names its columns (with `*`, a migration that
-   * adds a column makes it fail: "cached plan must not change result type").
+   * Sent as a named statement, which PostgreSQL parses and plans once per connection (the first
+   * `MAX_PREPARED_STATEMENTS` texts; later ones go unnamed): for hot reads and writes whose result
+   * names its columns (with `*`, a migration that adds a column makes it fail: "cached plan must not
+   * change result type").
    */
   prepared?: boolean;
 };
@@ -235,18 +237,17 @@ class Statements {
     }
     const values = params.map((value) => (value instanceof Date ? value.toISOString() : value));
     const config: QueryArrayConfig | QueryConfig = rowMode ? { text, values, rowMode } : { text, values };
-    if (options?.prepared) config.name = this.preparedName(text);
+    const name = options?.prepared ? this.preparedName(text) : undefined;
+    if (name) config.name = name;
     return config;
   }
 
-  // Prepared statements stay on their connection for its life, so their set must stay small: past
-  // the bound a caller prepares texts that vary, which is a bug.
-  private preparedName(text: string): string {
+  // Prepared statements stay on their connection for its life, so their set is bounded: texts vary
+  // with what documents select, and past the bound they are sent unnamed (parsed and planned each time).
+  private preparedName(text: string): string | undefined {
     let name = this.prepared.get(text);
-    if (name === undefined) {
-      if (this.prepared.size >= 100) throw new Error('more than 100 prepared statements: prepare fixed texts only');
+    if (name === undefined && this.prepared.size < MAX_PREPARED_STATEMENTS)
       this.prepared.set(text, (name = `gather_${this.prepared.size + 1}`));
-    }
     return name;
   }
 }

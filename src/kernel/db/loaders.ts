@@ -98,7 +98,8 @@ const batchProperties = (keys: readonly RecordKey[]): Properties =>
 
 /**
  * A DataLoader of records by key (`RecordKey`): one statement per batch, reading the columns of the
- * batch's properties only (`required` always), or the whole row when a key asks for it.
+ * batch's properties only (`required` always), or every column when a key asks for the whole record.
+ * Its statements are prepared: a loader's text varies only with its columns.
  */
 export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
   constructor(
@@ -112,7 +113,8 @@ export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
       (keys) => {
         cache.settle(keys);
         const properties = batchProperties(keys);
-        return load((properties && db.columns(entity, [...required, ...properties])) ?? '*', keys.map(idOf));
+        const columns = (properties && db.columns(entity, [...required, ...properties])) ?? db.columns(entity)!;
+        return load(columns, keys.map(idOf));
       },
       { cacheKeyFn: (key) => key, cacheMap: cache },
     );
@@ -138,7 +140,7 @@ export function createByIdLoader<T extends WithId>(db: Reader, entity: EntityNam
   const kind = `id:${table}`;
   return new RecordLoader(db, entity, [], async (columns, ids) => {
     const sql = statement(`${kind}:${columns}`, () => `select ${columns} from ${table} where id = any(?::uuid[])`);
-    const rows = await db.records(entity, sql, [ids]);
+    const rows = await db.records(entity, sql, [ids], { prepared: true });
     const byId = new Map<string, Row<T>>(rows.map((row) => [row.id as string, row]));
     return ids.map((id) => byId.get(id) ?? null);
   });
@@ -175,7 +177,7 @@ export function createChildrenLoader<T extends object>(
         return `select ${columns} from ${table} where ${conditions.join(' and ')} order by ${order.join(', ')}`;
       },
     );
-    const rows = await db.records(entity, sql, scoped ? [parentIds, organizationId] : [parentIds]);
+    const rows = await db.records(entity, sql, scoped ? [parentIds, organizationId] : [parentIds], { prepared: true });
     const groups = new Map<string, Row<T>[]>(parentIds.map((id) => [id, []]));
     for (const row of rows) {
       const reference = (row as Record<string, unknown>)[parentProperty] as WithId;

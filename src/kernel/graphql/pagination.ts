@@ -178,10 +178,13 @@ export async function paginate<T extends object>(
   const direction = ascending ? 'asc' : 'desc';
   // The cursor of an edge is the ordering property's value.
   const tie = order.tie ?? 'id';
-  const columns = (properties && base.db.columns(base.entity, [order.property, tie, ...properties], 'page')) ?? '*';
+  const columns =
+    (properties && base.db.columns(base.entity, [order.property, tie, ...properties], 'page')) ??
+    base.db.columns(base.entity, null, 'page')!;
+  // Prepared: its text varies with the filters given and the columns selected, not with their values.
   const sql = `select ${columns} from (${base.sql}) as page ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
-    order by page.${order.column} ${direction}, page.${tie} ${direction} limit ${size + 1}`;
-  const rows = await base.db.records<T>(base.entity, sql, params);
+    order by page.${order.column} ${direction}, page.${tie} ${direction} limit ?`;
+  const rows = await base.db.records<T>(base.entity, sql, [...params, size + 1], { prepared: true });
   const more = rows.length > size;
   const page = more ? rows.slice(0, size) : rows;
   if (backward) page.reverse();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Db, isUniqueViolation } from '../../../src/kernel/db/db';
 import { createOrm } from '../../../src/kernel/db/orm';
+import { MAX_PREPARED_STATEMENTS } from '../../../src/kernel/limits';
 import { DATA_MODEL } from '../../../src/modules';
 import { Organization, Team } from '../../../src/modules/identity/identity.entities';
 import { StatementCounter, truncateAll, workerDatabaseUrl } from '../../support/app';
@@ -134,6 +135,27 @@ describe('Db', () => {
       db.rows<{ name: string }>('select name from organization where id = ?', [id], { prepared: true });
     const answers = await Promise.all(Array.from({ length: POOL * 2 }, read));
     expect(answers.every(([row]) => row.name === 'Prepared')).toBe(true);
+  });
+
+  it('should prepare the first MAX_PREPARED_STATEMENTS texts, and send the texts past them unnamed', async () => {
+    // One connection, so that PostgreSQL's list of prepared statements is the whole instance's.
+    const single = new Db({ url: workerDatabaseUrl(), poolMax: 1, metadata: orm.getMetadata() });
+    try {
+      const texts = MAX_PREPARED_STATEMENTS + 20;
+      for (let n = 0; n < texts; n++) {
+        const [row] = await single.rows<{ n: number }>(`select ?::int + ${n} as n`, [1], { prepared: true });
+        expect(row.n).toBe(n + 1);
+      }
+      const [{ count }] = await single.rows<{ count: number }>(
+        "select count(*)::int as count from pg_prepared_statements where name like 'gather_%'",
+      );
+      expect(count).toBe(MAX_PREPARED_STATEMENTS);
+      // A prepared text past the bound still answers, again and again.
+      const [again] = await single.rows<{ n: number }>(`select ?::int + ${texts - 1} as n`, [1], { prepared: true });
+      expect(again.n).toBe(texts);
+    } finally {
+      await single.close();
+    }
   });
 
   it('should send Dates as instants and JSON columns as JSON', async () => {
