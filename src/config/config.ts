@@ -289,7 +289,7 @@ export const ENV_SCHEMA = Type.Object({
     maximum: 3600,
     default: SHARED_CACHE_TTL_SECONDS,
     description:
-      "seconds an instance keeps an API key's caller and an organization's settings between requests, at most (any change on any instance empties them at once); 0: read on every request",
+      "seconds an instance keeps an API key's caller, an organization's settings and users between requests, at most (any change on any instance empties them at once); 0: read on every request",
   }),
   JOB_CONCURRENCY: Type.Integer({
     minimum: 1,
@@ -348,7 +348,7 @@ export type Config = {
   /** Days before `expiration_date` that recipients get the expiration warning. */
   expirationWarningDays: number;
   /**
-   * How long an instance keeps a cached API key's caller or organization's settings, at most (SHARED_CACHE_SECONDS).
+   * How long an instance keeps a cached API key's caller, organization's settings or user, at most (SHARED_CACHE_SECONDS).
    */
   sharedCacheSeconds: number;
   /** Jobs this instance runs at once (JOB_CONCURRENCY). */

@@ -78,7 +78,7 @@ export const MAX_METRIC_OPERATIONS = 200;
  * triggers disabled) could leave.
  */
 export const SHARED_CACHE_TTL_SECONDS = 30;
-/** Entries of each such cache (API keys, organizations); the oldest goes first past it. */
+/** Entries of each such cache (API keys, organizations, users); the oldest goes first past it. */
 export const SHARED_CACHE_ENTRIES = 10_000;
 
 /** Jobs an instance runs at once, by default (JOB_CONCURRENCY), and at most. */

@@ -1,5 +1,6 @@
 import type { EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { Reader } from './db/db';
+import type { SharedCaches } from './db/shared-cache';
 import type { FastifyInstance } from 'fastify';
 import type { IResolvers } from '@graphql-tools/utils';
 import { loaderSet, type LoaderDefinition } from './db/loaders';
@@ -53,7 +54,7 @@ export type ModuleDescriptor = {
 export type Modules = {
   entities: EntitySchema<any, any>[];
   migrations: MigrationObject[];
-  createLoaders: (db: Reader, organizationId: string) => Loaders;
+  createLoaders: (db: Reader, organizationId: string, caches?: SharedCaches) => Loaders;
   resolvers: IResolvers<any, GraphQLContext>[];
   restRows: RestRow[];
   /** The view of each subject type's records (the data of their events). */

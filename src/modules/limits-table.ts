@@ -236,7 +236,7 @@ const rows = (): [string, string, string][] => [
     '`400`, `TOO_MANY_OPERATIONS`',
   ],
   [
-    "API keys' callers and organizations' settings each instance keeps between requests",
+    "API keys' callers, organizations' settings and users each instance keeps between requests",
     `${n(SHARED_CACHE_ENTRIES)} of each, oldest dropped first; ${n(SHARED_CACHE_TTL_SECONDS)} s at most by default (\`SHARED_CACHE_SECONDS\`), and forgotten when a change to them commits on any instance`,
     'read again from the database',
   ],

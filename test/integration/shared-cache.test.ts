@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { client, createTenant, createTestApp, type Tenant, type TestApp } from '../support/app';
 import { requestBody } from '../support/fixtures';
 
-// Two instances on one database: each keeps API keys' callers and organizations' settings between
+// Two instances on one database: each keeps API keys' callers, organizations' settings and users between
 // requests (src/kernel/db/shared-cache.ts), and a change through either, or behind both (the CLI,
 // SQL), reaches the other's cache through PostgreSQL's NOTIFY.
 
@@ -101,6 +101,31 @@ describe('caches shared between instances', () => {
     expect(updated.data.userUpdate.user.role).toBe('USER');
     await notified;
     expect(await createTeam('By a user')).toBe('FORBIDDEN');
+  });
+
+  it("should answer an owner's new name at once on the instance that changed it, and once notified on the other", async () => {
+    await client(a.app, tenant.apiKey).post('/requests', requestBody({ name: 'Owned' }));
+    const owners = async (app: TestApp) => {
+      app.sql.reset();
+      const listed = await client(app.app, tenant.apiKey).graphql(
+        `{ requests(first: 1) { nodes { owner { firstName } } } }`,
+      );
+      const reads = app.sql.statements.filter((sql) => sql.includes('from app_user')).length;
+      return { firstName: listed.data.requests.nodes[0].owner.firstName, reads };
+    };
+    const before = (await owners(b)).firstName;
+    // Users are kept by each instance (identity.loaders.ts): read once.
+    expect(await owners(b)).toEqual({ firstName: before, reads: 0 });
+    expect((await owners(a)).firstName).toBe(before);
+    const notified = heard(b);
+    const renamed = await client(a.app, tenant.apiKey).graphql(
+      `mutation ($u: ID!) { userUpdate(id: $u, input: { firstName: "Renamed" }) { user { firstName } } }`,
+      { u: tenant.userId },
+    );
+    expect(renamed.errors).toBeUndefined();
+    expect(await owners(a)).toEqual({ firstName: 'Renamed', reads: 1 });
+    await notified;
+    expect(await owners(b)).toEqual({ firstName: 'Renamed', reads: 1 });
   });
 
   it("should create requests with the organization's settings as changed on the other instance", async () => {

@@ -2,6 +2,7 @@ import type { EntityName } from '@mikro-orm/core';
 import DataLoader from 'dataloader';
 import { selectedProperties, type Properties } from '../graphql/projection';
 import type { Reader, Row } from './db';
+import type { SharedCache, SharedCaches } from './shared-cache';
 
 type WithId = { id: string };
 
@@ -133,17 +134,29 @@ export class RecordLoader<V> extends DataLoader<RecordKey, V, RecordKey> {
 
 /**
  * Batches lookups by id within one operation: one statement (`id = any($1)`) per batch, the ids one
- * array parameter, so the statement's text is the same whatever their number.
+ * array parameter, so the statement's text is the same whatever their number. With `cache` (the
+ * instance's shared cache of the entity's table), whole records, and a statement only for the ids
+ * it does not hold.
  */
-export function createByIdLoader<T extends WithId>(db: Reader, entity: EntityName<T>): RecordLoader<Row<T> | null> {
+export function createByIdLoader<T extends WithId>(
+  db: Reader,
+  entity: EntityName<T>,
+  cache?: SharedCache<Row<T> | null>,
+): RecordLoader<Row<T> | null> {
   const table = db.table(entity);
   const kind = `id:${table}`;
-  return new RecordLoader(db, entity, [], async (columns, ids) => {
+  const read = async (columns: string, ids: string[]) => {
     const sql = statement(`${kind}:${columns}`, () => `select ${columns} from ${table} where id = any(?::uuid[])`);
     const rows = await db.records(entity, sql, [ids], { prepared: true });
     const byId = new Map<string, Row<T>>(rows.map((row) => [row.id as string, row]));
     return ids.map((id) => byId.get(id) ?? null);
-  });
+  };
+  return new RecordLoader(
+    db,
+    entity,
+    [],
+    cache ? (_columns, ids) => cache.getMany(ids, (missing) => read(db.columns(entity)!, missing)) : read,
+  );
 }
 
 /**
@@ -237,11 +250,18 @@ export function primeAll<T extends WithId>(
 }
 
 /**
- * A loader of one operation: on its entity manager, for its viewer's organization (loaders of
- * tenant-owned children filter by it, as every hot statement does), beside the operation's other
- * loaders (the context's `Loaders`, typed where a module declares them), which it may prime.
+ * A loader of one operation: on its database or transaction, for its viewer's organization (loaders
+ * of tenant-owned children filter by it, as every hot statement does), beside the operation's other
+ * loaders (the context's `Loaders`, typed where a module declares them), which it may prime; with the
+ * instance's shared caches when it reads outside a transaction (a transaction's reads may see what
+ * it has not committed, which no cache may keep).
  */
-export type LoaderDefinition = (db: Reader, organizationId: string, loaders: any) => DataLoader<any, any>;
+export type LoaderDefinition = (
+  db: Reader,
+  organizationId: string,
+  loaders: any,
+  caches: SharedCaches | undefined,
+) => DataLoader<any, any>;
 
 /** The loaders a set of definitions makes: what a module declares on the context's `Loaders`. */
 export type LoaderSet<D extends Record<string, LoaderDefinition>> = { readonly [K in keyof D]: ReturnType<D[K]> };
@@ -253,21 +273,22 @@ export type LoaderSet<D extends Record<string, LoaderDefinition>> = { readonly [
  */
 export function loaderSet<D extends Record<string, LoaderDefinition>>(
   definitions: D,
-): (db: Reader, organizationId: string) => LoaderSet<D> {
+): (db: Reader, organizationId: string, caches?: SharedCaches) => LoaderSet<D> {
   class Loaders {
     constructor(
       readonly db: Reader,
       readonly organizationId: string,
+      readonly caches: SharedCaches | undefined,
     ) {}
   }
   for (const name of Object.keys(definitions)) {
     Object.defineProperty(Loaders.prototype, name, {
       get(this: Loaders) {
-        const loader = definitions[name](this.db, this.organizationId, this);
+        const loader = definitions[name](this.db, this.organizationId, this, this.caches);
         Object.defineProperty(this, name, { value: loader });
         return loader;
       },
     });
   }
-  return (db, organizationId) => new Loaders(db, organizationId) as unknown as LoaderSet<D>;
+  return (db, organizationId, caches) => new Loaders(db, organizationId, caches) as unknown as LoaderSet<D>;
 }

@@ -26,18 +26,39 @@ export class SharedCache<V> {
 
   /** The value under `key`, from `load` when not cached (a null or undefined answer is not kept). */
   async get(key: string, load: () => Promise<V>): Promise<V> {
-    if (this.ttlMs === 0 || !this.live()) return load();
-    const now = Date.now();
-    const hit = this.entries.get(key);
-    if (hit && hit.expires > now) return hit.value;
-    const generation = this.generation;
-    const value = await load();
-    if (value != null && generation === this.generation && this.live()) {
-      this.entries.delete(key);
-      if (this.entries.size >= SHARED_CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { value, expires: now + this.ttlMs });
-    }
+    const [value] = await this.getMany([key], async () => [await load()]);
     return value;
+  }
+
+  /**
+   * The values under `keys`, in their order: those not cached from one call of `load` with the
+   * others' keys, which answers a value per key in the order given.
+   */
+  async getMany(keys: readonly string[], load: (missing: string[]) => Promise<V[]>): Promise<V[]> {
+    if (this.ttlMs === 0 || !this.live()) return load([...keys]);
+    const now = Date.now();
+    const values: V[] = new Array(keys.length);
+    const missing: number[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const hit = this.entries.get(keys[i]);
+      if (hit && hit.expires > now) values[i] = hit.value;
+      else missing.push(i);
+    }
+    if (missing.length === 0) return values;
+    const generation = this.generation;
+    const loaded = await load(missing.map((i) => keys[i]));
+    const keep = generation === this.generation && this.live();
+    missing.forEach((at, j) => {
+      const value = (values[at] = loaded[j]);
+      if (keep && value != null) this.store(keys[at], value, now);
+    });
+    return values;
+  }
+
+  private store(key: string, value: V, now: number): void {
+    this.entries.delete(key);
+    if (this.entries.size >= SHARED_CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, expires: now + this.ttlMs });
   }
 
   clear(): void {

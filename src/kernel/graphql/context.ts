@@ -111,7 +111,7 @@ export type ContextFactoryOptions = {
   events: Outbox;
   execute: Execute;
   storage: Storage;
-  createLoaders: (db: Reader, organizationId: string) => Loaders;
+  createLoaders: (db: Reader, organizationId: string, caches?: SharedCaches) => Loaders;
 };
 
 export type ContextFactory = {
@@ -127,7 +127,8 @@ export function createContextFactory(options: ContextFactoryOptions): ContextFac
   const forViewer: ContextFactory['forViewer'] = (viewer, { db = options.db, log, requestId }) => ({
     db,
     viewer,
-    loaders: options.createLoaders(db, viewer.organizationId),
+    // Shared caches for reads on the database, not a transaction's.
+    loaders: options.createLoaders(db, viewer.organizationId, db === options.db ? options.settings.caches : undefined),
     settings: options.settings,
     events: options.events,
     execute: options.execute,
