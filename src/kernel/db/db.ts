@@ -102,6 +102,8 @@ type Column = {
 class Shape {
   private readonly byColumn: Map<string, Column>;
   readonly byProperty: Map<string, Column>;
+  /** Every stored column, named (what a prepared statement answers in place of `*`). */
+  readonly columnList: string;
   private readonly mappers = new Map<string, (row: unknown[]) => Fields>();
   private readonly statements = new Map<string, string>();
 
@@ -111,6 +113,7 @@ class Shape {
     readonly columns: readonly Column[],
   ) {
     this.byColumn = new Map(columns.map((column) => [column.column, column]));
+    this.columnList = columns.map((column) => column.column).join(', ');
     this.byProperty = new Map(columns.map((column) => [column.property, column]));
   }
 
@@ -283,7 +286,7 @@ abstract class Base implements Reader {
   columns(entity: EntityName<any>, properties?: Iterable<string> | null, alias?: string): string | null {
     const shape = this.statements.shape(entity);
     const prefix = alias ? `${alias}.` : '';
-    if (!properties) return shape.columns.map((c) => prefix + c.column).join(', ');
+    if (!properties) return prefix ? shape.columns.map((c) => prefix + c.column).join(', ') : shape.columnList;
     const wanted = new Set(properties);
     wanted.add('id');
     const selected = shape.columns.filter((c) => wanted.delete(c.property));
@@ -416,7 +419,7 @@ class Transaction extends Base implements HeldTransaction {
     const sql = shape.statement(`insert:${columns.map((c) => c.property).join()}`, () => {
       const names = columns.map((c) => c.column).join(', ');
       const types = columns.map((c) => `${c.column} ${c.inputType}`).join(', ');
-      return `insert into ${shape.table} (${names}) select * from jsonb_to_recordset(?::jsonb) as r (${types}) returning *`;
+      return `insert into ${shape.table} (${names}) select * from jsonb_to_recordset(?::jsonb) as r (${types}) returning ${shape.columnList}`;
     });
     // One JSON parameter for every row: the statement's text depends on its columns only.
     const rows = values.map((record) => {
@@ -432,7 +435,7 @@ class Transaction extends Base implements HeldTransaction {
       }
       return row;
     });
-    return this.records(entity, sql, [JSON.stringify(rows)]);
+    return this.records(entity, sql, [JSON.stringify(rows)], { prepared: true });
   }
 
   async update<E extends object>(entity: EntityName<E>, id: string, changes: Values<E>): Promise<Row<E>> {
@@ -451,8 +454,9 @@ class Transaction extends Base implements HeldTransaction {
     params.push(id);
     const [row] = await this.records(
       entity,
-      `update ${shape.table} set ${sets.join(', ')} where id = ? returning *`,
+      `update ${shape.table} set ${sets.join(', ')} where id = ? returning ${shape.columnList}`,
       params,
+      { prepared: true },
     );
     if (!row) throw new Error(`${shape.name} ${id} was not updated: no such row`);
     return row;

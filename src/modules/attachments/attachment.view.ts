@@ -15,6 +15,7 @@ export const requestAttachmentsView: RequestViewPart<AttachmentLine> = {
         where a.request_id = any(?::uuid[]) and a.organization_id = ? and a.item_id is null
         order by a.position`,
       [requests.map((request) => request.id), requests[0].organization.id],
+      { prepared: true },
     ),
   shape(_settings, requests, lines) {
     const byRequest = new Map<string, RestRequestFragment['attachments']>(requests.map((request) => [request.id, []]));

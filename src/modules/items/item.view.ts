@@ -54,8 +54,10 @@ export const requestItemsView: RequestViewPart<RequestItemRow> = {
   read: (db, requests) =>
     db.records(
       RequestItem,
-      'select * from request_item where request_id = any(?::uuid[]) and organization_id = ? and deleted_at is null order by position',
+      `select ${db.columns(RequestItem)} from request_item
+        where request_id = any(?::uuid[]) and organization_id = ? and deleted_at is null order by position`,
       [requests.map((request) => request.id), requests[0].organization.id],
+      { prepared: true },
     ),
   shape(_settings, requests, items) {
     const byRequest = new Map<string, RequestItemRow[]>(requests.map((request) => [request.id, []]));

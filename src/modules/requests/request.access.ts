@@ -50,8 +50,9 @@ export async function findVisibleRequest(
     (
       await db.records(
         Request,
-        `select r.* from request r where r.id = ? and ${sql}${options.forUpdate ? ' for update' : ''}`,
+        `select ${db.columns(Request, null, 'r')} from request r where r.id = ? and ${sql}${options.forUpdate ? ' for update' : ''}`,
         [id, ...params],
+        { prepared: true },
       )
     )[0] ?? null
   );

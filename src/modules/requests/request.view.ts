@@ -56,6 +56,7 @@ const collaboratorsPart: RequestViewPart<CollaboratorLine> = {
         where c.request_id = any(?::uuid[]) and c.organization_id = ?
         order by c.request_id, c.position`,
       [requests.map((request) => request.id), requests[0].organization.id],
+      { prepared: true },
     ),
   shape(_settings, requests, lines) {
     const byRequest = new Map<string, RestRequestFragment['collaborators']>(

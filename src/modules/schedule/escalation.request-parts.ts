@@ -127,6 +127,7 @@ export const requestEscalationsView: RequestViewPart<EscalationLine> = {
       `select id, request_id, condition, after_days, notify_user_id, notify_email, status, fired_at, created_at
          from escalation where request_id = any(?::uuid[]) and organization_id = ? order by created_at, id`,
       [requests.map((request) => request.id), requests[0].organization.id],
+      { prepared: true },
     ),
   shape(_settings, requests, lines) {
     const owners = new Map(requests.map((request) => [request.id, request.owner.id]));
