@@ -40,6 +40,14 @@ serve('bare', async () => {
   const { rows: outbox } = await pool.query(
     `select to_regclass('public.event') is not null as present, to_regclass('public.webhook_delivery') is not null as deliveries`,
   );
+  // Reads go as named statements, as Gather's lists, loaders and lookups do (src/kernel/db/db.ts):
+  // PostgreSQL parses and plans each text once per connection.
+  const names = new Map<string, string>();
+  const read = (text: string, values: unknown[]) => {
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `bare-read-${names.size + 1}`));
+    return pool.query({ name, text, values });
+  };
   const writesEvents: boolean = outbox[0].present;
   const queuesDeliveries: boolean = outbox[0].deliveries;
 
@@ -125,12 +133,12 @@ serve('bare', async () => {
     const ids = requests.map((r) => r.id);
     const ownerIds = [...new Set(requests.map((r) => r.owner_id))];
     const [owners, items, recipients] = await Promise.all([
-      pool.query('select u.id, u.email, u.first_name, u.last_name from app_user u where u.id = any($1)', [ownerIds]),
-      pool.query(
+      read('select u.id, u.email, u.first_name, u.last_name from app_user u where u.id = any($1)', [ownerIds]),
+      read(
         'select i.id, i.request_id, i.type, i.name, i.description, i.required, i.status, i.is_na from request_item i where i.request_id = any($1) and i.organization_id = $2 and i.deleted_at is null order by i.position asc',
         [ids, organizationId],
       ),
-      pool.query(
+      read(
         'select c.id, c.request_id, c.first_name, c.last_name, c.email, c.phone, c.auth_method from recipient c where c.request_id = any($1) and c.organization_id = $2 order by c.position asc',
         [ids, organizationId],
       ),
@@ -174,7 +182,7 @@ serve('bare', async () => {
     const query = request.query as { first?: string };
     const size = Math.min(Math.max(Number(query.first ?? 20) || 20, 1), 100);
     const { where, params } = scope(request.viewer!);
-    const { rows } = await pool.query(
+    const { rows } = await read(
       `select ${PAGE_COLUMNS} from request r where ${where} order by r.created_at desc, r.id desc limit $${params.length + 1}`,
       [...params, size + 1],
     );
@@ -185,10 +193,10 @@ serve('bare', async () => {
     const { id } = request.params as { id: string };
     if (!UUID.test(id)) return { data: { request: null } };
     const { where, params } = scope(request.viewer!);
-    const { rows } = await pool.query(
-      `select r.* from request r where r.id = $${params.length + 1} and ${where} limit 1`,
-      [...params, id],
-    );
+    const { rows } = await read(`select r.* from request r where r.id = $${params.length + 1} and ${where} limit 1`, [
+      ...params,
+      id,
+    ]);
     const [node] = await expand(rows, request.viewer!.organizationId);
     return { data: { request: node ?? null } };
   });
