@@ -102,10 +102,9 @@ type Column = {
 class Shape {
   private readonly byColumn: Map<string, Column>;
   readonly byProperty: Map<string, Column>;
-  /** Every stored column, named (what a prepared statement answers in place of `*`). */
-  readonly columnList: string;
   private readonly mappers = new Map<string, (row: unknown[]) => Fields>();
   private readonly statements = new Map<string, string>();
+  private readonly lists = new Map<string, string>();
 
   constructor(
     readonly name: string,
@@ -113,7 +112,6 @@ class Shape {
     readonly columns: readonly Column[],
   ) {
     this.byColumn = new Map(columns.map((column) => [column.column, column]));
-    this.columnList = columns.map((column) => column.column).join(', ');
     this.byProperty = new Map(columns.map((column) => [column.property, column]));
   }
 
@@ -143,6 +141,19 @@ class Shape {
     if (this.mappers.size >= 500) this.mappers.clear();
     this.mappers.set(key, map);
     return map;
+  }
+
+  /**
+   * Every stored column, named, `alias.`-prefixed when given (what a prepared statement answers in
+   * place of `*`): one text per alias, which statements' code names.
+   */
+  columnList(alias = ''): string {
+    let list = this.lists.get(alias);
+    if (list === undefined) {
+      const prefix = alias ? `${alias}.` : '';
+      this.lists.set(alias, (list = this.columns.map((c) => prefix + c.column).join(', ')));
+    }
+    return list;
   }
 
   /** A statement text made once per key (an insert's column set, an update's). */
@@ -285,8 +296,8 @@ abstract class Base implements Reader {
 
   columns(entity: EntityName<any>, properties?: Iterable<string> | null, alias?: string): string | null {
     const shape = this.statements.shape(entity);
+    if (!properties) return shape.columnList(alias);
     const prefix = alias ? `${alias}.` : '';
-    if (!properties) return prefix ? shape.columns.map((c) => prefix + c.column).join(', ') : shape.columnList;
     const wanted = new Set(properties);
     wanted.add('id');
     const selected = shape.columns.filter((c) => wanted.delete(c.property));
@@ -419,7 +430,7 @@ class Transaction extends Base implements HeldTransaction {
     const sql = shape.statement(`insert:${columns.map((c) => c.property).join()}`, () => {
       const names = columns.map((c) => c.column).join(', ');
       const types = columns.map((c) => `${c.column} ${c.inputType}`).join(', ');
-      return `insert into ${shape.table} (${names}) select * from jsonb_to_recordset(?::jsonb) as r (${types}) returning ${shape.columnList}`;
+      return `insert into ${shape.table} (${names}) select * from jsonb_to_recordset(?::jsonb) as r (${types}) returning ${shape.columnList()}`;
     });
     // One JSON parameter for every row: the statement's text depends on its columns only.
     const rows = values.map((record) => {
@@ -454,7 +465,7 @@ class Transaction extends Base implements HeldTransaction {
     params.push(id);
     const [row] = await this.records(
       entity,
-      `update ${shape.table} set ${sets.join(', ')} where id = ? returning ${shape.columnList}`,
+      `update ${shape.table} set ${sets.join(', ')} where id = ? returning ${shape.columnList()}`,
       params,
       { prepared: true },
     );
