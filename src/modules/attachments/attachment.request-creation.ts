@@ -25,7 +25,7 @@ export const requestAttachmentsPart: RequestCreationPart = {
             ? recordsOf(RequestItem).flatMap((item, index) => attachmentCopies(itemSources[index], request, item))
             : []),
         ]);
-        return [Attachment, copies];
+        return [[Attachment, copies]];
       },
     };
   },

@@ -28,8 +28,8 @@ export const requestItemsPart: RequestCreationPart = {
       // Without items in the input, a template's items (templates' part) stand in.
       write: async (tx, { request, recordsOf }) =>
         input.items
-          ? [RequestItem, await insertItems(tx, request, drafts as ItemDraft[], recordsOf(Recipient)[0] ?? null, 0)]
-          : null,
+          ? [[RequestItem, await insertItems(tx, request, drafts as ItemDraft[], recordsOf(Recipient)[0] ?? null, 0)]]
+          : [],
     };
   },
 };

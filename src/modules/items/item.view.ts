@@ -48,6 +48,8 @@ export const itemSubjectView: SubjectView = async (db, _settings, id) => {
   return item ? itemView(item) : null;
 };
 
+const byPosition = (a: RequestItemRow, b: RequestItemRow) => a.position - b.position;
+
 /** The requests' items, in order, and how complete they are. */
 export const requestItemsView: RequestViewPart<RequestItemRow> = {
   entity: RequestItem,
@@ -59,6 +61,7 @@ export const requestItemsView: RequestViewPart<RequestItemRow> = {
       [requests.map((request) => request.id), requests[0].organization.id],
       { prepared: true },
     ),
+  written: (recordsOf) => recordsOf(RequestItem).sort(byPosition),
   shape(_settings, requests, items) {
     const byRequest = new Map<string, RequestItemRow[]>(requests.map((request) => [request.id, []]));
     for (const item of items) byRequest.get(item.request.id)?.push(item);

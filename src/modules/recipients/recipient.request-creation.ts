@@ -1,5 +1,5 @@
 import type { RequestCreationPart } from '../requests/request.creation';
-import { Recipient } from './recipient.entities';
+import { Contact, Recipient } from './recipient.entities';
 import { insertRecipients, prepareRecipients } from './recipient.service';
 
 /** A new request's recipients, and the owner's contacts they become. */
@@ -9,8 +9,11 @@ export const requestRecipientsPart: RequestCreationPart = {
     const drafts = await prepareRecipients(ctx, check, input.recipients);
     return {
       async write(tx, { request, owner }) {
-        const { recipients } = await insertRecipients(tx, ctx.settings, request, owner, drafts);
-        return [Recipient, recipients];
+        const { recipients, contacts } = await insertRecipients(tx, ctx.settings, request, owner, drafts);
+        return [
+          [Recipient, recipients],
+          [Contact, contacts],
+        ];
       },
     };
   },

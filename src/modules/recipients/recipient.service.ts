@@ -21,7 +21,7 @@ type Ctx = Pick<GraphQLContext, 'db' | 'viewer'>;
 
 /** A recipient ready to store: its person (an existing contact, or details to upsert as one). */
 export type RecipientDraft = {
-  contactId: string | null;
+  contact: ContactRow | null;
   firstName: string | null;
   lastName: string | null;
   email: string | null;
@@ -78,7 +78,7 @@ export async function prepareRecipients(
     if (input.id && isUuid(input.id) && !contact)
       check.add([...path, 'id'], 'Names no contact of your organization', 'NOT_FOUND');
     const draft: RecipientDraft = {
-      contactId: contact?.id ?? null,
+      contact: contact ?? null,
       firstName: input.firstName ?? contact?.firstName ?? null,
       lastName: input.lastName ?? contact?.lastName ?? null,
       email: input.email?.trim() || contact?.email || null,
@@ -101,7 +101,7 @@ export async function prepareRecipients(
       check.add([...path, 'email'], 'Required with auth method EMAIL', 'REQUIRED');
     if (draft.authMethod === 'SMS' && !draft.phone)
       check.add([...path, 'phone'], 'Required with auth method SMS', 'REQUIRED');
-    const identity = draft.contactId ?? `${normaliseEmail(draft.email)}|${draft.phone ?? ''}`;
+    const identity = draft.contact?.id ?? `${normaliseEmail(draft.email)}|${draft.phone ?? ''}`;
     if (seen.has(identity)) check.add(path, 'The same recipient appears twice', 'INVALID');
     seen.add(identity);
     return draft;
@@ -119,7 +119,7 @@ let upsertContactsSql: string | undefined;
  * person.
  */
 async function upsertContacts(tx: Tx, owner: UserRef, drafts: RecipientDraft[]): Promise<Map<number, ContactRow>> {
-  const given = drafts.flatMap((draft, position) => (draft.contactId ? [] : [{ draft, position }]));
+  const given = drafts.flatMap((draft, position) => (draft.contact ? [] : [{ draft, position }]));
   const contacts = new Map<number, ContactRow>();
   if (given.length === 0) return contacts;
   const now = new Date();
@@ -163,7 +163,10 @@ async function upsertContacts(tx: Tx, owner: UserRef, drafts: RecipientDraft[]):
   return contacts;
 }
 
-/** Stores the recipients of a new request, each with its link secrets, and their contacts, upserted first. */
+/**
+ * Stores the recipients of a new request, each with its link secrets, and their contacts, upserted first; answers
+ * both as stored, the contacts one per recipient.
+ */
 export async function insertRecipients(
   tx: Tx,
   settings: ServiceSettings,
@@ -171,7 +174,8 @@ export async function insertRecipients(
   owner: UserRef,
   drafts: RecipientDraft[],
 ): Promise<{ recipients: RecipientRow[]; contacts: ContactRow[] }> {
-  const contacts = await upsertContacts(tx, owner, drafts);
+  const upserted = await upsertContacts(tx, owner, drafts);
+  const contacts = drafts.map((draft, position) => draft.contact ?? upserted.get(position)!);
   const values = drafts.map((draft, position) => {
     // The link secrets derive from the id, so it is chosen here rather than by the record's default.
     const id = randomUUID();
@@ -180,7 +184,7 @@ export async function insertRecipients(
       id,
       organization: request.organization,
       request,
-      contact: draft.contactId ?? contacts.get(position)!.id,
+      contact: contacts[position].id,
       position,
       firstName: draft.firstName,
       lastName: draft.lastName,
@@ -196,7 +200,7 @@ export async function insertRecipients(
       questionAnswerHash: draft.questionAnswer ? answerHash(settings.secret, id, draft.questionAnswer) : null,
     };
   });
-  return { recipients: await tx.insert(Recipient, values), contacts: [...contacts.values()] };
+  return { recipients: await tx.insert(Recipient, values), contacts };
 }
 
 /** The caller's own contacts (GET /contacts), or every contact of the organization for ADMIN's organization list. */
@@ -240,7 +244,7 @@ export async function upsertContact(ctx: Ctx, input: ContactUpsertInput): Promis
     check.add(['email'], 'A contact needs an email or a phone', 'REQUIRED');
   check.done();
   const draft: RecipientDraft = {
-    contactId: null,
+    contact: null,
     firstName: input.firstName ?? null,
     lastName: input.lastName ?? null,
     email: input.email?.trim() || null,

@@ -1,7 +1,7 @@
 import type { RestRecipientFragment } from '../../generated/operations';
 import type { RequestViewPart } from '../requests/request.view';
 import { effectiveAuth, linkToken, mfaLink, recipientPassword, requestLink } from './recipient-link';
-import { Recipient, type RecipientRow } from './recipient.entities';
+import { Contact, Recipient, type RecipientRow } from './recipient.entities';
 
 // A request's recipients as REST shows them in its views, from rows: their links and passwords
 // derived from the server secret, as the GraphQL fields derive them (recipient.resolvers.ts).
@@ -34,6 +34,28 @@ export const requestRecipientsView: RequestViewPart<RecipientLine> = {
       [requests.map((request) => request.id), requests[0].organization.id],
       { prepared: true },
     ),
+  written(recordsOf) {
+    const contacts = new Map(recordsOf(Contact).map((contact) => [contact.id, contact]));
+    return recordsOf(Recipient)
+      .sort((a, b) => a.position - b.position)
+      .map((recipient) => {
+        const contact = contacts.get(recipient.contact.id)!;
+        return {
+          id: recipient.id,
+          request_id: recipient.request.id,
+          link_nonce: recipient.linkNonce,
+          auth_method: recipient.authMethod,
+          first_name: recipient.firstName ?? null,
+          last_name: recipient.lastName ?? null,
+          email: recipient.email ?? null,
+          phone: recipient.phone ?? null,
+          language: recipient.language ?? null,
+          contact_id: contact.id,
+          contact_owner_id: contact.owner.id,
+          contact_team_id: contact.team?.id ?? null,
+        };
+      });
+  },
   shape(settings, requests, lines) {
     const mfaById = new Map(requests.map((request) => [request.id, request.mfaEnabled]));
     const byRequest = new Map<string, RestRecipientFragment[]>(requests.map((request) => [request.id, []]));

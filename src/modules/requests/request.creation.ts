@@ -27,8 +27,14 @@ export type NewRequest = {
   readonly request: RequestRow;
   readonly owner: UserRef;
   /** The records of `entity` the parts before this one built (parts run in the order of the module list). */
-  recordsOf<T extends object>(entity: EntityName<T>): Row<T>[];
+  readonly recordsOf: CreationRecords;
 };
+
+/** The records of `entity` a new request's parts wrote, as its transaction answered them. */
+export type CreationRecords = <T extends object>(entity: EntityName<T>) => Row<T>[];
+
+/** Records a part wrote, of one entity. */
+export type WrittenRecords = readonly [EntityName<any>, readonly object[]];
 
 /** The organization's defaults for what a request's input and its template leave out. */
 export type OrganizationDefaults = {
@@ -45,10 +51,9 @@ export type RequestCreationPlan = {
   organizationDefaults?: OrganizationDefaults;
   /**
    * Writes what the part adds, after the request's row and the parts before it; answers the records it wrote,
-   * which later parts may read (`NewRequest.recordsOf`) and the new request's view goes by: a view part of whose
-   * entity no part answered records is not read (request.view.ts).
+   * which later parts may read (`NewRequest.recordsOf`) and the new request's view is made from (request.view.ts).
    */
-  write?(tx: Tx, created: NewRequest): Promise<readonly [EntityName<any>, readonly object[]] | null | void>;
+  write?(tx: Tx, created: NewRequest): Promise<readonly WrittenRecords[]>;
 };
 
 /**

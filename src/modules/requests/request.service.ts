@@ -27,6 +27,7 @@ import {
   type RequestCreationPlan,
   type RequestDefaults,
   type SharedReads,
+  type WrittenRecords,
 } from './request.creation';
 import {
   Collaborator,
@@ -441,9 +442,7 @@ export async function createRequest(
         deletedAt: null,
       },
     ]);
-    const written: [EntityName<any>, readonly object[]][] = [
-      [Collaborator, await storeCollaborators(tx, request, collaborators)],
-    ];
+    const written: WrittenRecords[] = [[Collaborator, await storeCollaborators(tx, request, collaborators)]];
     const created: NewRequest = {
       input,
       request,
@@ -451,12 +450,9 @@ export async function createRequest(
       recordsOf: <T extends object>(entity: EntityName<T>) =>
         written.flatMap(([of, records]) => (of === entity ? (records as Row<T>[]) : [])),
     };
-    for (const plan of ordered) {
-      const records = await plan.write?.(tx, created);
-      if (records) written.push([records[0], records[1]]);
-    }
+    for (const plan of ordered) if (plan.write) written.push(...(await plan.write(tx, created)));
     // The request is new: what its parts wrote is all it has.
-    const view = await requestView(tx, ctx.settings, request, (entity) => created.recordsOf(entity).length > 0);
+    const view = await requestView(tx, ctx.settings, request, created.recordsOf);
     return { request, view: await emitRequestEvent(tx, ctx, 'request.created', request, { data: view }) };
   });
 }

@@ -4,12 +4,14 @@ import type { ServiceSettings } from '../../kernel/graphql/context';
 import type { SubjectView } from '../../kernel/graphql/events';
 import type { RestRequestFragment } from '../../generated/operations';
 import { extensionPoint } from '../../kernel/module';
+import type { CreationRecords } from './request.creation';
 import { Collaborator, Request, type RequestRow } from './request.entities';
 import { restRequest } from './request.rest-shapes';
 
 // A request as REST shows it, made from its rows: what GET /requests/{id} answers, what a write of
-// it answers, and the `data` of its events, read once in the writing transaction. Its items,
-// attachments and recipients are read by their modules (`requestViewParts`).
+// it answers, and the `data` of its events, read once in the writing transaction (a new request's
+// from the rows its creation wrote, which are all it has). Its items, attachments and recipients
+// come from their modules (`requestViewParts`).
 
 type ViewSettings = Pick<ServiceSettings, 'publicUrl' | 'secret'>;
 
@@ -21,6 +23,8 @@ export type RequestViewPart<Line = any> = {
   /** What its lines are rows of: a new request's are those its creation wrote, so without any there is none to read. */
   entity: EntityName<any>;
   read(db: Reader, requests: readonly RequestRow[]): Promise<Line[]>;
+  /** A new request's lines from the records its creation wrote, when they hold what it shows (read otherwise). */
+  written?(recordsOf: CreationRecords): Line[];
   /** Its keys of each request's fragment (of every one of `requests`, by id), from the lines read. */
   shape(settings: ViewSettings, requests: readonly RequestRow[], lines: readonly Line[]): FragmentParts;
 };
@@ -28,9 +32,6 @@ export type RequestViewPart<Line = any> = {
 type FragmentParts = Map<string, Partial<RestRequestFragment>>;
 
 export const requestViewParts = extensionPoint<RequestViewPart>('request view');
-
-/** Whether the transaction that created the requests wrote rows of `entity` (its parts' records say). */
-export type CreationWrote = (entity: EntityName<any>) => boolean;
 
 /** The REST body of a request. */
 export type RequestView = ReturnType<typeof restRequest>;
@@ -75,17 +76,24 @@ const collaboratorsPart: RequestViewPart<CollaboratorLine> = {
 
 /**
  * The REST bodies of `requests` (rows the caller may see), in their order: a fixed number of statements for any
- * number. Given what their creation wrote (`wrote`, in its transaction), parts of which it wrote nothing read nothing.
+ * number. Given the records a request's creation wrote (`created`, in its transaction), its parts are made from
+ * those: without a read when a part can (`written`), and none when it wrote none of the part's entity.
  */
 export async function requestViews(
   db: Reader,
   settings: ViewSettings,
   requests: readonly RequestRow[],
-  wrote?: CreationWrote,
+  created?: CreationRecords,
 ): Promise<RequestView[]> {
   if (requests.length === 0) return [];
   const parts = [collaboratorsPart, ...requestViewParts.values()];
-  const lines = await Promise.all(parts.map((part) => (wrote && !wrote(part.entity) ? [] : part.read(db, requests))));
+  const lines = await Promise.all(
+    parts.map((part) => {
+      if (!created) return part.read(db, requests);
+      if (created(part.entity).length === 0) return [];
+      return part.written ? part.written(created) : part.read(db, requests);
+    }),
+  );
   const shaped = parts.map((part, at) => part.shape(settings, requests, lines[at]));
   return requests.map((request) => {
     const fragment = {
@@ -133,13 +141,13 @@ export const requestSubjectView: SubjectView = async (db, settings, id) => {
   return request ? requestView(db, settings, request) : null;
 };
 
-/** The REST body of one request (`wrote`: see `requestViews`). */
+/** The REST body of one request (`created`: see `requestViews`). */
 export async function requestView(
   db: Reader,
   settings: ViewSettings,
   request: RequestRow,
-  wrote?: CreationWrote,
+  created?: CreationRecords,
 ): Promise<RequestView> {
-  const [view] = await requestViews(db, settings, [request], wrote);
+  const [view] = await requestViews(db, settings, [request], created);
   return view;
 }

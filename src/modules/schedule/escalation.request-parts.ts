@@ -57,7 +57,7 @@ export const requestEscalationsPart: RequestCreationPart = {
   async prepare(ctx, check, input) {
     if (!input.escalations?.length) return {};
     const rules = await checkRules(ctx, ctx.db, check, input.escalations);
-    return { write: async (tx, { request }) => [Escalation, await insertRules(tx, request, rules)] };
+    return { write: async (tx, { request }) => [[Escalation, await insertRules(tx, request, rules)]] };
   },
 };
 

@@ -31,14 +31,14 @@ export const requestTemplatePart: RequestCreationPart = {
       async write(tx, { request, recordsOf }) {
         if (!input.items) {
           const drafts = await templateItemsForRequest(tx, template);
-          return [RequestItem, await insertItems(tx, request, drafts, recordsOf(Recipient)[0] ?? null, 0)];
+          return [[RequestItem, await insertItems(tx, request, drafts, recordsOf(Recipient)[0] ?? null, 0)]];
         }
-        if (!input.overwriteTemplateItems) return null;
+        if (!input.overwriteTemplateItems) return [];
         // The given items, written by the items' part before this one.
         await replaceTemplateItems(tx, template, templateDraftsFromItems(recordsOf(RequestItem)));
         // The template changed: its `updatedAt` moves.
         await tx.update(Template, template.id, {});
-        return null;
+        return [];
       },
     };
   },

@@ -124,6 +124,46 @@ describe('REST requests', () => {
       expect(byEmail.recipients[0].recipient.id).toBe(contactId);
     });
 
+    it('should answer, and give its request.created event, what GET /requests/{id} answers right after', async () => {
+      // A contact of another user of a team, named by id, beside contacts upserted from details.
+      const teamId = await createTeam(t.app, tenant.apiKey, 'Snapshot team');
+      const member = await createUser(t.app, tenant.apiKey, { email: 'snapshot.member@example.com', teamId });
+      const theirs = await createRequest(t.app, member.apiKey, {
+        recipients: [{ first_name: 'Dee', email: 'dee.snapshot@example.com' }],
+      });
+      const created = await api.post(
+        '/requests',
+        requestBody({
+          mfa_enabled: true,
+          items: [
+            { type: 'QUESTION', name: 'Which year?', description: 'The tax year', required: true },
+            { type: 'UPLOAD', name: 'Passport', required: false },
+          ],
+          recipients: [
+            { first_name: 'Eve', last_name: 'Snap', email: 'eve.snapshot@example.com', language: 'es' },
+            { id: theirs.recipients[0].recipient.id },
+            { first_name: 'Fay', phone: '+15550001234', auth_method: 'SMS' },
+          ],
+        }),
+      );
+      expect(created.statusCode).toBe(200);
+      const answer = created.json();
+      const got = (await api.get(`/requests/${answer.id}`)).json();
+      expect(answer).toEqual(got);
+      expect(
+        got.recipients.map((r: { recipient: { owner_id: string; team_id: string | null } }) => r.recipient),
+      ).toEqual([
+        expect.objectContaining({ owner_id: tenant.userId, team_id: null }),
+        expect.objectContaining({ owner_id: member.userId, team_id: teamId }),
+        expect.objectContaining({ owner_id: tenant.userId, team_id: null }),
+      ]);
+      expect(got.items.map((item: { name: string }) => item.name)).toEqual(['Which year?', 'Passport']);
+      const [event] = await t.orm.em
+        .fork()
+        .execute(`select data from event where topic = 'request.created' and subject_id = ?`, [answer.id]);
+      expect(event.data).toEqual(got);
+    });
+
     it('should answer MFA recipients with an mfa_link and EMAIL auth', async () => {
       const request = await createRequest(t.app, tenant.apiKey, {
         mfa_enabled: true,
