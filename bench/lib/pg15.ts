@@ -7,7 +7,7 @@ import { ROOT } from './servers';
 
 // PostgreSQL 15 from Debian's binaries (`apt-get install postgresql-15`), for the `users` group: the
 // server a user gives Gather at DATABASE_URL, beside the embedded 18 the other groups run on. Its own
-// cluster under .data/bench-pg15, its own port (54415, or BENCH_PG15_PORT), Debian's default settings.
+// cluster under .data/bench-pg15, its own port (24415, or BENCH_PG15_PORT), Debian's default settings.
 // PostgreSQL refuses to run as root: the cluster belongs to the `postgres` system user the package
 // makes (or, without it, to a `gatherbench` user made here), and every server command runs as that
 // user. The database Gather gets is owned by a role without superuser, as the README's "Running in
@@ -15,7 +15,9 @@ import { ROOT } from './servers';
 
 export const PG15_BIN = process.env.BENCH_PG15_BIN ?? '/usr/lib/postgresql/15/bin';
 export const PG15_DIR = join(ROOT, '.data', 'bench-pg15');
-export const PG15_PORT = Number(process.env.BENCH_PG15_PORT ?? 54415);
+// Below the ephemeral ports (32768-60999): the groups before this one open and close some 20,000 client
+// sockets, any of which may still hold a port in that range when this server starts.
+export const PG15_PORT = Number(process.env.BENCH_PG15_PORT ?? 24415);
 const DATA = join(PG15_DIR, 'data');
 const LOG = join(PG15_DIR, 'server.log');
 const ROLE = 'gather_bench';
@@ -46,13 +48,15 @@ function clusterUser(): string | null {
   return 'gatherbench';
 }
 
-function run(user: string | null, command: string, args: string[]): string {
+function run(user: string | null, command: string, args: string[], why?: () => string): string {
   const [file, argv] = user
     ? ['runuser', ['-u', user, '--', join(PG15_BIN, command), ...args]]
     : [join(PG15_BIN, command), args];
   const result = spawnSync(file, argv, { encoding: 'utf8' });
   if (result.status !== 0)
-    throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}${why ? ` ${why()}` : ''}`,
+    );
   return result.stdout;
 }
 
@@ -83,18 +87,30 @@ export async function startPg15(log: (line: string) => void): Promise<Pg15> {
   }
   const startedHere = !running(user);
   if (startedHere) {
-    run(user, 'pg_ctl', [
-      '-D',
-      DATA,
-      '-l',
-      LOG,
-      '-w',
-      '-t',
-      '60',
-      '-o',
-      `-p ${PG15_PORT} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${PG15_DIR}`,
-      'start',
-    ]);
+    // pg_ctl's own error says only "examine the log output": the log's last FATAL says why.
+    const why = () =>
+      readFileSync(LOG, 'utf8')
+        .split('\n')
+        .filter((line) => / (FATAL|HINT): /.test(line))
+        .slice(-2)
+        .join('; ');
+    run(
+      user,
+      'pg_ctl',
+      [
+        '-D',
+        DATA,
+        '-l',
+        LOG,
+        '-w',
+        '-t',
+        '60',
+        '-o',
+        `-p ${PG15_PORT} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${PG15_DIR}`,
+        'start',
+      ],
+      why,
+    );
   } else log(`PostgreSQL 15 already running in ${relative(ROOT, DATA)}: joined, and stopped at the end`);
   const adminUrl = `postgres://postgres@127.0.0.1:${PG15_PORT}/postgres`;
   const admin = <T>(work: (client: Client) => Promise<T>) => withClient(adminUrl, work);
